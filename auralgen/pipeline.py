@@ -28,7 +28,7 @@ from auralgen.errors import AuralgenError, ParameterError
 from auralgen.export.audio import encode_flac
 from auralgen.export.parquet import ShardWriter, sha256_file, shard_name
 from auralgen.qa import answer_slot
-from auralgen.random import item_rng
+from auralgen.random import item_rng, owner
 from auralgen.tasks.base import Task, task_class
 
 JOURNAL = ".auralgen-journal.json"
@@ -75,17 +75,18 @@ def plan(run: RunConfig, tasks: dict[str, Task]) -> list[ShardPlan]:
     return shards
 
 
+def check_capacity(run: RunConfig, tasks: dict[str, Task]) -> None:
+    """Refuse, before any rendering, a plan whose items cannot all find a parameter tuple of their split."""
+    for name, task in tasks.items():
+        key = "task" if len(run.tasks) == 1 and run.suite == name else f"tasks.{name}"
+        problem = task.capacity_error(run.splits, key)
+        if problem:
+            raise ParameterError(problem)
+
+
 def item_id(seed: int, spec: ItemSpec) -> str:
     """Opaque id: a hash of the item's coordinates, carrying no parameter value or answer."""
     return hashlib.sha256(f"{seed}/{spec.split}/{spec.task}/{spec.index}".encode()).hexdigest()[:20]
-
-
-def owner(key: tuple, splits: tuple[str, ...]) -> str:
-    """The split that owns a parameter tuple (rendezvous hashing): tuples never repeat across splits."""
-    if len(splits) == 1:
-        return splits[0]
-    blob = json.dumps(key, sort_keys=True, default=str)
-    return max(splits, key=lambda s: hashlib.sha256(f"{s}|{blob}".encode()).digest())
 
 
 def worst_error(measured: dict[str, Any]) -> float:
@@ -245,6 +246,7 @@ def run(run_cfg: RunConfig, *, log=print) -> dict[str, Any]:
     from auralgen.reporting import summarise, summary_table
 
     tasks = build_tasks(run_cfg)
+    check_capacity(run_cfg, tasks)
     shards = plan(run_cfg, tasks)
     fp = fingerprint(run_cfg)
     journal = prepare_out(run_cfg, fp)

@@ -7,6 +7,8 @@ dataclasses that own ``validate()`` and ``sample(rng)`` (Scaper-style event spec
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import zlib
 from collections.abc import Sequence
@@ -21,6 +23,14 @@ from auralgen.errors import ParameterError
 def stable_id(name: str) -> int:
     """A stable 32-bit integer for a name (CRC32 of its UTF-8 bytes)."""
     return zlib.crc32(name.encode("utf-8"))
+
+
+def owner(key: tuple, splits: tuple[str, ...]) -> str:
+    """The split that owns a parameter tuple (rendezvous hashing): tuples never repeat across splits."""
+    if len(splits) == 1:
+        return splits[0]
+    blob = json.dumps(key, sort_keys=True, default=str)
+    return max(splits, key=lambda s: hashlib.sha256(f"{s}|{blob}".encode()).digest())
 
 
 def item_rng(seed: int, split: str, task: str, index: int, *, stream: int = 0) -> np.random.Generator:

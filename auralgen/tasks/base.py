@@ -133,6 +133,13 @@ class Task:
     def channel_layout(self, params: dict[str, Any]) -> str:
         return "mono"
 
+    def capacity_error(self, splits: tuple[str, ...], key: str) -> str | None:
+        """Why some item of some split cannot find a parameter tuple owned by its split (see
+        :func:`auralgen.random.owner`), as one line naming task, level, tuples available and needed
+        and the override that fixes it; ``None`` when every item can. Called at plan time, before any
+        rendering. The default (continuous parameters: tuples never run out) is ``None``."""
+        return None
+
     # -- helpers ----------------------------------------------------------
     def param_key(self, params: dict[str, Any]) -> tuple:
         names = self.key_fields or tuple(sorted(params))

@@ -165,6 +165,7 @@ def test_card_front_matter_is_the_hub_yaml_of_the_features(suite):
     out, _ = suite
     text = (out / "README.md").read_text()
     front = yaml.safe_load(text.split("---\n")[1])
-    assert datasets.Features._from_yaml_list(front["dataset_info"]["features"]) == datasets.Features.from_dict(FEATURES)
-    assert {c["config_name"] for c in front["configs"]} == {p.name for p in (out / "data").iterdir()}
+    for info in front["dataset_info"]:
+        assert datasets.Features._from_yaml_list(info["features"]) == datasets.Features.from_dict(FEATURES)
+    assert {c["config_name"] for c in front["configs"]} == {"all"} | {p.name for p in (out / "data").iterdir()}
     assert front["license"] == "cc-by-4.0"

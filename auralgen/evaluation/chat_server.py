@@ -8,6 +8,13 @@ its first attempts -- ``"429"`` (with ``Retry-After``), ``"500"``, ``"503"``,
 ``slow_s`` before answering, to trigger client timeouts), ``"drop"`` (closes the
 connection without answering). Bodies containing ``fail_substring`` always get a 500.
 
+Whole-server modes (every request): ``status`` answers that HTTP status with an error body
+(e.g. 401, 403, 404, 500); ``garbage`` answers 200 with a body that is not JSON;
+``max_audio`` answers 400 to a request with more audio parts than that (vLLM's
+``--limit-mm-per-prompt``); ``echo_auth`` puts the request's ``Authorization`` header into
+the reply text; ``drip_s`` sends the whole response (status line, headers, body) one byte
+every ``drip_s`` seconds, from request number ``drip_from`` on (0 = every request).
+
 It measures what a client does: requests, in-flight maximum and time-weighted mean, the
 ``Authorization`` headers seen.
 
@@ -24,6 +31,7 @@ import hashlib
 import io
 import json
 import socket
+import sys
 import threading
 import time
 from collections import Counter
@@ -36,6 +44,11 @@ import soundfile as sf
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+
+    def handle_error(self, request, client_address):
+        """A client that hung up (it timed out, or was stopped) is expected here, not an error."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class ChatServer:
@@ -50,6 +63,12 @@ class ChatServer:
         slow_s: float = 2.0,
         fail_substring: str | None = None,
         expect_model: str | None = None,
+        status: int | None = None,
+        garbage: bool = False,
+        max_audio: int | None = None,
+        echo_auth: bool = False,
+        drip_s: float | None = None,
+        drip_from: int = 0,
     ):
         self.reply = reply or (lambda text: "Answer: A")
         self.delay_s = delay_s
@@ -57,9 +76,17 @@ class ChatServer:
         self.slow_s = slow_s
         self.fail_substring = fail_substring
         self.expect_model = expect_model
+        self.status = status
+        self.garbage = garbage
+        self.max_audio = max_audio
+        self.echo_auth = echo_auth
+        self.drip_s = drip_s
+        self.drip_from = drip_from
+        self.stopped = threading.Event()
         self.lock = threading.Lock()
         self.attempts: Counter = Counter()
         self.auth_headers: set[str] = set()
+        self.paths: set[str] = set()
         self.statuses: Counter = Counter()
         self.n_requests = 0
         self.in_flight = 0
@@ -80,6 +107,7 @@ class ChatServer:
         return self
 
     def stop(self) -> None:
+        self.stopped.set()  # ends every drip in progress
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -125,13 +153,20 @@ class ChatServer:
 
     # -- one request --------------------------------------------------------------------
 
-    def handle(self, body: bytes) -> tuple[int, dict, bytes] | None:
+    def handle(self, body: bytes, auth: str = "") -> tuple[int, dict, bytes] | None:
         """(status, headers, payload) for a request body; ``None`` drops the connection."""
+        if self.status is not None:
+            return self.status, {}, _error(f"status {self.status} (test server mode)")
         try:
             req = json.loads(body)
-            text = _check_request(req, self)
+            text, n_audio = _check_request(req, self)
         except (ValueError, KeyError, TypeError) as exc:
-            return 400, {}, json.dumps({"error": {"message": f"bad request: {exc}"}}).encode()
+            return 400, {}, _error(f"bad request: {exc}")
+        if self.max_audio is not None and n_audio > self.max_audio:
+            # vLLM's wording for --limit-mm-per-prompt
+            return 400, {}, _error(f"At most {self.max_audio} audio(s) may be provided in one request.")
+        if self.garbage:
+            return 200, {}, b"<html>502 Bad Gateway</html>"
         if self.expect_model is not None and req["model"] != self.expect_model:
             return 404, {}, json.dumps({"error": {"message": f"model {req['model']!r} not found"}}).encode()
         if self.fail_substring and self.fail_substring in text:
@@ -154,6 +189,8 @@ class ChatServer:
         if self.delay_s:
             time.sleep(self.delay_s)
         content = self.reply(text)
+        if self.echo_auth:
+            content = f"{content} (you sent Authorization: {auth})"
         out = {
             "id": "chatcmpl-test",
             "object": "chat.completion",
@@ -164,11 +201,16 @@ class ChatServer:
         return 200, {}, json.dumps(out).encode()
 
 
-def _check_request(req: dict, server: ChatServer) -> str:
-    """Validate a chat-completions request; returns its text parts joined."""
+def _error(message: str) -> bytes:
+    return json.dumps({"error": {"message": message}}).encode()
+
+
+def _check_request(req: dict, server: ChatServer) -> tuple[str, int]:
+    """Validate a chat-completions request; returns its text parts joined and its number of clips."""
     if not isinstance(req["model"], str) or not req["model"]:
         raise ValueError("model must be a non-empty string")
     texts = []
+    n_audio = 0
     for m in req["messages"]:
         if m["role"] not in ("system", "user", "assistant"):
             raise ValueError(f"role {m['role']!r}")
@@ -184,11 +226,12 @@ def _check_request(req: dict, server: ChatServer) -> str:
                 if audio["format"] != "wav":
                     raise ValueError(f"input_audio format {audio['format']!r}")
                 x, _ = sf.read(io.BytesIO(base64.b64decode(audio["data"], validate=True)), always_2d=True)
+                n_audio += 1
                 with server.lock:
                     server.audio_shapes.append(x.shape)
             else:
                 raise ValueError(f"content part type {part['type']!r}")
-    return "\n".join(texts)
+    return "\n".join(texts), n_audio
 
 
 def _make_handler(server: ChatServer):
@@ -206,14 +249,17 @@ def _make_handler(server: ChatServer):
         def do_POST(self):  # noqa: N802
             length = int(self.headers.get("Content-Length", 0))
             body = self.rfile.read(length)
+            auth = self.headers.get("Authorization", "")
             with server.lock:
-                server.auth_headers.add(self.headers.get("Authorization", ""))
-            if self.path.rstrip("/") != "/v1/chat/completions":
+                server.auth_headers.add(auth)
+                server.paths.add(self.path)
+                self.drip = server.drip_s if server.n_requests >= server.drip_from else None
+            if self.path.split("?")[0].rstrip("/") != "/v1/chat/completions":
                 self._send(404, {}, b'{"error": {"message": "not found"}}')
                 return
             server._enter()
             try:
-                result = server.handle(body)
+                result = server.handle(body, auth)
             finally:
                 server._leave()
             if result is None:
@@ -230,7 +276,24 @@ def _make_handler(server: ChatServer):
             self.send_header("Content-Length", str(len(payload)))
             for k, v in headers.items():
                 self.send_header(k, v)
+            if self.drip:
+                self._headers_buffer.append(b"\r\n")
+                self._drip(b"".join(self._headers_buffer) + payload)
+                self._headers_buffer = []
+                return
             self.end_headers()
             self.wfile.write(payload)
+
+        def _drip(self, data: bytes):
+            """Send ``data`` one byte every ``drip_s`` seconds (until the server stops)."""
+            for i in range(len(data)):
+                if server.stopped.wait(self.drip):
+                    break
+                try:
+                    self.wfile.write(data[i : i + 1])
+                    self.wfile.flush()
+                except OSError:  # the client gave up
+                    break
+            self.close_connection = True
 
     return Handler

@@ -12,22 +12,41 @@ message becomes one ``POST <base_url>/chat/completions``::
 
 and the reply is ``choices[0].message.content``. The prompt parts keep the message's order.
 
-Concurrency and retries
------------------------
+Concurrency, deadlines and retries
+----------------------------------
 ``agenerate`` keeps at most ``model.concurrency`` requests in flight (an asyncio semaphore;
 each blocking ``http.client`` request runs in a worker thread with its own keep-alive
-connection). 429, 408 and 5xx answers, timeouts, dropped connections and malformed bodies
-are retried up to ``model.max_retries`` times with exponential backoff and jitter
+connection). ``model.timeout_s`` is a *total* deadline per request: a watchdog closes the
+socket when the complete response has not arrived by then, however slowly the server
+trickles bytes. 429, 408 and 5xx answers, timeouts, dropped connections and malformed
+bodies are retried up to ``model.max_retries`` times with exponential backoff and jitter
 (``backoff_s * 2**attempt``, capped at ``max_backoff_s``; a ``Retry-After`` header is
-honoured within that cap). After the last retry the message fails with
-:class:`~auralgen.evaluation.adapters.ModelError`. Any other 4xx (bad model name, rejected
-key, wrong URL) is a :class:`~auralgen.evaluation.adapters.FatalModelError`: nothing else
-would succeed either.
+honoured within that cap), and never beyond ``model.retry_budget_s`` seconds per message
+counted from its first attempt (the last attempt's deadline is cut to what is left). Then
+the message fails with :class:`~auralgen.evaluation.adapters.ModelError` (an item error).
 
+Other answers:
+
+* 400 and the other 4xx not listed below (413, 422, ...): the server rejected *this*
+  request -- e.g. vLLM's ``--limit-mm-per-prompt`` refusing an item with 3 clips. An item
+  error (:class:`ModelError`), not retried; the next run asks it again.
+* 401, 403, 404, 405, 407 (rejected key, wrong URL, unknown model name), connection
+  refused and a host name that does not resolve: nothing else would succeed either, so
+  :class:`~auralgen.evaluation.adapters.FatalModelError` ends the run at once.
+
+:meth:`close` aborts requests still in flight (it closes their sockets), so Ctrl-C ends a
+run within a second even while the server hangs.
+
+Secrets
+-------
 The API key is read from the environment variable named by ``model.api_key_env`` (default
 ``OPENAI_API_KEY``) and sent as ``Authorization: Bearer ...``; it is never part of the
-config, never written to any file, and scrubbed from every error message. When the
-variable is unset no ``Authorization`` header is sent (a local vLLM needs none).
+config. When the variable is unset no ``Authorization`` header is sent (a local vLLM needs
+none). Credentials inside ``base_url`` -- ``http://user:KEY@host/v1`` (sent as HTTP Basic
+auth) or a query parameter such as ``?api_key=KEY`` (sent as given) -- are replaced by
+``***`` wherever the URL is recorded (:func:`redact_url`, :func:`redact`). Every secret
+is scrubbed from error messages and from replies (a server that echoes the request
+headers cannot get the key into ``replies.jsonl``).
 
 Only the standard library is used (``http.client`` in threads), so the harness adds no
 HTTP dependency.
@@ -41,18 +60,27 @@ import http.client
 import json
 import os
 import random
+import socket
 import ssl
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from auralgen.errors import ParameterError
 
 from .adapters import Adapter, BaseConfig, FatalModelError, ModelError, register
+from .redaction import redact, redact_url, scrub, url_secrets
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+FATAL_STATUS = {
+    401: "a key the server accepts, in the environment variable model.api_key_env",
+    403: "a key the server accepts, in the environment variable model.api_key_env",
+    404: "the server's chat-completions base URL (e.g. http://127.0.0.1:8000/v1) and a model.name it serves",
+    405: "the server's chat-completions base URL (e.g. http://127.0.0.1:8000/v1)",
+    407: "a proxy that lets the request through",
+}
 
 
 class _Transient(Exception):
@@ -61,6 +89,37 @@ class _Transient(Exception):
     def __init__(self, text: str, retry_after_s: float | None = None):
         super().__init__(text)
         self.retry_after_s = retry_after_s
+
+
+class _Deadline:
+    """Closes a connection's socket unless :meth:`finish` is called within ``seconds``."""
+
+    def __init__(self, conn: http.client.HTTPConnection, seconds: float):
+        self.conn = conn
+        self.lock = threading.Lock()
+        self.done = self.fired = False
+        self.timer = threading.Timer(seconds, self.fire)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def fire(self) -> None:
+        with self.lock:
+            if self.done:
+                return
+            self.fired = True
+        sock = self.conn.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked on it
+            except OSError:
+                pass
+
+    def finish(self) -> bool:
+        """Stop the watchdog; True when it fired first."""
+        with self.lock:
+            self.done = True
+        self.timer.cancel()
+        return self.fired
 
 
 @register
@@ -77,6 +136,7 @@ class OpenAIAdapter(Adapter):
         max_retries: int = 5
         backoff_s: float = 1.0
         max_backoff_s: float = 30.0
+        retry_budget_s: float = 300.0
         temperature: float = 0.0
         max_tokens: int = 512
         system_prompt: str | None = None
@@ -85,10 +145,15 @@ class OpenAIAdapter(Adapter):
     @staticmethod
     def check_config(cfg, key: str = "model") -> None:
         """Raise ParameterError on a bad URL, name or numeric setting (no network)."""
-        url = urlsplit(cfg.base_url)
-        if url.scheme not in ("http", "https") or not url.hostname:
+        try:
+            url = urlsplit(cfg.base_url)
+            url.port  # noqa: B018  (raises on a bad port)
+        except ValueError:
+            url = None
+        if url is None or url.scheme not in ("http", "https") or not url.hostname:
             raise ParameterError(
-                f"{key}.base_url={cfg.base_url!r} is not an http(s) URL; allowed: e.g. http://127.0.0.1:8000/v1"
+                f"{key}.base_url={redact_url(cfg.base_url)!r} is not an http(s) URL; "
+                "allowed: e.g. http://127.0.0.1:8000/v1"
             )
         if not cfg.name:
             raise ParameterError(
@@ -101,10 +166,10 @@ class OpenAIAdapter(Adapter):
         ):
             if value < low:
                 raise ParameterError(f"{key}.{name}={value} is out of range; allowed: an integer >= {low}")
-        for name, value in (("timeout_s", cfg.timeout_s), ("max_backoff_s", cfg.max_backoff_s)):
-            if value <= 0:
-                raise ParameterError(f"{key}.{name}={value} is out of range; allowed: > 0")
-        if cfg.backoff_s < 0:
+        for name in ("timeout_s", "max_backoff_s", "retry_budget_s"):
+            if not getattr(cfg, name) > 0:
+                raise ParameterError(f"{key}.{name}={getattr(cfg, name)} is out of range; allowed: > 0")
+        if not cfg.backoff_s >= 0:
             raise ParameterError(f"{key}.backoff_s={cfg.backoff_s} is out of range; allowed: >= 0")
 
     def __init__(self, cfg, **kw):
@@ -112,18 +177,32 @@ class OpenAIAdapter(Adapter):
         self.check_config(cfg)
         url = urlsplit(cfg.base_url)
         self.url = url
-        self.path = url.path.rstrip("/") + "/chat/completions"
+        self.shown_url = redact_url(cfg.base_url)
+        self.path = url.path.rstrip("/") + "/chat/completions" + (f"?{url.query}" if url.query else "")
         self._key = os.environ.get(cfg.api_key_env) or None
+        self._auth = self._authorization()
+        self._secrets = [s for s in (self._key, self._auth) if s] + url_secrets(cfg.base_url)
         self.concurrency = cfg.concurrency
         self._local = threading.local()
         self._pool: ThreadPoolExecutor | None = None
         self._sem: asyncio.Semaphore | None = None
         self._rng = random.Random(self.seed)
+        self._active: set[_Deadline] = set()
+        self._closed = False
         self.in_flight = 0
         self.max_in_flight = 0
         self.n_requests = 0
         self.n_retries = 0
         self._count_lock = threading.Lock()
+
+    def _authorization(self) -> str | None:
+        """``Authorization`` header value: the key as Bearer, else the URL's user info as Basic."""
+        if self._key:
+            return f"Bearer {self._key}"
+        if self.url.username is not None:
+            user_pass = f"{unquote(self.url.username)}:{unquote(self.url.password or '')}"
+            return "Basic " + base64.b64encode(user_pass.encode()).decode("ascii")
+        return None
 
     # -- payload ---------------------------------------------------------------------------
 
@@ -174,40 +253,81 @@ class OpenAIAdapter(Adapter):
             self._local.conn = None
 
     def _scrub(self, text: str) -> str:
-        return text.replace(self._key, "***") if self._key else text
+        return scrub(text, self._secrets)
 
-    def _post(self, body: bytes) -> str:
+    def _exchange(self, body: bytes, limit_s: float) -> tuple[http.client.HTTPResponse, bytes]:
+        """POST ``body``; the complete response must arrive within ``limit_s`` seconds."""
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self._key:
-            headers["Authorization"] = f"Bearer {self._key}"
+        if self._auth:
+            headers["Authorization"] = self._auth
+        conn = self._connection()
+        conn.timeout = limit_s  # bounds the connect; the watchdog bounds the whole exchange
+        deadline = _Deadline(conn, limit_s)
+        with self._count_lock:
+            self._active.add(deadline)
+        try:
+            if conn.sock is None:
+                conn.connect()
+                if deadline.fired:
+                    raise TimeoutError("deadline passed while connecting")
+            conn.request("POST", self.path, body=body, headers=headers)
+            resp = conn.getresponse()
+            raw = resp.read()
+        except (OSError, http.client.HTTPException) as exc:
+            self._drop_connection()
+            raise self._classify(exc, deadline.finish(), limit_s) from None
+        finally:
+            deadline.finish()
+            with self._count_lock:
+                self._active.discard(deadline)
+        if deadline.fired or resp.getheader("Connection", "").lower() == "close":
+            self._drop_connection()
+        return resp, raw
+
+    def _classify(self, exc: Exception, timed_out: bool, limit_s: float) -> Exception:
+        """The exception a failed exchange becomes: fatal, or transient (retried)."""
+        where = f"model.base_url={self.shown_url!r}"
+        if self._closed:
+            return FatalModelError(f"{where}: request aborted, the run is stopping")
+        if timed_out or isinstance(exc, TimeoutError):
+            return _Transient(f"no complete reply within {limit_s:.3g} s (model.timeout_s={self.cfg.timeout_s:g})")
+        if isinstance(exc, socket.gaierror):
+            return FatalModelError(
+                f"{where}: host {self.url.hostname!r} does not resolve ({exc.strerror}); "
+                "allowed: the URL of a reachable OpenAI-compatible server"
+            )
+        if isinstance(exc, ConnectionRefusedError):
+            return FatalModelError(
+                f"{where}: connection refused (is the server running?); "
+                "allowed: the URL of a running OpenAI-compatible server"
+            )
+        if isinstance(exc, ssl.SSLCertVerificationError):
+            return FatalModelError(self._scrub(f"{where}: {exc}; allowed: a server with a valid certificate"))
+        return _Transient(self._scrub(f"connection failed: {type(exc).__name__}: {exc}"))
+
+    def _post(self, body: bytes, limit_s: float | None = None) -> str:
+        if self._closed:
+            raise FatalModelError(f"model.base_url={self.shown_url!r}: request aborted, the run is stopping")
         with self._count_lock:
             self.in_flight += 1
             self.n_requests += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
-            conn = self._connection()
-            try:
-                conn.request("POST", self.path, body=body, headers=headers)
-                resp = conn.getresponse()
-                raw = resp.read()
-            except TimeoutError as exc:
-                self._drop_connection()
-                raise _Transient(f"timeout after {self.cfg.timeout_s} s ({type(exc).__name__})") from None
-            except (OSError, http.client.HTTPException) as exc:
-                self._drop_connection()
-                raise _Transient(f"connection failed: {type(exc).__name__}: {exc}") from None
-            if resp.getheader("Connection", "").lower() == "close":
-                self._drop_connection()
+            resp, raw = self._exchange(body, limit_s or self.cfg.timeout_s)
         finally:
             with self._count_lock:
                 self.in_flight -= 1
         status = resp.status
         if status in RETRY_STATUS or status >= 500:
             raise _Transient(f"HTTP {status}", _retry_after(resp.getheader("Retry-After")))
-        if status >= 400:
+        if status >= 300:
             text = raw[:200].decode("utf-8", "replace").replace("\n", " ")
-            raise FatalModelError(self._scrub(f"model.base_url={self.cfg.base_url!r} answered HTTP {status}: {text}"))
-        return _content(raw)
+            msg = f"model.base_url={self.shown_url!r} answered HTTP {status}: {text}"
+            if status in FATAL_STATUS or status < 400:
+                allowed = FATAL_STATUS.get(status, "a URL that answers without redirection")
+                raise FatalModelError(self._scrub(f"{msg} (model.name={self.cfg.name!r}); allowed: {allowed}"))
+            raise ModelError(self._scrub(f"{msg} (this request was rejected; not retried)"))
+        return self._scrub(_content(raw))
 
     # -- retries ----------------------------------------------------------------------------
 
@@ -217,19 +337,34 @@ class OpenAIAdapter(Adapter):
             delay = max(delay, min(exc.retry_after_s, self.cfg.max_backoff_s))
         return delay
 
-    def _fail(self, exc: _Transient) -> ModelError:
-        return ModelError(self._scrub(f"no reply after {self.cfg.max_retries} retries: {exc}"))
+    def _limit(self, t0: float) -> float:
+        """The deadline of the next attempt: ``timeout_s``, cut to what is left of the retry budget."""
+        left = self.cfg.retry_budget_s - (time.monotonic() - t0)
+        return max(0.05, min(self.cfg.timeout_s, left))
+
+    def _next_delay(self, attempt: int, exc: _Transient, t0: float) -> float:
+        """Seconds to wait before retry ``attempt + 1``; raises the item's ModelError when none is left."""
+        if attempt >= self.cfg.max_retries:
+            raise ModelError(self._scrub(f"no reply after {attempt} retries: {exc}"))
+        delay = self._delay(attempt, exc)
+        if time.monotonic() - t0 + delay >= self.cfg.retry_budget_s:
+            raise ModelError(
+                self._scrub(
+                    f"no reply within model.retry_budget_s={self.cfg.retry_budget_s:g} ({attempt} retries): {exc}"
+                )
+            )
+        with self._count_lock:
+            self.n_retries += 1
+        return delay
 
     def generate_inner(self, msg: dict) -> str:
         body = self.payload(msg)
+        t0 = time.monotonic()
         for attempt in range(self.cfg.max_retries + 1):
             try:
-                return self._post(body)
+                return self._post(body, self._limit(t0))
             except _Transient as exc:
-                if attempt == self.cfg.max_retries:
-                    raise self._fail(exc) from None
-                self.n_retries += 1
-                time.sleep(self._delay(attempt, exc))
+                time.sleep(self._next_delay(attempt, exc, t0))
         raise AssertionError("unreachable")
 
     async def agenerate(self, msg: dict) -> str:
@@ -240,25 +375,30 @@ class OpenAIAdapter(Adapter):
             self._sem = asyncio.Semaphore(self.cfg.concurrency)
         async with self._sem:
             body = await loop.run_in_executor(self._pool, self.payload, msg)
+            t0 = time.monotonic()
             for attempt in range(self.cfg.max_retries + 1):
                 try:
-                    return await loop.run_in_executor(self._pool, self._post, body)
+                    return await loop.run_in_executor(self._pool, self._post, body, self._limit(t0))
                 except _Transient as exc:
-                    if attempt == self.cfg.max_retries:
-                        raise self._fail(exc) from None
-                    self.n_retries += 1
-                    await asyncio.sleep(self._delay(attempt, exc))
+                    await asyncio.sleep(self._next_delay(attempt, exc, t0))
         raise AssertionError("unreachable")
 
     def describe(self) -> dict:
-        d = asdict(self.cfg)
+        d = redact(asdict(self.cfg))
         d["api_key_set"] = self._key is not None  # whether a key was found, never the key
         return d
 
     def close(self) -> None:
+        """Abort requests still in flight (after Ctrl-C), then release the threads and connections."""
+        with self._count_lock:
+            active = list(self._active)
+        if active:
+            self._closed = True
+            for deadline in active:
+                deadline.fire()
         if self._pool is not None:
             self._pool.submit(self._drop_connection)
-            self._pool.shutdown(wait=True)
+            self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
         self._sem = None
 

@@ -80,6 +80,7 @@ RUNTIME_MODEL_KEYS = (
     "max_retries",
     "backoff_s",
     "max_backoff_s",
+    "retry_budget_s",
     "api_key_env",
     "cwd",
 )  # fmt: skip  (a served model is identified by its name, not by where it is served)
@@ -106,8 +107,9 @@ def _model_desc(cfg: EvalRunConfig) -> dict:
     from dataclasses import asdict
 
     from .adapters import check_model_config
+    from .redaction import redact
 
-    return asdict(check_model_config(cfg.model))
+    return redact(asdict(check_model_config(cfg.model)))  # no credentials from a base_url
 
 
 def _check_out(cfg: EvalRunConfig, out: Path, fp: dict) -> None:

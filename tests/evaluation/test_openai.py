@@ -76,7 +76,7 @@ def test_client_errors_are_fatal_and_never_show_the_key(wav, monkeypatch):
         (err,) = asyncio.run(_ask_all(_adapter(srv), [_msg(wav)]))
     assert isinstance(err, FatalModelError) and "answered HTTP 404" in str(err) and srv.n_requests == 1
     with ChatServer() as srv:
-        monkeypatch.setattr(srv, "handle", lambda body: (401, {}, f"invalid key {SECRET}".encode()))
+        monkeypatch.setattr(srv, "handle", lambda body, auth="": (401, {}, f"invalid key {SECRET}".encode()))
         (err,) = asyncio.run(_ask_all(_adapter(srv), [_msg(wav)]))
     assert isinstance(err, FatalModelError) and "HTTP 401: invalid key ***" in str(err) and SECRET not in str(err)
 

@@ -27,6 +27,7 @@ from auralgen.tasks.base import AudioConfig, Task, TaskConfig, register, require
 
 PROCESSES = ("sweep", "filling", "approaching", "bouncing", "scale")
 ORDERS = tuple(itertools.permutations((1, 2, 3)))  # chronological order of the clips
+SWEEP_TOP = 0.45  # a sweep ends at most at this fraction of the sample rate (Nyquist is 0.5)
 FEATURE_DIRECTION = {"sweep": 1, "filling": 1, "approaching": 1, "bouncing": -1, "scale": 1}
 
 
@@ -130,7 +131,8 @@ def render_process(p: dict[str, Any]) -> np.ndarray:
     rng = np.random.default_rng(p["seed"])
     kind = p["process"]
     if kind == "sweep":  # log sweep over 4 * extent octaves, starting somewhere in 150..600 Hz
-        f0 = 150.0 * 4**s0
+        # ... lowered where needed so that the top stays at SWEEP_TOP of the sample rate (below Nyquist)
+        f0 = min(150.0 * 4**s0, SWEEP_TOP * sr / 2 ** (4 * e))
         return sweep(f0, f0 * 2 ** (4 * e), dur, sample_rate=sr, method="log")[:n]
     if kind == "filling":  # noise through a resonance rising over 2.3 * extent octaves (a vessel filling)
         f_lo = 300.0 * 1.5**s0

@@ -131,3 +131,30 @@ def test_multi_source_check_measures_the_relation():
             wrong = {**p, "answer_sound": (p["answer_sound"] + 1) % 3}
         assert MULTI.check(wrong, clips)["valid"] is False
         assert math.isclose(MULTI.level_value(level), p["step"])
+
+
+@pytest.mark.parametrize("sample_rate", [16000, 22050, 24000])
+@pytest.mark.parametrize("level", [0, 1, 2])
+def test_reorder_sweep_from_the_top_of_its_start_range_renders(sample_rate, level):
+    """The highest start (start=1) of a full-extent sweep once ended at 9.6 kHz > Nyquist at 16 kHz."""
+    from auralgen.tasks.base import AudioConfig
+    from auralgen.tasks.temporal_reorder import SWEEP_TOP, TemporalReorder, TemporalReorderConfig, render_process
+
+    task = TemporalReorder(TemporalReorderConfig(sample_rate=sample_rate), AudioConfig())
+    p = {**task.sample(np.random.default_rng(level), level), "process": "sweep", "start": 1.0}
+    clips = task.render(p)
+    assert len(clips) == 3 and all(np.isfinite(c).all() for c in clips)
+    x = render_process(p)
+    spec = np.abs(np.fft.rfft(x[-len(x) // 10 :]))  # the sweep's last tenth: energy at its top
+    top_hz = np.argmax(spec) * sample_rate / (2 * (len(spec) - 1))
+    assert top_hz <= SWEEP_TOP * sample_rate * 1.01
+
+
+def test_reorder_sweep_start_unchanged_where_it_fits():
+    """Only sweeps that would pass SWEEP_TOP are lowered: the default suite's items keep their bytes."""
+    from auralgen.synth import sweep
+    from auralgen.tasks.temporal_reorder import render_process
+
+    p = {"sample_rate_hz": 16000, "process": "sweep", "extent": 1.0, "segment_s": 0.4, "start": 0.5, "seed": 1}
+    expected = sweep(300.0, 300.0 * 16, 1.2, sample_rate=16000, method="log")
+    assert np.array_equal(render_process(p), expected[: len(render_process(p))])

@@ -28,13 +28,12 @@ from auralgen.errors import AuralgenError, ParameterError
 from auralgen.export.audio import encode_flac
 from auralgen.export.parquet import ShardWriter, sha256_file, shard_name
 from auralgen.qa import answer_slot
-from auralgen.random import item_rng, owner
+from auralgen.random import item_rng, owner  # noqa: F401  (owner: re-exported)
 from auralgen.tasks.base import Task, task_class
 
 JOURNAL = ".auralgen-journal.json"
 OWNED = ("data", "README.md", "manifest.json", "validation_report.json", JOURNAL)
 MAX_AHEAD_PER_WORKER = 32  # rendered rows allowed to queue for the writer, per worker
-MAX_SPLIT_DRAWS = 64  # per split: draws allowed to find a parameter tuple owned by this split
 
 
 @dataclass(frozen=True)
@@ -106,14 +105,8 @@ class Renderer:
         self.tasks = build_tasks(run)
 
     def sample_owned(self, task: Task, rng, spec: ItemSpec) -> dict[str, Any]:
-        for attempt in range(MAX_SPLIT_DRAWS * len(self.run.splits)):
-            # the item's place in its level steers grid tasks (e.g. the audiogram's frequency) at first
-            params = task.sample_at(rng, spec.level, spec.k if attempt < MAX_SPLIT_DRAWS // 2 else None)
-            if owner(task.param_key(params), self.run.splits) == spec.split:
-                return params
-        raise ParameterError(
-            f"split={list(self.run.splits)!r}: task {spec.task} level {spec.level} ran out of parameter tuples not used by another split; allowed: fewer items per level or a wider parameter grid"
-        )
+        # the task finds a parameter tuple owned by the item's split (see Task.sample_owned)
+        return task.sample_owned(rng, spec.level, spec.k, spec.split, self.run.splits)
 
     def __call__(self, spec: ItemSpec) -> dict[str, Any]:
         t0 = time.perf_counter()

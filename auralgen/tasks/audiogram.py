@@ -11,15 +11,17 @@ measurable narrowband energy rather than rounding to digital silence.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from auralgen.errors import ParameterError
 from auralgen.random import Choice
 from auralgen.synth.levels import db_hl_to_db_spl, peak_for_db_spl_sine
 from auralgen.tasks import _sounds as S
-from auralgen.tasks.base import AudioConfig, Task, TaskConfig, register, require
+from auralgen.tasks.base import AudioConfig, Task, TaskConfig, deal, register, require
 
 POSITIONS = ("first", "second", "absent")
 ANSWERS = {"first": "In the first half", "second": "In the second half", "absent": "Not present"}
@@ -109,21 +111,67 @@ class Audiogram(Task):
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
         return self.sample_at(rng, level, None)
 
+    def cells(self, level: int) -> list[tuple[float, str]]:
+        """The level's (frequency, position) cells in the order the ``k``-th item takes them.
+
+        Cell ``j`` has frequency ``j mod n_freqs`` and position ``j mod 3``; when ``n_freqs`` is a
+        multiple of 3 that covers only a third of the cells, so each later round of
+        ``lcm(n_freqs, 3)`` cells shifts the position by one and every cell is listed once."""
+        freqs = tuple(self.cfg.probe_freqs_hz if self.is_probe(level) else self.cfg.freqs_hz)
+        cycle = math.lcm(len(freqs), 3)
+        return [(float(freqs[j % len(freqs)]), POSITIONS[(j + j // cycle) % 3]) for j in range(3 * len(freqs))]
+
+    def cell_key(self, level: int, cell: tuple[float, str]) -> tuple:
+        unit = "dB SPL" if self.is_probe(level) else "dB HL"
+        return self.param_key({"freq_hz": cell[0], "level_value": self.level_value(level), "level_unit": unit,
+                               "position": cell[1]})  # fmt: skip
+
+    def owned_cells(self, level: int, split: str, splits: tuple[str, ...]) -> list[tuple[float, str]]:
+        """The cells of ``level`` whose parameter tuple belongs to ``split`` (balanced, see :func:`deal`)."""
+        cells = self.cells(level)
+        owners = deal([self.cell_key(level, c) for c in cells], tuple(splits))
+        return [c for c in cells if owners[self.cell_key(level, c)] == split]
+
+    def sample_owned(self, rng, level, k, split, splits):
+        """The ``k``-th item of ``split`` takes its split's own cells in turn: no redraws."""
+        cells = self.owned_cells(level, split, splits)
+        if not cells:
+            raise ParameterError(
+                self.capacity_error(tuple(splits), f"tasks.{self.name}") or f"split={split!r} owns no cell"
+            )
+        return self.sample_cell(rng, level, cells[((k or 0) + level) % len(cells)])
+
+    def capacity_error(self, splits: tuple[str, ...], key: str) -> str | None:
+        """Every split needs one (frequency, level, position) tuple of each level that has items."""
+        for level in range(self.n_levels()):
+            n = len({self.cell_key(level, c) for c in self.cells(level)})
+            if self.items_at(level) > 0 and n < len(splits):
+                probe = self.is_probe(level)
+                fix = f"more {key}.probe_freqs_hz or {key}.probe_items_per_level=0" if probe else f"more {key}.freqs_hz"
+                unit = "dB SPL probe" if probe else "dB HL"
+                return (f"split={list(splits)!r}: {key} (audiogram) level {level} ({self.level_value(level):g} {unit}) "
+                        f"has {n} distinct (frequency, level, position) tuples but needs {len(splits)}, one per split, "
+                        f"as no tuple may appear in two splits; allowed: at most {n} splits, or {fix}")  # fmt: skip
+        return None
+
     def sample_at(self, rng: np.random.Generator, level: int, k: int | None) -> dict[str, Any]:
-        """The ``k``-th item of a level takes the frequencies in turn (every cell of the grid gets
-        items, for a model audiogram); ``k=None`` draws the frequency at random."""
+        """The ``k``-th item of a level takes the cells in turn (every cell of the grid gets
+        items, for a model audiogram); ``k=None`` draws the frequency and position at random.
+        Within a level the positions stay balanced, and (with a number of frequencies prime to
+        3, e.g. 13) the items of one frequency and level sit at different positions, so a model
+        audiogram can tell hearing from a bias towards one answer."""
+        cells = self.cells(level)
+        return self.sample_cell(rng, level, None if k is None else cells[(k + level) % len(cells)])
+
+    def sample_cell(self, rng: np.random.Generator, level: int, cell: tuple[float, str] | None) -> dict[str, Any]:
+        """An item of ``cell`` (frequency, position); ``None`` draws both."""
         probe = self.is_probe(level)
         freqs = tuple(self.cfg.probe_freqs_hz if probe else self.cfg.freqs_hz)
         pick = float(Choice(freqs).sample(rng))  # drawn in both cases: the stream stays aligned
-        freq = float(freqs[(k + level) % len(freqs)]) if k is not None else pick
+        drawn = POSITIONS[int(rng.integers(3))]
+        freq, position = cell if cell is not None else (pick, drawn)
         value = self.level_value(level)
         level_spl = value if probe else db_hl_to_db_spl(value, freq)
-        drawn = POSITIONS[int(rng.integers(3))]
-        # the k-th item's position cycles too: within a level the positions stay balanced, and
-        # (with a number of frequencies prime to 3, e.g. 13) the items of one frequency and
-        # level sit at different positions, so a model audiogram can tell hearing from a
-        # bias towards one answer
-        position = POSITIONS[(k + level) % 3] if k is not None else drawn
         half = self.cfg.clip_s / 2
         start = 0.0 if position != "second" else half
         onset = float(rng.uniform(start + EDGE_S, start + half - self.cfg.tone_s - EDGE_S))

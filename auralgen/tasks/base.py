@@ -8,7 +8,9 @@ reproduces the audio bit for bit.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
 import pkgutil
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
@@ -17,10 +19,12 @@ import numpy as np
 
 from auralgen.errors import ParameterError
 from auralgen.qa import QA, arrange, pick_question
+from auralgen.random import owner
 
 TASKS: dict[str, type[Task]] = {}
 
 SAMPLE_RATES = (8000, 16000, 22050, 24000, 32000, 44100, 48000)
+MAX_SPLIT_DRAWS = 64  # per split: draws allowed to find a parameter tuple owned by this split
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,21 @@ class Task:
         """:meth:`sample` for the ``k``-th item of ``level`` (``None``: anywhere). Grid tasks override it."""
         return self.sample(rng, level)
 
+    def sample_owned(
+        self, rng: np.random.Generator, level: int, k: int | None, split: str, splits: tuple[str, ...]
+    ) -> dict[str, Any]:
+        """:meth:`sample_at` for an item of ``split``: redraws until its parameter tuple
+        (:meth:`param_key`) is owned by ``split`` (:func:`auralgen.random.owner`), so no tuple
+        appears in two splits. The item's place ``k`` steers the first draws. Tasks with a
+        finite set of tuples override this to pick among their split's own tuples directly."""
+        for attempt in range(MAX_SPLIT_DRAWS * len(splits)):
+            params = self.sample_at(rng, level, k if attempt < MAX_SPLIT_DRAWS // 2 else None)
+            if owner(self.param_key(params), tuple(splits)) == split:
+                return params
+        raise ParameterError(
+            f"split={list(splits)!r}: task {self.name} level {level} ran out of parameter tuples not used by another split; allowed: fewer items per level or a wider parameter grid"
+        )
+
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         raise NotImplementedError
 
@@ -154,6 +173,35 @@ def _freeze(value):
     if isinstance(value, dict):
         return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
     return value
+
+
+def _score(split: str, key: tuple) -> bytes:
+    blob = json.dumps(key, sort_keys=True, default=str)
+    return hashlib.sha256(f"{split}|{blob}".encode()).digest()
+
+
+def deal(keys, splits: tuple[str, ...]) -> dict[tuple, str]:
+    """The owning split of each of a finite set of parameter tuples, balanced.
+
+    Rendezvous hashing with bounded loads: each split may own ``n // S`` tuples (one more for
+    the first ``n % S`` splits in hash order); taken in hash order, each tuple goes to the
+    split of highest score (as in :func:`auralgen.random.owner`) that still has room. So every
+    split owns at least one tuple when ``n >= S``, and a single split owns them all.
+
+    Examples
+    --------
+    >>> sorted(deal([(1,), (2,), (3,)], ("train", "test")).values())
+    ['test', 'train', 'train']
+    """
+    keys = sorted(set(keys), key=lambda key: _score("", key))
+    ranked = sorted(splits, key=lambda s: hashlib.sha256(s.encode()).digest())
+    room = {s: len(keys) // len(splits) + (i < len(keys) % len(splits)) for i, s in enumerate(ranked)}
+    owners = {}
+    for key in keys:
+        best = max((s for s in splits if room[s] > 0), key=lambda s: _score(s, key))
+        room[best] -= 1
+        owners[key] = best
+    return owners
 
 
 def config_fields(cls: type[TaskConfig]) -> list[str]:

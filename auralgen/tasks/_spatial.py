@@ -43,6 +43,17 @@ ILD_MIN_DB = 2.0  # an ILD counts as a side cue from this magnitude on
 ITD_MIN_S = 1e-4  # an ITD decides the side from this magnitude on
 LATERAL_MIN = 0.34  # |sin(az) cos(el)| below this (within ~20 deg of the median plane): side not checked
 SPEED_OF_SOUND_M_S = 343.0
+# direction cues a receiver layout carries (the listener's yaw is random, so only the layout counts)
+CUE_NAMES = {"lateral": "left/right", "front_back": "front/back", "vertical": "above/below"}
+LAYOUT_CUES = {
+    "mono": (),  # one omni: no direction at all
+    "stereo": ("lateral",),  # an omni pair on the left-right axis: front and back mirror each other
+    "circular (n=2)": ("front_back",),  # two omnis on the front-back axis: left and right mirror each other
+    "circular (n>=3)": ("lateral", "front_back"),  # a horizontal ring: above and below mirror each other
+    "tetra": ("lateral", "front_back", "vertical"),
+    "foa": ("lateral", "front_back", "vertical"),
+    "binaural": ("lateral", "front_back", "vertical"),
+}
 
 
 @dataclass(frozen=True)
@@ -61,6 +72,30 @@ class SpatialConfig(TaskConfig):
     lead_s: Any = (0.1, 0.3)
     clip_s: float = 3.0
     ramp_s: float = 0.01
+
+    def cue_needs(self) -> dict[str, str]:
+        """Direction cues (keys of :data:`CUE_NAMES`) the task's answers need, each with what needs it."""
+        return {}
+
+
+def layout_name(receiver: dict) -> str:
+    """The :data:`LAYOUT_CUES` entry of a receiver config (its type; a circle by its mic count)."""
+    kind = receiver.get("type")
+    if kind == "circular":
+        return "circular (n=2)" if receiver.get("n") == 2 else "circular (n>=3)"
+    return str(kind)
+
+
+def check_layout(cfg: SpatialConfig, key: str) -> None:
+    """Refuse a receiver layout that cannot carry a direction cue the task's answers need."""
+    needs = cfg.cue_needs()
+    carried = LAYOUT_CUES.get(layout_name(cfg.receiver), tuple(CUE_NAMES))
+    for cue, why in needs.items():
+        if cue not in carried:
+            allowed = [name for name, cues in LAYOUT_CUES.items() if all(c in cues for c in needs)]
+            raise ParameterError(
+                f"{key}.receiver.type={cfg.receiver.get('type')!r} ({layout_name(cfg.receiver)}) carries no {CUE_NAMES[cue]} cue, which {why} needs; allowed: receiver types {', '.join(allowed)}"
+            )
 
 
 def source_files(directory: str) -> list[Path]:
@@ -87,6 +122,7 @@ def check_spatial(cfg: SpatialConfig, audio: AudioConfig, key: str, *, max_dista
     layout = receiver_from_config(cfg.receiver, key=f"{key}.receiver")
     require(cfg.backend == "fast" or hasattr(layout, "mic_positions_m"),
             f"{key}.backend={cfg.backend!r} cannot render a {layout.layout} receiver; allowed: fast, or pra with mono/stereo/tetra/circular")  # fmt: skip
+    check_layout(cfg, key)
     S.check_stimuli(f"{key}.sources", cfg.sources, SOURCE_KINDS)
     for name in ("source_s", "gap_s", "lead_s", "listener_height_m", "distance_m"):
         S.dist(f"{key}.{name}", getattr(cfg, name), low=0.0)

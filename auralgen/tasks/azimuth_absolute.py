@@ -20,6 +20,9 @@ class AzimuthAbsoluteConfig(SpatialConfig):
     name: str = "azimuth_absolute"
     levels: tuple = (30, 15, 5)
 
+    def cue_needs(self):
+        return {"lateral": "the left/right of a quadrant answer", "front_back": "the front/back of a quadrant answer"}
+
     def check(self, audio, key):
         require(
             all(0 <= v < 45 for v in self.levels),

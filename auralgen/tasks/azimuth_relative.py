@@ -21,6 +21,12 @@ class AzimuthRelativeConfig(SpatialConfig):
     levels: tuple = (30, 60, 90, 120, 150, 180)
     clip_s: float = 3.0
 
+    def cue_needs(self):
+        return {
+            "lateral": "telling directions anywhere around the listener apart",
+            "front_back": "telling directions anywhere around the listener apart",
+        }
+
     def check(self, audio, key):
         require(
             all(0 < v <= 180 for v in self.levels),

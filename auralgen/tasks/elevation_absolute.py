@@ -24,6 +24,9 @@ class ElevationAbsoluteConfig(SpatialConfig):
     )  # one room: high sources fit under every ceiling, so the room cannot predict the answer
     distance_m: object = (1.0, 1.5)
 
+    def cue_needs(self):
+        return {"vertical": "an above/at/below ear level answer"}
+
     def check(self, audio, key):
         require(
             all(5 <= v <= 40 for v in self.levels),

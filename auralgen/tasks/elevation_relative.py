@@ -33,6 +33,12 @@ class ElevationRelativeConfig(SpatialConfig):
     )  # one room: high sources fit under every ceiling, so the room cannot predict the answer
     distance_m: object = (1.0, 1.5)
 
+    def cue_needs(self):
+        return {
+            "front_back": "telling positions on the median plane apart",
+            "vertical": "telling positions on the median plane apart",
+        }
+
     def check(self, audio, key):
         require(
             all(0 < v <= ARC_HIGH - ARC_LOW for v in self.levels),

@@ -60,6 +60,10 @@ class MultiSourceRelationConfig(SpatialConfig):
     rooms: tuple = ("living_room", "classroom")
     listener_height_m: object = (1.2, 1.4)
 
+    def cue_needs(self):
+        cues = {"left": "lateral", "left_of": "lateral", "higher": "vertical"}
+        return {cues[r]: f"relation {r!r} (drop it from relations)" for r in reversed(self.relations) if r in cues}
+
     def check(self, audio, key):
         require(self.relations and all(r in RELATIONS for r in self.relations),
                 f"{key}.relations={list(self.relations)!r} is invalid; allowed: a non-empty list from {list(RELATIONS)}")  # fmt: skip

@@ -81,6 +81,9 @@ class TrajectoryConfig(SpatialConfig):
     early_order: int = 1
     clip_s: float = 2.5
 
+    def cue_needs(self):
+        return {"lateral": "a left-to-right / right-to-left answer"}
+
     def check(self, audio, key):
         require(all(0 < v <= MAX_SPEED_M_S for v in self.levels),
                 f"{key}.levels={list(self.levels)!r} is out of range; allowed: speeds 0 < m/s <= {MAX_SPEED_M_S}")  # fmt: skip

@@ -138,12 +138,12 @@ class CompareTask(Task):
 
 
 def check_config(cls):
-    """Attach ``cls.validate_config`` as the Config's ``check`` hook."""
+    """Attach ``cls.validate_config`` as the Config's ``check_task`` hook."""
 
     def check(self, audio, key):
         cls.validate_config(self, audio, key)
 
-    cls.Config.check = check
+    cls.Config.check_task = check
     return cls
 
 

@@ -16,6 +16,7 @@ cue and leaves DRR and spectrum).
 from __future__ import annotations
 
 import math
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ ILD_MIN_DB = 2.0  # an ILD counts as a side cue from this magnitude on
 ITD_MIN_S = 1e-4  # an ITD decides the side from this magnitude on
 LATERAL_MIN = 0.34  # |sin(az) cos(el)| below this (within ~20 deg of the median plane): side not checked
 SPEED_OF_SOUND_M_S = 343.0
+MIN_DISTANCE_M = 0.5  # nearest source (m): the far-field HRIRs and the 1/r law hold from about here
 # direction cues a receiver layout carries (the listener's yaw is random, so only the layout counts)
 CUE_NAMES = {"lateral": "left/right", "front_back": "front/back", "vertical": "above/below"}
 LAYOUT_CUES = {
@@ -98,15 +100,29 @@ def check_layout(cfg: SpatialConfig, key: str) -> None:
             )
 
 
-def source_files(directory: str) -> list[Path]:
+def source_files(directory: str, key: str = "sources_dir") -> list[Path]:
+    """The WAV/FLAC files of ``directory``, each checked to be a regular file (after symlinks)
+    before anything opens it: opening a named pipe would wait forever for a writer."""
     d = Path(directory)
     if not d.is_dir():
-        raise ParameterError(f"sources_dir={directory!r} is not a directory; allowed: a folder of WAV/FLAC files")
+        raise ParameterError(f"{key}={directory!r} is not a directory; allowed: a folder of WAV/FLAC files")
     files = sorted(p for p in d.iterdir() if p.suffix.lower() in AUDIO_SUFFIXES)
+    for p in files:
+        try:
+            mode = p.stat().st_mode  # follows symlinks; never opens the file
+        except OSError as exc:
+            raise ParameterError(
+                f"{key}={directory!r} holds {p.name!r}, which cannot be read ({exc.strerror}); allowed: regular WAV/FLAC files"
+            ) from None
+        if not stat.S_ISREG(mode):
+            kind = (
+                "a named pipe" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+            )
+            raise ParameterError(
+                f"{key}={directory!r} holds {p.name!r}, {kind}; allowed: regular WAV/FLAC files (or symlinks to them)"
+            )
     if not files:
-        raise ParameterError(
-            f"sources_dir={directory!r} has no .wav or .flac file; allowed: a folder of WAV/FLAC files"
-        )
+        raise ParameterError(f"{key}={directory!r} has no .wav or .flac file; allowed: a folder of WAV/FLAC files")
     return files
 
 
@@ -124,8 +140,9 @@ def check_spatial(cfg: SpatialConfig, audio: AudioConfig, key: str, *, max_dista
             f"{key}.backend={cfg.backend!r} cannot render a {layout.layout} receiver; allowed: fast, or pra with mono/stereo/tetra/circular")  # fmt: skip
     check_layout(cfg, key)
     S.check_stimuli(f"{key}.sources", cfg.sources, SOURCE_KINDS)
-    for name in ("source_s", "gap_s", "lead_s", "listener_height_m", "distance_m"):
+    for name in ("source_s", "gap_s", "lead_s", "listener_height_m"):
         S.dist(f"{key}.{name}", getattr(cfg, name), low=0.0)
+    S.dist(f"{key}.distance_m", cfg.distance_m, low=MIN_DISTANCE_M)  # a source at the listener is degenerate
     require(S.min_of(S.dist(f"{key}.source_s", cfg.source_s)) >= 2 * cfg.ramp_s + ONSET_WINDOW_S,
             f"{key}.source_s={cfg.source_s!r} is too short; allowed: >= {2 * cfg.ramp_s + ONSET_WINDOW_S} s")  # fmt: skip
     reach = max(math.hypot(load_preset(r).dims_m[0], load_preset(r).dims_m[1]) - 2 * WALL_MARGIN_M for r in cfg.rooms)
@@ -147,7 +164,7 @@ def check_spatial(cfg: SpatialConfig, audio: AudioConfig, key: str, *, max_dista
     if cfg.sources_dir is not None:
         import soundfile as sf
 
-        for f in source_files(cfg.sources_dir):
+        for f in source_files(cfg.sources_dir, f"{key}.sources_dir"):
             try:
                 sf.info(str(f))
             except Exception as exc:  # soundfile raises RuntimeError/LibsndfileError

@@ -41,7 +41,7 @@ class AudiogramConfig(TaskConfig):
     ramp_s: float = 0.02
     sample_rate: int | None = 48000
 
-    def check(self, audio: AudioConfig, key: str) -> None:
+    def check_task(self, audio: AudioConfig, key: str) -> None:
         sr = self.sample_rate or audio.sample_rate
         fs = audio.full_scale_db_spl
         require(len(self.freqs_hz) > 0, f"{key}.freqs_hz=[] is empty; allowed: a non-empty list of frequencies")

@@ -23,7 +23,7 @@ class AzimuthAbsoluteConfig(SpatialConfig):
     def cue_needs(self):
         return {"lateral": "the left/right of a quadrant answer", "front_back": "the front/back of a quadrant answer"}
 
-    def check(self, audio, key):
+    def check_task(self, audio, key):
         require(
             all(0 <= v < 45 for v in self.levels),
             f"{key}.levels={list(self.levels)!r} is out of range; allowed: margins 0 <= deg < 45",

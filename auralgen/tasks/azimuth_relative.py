@@ -27,7 +27,7 @@ class AzimuthRelativeConfig(SpatialConfig):
             "front_back": "telling directions anywhere around the listener apart",
         }
 
-    def check(self, audio, key):
+    def check_task(self, audio, key):
         require(
             all(0 < v <= 180 for v in self.levels),
             f"{key}.levels={list(self.levels)!r} is out of range; allowed: 0 < deg <= 180",

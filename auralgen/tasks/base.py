@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import math
 import pkgutil
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
@@ -24,6 +25,7 @@ from auralgen.random import owner
 TASKS: dict[str, type[Task]] = {}
 
 SAMPLE_RATES = (8000, 16000, 22050, 24000, 32000, 44100, 48000)
+MAX_DURATION_S = 60.0  # longest value of any duration (``*_s``) field of a task config
 MAX_SPLIT_DRAWS = 64  # per split: draws allowed to find a parameter tuple owned by this split
 
 
@@ -46,7 +48,41 @@ class TaskConfig:
     phrasings: tuple | None = None
 
     def check(self, audio: AudioConfig, key: str) -> None:
-        """Task-specific validation; ``key`` is the config path for messages (e.g. ``tasks.pitch_relative``)."""
+        """Validate the config before any work; ``key`` is the config path for messages (e.g.
+        ``tasks.pitch_relative``). Checks shared by every task (durations, see
+        :func:`check_durations`), then the task's own :meth:`check_task`."""
+        check_durations(self, key)
+        self.check_task(audio, key)
+
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        """Task-specific validation (subclasses override it)."""
+
+
+def _numbers(value) -> list:
+    """Every number inside a config value: a number, a list, or a distribution mapping."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return []
+    if isinstance(value, (int, float)):
+        return [value]
+    if hasattr(value, "keys"):
+        return [v for k in value.keys() if k != "dist" for v in _numbers(value[k])]
+    if isinstance(value, (list, tuple)):
+        return [v for item in value for v in _numbers(item)]
+    return []
+
+
+def check_durations(cfg: TaskConfig, key: str) -> None:
+    """Every duration field (a name ending in ``_s``) holds finite values of at most
+    :data:`MAX_DURATION_S`, so no clip asks for an absurd allocation (``clip_s=1e9`` would be
+    116 TiB): a clip is a few such durations long, at most a few minutes of samples."""
+    for f in fields(cfg):
+        if not f.name.endswith("_s"):
+            continue
+        for v in _numbers(getattr(cfg, f.name)):
+            require(
+                math.isfinite(v) and v <= MAX_DURATION_S,
+                f"{key}.{f.name}={getattr(cfg, f.name)!r} holds {v!r}, beyond the longest duration; allowed: finite values <= {MAX_DURATION_S:g} s",
+            )
 
 
 def register(cls: type[Task]) -> type[Task]:

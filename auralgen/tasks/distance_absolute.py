@@ -16,7 +16,7 @@ import numpy as np
 from auralgen.random import LogUniform
 from auralgen.rooms.scene import critical_distance_m
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, room_of
+from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig, SpatialTask, check_spatial, room_of
 from auralgen.tasks.base import register, require
 
 TOLERANCE_DB = 4.0  # received level vs the statistical (direct + reverberant) prediction
@@ -31,10 +31,13 @@ class DistanceAbsoluteConfig(SpatialConfig):
     min_m: float = 0.7
     max_m: float = 14.0
 
-    def check(self, audio, key):
+    def check_task(self, audio, key):
         edges = (self.min_m, *self.bins_m, self.max_m)
-        require(all(b > a for a, b in zip(edges, edges[1:])) and self.min_m > 0,
-                f"{key}.bins_m={list(self.bins_m)!r} with min_m={self.min_m}, max_m={self.max_m} is not increasing; allowed: 0 < min_m < bins_m... < max_m")  # fmt: skip
+        require(
+            self.min_m >= MIN_DISTANCE_M, f"{key}.min_m={self.min_m} is too near; allowed: min_m >= {MIN_DISTANCE_M} m"
+        )
+        require(all(b > a for a, b in zip(edges, edges[1:])),
+                f"{key}.bins_m={list(self.bins_m)!r} with min_m={self.min_m}, max_m={self.max_m} is not increasing; allowed: min_m < bins_m... < max_m")  # fmt: skip
         m = 1 + max(self.levels) / 100
         for i, (lo, hi) in enumerate(zip(edges, edges[1:])):
             require((lo * (m if i else 1)) < hi / (m if i < len(edges) - 2 else 1),

@@ -24,7 +24,7 @@ class DistanceRelativeConfig(SpatialConfig):
     pair_gap_m: float = 1.0
     rooms: tuple = ("hall",)
 
-    def check(self, audio, key):
+    def check_task(self, audio, key):
         require(all(v >= 0.5 for v in self.levels) and self.pair_gap_m > 0,
                 f"{key}.levels={list(self.levels)!r}, pair_gap_m={self.pair_gap_m}: allowed: distances >= 0.5 m and a positive gap")  # fmt: skip
         check_spatial(self, audio, key, max_distance_m=max(self.levels) + self.pair_gap_m)

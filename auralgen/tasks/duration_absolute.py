@@ -36,7 +36,7 @@ class DurationAbsoluteConfig(TaskConfig):
     clip_s: float = 4.0
     ramp_s: float = 0.02
 
-    def check(self, audio: AudioConfig, key: str) -> None:
+    def check_task(self, audio: AudioConfig, key: str) -> None:
         S.check_stimuli(f"{key}.stimuli", self.stimuli)
         edges = (self.min_s, *self.bins_s, self.max_s)
         require(

@@ -27,7 +27,7 @@ class ElevationAbsoluteConfig(SpatialConfig):
     def cue_needs(self):
         return {"vertical": "an above/at/below ear level answer"}
 
-    def check(self, audio, key):
+    def check_task(self, audio, key):
         require(
             all(5 <= v <= 40 for v in self.levels),
             f"{key}.levels={list(self.levels)!r} is out of range; allowed: 5 <= deg <= 40 (KEMAR has no direction below -40 deg)",

@@ -39,7 +39,7 @@ class ElevationRelativeConfig(SpatialConfig):
             "vertical": "telling positions on the median plane apart",
         }
 
-    def check(self, audio, key):
+    def check_task(self, audio, key):
         require(
             all(0 < v <= ARC_HIGH - ARC_LOW for v in self.levels),
             f"{key}.levels={list(self.levels)!r} is out of range; allowed: 0 < deg <= {ARC_HIGH - ARC_LOW:g}",

@@ -98,7 +98,7 @@ class MixtureConfig(TaskConfig):
     onset_spread_s: float = 0.5  # first: the third sound starts up to this long after the second
     mixing: Any = field(default_factory=lambda: dict(DEFAULT_MIXING))
 
-    def check(self, audio: AudioConfig, key: str) -> None:
+    def check_task(self, audio: AudioConfig, key: str) -> None:
         validate_config(self, audio, key)
 
 

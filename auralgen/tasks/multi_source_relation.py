@@ -64,7 +64,7 @@ class MultiSourceRelationConfig(SpatialConfig):
         cues = {"left": "lateral", "left_of": "lateral", "higher": "vertical"}
         return {cues[r]: f"relation {r!r} (drop it from relations)" for r in reversed(self.relations) if r in cues}
 
-    def check(self, audio, key):
+    def check_task(self, audio, key):
         require(self.relations and all(r in RELATIONS for r in self.relations),
                 f"{key}.relations={list(self.relations)!r} is invalid; allowed: a non-empty list from {list(RELATIONS)}")  # fmt: skip
         require(

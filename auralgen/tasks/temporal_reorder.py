@@ -44,7 +44,7 @@ class TemporalReorderConfig(TaskConfig):
     level_db_spl: tuple = (60.0, 70.0)
     ramp_s: float = 0.01
 
-    def check(self, audio: AudioConfig, key: str) -> None:
+    def check_task(self, audio: AudioConfig, key: str) -> None:
         bad = [p for p in self.processes if p not in PROCESSES]
         require(
             self.processes and not bad,

@@ -84,7 +84,7 @@ class TrajectoryConfig(SpatialConfig):
     def cue_needs(self):
         return {"lateral": "a left-to-right / right-to-left answer"}
 
-    def check(self, audio, key):
+    def check_task(self, audio, key):
         require(all(0 < v <= MAX_SPEED_M_S for v in self.levels),
                 f"{key}.levels={list(self.levels)!r} is out of range; allowed: speeds 0 < m/s <= {MAX_SPEED_M_S}")  # fmt: skip
         require(0.0 <= self.lateral_jitter_deg <= 60.0,
@@ -94,7 +94,6 @@ class TrajectoryConfig(SpatialConfig):
             self.mode == "hybrid",
             f"{key}.mode={self.mode!r} is unsupported here; allowed: hybrid (moving early part + static tail)",
         )
-        S.dist(f"{key}.distance_m", self.distance_m, low=0.5)
         check_spatial(self, audio, key, max_distance_m=S.max_of(S.dist("distance_m", self.distance_m)))
         reach = _reach_m(
             S.max_of(S.dist("distance_m", self.distance_m)),

@@ -39,12 +39,16 @@ import shlex
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 import yaml
 
+from auralgen import pipeline
+from auralgen.config import _combinations, _overrides, compose, validate
+from auralgen.errors import ParameterError
 from auralgen.evaluation.chat_server import ChatServer
 from auralgen.testing import ROOT
 
@@ -218,6 +222,29 @@ def test_readme_command(command: Command, workdir):
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     for line in command.errors:
         assert line in done.stderr.splitlines(), f"README shows {line!r}; stderr was {done.stderr!r}"
+
+
+GENERATE = [c for c in COMMANDS if "generate.py" in c.text]
+
+
+@pytest.mark.parametrize("command", GENERATE, ids=[f"L{c.line}" for c in GENERATE])
+def test_readme_generate_commands_plan_at_their_written_sizes(command: Command):
+    """The commands run shrunk above; here each job of the command *as written* is validated,
+    capacity-checked and planned (no rendering): full sizes must pass, or fail as the README shows."""
+    argv = shlex.split(command.text)
+    jobs = _combinations(_overrides(argv[argv.index("generate.py") + 1 :]))
+    t0 = time.perf_counter()
+    for job in jobs:
+        try:
+            run_cfg = validate(compose([*job, "workers=1", "progress=false"]))
+            tasks = pipeline.build_tasks(run_cfg)
+            pipeline.check_capacity(run_cfg, tasks)
+            assert pipeline.plan(run_cfg, tasks)
+        except ParameterError as exc:
+            assert command.expect_rc == 2 and f"error: {exc}" in command.errors, f"{command.text}: {exc}"
+        else:
+            assert command.expect_rc == 0, f"{command.text} plans, but the README shows it failing"
+    assert time.perf_counter() - t0 < 10 * len(jobs)
 
 
 def test_every_readme_command_is_found_and_run_or_listed():

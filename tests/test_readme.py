@@ -167,7 +167,7 @@ def workdir(tmp_path_factory):
     bindir.mkdir()
     (bindir / "python").symlink_to(sys.executable)
     env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}", "PRA_NUM_THREADS": "1",
-           "NUMBA_CACHE_DIR": str(ROOT / ".auralgen_cache" / "numba")}  # fmt: skip
+           "NUMBA_CACHE_DIR": str(ROOT / ".auralgen_cache" / "numba"), "HF_HOME": str(wd / "_hf")}  # fmt: skip
     recipe = makefile_recipe("dataset")
     done = run(tiny(recipe), wd, TIMEOUT_S[False], env)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -222,6 +222,18 @@ def test_readme_command(command: Command, workdir):
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     for line in command.errors:
         assert line in done.stderr.splitlines(), f"README shows {line!r}; stderr was {done.stderr!r}"
+
+
+PYTHON_BLOCKS = re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(), re.S | re.M)
+
+
+@pytest.mark.parametrize("code", PYTHON_BLOCKS, ids=[f"python{i}" for i in range(len(PYTHON_BLOCKS))])
+def test_readme_python_snippets_run(code: str, workdir):
+    """The README's Python snippets run with the venv's python against the tiny data/default."""
+    wd, env = workdir
+    (wd / "snippet.py").write_text(code)
+    done = run(".venv/bin/python snippet.py", wd, TIMEOUT_S[False], env)
+    assert done.returncode == 0, done.stderr[-3000:]
 
 
 GENERATE = [c for c in COMMANDS if "generate.py" in c.text]

@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 import soundfile as sf
 
 from auralgen.errors import ParameterError
 from auralgen.export.audio import decode_flac
+from auralgen.export.parquet import sha256_file
 
 _COLUMNS = (
     "id", "task", "category", "sub_category", "attribute", "regime", "level", "level_value", "level_unit",
@@ -80,13 +82,99 @@ def dataset_tasks(data: str | os.PathLike, split: str) -> list[str]:
     return sorted({Path(p).parent.name for p in glob.glob(f"{data}/data/*/{split}-*.parquet")})
 
 
-def load_items(data: str | os.PathLike, *, split: str = "test", tasks=None, max_items: int | None = None) -> list[Item]:
-    """Items of ``split`` (optionally of some ``tasks``; ``max_items`` per task) in dataset order.
+def read_manifest(data: str | os.PathLike) -> dict:
+    """``<data>/manifest.json`` (written last by ``generate.py``: its presence marks a complete dataset).
 
     Raises
     ------
     ParameterError
-        When ``data`` holds no shard of ``split`` or a requested task is absent.
+        When it is absent or holds no ``shards`` list.
+    """
+    path = Path(data) / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        shards = manifest["shards"]
+        for rec in shards:
+            rec["path"], rec["sha256"]
+    except FileNotFoundError:
+        raise ParameterError(
+            f"data={str(data)!r} holds no manifest.json (generation unfinished, or not a generate.py output); "
+            "allowed: a dataset directory written by generate.py"
+        ) from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ParameterError(
+            f"data={str(data)!r}: manifest.json is unreadable ({type(exc).__name__}: {exc}); "
+            "allowed: the manifest written by generate.py"
+        ) from None
+    return manifest
+
+
+def dataset_fingerprint(data: str | os.PathLike) -> str:
+    """SHA-256 (16 hex digits) of ``<data>/manifest.json``: it names every shard by its hash."""
+    return sha256_file(Path(data) / "manifest.json")[:16]
+
+
+def verify_shards(data: str | os.PathLike, split: str, tasks) -> list[str]:
+    """Paths (relative to ``data``) of the shards of ``split`` and ``tasks``, each checked against the manifest.
+
+    Raises
+    ------
+    ParameterError
+        Naming the first shard that is missing, unlisted, or whose SHA-256 differs from the
+        manifest's (a truncated or edited file).
+    """
+    listed = {rec["path"]: rec for rec in read_manifest(data)["shards"]}
+    on_disk = {str(Path(p).relative_to(data)) for t in tasks for p in glob.glob(f"{data}/data/{t}/{split}-*.parquet")}
+    wanted = sorted(p for p, rec in listed.items() if rec.get("split") == split and rec.get("task") in tasks)
+    extra = sorted(on_disk - set(wanted))
+    if extra:
+        raise ParameterError(
+            f"shard {extra[0]!r} in data={str(data)!r} is not listed in manifest.json; "
+            "allowed: the shards generate.py wrote"
+        )
+    for path in wanted:
+        if not (Path(data) / path).is_file():
+            raise ParameterError(f"shard {path!r} listed in data={str(data)!r}/manifest.json is missing")
+        digest = sha256_file(Path(data) / path)
+        if digest != listed[path]["sha256"]:
+            raise ParameterError(
+                f"shard {path!r} in data={str(data)!r} has sha256={digest[:16]}..., the manifest says "
+                f"{listed[path]['sha256'][:16]}... (truncated or modified); allowed: the file generate.py wrote "
+                "(run generate.py again with the same config to restore it)"
+            )
+    return wanted
+
+
+def read_shard(data: str | os.PathLike, path: str) -> list[dict]:
+    """Rows of one shard (``path`` relative to ``data``) with every column the evaluator reads."""
+    try:
+        schema = pq.read_schema(Path(data) / path)
+        missing = [c for c in _COLUMNS if c not in schema.names]
+        if missing:
+            raise ParameterError(
+                f"shard {path!r} in data={str(data)!r} lacks column(s) {', '.join(missing)}; "
+                f"allowed: a shard with the columns {', '.join(_COLUMNS)}"
+            )
+        return pq.read_table(Path(data) / path, columns=list(_COLUMNS)).to_pylist()
+    except (OSError, pa.ArrowException) as exc:
+        raise ParameterError(
+            f"shard {path!r} in data={str(data)!r} is unreadable ({type(exc).__name__}: {str(exc)[:120]}); "
+            "allowed: a parquet file written by generate.py"
+        ) from None
+
+
+def load_items(data: str | os.PathLike, *, split: str = "test", tasks=None, max_items: int | None = None) -> list[Item]:
+    """Items of ``split`` (optionally of some ``tasks``; ``max_items`` per task) in dataset order.
+
+    Every shard is first checked against the SHA-256 in ``manifest.json``; every item read is
+    checked by :func:`check_item` (its audio decoded), so a damaged dataset ends in one line
+    naming the shard or the item, before any model is asked.
+
+    Raises
+    ------
+    ParameterError
+        When ``data`` holds no shard of ``split``, a requested task is absent, or a shard or
+        an item is damaged.
     """
     present = dataset_tasks(data, split)
     if not present:
@@ -101,20 +189,61 @@ def load_items(data: str | os.PathLike, *, split: str = "test", tasks=None, max_
         raise ParameterError(
             f"tasks={missing!r} not in data={str(data)!r} split={split!r}; allowed: {', '.join(present)}"
         )
+    shards = verify_shards(data, split, wanted)
     items: list[Item] = []
     for task in wanted:
         count = 0
-        for path in sorted(glob.glob(f"{data}/data/{task}/{split}-*.parquet")):
-            for row in pq.read_table(path, columns=list(_COLUMNS)).to_pylist():
+        for path in (p for p in shards if p.startswith(f"data/{task}/")):
+            for n, row in enumerate(read_shard(data, path)):
                 if max_items is not None and count >= max_items:
                     break
-                items.append(item_from_row(row))
+                items.append(check_item(row, f"shard {path!r} row {n}"))
                 count += 1
     ids = [it.id for it in items]
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
         raise ParameterError(f"item id={dup!r} occurs twice in data={str(data)!r}; allowed: unique ids")
     return items
+
+
+def check_item(row: dict, where: str) -> Item:
+    """The :class:`Item` of ``row``, checked: its answer matches its options and every clip decodes.
+
+    Raises
+    ------
+    ParameterError
+        One line naming the item (``where``, its id) and what is wrong.
+    """
+    name = f"item id={row.get('id')!r} ({where})"
+    try:
+        item = item_from_row(row)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ParameterError(
+            f"{name} is malformed ({type(exc).__name__}: {exc}); allowed: a row generate.py wrote"
+        ) from None
+    n = len(item.options)
+    if n < 2 or len(set(item.options)) != n:
+        raise ParameterError(f"{name} has options={list(item.options)!r}; allowed: at least 2 distinct options")
+    if not 0 <= item.answer_index < n:
+        raise ParameterError(f"{name} has answer_index={item.answer_index}, out of range; allowed: 0..{n - 1}")
+    if row.get("answer") != item.answer:
+        raise ParameterError(
+            f"{name} has answer={row.get('answer')!r} but options[{item.answer_index}]={item.answer!r}; "
+            "allowed: answer == options[answer_index]"
+        )
+    if not item.clips:
+        raise ParameterError(f"{name} has no audio clip; allowed: one clip or more")
+    for k, data in enumerate(item.clips):
+        try:
+            clip, rate = decode_flac(data)
+        except (sf.LibsndfileError, RuntimeError, TypeError, ValueError) as exc:
+            raise ParameterError(f"{name} audio[{k}] does not decode as FLAC ({exc}); allowed: FLAC bytes") from None
+        if rate != item.sample_rate or clip.shape[0] != item.num_channels or clip.shape[1] == 0:
+            raise ParameterError(
+                f"{name} audio[{k}] holds {clip.shape[0]} channel(s) x {clip.shape[1]} samples at {rate} Hz; "
+                f"allowed: {item.num_channels} channel(s), > 0 samples, at sampling_rate={item.sample_rate}"
+            )
+    return item
 
 
 def item_from_row(row: dict) -> Item:

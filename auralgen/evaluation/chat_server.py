@@ -13,7 +13,8 @@ Whole-server modes (every request): ``status`` answers that HTTP status with an 
 ``max_audio`` answers 400 to a request with more audio parts than that (vLLM's
 ``--limit-mm-per-prompt``); ``echo_auth`` puts the request's ``Authorization`` header into
 the reply text; ``drip_s`` sends the whole response (status line, headers, body) one byte
-every ``drip_s`` seconds, from request number ``drip_from`` on (0 = every request).
+every ``drip_s`` seconds, from request number ``drip_from`` on (0 = every request);
+``dripping`` counts the responses being dripped.
 
 It measures what a client does: requests, in-flight maximum and time-weighted mean, the
 ``Authorization`` headers seen.
@@ -83,6 +84,7 @@ class ChatServer:
         self.drip_s = drip_s
         self.drip_from = drip_from
         self.stopped = threading.Event()
+        self.dripping = 0  # responses being dripped right now
         self.lock = threading.Lock()
         self.attempts: Counter = Counter()
         self.auth_headers: set[str] = set()
@@ -164,7 +166,13 @@ class ChatServer:
             return 400, {}, _error(f"bad request: {exc}")
         if self.max_audio is not None and n_audio > self.max_audio:
             # vLLM's wording for --limit-mm-per-prompt
-            return 400, {}, _error(f"At most {self.max_audio} audio(s) may be provided in one request.")
+            return (
+                400,
+                {},
+                _error(
+                    f"At most {self.max_audio} audio(s) may be provided in one prompt. Set `--limit-mm-per-prompt` to increase this limit."
+                ),
+            )
         if self.garbage:
             return 200, {}, b"<html>502 Bad Gateway</html>"
         if self.expect_model is not None and req["model"] != self.expect_model:
@@ -286,14 +294,19 @@ def _make_handler(server: ChatServer):
 
         def _drip(self, data: bytes):
             """Send ``data`` one byte every ``drip_s`` seconds (until the server stops)."""
-            for i in range(len(data)):
-                if server.stopped.wait(self.drip):
-                    break
-                try:
+            with server.lock:
+                server.dripping += 1
+            try:
+                for i in range(len(data)):
+                    if server.stopped.wait(self.drip):
+                        break
                     self.wfile.write(data[i : i + 1])
                     self.wfile.flush()
-                except OSError:  # the client gave up
-                    break
+            except OSError:  # the client gave up
+                pass
+            finally:
+                with server.lock:
+                    server.dripping -= 1
             self.close_connection = True
 
     return Handler

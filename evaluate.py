@@ -19,13 +19,20 @@ def main(cfg: DictConfig) -> None:
     from hydra.types import RunMode
 
     from auralgen.errors import AuralgenError
-    from auralgen.evaluation.runner import run
+    from auralgen.evaluation.runner import RunFailedError, run
 
     hc = HydraConfig.get()
-    if hc.mode == RunMode.MULTIRUN and cfg.action == "evaluate":  # a sweep over models: one folder each
-        cfg.out = os.path.join(os.path.dirname(str(cfg.out).rstrip("/")) or ".", str(cfg.model.label))
+    if hc.mode == RunMode.MULTIRUN and cfg.action == "evaluate":  # a sweep over models: one folder each, inside out
+        out, label = str(cfg.out).rstrip("/"), str(cfg.model.label)
+        base = os.path.dirname(out) if os.path.basename(out) == label else out
+        cfg.out = os.path.join(base or ".", label)
+        if cfg.leaderboard is None:  # the sweep's runs share one leaderboard in the sweep's folder
+            cfg.leaderboard = os.path.join(base or ".", "leaderboard.md")
     try:
         run(validate_eval(cfg))
+    except RunFailedError as exc:  # the model failed too often: nothing is scored
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(3)
     except AuralgenError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)

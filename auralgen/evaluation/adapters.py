@@ -21,7 +21,8 @@ Built-in adapters (``model.kind``)
 ``dsp``        the reference DSP listener of :mod:`auralgen.validation.listener` (imported
                lazily; a clear error if it is absent).
 ``command``    any executable reading one JSON request per line on stdin and writing one
-               reply per line on stdout (see :class:`CommandAdapter`).
+               JSON reply carrying the request's id per line on stdout (see
+               :mod:`auralgen.evaluation.command_adapter`).
 ``openai``     any OpenAI-compatible chat-completions server (see
                :mod:`auralgen.evaluation.openai_adapter`).
 
@@ -33,13 +34,8 @@ answer anything (bad URL, rejected key, dead process): the run stops with one li
 from __future__ import annotations
 
 import importlib
-import json
 import os
-import queue
-import shlex
 import string
-import subprocess
-import threading
 import zlib
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -106,10 +102,13 @@ class Adapter:
     Config: ClassVar[type] = BaseConfig
     concurrency: int = 1
 
-    def __init__(self, cfg, *, seed: int = 0, workdir: str | os.PathLike = "."):
+    def __init__(
+        self, cfg, *, seed: int = 0, workdir: str | os.PathLike = ".", logdir: str | os.PathLike | None = None
+    ):
         self.cfg = cfg
         self.seed = seed
-        self.workdir = Path(workdir)
+        self.workdir = Path(workdir)  # scratch files (e.g. the noise control's WAVs)
+        self.logdir = Path(logdir) if logdir is not None else self.workdir  # logs kept with the results
 
     def generate_inner(self, msg: dict) -> str:
         raise NotImplementedError
@@ -123,6 +122,14 @@ class Adapter:
     def describe(self) -> dict:
         """The adapter's configuration, safe to write to disk (no secrets)."""
         return asdict(self.cfg)
+
+    def late_errors(self) -> dict[str, str]:
+        """``{unique_id: reason}`` of replies already returned that turned out invalid (e.g. answered twice)."""
+        return {}
+
+    def protocol_report(self) -> dict:
+        """Counts of what the model sent besides its replies (written to ``results.json``)."""
+        return {}
 
     def close(self) -> None:
         """Release processes and connections."""
@@ -200,6 +207,12 @@ class _Wrapper(Adapter):
 
     def describe(self):
         return {**asdict(self.cfg), "inner": self.inner.describe()}
+
+    def late_errors(self):
+        return self.inner.late_errors()
+
+    def protocol_report(self):
+        return self.inner.protocol_report()
 
     def close(self):
         self.inner.close()
@@ -282,132 +295,11 @@ class DSPAdapter(Adapter):
         return _letter(int(idx))
 
 
-# --------------------------------------------------------------------------- command
-
-
-@register
-class CommandAdapter(Adapter):
-    """A local program speaking JSON lines.
-
-    The program gets one request per line on stdin: the message (``{"meta": ..., "prompts":
-    [...]}`` with absolute WAV paths; no answer) as one JSON object. It writes one line per
-    request on stdout: plain text, a JSON string, or a JSON object with a ``"reply"`` (or
-    ``"response"``/``"text"``) field. Requests are sent one at a time, in order. A reply
-    slower than ``timeout_s`` restarts the program and counts as an error; a program that
-    exits is a fatal error naming its exit code and last stderr line.
-    """
-
-    kind = "command"
-
-    @dataclass(frozen=True)
-    class Config(BaseConfig):
-        cmd: str = ""
-        timeout_s: float = 120.0
-        cwd: str | None = None
-
-    @staticmethod
-    def check_config(cfg, key: str = "model") -> None:
-        if not cfg.cmd.strip():
-            raise ParameterError(f"{key}.cmd='' is empty; allowed: a command line, e.g. {key}.cmd='python my_model.py'")
-        if cfg.timeout_s <= 0:
-            raise ParameterError(f"{key}.timeout_s={cfg.timeout_s} is out of range; allowed: > 0")
-
-    def __init__(self, cfg, **kw):
-        super().__init__(cfg, **kw)
-        self.check_config(cfg)
-        self.argv = shlex.split(cfg.cmd)
-        self.proc: subprocess.Popen | None = None
-        self.lock = threading.Lock()
-
-    def _start(self):
-        try:
-            self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                text=True, encoding="utf-8", bufsize=1, cwd=self.cfg.cwd,
-            )  # fmt: skip
-        except OSError as exc:
-            raise FatalModelError(f"model.cmd={self.cfg.cmd!r} cannot start: {exc}") from None
-        self.lines: queue.Queue = queue.Queue()
-        self.stderr_tail: list[str] = []
-        proc = self.proc
-        threading.Thread(target=self._pump, args=(proc.stdout, self.lines), daemon=True).start()
-        threading.Thread(target=self._drain, args=(proc.stderr,), daemon=True).start()
-
-    @staticmethod
-    def _pump(stream, q):
-        for line in stream:
-            q.put(line)
-        q.put(None)
-
-    def _drain(self, stream):
-        for line in stream:
-            self.stderr_tail = (self.stderr_tail + [line.rstrip()])[-5:]
-
-    def _stop(self):
-        if self.proc is not None:
-            try:
-                self.proc.stdin.close()
-            except OSError:
-                pass
-            try:
-                self.proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-            self.proc = None
-
-    def _dead(self) -> FatalModelError:
-        code = self.proc.wait() if self.proc else None
-        last = next((ln for ln in reversed(self.stderr_tail) if ln.strip()), "")
-        self.proc = None
-        return FatalModelError(f"model.cmd={self.cfg.cmd!r} exited (code {code})" + (f": {last}" if last else ""))
-
-    def generate_inner(self, msg):
-        with self.lock:
-            if self.proc is None:
-                self._start()
-            try:
-                self.proc.stdin.write(json.dumps(msg, ensure_ascii=False) + "\n")
-                self.proc.stdin.flush()
-            except (BrokenPipeError, OSError):
-                raise self._dead() from None
-            try:
-                line = self.lines.get(timeout=self.cfg.timeout_s)
-            except queue.Empty:
-                self.proc.kill()
-                self._stop()
-                raise ModelError(f"model.cmd gave no reply within timeout_s={self.cfg.timeout_s}; restarted") from None
-            if line is None:
-                raise self._dead()
-        return parse_reply_line(line)
-
-    def close(self):
-        with self.lock:
-            self._stop()
-
-
-def parse_reply_line(line: str) -> str:
-    """Reply text of one line written by a ``command`` model."""
-    text = line.rstrip("\r\n")
-    try:
-        obj = json.loads(text)
-    except ValueError:
-        return text
-    if isinstance(obj, str):
-        return obj
-    if isinstance(obj, dict):
-        for key in ("reply", "response", "text"):
-            if isinstance(obj.get(key), str):
-                return obj[key]
-        raise ModelError(f'command reply {text[:80]!r} has no \'reply\' field; allowed: text or {{"reply": "..."}}')
-    return text
-
-
 # --------------------------------------------------------------------------- registry
 
 
 def _registry() -> dict[str, type[Adapter]]:
-    from . import openai_adapter  # noqa: F401  (registers "openai")
+    from . import command_adapter, openai_adapter  # noqa: F401  (register "command", "openai")
 
     return ADAPTERS
 
@@ -435,7 +327,7 @@ def check_model_config(model: dict, key: str = "model", *, kinds=None):
     return cfg
 
 
-def build_adapter(model: dict, *, key: str = "model", seed: int = 0, workdir=".") -> Adapter:
+def build_adapter(model: dict, *, key: str = "model", seed: int = 0, workdir=".", logdir=None) -> Adapter:
     """Build the adapter a model mapping describes (``model.kind`` selects the class)."""
     cfg = check_model_config(model, key)
-    return _registry()[cfg.kind](cfg, seed=seed, workdir=workdir)
+    return _registry()[cfg.kind](cfg, seed=seed, workdir=workdir, logdir=logdir)

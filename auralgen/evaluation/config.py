@@ -41,6 +41,9 @@ class EvalSettings:
     on_error : {"count", "stop"}
         A reply that failed after every retry: ``count`` caches it as an error (scored
         wrong, reported, asked again on the next run); ``stop`` ends the run.
+    max_error_rate : float in [0, 1]
+        A run whose questions got no reply more often than this (or all of them) is
+        failed: no leaderboard row, ``evaluate.py`` exits 3.
     judge : dict or None
         Optional LLM judge (an ``openai`` model config) consulted for unparseable replies.
     keep_audio : bool
@@ -54,6 +57,7 @@ class EvalSettings:
     n_boot: int = 200
     seed: int = 0
     on_error: str = "count"
+    max_error_rate: float = 0.5
     judge: dict | None = None
     keep_audio: bool = False
 
@@ -74,11 +78,12 @@ class EvalRunConfig:
     export_format: str = "starbench"
     progress: bool = True
     overwrite: bool = False
+    leaderboard: str | None = None  # None: <out>/leaderboard.md
 
 
 TOP_KEYS = {
     "action", "data", "out", "model", "eval", "tasks", "split", "max_items", "predictions",
-    "predictions_format", "prediction_field", "export_format", "progress", "overwrite",
+    "predictions_format", "prediction_field", "export_format", "progress", "overwrite", "leaderboard",
 }  # fmt: skip
 
 
@@ -110,6 +115,8 @@ def validate_eval(cfg) -> EvalRunConfig:
         bad = ("n_boot", settings.n_boot) if settings.n_boot < 0 else ("seed", settings.seed)
         raise ParameterError(f"eval.{bad[0]}={bad[1]} is negative; allowed: an integer >= 0")
     _choice("eval.on_error", settings.on_error, ON_ERROR)
+    if not 0.0 <= settings.max_error_rate <= 1.0:
+        raise ParameterError(f"eval.max_error_rate={settings.max_error_rate} is out of range; allowed: 0 <= rate <= 1")
     if settings.judge is not None:
         check_model_config(settings.judge, "eval.judge", kinds=("openai",))
 
@@ -148,4 +155,14 @@ def validate_eval(cfg) -> EvalRunConfig:
         export_format=_choice("export_format", cfg.get("export_format", "starbench"), EXPORT_FORMATS),
         progress=_coerce("progress", cfg.get("progress", True), bool),
         overwrite=_coerce("overwrite", cfg.get("overwrite", False), bool),
+        leaderboard=_leaderboard(cfg.get("leaderboard")),
     )
+
+
+def _leaderboard(value) -> str | None:
+    if value is None:
+        return None
+    value = _coerce("leaderboard", value, str)
+    if not value.endswith(".md") or value.endswith("/.md"):
+        raise ParameterError(f"leaderboard={value!r} is not a markdown file; allowed: null or a path ending in .md")
+    return value

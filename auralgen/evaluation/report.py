@@ -1,4 +1,4 @@
-"""Results of one run (``results.json`` + plots) and the leaderboard over runs.
+"""Results of one run (``results.json`` + plots); the leaderboard is :mod:`.leaderboard`.
 
 ``results.json`` holds, besides :func:`~auralgen.evaluation.metrics.score`'s AA/ACR tables:
 
@@ -6,7 +6,10 @@
                  ``ok``, ``unparseable``, ``refusal``, ``multiple``, ``error`` (no reply after
                  retries), ``judged`` -- ``asked == answered + error`` always holds and
                  ``answered == ok + unparseable + refusal + multiple``. Every non-``ok``
-                 answer is scored wrong; none leaves a denominator.
+                 answer is scored wrong; none leaves a denominator. Next to the counts:
+                 ``correct``, ``accuracy_over_asked`` (``correct / asked``: an error counts
+                 wrong, as in ``scores``) and ``accuracy_over_answered`` (``correct /
+                 answered``: errors left out), so a failing model is never silently a bad one.
 ``psychometric`` per relative task (``regime == "relative"``): a Weibull fit of accuracy vs
                  ``level_value`` (x = 0 excluded) with the threshold at ``eval.criterion``,
                  its bootstrap interval and unit.
@@ -18,10 +21,10 @@ Non-finite thresholds are written as ``null`` with their ``threshold_status``.
 
 from __future__ import annotations
 
-import glob
 import json
 import math
 import os
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -33,11 +36,11 @@ from .metrics import RECORD_STATUSES
 from .plots import plot_audiogram, plot_psychometric, plot_task_bars
 from .psychometrics import PsychometricFit, audiogram_thresholds, fit_psychometric
 
-COUNTS = ("asked", "answered", *RECORD_STATUSES, "judged")
+COUNTS = ("asked", "answered", *RECORD_STATUSES, "judged", "correct")
 
 
 def accounting(records: list[dict]) -> dict:
-    """Counts per task and overall (see the module docstring)."""
+    """Counts and both accuracies per task and overall (see the module docstring)."""
     by_task: dict[str, dict] = defaultdict(lambda: dict.fromkeys(COUNTS, 0))
     for rec in records:
         for key in ("__all__", rec["task"]):
@@ -46,8 +49,22 @@ def accounting(records: list[dict]) -> dict:
             c[rec["status"]] += 1
             c["answered"] += rec["status"] != "error"
             c["judged"] += bool(rec.get("judged"))
+            c["correct"] += bool(rec["correct"])
     overall = by_task.pop("__all__", dict.fromkeys(COUNTS, 0))
+    for c in (overall, *by_task.values()):
+        c["error_rate"] = c["error"] / c["asked"] if c["asked"] else None
+        c["accuracy_over_asked"] = c["correct"] / c["asked"] if c["asked"] else None
+        c["accuracy_over_answered"] = c["correct"] / c["answered"] if c["answered"] else None
     return {"overall": overall, "by_task": dict(sorted(by_task.items()))}
+
+
+def safe_name(text: str) -> str:
+    """``text`` as a file-name part: letters, digits, ``_``, ``-`` and ``.`` only.
+
+    >>> safe_name("duration_relative (dB HL)")
+    'duration_relative_dB_HL'
+    """
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.") or "x"
 
 
 def _finite(v):
@@ -159,7 +176,7 @@ def write_plots(results: dict, plot_dir: Path) -> list[str]:
     written.append("task_bars.png")
     for task, fit in results["psychometric"].items():
         if fit.get("threshold_status") != "not_fitted":
-            name = f"psychometric_{task}.png"
+            name = f"psychometric_{safe_name(task)}.png"
             plot_psychometric(
                 {label: fit_from_json(fit)}, plot_dir / name, x_label=f"{task} difference ({fit['unit']})"
             )
@@ -197,91 +214,3 @@ def _thr(fit: dict | None) -> str:
         else f" [{'–' if lo is None else f'{lo:.3g}'}, {'∞' if hi is None else f'{hi:.3g}'}]"
     )
     return f"{fit['threshold']:.3g}{ci} {fit['unit']}"
-
-
-def load_runs(root: str | os.PathLike) -> dict[str, dict]:
-    """Every ``<root>/*/results.json``, keyed by model label (sorted by macro AA, best first)."""
-    runs = {}
-    for path in sorted(glob.glob(f"{root}/*/results.json")):
-        try:
-            res = json.loads(Path(path).read_text(encoding="utf-8"))
-            label = res["model"]["label"]
-            res["scores"]["macro"]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ParameterError(
-                f"results file {path!r} is unreadable ({exc}); allowed: results.json written by evaluate.py"
-            ) from None
-        runs[label if label not in runs else f"{label} ({Path(path).parent.name})"] = res
-    return dict(sorted(runs.items(), key=lambda kv: -(kv[1]["scores"]["macro"]["AA"] or 0.0)))
-
-
-def leaderboard(root: str | os.PathLike) -> Path:
-    """Write ``<root>/leaderboard.md`` and comparison plots from every run under ``root``."""
-    root = Path(root)
-    runs = load_runs(root)
-    if not runs:
-        raise ParameterError(f"out={str(root)!r} holds no */results.json; allowed: a folder of evaluate.py runs")
-    tasks = sorted({t for r in runs.values() for t in r["scores"]["by_task"]})
-    rel = sorted({t for r in runs.values() for t in r["psychometric"]})
-    lines = ["# auralgen leaderboard", ""]
-    datasets = sorted({r["dataset"]["path"] for r in runs.values()})
-    lines += [f"Dataset: {', '.join(f'`{d}`' for d in datasets)}. AA / ACR in %, circular evaluation "
-              "(AA: mean over rotations; ACR: items right under every rotation). Macro = mean over "
-              "sub-categories (STAR-Bench). Unparseable, refused and failed answers count as wrong.", ""]  # fmt: skip
-    head = ["model", "kind", "macro AA", "macro ACR"] + [f"{t} AA / ACR" for t in tasks] + ["unparseable %", "errors"]
-    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    chance = {}
-    for label, r in runs.items():
-        bt = r["scores"]["by_task"]
-        for t in tasks:
-            if t in bt and bt[t].get("chance") is not None:
-                chance[t] = bt[t]["chance"]
-        acc = r["accounting"]["overall"]
-        row = [label, r["model"].get("kind", ""), _pct(r["scores"]["macro"]["AA"]), _pct(r["scores"]["macro"]["ACR"])]
-        row += [f"{_pct(bt[t]['AA'])} / {_pct(bt[t]['ACR'])}" if t in bt else "–" for t in tasks]
-        row += [_pct(acc["unparseable"] / acc["asked"] if acc["asked"] else None), str(acc["error"])]
-        lines.append("| " + " | ".join(row) + " |")
-    lines.append("| *chance* | | | | " + " | ".join(f"{_pct(chance.get(t))} / –" for t in tasks) + " | | |")
-    if rel:
-        lines += ["", "## Thresholds (psychometric fit, 95 % bootstrap CI)", ""]
-        lines += ["| model | " + " | ".join(rel) + " |", "|" + "---|" * (len(rel) + 1)]
-        for label, r in runs.items():
-            lines.append(f"| {label} | " + " | ".join(_thr(r["psychometric"].get(t)) for t in rel) + " |")
-    grams = {label: r["audiogram"] for label, r in runs.items() if r.get("audiogram")}
-    if grams:
-        freqs = sorted({float(f) for g in grams.values() for f in g})
-        lines += ["", "## Audiogram (threshold, dB HL; – = no level reached the criterion)", ""]
-        lines += ["| model | " + " | ".join(f"{f:g} Hz" for f in freqs) + " |", "|" + "---|" * (len(freqs) + 1)]
-        for label, g in grams.items():
-            vals = {float(f): v for f, v in g.items()}
-            lines.append(
-                f"| {label} | " + " | ".join("–" if vals.get(f) is None else f"{vals[f]:g}" for f in freqs) + " |"
-            )
-    plots = _leaderboard_plots(runs, root / "plots")
-    if plots:
-        lines += ["", "## Plots", ""] + [f"![{p}](plots/{p})" for p in plots]
-    path = root / "leaderboard.md"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-def _leaderboard_plots(runs: dict, plot_dir: Path) -> list[str]:
-    written = []
-    plot_task_bars({label: r["scores"] for label, r in runs.items()}, plot_dir / "task_bars.png")
-    written.append("task_bars.png")
-    rel = sorted({t for r in runs.values() for t in r["psychometric"]})
-    for task in rel:
-        fits = {
-            label: fit_from_json(r["psychometric"][task])
-            for label, r in runs.items()
-            if r["psychometric"].get(task, {}).get("threshold_status", "not_fitted") != "not_fitted"
-        }
-        if fits:
-            unit = next(r["psychometric"][task]["unit"] for r in runs.values() if task in r["psychometric"])
-            plot_psychometric(fits, plot_dir / f"psychometric_{task}.png", x_label=f"{task} difference ({unit})")
-            written.append(f"psychometric_{task}.png")
-    grams = {label: {float(f): v for f, v in r["audiogram"].items()} for label, r in runs.items() if r.get("audiogram")}
-    if grams:
-        plot_audiogram(grams, plot_dir / "audiogram.png")
-        written.append("audiogram.png")
-    return written

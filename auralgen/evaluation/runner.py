@@ -3,17 +3,21 @@
 :func:`run` dispatches on ``action``:
 
 ``evaluate``           ask every (item, rotation) not yet answered in ``<out>/replies.jsonl``,
-                       then score and report (``results.json``, ``plots/``) and rebuild the
-                       leaderboard of ``out``'s parent folder.
+                       then score and report (``results.json``, ``plots/``) and put the run's
+                       row in the leaderboard (``<out>/leaderboard.md`` or ``leaderboard=PATH``;
+                       one table per dataset fingerprint, see :mod:`.leaderboard`).
 ``rescore``            score the cached replies again, without a model (all must be cached).
-``leaderboard``        rebuild ``<out>/leaderboard.md`` from ``<out>/*/results.json``.
+``leaderboard``        rebuild ``leaderboard`` (default ``<out>/leaderboard.md``) from
+                       ``<out>/results.json`` and ``<out>/*/results.json``.
 ``score_predictions``  score an external prediction file (:mod:`auralgen.evaluation.interop`).
 ``export``             write a split in the STAR-Bench toolkit's or MMAR's layout.
 
 Failures after retries (``eval.on_error=count``, the default) are cached with
 ``reply: null``, reported under ``accounting.error`` and scored wrong; the next run asks
 them again. With ``eval.on_error=stop`` the first failure ends the run (replies so far
-stay cached).
+stay cached). A run whose questions failed more often than ``eval.max_error_rate`` (or
+all of them) is failed: ``results.json`` says so (``status: failed``), the leaderboard gets
+no row, and :class:`RunFailedError` ends the run (``evaluate.py`` exits 3).
 """
 
 from __future__ import annotations
@@ -27,16 +31,17 @@ import sys
 import time
 from pathlib import Path
 
-from auralgen.errors import ParameterError
+from auralgen.errors import AuralgenError, ParameterError
 
 from .adapters import Adapter, FatalModelError, ModelError, build_adapter, strip_answer
 from .cache import ReplyCache
 from .config import EvalRunConfig
-from .items import Item, clip_wavs, load_items
+from .items import Item, clip_wavs, dataset_fingerprint, load_items
+from .leaderboard import rebuild_leaderboard, update_leaderboard
 from .metrics import score
 from .parsing import extract_choice
 from .prompts import Presentation, build_message, cache_key, n_runs, present
-from .report import accounting, audiogram, leaderboard, psychometrics, write_json, write_plots
+from .report import accounting, audiogram, psychometrics, write_json, write_plots
 
 ERROR_POLICY = {
     "count": "a reply that failed after every retry is an 'error' answer: cached with reply=null, counted wrong, "
@@ -45,10 +50,19 @@ ERROR_POLICY = {
 }
 
 
+class RunFailedError(AuralgenError):
+    """Too many questions got no reply (``eval.max_error_rate``): no score is published."""
+
+
+def leaderboard_path(cfg: EvalRunConfig) -> Path:
+    """Where the leaderboard goes: ``leaderboard=PATH``, else ``<out>/leaderboard.md``."""
+    return Path(cfg.leaderboard) if cfg.leaderboard else Path(cfg.out) / "leaderboard.md"
+
+
 def run(cfg: EvalRunConfig, *, log=print) -> dict:
     """Carry out ``cfg.action``; returns the results (or a small summary) as a dict."""
     if cfg.action == "leaderboard":
-        path = leaderboard(cfg.out)
+        path = rebuild_leaderboard(cfg.out, leaderboard_path(cfg))
         log(f"wrote {path}")
         return {"leaderboard": str(path)}
     if cfg.action == "score_predictions":
@@ -161,13 +175,15 @@ def evaluate(cfg: EvalRunConfig, *, log=print) -> dict:
             "allowed: action=evaluate to ask them"
         )
     log(f"{len(items)} items, {len(jobs)} questions; {len(jobs) - len(todo)} cached, asking {len(todo)}")
+    protocol: dict = {}
     if todo:
-        adapter = build_adapter(cfg.model, seed=cfg.eval.seed, workdir=out / "audio")
+        adapter = build_adapter(cfg.model, seed=cfg.eval.seed, workdir=out / "audio", logdir=out)
         try:
             t0 = time.perf_counter()
             asyncio.run(ask(adapter, todo, cache, out / "audio", cfg, log=log))
             log(f"asked {len(todo)} questions in {time.perf_counter() - t0:.1f} s")
         finally:
+            protocol = _settle_protocol(adapter, cache, log)
             adapter.close()
             cache.close()
             if not cfg.eval.keep_audio:
@@ -178,9 +194,16 @@ def evaluate(cfg: EvalRunConfig, *, log=print) -> dict:
     if judge is not None:
         judge.close()
     results = build_results(records, cfg, model_desc, fp, dataset_items=len(items))
+    results["protocol"] = protocol or _previous_protocol(out)
+    failure = _failure(results["accounting"]["overall"], cfg.eval.max_error_rate)
+    results["status"] = "ok" if failure is None else "failed"
+    if failure is not None:
+        results["failure"] = failure
     results["plots"] = write_plots(results, out / "plots")
     write_json(out / "results.json", results)
-    board = leaderboard(out.parent)
+    board = update_leaderboard(leaderboard_path(cfg), out, None if failure else results)
+    if failure is not None:
+        raise RunFailedError(f"{failure}; no leaderboard row written; details in {str(out / 'results.json')!r}")
     acc = results["accounting"]["overall"]
     macro = results["scores"]["macro"]
     log(
@@ -189,6 +212,37 @@ def evaluate(cfg: EvalRunConfig, *, log=print) -> dict:
         f"-> {out / 'results.json'}; leaderboard {board}"
     )
     return results
+
+
+def _failure(acc: dict, max_error_rate: float) -> str | None:
+    """Why the run cannot be scored (every question, or more than ``max_error_rate`` of them, failed), or None."""
+    if acc["asked"] and (acc["error"] == acc["asked"] or acc["error"] / acc["asked"] > max_error_rate):
+        return (
+            f"{acc['error']} of {acc['asked']} questions got no reply (error rate {acc['error'] / acc['asked']:.2f} "
+            f"> eval.max_error_rate={max_error_rate:g}, or every question failed)"
+        )
+    return None
+
+
+def _settle_protocol(adapter: Adapter, cache: ReplyCache, log) -> dict:
+    """Turn replies found invalid after the fact (a duplicated id) into errors; the adapter's protocol counts."""
+    for uid, reason in adapter.late_errors().items():
+        entry = cache.get(uid)
+        if entry is not None and entry.get("reply") is not None:
+            cache.put({**entry, "reply": None, "error": reason})
+    report = adapter.protocol_report()
+    if report.get("ignored_stdout_lines"):
+        log(f"warning: the model printed {report['ignored_stdout_lines']} line(s) that are no reply; "
+            f"ignored, kept in {report['stdout_log']}")  # fmt: skip
+    return report
+
+
+def _previous_protocol(out: Path) -> dict:
+    """The protocol counts of the run that asked the cached replies (kept across rescoring)."""
+    try:
+        return json.loads((out / "results.json").read_text(encoding="utf-8")).get("protocol") or {}
+    except (OSError, ValueError, AttributeError):
+        return {}
 
 
 async def ask(adapter: Adapter, todo, cache: ReplyCache, audio_dir: Path, cfg: EvalRunConfig, *, log=print) -> None:
@@ -255,6 +309,8 @@ def record(item: Item, p: Presentation, entry: dict, judge=None) -> dict:
 
 def build_results(records, cfg: EvalRunConfig, model_desc: dict, fp: dict, *, dataset_items: int) -> dict:
     s = cfg.eval
+    manifest = dataset_fingerprint(cfg.data)  # names every shard by its SHA-256
+    ids = sorted({r["id"] for r in records})
     return {
         "model": {"label": model_desc["label"], "kind": model_desc["kind"], "config": model_desc},
         "dataset": {
@@ -262,6 +318,8 @@ def build_results(records, cfg: EvalRunConfig, model_desc: dict, fp: dict, *, da
             "split": cfg.split,
             "tasks": sorted({r["task"] for r in records}),
             "items": dataset_items,
+            "manifest_sha256": manifest,
+            "key": hashlib.sha256(json.dumps([manifest, cfg.split, ids]).encode()).hexdigest()[:12],
         },
         "eval": {
             "rotations": s.rotations,
@@ -271,6 +329,7 @@ def build_results(records, cfg: EvalRunConfig, model_desc: dict, fp: dict, *, da
             "n_boot": s.n_boot,
             "seed": s.seed,
             "on_error": s.on_error,
+            "max_error_rate": s.max_error_rate,
             "judge": None if s.judge is None else s.judge.get("name"),
         },  # fmt: skip
         "error_policy": ERROR_POLICY[s.on_error],

@@ -8,11 +8,9 @@ import pytest
 
 from auralgen.errors import ParameterError
 from auralgen.evaluation.adapters import (
-    FatalModelError,
     ModelError,
     build_adapter,
     check_model_config,
-    parse_reply_line,
     strip_answer,
 )
 from auralgen.evaluation.items import read_wav, write_wav
@@ -119,48 +117,6 @@ def test_strip_answer_removes_the_answer_only():
     out = strip_answer(msg)
     assert "answer" not in out["meta"] and "answer_letter" not in out["meta"]
     assert out["meta"]["options"] == msg["meta"]["options"] and msg["meta"]["answer"] == "Higher"
-
-
-@pytest.mark.parametrize(
-    "line,reply",
-    [
-        ("B\n", "B"),
-        ('"The answer is (C)"\n', "The answer is (C)"),
-        ('{"reply": "A"}\n', "A"),
-        ('{"response": "D"}', "D"),
-        ("42\n", "42"),
-    ],
-)
-def test_command_reply_lines(line, reply):
-    assert parse_reply_line(line) == reply
-
-
-def test_command_reply_object_without_reply_field_is_an_error():
-    with pytest.raises(ModelError, match="has no 'reply' field"):
-        parse_reply_line('{"answer": "A"}')
-
-
-ECHO = "import sys, json\nfor line in sys.stdin:\n    m = json.loads(line)\n    print(m['meta']['unique_id'], flush=True)\n"
-SLEEPY = "import sys, time\nfor line in sys.stdin:\n    time.sleep(5)\n"
-
-
-def test_command_adapter_round_trip_timeout_and_death(tmp_path):
-    echo = tmp_path / "echo.py"
-    echo.write_text(ECHO)
-    adapter = build_adapter({"kind": "command", "cmd": f"{sys.executable} {echo}"})
-    assert [adapter(_msg([], uid=f"i{n}@1")) for n in range(3)] == ["i0@1", "i1@1", "i2@1"]
-    adapter.close()
-    sleepy = tmp_path / "sleepy.py"
-    sleepy.write_text(SLEEPY)
-    slow = build_adapter({"kind": "command", "cmd": f"{sys.executable} {sleepy}", "timeout_s": 0.3})
-    with pytest.raises(ModelError, match="no reply within timeout_s=0.3; restarted"):
-        slow(_msg([]))
-    slow.close()
-    dead = build_adapter({"kind": "command", "cmd": f"{sys.executable} -c 'import sys; sys.exit(4)'"})
-    with pytest.raises(FatalModelError, match=r"exited \(code 4\)"):
-        dead(_msg([]))
-    with pytest.raises(FatalModelError, match="cannot start"):
-        build_adapter({"kind": "command", "cmd": "/nonexistent/binary"})(_msg([]))
 
 
 @pytest.mark.parametrize(

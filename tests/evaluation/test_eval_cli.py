@@ -65,6 +65,9 @@ def test_cli_run_writes_results_plots_and_leaderboard(tiny_dataset, tmp_path):
     assert "random: macro AA" in res.stdout and "(24 asked, 0 unparseable" in res.stdout
     saved = json.loads((tmp_path / "results" / "random" / "results.json").read_text())
     assert saved["accounting"]["overall"]["asked"] == 24
-    assert (tmp_path / "results" / "leaderboard.md").read_text().count("| random | random |") == 1
+    assert (tmp_path / "results" / "random" / "leaderboard.md").read_text().count("| random | random |") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == ["random"]  # nothing beside out
     res = run_cli("action=leaderboard", "out=results", cwd=tmp_path)
     assert res.returncode == 0 and "leaderboard.md" in res.stdout
+    assert (tmp_path / "results" / "leaderboard.md").read_text().count("| random | random |") == 1

@@ -46,7 +46,7 @@ def test_random_baseline_end_to_end(tiny_dataset, tmp_path):
     for name in ("task_bars.png", "audiogram.png", "psychometric_pitch_relative.png"):
         assert (tmp_path / "random" / "plots" / name).stat().st_size > 1000
     assert not (tmp_path / "random" / "audio").exists()  # WAVs for the model are removed
-    board = (tmp_path / "leaderboard.md").read_text()
+    board = (tmp_path / "random" / "leaderboard.md").read_text()  # inside out
     assert "| random | random |" in board and "pitch_relative" in board
 
 
@@ -88,7 +88,7 @@ for n, line in enumerate(sys.stdin):
         fh.write(msg["meta"]["unique_id"] + "\\n")
     if n >= limit:
         sys.stderr.write("model crashed\\n"); sys.exit(3)
-    print(json.dumps({"reply": "B"}), flush=True)
+    print(json.dumps({"id": msg["id"], "reply": "B"}), flush=True)
 """
 
 

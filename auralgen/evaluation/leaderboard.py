@@ -1,0 +1,181 @@
+"""The leaderboard: one markdown table per dataset, rows keyed by the dataset's fingerprint.
+
+A leaderboard is a markdown file (default ``<out>/leaderboard.md``, or ``leaderboard=PATH``)
+rendered from a store beside it (``<name>.json``: ``{"runs": {<out folder>: results}}``).
+Each ``evaluate`` run upserts its own row, keyed by its ``out`` folder; a failed run (see
+``eval.max_error_rate``) removes its row. Rows are grouped by ``dataset.key`` -- the SHA-256
+of the dataset's ``manifest.json`` (which names every shard by its hash), the split and the
+items asked -- so runs on different data never share a table. Plots go to
+``<name>_plots/<key>/`` with safe file names; the markdown links to them relatively.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+from collections import defaultdict
+from pathlib import Path
+
+from auralgen.errors import ParameterError
+
+from .plots import plot_audiogram, plot_psychometric, plot_task_bars
+from .report import _pct, _thr, fit_from_json, safe_name, write_json
+
+__all__ = ["rebuild_leaderboard", "render_leaderboard", "update_leaderboard"]
+
+NOTE = (
+    "AA / ACR in %, circular evaluation (AA: mean over rotations; ACR: items right under every rotation). "
+    "Macro = mean over sub-categories (STAR-Bench). Unparseable, refused and failed answers count as wrong; "
+    "`errors` = questions with no reply, `acc. answered` = accuracy over the answered questions only."
+)
+
+
+def _store_path(path: Path) -> Path:
+    return path.with_name(path.stem + ".json")
+
+
+def _load_store(path: Path) -> dict:
+    store = _store_path(path)
+    if not store.exists():
+        return {}
+    try:
+        return dict(json.loads(store.read_text(encoding="utf-8"))["runs"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ParameterError(
+            f"leaderboard store {str(store)!r} is unreadable ({exc}); allowed: a file written by evaluate.py "
+            "(delete it and run action=leaderboard to rebuild)"
+        ) from None
+
+
+def update_leaderboard(path: str | os.PathLike, out: str | os.PathLike, results: dict | None) -> Path:
+    """Put ``results`` as the row of run ``out`` (``None``: remove that row), then render ``path``."""
+    path = Path(path)
+    runs = _load_store(path)
+    key = str(Path(out).resolve())
+    if results is None:
+        runs.pop(key, None)
+    else:
+        runs[key] = results
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json(_store_path(path), {"runs": runs})
+    return render_leaderboard(path, runs)
+
+
+def rebuild_leaderboard(root: str | os.PathLike, path: str | os.PathLike) -> Path:
+    """Render ``path`` from every finished ``<root>/results.json`` and ``<root>/*/results.json``."""
+    runs = {}
+    for name in sorted(glob.glob(f"{root}/results.json") + glob.glob(f"{root}/*/results.json")):
+        try:
+            res = json.loads(Path(name).read_text(encoding="utf-8"))
+            res["model"]["label"], res["scores"]["macro"]["AA"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ParameterError(
+                f"results file {name!r} is unreadable ({exc}); allowed: results.json written by evaluate.py"
+            ) from None
+        if res.get("status", "ok") == "ok":
+            runs[str(Path(name).parent.resolve())] = res
+    if not runs:
+        raise ParameterError(
+            f"out={str(root)!r} holds no results.json of a finished run; allowed: a folder of evaluate.py runs"
+        )
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json(_store_path(path), {"runs": runs})
+    return render_leaderboard(path, runs)
+
+
+def _dataset_key(res: dict) -> str:
+    return str(res.get("dataset", {}).get("key") or "unknown")
+
+
+def render_leaderboard(path: Path, runs: dict[str, dict]) -> Path:
+    """Write ``path``: one section per dataset key, models by macro AA (best first)."""
+    groups: dict[str, dict[str, dict]] = defaultdict(dict)
+    for out, res in runs.items():
+        label = res["model"]["label"]
+        group = groups[_dataset_key(res)]
+        group[label if label not in group else f"{label} ({Path(out).name})"] = res
+    lines = ["# auralgen leaderboard", "", NOTE]
+    if not groups:
+        lines += ["", "No finished run yet."]
+    for key, group in sorted(groups.items()):
+        ranked = dict(sorted(group.items(), key=lambda kv: -(kv[1]["scores"]["macro"]["AA"] or 0.0)))
+        plot_dir = path.parent / f"{safe_name(path.stem)}_plots" / safe_name(key)
+        lines += ["", *_section(key, ranked, plot_dir, path.parent)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _section(key: str, runs: dict[str, dict], plot_dir: Path, base: Path) -> list[str]:
+    ds = next(iter(runs.values()))["dataset"]
+    lines = [
+        f"## Dataset `{key}`",
+        "",
+        f"`{ds.get('path')}`, split `{ds.get('split')}`, {ds.get('items')} items, "
+        f"manifest SHA-256 `{ds.get('manifest_sha256', 'unknown')}`.",
+        "",
+    ]
+    tasks = sorted({t for r in runs.values() for t in r["scores"]["by_task"]})
+    head = ["model", "kind", "macro AA", "macro ACR", *[f"{t} AA / ACR" for t in tasks]]
+    head += ["unparseable %", "errors", "acc. answered %"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    chance = {}
+    for label, r in runs.items():
+        bt = r["scores"]["by_task"]
+        chance.update({t: bt[t]["chance"] for t in tasks if t in bt and bt[t].get("chance") is not None})
+        acc = r["accounting"]["overall"]
+        row = [label, r["model"].get("kind", ""), _pct(r["scores"]["macro"]["AA"]), _pct(r["scores"]["macro"]["ACR"])]
+        row += [f"{_pct(bt[t]['AA'])} / {_pct(bt[t]['ACR'])}" if t in bt else "–" for t in tasks]
+        row += [_pct(acc["unparseable"] / acc["asked"] if acc["asked"] else None), f"{acc['error']} of {acc['asked']}"]
+        row += [_pct(acc.get("accuracy_over_answered"))]
+        lines.append("| " + " | ".join(row) + " |")
+    lines.append("| *chance* | | | | " + " | ".join(f"{_pct(chance.get(t))} / –" for t in tasks) + " | | | |")
+    lines += _threshold_tables(runs)
+    plots = _plots(runs, plot_dir)
+    if plots:
+        rel = plot_dir.relative_to(base).as_posix()
+        lines += ["", "### Plots", ""] + [f"![{p}]({rel}/{p})" for p in plots]
+    return lines
+
+
+def _threshold_tables(runs: dict[str, dict]) -> list[str]:
+    lines = []
+    rel = sorted({t for r in runs.values() for t in r["psychometric"]})
+    if rel:
+        lines += ["", "### Thresholds (psychometric fit, 95 % bootstrap CI)", ""]
+        lines += ["| model | " + " | ".join(rel) + " |", "|" + "---|" * (len(rel) + 1)]
+        for label, r in runs.items():
+            lines.append(f"| {label} | " + " | ".join(_thr(r["psychometric"].get(t)) for t in rel) + " |")
+    grams = {label: r["audiogram"] for label, r in runs.items() if r.get("audiogram")}
+    if grams:
+        freqs = sorted({float(f) for g in grams.values() for f in g})
+        lines += ["", "### Audiogram (threshold, dB HL; – = no level reached the criterion)", ""]
+        lines += ["| model | " + " | ".join(f"{f:g} Hz" for f in freqs) + " |", "|" + "---|" * (len(freqs) + 1)]
+        for label, g in grams.items():
+            vals = {float(f): v for f, v in g.items()}
+            cells = ["–" if vals.get(f) is None else f"{vals[f]:g}" for f in freqs]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _plots(runs: dict, plot_dir: Path) -> list[str]:
+    written = []
+    plot_task_bars({label: r["scores"] for label, r in runs.items()}, plot_dir / "task_bars.png")
+    written.append("task_bars.png")
+    for task in sorted({t for r in runs.values() for t in r["psychometric"]}):
+        fits = {
+            label: fit_from_json(r["psychometric"][task])
+            for label, r in runs.items()
+            if r["psychometric"].get(task, {}).get("threshold_status", "not_fitted") != "not_fitted"
+        }
+        if fits:
+            unit = next(r["psychometric"][task]["unit"] for r in runs.values() if task in r["psychometric"])
+            name = f"psychometric_{safe_name(task)}.png"
+            plot_psychometric(fits, plot_dir / name, x_label=f"{task} difference ({unit})")
+            written.append(name)
+    grams = {label: {float(f): v for f, v in r["audiogram"].items()} for label, r in runs.items() if r.get("audiogram")}
+    if grams:
+        plot_audiogram(grams, plot_dir / "audiogram.png")
+        written.append("audiogram.png")
+    return written

@@ -30,10 +30,10 @@ test: $(STAMP)  ## run the test suite (fast tests; slow ones are marked)
 test-slow: $(STAMP)  ## run only the slow tests
 	$(BIN)/python -m pytest -q -m slow
 
-eval: $(STAMP)  ## score the built-in baselines on the default suite (data/default) into results/
+eval: $(STAMP)  ## score the built-in baselines on the default suite (data/default) into results/ (+ results/leaderboard.md)
 	@test -f data/default/manifest.json || $(BIN)/python generate.py
 	@for m in random constant text_only dsp noise; do \
-	  $(BIN)/python evaluate.py model=$$m data=data/default out=results/$$m progress=false || exit $$?; \
+	  $(BIN)/python evaluate.py model=$$m data=data/default out=results/$$m leaderboard=results/leaderboard.md progress=false || exit $$?; \
 	done
 
 bench: $(STAMP)  ## print speed and memory figures (bench/)

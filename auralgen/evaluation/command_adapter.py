@@ -177,8 +177,8 @@ class CommandAdapter(Adapter):
         self._log.write(f"[process {gen}, {why}] {line.rstrip()}\n")
         self._log.flush()
 
-    def _stop(self, state: str = "restarted") -> None:
-        """End the process (caller holds ``cond``); requests in flight fail with ``state``."""
+    def _stop(self, state: str = "restarted", *, hung: bool = False) -> None:
+        """End the process (caller holds ``cond``; a ``hung`` one is killed at once); requests in flight fail."""
         for slot in self.pending.values():
             if slot.state == "waiting":
                 slot.state = state
@@ -190,7 +190,7 @@ class CommandAdapter(Adapter):
         except OSError:
             pass
         try:
-            self.proc.wait(timeout=2)
+            self.proc.wait(timeout=0 if hung else 2)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(timeout=5)
@@ -250,7 +250,7 @@ class CommandAdapter(Adapter):
         if slot.state == "restarted":
             raise ModelError(f"{where}: the program was restarted while this request was pending")
         if self.last_output < slot.sent:  # silent since the request: hung, restart it
-            self._stop()
+            self._stop(hung=True)
             raise ModelError(f"{where}: no reply within timeout_s={self.cfg.timeout_s} and no output; restarted")
         raise ModelError(
             f"{where}: no reply with this id within timeout_s={self.cfg.timeout_s} "
@@ -258,8 +258,7 @@ class CommandAdapter(Adapter):
         )
 
     async def agenerate(self, msg: dict) -> str:
-        if self.concurrency == 1:
-            return self.generate_inner(msg)
+        """:meth:`generate_inner` in a daemon thread: the event loop stays free, so Ctrl-C stops the run at once."""
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
 

@@ -129,7 +129,7 @@ def _model_desc(cfg: EvalRunConfig) -> dict:
 def _check_out(cfg: EvalRunConfig, out: Path, fp: dict) -> None:
     run_json = out / "run.json"
     if cfg.overwrite and out.exists():
-        for name in ("replies.jsonl", "run.json", "results.json", "judge.jsonl"):
+        for name in ("replies.jsonl", "run.json", "results.json", "judge.jsonl", "command_stdout.log"):
             (out / name).unlink(missing_ok=True)
         shutil.rmtree(out / "plots", ignore_errors=True)
     if run_json.exists():

@@ -167,3 +167,42 @@ def test_noisy_model_script_never_shifts_a_reply(tiny_dataset, tmp_path):
     assert res["protocol"]["ignored_stdout_lines"] == 4 + 24 + 2 + 1
     log = (out / "command_stdout.log").read_text()
     assert "loading weights..." in log and "heads: 8" in log and log.count("\n") == 31
+
+
+HUNG = """
+import pathlib, sys, os, time
+pathlib.Path(sys.argv[1]).write_text(str(os.getpid()))
+for line in sys.stdin:
+    time.sleep(600)
+"""
+
+
+def test_ctrl_c_during_a_hung_request_exits_fast_and_ends_the_program(tiny_dataset, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from auralgen.testing import ROOT
+
+    pidfile = tmp_path / "pid"
+    cmd = [sys.executable, str(ROOT / "evaluate.py"), "model=command", f"data={tiny_dataset}", "out=o",
+           f"model.cmd='{sys.executable} {_script(tmp_path, 'hung.py', HUNG).split()[-1]} {pidfile}'",
+           "model.timeout_s=300", "tasks=[pitch_relative]", "progress=false"]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        t_end = time.monotonic() + 60
+        while not pidfile.exists() and time.monotonic() < t_end:
+            time.sleep(0.1)
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert time.monotonic() - t0 < 5 and proc.returncode == 130, err
+    assert "interrupted" in err
+    child = int(pidfile.read_text())
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)  # the model program was ended, not left behind

@@ -12,6 +12,7 @@ items asked -- so runs on different data never share a table. Plots go to
 from __future__ import annotations
 
 import glob
+import hashlib
 import json
 import os
 from collections import defaultdict
@@ -86,7 +87,11 @@ def rebuild_leaderboard(root: str | os.PathLike, path: str | os.PathLike) -> Pat
 
 
 def _dataset_key(res: dict) -> str:
-    return str(res.get("dataset", {}).get("key") or "unknown")
+    """The run's dataset key; results without one (scored prediction files) get one per source path."""
+    ds = res.get("dataset", {})
+    if ds.get("key"):
+        return str(ds["key"])
+    return "unfingerprinted_" + hashlib.sha256(str(ds.get("path")).encode()).hexdigest()[:8]
 
 
 def render_leaderboard(path: Path, runs: dict[str, dict]) -> Path:

@@ -211,6 +211,12 @@ def evaluate(cfg: EvalRunConfig, *, log=print) -> dict:
         f"({acc['asked']} asked, {acc['unparseable']} unparseable, {acc['refusal']} refused, {acc['error']} errors) "
         f"-> {out / 'results.json'}; leaderboard {board}"
     )
+    if acc["error"]:
+        log(
+            f"warning: {acc['error']} questions got no reply and are scored wrong: accuracy "
+            f"{100 * acc['accuracy_over_asked']:.1f} % over all questions, "
+            f"{100 * acc['accuracy_over_answered']:.1f} % over the answered ones"
+        )
     return results
 
 

@@ -11,7 +11,7 @@ import pytest
 from auralgen.evaluation.chat_server import ChatServer
 from auralgen.evaluation.leaderboard import render_leaderboard
 from auralgen.evaluation.report import safe_name, write_plots
-from auralgen.evaluation.runner import RunFailedError
+from auralgen.evaluation.runner import RunFailedError, run
 
 from .test_eval_cli import run_cli
 from .test_harness import cfg_of, evaluate
@@ -55,7 +55,10 @@ def test_error_threshold_is_settable_and_errors_are_labelled(tiny_dataset, tmp_p
         evaluate(tiny_dataset, tmp_path / "a", *args)
     assert json.loads((tmp_path / "a" / "results.json").read_text())["status"] == "failed"
     assert "| flaky |" not in (tmp_path / "a" / "leaderboard.md").read_text()
-    res = evaluate(tiny_dataset, tmp_path / "b", *args, "eval.max_error_rate=0.7")
+    logged = []
+    res = run(cfg_of(f"data={tiny_dataset}", f"out={tmp_path / 'b'}", "progress=false", "eval.n_boot=0", *args,
+                     "eval.max_error_rate=0.7"), log=logged.append)  # fmt: skip
+    assert any(ln.startswith("warning: 15 questions got no reply and are scored wrong") for ln in logged)
     board = tmp_path / "b" / "leaderboard.md"
     acc = res["accounting"]["overall"]
     assert res["status"] == "ok" and acc["asked"] == 24 and acc["error"] == 15 and acc["error_rate"] == 15 / 24
@@ -123,3 +126,19 @@ def test_plot_and_report_names_are_safe_and_every_link_opens(tiny_dataset, tmp_p
 
 def test_safe_name():
     assert safe_name("a (b c)/d") == "a_b_c_d" and safe_name("(%)") == "x"
+
+
+def test_rebuilt_leaderboard_keeps_prediction_files_apart(tmp_path):
+    from auralgen.evaluation.leaderboard import rebuild_leaderboard
+
+    def result(label, source):
+        scores = {"macro": {"AA": 0.5, "ACR": 0.25}, "by_task": {}}
+        acc = {"asked": 4, "unparseable": 0, "error": 0, "accuracy_over_answered": 0.5}
+        return {"model": {"label": label, "kind": "predictions"}, "dataset": {"path": source}, "scores": scores,
+                "accounting": {"overall": acc}, "psychometric": {}, "audiogram": {}}  # fmt: skip
+
+    for label, source in (("a", "x.jsonl"), ("b", "y.jsonl"), ("c", "x.jsonl")):
+        (tmp_path / label).mkdir()
+        (tmp_path / label / "results.json").write_text(json.dumps(result(label, source)))
+    board = rebuild_leaderboard(tmp_path, tmp_path / "leaderboard.md").read_text()
+    assert sorted(map(sorted, _tables(board).values())) == [["a", "c"], ["b"]]

@@ -18,19 +18,21 @@ def main(cfg: DictConfig) -> None:
     from hydra.types import RunMode
 
     from auralgen import pipeline
-    from auralgen.errors import AuralgenError
 
     hc = HydraConfig.get()
     if hc.mode == RunMode.MULTIRUN:  # each job of a sweep writes to its own folder
         cfg.out = os.path.join(cfg.out, hc.job.override_dirname or f"job{hc.job.num}")
-    try:
-        pipeline.run(validate(cfg))
-    except AuralgenError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
+    code = pipeline.run_reported(validate(cfg))
+    if code:
+        sys.exit(code)
 
 
 if __name__ == "__main__":
     os.environ.setdefault("PRA_NUM_THREADS", "1")
-    check_command_line(sys.argv[1:], config_dir=CONF, config_name="config")
+    from auralgen.config import refuse_ignored_task_overrides
+    from auralgen.pipeline import preflight
+
+    check_command_line(
+        sys.argv[1:], config_dir=CONF, config_name="config", validate_fn=preflight, rules=refuse_ignored_task_overrides
+    )
     main()

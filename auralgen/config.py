@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import typing
 from dataclasses import MISSING, dataclass, fields
 from typing import Any
@@ -17,6 +18,8 @@ from auralgen.errors import ParameterError
 from auralgen.tasks.base import SAMPLE_RATES, AudioConfig, TaskConfig, task_class, task_names
 
 RUNTIME_KEYS = ("workers", "progress", "overwrite", "out")  # do not change the output bytes
+MAX_SEED = 2**63  # seeds are stored in an int64 column
+SPLIT_NAME = re.compile(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*")
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,21 @@ def build_task_config(name_key: str, data) -> TaskConfig:
     return cfg
 
 
+def check_splits(split) -> tuple[str, ...]:
+    """Split names as Hugging Face ``datasets`` accepts them (``NamedSplit``: ``\\w+(\\.\\w+)*``), in
+    ASCII, not the reserved ``all`` (the union of every split), distinct."""
+    splits = (split,) if isinstance(split, str) else tuple(split) if isinstance(split, list) else ()
+    allowed = "a name or list of names of ASCII letters, digits and '_' (parts may be joined by '.'), at most 64 characters, not 'all'"
+    if not splits:
+        raise ParameterError(f"split={split!r} is invalid; allowed: {allowed}")
+    for s in splits:
+        if not (isinstance(s, str) and SPLIT_NAME.fullmatch(s) and len(s) <= 64 and s != "all"):
+            raise ParameterError(f"split={s!r} is not a split name Hugging Face datasets accepts; allowed: {allowed}")
+    if len(set(splits)) != len(splits):
+        raise ParameterError(f"split={list(splits)!r} repeats a name; allowed: distinct split names")
+    return splits
+
+
 def resolve_workers(value) -> int:
     if value == "auto" or value is None:
         return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
@@ -172,16 +190,9 @@ def validate(cfg) -> RunConfig:
         if k not in TOP_KEYS and k != "hydra":
             raise ParameterError(f"{k}: unknown key; allowed keys: {', '.join(sorted(TOP_KEYS))}")
     seed = _coerce("seed", cfg.get("seed", 0), int)
-    if seed < 0:
-        raise ParameterError(f"seed={seed} is negative; allowed: an integer >= 0")
-    split = _plain(cfg.get("split", "test"))
-    splits = (split,) if isinstance(split, str) else tuple(split) if isinstance(split, list) else None
-    if not splits or not all(isinstance(s, str) and s.replace("_", "").replace("-", "").isalnum() for s in splits):
-        raise ParameterError(
-            f"split={split!r} is invalid; allowed: a name or list of names of letters, digits, '-' or '_'"
-        )
-    if len(set(splits)) != len(splits):
-        raise ParameterError(f"split={list(splits)!r} repeats a name; allowed: distinct split names")
+    if not 0 <= seed < MAX_SEED:
+        raise ParameterError(f"seed={seed} is out of range; allowed: an integer with 0 <= seed < 2**63")
+    splits = check_splits(_plain(cfg.get("split", "test")))
     sample_rate = _coerce("sample_rate", cfg.get("sample_rate", 16000), int)
     if sample_rate not in SAMPLE_RATES:
         raise ParameterError(f"sample_rate={sample_rate} is unsupported; allowed: {list(SAMPLE_RATES)}")
@@ -207,6 +218,8 @@ def validate(cfg) -> RunConfig:
         key = "task" if task is not None else f"tasks.{tc.name}"
         tc.check(audio, key)
     out = _coerce("out", cfg.get("out", "data/default"), str)
+    if not out.strip() or "\0" in out:
+        raise ParameterError(f"out={out!r} is empty or invalid; allowed: a directory path (out=. for the current one)")
     export = from_mapping(ExportConfig, cfg.get("export", {}) or {}, "export")
     if export.format != "parquet":
         raise ParameterError(f"export.format={export.format!r} is unsupported; allowed: parquet")
@@ -232,7 +245,7 @@ def validate(cfg) -> RunConfig:
 
 # -- command line ------------------------------------------------------------------------------
 HYDRA_FLAGS_WITH_VALUE = {"-cp", "--config-path", "-cn", "--config-name", "-cd", "--config-dir", "-p", "--package"}
-MAX_SWEEP_CHECKS = 64
+MAX_SWEEP_JOBS = 1000  # jobs one multirun may hold; each distinct one is checked before any runs
 
 
 def _one_line(exc: BaseException) -> str:
@@ -260,45 +273,155 @@ def _overrides(argv: list[str]) -> list[str]:
     return out
 
 
+def _sweep_values(o) -> list[str]:
+    """The values of a sweep override, refusing more than :data:`MAX_SWEEP_JOBS` (never all of a huge range)."""
+    import itertools
+
+    values = list(itertools.islice(o.sweep_string_iterator(), MAX_SWEEP_JOBS + 1))
+    if len(values) > MAX_SWEEP_JOBS:
+        raise ParameterError(
+            f"{o.input_line} sweeps more than {MAX_SWEEP_JOBS} values; allowed: at most {MAX_SWEEP_JOBS} jobs per multirun"
+        )
+    return values
+
+
+def _sweeps(parsed) -> list[tuple[Any, list[str]]]:
+    """``(override, values)`` of each override (a plain override has one value); refuses too many jobs."""
+    out, jobs = [], 1
+    for o in parsed:
+        values = _sweep_values(o) if o.is_sweep_override() else [None]
+        jobs *= len(values)
+        out.append((o, values))
+    if jobs > MAX_SWEEP_JOBS:
+        swept = " x ".join(str(len(v)) for o, v in out if o.is_sweep_override())
+        raise ParameterError(
+            f"the sweep makes {jobs} jobs ({swept}); allowed: at most {MAX_SWEEP_JOBS} jobs per multirun"
+        )
+    return out
+
+
+def _as_override(o, value: str | None) -> str:
+    return o.input_line if value is None else f"{o.get_key_element()}={value}"
+
+
 def _combinations(overrides: list[str]) -> list[list[str]]:
-    """Sweep overrides (``a=1,2``) expanded into plain override lists (capped)."""
+    """Sweep overrides (``a=1,2``) expanded into plain override lists, one per job (at most
+    :data:`MAX_SWEEP_JOBS`, else :class:`ParameterError`)."""
+    import itertools
+
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    sweeps = _sweeps(OverridesParser.create().parse_overrides(overrides))
+    grid = itertools.product(*[[(o, v) for v in values] for o, values in sweeps])
+    return [[_as_override(o, v) for o, v in job] for job in grid]
+
+
+def _structural(o, config_dir: str) -> bool:
+    """Whether an override changes the defaults list (a config group, an addition or a deletion)."""
+    from pathlib import Path
+
+    group = o.key_or_group
+    return bool(
+        o.is_add() or o.is_force_add() or o.is_delete() or group.startswith("hydra")
+        or (Path(config_dir) / group.replace(".", "/")).is_dir()
+    )  # fmt: skip
+
+
+def _jobs(overrides: list[str], config_dir: str, config_name: str):
+    """Yield ``(label, composed config)`` for every job of the command line, composing once per
+    distinct choice of config groups and setting plain values on a copy (fast for large sweeps)."""
+    import copy
+    import itertools
+
+    from hydra import compose, initialize_config_dir
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from omegaconf import OmegaConf
+
+    parser = OverridesParser.create()
+    sweeps = _sweeps(parser.parse_overrides(overrides))
+    shape = [_structural(o, config_dir) for o, _ in sweeps]
+    # config groups: every choice composed; plain values: the first composed, the others set on a copy
+    groups = itertools.product(*[[(o, x) for x in v] if st else [(o, v[0])] for (o, v), st in zip(sweeps, shape)])
+    free = [(o, v) for (o, v), st in zip(sweeps, shape) if not st and o.is_sweep_override()]
+    parsed = {(id(o), x): parser.parse_override(_as_override(o, x)).value() for o, v in free for x in v}
+    with initialize_config_dir(config_dir=config_dir, version_base="1.3"):
+        for group in groups:
+            base = compose(config_name=config_name, overrides=[_as_override(o, v) for o, v in group])
+            plain = OmegaConf.to_container(base, resolve=True)
+            for values in itertools.product(*[[(o, x) for x in v] for o, v in free]):
+                cfg = copy.deepcopy(plain)  # a plain copy (fast); unknown keys are refused by validate
+                for o, x in values:
+                    _set_path(cfg, o.key_or_group.split("."), copy.deepcopy(parsed[id(o), x]))
+                label = " ".join(_as_override(o, v) for o, v in [*group, *values] if o.is_sweep_override())
+                yield label, cfg
+
+
+def _set_path(cfg: dict, path: list[str], value) -> None:
+    """``cfg[path] = value`` as Hydra sets an override (mappings merged into mappings)."""
+    for k in path[:-1]:
+        cfg = cfg.setdefault(k, {})
+    old = cfg.get(path[-1])
+    if isinstance(old, dict) and isinstance(value, dict):
+        for k, v in value.items():
+            _set_path(old, [k], v)
+    else:
+        cfg[path[-1]] = value
+
+
+def refuse_ignored_task_overrides(overrides: list[str]) -> None:
+    """Refuse overrides that generation would silently ignore: several tasks given to ``task=``
+    (one ``task`` node holds one task), and a suite's ``tasks.<name>...``, ``suite=`` or
+    ``suite_name=`` beside ``task=`` (only the selected task runs)."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
     parsed = OverridesParser.create().parse_overrides(overrides)
-    combos: list[list[str]] = [[]]
+    chosen = None
     for o in parsed:
-        if o.is_sweep_override():
-            values = list(o.sweep_string_iterator())
-            key = o.get_key_element()
-            combos = [c + [f"{key}={v}"] for c in combos for v in values][:MAX_SWEEP_CHECKS]
-        else:
-            combos = [c + [o.input_line] for c in combos]
-    return combos
+        if o.key_or_group != "task" or o.package or o.is_delete():
+            continue
+        values = list(o.sweep_iterator()) if o.is_sweep_override() else [o.value()]
+        if any(isinstance(v, (list, tuple)) for v in values):
+            raise ParameterError(
+                f"{o.input_line} names several tasks, but task= selects one; allowed: task=<one name>, a multirun -m task=a,b (one dataset each), or a suite trimmed with ~tasks.<name> / grown with +task@tasks.<name>=<name>"
+            )
+        chosen = o if any(v is not None for v in values) else chosen
+    if chosen is None:
+        return
+    for o in parsed:
+        key = o.key_or_group if not o.package else f"{o.key_or_group}@{o.package}"
+        if key.split(".")[0] in ("tasks", "suite", "suite_name") or (o.package or "").startswith("tasks"):
+            raise ParameterError(
+                f"{o.input_line} has no effect with {chosen.input_line} (only the selected task runs); allowed: task.<key>=<value> to configure it, or drop task= to run the suite"
+            )
 
 
-def check_command_line(argv: list[str], *, config_dir: str, config_name: str, validate_fn=None) -> None:
-    """Compose and validate every job of a command line before Hydra runs anything.
+def check_command_line(argv: list[str], *, config_dir: str, config_name: str, validate_fn=None, rules=None) -> None:
+    """Compose and validate every job of a command line (every job of a multirun) before Hydra runs anything.
 
-    On a bad override or value: print one line ``error: ...`` to stderr and exit with code 2.
+    ``rules(overrides)`` may refuse overrides first. On a bad override or value: print one line
+    ``error: ...`` to stderr and exit with code 2.
     """
     import sys
 
-    from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from omegaconf.errors import OmegaConfBaseException
 
     if any(a in ("--help", "-h", "--hydra-help", "--info", "--cfg", "-c", "--shell-completion", "-sc") for a in argv):
         return
     validate_fn = validate_fn or validate
+    label, seen = "", set()
     try:
-        combos = _combinations(_overrides(argv))
-        for combo in combos:
-            GlobalHydra.instance().clear()
-            with initialize_config_dir(config_dir=config_dir, version_base="1.3"):
-                cfg = compose(config_name=config_name, overrides=combo)
-            validate_fn(cfg)
+        overrides = _overrides(argv)
+        if rules is not None:
+            rules(overrides)
+        GlobalHydra.instance().clear()
+        for label, cfg in _jobs(overrides, config_dir, config_name):  # noqa: B007 (label: the error's job)
+            key = repr(cfg)
+            if key not in seen:
+                seen.add(key)
+                validate_fn(cfg)
     except ParameterError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {f'job {label}: ' if label else ''}{exc}", file=sys.stderr)
         sys.exit(2)
     except (OmegaConfBaseException, Exception) as exc:  # hydra's own override/composition errors
         if not type(exc).__module__.startswith(("hydra", "omegaconf")):

@@ -11,11 +11,8 @@ import dataclasses
 import hashlib
 import json
 import math
-import multiprocessing as mp
 import os
-import shutil
 import sys
-import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -32,8 +29,11 @@ from auralgen.random import item_rng, owner  # noqa: F401  (owner: re-exported)
 from auralgen.tasks.base import Task, task_class
 
 JOURNAL = ".auralgen-journal.json"
-OWNED = ("data", "README.md", "manifest.json", "validation_report.json", JOURNAL)
+ERROR_LOG = ".auralgen-error.log"
+FIXED_FILES = ("README.md", "manifest.json", "validation_report.json", JOURNAL, ERROR_LOG)  # besides the shards
 MAX_AHEAD_PER_WORKER = 32  # rendered rows allowed to queue for the writer, per worker
+BATCH = 4  # items per work unit sent to a worker
+MAX_PLAN_ITEMS = 10_000_000  # items one run may plan (a typo such as items_per_level=1e12 is refused)
 
 
 @dataclass(frozen=True)
@@ -151,14 +151,48 @@ class Renderer:
 _WORKER: Renderer | None = None
 
 
+class ItemError(Exception):
+    """An item failed while rendering: names the item (task, split, index, level) and the cause.
+
+    ``bad_input`` tells a user's bad input (an :class:`AuralgenError`, exit code 2) from an internal
+    error (exit code 1); ``trace`` holds the worker's traceback for the error log.
+    """
+
+    def __init__(self, task: str, split: str, index: int, level: int, cause: str, bad_input: bool, trace: str = ""):
+        super().__init__(task, split, index, level, cause, bad_input, trace)
+        self.task, self.split, self.index, self.level = task, split, index, level
+        self.cause, self.bad_input, self.trace = cause, bad_input, trace
+
+    @classmethod
+    def of(cls, spec: ItemSpec, exc: BaseException) -> ItemError:
+        import traceback
+
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        cause = text if isinstance(exc, AuralgenError) else f"{type(exc).__name__}: {text}"
+        trace = "".join(traceback.format_exception(exc))
+        return cls(spec.task, spec.split, spec.index, spec.level, cause, isinstance(exc, AuralgenError), trace)
+
+    def __str__(self) -> str:
+        where = f"task={self.task} split={self.split} index={self.index} (level {self.level})"
+        kind = "" if self.bad_input else "internal error "
+        return f"item {where} failed: {kind}{self.cause}"
+
+
 def _init_worker(run: RunConfig) -> None:
     global _WORKER
     os.environ.setdefault("PRA_NUM_THREADS", "1")
     _WORKER = Renderer(run)
 
 
-def _render_in_worker(spec: ItemSpec) -> dict[str, Any]:
-    return _WORKER(spec)  # type: ignore[misc]
+def _render_batch(specs: tuple[ItemSpec, ...]) -> list[dict[str, Any]]:
+    """Render a batch of items in a worker; an error comes back as :class:`ItemError` naming the item."""
+    out = []
+    for spec in specs:
+        try:
+            out.append(_WORKER(spec))  # type: ignore[misc]
+        except Exception as exc:
+            raise ItemError.of(spec, exc) from None
+    return out
 
 
 def config_record(run: RunConfig) -> dict[str, Any]:
@@ -186,41 +220,87 @@ def versions() -> dict[str, str]:
     return out
 
 
-def prepare_out(run: RunConfig, fp: str) -> dict[str, Any]:
-    """Check ``out`` and load the resume journal. Raises before anything is written."""
-    out = Path(run.out)
-    if out.exists() and not out.is_dir():
-        raise ParameterError(f"out={run.out!r} is a file; allowed: a directory path")
-    journal = {"fingerprint": fp, "shards": {}}
-    if not out.exists():
-        return journal
-    prior = None
-    for name in (JOURNAL, "manifest.json"):  # the journal (kept after completion) holds per-item stats
+def _recorded(prior: dict[str, Any]) -> set[str]:
+    """Paths (relative to ``out``) a previous auralgen run recorded as its own in its journal or manifest."""
+    files = set(FIXED_FILES)
+    files.update(p for p in prior.get("files") or () if isinstance(p, str))
+    shards = prior.get("shards") or {}
+    files.update(shards if isinstance(shards, dict) else (s.get("path") for s in shards if isinstance(s, dict)))
+    files.update([f + ".tmp" for f in files if isinstance(f, str)])
+    return {f for f in files if isinstance(f, str)}
+
+
+def _foreign(out: Path, recorded: set[str]) -> list[str]:
+    """Entries under ``out`` that are neither recorded files nor folders holding recorded files."""
+    parents = {p.as_posix() for f in recorded for p in Path(f).parents if p != Path(".")}
+    found = []
+    for p in sorted(out.rglob("*")):
+        rel = p.relative_to(out).as_posix()
+        if rel in recorded and not p.is_dir():
+            continue
+        if rel in parents and p.is_dir() and not p.is_symlink():
+            continue
+        found.append(rel)
+    return found
+
+
+def _read_prior(out: Path) -> dict[str, Any] | None:
+    """The journal (kept after completion, with per-item stats) or manifest of a previous run, if any."""
+    for name in (JOURNAL, "manifest.json"):
         if (out / name).exists():
             try:
                 prior = json.loads((out / name).read_text())
-            except (OSError, json.JSONDecodeError):
-                prior = {"fingerprint": None}
-            break
-    foreign = [p.name for p in out.iterdir() if p.name not in OWNED]
-    if run.overwrite:
-        for name in OWNED:
-            target = out / name
-            shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+                return None
+            return prior if isinstance(prior, dict) and "fingerprint" in prior else None
+    return None
+
+
+def _remove_recorded(out: Path, recorded: set[str]) -> None:
+    """Delete the recorded files, then the folders they leave empty; nothing else."""
+    for rel in sorted(recorded):
+        target = out / rel
+        if target.is_file() or target.is_symlink():
+            target.unlink()
+    folders = {p for rel in recorded for p in Path(rel).parents if p != Path(".")}
+    for folder in sorted(folders, key=lambda f: -len(f.parts)):
+        if (out / folder).is_dir() and not any((out / folder).iterdir()):
+            (out / folder).rmdir()
+
+
+def prepare_out(run: RunConfig, fp: str) -> dict[str, Any]:
+    """Check ``out`` and load the resume journal. Raises before anything is written.
+
+    ``overwrite=true`` removes only the files a previous auralgen run recorded in its journal or
+    manifest; a folder holding anything else is refused."""
+    out = Path(run.out)
+    if out.exists() and not out.is_dir():
+        raise ParameterError(f"out={run.out!r} is a file; allowed: a directory path")
+    journal: dict[str, Any] = {"fingerprint": fp, "shards": {}}
+    if not out.exists() or not any(out.iterdir()):
         return journal
+    prior = _read_prior(out)
     if prior is None:
-        if foreign or any(out.iterdir()):
+        first = sorted(p.name for p in out.iterdir())[0]
+        raise ParameterError(
+            f"out={run.out!r} exists and is not an auralgen dataset (it holds {first!r}); allowed: an empty or new directory"
+        )
+    if run.overwrite:
+        recorded = _recorded(prior)
+        foreign = _foreign(out, recorded)
+        if foreign:
             raise ParameterError(
-                f"out={run.out!r} exists and is not an auralgen dataset; allowed: an empty or new directory, or overwrite=true"
+                f"out={run.out!r} overwrite=true: it holds {foreign[0]!r}, which no auralgen run recorded ({len(foreign)} such entries); allowed: a directory holding only an auralgen dataset, or a new out"
             )
+        _remove_recorded(out, recorded)
         return journal
     if prior.get("fingerprint") != fp:
         raise ParameterError(
-            f"out={run.out!r} holds a dataset made from another config; allowed: a new out directory or overwrite=true"
+            f"out={run.out!r} holds a dataset made from another config; allowed: the same config (to resume), a new out directory, or overwrite=true"
         )
-    if "shards" in prior and isinstance(prior["shards"], dict):
+    if isinstance(prior.get("shards"), dict):
         journal["shards"] = prior["shards"]
-    elif "shards" in prior:  # a finished manifest: list of shard records
+    elif isinstance(prior.get("shards"), list):  # a finished manifest: list of shard records
         journal["shards"] = {s["path"]: s for s in prior["shards"]}
     return journal
 
@@ -231,21 +311,68 @@ def _write_json(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
-def run(run_cfg: RunConfig, *, log=print) -> dict[str, Any]:
-    """Generate the dataset described by ``run_cfg`` into ``run_cfg.out``; returns the manifest."""
-    from tqdm import tqdm
+def count_items(run: RunConfig, tasks: dict[str, Task]) -> int:
+    """Items the plan will hold, counted without building it; refuses more than :data:`MAX_PLAN_ITEMS`."""
+    total = 0
+    for name, task in tasks.items():
+        n = sum(task.items_at(level) for level in range(task.n_levels())) * len(run.splits)
+        total += n
+        if total > MAX_PLAN_ITEMS:
+            key = "task" if run.suite == name and len(run.tasks) == 1 else f"tasks.{name}"
+            per = task.cfg.items_per_level
+            raise ParameterError(
+                f"{key}.items_per_level={per} makes a plan of {total:.4g} items ({task.n_levels()} levels x {len(run.splits)} splits); allowed: at most {MAX_PLAN_ITEMS} items per run"
+            )
+    return total
 
-    from auralgen.export.card import write_card
-    from auralgen.reporting import summarise, summary_table
 
+def _nearest_existing(path: Path) -> Path:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def check_out_path(run: RunConfig, shards: list[ShardPlan]) -> None:
+    """Refuse an ``out`` that cannot be written or whose longest file path the system cannot hold."""
+    import tempfile
+
+    out = Path(run.out).absolute()
+    base = _nearest_existing(out)
+    longest = max([sh.path + ".tmp" for sh in shards] + [JOURNAL + ".tmp"], key=len)
+    name_max, path_max = 255, 4096
+    try:
+        name_max, path_max = os.pathconf(base, "PC_NAME_MAX"), os.pathconf(base, "PC_PATH_MAX")
+    except (OSError, ValueError):
+        pass
+    full = out / longest
+    long_part = max(full.parts, key=len)
+    if len(os.fsencode(long_part)) > name_max or len(os.fsencode(str(full))) >= path_max:
+        raise ParameterError(
+            f"out={run.out!r} is too long: it would hold {str(full)!r} ({len(str(full))} characters, a name of {len(long_part)}); allowed: paths under {path_max} bytes with names under {name_max + 1}"
+        )
+    try:
+        tempfile.TemporaryDirectory(prefix=".auralgen-probe-", dir=base).cleanup()
+    except OSError as exc:
+        raise ParameterError(
+            f"out={run.out!r} cannot be written ({base} refuses: {exc.strerror or exc}); allowed: a writable directory path"
+        ) from None
+
+
+def preflight(cfg) -> RunConfig:
+    """Every check made before any work, for one job's composed config: the config itself, the
+    capacity of each task, the size of the plan and the ``out`` path. Returns the RunConfig."""
+    from auralgen.config import validate
+
+    run_cfg = validate(cfg)
     tasks = build_tasks(run_cfg)
     check_capacity(run_cfg, tasks)
-    shards = plan(run_cfg, tasks)
-    fp = fingerprint(run_cfg)
-    journal = prepare_out(run_cfg, fp)
-    out = Path(run_cfg.out)
-    out.mkdir(parents=True, exist_ok=True)
+    count_items(run_cfg, tasks)
+    check_out_path(run_cfg, plan(run_cfg, tasks))
+    return run_cfg
 
+
+def _pending(out: Path, shards: list[ShardPlan], journal: dict[str, Any]) -> list[ShardPlan]:
+    """Shards still to write; finished shards whose bytes match the journal are kept."""
     todo = []
     for sh in shards:
         rec = journal["shards"].get(sh.path)
@@ -253,47 +380,40 @@ def run(run_cfg: RunConfig, *, log=print) -> dict[str, Any]:
             continue
         journal["shards"].pop(sh.path, None)
         todo.append(sh)
+    return todo
+
+
+def _batches(todo: list[ShardPlan]):
+    for sh in todo:
+        for i in range(0, len(sh.items), BATCH):
+            yield sh.items[i : i + BATCH]
+
+
+def _render_shards(run_cfg: RunConfig, out: Path, todo: list[ShardPlan], journal: dict[str, Any], bar, seconds) -> None:
+    """Render the pending shards through an executor; rows are written in plan order."""
+    from functools import partial
+
+    from auralgen.execution import make_executor
+
     n_todo = sum(len(sh.items) for sh in todo)
-    skipped = len(shards) - len(todo)
-    if skipped:
-        log(f"resuming: {skipped} of {len(shards)} shards already complete")
-
-    t0 = time.perf_counter()
-    seconds: dict[str, float] = defaultdict(float)
     workers = min(run_cfg.workers, max(1, n_todo))
-    # backpressure: the pool's feeder thread takes a spec only when fewer than MAX_AHEAD rows
-    # wait for the writer, so memory stays bounded however far the workers run ahead
-    ahead = threading.BoundedSemaphore(MAX_AHEAD_PER_WORKER * workers)
-
-    def feed():
-        for sh in todo:
-            for spec in sh.items:
-                ahead.acquire()
-                yield spec
-
-    specs = feed()
-    pool = None
-    if workers > 1:
-        ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-        pool = ctx.Pool(workers, initializer=_init_worker, initargs=(run_cfg,))
-        results = pool.imap(_render_in_worker, specs, chunksize=4)
-    else:
-        renderer = Renderer(run_cfg)
-        results = map(renderer, specs)
-    bar = tqdm(total=n_todo, unit="item", disable=not run_cfg.progress, file=sys.stderr, dynamic_ncols=True)
+    executor = make_executor(workers)
+    results = executor.map_ordered(
+        _render_batch, _batches(todo), setup=partial(_init_worker, run_cfg),
+        max_ahead=max(2, MAX_AHEAD_PER_WORKER * workers // BATCH),
+    )  # fmt: skip
     writer = None
     try:
         for sh in todo:
             writer = ShardWriter(out / sh.path)
             stats = []
-            for _ in sh.items:
-                res = next(results)
-                ahead.release()
-                seconds[res["stat"]["task"]] += res["seconds"]
-                stats.append(res["stat"])
-                if res["row"] is not None:
-                    writer.add(res["row"])
-                bar.update(1)
+            for _ in range(0, len(sh.items), BATCH):
+                for res in next(results):
+                    seconds[res["stat"]["task"]] += res["seconds"]
+                    stats.append(res["stat"])
+                    if res["row"] is not None:
+                        writer.add(res["row"])
+                    bar.update(1)
             digest, rows = writer.close()
             writer = None
             journal["shards"][sh.path] = {"path": sh.path, "task": sh.task, "split": sh.split, "rows": rows,
@@ -302,16 +422,51 @@ def run(run_cfg: RunConfig, *, log=print) -> dict[str, Any]:
     except BaseException:
         if writer is not None:
             writer.abort()
-        if pool is not None:
-            pool.terminate()
+        executor.close(cancel=True)
         raise
     finally:
-        bar.close()
-    if pool is not None:
-        pool.close()
-        pool.join()
-    wall = time.perf_counter() - t0
+        global _WORKER
+        _WORKER = None
+    executor.close()
 
+
+def run(run_cfg: RunConfig, *, log=print) -> dict[str, Any]:
+    """Generate the dataset described by ``run_cfg`` into ``run_cfg.out``; returns the manifest."""
+    from tqdm import tqdm
+
+    tasks = build_tasks(run_cfg)
+    check_capacity(run_cfg, tasks)
+    count_items(run_cfg, tasks)
+    shards = plan(run_cfg, tasks)
+    check_out_path(run_cfg, shards)
+    fp = fingerprint(run_cfg)
+    journal = prepare_out(run_cfg, fp)
+    out = Path(run_cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    # recorded before anything else is written: what overwrite=true may remove later
+    journal["files"] = sorted({sh.path for sh in shards} | set(FIXED_FILES))
+    _write_json(out / JOURNAL, journal)
+
+    todo = _pending(out, shards, journal)
+    n_todo = sum(len(sh.items) for sh in todo)
+    if len(shards) > len(todo):
+        log(f"resuming: {len(shards) - len(todo)} of {len(shards)} shards already complete")
+    t0 = time.perf_counter()
+    seconds: dict[str, float] = defaultdict(float)
+    bar = tqdm(total=n_todo, unit="item", disable=not run_cfg.progress, file=sys.stderr, dynamic_ncols=True)
+    try:
+        _render_shards(run_cfg, out, todo, journal, bar, seconds)
+    finally:
+        bar.close()
+    return _finish(run_cfg, tasks, shards, journal, fp, seconds, time.perf_counter() - t0, n_todo, log)
+
+
+def _finish(run_cfg, tasks, shards, journal, fp, seconds, wall, n_todo, log) -> dict[str, Any]:
+    """Validation report, dataset card and manifest (written last: it marks a complete dataset)."""
+    from auralgen.export.card import write_card
+    from auralgen.reporting import summarise, summary_table
+
+    out = Path(run_cfg.out)
     records = [journal["shards"][sh.path] for sh in shards]
     report = summarise(records, tasks)
     _write_json(out / "validation_report.json", report)
@@ -326,10 +481,52 @@ def run(run_cfg: RunConfig, *, log=print) -> dict[str, Any]:
         "shards": [{k: r[k] for k in ("path", "task", "split", "rows", "sha256")} for r in records],
         "items": report["totals"],
     }
-    _write_json(out / "manifest.json", manifest)  # written last: its presence marks a complete dataset
+    _write_json(out / "manifest.json", manifest)
+    (out / ERROR_LOG).unlink(missing_ok=True)
     log(summary_table(report, seconds, wall, n_todo))
     log(f"wrote {sum(r['rows'] for r in records)} items in {len(records)} shards to {out.resolve()}")
     return manifest
 
 
-__all__ = ["AuralgenError", "ItemSpec", "ShardPlan", "plan", "run", "Renderer", "owner", "item_id"]
+def _log_error(run_cfg: RunConfig, trace: str) -> str:
+    """Write ``trace`` to the error log in ``out`` (when it exists); returns a hint naming it."""
+    path = Path(run_cfg.out) / ERROR_LOG
+    try:
+        if path.parent.is_dir():
+            path.write_text(trace)
+            return f" (traceback in {path})"
+    except OSError:
+        pass
+    return ""
+
+
+def run_reported(run_cfg: RunConfig, *, log=print) -> int:
+    """:func:`run` for a command line. Returns the exit code: 0 done; on failure one line
+    ``error: ...`` on stderr and 2 (bad input), 1 (internal error) or 130 (interrupted).
+    Finished shards are kept, so the same command resumes."""
+    import traceback
+
+    resume = "; finished shards are kept: rerun the same command to resume"
+    try:
+        run(run_cfg, log=log)
+        return 0
+    except ItemError as exc:
+        hint = _log_error(run_cfg, exc.trace)
+        fix = "fix the input, then rerun the same command to resume" if exc.bad_input else "please report it"
+        print(f"error: {exc}{hint}; {fix}", file=sys.stderr)
+        return 2 if exc.bad_input else 1
+    except AuralgenError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"error: interrupted{resume}", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        hint = _log_error(run_cfg, traceback.format_exc())
+        text = " ".join(str(exc).split())
+        print(f"error: internal error: {type(exc).__name__}: {text}{hint}{resume}", file=sys.stderr)
+        return 1
+
+
+__all__ = ["AuralgenError", "ItemError", "ItemSpec", "ShardPlan", "plan", "run", "run_reported", "preflight",
+           "Renderer", "owner", "item_id"]  # fmt: skip

@@ -327,7 +327,12 @@ def count_items(run: RunConfig, tasks: dict[str, Task]) -> int:
 
 
 def _nearest_existing(path: Path) -> Path:
-    while not path.exists() and path != path.parent:
+    while path != path.parent:
+        try:
+            if path.exists():
+                return path
+        except OSError:  # a name too long to even look up
+            pass
         path = path.parent
     return path
 

@@ -14,14 +14,16 @@ import concurrent.futures as cf
 import multiprocessing as mp
 import os
 import signal
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 POLL_S = 0.5  # longest single wait of the consumer loop
+GRACE_S = 3.0  # after a unit failed: how long the units before it may take to finish (their output is kept)
 KILL_WAIT_S = 3.0  # after SIGTERM, how long a worker may take to exit before SIGKILL
 
-_SETUP_STATE: dict[str, Any] = {}
+_END = object()
 
 
 class Executor(Protocol):
@@ -65,16 +67,16 @@ class LocalPoolExecutor:
         self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_worker_init, initargs=(setup,))
         window: deque[cf.Future] = deque()
         units = iter(work)
-        exhausted = False
+        failed: list = []  # [future, deadline] once some unit has failed
         while True:
-            while not exhausted and len(window) < max(1, max_ahead):
-                try:
-                    window.append(self._pool.submit(fn, next(units)))
-                except StopIteration:
-                    exhausted = True
+            while not failed and len(window) < max(1, max_ahead):
+                unit = next(units, _END)
+                if unit is _END:
+                    break
+                window.append(self._pool.submit(fn, unit))
             if not window:
                 return
-            _wait_head(window)
+            _wait_head(window, failed)
             yield window.popleft().result()
 
     def close(self, *, cancel: bool = False) -> None:
@@ -89,13 +91,19 @@ class LocalPoolExecutor:
         _kill(procs)
 
 
-def _wait_head(window: deque[cf.Future]) -> None:
-    """Wait until the first future is done; raise at once the error of any failed future."""
+def _wait_head(window: deque[cf.Future], failed: list) -> None:
+    """Wait until the first future is done. Once a later one has failed, the units before it
+    still yield if they finish within :data:`GRACE_S` (their shards are kept); then its error is raised."""
     while not window[0].done():
-        done, _ = cf.wait(window, timeout=POLL_S, return_when=cf.FIRST_EXCEPTION)
-        for fut in window:  # the earliest failed unit in input order
-            if fut in done and fut.exception() is not None:
-                raise fut.exception()
+        if not failed:
+            done, _ = cf.wait(window, timeout=POLL_S, return_when=cf.FIRST_EXCEPTION)
+            bad = [f for f in window if f in done and f.exception() is not None]
+            if bad:
+                failed[:] = [bad[0], time.monotonic() + GRACE_S]
+        elif time.monotonic() > failed[1]:
+            raise failed[0].exception()
+        else:
+            cf.wait([window[0]], timeout=min(POLL_S, max(0.0, failed[1] - time.monotonic())))
 
 
 def _kill(procs) -> None:

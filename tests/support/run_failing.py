@@ -1,0 +1,25 @@
+"""Driver: ``python run_failing.py OUT WORKERS POISON SHARD_SIZE SLEEP_S [ITEMS_PER_LEVEL]`` runs the failing_probe
+task through ``pipeline.run_reported`` (the path generate.py takes) and exits with its code."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import failing_task  # noqa: E402  (registers failing_probe)
+
+from auralgen import pipeline  # noqa: E402
+from auralgen.config import ExportConfig, RunConfig  # noqa: E402
+from auralgen.tasks.base import AudioConfig  # noqa: E402
+
+
+def main(out: str, workers: str, poison: str, shard_size: str, sleep_s: str, items_per_level: str = "8") -> int:
+    task = failing_task.FailingConfig(poison=poison, sleep_s=float(sleep_s), items_per_level=int(items_per_level))
+    run = RunConfig(seed=0, splits=("test",), out=out, workers=int(workers), shard_size=int(shard_size),
+                    audio=AudioConfig(), tasks=(task,), export=ExportConfig(), suite="failing_probe",
+                    progress=False)  # fmt: skip
+    return pipeline.run_reported(run, log=lambda *a: None)
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:]))

@@ -352,7 +352,8 @@ def _jobs(overrides: list[str], config_dir: str, config_name: str):
                 cfg = copy.deepcopy(plain)  # a plain copy (fast); unknown keys are refused by validate
                 for o, x in values:
                     _set_path(cfg, o.key_or_group.split("."), copy.deepcopy(parsed[id(o), x]))
-                label = " ".join(_as_override(o, v) for o, v in [*group, *values] if o.is_sweep_override())
+                swept = [(o, v) for (o, v), st in zip(group, shape) if st] + list(values)
+                label = " ".join(_as_override(o, v) for o, v in swept if o.is_sweep_override())
                 yield label, cfg
 
 

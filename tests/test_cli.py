@@ -27,6 +27,15 @@ BAD = [
     (["task=audiogram", "task.sample_rate=16000"], "Nyquist"),
     (["task=loudness_relative", "task.level_db_spl=[120,130]"], "clips"),
     (["workers=0"], "workers=0"),
+    (["task=[pitch_relative,loudness_relative]"], "names several tasks, but task= selects one"),
+    (["task=pitch_relative", "tasks.pitch_relative.items_per_level=3"], "has no effect with task=pitch_relative"),
+    (["task=pitch_relative", "suite=spatial"], "suite=spatial has no effect with task=pitch_relative"),
+    (["task=pitch_relative", "~tasks.audiogram"], "has no effect"),
+    (["seed=9223372036854775808"], "seed=9223372036854775808 is out of range"),
+    (["task=pitch_relative", "task.items_per_level=1e12"], "at most 10000000 items per run"),
+    (["split=[train,my-test]"], "split='my-test' is not a split name Hugging Face datasets accepts"),
+    (["-m", "seed=range(0,100000)"], "at most 1000 jobs per multirun"),
+    (["-m", "seed=range(0,40)", "shard_size=range(1,40)"], "the sweep makes 1560 jobs"),
 ]
 
 
@@ -75,3 +84,42 @@ def test_multirun_sweep_writes_one_dataset_per_job(tmp_path):
 
     seeds = sorted(json.loads(p.read_text())["seed"] for p in (tmp_path / "sweep").glob("*/manifest.json"))
     assert seeds == [1, 2]
+
+
+@pytest.mark.parametrize(
+    "out,needle",
+    [("", "out='' is empty"), ("/sys/auralgen-test/ds", "cannot be written"), ("x" * 300, "is too long")],
+)
+def test_bad_out_is_one_line_exit_2(tmp_path, out, needle):
+    res = run_cli("task=duration_absolute", "task.items_per_level=1", f"out={out}", cwd=tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert [ln for ln in res.stderr.splitlines() if ln.strip()] == [res.stderr.strip()]
+    assert res.stderr.startswith("error: ") and needle in res.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_overwrite_in_a_user_folder_deletes_nothing(tmp_path):
+    """issue 19's example: out=. overwrite=true in a folder of the user's files."""
+    (tmp_path / "data" / "raw").mkdir(parents=True)
+    (tmp_path / "data" / "raw" / "recordings.txt").write_text("mine")
+    (tmp_path / "README.md").write_text("# mine")
+    (tmp_path / "train.py").write_text("pass")
+    res = run_cli("task=duration_relative", "task.items_per_level=1", "task.levels=[0]", "out=.", "overwrite=true",
+                  cwd=tmp_path)  # fmt: skip
+    assert res.returncode == 2 and res.stderr.startswith("error: out='.' exists and is not an auralgen dataset")
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
+        "README.md", "data", "data/raw", "data/raw/recordings.txt", "train.py"
+    ]  # fmt: skip
+    assert (tmp_path / "README.md").read_text() == "# mine"
+
+
+def test_multirun_checks_every_job_before_running_any(tmp_path):
+    """The bad job is the 71st: main checked only the first 64 and wrote 70 datasets first."""
+    res = run_cli("-m", "task=duration_absolute", "task.items_per_level=1", "seed=" + ",".join(map(str, range(70))) + ",9223372036854775808",
+                  "out=sweep", cwd=tmp_path)  # fmt: skip
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.strip() == (
+        "error: job seed=9223372036854775808: seed=9223372036854775808 is out of range; "
+        "allowed: an integer with 0 <= seed < 2**63"
+    )
+    assert list(tmp_path.iterdir()) == []

@@ -135,9 +135,15 @@ def tiny(cmd: str) -> str:
     return shlex.join(head + args)
 
 
+PYTHON_BLOCKS = re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(), re.S | re.M)
+# the command protocol's minimal model is README's `my_model.py`: it runs as the `model=command` example's model
+MY_MODEL = next(code for code in PYTHON_BLOCKS if 'request["id"]' in code)
+PYTHON_BLOCKS = [code for code in PYTHON_BLOCKS if code is not MY_MODEL]
+
+
 def run(cmd: str, cwd: Path, timeout: float, env: dict) -> subprocess.CompletedProcess:
     """``cmd`` under bash in its own process group, killed (with every child) after ``timeout``."""
-    proc = subprocess.Popen(["bash", "-c", cmd], cwd=cwd, env=env, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(["bash", "-c", cmd], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -146,14 +152,6 @@ def run(cmd: str, cwd: Path, timeout: float, env: dict) -> subprocess.CompletedP
         proc.communicate()
         pytest.fail(f"README command did not finish within {timeout} s: {cmd}")
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
-
-
-MY_MODEL = """import json, sys
-for line in sys.stdin:
-    request = json.loads(line)
-    keys = {k: v for k, v in request.items() if k not in ("meta", "prompts")}  # request ids, if any
-    print(json.dumps({**keys, "reply": "Answer: A"}), flush=True)
-"""
 
 
 @pytest.fixture(scope="module")
@@ -222,9 +220,6 @@ def test_readme_command(command: Command, workdir):
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     for line in command.errors:
         assert line in done.stderr.splitlines(), f"README shows {line!r}; stderr was {done.stderr!r}"
-
-
-PYTHON_BLOCKS = re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(), re.S | re.M)
 
 
 @pytest.mark.parametrize("code", PYTHON_BLOCKS, ids=[f"python{i}" for i in range(len(PYTHON_BLOCKS))])

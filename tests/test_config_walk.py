@@ -1,0 +1,214 @@
+"""No override is silently ignored (issue 10 item 3): every key of the composed config, changed,
+either changes the plan or the output, or is refused in one line.
+
+For each leaf key (top level on the ``tones`` suite, every ``tasks.<name>.*`` of the default
+suite) a few plausible new values are tried in turn (a number scaled, a list shortened, a flag
+flipped, a string replaced, then the values its refusal names as allowed); the first value
+``validate`` accepts must change something of: the plan, the items' parameters and questions,
+their audio and measurements, or the dataset card. Runtime keys (out, workers, progress,
+overwrite) change no byte by design: they must change the RunConfig and be listed in RUNTIME_KEYS.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+from omegaconf import OmegaConf
+
+from auralgen import pipeline
+from auralgen.config import RUNTIME_KEYS, compose, validate
+from auralgen.errors import ParameterError
+from auralgen.random import item_rng
+
+ITEMS_PER_LEVEL = 2  # items sampled at each level (the first is also rendered when the samples agree)
+
+
+def leaves(node, path=()):
+    if isinstance(node, dict) and node and "dist" not in node:
+        for k, v in node.items():
+            yield from leaves(v, (*path, k))
+    elif isinstance(node, dict) and node:
+        for k, v in node.items():  # a distribution: its fields are keys too
+            yield (*path, k), v
+    else:
+        yield path, node
+
+
+def candidates(value):
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int):
+        return [value + 1, value * 2 + 1, value - 1, 1, value // 2]
+    if isinstance(value, float):
+        return [value * 1.1 if value else 0.5, value * 0.9 if value else 0.1, value + 1.0, value * 0.5]
+    if isinstance(value, str):
+        return ["__changed__"]
+    if value is None:
+        return [48000, [0], 1.0, "__changed__"]
+    if isinstance(value, list) and value:
+        out = []
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+            out.append([type(v)(v * 1.1 if v else 1) if isinstance(v, float) else v * 2 + 1 for v in value])
+        if len(value) > 1:
+            out += [value[:-1], value[1:]]
+        return out + [list(reversed(value))]
+    return []
+
+
+def allowed_from(message: str, current) -> list:
+    """The alternatives a refusal names (``allowed: a, b or c``), other than the current value."""
+    tail = message.split("allowed:")[-1]
+    words = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", tail)
+    stop = {"or", "and", "a", "an", "the", "of", "one", "list", "null", "true", "false", "name", "names"}
+    return [w for w in dict.fromkeys(words) if w not in stop and w != current][:4]
+
+
+def set_path(cfg, path, value):
+    node = cfg
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = value
+
+
+def snapshot(cfg: dict, tmp_path, levels: int | None = None) -> dict:
+    """What a config produces, stage by stage: plan, samples (params + QA), rendered rows, card."""
+    run = validate(cfg)
+    tasks = pipeline.build_tasks(run)
+    shards = pipeline.plan(run, tasks)
+    firsts = [
+        sp for sh in shards for sp in sh.items if sp.k < ITEMS_PER_LEVEL and (levels is None or sp.level < levels)
+    ]
+    samples = []
+    renderer = pipeline.Renderer(run)
+    for spec in firsts:
+        task = tasks[spec.task]
+        rng = item_rng(run.seed, spec.split, spec.task, spec.index)
+        params = renderer.sample_owned(task, rng, spec)
+        samples.append(
+            (spec, params, task.qa(params, rng, slot=0), task.level_info(spec.level), task.channel_layout(params))
+        )
+    return {"plan": [(sh.path, sh.items) for sh in shards], "samples": repr(samples), "run": run, "renderer": renderer,
+            "firsts": firsts}  # fmt: skip
+
+
+def later_stages(snap: dict, tmp_path) -> dict:
+    from auralgen.export.card import write_card
+
+    rows = [snap["renderer"](spec)["row"] for spec in snap["firsts"] if spec.k == 0]
+    out = tmp_path / f"card{len(list(tmp_path.iterdir()))}"
+    out.mkdir()
+    run = snap["run"]
+    write_card(out, run, pipeline.build_tasks(run), [])
+    return {"rows": rows, "card": (out / "README.md").read_text(), "record": pipeline.config_record(run)}
+
+
+def changes(base: dict, base_cfg: dict, new_cfg: dict, tmp_path, levels=None) -> bool:
+    new = snapshot(new_cfg, tmp_path, levels)
+    if new["plan"] != base["plan"] or new["samples"] != base["samples"]:
+        return True
+    if "later" not in base:
+        base["later"] = later_stages(base, tmp_path)
+    later = later_stages(new, tmp_path)
+    return later["rows"] != base["later"]["rows"] or later["card"] != base["later"]["card"]
+
+
+def verdict(base, base_cfg, path, value, tmp_path, levels=None) -> str:
+    """'changes' (some accepted new value changes the output), 'refused' (every new value is
+    refused) or 'IGNORED' (values were accepted, none changed anything) for changing ``path``."""
+    tried, queue, accepted = set(), candidates(value), []
+    while queue and len(tried) < 8:
+        new_value = queue.pop(0)
+        if repr(new_value) in tried or new_value == value:
+            continue
+        tried.add(repr(new_value))
+        cfg = copy.deepcopy(base_cfg)
+        set_path(cfg, path, new_value)
+        try:
+            validate(cfg)
+        except ParameterError as exc:
+            if isinstance(value, str) and new_value == "__changed__":
+                queue += allowed_from(str(exc), value)
+            continue
+        try:
+            if changes(base, base_cfg, cfg, tmp_path, levels):
+                return "changes"
+        except ParameterError:  # refused while sampling (e.g. no room fits): one line at run time
+            continue
+        accepted.append(new_value)
+    return f"IGNORED (accepted {accepted!r} without effect)" if accepted else "refused"
+
+
+def plain(overrides):
+    return OmegaConf.to_container(compose([*overrides, "workers=1", "progress=false"]), resolve=True)
+
+
+TOP = plain(["suite=tones"])
+ALL_TOP_KEYS = [p for p, _ in leaves({k: v for k, v in TOP.items() if k != "tasks"})]
+# max_resample bounds the re-draws of items that fail validation; none fails here: its own test below
+TOP_KEYS = [p for p in ALL_TOP_KEYS if p != ("max_resample",)]
+
+
+def test_max_resample_bounds_redraws(monkeypatch):
+    from auralgen.tasks.base import task_class
+
+    monkeypatch.setattr(task_class("pitch_relative"), "check", lambda self, params, clips: {"valid": False})
+    for n in (0, 3):
+        run = validate(plain(["task=pitch_relative", "task.items_per_level=1", "task.levels=[0]", f"max_resample={n}"]))
+        spec = pipeline.plan(run, pipeline.build_tasks(run))[0].items[0]
+        res = pipeline.Renderer(run)(spec)
+        assert res["row"] is None and res["stat"]["resampled"] == n and res["stat"]["dropped"]
+
+
+@pytest.mark.parametrize("path", TOP_KEYS, ids=[".".join(p) for p in TOP_KEYS])
+def test_every_top_level_key_changes_the_output_or_is_refused(path, tmp_path):
+    cfg = copy.deepcopy(TOP)
+    if path[0] in RUNTIME_KEYS:  # change no byte by design; they must reach the RunConfig
+        field = path[0]
+        new = {"out": "elsewhere", "workers": 2, "progress": True, "overwrite": True}[field]
+        set_path(cfg, path, new)
+        assert getattr(validate(cfg), field) != getattr(validate(TOP), field)
+        return
+    base = snapshot(TOP, tmp_path, levels=1)
+    value = TOP
+    for k in path:
+        value = value[k]
+    assert verdict(base, TOP, path, value, tmp_path, levels=1) in ("changes", "refused")
+
+
+SUITE = plain([])
+TASK_KEYS = [("tasks", name, *p) for name in SUITE["tasks"] for p, _ in leaves(SUITE["tasks"][name]) if p != ("name",)]
+# Keys this walk found accepted and ignored, left to the task modules (reported; not fixed here).
+# strict: once a key is used or refused, its entry must go.
+KNOWN_IGNORED = {
+    **{f"{t}.gap_s": "a one-sound spatial task never reads the shared SpatialConfig.gap_s"
+       for t in ("azimuth_absolute", "elevation_absolute", "distance_absolute", "trajectory", "multi_source_relation")},
+    **{f"{t}.distance_m": "the distance tasks draw distances from their levels, not from distance_m"
+       for t in ("distance_absolute", "distance_relative")},
+    "multi_source_relation.phrasings": "each relation has one question; qa() never reads phrasings",
+    "mixture.mixing.overlap_s": "read only when mixing.timing=overlap (the default is free)",
+}  # fmt: skip
+TASK_PARAMS = [
+    pytest.param(p, id=".".join(p[1:]), marks=[pytest.mark.xfail(strict=True, reason=KNOWN_IGNORED[".".join(p[1:])])])
+    if ".".join(p[1:]) in KNOWN_IGNORED
+    else pytest.param(p, id=".".join(p[1:]))
+    for p in TASK_KEYS
+]
+
+
+def test_the_walk_covers_every_key():
+    assert len(TASK_KEYS) > 200 and set(KNOWN_IGNORED) <= {".".join(p[1:]) for p in TASK_KEYS}
+    assert {p[0] for p in ALL_TOP_KEYS} == set(TOP) - {"tasks"}
+
+
+@pytest.mark.parametrize("path", TASK_PARAMS)
+def test_every_task_key_changes_the_output_or_is_refused(path, tmp_path):
+    name = path[1]
+    cfg = {k: v for k, v in SUITE.items() if k != "tasks"}
+    cfg["task"] = copy.deepcopy(SUITE["tasks"][name])
+    base = snapshot(cfg, tmp_path)
+    value = cfg["task"]
+    for k in path[2:]:
+        value = value[k]
+    assert verdict(base, cfg, ("task", *path[2:]), value, tmp_path) in ("changes", "refused")

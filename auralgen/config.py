@@ -347,14 +347,26 @@ def _jobs(overrides: list[str], config_dir: str, config_name: str):
     with initialize_config_dir(config_dir=config_dir, version_base="1.3"):
         for group in groups:
             base = compose(config_name=config_name, overrides=[_as_override(o, v) for o, v in group])
+            swept = [(o, v) for (o, v), st in zip(group, shape) if st and o.is_sweep_override()]
+            if not free:  # the composed config itself
+                yield " ".join(_as_override(o, v) for o, v in swept), base
+                continue
             plain = OmegaConf.to_container(base, resolve=True)
             for values in itertools.product(*[[(o, x) for x in v] for o, v in free]):
                 cfg = copy.deepcopy(plain)  # a plain copy (fast); unknown keys are refused by validate
                 for o, x in values:
                     _set_path(cfg, o.key_or_group.split("."), copy.deepcopy(parsed[id(o), x]))
-                swept = [(o, v) for (o, v), st in zip(group, shape) if st] + list(values)
-                label = " ".join(_as_override(o, v) for o, v in swept if o.is_sweep_override())
-                yield label, cfg
+                _refuse_missing(cfg)
+                yield " ".join(_as_override(o, v) for o, v in [*swept, *values]), cfg
+
+
+def _refuse_missing(cfg, key: str = "") -> None:
+    """A mandatory value (``???``) left unset, as OmegaConf would refuse it."""
+    if isinstance(cfg, dict):
+        for k, v in cfg.items():
+            _refuse_missing(v, f"{key}.{k}" if key else str(k))
+    elif cfg == "???":
+        raise ParameterError(f"{key} is missing; allowed: a value given on the command line ({key}=...)")
 
 
 def _set_path(cfg: dict, path: list[str], value) -> None:

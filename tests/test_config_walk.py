@@ -179,26 +179,11 @@ def test_every_top_level_key_changes_the_output_or_is_refused(path, tmp_path):
 
 SUITE = plain([])
 TASK_KEYS = [("tasks", name, *p) for name in SUITE["tasks"] for p, _ in leaves(SUITE["tasks"][name]) if p != ("name",)]
-# Keys this walk found accepted and ignored, left to the task modules (reported; not fixed here).
-# strict: once a key is used or refused, its entry must go.
-KNOWN_IGNORED = {
-    **{f"{t}.gap_s": "a one-sound spatial task never reads the shared SpatialConfig.gap_s"
-       for t in ("azimuth_absolute", "elevation_absolute", "distance_absolute", "trajectory", "multi_source_relation")},
-    **{f"{t}.distance_m": "the distance tasks draw distances from their levels, not from distance_m"
-       for t in ("distance_absolute", "distance_relative")},
-    "multi_source_relation.phrasings": "each relation has one question; qa() never reads phrasings",
-    "mixture.mixing.overlap_s": "read only when mixing.timing=overlap (the default is free)",
-}  # fmt: skip
-TASK_PARAMS = [
-    pytest.param(p, id=".".join(p[1:]), marks=[pytest.mark.xfail(strict=True, reason=KNOWN_IGNORED[".".join(p[1:])])])
-    if ".".join(p[1:]) in KNOWN_IGNORED
-    else pytest.param(p, id=".".join(p[1:]))
-    for p in TASK_KEYS
-]
+TASK_PARAMS = [pytest.param(p, id=".".join(p[1:])) for p in TASK_KEYS]
 
 
 def test_the_walk_covers_every_key():
-    assert len(TASK_KEYS) > 200 and set(KNOWN_IGNORED) <= {".".join(p[1:]) for p in TASK_KEYS}
+    assert len(TASK_KEYS) > 200
     assert {p[0] for p in ALL_TOP_KEYS} == set(TOP) - {"tasks"}
 
 

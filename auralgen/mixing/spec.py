@@ -64,6 +64,12 @@ class MixSpec:
             raise ParameterError(f"{key}.level_mode={mode!r} is unknown; allowed: {list(LEVEL_MODES)}")
         if timing not in TIMINGS:
             raise ParameterError(f"{key}.timing={timing!r} is unknown; allowed: {list(TIMINGS)}")
+        overlap = list(cfg["overlap_s"]) if isinstance(cfg["overlap_s"], tuple) else cfg["overlap_s"]
+        if timing != "overlap" and overlap != DEFAULT_MIXING["overlap_s"]:  # config values arrive as plain lists/dicts
+            raise ParameterError(
+                f"{key}.overlap_s={overlap!r} is read only with timing=overlap (here timing={timing}); "
+                f"allowed: mixing=overlap (or {key}.timing=overlap), or leave overlap_s at {DEFAULT_MIXING['overlap_s']!r}"
+            )
         clip_s, max_peak = cfg["clip_s"], cfg["max_peak"]
         if isinstance(clip_s, bool) or not isinstance(clip_s, (int, float)) or not clip_s > 0:
             raise ParameterError(f"{key}.clip_s={clip_s!r} is invalid; allowed: a number > 0 (s)")

@@ -7,6 +7,7 @@ Difficulty: the margin (deg) that keeps the azimuth away from the quadrant bound
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance
 from auralgen.tasks.base import register, require
@@ -17,6 +18,7 @@ QUADRANTS = {"front_left": (0.0, "Front left"), "front_right": (-90.0, "Front ri
 
 @dataclass(frozen=True)
 class AzimuthAbsoluteConfig(SpatialConfig):
+    unused_fields: ClassVar[dict[str, str]] = {"gap_s": "one sound per clip"}
     name: str = "azimuth_absolute"
     levels: tuple = (30, 15, 5)
 

@@ -18,13 +18,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from auralgen.core.constants import DEFAULT_FULL_SCALE_DB_SPL, DEFAULT_SAMPLE_RATE, SAMPLE_RATES  # noqa: F401  (SAMPLE_RATES: re-exported)
 from auralgen.errors import ParameterError
 from auralgen.qa import QA, arrange, pick_question
 from auralgen.random import owner
 
 TASKS: dict[str, type[Task]] = {}
 
-SAMPLE_RATES = (8000, 16000, 22050, 24000, 32000, 44100, 48000)
 MAX_DURATION_S = 60.0  # longest value of any duration (``*_s``) field of a task config
 MAX_SPLIT_DRAWS = 64  # per split: draws allowed to find a parameter tuple owned by this split
 
@@ -33,8 +33,8 @@ MAX_SPLIT_DRAWS = 64  # per split: draws allowed to find a parameter tuple owned
 class AudioConfig:
     """Global audio settings, resolved per task (a task may set its own ``sample_rate``)."""
 
-    sample_rate: int = 16000
-    full_scale_db_spl: float = 136.0
+    sample_rate: int = DEFAULT_SAMPLE_RATE
+    full_scale_db_spl: float = DEFAULT_FULL_SCALE_DB_SPL
 
 
 @dataclass(frozen=True)
@@ -46,12 +46,17 @@ class TaskConfig:
     items_per_level: int = 10
     sample_rate: int | None = None
     phrasings: tuple | None = None
+    # fields a task inherits but never reads -> why; a value other than the default is refused,
+    # so no override is silently ignored
+    unused_fields: ClassVar[dict[str, str]] = {}
 
     def check(self, audio: AudioConfig, key: str) -> None:
         """Validate the config before any work; ``key`` is the config path for messages (e.g.
         ``tasks.pitch_relative``). Checks shared by every task (durations, see
-        :func:`check_durations`), then the task's own :meth:`check_task`."""
+        :func:`check_durations`; fields it does not use left at their defaults), then the task's
+        own :meth:`check_task`."""
         check_durations(self, key)
+        check_unused(self, key)
         self.check_task(audio, key)
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
@@ -69,6 +74,21 @@ def _numbers(value) -> list:
     if isinstance(value, (list, tuple)):
         return [v for item in value for v in _numbers(item)]
     return []
+
+
+def check_unused(cfg: TaskConfig, key: str) -> None:
+    """Refuse a changed value in a field the task never reads (``cfg.unused_fields``)."""
+    defaults = {f.name: f.default for f in fields(cfg)}
+    for name, why in cfg.unused_fields.items():
+        value = getattr(cfg, name)
+        if _plain_seq(value) != _plain_seq(defaults[name]):
+            raise ParameterError(
+                f"{key}.{name}={value!r} is not used by {cfg.name} ({why}); allowed: leave it out (default {defaults[name]!r})"
+            )
+
+
+def _plain_seq(value):
+    return [_plain_seq(v) for v in value] if isinstance(value, (list, tuple)) else value
 
 
 def check_durations(cfg: TaskConfig, key: str) -> None:

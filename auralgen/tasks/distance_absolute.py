@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -24,6 +25,10 @@ TOLERANCE_DB = 4.0  # received level vs the statistical (direct + reverberant) p
 
 @dataclass(frozen=True)
 class DistanceAbsoluteConfig(SpatialConfig):
+    unused_fields: ClassVar[dict[str, str]] = {
+        "gap_s": "one sound per clip",
+        "distance_m": "distances are drawn from the levels and min_m/max_m",
+    }
     name: str = "distance_absolute"
     levels: tuple = (30, 15, 5)
     rooms: tuple = ("hall",)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial
 from auralgen.tasks.base import register, require
@@ -19,6 +20,7 @@ ANSWERS = {0: "The first sound", 1: "The second sound"}
 
 @dataclass(frozen=True)
 class DistanceRelativeConfig(SpatialConfig):
+    unused_fields: ClassVar[dict[str, str]] = {"distance_m": "distances are set by the levels and pair_gap_m"}
     name: str = "distance_relative"
     levels: tuple = (1, 4, 6, 8)
     pair_gap_m: float = 1.0

@@ -7,6 +7,7 @@ at 0 deg). The KEMAR set has no direction below -40 deg, so levels are at most 4
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance
 from auralgen.tasks.base import register, require
@@ -16,6 +17,7 @@ CLASSES = {"above": (1.0, "Above ear level"), "ear": (0.0, "At ear level"), "bel
 
 @dataclass(frozen=True)
 class ElevationAbsoluteConfig(SpatialConfig):
+    unused_fields: ClassVar[dict[str, str]] = {"gap_s": "one sound per clip"}
     name: str = "elevation_absolute"
     levels: tuple = (40, 30, 20)
     listener_height_m: object = (1.3, 1.5)

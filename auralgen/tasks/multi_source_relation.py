@@ -18,7 +18,7 @@ Which sound type takes which role is a random permutation, so no timbre predicts
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -49,6 +49,10 @@ QUESTIONS = {
 
 @dataclass(frozen=True)
 class MultiSourceRelationConfig(SpatialConfig):
+    unused_fields: ClassVar[dict[str, str]] = {
+        "gap_s": "the sounds play together",
+        "phrasings": "each relation has one question",
+    }
     name: str = "multi_source_relation"
     levels: tuple = (60, 40, 20)
     distance_levels_m: tuple = (2.0, 1.0, 0.5)

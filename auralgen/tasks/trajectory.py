@@ -37,10 +37,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.errors import ParameterError
 from auralgen.random import Choice
 from auralgen.rooms.geometry import direction_of
@@ -71,6 +72,7 @@ PLACEMENT_MARGIN_M = 0.05
 
 @dataclass(frozen=True)
 class TrajectoryConfig(SpatialConfig):
+    unused_fields: ClassVar[dict[str, str]] = {"gap_s": "one moving sound per clip"}
     name: str = "trajectory"
     levels: tuple = (2.0, 1.4, 1.0, 0.6, 0.3)
     rooms: tuple = ("living_room", "classroom", "hall")
@@ -248,8 +250,8 @@ def _edges(params) -> tuple[tuple[int, int], tuple[int, int]]:
     s = params["sounds"][0]
     dur = s["source"]["duration_s"]
     edge = EDGE_FRACTION * dur
-    t0 = s["onset_s"] + s["distance_m"] / 343.0
-    t1 = s["onset_s"] + dur + s["end_distance_m"] / 343.0
+    t0 = s["onset_s"] + s["distance_m"] / SPEED_OF_SOUND_M_S
+    t1 = s["onset_s"] + dur + s["end_distance_m"] / SPEED_OF_SOUND_M_S
     return ((S.n_samples(t0, sr) + FDL2, S.n_samples(t0 + edge, sr) + FDL2),
             (S.n_samples(t1 - edge, sr) + FDL2, S.n_samples(t1, sr) + FDL2))  # fmt: skip
 
@@ -284,7 +286,7 @@ def _direct_level_db(x: np.ndarray, params, edge: str) -> float:
     edge_n = int(EDGE_FRACTION * n)
     span = (0, edge_n) if edge == "first" else (n - edge_n, n)
     onset = S.n_samples(s["onset_s"], sr)
-    max_lag = int(math.ceil(max(s["distance_m"], s["end_distance_m"]) / 343.0 * sr)) + FDL2 + 8  # the direct sound
+    max_lag = int(math.ceil(max(s["distance_m"], s["end_distance_m"]) / SPEED_OF_SOUND_M_S * sr)) + FDL2 + 8  # the direct sound
     amps = []
     for a in range(span[0], span[1] - w + 1, w):
         ref = dry[a : a + w]

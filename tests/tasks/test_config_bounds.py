@@ -120,3 +120,31 @@ def test_a_symlink_to_a_regular_file_is_accepted(sources):
     (sources / "f.wav").symlink_to(sources / "a.wav")
     run = small_run("task=azimuth_absolute", f"task.sources_dir={sources}")
     assert run.tasks[0].sources_dir == str(sources)
+
+
+UNUSED = [(name, field) for name, cls in sorted(load_tasks().items()) for field in cls.Config.unused_fields]
+
+
+def test_unused_fields_are_declared_where_a_task_ignores_them():
+    assert ("azimuth_absolute", "gap_s") in UNUSED and ("distance_relative", "distance_m") in UNUSED
+    assert ("multi_source_relation", "phrasings") in UNUSED and ("azimuth_relative", "gap_s") not in UNUSED
+
+
+@pytest.mark.parametrize("name, field", UNUSED)
+def test_a_changed_unused_field_is_refused_in_one_line(name, field):
+    cls = load_tasks()[name].Config
+    cls(name=name).check(AudioConfig(), f"tasks.{name}")  # the default passes
+    value = (0,) if field == "phrasings" else (2.5, 3.0)
+    cfg = dataclasses.replace(cls(name=name), **{field: value})
+    with pytest.raises(
+        ParameterError, match=rf"^tasks\.{name}\.{field}=\(.*\) is not used by {name} \(.+\); allowed: leave it out"
+    ):
+        cfg.check(AudioConfig(), f"tasks.{name}")
+
+
+def test_mixing_overlap_s_is_refused_unless_timing_is_overlap():
+    from auralgen.mixing import DEFAULT_MIXING, MixSpec
+
+    MixSpec.from_config("m", {**DEFAULT_MIXING, "timing": "overlap", "overlap_s": [0.1, 0.2]})  # read: accepted
+    with pytest.raises(ParameterError, match=r"^m\.overlap_s=\[0\.1, 0\.2\] is read only with timing=overlap"):
+        MixSpec.from_config("m", {**DEFAULT_MIXING, "overlap_s": [0.1, 0.2]})

@@ -1,0 +1,17 @@
+"""Physical and format constants, each written once (import them; never restate the value).
+
+``conf/config.yaml`` repeats :data:`DEFAULT_FULL_SCALE_DB_SPL` and :data:`DEFAULT_SAMPLE_RATE`
+as the Hydra defaults of the run; ``tests/core/test_constants.py`` keeps the two in step.
+"""
+
+from __future__ import annotations
+
+SPEED_OF_SOUND_M_S = 343.0  # in air at ~20 degC; rooms, spatial tasks and the listener share it
+
+# calibration: digital RMS 1.0 plays at this many dB SPL (why 136: auralgen.synth.levels)
+DEFAULT_FULL_SCALE_DB_SPL = 136.0
+
+DEFAULT_SAMPLE_RATE = 16000  # Hz
+SAMPLE_RATES = (8000, 16000, 22050, 24000, 32000, 44100, 48000)  # every sample rate a run accepts
+
+UNABLE = "Unable to determine"  # the last option of every item, never its answer

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from auralgen.testing import ROOT
+from tests.support.builders import ROOT
 
 DRIVER = ROOT / "tests" / "support" / "run_failing.py"
 ENV = {**os.environ, "PRA_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore"}
@@ -166,3 +166,30 @@ def test_a_killed_run_leaves_nothing_that_blocks_the_rerun(ref):
     assert rerun.returncode == 0, rerun.stderr
     assert not list(out.rglob("*.tmp"))
     assert tree(out) == trees[SLEEP_S]
+
+
+@pytest.mark.slow  # three generate.py runs: ~30 s on a loaded 2-core machine
+def test_ctrl_c_of_generate_py_with_real_items_exits_within_5_s_and_resumes(tmp_path):
+    """The command line with a real task (results of ~100 kB per item in flight: a worker stopped while
+    sending one must not leave the parent waiting on a half-written pipe)."""
+    cmd = [sys.executable, str(ROOT / "generate.py"), "task=pitch_relative", "task.items_per_level=4", "workers=2",
+           "shard_size=4", "progress=false"]  # fmt: skip
+    ref = subprocess.run([*cmd, "out=ref"], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=ENV)
+    assert ref.returncode == 0, ref.stderr
+    out = tmp_path / "ds"
+    proc = subprocess.Popen([*cmd, "out=ds"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, env=ENV, start_new_session=True)  # fmt: skip
+    try:
+        wait_for(lambda: list(out.rglob("*.parquet")), timeout_s=120)
+        os.killpg(proc.pid, signal.SIGINT)
+        t0 = time.monotonic()
+        _, stderr = proc.communicate(timeout=5)
+        assert time.monotonic() - t0 < 5
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130 and last_line(stderr).startswith("error: interrupted"), stderr
+    wait_for(lambda: group_gone(proc.pid), timeout_s=3)
+    resumed = subprocess.run([*cmd, "out=ds"], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=ENV)
+    assert resumed.returncode == 0, resumed.stderr
+    assert tree(out) == tree(tmp_path / "ref")

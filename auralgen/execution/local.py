@@ -1,29 +1,27 @@
 """Serial and local process-pool executors.
 
 :meth:`Executor.map_ordered` yields ``fn(w)`` for each work unit ``w`` in input order, with at
-most ``max_ahead`` units submitted ahead of the consumer (memory stays bounded). Every wait is
-bounded: the first error raised by ``fn`` in any worker is re-raised in the caller within about
-a second, even while an earlier unit is still running, and :meth:`close` with ``cancel=True``
-kills the workers instead of waiting for them. Workers ignore SIGINT, so Ctrl-C reaches only
-the parent, which then cancels and kills the pool.
+most ``max_ahead`` units sent ahead of the consumer (memory stays bounded). Every wait is
+bounded: once ``fn`` raises in a worker, the units before it may finish within
+:data:`GRACE_S` (their results are yielded), then the error is re-raised in the caller; a worker
+that dies is an error of its units. :meth:`close` with ``cancel=True`` kills the workers instead
+of waiting for them. Workers ignore SIGINT, so Ctrl-C reaches only the parent. The pool has no
+helper threads (one pipe per worker, read by the parent alone), so nothing can block the
+parent's exit, even when a worker is killed while sending a result.
 """
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import multiprocessing as mp
 import os
 import signal
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
-POLL_S = 0.5  # longest single wait of the consumer loop
+POLL_S = 0.5  # longest single wait of the consumer loop and of an idle worker
 GRACE_S = 3.0  # after a unit failed: how long the units before it may take to finish (their output is kept)
-KILL_WAIT_S = 3.0  # after SIGTERM, how long a worker may take to exit before SIGKILL
-
-_END = object()
+KILL_WAIT_S = 3.0  # after SIGTERM, how long the workers may take to exit before SIGKILL
 
 
 class Executor(Protocol):
@@ -48,71 +46,130 @@ class SerialExecutor:
         pass
 
 
-def _worker_init(setup: Callable[[], None] | None) -> None:
+def _worker_loop(conn, fn, setup, parent_pid: int) -> None:
+    """A worker: runs ``(seq, unit)`` requests from ``conn`` and sends ``(seq, ok, result or error)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     os.environ.setdefault("PRA_NUM_THREADS", "1")
     if setup is not None:
         setup()
+    while True:
+        while not conn.poll(POLL_S):
+            if os.getppid() != parent_pid:  # the parent is gone: nobody will read a result
+                return
+        try:
+            msg = conn.recv()
+        except EOFError:
+            return
+        if msg is None:
+            return
+        seq, unit = msg
+        try:
+            reply = (seq, True, fn(unit))
+        except Exception as exc:
+            reply = (seq, False, exc)
+        try:
+            conn.send(reply)
+        except Exception as exc:  # an unpicklable result or error
+            conn.send((seq, False, RuntimeError(f"{type(exc).__name__}: {exc}")))
 
 
 class LocalPoolExecutor:
-    """A pool of ``workers`` processes (fork where available)."""
+    """A pool of ``workers`` processes (fork where available), one pipe each."""
 
     def __init__(self, workers: int):
         self.workers = workers
-        self._pool: cf.ProcessPoolExecutor | None = None
+        self._procs: list = []
+        self._conns: list = []
+
+    def _start(self, fn, setup) -> None:
+        ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+        for _ in range(self.workers):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_worker_loop, args=(child, fn, setup, os.getpid()), daemon=True)
+            proc.start()
+            child.close()  # the worker holds the only other end: its death is an EOF here
+            self._procs.append(proc)
+            self._conns.append(parent)
 
     def map_ordered(self, fn, work, *, setup=None, max_ahead: int = 32):
-        ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-        self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_worker_init, initargs=(setup,))
-        window: deque[cf.Future] = deque()
-        units = iter(work)
-        failed: list = []  # [future, deadline] once some unit has failed
+        self._start(fn, setup)
+        units, done, failed = enumerate(work), {}, None
+        busy: list[list[int]] = [[] for _ in self._procs]  # seqs sent to each worker, not yet answered
+        next_seq, sent, exhausted = 0, 0, False
         while True:
-            while not failed and len(window) < max(1, max_ahead):
-                unit = next(units, _END)
-                if unit is _END:
+            while not exhausted and failed is None and sent - next_seq < max(1, max_ahead):
+                seq, unit = next(units, (None, None))
+                if seq is None:
+                    exhausted = True
                     break
-                window.append(self._pool.submit(fn, unit))
-            if not window:
+                w = min(range(len(busy)), key=lambda i: len(busy[i]))
+                self._conns[w].send((seq, unit))
+                busy[w].append(seq)
+                sent += 1
+            if next_seq in done:
+                ok, value = done.pop(next_seq)
+                if not ok:
+                    raise value
+                next_seq += 1
+                yield value
+                continue
+            if exhausted and next_seq >= sent:
                 return
-            _wait_head(window, failed)
-            yield window.popleft().result()
+            if failed is not None and time.monotonic() > failed[1]:
+                raise failed[0]
+            got = self._receive(busy, done)
+            failed = failed or got
+
+    def _receive(self, busy: list[list[int]], done: dict) -> list | None:
+        """Wait up to :data:`POLL_S` for results; returns ``[error, deadline]`` if one is a failure."""
+        from multiprocessing.connection import wait
+
+        ready = wait([*self._conns, *(p.sentinel for p in self._procs)], timeout=POLL_S)
+        first = None
+        for i, conn in enumerate(self._conns):
+            if conn in ready:
+                try:
+                    seq, ok, value = conn.recv()
+                except (EOFError, OSError):
+                    continue
+                busy[i].remove(seq)
+                done[seq] = (ok, value)
+                if not ok and first is None:
+                    first = [value, time.monotonic() + GRACE_S]
+        for i, proc in enumerate(self._procs):
+            if proc.sentinel in ready and busy[i] and not self._conns[i].poll():
+                err = RuntimeError(f"a worker process died (exit code {proc.exitcode}) while rendering")
+                for seq in busy[i]:
+                    done[seq] = (False, err)
+                first = first or [err, time.monotonic() + GRACE_S]
+                busy[i].clear()
+        return first
 
     def close(self, *, cancel: bool = False) -> None:
-        pool, self._pool = self._pool, None
-        if pool is None:
-            return
+        procs, conns = self._procs, self._conns
+        self._procs, self._conns = [], []
         if not cancel:
-            pool.shutdown(wait=True)
-            return
-        procs = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
+            for conn in conns:
+                try:
+                    conn.send(None)
+                except OSError:
+                    pass
+            deadline = time.monotonic() + KILL_WAIT_S
+            for p in procs:
+                p.join(max(0.0, deadline - time.monotonic()))
         _kill(procs)
-
-
-def _wait_head(window: deque[cf.Future], failed: list) -> None:
-    """Wait until the first future is done. Once a later one has failed, the units before it
-    still yield if they finish within :data:`GRACE_S` (their shards are kept); then its error is raised."""
-    while not window[0].done():
-        if not failed:
-            done, _ = cf.wait(window, timeout=POLL_S, return_when=cf.FIRST_EXCEPTION)
-            bad = [f for f in window if f in done and f.exception() is not None]
-            if bad:
-                failed[:] = [bad[0], time.monotonic() + GRACE_S]
-        elif time.monotonic() > failed[1]:
-            raise failed[0].exception()
-        else:
-            cf.wait([window[0]], timeout=min(POLL_S, max(0.0, failed[1] - time.monotonic())))
+        for conn in conns:
+            conn.close()
 
 
 def _kill(procs) -> None:
-    """SIGTERM the workers, then SIGKILL those still alive after :data:`KILL_WAIT_S`; bounded."""
+    """SIGTERM the workers still alive, then SIGKILL those alive after :data:`KILL_WAIT_S`; bounded."""
     for p in procs:
         if p.is_alive():
             p.terminate()
+    deadline = time.monotonic() + KILL_WAIT_S
     for p in procs:
-        p.join(KILL_WAIT_S / max(1, len(procs)))
+        p.join(max(0.0, deadline - time.monotonic()))
         if p.is_alive():
             p.kill()
             p.join(1.0)

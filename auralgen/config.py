@@ -193,10 +193,10 @@ def validate(cfg) -> RunConfig:
     if not 0 <= seed < MAX_SEED:
         raise ParameterError(f"seed={seed} is out of range; allowed: an integer with 0 <= seed < 2**63")
     splits = check_splits(_plain(cfg.get("split", "test")))
-    sample_rate = _coerce("sample_rate", cfg.get("sample_rate", 16000), int)
+    sample_rate = _coerce("sample_rate", cfg.get("sample_rate", AudioConfig.sample_rate), int)
     if sample_rate not in SAMPLE_RATES:
         raise ParameterError(f"sample_rate={sample_rate} is unsupported; allowed: {list(SAMPLE_RATES)}")
-    fs_db = _coerce("full_scale_db_spl", cfg.get("full_scale_db_spl", 136.0), float)
+    fs_db = _coerce("full_scale_db_spl", cfg.get("full_scale_db_spl", AudioConfig.full_scale_db_spl), float)
     if not 60.0 <= fs_db <= 200.0:
         raise ParameterError(f"full_scale_db_spl={fs_db} is out of range; allowed: 60 <= full_scale_db_spl <= 200")
     audio = AudioConfig(sample_rate=sample_rate, full_scale_db_spl=fs_db)

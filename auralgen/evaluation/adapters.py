@@ -44,6 +44,7 @@ from typing import ClassVar
 import numpy as np
 
 from auralgen.config import from_mapping
+from auralgen.core.constants import UNABLE
 from auralgen.errors import AuralgenError, ParameterError
 
 from .items import read_wav, write_wav
@@ -291,7 +292,7 @@ class DSPAdapter(Adapter):
         except (AuralgenError, KeyError, NotImplementedError, ValueError) as exc:
             raise ModelError(f"dsp listener cannot answer task={meta['task']!r}: {exc}") from None
         if idx is None:
-            return "Unable to determine"
+            return UNABLE
         return _letter(int(idx))
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.errors import ParameterError, check_range
 
 #: Wall names in pyroomacoustics' shoebox order: (low, high) pairs along x, y, z.
@@ -73,7 +74,7 @@ class RoomSpec:
     rt60_s: float | None = None
     materials: dict | float | None = None
     air_absorption: bool = False
-    c_m_s: float = 343.0
+    c_m_s: float = SPEED_OF_SOUND_M_S
     max_order: int | None = None
 
     def validate(self) -> RoomSpec:
@@ -308,7 +309,7 @@ def room_from_config(mapping: Mapping) -> RoomSpec:
         rt60_s=None if mapping.get("rt60_s") is None else mapping["rt60_s"],
         materials=mats,
         air_absorption=mapping.get("air_absorption", False),
-        c_m_s=mapping.get("c_m_s", 343.0),
+        c_m_s=mapping.get("c_m_s", SPEED_OF_SOUND_M_S),
         max_order=max_order,
     )
     return room.validate()

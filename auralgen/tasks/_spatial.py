@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.errors import ParameterError
 from auralgen.random import Choice
 from auralgen.rooms.geometry import az_el_to_unit, listener_to_room, wrap_azimuth_deg
@@ -43,7 +44,6 @@ ONSET_WINDOW_S = 0.008  # direction is measured on the first 8 ms after the dire
 ILD_MIN_DB = 2.0  # an ILD counts as a side cue from this magnitude on
 ITD_MIN_S = 1e-4  # an ITD decides the side from this magnitude on
 LATERAL_MIN = 0.34  # |sin(az) cos(el)| below this (within ~20 deg of the median plane): side not checked
-SPEED_OF_SOUND_M_S = 343.0
 MIN_DISTANCE_M = 0.5  # nearest source (m): the far-field HRIRs and the 1/r law hold from about here
 # direction cues a receiver layout carries (the listener's yaw is random, so only the layout counts)
 CUE_NAMES = {"lateral": "left/right", "front_back": "front/back", "vertical": "above/below"}

@@ -37,6 +37,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from auralgen.core.constants import DEFAULT_FULL_SCALE_DB_SPL as FULL_SCALE_DB_SPL  # documented default
+from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.validation.listener import option_index, register_listener, unable_index
 from auralgen.validation.measure import doa_foa, itd_ild
 
@@ -51,10 +53,8 @@ BACKGROUND_S = 0.1  # background = mean power over this span before a frame
 MIN_SOUND_GAP_S = 0.5  # two sounds' onsets lie at least this far apart (source >= 0.5 s + gap)
 DISTANCE_WINDOW_S = 0.02  # distance_relative: energy of the first 20 ms (direct + early)
 TAIL_FIT_S = (0.015, 0.08)  # after the offset: span of the decay fitted (s re the offset)
-FULL_SCALE_DB_SPL = 136.0  # the documented default calibration (auralgen.synth.levels)
 ASSUMED_SOURCE_DB_SPL = 65.0  # a "typical" source level at 1 m (the default roving range's centre)
 TETRA_RADIUS_M = 0.05  # Tetrahedral's default radius
-SPEED_OF_SOUND_M_S = 343.0
 SPATIAL_JND = {
     "itd_s": 6e-5,  # ~1 sample at 16 kHz; human ITD JND ~10-20 us
     "ild_db": 1.5,  # human ILD JND ~1 dB

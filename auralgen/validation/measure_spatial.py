@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.errors import ParameterError
 from auralgen.rooms.geometry import unit_to_az_el, wrap_azimuth_deg
 from auralgen.validation.measure_common import (
@@ -22,7 +23,6 @@ from auralgen.validation.measure_common import (
     parabolic_offset,
 )
 
-SPEED_OF_SOUND_M_S = 343.0
 _DOA_METHODS = ("SRP", "MUSIC")
 
 

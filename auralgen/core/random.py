@@ -1,0 +1,224 @@
+"""Seeding and typed distributions.
+
+Every random draw in auralgen comes from a per-item :class:`numpy.random.Generator`
+made by :func:`item_rng`; there is no global RNG. Distributions are small frozen
+dataclasses that own ``validate()`` and ``sample(rng)`` (Scaper-style event specs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from auralgen.core.errors import ParameterError
+
+
+def stable_id(name: str) -> int:
+    """A stable 32-bit integer for a name (CRC32 of its UTF-8 bytes)."""
+    return zlib.crc32(name.encode("utf-8"))
+
+
+def owner(key: tuple, splits: tuple[str, ...]) -> str:
+    """The split that owns a parameter tuple (rendezvous hashing): tuples never repeat across splits."""
+    if len(splits) == 1:
+        return splits[0]
+    blob = json.dumps(key, sort_keys=True, default=str)
+    return max(splits, key=lambda s: hashlib.sha256(f"{s}|{blob}".encode()).digest())
+
+
+def item_rng(seed: int, split: str, task: str, index: int, *, stream: int = 0) -> np.random.Generator:
+    """The generator of one item: independent of worker count, order and shard size.
+
+    ``stream`` selects an independent sub-stream of the same item (0 = sampling).
+    """
+    key = (stable_id(split), stable_id(task), int(index), int(stream))
+    return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=key))
+
+
+def _key(name: str, value: Any) -> str:
+    return f"{name}={value!r}"
+
+
+@dataclass(frozen=True)
+class Const:
+    value: float
+
+    def validate(self, name: str) -> None:
+        return None
+
+    def sample(self, rng: np.random.Generator) -> float:
+        return self.value
+
+    def support(self) -> tuple[float, float]:
+        return self.value, self.value
+
+
+@dataclass(frozen=True)
+class Choice:
+    values: tuple
+
+    def validate(self, name: str) -> None:
+        if len(self.values) == 0:
+            raise ParameterError(f"{_key(name, list(self.values))} is empty; allowed: a non-empty list")
+
+    def sample(self, rng: np.random.Generator):
+        return self.values[int(rng.integers(len(self.values)))]
+
+    def support(self) -> tuple[float, float]:
+        return min(self.values), max(self.values)
+
+
+@dataclass(frozen=True)
+class Uniform:
+    low: float
+    high: float
+
+    def validate(self, name: str) -> None:
+        if not self.low <= self.high:
+            raise ParameterError(
+                f"{_key(name, [self.low, self.high])} has low > high; allowed: [low, high] with low <= high"
+            )
+
+    def sample(self, rng: np.random.Generator) -> float:
+        return float(rng.uniform(self.low, self.high))
+
+    def support(self) -> tuple[float, float]:
+        return self.low, self.high
+
+
+@dataclass(frozen=True)
+class LogUniform:
+    low: float
+    high: float
+
+    def validate(self, name: str) -> None:
+        if not 0 < self.low <= self.high:
+            raise ParameterError(
+                f"{_key(name, [self.low, self.high])} is not a positive range; allowed: [low, high] with 0 < low <= high"
+            )
+
+    def sample(self, rng: np.random.Generator) -> float:
+        return float(math.exp(rng.uniform(math.log(self.low), math.log(self.high))))
+
+    def support(self) -> tuple[float, float]:
+        return self.low, self.high
+
+
+@dataclass(frozen=True)
+class Normal:
+    mean: float
+    std: float
+
+    def validate(self, name: str) -> None:
+        if self.std < 0:
+            raise ParameterError(f"{name}.std={self.std!r} is negative; allowed: >= 0")
+
+    def sample(self, rng: np.random.Generator) -> float:
+        return float(rng.normal(self.mean, self.std))
+
+    def support(self) -> tuple[float, float]:
+        return (self.mean, self.mean) if self.std == 0 else (-math.inf, math.inf)
+
+
+@dataclass(frozen=True)
+class TruncNormal:
+    mean: float
+    std: float
+    low: float
+    high: float
+
+    def validate(self, name: str) -> None:
+        Normal(self.mean, self.std).validate(name)
+        Uniform(self.low, self.high).validate(name)
+
+    def sample(self, rng: np.random.Generator) -> float:
+        # Inverse-CDF sampling: one uniform draw per sample, so streams stay aligned.
+        from scipy.stats import truncnorm
+
+        if self.std == 0:
+            return float(min(max(self.mean, self.low), self.high))
+        a, b = (self.low - self.mean) / self.std, (self.high - self.mean) / self.std
+        u = rng.uniform()
+        return float(truncnorm.ppf(u, a, b, loc=self.mean, scale=self.std))
+
+    def support(self) -> tuple[float, float]:
+        return self.low, self.high
+
+
+DISTRIBUTIONS = {
+    "const": Const,
+    "choice": Choice,
+    "uniform": Uniform,
+    "loguniform": LogUniform,
+    "normal": Normal,
+    "truncnorm": TruncNormal,
+}
+
+
+def as_distribution(name: str, spec: Any):
+    """Build a distribution from a config value.
+
+    Accepted forms: a number (``Const``), ``[low, high]`` (``Uniform``), or a mapping
+    ``{dist: uniform|loguniform|choice|const|normal|truncnorm, ...fields}``.
+
+    Examples
+    --------
+    >>> as_distribution("gap_s", [0.2, 0.5])
+    Uniform(low=0.2, high=0.5)
+    >>> as_distribution("f0_hz", {"dist": "choice", "values": [220, 440]})
+    Choice(values=(220, 440))
+    """
+    if isinstance(spec, (int, float)) and not isinstance(spec, bool):
+        dist = Const(float(spec))
+    elif isinstance(spec, Sequence) and not isinstance(spec, str):
+        if len(spec) != 2 or not all(isinstance(v, (int, float)) for v in spec):
+            raise ParameterError(f"{_key(name, list(spec))} is not a range; allowed: [low, high] of two numbers")
+        dist = Uniform(float(spec[0]), float(spec[1]))
+    elif hasattr(spec, "keys"):
+        fields = dict(spec)
+        kind = fields.pop("dist", None)
+        if kind not in DISTRIBUTIONS:
+            raise ParameterError(f"{name}.dist={kind!r} is unknown; allowed: {sorted(DISTRIBUTIONS)}")
+        cls = DISTRIBUTIONS[kind]
+        if cls is Choice and "values" in fields:
+            fields["values"] = tuple(fields["values"])
+        try:
+            dist = cls(**fields)
+        except TypeError:
+            allowed = list(cls.__dataclass_fields__)
+            raise ParameterError(
+                f"{name}={dict(spec)!r} has wrong fields for {kind}; allowed fields: {allowed}"
+            ) from None
+    else:
+        raise ParameterError(f"{_key(name, spec)} is not a distribution; allowed: number, [low, high] or {{dist: ...}}")
+    dist.validate(name)
+    return dist
+
+
+def bounded(key: str, spec: Any, *, low: float | None = None, high: float | None = None):
+    """:func:`as_distribution` whose whole support (``dist.support()``) lies in ``[low, high]``.
+
+    Examples
+    --------
+    >>> bounded("gap_s", [0.2, 0.5], low=0.0)
+    Uniform(low=0.2, high=0.5)
+    """
+    dist = as_distribution(key, spec)
+    if isinstance(dist, Choice) and not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in dist.values
+    ):
+        raise ParameterError(f"{key}={list(dist.values)!r} holds non-numbers; allowed: numbers")
+    lo, hi = dist.support()
+    if (low is not None and lo < low) or (high is not None and hi > high):
+        allowed = f"[{'-inf' if low is None else low}, {'inf' if high is None else high}]"
+        raise ParameterError(
+            f"{key}={spec!r} reaches [{lo}, {hi}]; allowed: values within {allowed} (use truncnorm, not normal)"
+        )
+    return dist

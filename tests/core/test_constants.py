@@ -1,0 +1,65 @@
+"""Constants are written once: every copy elsewhere in the package imports them."""
+
+import ast
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+import auralgen
+from auralgen.core import constants as C
+from auralgen.core.qa import arrange
+
+PKG = Path(auralgen.__file__).resolve().parent
+ROOT = PKG.parent
+
+
+def _copies(value) -> list[str]:
+    """``file:line`` of every literal equal to ``value`` in the package's code (docstrings and
+    comments do not count: only constants the interpreter would use), constants.py aside."""
+    out = []
+    for path in sorted(PKG.rglob("*.py")):
+        if path.name == "constants.py" and path.parent.name == "core":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and type(node.value) is type(value) and node.value == value:
+                out.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return out
+
+
+def test_speed_of_sound_written_once():
+    assert C.SPEED_OF_SOUND_M_S == 343.0
+    assert _copies(343.0) == [] and _copies(343) == []
+
+
+def test_full_scale_calibration_written_once():
+    assert C.DEFAULT_FULL_SCALE_DB_SPL == 136.0
+    assert _copies(136.0) == [] and _copies(136) == []
+
+
+def test_unable_text_written_once_and_last():
+    assert _copies(C.UNABLE) == []
+    options, _ = arrange("a", ["b"], slot=0, rng=np.random.default_rng(0))
+    assert options[-1] == C.UNABLE
+
+
+def test_sample_rates_written_once():
+    assert _copies(44100) == [] and _copies(22050) == []
+    assert C.DEFAULT_SAMPLE_RATE in C.SAMPLE_RATES
+
+
+def test_hydra_defaults_match_constants():
+    top = yaml.safe_load((ROOT / "conf" / "config.yaml").read_text())
+    assert top["full_scale_db_spl"] == C.DEFAULT_FULL_SCALE_DB_SPL
+    assert top["sample_rate"] == C.DEFAULT_SAMPLE_RATE
+
+
+def test_old_paths_reexport_core():
+    from auralgen import errors, qa, random
+    from auralgen.core import errors as core_errors
+    from auralgen.core import qa as core_qa
+    from auralgen.core import random as core_random
+
+    assert errors.ParameterError is core_errors.ParameterError
+    assert random.item_rng is core_random.item_rng and random.DISTRIBUTIONS is core_random.DISTRIBUTIONS
+    assert qa.arrange is core_qa.arrange and qa.UNABLE == C.UNABLE

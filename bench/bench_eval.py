@@ -1,6 +1,6 @@
 """The openai adapter keeps the configured concurrency in flight against a local server.
 
-Starts :class:`~auralgen.evaluation.chat_server.ChatServer` on 127.0.0.1 with a fixed reply
+Starts :class:`~tests.support.chat_server.ChatServer` on 127.0.0.1 with a fixed reply
 delay, sends ``N`` chat-completions requests (each with a 1 s mono 16 kHz WAV as
 ``input_audio``) through :class:`~auralgen.evaluation.openai_adapter.OpenAIAdapter` at each
 configured concurrency, and prints the in-flight maximum and time-weighted mean measured by
@@ -21,9 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
-from auralgen.evaluation.adapters import build_adapter
-from auralgen.evaluation.chat_server import ChatServer
-from auralgen.evaluation.items import write_wav
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the test chat server lives in tests/support
+
+from auralgen.evaluation.adapters import build_adapter  # noqa: E402
+from auralgen.evaluation.items import write_wav  # noqa: E402
+from tests.support.chat_server import ChatServer  # noqa: E402
 
 CONCURRENCY = (1, 4, 8, 16)
 

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from auralgen.export.parquet import ShardWriter  # noqa: E402
 from auralgen.pipeline import ItemSpec, Renderer  # noqa: E402
-from auralgen.testing import small_run  # noqa: E402
+from tests.support.builders import small_run  # noqa: E402
 
 TONE_TASKS = ("pitch_relative", "loudness_relative", "duration_relative", "duration_absolute", "audiogram")
 TARGET_ITEMS_PER_S = 200.0

@@ -3,7 +3,7 @@
 6 x 5 x 3 m room (RT60 0.5 s), source (1.5, 3.6, 1.3), head at (3, 2.5, 1.5) yawed 20 deg;
 image orders 6 and 12 (377 and 2,625 images), 16 and 48 kHz; two response lengths: the
 farthest image's natural length (``exact`` mode) and 1 s (the hybrid early part is rendered
-over the tail's length). "old" is ``_render_binaural_reference`` (the former
+over the tail's length). "old" is ``render_binaural_reference`` (the former
 ``Binaural.render``), "new" is ``Binaural.render``; both warmed up first (numba compiled, HRIRs
 and the cached HRIR x fractional-delay kernels built: the one-off build time per rate is printed).
 Best of ``repeats`` wall-clock times; ``err`` is the normalised L2 difference new vs old.
@@ -15,16 +15,20 @@ FOA is timed too (four ``render_omni`` calls; unchanged).
 from __future__ import annotations
 
 import os
+import sys
 import time
+from pathlib import Path
 
 os.environ.setdefault("PRA_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the former render lives in tests/support
 
 import numpy as np  # noqa: E402
 
 from auralgen.rooms import receivers  # noqa: E402
 from auralgen.rooms.images import image_sources, rir_length  # noqa: E402
-from auralgen.rooms.receivers import FOA, Binaural, _render_binaural_reference  # noqa: E402
+from auralgen.rooms.receivers import FOA, Binaural  # noqa: E402
 from auralgen.rooms.spec import RoomSpec  # noqa: E402
+from tests.support.binaural_reference import render_binaural_reference  # noqa: E402
 
 C = 343.0
 ROOM = RoomSpec(dims_m=(6.0, 5.0, 3.0), rt60_s=0.5)
@@ -50,7 +54,7 @@ def _warm(rec: Binaural, sample_rate: int) -> float:
     build = time.perf_counter() - t0
     ims = image_sources(ROOM, SOURCE, max_order=1)
     rec.render(ims, sample_rate=sample_rate, c_m_s=C, n_samples=1000)
-    _render_binaural_reference(rec, ims, sample_rate=sample_rate, c_m_s=C, n_samples=1000)
+    render_binaural_reference(rec, ims, sample_rate=sample_rate, c_m_s=C, n_samples=1000)
     return build
 
 
@@ -68,8 +72,8 @@ def run(orders=(6, 12), rates=(16000, 48000), lengths=("natural", 1.0), *, repea
                 n = rir_length(ROOM, fs, max_distance_m=far) if length == "natural" else int(length * fs)
                 kw = dict(sample_rate=fs, c_m_s=C, n_samples=n)
                 new = rec.render(ims, **kw)
-                old = _render_binaural_reference(rec, ims, **kw)
-                t_old = _best(lambda ims=ims, kw=kw: _render_binaural_reference(rec, ims, **kw), max(1, repeats - 1))
+                old = render_binaural_reference(rec, ims, **kw)
+                t_old = _best(lambda ims=ims, kw=kw: render_binaural_reference(rec, ims, **kw), max(1, repeats - 1))
                 t_new = _best(lambda ims=ims, kw=kw: rec.render(ims, **kw), repeats)
                 t_foa = _best(lambda ims=ims, kw=kw: foa.render(ims, **kw), repeats)
                 rows.append(

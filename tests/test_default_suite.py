@@ -5,8 +5,8 @@ import json
 import pytest
 
 from auralgen import pipeline
-from auralgen.testing import small_run
 from auralgen.validation.audit import audit_dataset
+from tests.support.builders import small_run
 
 
 @pytest.mark.slow

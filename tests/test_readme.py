@@ -18,7 +18,7 @@ Where: all commands run in order in one temporary directory holding links to the
 ``generate.py``, ``evaluate.py``, ``conf/`` and ``.venv/`` (so ``.venv/bin/python`` is the
 venv's python, as in ``make``). ``data/default`` there is built first by the Makefile's
 ``dataset`` recipe at tiny size; ``model.base_url`` of the ``openai`` example is pointed at
-the test chat server on 127.0.0.1 (auralgen/evaluation/chat_server.py); ``my_model.py``
+the test chat server on 127.0.0.1 (tests/support/chat_server.py); ``my_model.py``
 (the ``command`` example's model) is a stdlib script answering "Answer: A" to each request;
 ``infer_results.jsonl`` (``action=score_predictions``) is what the STAR-Bench toolkit
 writes, made from a STAR-Bench export of ``data/default`` with every response "Answer: A";
@@ -49,8 +49,8 @@ import yaml
 from auralgen import pipeline
 from auralgen.config import _combinations, _overrides, compose, validate
 from auralgen.errors import ParameterError
-from auralgen.evaluation.chat_server import ChatServer
-from auralgen.testing import ROOT
+from tests.support.builders import ROOT
+from tests.support.chat_server import ChatServer
 
 NOT_RUN = {
     "make dataset": "builds the full default suite (covered by tests/test_default_suite.py, slow); its recipe "

@@ -3,7 +3,7 @@
 import pytest
 
 from auralgen import pipeline
-from auralgen.testing import small_run
+from tests.support.builders import small_run
 
 QUIET = lambda *_: None  # noqa: E731
 

@@ -147,7 +147,7 @@ def test_messages_carry_the_channel_layout_to_adapters(tmp_path):
     from auralgen import pipeline
     from auralgen.evaluation.items import clip_wavs, load_items
     from auralgen.evaluation.prompts import build_message, present
-    from auralgen.testing import small_run
+    from tests.support.builders import small_run
 
     run = small_run("task=azimuth_absolute", "task.items_per_level=1", "validate=false", out=tmp_path / "ds")
     pipeline.run(run, log=lambda *_: None)

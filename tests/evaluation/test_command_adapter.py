@@ -183,7 +183,7 @@ def test_ctrl_c_during_a_hung_request_exits_fast_and_ends_the_program(tiny_datas
     import subprocess
     import time
 
-    from auralgen.testing import ROOT
+    from tests.support.builders import ROOT
 
     pidfile = tmp_path / "pid"
     cmd = [sys.executable, str(ROOT / "evaluate.py"), "model=command", f"data={tiny_dataset}", "out=o",

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from auralgen.testing import ROOT
+from tests.support.builders import ROOT
 
 
 def run_cli(*args, cwd, env=None):

@@ -7,11 +7,11 @@ import pytest
 
 from auralgen.config import compose
 from auralgen.evaluation.adapters import FatalModelError, ModelError, build_adapter
-from auralgen.evaluation.chat_server import ChatServer
 from auralgen.evaluation.config import validate_eval
 from auralgen.evaluation.items import write_wav
 from auralgen.evaluation.openai_adapter import _content, _Transient
 from auralgen.evaluation.runner import run
+from tests.support.chat_server import ChatServer
 
 QUIET = lambda *_: None  # noqa: E731
 SECRET = "sk-auralgen-test-0123456789abcdef"

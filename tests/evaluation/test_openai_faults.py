@@ -21,12 +21,12 @@ import pytest
 from auralgen import pipeline
 from auralgen.config import compose
 from auralgen.evaluation.adapters import FatalModelError, ModelError, build_adapter
-from auralgen.evaluation.chat_server import ChatServer
 from auralgen.evaluation.config import validate_eval
 from auralgen.evaluation.items import write_wav
 from auralgen.evaluation.redaction import redact, redact_url, url_secrets
 from auralgen.evaluation.runner import run
-from auralgen.testing import small_run
+from tests.support.builders import small_run
+from tests.support.chat_server import ChatServer
 
 ROOT = Path(__file__).resolve().parents[2]
 QUIET = lambda *_: None  # noqa: E731

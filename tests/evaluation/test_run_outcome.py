@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from auralgen.evaluation.chat_server import ChatServer
 from auralgen.evaluation.leaderboard import render_leaderboard
 from auralgen.evaluation.report import safe_name, write_plots
 from auralgen.evaluation.runner import RunFailedError, run
+from tests.support.chat_server import ChatServer
 
 from .test_eval_cli import run_cli
 from .test_harness import cfg_of, evaluate

@@ -8,7 +8,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from auralgen import pipeline
 from auralgen.export.card import DEFAULT_CONFIG, levels_text
 from auralgen.export.parquet import FEATURES
-from auralgen.testing import read_rows, small_run
+from tests.support.builders import read_rows, small_run
 
 QUIET = lambda *_: None  # noqa: E731
 TASKS = ("duration_relative", "pitch_relative")

@@ -16,7 +16,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10: pytest brings tomli
     import tomli as tomllib
 
-from auralgen.testing import ROOT
+from tests.support.builders import ROOT
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 DISTRIBUTION = {"yaml": "pyyaml", "hydra": "hydra-core"}  # import name -> distribution name, where they differ

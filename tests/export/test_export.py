@@ -11,7 +11,7 @@ from auralgen import pipeline
 from auralgen.errors import ExportError
 from auralgen.export.audio import decode_flac, encode_flac, quantise
 from auralgen.export.parquet import COLUMNS
-from auralgen.testing import decode, params_of, read_rows, small_run
+from tests.support.builders import decode, params_of, read_rows, small_run
 
 QUIET = lambda *_: None  # noqa: E731
 

@@ -5,7 +5,7 @@ import hashlib
 import pytest
 
 from auralgen import pipeline
-from auralgen.testing import read_rows, small_run
+from tests.support.builders import read_rows, small_run
 
 ARGS = ("task=pitch_relative", "task.levels=[0,100,400]", "task.items_per_level=3")
 

@@ -8,7 +8,7 @@ import pytest
 
 from auralgen import pipeline
 from auralgen.errors import ParameterError
-from auralgen.testing import read_rows, small_run
+from tests.support.builders import read_rows, small_run
 
 QUIET = lambda *_: None
 TINY = ("task=duration_relative", "task.items_per_level=1", "task.levels=[0]")

@@ -1,6 +1,6 @@
 """The per-image binaural render against the former per-direction grouped render.
 
-``_render_binaural_reference`` is the former ``Binaural.render`` (one ``render_omni`` and one
+``render_binaural_reference`` is the former ``Binaural.render`` (one ``render_omni`` and one
 FFT convolution per HRIR direction). The new render high-passes once, at the end, over the
 full filtered responses; it must equal the reference with the high-pass at the end (or with
 per-direction high-passes on zero-padded trains), and differ from the former output by its
@@ -18,8 +18,9 @@ from auralgen.errors import ParameterError
 from auralgen.rooms.geometry import az_el_to_unit, listener_to_room
 from auralgen.rooms.hrtf import HrtfMissingError, fetch, load_kemar
 from auralgen.rooms.images import ImageSources, _phase_basis, image_sources, rir_length
-from auralgen.rooms.receivers import Binaural, _binaural_kernels, _render_binaural_reference
+from auralgen.rooms.receivers import Binaural, _binaural_kernels
 from auralgen.rooms.spec import RoomSpec
+from tests.support.binaural_reference import render_binaural_reference
 
 C = 343.0
 HEAD = np.array([3.0, 2.5, 1.5])
@@ -64,12 +65,12 @@ def test_render_matches_grouped_reference(fs, order, yaw, pitch, n):
     new = rec.render(ims, **kw)
     assert new.shape == (2, n) and new.dtype == np.float64
     # the former grouped render with the high-pass once at the end: equal up to rounding
-    assert _nl2(new, _render_binaural_reference(rec, ims, **kw, highpass="end")) < 1e-10
+    assert _nl2(new, render_binaural_reference(rec, ims, **kw, highpass="end")) < 1e-10
     # ... with per-direction high-passes on zero-padded trains (no filter edge in the output)
-    assert _nl2(new, _render_binaural_reference(rec, ims, **kw, highpass="per_direction_padded")) < 1e-6
+    assert _nl2(new, render_binaural_reference(rec, ims, **kw, highpass="per_direction_padded")) < 1e-6
     # the former output: its per-direction high-pass edges at samples 0 and n_samples leave
     # ~3e-3, almost all of it within the first HRIR length (before and at the direct sound)
-    old = _render_binaural_reference(rec, ims, **kw)
+    old = render_binaural_reference(rec, ims, **kw)
     taps = rec.hrtf_at(fs).num_taps
     assert 1e-4 < _nl2(new, old) < 5e-3
     assert np.linalg.norm(new[:, taps:] - old[:, taps:]) < 1e-3 * np.linalg.norm(old)
@@ -90,7 +91,7 @@ def test_single_image_matches_reference(az, el, dist, gain, yaw):
     ims = ImageSources(positions_m=pos[None, :], gains=np.array([gain]), orders=np.zeros(1, dtype=int))
     kw = dict(sample_rate=16000, c_m_s=C, n_samples=900)
     new = rec.render(ims, **kw)
-    ref = _render_binaural_reference(rec, ims, **kw, highpass="end")
+    ref = render_binaural_reference(rec, ims, **kw, highpass="end")
     np.testing.assert_allclose(new, ref, atol=1e-10 * np.abs(ref).max())
     assert np.abs(new).max() > 0
 
@@ -117,7 +118,7 @@ def test_images_outside_output_and_zero_gains_are_silent():
     # a truncated tail: the image's filtered impulse is cut at n_samples, not dropped
     late = ImageSources(np.array([HEAD + [6.5, 0.0, 0.0]]), np.ones(1), np.zeros(1, dtype=int))
     out = rec.render(late, **kw)
-    np.testing.assert_allclose(out, _render_binaural_reference(rec, late, **kw, highpass="end"), atol=1e-12)
+    np.testing.assert_allclose(out, render_binaural_reference(rec, late, **kw, highpass="end"), atol=1e-12)
     assert np.abs(out[:, -10:]).max() > 1e-3
 
 
@@ -135,4 +136,4 @@ def test_render_validation(positions, gains, kw, match):
     with pytest.raises(ParameterError, match=match):
         Binaural(position_m=HEAD).render(ims, **{"sample_rate": 16000, "c_m_s": C, "n_samples": 100, **kw})
     with pytest.raises(ParameterError, match=r"highpass='twice'; allowed: per_direction"):
-        _render_binaural_reference(Binaural(), ims, sample_rate=16000, c_m_s=C, n_samples=100, highpass="twice")
+        render_binaural_reference(Binaural(), ims, sample_rate=16000, c_m_s=C, n_samples=100, highpass="twice")

@@ -18,7 +18,7 @@ from auralgen.errors import ParameterError
 from auralgen.random import item_rng
 from auralgen.tasks.audiogram import POSITIONS, Audiogram, AudiogramConfig
 from auralgen.tasks.base import AudioConfig, deal, load_tasks
-from auralgen.testing import read_rows, small_run
+from tests.support.builders import read_rows, small_run
 
 THREE = ("train", "validation", "test")
 AUDIOGRAM = Audiogram(AudiogramConfig(), AudioConfig())

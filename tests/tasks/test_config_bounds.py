@@ -19,7 +19,7 @@ import soundfile as sf
 from auralgen.errors import ParameterError
 from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig
 from auralgen.tasks.base import MAX_DURATION_S, AudioConfig, load_tasks
-from auralgen.testing import ROOT, small_run
+from tests.support.builders import ROOT, small_run
 
 TASKS = load_tasks()
 DURATIONS = [

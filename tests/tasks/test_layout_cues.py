@@ -14,7 +14,7 @@ import pytest
 
 from auralgen.errors import ParameterError
 from auralgen.tasks._spatial import LAYOUT_CUES
-from auralgen.testing import ROOT, small_run
+from tests.support.builders import ROOT, small_run
 
 MONO = ("task.receiver.type=mono",)
 STEREO = ("task.receiver.type=stereo",)

@@ -13,7 +13,7 @@ from auralgen.mixing.sounds import NAMES
 from auralgen.pipeline import build_tasks
 from auralgen.qa import UNABLE, answer_slot
 from auralgen.random import item_rng
-from auralgen.testing import decode, params_of, read_rows, small_run
+from tests.support.builders import decode, params_of, read_rows, small_run
 
 TASK = build_tasks(small_run("task=mixture"))["mixture"]
 SUBS = ("louder", "first", "count", "overlap")

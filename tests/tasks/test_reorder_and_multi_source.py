@@ -13,7 +13,7 @@ from auralgen.pipeline import build_tasks
 from auralgen.qa import answer_slot
 from auralgen.random import item_rng
 from auralgen.tasks.temporal_reorder import ORDERS, PROCESSES, order_text
-from auralgen.testing import decode, params_of, read_rows, small_run
+from tests.support.builders import decode, params_of, read_rows, small_run
 
 QUIET = lambda *_: None  # noqa: E731
 TASKS = build_tasks(small_run("task=temporal_reorder"))

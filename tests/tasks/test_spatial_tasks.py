@@ -12,8 +12,8 @@ from auralgen.errors import ParameterError
 from auralgen.pipeline import build_tasks
 from auralgen.random import item_rng
 from auralgen.rooms.geometry import direction_of
-from auralgen.testing import decode, read_rows, small_run
 from auralgen.validation.measure import itd_ild
+from tests.support.builders import decode, read_rows, small_run
 
 SPATIAL = (
     "azimuth_absolute",

@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from auralgen.tasks.base import AudioConfig, load_tasks
-from auralgen.testing import ROOT
+from tests.support.builders import ROOT
 
 TASK_NAMES = sorted(load_tasks())
 

@@ -10,7 +10,7 @@ from auralgen.pipeline import build_tasks
 from auralgen.qa import UNABLE, answer_slot
 from auralgen.random import item_rng
 from auralgen.synth.levels import db_hl_to_db_spl
-from auralgen.testing import small_run
+from tests.support.builders import small_run
 
 TASKS = build_tasks(small_run())
 N = 400
@@ -165,7 +165,7 @@ def test_check_rejects_a_wrong_label(name, corrupt):
 
 def test_audiogram_items_of_a_level_cover_every_frequency(tmp_path):
     from auralgen import pipeline
-    from auralgen.testing import params_of, read_rows
+    from tests.support.builders import params_of, read_rows
 
     run = small_run(
         "task=audiogram",

@@ -14,7 +14,7 @@ from auralgen.pipeline import build_tasks
 from auralgen.random import item_rng
 from auralgen.rooms.geometry import direction_of
 from auralgen.rooms.trajectory import Trajectory
-from auralgen.testing import decode, read_rows, small_run
+from tests.support.builders import decode, read_rows, small_run
 
 TASK = build_tasks(small_run("task=trajectory"))["trajectory"]
 QUIET = lambda *_: None  # noqa: E731

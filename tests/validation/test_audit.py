@@ -16,9 +16,9 @@ from auralgen import pipeline
 from auralgen.errors import ParameterError
 from auralgen.export.audio import encode_flac
 from auralgen.pipeline import build_tasks
-from auralgen.testing import ROOT, decode, small_run
 from auralgen.validation.__main__ import main
 from auralgen.validation.audit import audit_dataset, cv_accuracy, leaks, shortcut_audit
+from tests.support.builders import ROOT, decode, small_run
 
 QUIET = lambda *_: None  # noqa: E731
 OVERRIDES = [

@@ -24,7 +24,7 @@ EASIEST = {
 
 @pytest.fixture(scope="module")
 def accuracy(tmp_path_factory):
-    from auralgen.testing import small_run
+    from tests.support.builders import small_run
 
     out = tmp_path_factory.mktemp("listen")
     overrides = [
@@ -120,4 +120,4 @@ def test_registry_accepts_new_answerers():
     try:
         assert L.answer("_test_always_first", "q", ["a", "b"], [], SR) == 0
     finally:
-        del L.LISTENERS["_test_always_first"]
+        L.LISTENERS.unregister("_test_always_first")

@@ -8,10 +8,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from auralgen import pipeline
-from auralgen.testing import small_run
 from auralgen.validation import listener as L
 from auralgen.validation import listener_spatial as LS
 from auralgen.validation.audit import audit_dataset
+from tests.support.builders import small_run
 
 QUIET = lambda *_: None  # noqa: E731
 SPATIAL = ("azimuth_absolute", "azimuth_relative", "distance_relative")
@@ -45,7 +45,7 @@ def test_listener_solves_the_physically_easy_levels(accuracy, task, value, floor
 
 
 def test_binaural_side_is_heard_and_front_back_is_guessed(spatial):
-    from auralgen.testing import decode, read_rows
+    from tests.support.builders import decode, read_rows
 
     rows = read_rows(spatial, "azimuth_absolute")
     side_ok, front = 0, 0

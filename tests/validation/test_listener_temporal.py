@@ -5,9 +5,9 @@ import pytest
 
 from auralgen import pipeline
 from auralgen.qa import UNABLE
-from auralgen.testing import decode, params_of, read_rows, small_run
 from auralgen.validation import listener as L
 from auralgen.validation import listener_temporal as LT
+from tests.support.builders import decode, params_of, read_rows, small_run
 
 QUIET = lambda *_: None  # noqa: E731
 SR = 16000

@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.installed
 export PRA_NUM_THREADS := 1
 export NUMBA_CACHE_DIR := $(CURDIR)/.auralgen_cache/numba
 
-.PHONY: help install dataset test test-slow eval bench lint clean
+.PHONY: help install dataset test test-slow golden eval bench lint clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -30,6 +30,10 @@ test: $(STAMP)  ## run the test suite (fast tests; slow ones are marked)
 test-slow: $(STAMP)  ## run only the slow tests
 	$(BIN)/python -m pytest -q -m slow
 
+golden: $(STAMP)  ## check the default suite's shard SHA-256s against tests/golden/ (seed 0, workers 1 and 2)
+	$(BIN)/python bench/golden.py check default fast
+	$(BIN)/python bench/golden.py check default --workers 2
+
 eval: $(STAMP)  ## score the built-in baselines on the default suite (data/default) into results/ (+ results/leaderboard.md)
 	@test -f data/default/manifest.json || $(BIN)/python generate.py
 	@for m in random constant text_only dsp noise; do \
@@ -39,9 +43,10 @@ eval: $(STAMP)  ## score the built-in baselines on the default suite (data/defau
 bench: $(STAMP)  ## print speed and memory figures (bench/)
 	$(BIN)/python bench/run.py
 
-lint: $(STAMP)  ## ruff lint and format check
+lint: $(STAMP)  ## ruff lint and format check; import layers (.importlinter)
 	$(BIN)/ruff check auralgen tests bench generate.py evaluate.py
 	$(BIN)/ruff format --check auralgen tests bench generate.py evaluate.py
+	$(BIN)/lint-imports --no-cache
 
 clean:  ## remove generated data, caches and the venv
 	rm -rf data results outputs multirun .auralgen_cache $(VENV)

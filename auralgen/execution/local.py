@@ -138,6 +138,7 @@ class LocalPoolExecutor:
                     first = [value, time.monotonic() + GRACE_S]
         for i, proc in enumerate(self._procs):
             if proc.sentinel in ready and busy[i] and not self._conns[i].poll():
+                proc.join(1.0)  # its sentinel is ready: reaps it at once
                 err = RuntimeError(f"a worker process died (exit code {proc.exitcode}) while rendering")
                 for seq in busy[i]:
                     done[seq] = (False, err)

@@ -1,0 +1,57 @@
+"""The local executor: results in input order, bounded look-ahead, errors back within seconds,
+a dead worker is an error (never a wait), and cancel leaves no process behind."""
+
+import os
+import time
+
+import pytest
+
+from auralgen.execution import LocalPoolExecutor, SerialExecutor
+from auralgen.execution.local import GRACE_S
+
+
+def slow_square(x):
+    time.sleep(0.05 * (x % 3))
+    return x * x
+
+
+def fail_at_5(x):
+    if x == 0:
+        time.sleep(30)  # the head of the queue never finishes in time
+    if x == 5:
+        raise ValueError("unit 5 is bad")
+    return x
+
+
+def die_at_3(x):
+    if x == 3:
+        os._exit(9)
+    return x
+
+
+@pytest.mark.parametrize("executor", [SerialExecutor(), LocalPoolExecutor(2)], ids=["serial", "pool"])
+def test_results_come_in_input_order(executor):
+    try:
+        assert list(executor.map_ordered(slow_square, range(20), max_ahead=4)) == [x * x for x in range(20)]
+    finally:
+        executor.close()
+
+
+def test_a_worker_error_is_raised_within_seconds_and_cancel_kills_the_workers():
+    ex = LocalPoolExecutor(2)
+    t0 = time.monotonic()
+    with pytest.raises(ValueError, match="unit 5 is bad"):
+        list(ex.map_ordered(fail_at_5, range(10), max_ahead=8))
+    assert time.monotonic() - t0 < GRACE_S + 3
+    procs = list(ex._procs)
+    ex.close(cancel=True)
+    assert procs and not any(p.is_alive() for p in procs)
+
+
+def test_a_dead_worker_is_an_error_not_a_wait():
+    ex = LocalPoolExecutor(2)
+    try:
+        with pytest.raises(RuntimeError, match=r"worker process died \(exit code 9\)"):
+            list(ex.map_ordered(die_at_3, range(10), max_ahead=4))
+    finally:
+        ex.close(cancel=True)

@@ -1,46 +1,8 @@
-"""Evaluate a model on an exported dataset: ``python evaluate.py [overrides]`` (Hydra; see conf/evaluate.yaml)."""
+"""Evaluate a model: ``python evaluate.py [overrides]`` = ``auralgen evaluate [overrides]`` (see conf/evaluate.yaml)."""
 
-import os
 import sys
-from pathlib import Path
 
-import hydra
-from omegaconf import DictConfig
-
-from auralgen.config import check_command_line
-from auralgen.evaluation.config import validate_eval
-
-CONF = str(Path(__file__).resolve().parent / "conf")
-
-
-@hydra.main(config_path="conf", config_name="evaluate", version_base="1.3")
-def main(cfg: DictConfig) -> None:
-    from hydra.core.hydra_config import HydraConfig
-    from hydra.types import RunMode
-
-    from auralgen.errors import AuralgenError
-    from auralgen.evaluation.runner import RunFailedError, run
-
-    hc = HydraConfig.get()
-    if hc.mode == RunMode.MULTIRUN and cfg.action == "evaluate":  # a sweep over models: one folder each, inside out
-        out, label = str(cfg.out).rstrip("/"), str(cfg.model.label)
-        base = os.path.dirname(out) if os.path.basename(out) == label else out
-        cfg.out = os.path.join(base or ".", label)
-        if cfg.leaderboard is None:  # the sweep's runs share one leaderboard in the sweep's folder
-            cfg.leaderboard = os.path.join(base or ".", "leaderboard.md")
-    try:
-        run(validate_eval(cfg))
-    except RunFailedError as exc:  # the model failed too often: nothing is scored
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(3)
-    except AuralgenError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
-    except KeyboardInterrupt:
-        print("interrupted: the replies so far are cached; run the same command again to resume", file=sys.stderr)
-        sys.exit(130)
-
+from auralgen.cli import main
 
 if __name__ == "__main__":
-    check_command_line(sys.argv[1:], config_dir=CONF, config_name="evaluate", validate_fn=validate_eval)
-    main()
+    sys.exit(main(["evaluate", *sys.argv[1:]]))

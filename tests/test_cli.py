@@ -128,7 +128,8 @@ def test_multirun_checks_every_job_before_running_any(tmp_path):
 def test_fast_sweep_check_sees_the_configs_hydra_composes():
     """Jobs are composed once per config-group choice and plain values set on a copy: each must
     validate to exactly what composing that job's overrides gives."""
-    from auralgen.config import _combinations, _jobs, compose, validate
+    from auralgen.cli._hydra import _combinations, _jobs, compose
+    from auralgen.config import validate
 
     argv = ["seed=1,2", "task=pitch_relative,audiogram", "task.items_per_level=1,3", "task.levels=[0,10]", "out=o"]
     fast = [validate(cfg) for _, cfg in _jobs(argv, str(ROOT / "conf"), "config")]

@@ -18,7 +18,8 @@ import pytest
 from omegaconf import OmegaConf
 
 from auralgen import pipeline
-from auralgen.config import RUNTIME_KEYS, compose, validate
+from auralgen.cli._hydra import compose
+from auralgen.config import RUNTIME_KEYS, validate
 from auralgen.errors import ParameterError
 from auralgen.random import item_rng
 

@@ -47,7 +47,8 @@ import pytest
 import yaml
 
 from auralgen import pipeline
-from auralgen.config import _combinations, _overrides, compose, validate
+from auralgen.cli._hydra import _combinations, _overrides, compose
+from auralgen.config import validate
 from auralgen.errors import ParameterError
 from tests.support.builders import ROOT
 from tests.support.chat_server import ChatServer

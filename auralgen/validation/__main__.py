@@ -1,14 +1,9 @@
-"""``python -m auralgen.validation <dataset dir> [--json report.json]``: audit an exported dataset.
-
-Prints the audit tables; writes nothing unless ``--json`` is given. Exit code 0 when every
-item passes and no audit flags, 1 otherwise, 2 (with one ``error:`` line) when the path is
-not a dataset.
+"""The audit's text report (:func:`format_report`); ``python -m auralgen.validation <dataset dir>`` runs
+``auralgen audit`` (auralgen/cli/audit.py), the command line that prints it.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from collections import Counter
 
@@ -66,28 +61,8 @@ def format_report(report) -> str:
     return "\n".join(out)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m auralgen.validation", description=__doc__.splitlines()[0])
-    parser.add_argument("dataset", help="an exported dataset directory (holds data/<task>/*.parquet)")
-    parser.add_argument("--json", metavar="OUT", help="also write the report as JSON to OUT")
-    parser.add_argument("--no-listener", action="store_true", help="skip the reference listener")
-    args = parser.parse_args(argv)
+if __name__ == "__main__":  # ``python -m auralgen.validation <dir>``: the former spelling of ``auralgen audit``
+    import runpy
 
-    from auralgen.errors import AuralgenError
-    from auralgen.validation.audit import audit_dataset
-
-    try:
-        report = audit_dataset(args.dataset, listen=not args.no_listener)
-    except AuralgenError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(format_report(report))
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(report.to_dict(), fh, indent=2, sort_keys=True, default=str)
-            fh.write("\n")
-    return 0 if report.ok else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    sys.argv[1:1] = ["audit"]
+    runpy.run_module("auralgen.cli", run_name="__main__", alter_sys=True)

@@ -7,7 +7,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from auralgen.config import compose
+from auralgen.cli._hydra import compose
 from auralgen.errors import ParameterError
 from auralgen.evaluation.adapters import FatalModelError
 from auralgen.evaluation.cache import ReplyCache

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from auralgen.config import compose
+from auralgen.cli._hydra import compose
 from auralgen.errors import ParameterError
 from auralgen.evaluation.config import validate_eval
 from auralgen.evaluation.interop import prediction_records, read_predictions

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from auralgen.config import compose
+from auralgen.cli._hydra import compose
 from auralgen.evaluation.adapters import FatalModelError, ModelError, build_adapter
 from auralgen.evaluation.config import validate_eval
 from auralgen.evaluation.items import write_wav

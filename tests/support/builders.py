@@ -11,7 +11,8 @@ import numpy as np
 import pyarrow.parquet as pq
 import soundfile as sf
 
-from auralgen.config import RunConfig, compose, validate
+from auralgen.cli._hydra import compose
+from auralgen.config import RunConfig, validate
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,0 +1,231 @@
+"""Hydra's side of the command line (the only part of auralgen that imports hydra / omegaconf).
+
+:func:`check_command_line` composes and validates every job of a command line (every job of a
+multirun) before Hydra runs anything, so a bad override ends in one ``error:`` line and exit code 2;
+:func:`compose` composes the shipped configuration (:func:`auralgen.core.resources.conf_dir`) for
+tests and notebooks. The library itself takes plain mappings (:func:`auralgen.config.validate`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from auralgen.config import validate
+from auralgen.core.resources import conf_dir
+from auralgen.errors import ParameterError
+
+# -- command line ------------------------------------------------------------------------------
+HYDRA_FLAGS_WITH_VALUE = {"-cp", "--config-path", "-cn", "--config-name", "-cd", "--config-dir", "-p", "--package"}
+MAX_SWEEP_JOBS = 1000  # jobs one multirun may hold; each distinct one is checked before any runs
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc)
+    cause = exc.__cause__ or exc.__context__
+    if cause is not None and str(cause).strip() and str(cause) not in text:
+        text += ": " + str(cause)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    keep = [ln for ln in lines if not ln.startswith(("To append", "full_key", "object_type", "Set the environment"))]
+    if "Config search path:" in keep:  # Hydra lists its search path after the options: noise for a user
+        keep = keep[: keep.index("Config search path:")]
+    text = "; ".join(keep) or type(exc).__name__
+    return text.replace("\t", "").replace(":;", ":")
+
+
+def _overrides(argv: list[str]) -> list[str]:
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in HYDRA_FLAGS_WITH_VALUE:
+            skip = True
+        elif not arg.startswith("-"):
+            out.append(arg)
+    return out
+
+
+def _sweep_values(o) -> list[str]:
+    """The values of a sweep override, refusing more than :data:`MAX_SWEEP_JOBS` (never all of a huge range)."""
+    import itertools
+
+    values = list(itertools.islice(o.sweep_string_iterator(), MAX_SWEEP_JOBS + 1))
+    if len(values) > MAX_SWEEP_JOBS:
+        raise ParameterError(
+            f"{o.input_line} sweeps more than {MAX_SWEEP_JOBS} values; allowed: at most {MAX_SWEEP_JOBS} jobs per multirun"
+        )
+    return values
+
+
+def _sweeps(parsed) -> list[tuple[Any, list[str]]]:
+    """``(override, values)`` of each override (a plain override has one value); refuses too many jobs."""
+    out, jobs = [], 1
+    for o in parsed:
+        values = _sweep_values(o) if o.is_sweep_override() else [None]
+        jobs *= len(values)
+        out.append((o, values))
+    if jobs > MAX_SWEEP_JOBS:
+        swept = " x ".join(str(len(v)) for o, v in out if o.is_sweep_override())
+        raise ParameterError(
+            f"the sweep makes {jobs} jobs ({swept}); allowed: at most {MAX_SWEEP_JOBS} jobs per multirun"
+        )
+    return out
+
+
+def _as_override(o, value: str | None) -> str:
+    return o.input_line if value is None else f"{o.get_key_element()}={value}"
+
+
+def _combinations(overrides: list[str]) -> list[list[str]]:
+    """Sweep overrides (``a=1,2``) expanded into plain override lists, one per job (at most
+    :data:`MAX_SWEEP_JOBS`, else :class:`ParameterError`)."""
+    import itertools
+
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    sweeps = _sweeps(OverridesParser.create().parse_overrides(overrides))
+    grid = itertools.product(*[[(o, v) for v in values] for o, values in sweeps])
+    return [[_as_override(o, v) for o, v in job] for job in grid]
+
+
+def _structural(o, config_dir: str) -> bool:
+    """Whether an override changes the defaults list (a config group, an addition or a deletion)."""
+    from pathlib import Path
+
+    group = o.key_or_group
+    return bool(
+        o.is_add() or o.is_force_add() or o.is_delete() or group.startswith("hydra")
+        or (Path(config_dir) / group.replace(".", "/")).is_dir()
+    )  # fmt: skip
+
+
+def _jobs(overrides: list[str], config_dir: str, config_name: str):
+    """Yield ``(label, composed config)`` for every job of the command line, composing once per
+    distinct choice of config groups and setting plain values on a copy (fast for large sweeps)."""
+    import copy
+    import itertools
+
+    from hydra import compose, initialize_config_dir
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from omegaconf import OmegaConf
+
+    parser = OverridesParser.create()
+    sweeps = _sweeps(parser.parse_overrides(overrides))
+    shape = [_structural(o, config_dir) for o, _ in sweeps]
+    # config groups: every choice composed; plain values: the first composed, the others set on a copy
+    groups = itertools.product(*[[(o, x) for x in v] if st else [(o, v[0])] for (o, v), st in zip(sweeps, shape)])
+    free = [(o, v) for (o, v), st in zip(sweeps, shape) if not st and o.is_sweep_override()]
+    parsed = {(id(o), x): parser.parse_override(_as_override(o, x)).value() for o, v in free for x in v}
+    with initialize_config_dir(config_dir=config_dir, version_base="1.3"):
+        for group in groups:
+            base = compose(config_name=config_name, overrides=[_as_override(o, v) for o, v in group])
+            swept = [(o, v) for (o, v), st in zip(group, shape) if st and o.is_sweep_override()]
+            if not free:  # the composed config itself
+                yield " ".join(_as_override(o, v) for o, v in swept), base
+                continue
+            plain = OmegaConf.to_container(base, resolve=True)
+            for values in itertools.product(*[[(o, x) for x in v] for o, v in free]):
+                cfg = copy.deepcopy(plain)  # a plain copy (fast); unknown keys are refused by validate
+                for o, x in values:
+                    _set_path(cfg, o.key_or_group.split("."), copy.deepcopy(parsed[id(o), x]))
+                _refuse_missing(cfg)
+                yield " ".join(_as_override(o, v) for o, v in [*swept, *values]), cfg
+
+
+def _refuse_missing(cfg, key: str = "") -> None:
+    """A mandatory value (``???``) left unset, as OmegaConf would refuse it."""
+    if isinstance(cfg, dict):
+        for k, v in cfg.items():
+            _refuse_missing(v, f"{key}.{k}" if key else str(k))
+    elif cfg == "???":
+        raise ParameterError(f"{key} is missing; allowed: a value given on the command line ({key}=...)")
+
+
+def _set_path(cfg: dict, path: list[str], value) -> None:
+    """``cfg[path] = value`` as Hydra sets an override (mappings merged into mappings)."""
+    for k in path[:-1]:
+        cfg = cfg.setdefault(k, {})
+    old = cfg.get(path[-1])
+    if isinstance(old, dict) and isinstance(value, dict):
+        for k, v in value.items():
+            _set_path(old, [k], v)
+    else:
+        cfg[path[-1]] = value
+
+
+def refuse_ignored_task_overrides(overrides: list[str]) -> None:
+    """Refuse overrides that generation would silently ignore: several tasks given to ``task=``
+    (one ``task`` node holds one task), and a suite's ``tasks.<name>...``, ``suite=`` or
+    ``suite_name=`` beside ``task=`` (only the selected task runs)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parsed = OverridesParser.create().parse_overrides(overrides)
+    chosen = None
+    for o in parsed:
+        if o.key_or_group != "task" or o.package or o.is_delete():
+            continue
+        values = list(o.sweep_iterator()) if o.is_sweep_override() else [o.value()]
+        if any(isinstance(v, (list, tuple)) for v in values):
+            raise ParameterError(
+                f"{o.input_line} names several tasks, but task= selects one; allowed: task=<one name>, a multirun -m task=a,b (one dataset each), or a suite trimmed with ~tasks.<name> / grown with +task@tasks.<name>=<name>"
+            )
+        chosen = o if any(v is not None for v in values) else chosen
+    if chosen is None:
+        return
+    for o in parsed:
+        key = o.key_or_group if not o.package else f"{o.key_or_group}@{o.package}"
+        if key.split(".")[0] in ("tasks", "suite", "suite_name") or (o.package or "").startswith("tasks"):
+            raise ParameterError(
+                f"{o.input_line} has no effect with {chosen.input_line} (only the selected task runs); allowed: task.<key>=<value> to configure it, or drop task= to run the suite"
+            )
+
+
+def check_command_line(argv: list[str], *, config_dir: str, config_name: str, validate_fn=None, rules=None) -> None:
+    """Compose and validate every job of a command line (every job of a multirun) before Hydra runs anything.
+
+    ``rules(overrides)`` may refuse overrides first. On a bad override or value: print one line
+    ``error: ...`` to stderr and exit with code 2.
+    """
+    import sys
+
+    from hydra.core.global_hydra import GlobalHydra
+    from omegaconf.errors import OmegaConfBaseException
+
+    if any(a in ("--help", "-h", "--hydra-help", "--info", "--cfg", "-c", "--shell-completion", "-sc") for a in argv):
+        return
+    validate_fn = validate_fn or validate
+    label, seen = "", set()
+    try:
+        overrides = _overrides(argv)
+        if rules is not None:
+            rules(overrides)
+        GlobalHydra.instance().clear()
+        for label, cfg in _jobs(overrides, config_dir, config_name):  # noqa: B007 (label: the error's job)
+            key = repr(cfg)
+            if key not in seen:
+                seen.add(key)
+                validate_fn(cfg)
+    except ParameterError as exc:
+        print(f"error: {f'job {label}: ' if label else ''}{exc}", file=sys.stderr)
+        sys.exit(2)
+    except (OmegaConfBaseException, Exception) as exc:  # hydra's own override/composition errors
+        if not type(exc).__module__.startswith(("hydra", "omegaconf")):
+            raise
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        sys.exit(2)
+    finally:
+        GlobalHydra.instance().clear()
+
+
+def compose(overrides: list[str] | None = None, *, config_dir: str | None = None, config_name: str = "config"):
+    """Compose ``conf/`` with Hydra's compose API (for tests and notebooks); returns a DictConfig."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    config_dir = config_dir or str(conf_dir())
+    GlobalHydra.instance().clear()
+    try:
+        with initialize_config_dir(config_dir=config_dir, version_base="1.3"):
+            return hydra_compose(config_name=config_name, overrides=list(overrides or []))
+    finally:
+        GlobalHydra.instance().clear()

@@ -1,0 +1,49 @@
+"""``auralgen evaluate [overrides]``: evaluate a model on an exported dataset (Hydra; conf/evaluate.yaml)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import hydra
+from omegaconf import DictConfig
+
+from auralgen.cli._hydra import check_command_line
+from auralgen.core.resources import conf_dir
+from auralgen.evaluation.config import validate_eval
+
+
+def _evaluate(cfg: DictConfig) -> None:
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    from auralgen.errors import AuralgenError
+    from auralgen.evaluation.runner import RunFailedError, run
+
+    hc = HydraConfig.get()
+    if hc.mode == RunMode.MULTIRUN and cfg.action == "evaluate":  # a sweep over models: one folder each, inside out
+        out, label = str(cfg.out).rstrip("/"), str(cfg.model.label)
+        base = os.path.dirname(out) if os.path.basename(out) == label else out
+        cfg.out = os.path.join(base or ".", label)
+        if cfg.leaderboard is None:  # the sweep's runs share one leaderboard in the sweep's folder
+            cfg.leaderboard = os.path.join(base or ".", "leaderboard.md")
+    try:
+        run(validate_eval(cfg))
+    except RunFailedError as exc:  # the model failed too often: nothing is scored
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(3)
+    except AuralgenError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("interrupted: the replies so far are cached; run the same command again to resume", file=sys.stderr)
+        sys.exit(130)
+
+
+def main(argv: list[str]) -> int:
+    """Check every job of the command line (one ``error:`` line, exit 2), then let Hydra run it."""
+    conf = str(conf_dir())
+    check_command_line(argv, config_dir=conf, config_name="evaluate", validate_fn=validate_eval)
+    sys.argv = ["auralgen evaluate", *argv]  # Hydra parses sys.argv
+    hydra.main(config_path=conf, config_name="evaluate", version_base="1.3")(_evaluate)()
+    return 0

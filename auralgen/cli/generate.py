@@ -1,0 +1,40 @@
+"""``auralgen generate [overrides]``: generate a dataset (Hydra; the shipped conf/config.yaml, README)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import hydra
+from omegaconf import DictConfig
+
+from auralgen.cli._hydra import check_command_line, refuse_ignored_task_overrides
+from auralgen.config import validate
+from auralgen.core.resources import conf_dir
+
+
+def _generate(cfg: DictConfig) -> None:
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    from auralgen import pipeline
+
+    hc = HydraConfig.get()
+    if hc.mode == RunMode.MULTIRUN:  # each job of a sweep writes to its own folder
+        cfg.out = os.path.join(cfg.out, hc.job.override_dirname or f"job{hc.job.num}")
+    code = pipeline.run_reported(validate(cfg))
+    if code:
+        sys.exit(code)
+
+
+def main(argv: list[str]) -> int:
+    """Check every job of the command line (one ``error:`` line, exit 2), then let Hydra run it."""
+    os.environ.setdefault("PRA_NUM_THREADS", "1")
+    from auralgen.pipeline import preflight
+
+    conf = str(conf_dir())
+    check_command_line(argv, config_dir=conf, config_name="config", validate_fn=preflight,
+                       rules=refuse_ignored_task_overrides)  # fmt: skip
+    sys.argv = ["auralgen generate", *argv]  # Hydra parses sys.argv
+    hydra.main(config_path=conf, config_name="config", version_base="1.3")(_generate)()
+    return 0

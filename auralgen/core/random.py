@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from auralgen.core.errors import ParameterError
+from auralgen.core.registry import Registry
 
 
 def stable_id(name: str) -> int:
@@ -42,10 +43,14 @@ def item_rng(seed: int, split: str, task: str, index: int, *, stream: int = 0) -
     return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=key))
 
 
+DISTRIBUTIONS: Registry[type] = Registry("dist")  # ``{dist: <name>, ...}`` in a config -> class
+
+
 def _key(name: str, value: Any) -> str:
     return f"{name}={value!r}"
 
 
+@DISTRIBUTIONS.register("const")
 @dataclass(frozen=True)
 class Const:
     value: float
@@ -60,6 +65,7 @@ class Const:
         return self.value, self.value
 
 
+@DISTRIBUTIONS.register("choice")
 @dataclass(frozen=True)
 class Choice:
     values: tuple
@@ -75,6 +81,7 @@ class Choice:
         return min(self.values), max(self.values)
 
 
+@DISTRIBUTIONS.register("uniform")
 @dataclass(frozen=True)
 class Uniform:
     low: float
@@ -93,6 +100,7 @@ class Uniform:
         return self.low, self.high
 
 
+@DISTRIBUTIONS.register("loguniform")
 @dataclass(frozen=True)
 class LogUniform:
     low: float
@@ -111,6 +119,7 @@ class LogUniform:
         return self.low, self.high
 
 
+@DISTRIBUTIONS.register("normal")
 @dataclass(frozen=True)
 class Normal:
     mean: float
@@ -127,6 +136,7 @@ class Normal:
         return (self.mean, self.mean) if self.std == 0 else (-math.inf, math.inf)
 
 
+@DISTRIBUTIONS.register("truncnorm")
 @dataclass(frozen=True)
 class TruncNormal:
     mean: float
@@ -152,16 +162,6 @@ class TruncNormal:
         return self.low, self.high
 
 
-DISTRIBUTIONS = {
-    "const": Const,
-    "choice": Choice,
-    "uniform": Uniform,
-    "loguniform": LogUniform,
-    "normal": Normal,
-    "truncnorm": TruncNormal,
-}
-
-
 def as_distribution(name: str, spec: Any):
     """Build a distribution from a config value.
 
@@ -184,9 +184,7 @@ def as_distribution(name: str, spec: Any):
     elif hasattr(spec, "keys"):
         fields = dict(spec)
         kind = fields.pop("dist", None)
-        if kind not in DISTRIBUTIONS:
-            raise ParameterError(f"{name}.dist={kind!r} is unknown; allowed: {sorted(DISTRIBUTIONS)}")
-        cls = DISTRIBUTIONS[kind]
+        cls = DISTRIBUTIONS.get(kind, key=f"{name}.dist")
         if cls is Choice and "values" in fields:
             fields["values"] = tuple(fields["values"])
         try:

@@ -45,6 +45,7 @@ import numpy as np
 
 from auralgen.config import from_mapping
 from auralgen.core.constants import UNABLE
+from auralgen.core.registry import Registry
 from auralgen.errors import AuralgenError, ParameterError
 
 from .items import read_wav, write_wav
@@ -68,12 +69,17 @@ class FatalModelError(AuralgenError):
     """The model cannot answer at all; the run stops."""
 
 
-ADAPTERS: dict[str, type[Adapter]] = {}
+# model.kind -> adapter class; the built-ins register below, the others in their own modules
+ADAPTERS: Registry[type[Adapter]] = Registry(
+    "model.kind",
+    attr="kind",
+    modules={"command": "auralgen.evaluation.command_adapter", "openai": "auralgen.evaluation.openai_adapter"},
+)
 
 
 def register(cls):
-    ADAPTERS[cls.kind] = cls
-    return cls
+    """Class decorator: add an adapter to :data:`ADAPTERS` under its ``kind``."""
+    return ADAPTERS.register(cls)
 
 
 def _letter(i: int) -> str:
@@ -299,19 +305,13 @@ class DSPAdapter(Adapter):
 # --------------------------------------------------------------------------- registry
 
 
-def _registry() -> dict[str, type[Adapter]]:
-    from . import command_adapter, openai_adapter  # noqa: F401  (register "command", "openai")
-
-    return ADAPTERS
-
-
 def check_model_config(model: dict, key: str = "model", *, kinds=None):
     """Validate a model mapping into its adapter's ``Config`` (no process, no network)."""
-    registry = _registry()
+    registry = ADAPTERS
     if not hasattr(model, "keys"):
         raise ParameterError(f"{key}={model!r} is not a mapping; allowed: a model config (model=random, ...)")
     kind = model.get("kind")
-    allowed = kinds or sorted(registry)
+    allowed = kinds or registry.names()
     if kind not in registry or kind not in allowed:
         raise ParameterError(f"{key}.kind={kind!r} is unknown; allowed: {', '.join(allowed)}")
     data = dict(model)
@@ -331,4 +331,4 @@ def check_model_config(model: dict, key: str = "model", *, kinds=None):
 def build_adapter(model: dict, *, key: str = "model", seed: int = 0, workdir=".", logdir=None) -> Adapter:
     """Build the adapter a model mapping describes (``model.kind`` selects the class)."""
     cfg = check_model_config(model, key)
-    return _registry()[cfg.kind](cfg, seed=seed, workdir=workdir, logdir=logdir)
+    return ADAPTERS.get(cfg.kind)(cfg, seed=seed, workdir=workdir, logdir=logdir)

@@ -60,13 +60,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 import scipy.fft
 
+from auralgen.core.registry import Registry
 from auralgen.errors import ParameterError, check_range
 from auralgen.rooms import _receiver_kernels as _rk
 from auralgen.rooms import images as _images
@@ -88,7 +89,8 @@ __all__ = [
     "receiver_from_config",
 ]
 
-HRTF_SETS = {"mit_kemar": load_kemar}
+HRTF_SETS: Registry[Callable[[], Hrtf]] = Registry("receiver.hrtf")  # name -> loader of the set
+HRTF_SETS.register("mit_kemar")(load_kemar)
 _KEY = "receiver"
 _MAX_MICS = 64
 
@@ -353,8 +355,7 @@ class Binaural(Receiver):
 
     def __post_init__(self):
         super().__post_init__()
-        if self.hrtf not in HRTF_SETS:
-            raise ParameterError(f"{_KEY}.hrtf={self.hrtf!r} is unknown; allowed: {', '.join(HRTF_SETS)}")
+        HRTF_SETS.get(self.hrtf, key=f"{_KEY}.hrtf")
 
     @property
     def num_channels(self) -> int:
@@ -448,9 +449,9 @@ def _binaural_kernels(hrtf: str, sample_rate: int) -> np.ndarray:
     return out
 
 
-RECEIVERS: dict[str, type[Receiver]] = {
-    cls.name: cls for cls in (Mono, StereoPair, Tetrahedral, FOA, Circular, Binaural)
-}
+RECEIVERS: Registry[type[Receiver]] = Registry("receiver.type", sort=False)  # in the order messages list them
+for _cls in (Mono, StereoPair, Tetrahedral, FOA, Circular, Binaural):
+    RECEIVERS.register(_cls)
 
 
 def receiver_from_config(mapping, *, key: str = _KEY) -> Receiver:
@@ -470,9 +471,7 @@ def receiver_from_config(mapping, *, key: str = _KEY) -> Receiver:
             f"{key}={mapping!r} is not a mapping; allowed: {{type: one of {', '.join(RECEIVERS)}, ...}}"
         )
     kind = mapping.get("type")
-    if kind not in RECEIVERS:
-        raise ParameterError(f"{key}.type={kind!r} is unknown; allowed: {', '.join(RECEIVERS)}")
-    cls = RECEIVERS[kind]
+    cls = RECEIVERS.get(kind, key=f"{key}.type")
     fields = {f.name: f for f in dataclasses.fields(cls)}
     kwargs = {k: v for k, v in mapping.items() if k != "type"}
     for k, v in kwargs.items():

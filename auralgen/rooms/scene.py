@@ -32,7 +32,6 @@ from auralgen.rooms.simulate import compute_rir
 from auralgen.rooms.spec import RoomSpec, check_position
 
 TAIL_POINT_OFFSET_M = 0.0875  # tail sample points: the ears of a binaural head / a small tetra for FOA
-MODES = ("exact", "hybrid")
 
 
 def _tail_points(receiver: Receiver) -> np.ndarray:

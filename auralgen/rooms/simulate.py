@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from auralgen.errors import ParameterError, check_range
-from auralgen.rooms.spec import RoomSpec, check_position, simulation_options
+from auralgen.rooms.spec import BACKENDS, RoomSpec, check_position, simulation_options
 
 
 def compute_rir(
@@ -71,14 +71,23 @@ def compute_rir(
             raise ParameterError(f"mics_m[{i}]={mic.tolist()!r} is {dist:.4f} m from the source; allowed: >= 0.01 m")
     if opts["mode"] == "hybrid" and rng is None:
         raise ParameterError("rng=None with mode='hybrid'; allowed: a numpy Generator (from the item's rng)")
-    if opts["backend"] == "pra":
-        from auralgen.rooms.pra_backend import compute_rir_pra
+    return BACKENDS.get(opts["backend"])(room, src, mics, sample_rate=int(sample_rate), mode=opts["mode"], rng=rng)
 
-        return compute_rir_pra(room, src, mics, sample_rate=int(sample_rate), mode=opts["mode"], rng=rng)
-    if opts["mode"] == "hybrid":
+
+# Backends import their engine when first called: a run on one backend never loads the other.
+@BACKENDS.register("fast")
+def _fast(room: RoomSpec, src, mics, *, sample_rate: int, mode: str, rng) -> np.ndarray:
+    if mode == "hybrid":
         from auralgen.rooms.hybrid import compute_rir_hybrid
 
-        return compute_rir_hybrid(room, src, mics, sample_rate=int(sample_rate), rng=rng)
+        return compute_rir_hybrid(room, src, mics, sample_rate=sample_rate, rng=rng)
     from auralgen.rooms.fast import compute_rir_fast
 
-    return compute_rir_fast(room, src, mics, sample_rate=int(sample_rate))
+    return compute_rir_fast(room, src, mics, sample_rate=sample_rate)
+
+
+@BACKENDS.register("pra")
+def _pra(room: RoomSpec, src, mics, *, sample_rate: int, mode: str, rng) -> np.ndarray:
+    from auralgen.rooms.pra_backend import compute_rir_pra
+
+    return compute_rir_pra(room, src, mics, sample_rate=sample_rate, mode=mode, rng=rng)

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
+from auralgen.core.registry import Registry
 from auralgen.errors import ParameterError, check_range
 
 #: Wall names in pyroomacoustics' shoebox order: (low, high) pairs along x, y, z.
@@ -45,8 +46,9 @@ _SABINE = 24.0 * math.log(10.0)
 #: Largest image-source order accepted in a spec (memory grows as order**3).
 MAX_ORDER_LIMIT = 250
 
-BACKENDS = ("fast", "pra")
-MODES = ("exact", "hybrid")
+#: backend name -> ``rir(room, src, mics, *, sample_rate, mode, rng)``; both register in simulate.py
+BACKENDS: Registry = Registry("backend", modules={"fast": "auralgen.rooms.simulate", "pra": "auralgen.rooms.simulate"})
+MODES = ("exact", "hybrid")  # every backend renders both
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from auralgen.rooms.geometry import az_el_to_unit, listener_to_room, wrap_azimut
 from auralgen.rooms.images import FDL2
 from auralgen.rooms.receivers import Binaural, receiver_from_config
 from auralgen.rooms.scene import convolve, expected_drr_db, spatial_rir
-from auralgen.rooms.spec import WALL_MARGIN_M, RoomSpec, load_preset, room_from_config, room_names
+from auralgen.rooms.spec import BACKENDS, MODES, WALL_MARGIN_M, RoomSpec, load_preset, room_from_config, room_names
 from auralgen.synth import apply_ramps, click_train, harmonic_complex, noise, sweep
 from auralgen.synth.levels import db_spl_to_rms, set_level_db_spl
 from auralgen.tasks import _sounds as S
@@ -133,8 +133,8 @@ def check_spatial(cfg: SpatialConfig, audio: AudioConfig, key: str, *, max_dista
         cfg.rooms and not bad,
         f"{key}.rooms={list(cfg.rooms)!r} has unknown rooms {bad}; allowed: {room_names()} (conf/room/*.yaml)",
     )
-    require(cfg.mode in ("exact", "hybrid"), f"{key}.mode={cfg.mode!r} is invalid; allowed: exact, hybrid")
-    require(cfg.backend in ("fast", "pra"), f"{key}.backend={cfg.backend!r} is invalid; allowed: fast, pra")
+    require(cfg.mode in MODES, f"{key}.mode={cfg.mode!r} is invalid; allowed: {', '.join(MODES)}")
+    require(cfg.backend in BACKENDS, f"{key}.backend={cfg.backend!r} is invalid; allowed: {', '.join(BACKENDS)}")
     layout = receiver_from_config(cfg.receiver, key=f"{key}.receiver")
     require(cfg.backend == "fast" or hasattr(layout, "mic_positions_m"),
             f"{key}.backend={cfg.backend!r} cannot render a {layout.layout} receiver; allowed: fast, or pra with mono/stereo/tetra/circular")  # fmt: skip

@@ -9,21 +9,21 @@ reproduces the audio bit for bit.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import math
-import pkgutil
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 import numpy as np
 
 from auralgen.core.constants import DEFAULT_FULL_SCALE_DB_SPL, DEFAULT_SAMPLE_RATE, SAMPLE_RATES  # noqa: F401  (SAMPLE_RATES: re-exported)
+from auralgen.core.registry import Registry
 from auralgen.errors import ParameterError
 from auralgen.qa import QA, arrange, pick_question
 from auralgen.random import owner
 
-TASKS: dict[str, type[Task]] = {}
+# every module of auralgen.tasks not starting with "_" (and not this one) is the task of its name
+TASKS: Registry[type[Task]] = Registry("task", package="auralgen.tasks", exclude=("base",))
 
 MAX_DURATION_S = 60.0  # longest value of any duration (``*_s``) field of a task config
 MAX_SPLIT_DRAWS = 64  # per split: draws allowed to find a parameter tuple owned by this split
@@ -106,30 +106,23 @@ def check_durations(cfg: TaskConfig, key: str) -> None:
 
 
 def register(cls: type[Task]) -> type[Task]:
-    TASKS[cls.name] = cls
-    return cls
+    """Class decorator: add a task to :data:`TASKS` under its ``name``."""
+    return TASKS.register(cls)
 
 
 def task_names() -> list[str]:
     """Every task's name, without importing them: a task lives in the module of its name."""
-    import auralgen.tasks as pkg
-
-    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_") and m.name != "base")
+    return TASKS.names()
 
 
 def task_class(name: str) -> type[Task]:
     """The class of task ``name``, importing only its module (a tone run never loads the room code)."""
-    if name not in TASKS and name in task_names():
-        importlib.import_module(f"auralgen.tasks.{name}")
-    if name not in TASKS:
-        raise ParameterError(f"task={name!r} is not a known task; allowed: {', '.join(task_names())}")
-    return TASKS[name]
+    return TASKS.get(name)
 
 
-def load_tasks() -> dict[str, type[Task]]:
+def load_tasks() -> Registry[type[Task]]:
     """Import every module of :mod:`auralgen.tasks` so each registers itself."""
-    for name in task_names():
-        task_class(name)
+    TASKS.load_all()
     return TASKS
 
 

@@ -38,11 +38,12 @@ from typing import Any
 
 import numpy as np
 
+from auralgen.core.registry import Registry
 from auralgen.errors import ParameterError
 from auralgen.validation.measure import f0_hz, level_db_rms, segments
 
 Answerer = Callable[[str, Sequence[str], Sequence[np.ndarray], int], int]
-LISTENERS: dict[str, Answerer] = {}
+LISTENERS: Registry[Answerer] = Registry("listener")  # task name -> answerer
 _TAKES_LAYOUT: set[str] = set()
 
 UNABLE_WORDS = ("unable", "cannot", "can't")
@@ -61,7 +62,7 @@ def register_listener(task: str) -> Callable[[Answerer], Answerer]:
     """Decorator: register ``fn(question, options, clips, sample_rate) -> option index`` for ``task``."""
 
     def deco(fn: Answerer) -> Answerer:
-        LISTENERS[task] = fn
+        LISTENERS.register(task)(fn)
         (_TAKES_LAYOUT.add if "layout" in inspect.signature(fn).parameters else _TAKES_LAYOUT.discard)(task)
         return fn
 

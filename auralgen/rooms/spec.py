@@ -29,12 +29,12 @@ import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.registry import Registry
+from auralgen.core.resources import conf_path
 from auralgen.errors import ParameterError, check_range
 
 #: Wall names in pyroomacoustics' shoebox order: (low, high) pairs along x, y, z.
@@ -264,7 +264,7 @@ PRESETS: dict[str, RoomSpec] = {
 }
 
 _CONFIG_KEYS = ("name", "dims_m", "rt60_s", "materials", "air_absorption", "c_m_s", "backend", "mode", "max_order")
-_CONF_DIR = Path(__file__).resolve().parents[2] / "conf" / "room"
+_CONF_DIR = conf_path("room")  # package data auralgen.conf (the repository's conf/room)
 
 
 def simulation_options(mapping: Mapping) -> dict:

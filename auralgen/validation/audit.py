@@ -52,17 +52,20 @@ from scipy import stats
 from auralgen.errors import AuralgenError, ParameterError
 from auralgen.export.audio import decode_flac
 from auralgen.qa import UNABLE
-from auralgen.validation.measure import level_db_rms, segments
+from auralgen.validation.balance import balance
+from auralgen.validation.shortcuts import (
+    SHORTCUT_ALPHA,
+    SHORTCUT_MARGIN,
+    SHORTCUT_MIN_ITEMS,
+    cv_accuracy,
+    features,
+    mixture_role_audit,
+    scalars,
+)
 
 CLIP_PEAK = 1.0 - 2.0**-15  # at or above: pinned at full scale
 SILENT_DB_BELOW = 20.0  # loudest 50 ms this far below the loudest sound's level in params -> silent
 SILENT_PEAK_DBFS = -100.0  # fallback when params carry no levels
-BALANCE_ALPHA = 1e-3  # chi-square p below this flags an imbalance
-SHORTCUT_MARGIN = 0.15  # CV accuracy above the majority rate by at least this ...
-SHORTCUT_ALPHA = 0.01  # ... with binomial p below this / number of features tested
-SHORTCUT_MIN_ITEMS = 12
-CV_FOLDS = 5
-TREE_DEPTH = 2  # a depth-2 tree on one feature: at most 4 intervals
 LISTENER_EASY_MIN = 0.8  # listener accuracy at a task's easiest level below this is flagged ...
 LISTENER_MIN_ITEMS = 5  # ... when that level holds at least this many items
 
@@ -258,18 +261,6 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
-def _scalars(value, prefix: str = "") -> Iterator[tuple[str, Any]]:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _scalars(v, f"{prefix}.{k}" if prefix else str(k))
-    elif isinstance(value, (list, tuple)):
-        if len(value) <= 16:
-            for i, v in enumerate(value):
-                yield from _scalars(v, f"{prefix}.{i}")
-    else:
-        yield prefix, value
-
-
 def leaks(row: dict, paths: list[str], shard: str, params: dict) -> list[str]:
     """What the id, clip paths and shard name give away: answer text or parameter values."""
     name = Path(shard).name
@@ -285,7 +276,7 @@ def leaks(row: dict, paths: list[str], shard: str, params: dict) -> list[str]:
     text = "".join(_norm(t) for t in toks)
     if len(_norm(row["answer"])) >= 3 and _norm(row["answer"]) in text:
         found.append(f"answer {row['answer']!r}")
-    for key, v in [*_scalars(params), ("level_value", row["level_value"])]:
+    for key, v in [*scalars(params), ("level_value", row["level_value"])]:
         if isinstance(v, str) and len(v) >= 2 and v.lower() in words:
             found.append(f"{key}={v!r}")
         elif isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v != 0:
@@ -317,147 +308,6 @@ def silent(clips: list[np.ndarray], sample_rate: int, params: dict) -> str | Non
     if 20 * math.log10(peak) < SILENT_PEAK_DBFS:
         return f"peak {20 * math.log10(peak):.1f} dBFS < {SILENT_PEAK_DBFS} dBFS"
     return None
-
-
-def features(item: Item, params: dict) -> dict[str, Any]:
-    """Every candidate shortcut of one item: params scalars, pairwise deltas, row and audio facts."""
-    row = item.row
-    out: dict[str, Any] = {k: v for k, v in _scalars(params) if k}
-    sounds = (
-        [s for s in params.get("sounds", []) if isinstance(s, dict)] if isinstance(params.get("sounds"), list) else []
-    )
-    if len(sounds) >= 2:
-        for k, v in sounds[-1].items():
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and isinstance(sounds[0].get(k), (int, float)):
-                out[f"delta.{k}"] = v - sounds[0][k]
-    out.update({"row.level": row["level"], "row.question": row["question"], "row.options": " | ".join(row["options"]),
-                "row.flac_bytes": item.flac_bytes, "row.n_clips": len(item.clips), "row.sampling_rate": item.sample_rate,
-                "row.num_channels": int(item.clips[0].shape[0]), "row.num_samples": int(item.clips[0].shape[-1])})  # fmt: skip
-    x = item.clips[0].astype(np.float64).mean(axis=0)
-    out["audio.rms_dbfs"] = level_db_rms(x) if np.any(x) else -300.0
-    out["audio.peak_dbfs"] = 20 * math.log10(float(np.max(np.abs(x)))) if np.any(x) else -300.0
-    segs = segments(x, item.sample_rate, threshold_db=-60.0) if np.any(x) else []
-    out["audio.n_segments"] = len(segs)
-    if segs:
-        out["audio.active_s"] = sum(s.duration_s for s in segs)
-        out["audio.first_onset_s"] = segs[0].onset_s
-        out["audio.last_offset_s"] = segs[-1].offset_s
-    if len(segs) >= 2:
-        lv = [
-            level_db_rms(x[int(s.onset_s * item.sample_rate) : int(s.offset_s * item.sample_rate) + 1])
-            for s in (segs[0], segs[-1])
-        ]
-        out["audio.delta_level_db"] = lv[1] - lv[0]
-        out["audio.delta_duration_s"] = segs[-1].duration_s - segs[0].duration_s
-    return {
-        k: (float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)) for k, v in out.items()
-    }
-
-
-# -- shortcut classifier ------------------------------------------------------------------------
-def _best_split(x: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[float, int] | None:
-    """Threshold on sorted ``x`` maximising the correct count of majority votes on both sides."""
-    order = np.argsort(x, kind="stable")
-    xs, ys = x[order], y[order]
-    onehot = np.zeros((len(xs), n_classes))
-    onehot[np.arange(len(xs)), ys] = 1
-    left = np.cumsum(onehot, axis=0)[:-1]
-    right = left[-1] + onehot[-1] - left
-    ok = xs[1:] > xs[:-1]
-    if not ok.any():
-        return None
-    score = np.where(ok, left.max(axis=1) + right.max(axis=1), -1)
-    i = int(np.argmax(score))
-    return (xs[i] + xs[i + 1]) / 2, int(score[i])
-
-
-def _fit(x, y, n_classes, depth):
-    """A depth-limited tree on one numeric feature: ``('leaf', label)`` or ``('split', t, lo, hi)``."""
-    label = int(np.bincount(y, minlength=n_classes).argmax())
-    if depth == 0 or len(y) < 2:
-        return ("leaf", label)
-    split = _best_split(x, y, n_classes)
-    if split is None or split[1] <= np.bincount(y).max():
-        return ("leaf", label)
-    t = split[0]
-    return (
-        "split",
-        t,
-        _fit(x[x <= t], y[x <= t], n_classes, depth - 1),
-        _fit(x[x > t], y[x > t], n_classes, depth - 1),
-    )
-
-
-def _predict(node, v: float) -> int:
-    while node[0] == "split":
-        node = node[2] if v <= node[1] else node[3]
-    return node[1]
-
-
-def cv_accuracy(values: list, y: np.ndarray, *, folds: int = CV_FOLDS, depth: int = TREE_DEPTH) -> float:
-    """Cross-validated accuracy of a shallow one-feature classifier (``k``-fold, fixed shuffle).
-
-    Numeric values: a depth-``depth`` threshold tree, missing values (nan) in a leaf of their
-    own. Other values: the majority answer of each category.
-    """
-    n, k = len(y), int(y.max()) + 1
-    numeric = all(isinstance(v, float) for v in values)
-    fold = np.random.default_rng(0).permutation(n) % folds
-    correct = 0
-    for f in range(folds):
-        tr, te = fold != f, fold == f
-        base = int(np.bincount(y[tr], minlength=k).argmax())
-        if numeric:
-            x = np.asarray(values, dtype=float)
-            miss = np.isnan(x)
-            fit_m = tr & ~miss
-            tree = _fit(x[fit_m], y[fit_m], k, depth) if fit_m.any() else ("leaf", base)
-            nan_lab = int(np.bincount(y[tr & miss], minlength=k).argmax()) if (tr & miss).any() else base
-            pred = [nan_lab if math.isnan(v) else _predict(tree, v) for v in x[te]]
-        else:
-            table: dict[Any, Counter] = defaultdict(Counter)
-            for v, lab in zip(np.asarray(values, dtype=object)[tr], y[tr]):
-                table[v][lab] += 1
-            pred = [table[v].most_common(1)[0][0] if v in table else base for v in np.asarray(values, dtype=object)[te]]
-        correct += int(np.sum(np.asarray(pred) == y[te]))
-    return correct / n
-
-
-# In a mixture the answer names one of the sounds, so a shortcut is a *role* the named sound
-# plays more often than chance: the loudest sound being the first or the longest one, say.
-MIXTURE_ROLE_CUES = {
-    "louder": {"first": ("onset_s", min), "last": ("onset_s", max), "longest": ("duration_s", max), "shortest": ("duration_s", min)},
-    "first": {"loudest": ("level", max), "quietest": ("level", min), "longest": ("duration_s", max), "shortest": ("duration_s", min)},
-}  # fmt: skip
-
-
-def mixture_role_audit(params_list: list[dict]) -> dict[str, Any]:
-    """How often the sound a mixture question names also is the first / loudest / longest ... one.
-
-    Per sub-question and cue: the share of items whose answer sound holds the cue's extreme,
-    against the chance of a sound drawn at random holding it (binomial test, Bonferroni over
-    the cues tested, flag at the same margin as the feature audit).
-    """
-    rows = []
-    for sub, cues in MIXTURE_ROLE_CUES.items():
-        items = [p for p in params_list if p.get("sub_question") == sub and isinstance(p.get("answer"), int)]
-        if len(items) < SHORTCUT_MIN_ITEMS:
-            continue
-        for cue, (field_, pick) in cues.items():
-            hits, chance = 0, 0.0
-            for p in items:
-                vals = [s[field_] for s in p["sounds"]]
-                best = pick(vals)
-                holders = [i for i, v in enumerate(vals) if v == best]
-                hits += int(p["answer"] in holders)
-                chance += len(holders) / len(vals)
-            n, p0 = len(items), chance / len(items)
-            pval = float(stats.binomtest(hits, n, p0, alternative="greater").pvalue)
-            rate = hits / n
-            flag = rate - p0 >= SHORTCUT_MARGIN and pval < SHORTCUT_ALPHA / (len(cues) * len(MIXTURE_ROLE_CUES))
-            rows.append({"sub_question": sub, "cue": cue, "n": n, "rate": round(rate, 4), "chance": round(p0, 4),
-                         "p": pval, "flag": bool(flag)})  # fmt: skip
-    return {"cues": rows} if rows else {"skipped": "too few named-sound mixture items"}
 
 
 def shortcut_audit(task: str, feats: list[dict], answers: list[str]) -> dict[str, Any]:
@@ -537,14 +387,6 @@ def _expected_answers(task, level_value: float, options: list[str]) -> set[str]:
     return {o for o in options if o != UNABLE}
 
 
-def _chi2(counts: list[int]) -> tuple[float, int]:
-    n, k = sum(counts), len(counts)
-    if k < 2 or n == 0:
-        return 0.0, 0
-    e = n / k
-    return float(sum((c - e) ** 2 / e for c in counts)), k - 1
-
-
 def _read_params(item: Item, task) -> tuple[dict | None, list[tuple[str, str]]]:
     problems = [("bad_row", item.error)] if item.error else []
     if task is None:
@@ -601,6 +443,23 @@ def _audio_digest(clips: list[np.ndarray]) -> str:
     return h.hexdigest()
 
 
+@dataclass
+class _Tally:
+    """What :func:`audit_dataset` accumulates while it streams the rows once."""
+
+    audio_seen: dict[str, str] = field(default_factory=dict)
+    key_seen: dict[tuple, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))
+    positions: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    n_positions: dict[str, int] = field(default_factory=dict)
+    by_level: dict[tuple, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    expected: dict[tuple, Counter] = field(default_factory=dict)
+    unexpected_rows: dict[tuple, list] = field(default_factory=lambda: defaultdict(list))
+    feats: dict[str, list] = field(default_factory=lambda: defaultdict(list))
+    mixture_params: list[dict] = field(default_factory=list)
+    answers: dict[str, list] = field(default_factory=lambda: defaultdict(list))
+    heard: dict[tuple, list] = field(default_factory=lambda: defaultdict(lambda: [0, 0, None, None]))
+
+
 def audit_dataset(path, *, listen: bool = True) -> AuditReport:
     """Run every audit on the exported dataset at ``path``.
 
@@ -615,124 +474,99 @@ def audit_dataset(path, *, listen: bool = True) -> AuditReport:
     tasks, notes = tasks_for(path)
     report = AuditReport(str(path), notes=notes)
     rng0 = np.random.default_rng(0)
-    audio_seen: dict[str, str] = {}
-    key_seen: dict[tuple, dict[str, str]] = defaultdict(dict)
-    positions: dict[str, Counter] = defaultdict(Counter)
-    n_positions: dict[str, int] = {}
-    by_level: dict[tuple, Counter] = defaultdict(Counter)
-    expected: dict[tuple, Counter] = {}
-    unexpected_rows: dict[tuple, list] = defaultdict(list)
-    feats: dict[str, list] = defaultdict(list)
-    mixture_params: list[dict] = []
-    answers: dict[str, list] = defaultdict(list)
-    heard: dict[tuple, list] = defaultdict(lambda: [0, 0, None, None])
-
+    tally = _Tally()
     for item in iter_items(path):
-        row, opts, ai = item.row, list(item.row["options"]), item.row["answer_index"]
         report.items += 1
-        task = tasks.get(row["task"])
-        params, problems = _read_params(item, task)
-        problems += _label_problems(row, task, params, rng0)
-        if task is not None and params is not None:
-            problems += (
-                [("leak", ", ".join(found[:4]))] if (found := leaks(row, item.paths, item.shard, params)) else []
-            )
-            splits = key_seen[(row["task"], task.param_key(params))]
-            others = sorted((s, i) for s, i in splits.items() if s != row["split"])
-            if others:
-                problems.append(
-                    ("duplicate_params", f"parameter tuple also in split {others[0][0]!r} (id {others[0][1]})")
-                )
-            splits.setdefault(row["split"], row["id"])
-        if item.clips is not None and params is not None:
-            problems += _audio_problems(item, params, task)
-            digest = _audio_digest(item.clips)
-            if digest in audio_seen:
-                problems.append(("duplicate_audio", f"same samples as item {audio_seen[digest]}"))
-            audio_seen.setdefault(digest, row["id"])
-            if task is not None:
-                feats[row["task"]].append(features(item, params))
-                answers[row["task"]].append(row["answer"])
-                if row["task"] == "mixture":
-                    mixture_params.append(params)
-            if listen and row["task"] in L.LISTENERS:
-                rec = heard[(row["task"], row["level"])]
-                rec[0] += 1
-                got = L.answer(row["task"], row["question"], opts, item.clips, item.sample_rate,
-                               layout=row.get("channel_layout"))  # fmt: skip
-                rec[1] += int(got == ai)
-                rec[2], rec[3] = row["level_value"], row["level_unit"]
-        positions[row["task"]][ai] += 1
-        n_positions[row["task"]] = max(n_positions.get(row["task"], 0), len(opts) - 1)
-        by_level[(row["task"], row["level"])][row["answer"]] += 1
-        if task is not None:  # each item's expected answers share its weight
-            exp_i = _expected_answers(task, row["level_value"], opts)
-            bucket = expected.setdefault((row["task"], row["level"]), Counter())
-            for a in exp_i:
-                bucket[a] += 1.0 / len(exp_i)
-            if row["answer"] not in exp_i:
-                unexpected_rows[(row["task"], row["level"])].append(row["answer"])
-        if problems:
-            reasons = list(dict.fromkeys(code for code, _ in problems))
-            report.failures.append({"id": row["id"], "task": row["task"], "split": row["split"], "level": row["level"],
-                                    "shard": item.shard, "reasons": reasons,
-                                    "details": [f"{c}: {d}" for c, d in problems]})  # fmt: skip
+        _audit_item(report, tally, item, tasks.get(item.row["task"]), rng0, L if listen else None)
+    balance(report, tally.positions, tally.n_positions, tally.by_level, tally.expected, tally.unexpected_rows)
+    _shortcut_flags(report, tally)
+    _listener(report, tally.heard)
+    return report
 
-    _balance(report, positions, n_positions, by_level, expected, unexpected_rows)
-    if mixture_params:
-        roles = mixture_role_audit(mixture_params)
+
+def _audit_item(report: AuditReport, tally: _Tally, item: Item, task, rng0, listener) -> None:
+    """Every per-item check of one row; its counts go to ``tally``, its failure to ``report``."""
+    row = item.row
+    params, problems = _read_params(item, task)
+    problems += _label_problems(row, task, params, rng0)
+    if task is not None and params is not None:
+        problems += _identity_problems(tally, item, task, params)
+    if item.clips is not None and params is not None:
+        problems += _audio_problems(item, params, task)
+        digest = _audio_digest(item.clips)
+        if digest in tally.audio_seen:
+            problems.append(("duplicate_audio", f"same samples as item {tally.audio_seen[digest]}"))
+        tally.audio_seen.setdefault(digest, row["id"])
+        if task is not None:
+            tally.feats[row["task"]].append(features(item, params))
+            tally.answers[row["task"]].append(row["answer"])
+            if row["task"] == "mixture":
+                tally.mixture_params.append(params)
+        if listener is not None and row["task"] in listener.LISTENERS:
+            _hear(tally, item, listener)
+    _count_answers(tally, row, task)
+    if problems:
+        reasons = list(dict.fromkeys(code for code, _ in problems))
+        report.failures.append({"id": row["id"], "task": row["task"], "split": row["split"], "level": row["level"],
+                                "shard": item.shard, "reasons": reasons,
+                                "details": [f"{c}: {d}" for c, d in problems]})  # fmt: skip
+
+
+def _identity_problems(tally: _Tally, item: Item, task, params: dict) -> list[tuple[str, str]]:
+    """A leak of the answer or a parameter in names, and a parameter tuple seen in another split."""
+    row = item.row
+    problems = [("leak", ", ".join(found[:4]))] if (found := leaks(row, item.paths, item.shard, params)) else []
+    splits = tally.key_seen[(row["task"], task.param_key(params))]
+    others = sorted((s, i) for s, i in splits.items() if s != row["split"])
+    if others:
+        problems.append(("duplicate_params", f"parameter tuple also in split {others[0][0]!r} (id {others[0][1]})"))
+    splits.setdefault(row["split"], row["id"])
+    return problems
+
+
+def _hear(tally: _Tally, item: Item, listener) -> None:
+    """The reference listener's answer to one item, counted per (task, level)."""
+    row = item.row
+    rec = tally.heard[(row["task"], row["level"])]
+    rec[0] += 1
+    got = listener.answer(row["task"], row["question"], list(row["options"]), item.clips, item.sample_rate,
+                          layout=row.get("channel_layout"))  # fmt: skip
+    rec[1] += int(got == row["answer_index"])
+    rec[2], rec[3] = row["level_value"], row["level_unit"]
+
+
+def _count_answers(tally: _Tally, row: dict, task) -> None:
+    """Answer positions and answers per level, and the answers each item could have had."""
+    opts, ai = list(row["options"]), row["answer_index"]
+    tally.positions[row["task"]][ai] += 1
+    tally.n_positions[row["task"]] = max(tally.n_positions.get(row["task"], 0), len(opts) - 1)
+    tally.by_level[(row["task"], row["level"])][row["answer"]] += 1
+    if task is None:
+        return
+    exp_i = _expected_answers(task, row["level_value"], opts)  # each item's expected answers share its weight
+    bucket = tally.expected.setdefault((row["task"], row["level"]), Counter())
+    for a in exp_i:
+        bucket[a] += 1.0 / len(exp_i)
+    if row["answer"] not in exp_i:
+        tally.unexpected_rows[(row["task"], row["level"])].append(row["answer"])
+
+
+def _shortcut_flags(report: AuditReport, tally: _Tally) -> None:
+    """The mixture role audit and the one-feature shortcut audit of every task, flagged into ``report``."""
+    if tally.mixture_params:
+        roles = mixture_role_audit(tally.mixture_params)
         report.shortcuts["mixture_roles"] = roles
         for r in roles.get("cues", []):
             if r["flag"]:
                 report.flags.append({"audit": "shortcut", "task": "mixture", "detail": f"the answer to '{r['sub_question']}' is "
                                      f"the {r['cue']} sound in {r['rate']:.2f} of items vs chance {r['chance']:.2f} (p={r['p']:.1e})"})  # fmt: skip
-    for name in sorted(feats):
-        res = shortcut_audit(name, feats[name], answers[name])
+    for name in sorted(tally.feats):
+        res = shortcut_audit(name, tally.feats[name], tally.answers[name])
         report.shortcuts[name] = res
         for r in res.get("features", []):
             if r["flag"]:
                 report.flags.append({"audit": "shortcut", "task": name, "detail": f"{r['feature']} alone predicts the answer: "
                                      f"CV accuracy {r['cv_accuracy']:.2f} vs majority {res['majority_rate']:.2f} (p={r['p']:.1e})"})  # fmt: skip
-    _listener(report, heard)
-    return report
-
-
-def _balance(report, positions, n_positions, by_level, expected, unexpected_rows) -> None:
-    """Answer positions (chi-square vs uniform) and answers per level vs each item's expected set.
-
-    An item spreads its weight evenly over the answers it could have had (its own options, or
-    "The same" alone at a zero difference), so tasks whose option texts vary per item (the
-    mixture's sound names) are tested against what their items actually offered.
-    """
-    for name in sorted(positions):
-        k = n_positions[name]
-        counts = [positions[name].get(i, 0) for i in range(k)]
-        stat, dof = _chi2(counts)
-        p_pos = float(stats.chi2.sf(stat, dof)) if dof else 1.0
-        total_stat, total_dof, unexpected, answer_counts = 0.0, 0, [], Counter()
-        for (t, level), ctr in sorted(by_level.items()):
-            if t != name:
-                continue
-            answer_counts.update(ctr)
-            unexpected += [f"level {level}: {a!r}" for a in dict.fromkeys(unexpected_rows.get((t, level), []))]
-            exp = expected.get((t, level))
-            if exp and len(exp) >= 2:
-                total_stat += float(sum((ctr.get(a, 0) - e) ** 2 / e for a, e in exp.items()))
-                total_dof += len(exp) - 1
-        p_opt = float(stats.chi2.sf(total_stat, total_dof)) if total_dof else 1.0
-        report.balance[name] = {"positions": counts, "position_p": p_pos, "answers": dict(sorted(answer_counts.items())),
-                                "answer_p": p_opt, "unexpected_answers": unexpected}  # fmt: skip
-        if p_pos < BALANCE_ALPHA:
-            report.flags.append(
-                {
-                    "audit": "position_balance",
-                    "task": name,
-                    "detail": f"answer_index counts {counts} (chi-square p={p_pos:.1e})",
-                }
-            )
-        if p_opt < BALANCE_ALPHA or unexpected:
-            report.flags.append({"audit": "option_balance", "task": name,
-                                 "detail": f"answers {dict(answer_counts)} (p={p_opt:.1e}){'; unexpected ' + ', '.join(unexpected[:3]) if unexpected else ''}"})  # fmt: skip
 
 
 def _listener(report, heard) -> None:

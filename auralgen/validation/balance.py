@@ -1,0 +1,59 @@
+"""Answer-position and option balance of a dataset's tasks (chi-square tests), for the audit.
+
+Moved out of ``audit.py`` (issue 11: small modules). The chi-square sum runs over the answers in
+sorted order, so ``answer_p`` no longer depends on set order (PYTHONHASHSEED).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from scipy import stats
+
+BALANCE_ALPHA = 1e-3  # chi-square p below this flags an imbalance
+
+
+def _chi2(counts: list[int]) -> tuple[float, int]:
+    n, k = sum(counts), len(counts)
+    if k < 2 or n == 0:
+        return 0.0, 0
+    e = n / k
+    return float(sum((c - e) ** 2 / e for c in counts)), k - 1
+
+
+def balance(report, positions, n_positions, by_level, expected, unexpected_rows) -> None:
+    """Answer positions (chi-square vs uniform) and answers per level vs each item's expected set.
+
+    An item spreads its weight evenly over the answers it could have had (its own options, or
+    "The same" alone at a zero difference), so tasks whose option texts vary per item (the
+    mixture's sound names) are tested against what their items actually offered.
+    """
+    for name in sorted(positions):
+        k = n_positions[name]
+        counts = [positions[name].get(i, 0) for i in range(k)]
+        stat, dof = _chi2(counts)
+        p_pos = float(stats.chi2.sf(stat, dof)) if dof else 1.0
+        total_stat, total_dof, unexpected, answer_counts = 0.0, 0, [], Counter()
+        for (t, level), ctr in sorted(by_level.items()):
+            if t != name:
+                continue
+            answer_counts.update(ctr)
+            unexpected += [f"level {level}: {a!r}" for a in dict.fromkeys(unexpected_rows.get((t, level), []))]
+            exp = expected.get((t, level))
+            if exp and len(exp) >= 2:
+                total_stat += float(sum((ctr.get(a, 0) - e) ** 2 / e for a, e in sorted(exp.items())))
+                total_dof += len(exp) - 1
+        p_opt = float(stats.chi2.sf(total_stat, total_dof)) if total_dof else 1.0
+        report.balance[name] = {"positions": counts, "position_p": p_pos, "answers": dict(sorted(answer_counts.items())),
+                                "answer_p": p_opt, "unexpected_answers": unexpected}  # fmt: skip
+        if p_pos < BALANCE_ALPHA:
+            report.flags.append(
+                {
+                    "audit": "position_balance",
+                    "task": name,
+                    "detail": f"answer_index counts {counts} (chi-square p={p_pos:.1e})",
+                }
+            )
+        if p_opt < BALANCE_ALPHA or unexpected:
+            report.flags.append({"audit": "option_balance", "task": name,
+                                 "detail": f"answers {dict(answer_counts)} (p={p_opt:.1e}){'; unexpected ' + ', '.join(unexpected[:3]) if unexpected else ''}"})  # fmt: skip

@@ -1,0 +1,179 @@
+"""The shortcut audit's tools: candidate features of an item and a one-feature classifier.
+
+A shortcut is a feature other than the task's target (see ``audit.TARGET_FEATURES``) that alone
+predicts the answer: :func:`cv_accuracy` fits a shallow tree on it and reports the
+cross-validated accuracy, :func:`mixture_role_audit` asks the same of the roles a mixture's
+named sound plays. Moved out of ``audit.py`` unchanged (issue 11: small modules).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from auralgen.validation.measure import level_db_rms, segments
+
+SHORTCUT_MARGIN = 0.15  # CV accuracy above the majority rate by at least this ...
+SHORTCUT_ALPHA = 0.01  # ... with binomial p below this / number of features tested
+SHORTCUT_MIN_ITEMS = 12
+CV_FOLDS = 5
+TREE_DEPTH = 2  # a depth-2 tree on one feature: at most 4 intervals
+
+
+def scalars(value, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """``(dotted.path, leaf)`` of nested dicts and short lists (at most 16 entries are walked)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from scalars(v, f"{prefix}.{k}" if prefix else str(k))
+    elif isinstance(value, (list, tuple)):
+        if len(value) <= 16:
+            for i, v in enumerate(value):
+                yield from scalars(v, f"{prefix}.{i}")
+    else:
+        yield prefix, value
+
+
+def features(item, params: dict) -> dict[str, Any]:
+    """Every candidate shortcut of one item (an ``audit.Item``): params scalars, pairwise deltas, row and audio facts."""
+    row = item.row
+    out: dict[str, Any] = {k: v for k, v in scalars(params) if k}
+    sounds = (
+        [s for s in params.get("sounds", []) if isinstance(s, dict)] if isinstance(params.get("sounds"), list) else []
+    )
+    if len(sounds) >= 2:
+        for k, v in sounds[-1].items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and isinstance(sounds[0].get(k), (int, float)):
+                out[f"delta.{k}"] = v - sounds[0][k]
+    out.update({"row.level": row["level"], "row.question": row["question"], "row.options": " | ".join(row["options"]),
+                "row.flac_bytes": item.flac_bytes, "row.n_clips": len(item.clips), "row.sampling_rate": item.sample_rate,
+                "row.num_channels": int(item.clips[0].shape[0]), "row.num_samples": int(item.clips[0].shape[-1])})  # fmt: skip
+    x = item.clips[0].astype(np.float64).mean(axis=0)
+    out["audio.rms_dbfs"] = level_db_rms(x) if np.any(x) else -300.0
+    out["audio.peak_dbfs"] = 20 * math.log10(float(np.max(np.abs(x)))) if np.any(x) else -300.0
+    segs = segments(x, item.sample_rate, threshold_db=-60.0) if np.any(x) else []
+    out["audio.n_segments"] = len(segs)
+    if segs:
+        out["audio.active_s"] = sum(s.duration_s for s in segs)
+        out["audio.first_onset_s"] = segs[0].onset_s
+        out["audio.last_offset_s"] = segs[-1].offset_s
+    if len(segs) >= 2:
+        lv = [
+            level_db_rms(x[int(s.onset_s * item.sample_rate) : int(s.offset_s * item.sample_rate) + 1])
+            for s in (segs[0], segs[-1])
+        ]
+        out["audio.delta_level_db"] = lv[1] - lv[0]
+        out["audio.delta_duration_s"] = segs[-1].duration_s - segs[0].duration_s
+    return {
+        k: (float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)) for k, v in out.items()
+    }
+
+
+# -- shortcut classifier ------------------------------------------------------------------------
+def _best_split(x: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[float, int] | None:
+    """Threshold on sorted ``x`` maximising the correct count of majority votes on both sides."""
+    order = np.argsort(x, kind="stable")
+    xs, ys = x[order], y[order]
+    onehot = np.zeros((len(xs), n_classes))
+    onehot[np.arange(len(xs)), ys] = 1
+    left = np.cumsum(onehot, axis=0)[:-1]
+    right = left[-1] + onehot[-1] - left
+    ok = xs[1:] > xs[:-1]
+    if not ok.any():
+        return None
+    score = np.where(ok, left.max(axis=1) + right.max(axis=1), -1)
+    i = int(np.argmax(score))
+    return (xs[i] + xs[i + 1]) / 2, int(score[i])
+
+
+def _fit(x, y, n_classes, depth):
+    """A depth-limited tree on one numeric feature: ``('leaf', label)`` or ``('split', t, lo, hi)``."""
+    label = int(np.bincount(y, minlength=n_classes).argmax())
+    if depth == 0 or len(y) < 2:
+        return ("leaf", label)
+    split = _best_split(x, y, n_classes)
+    if split is None or split[1] <= np.bincount(y).max():
+        return ("leaf", label)
+    t = split[0]
+    return (
+        "split",
+        t,
+        _fit(x[x <= t], y[x <= t], n_classes, depth - 1),
+        _fit(x[x > t], y[x > t], n_classes, depth - 1),
+    )
+
+
+def _predict(node, v: float) -> int:
+    while node[0] == "split":
+        node = node[2] if v <= node[1] else node[3]
+    return node[1]
+
+
+def cv_accuracy(values: list, y: np.ndarray, *, folds: int = CV_FOLDS, depth: int = TREE_DEPTH) -> float:
+    """Cross-validated accuracy of a shallow one-feature classifier (``k``-fold, fixed shuffle).
+
+    Numeric values: a depth-``depth`` threshold tree, missing values (nan) in a leaf of their
+    own. Other values: the majority answer of each category.
+    """
+    n, k = len(y), int(y.max()) + 1
+    numeric = all(isinstance(v, float) for v in values)
+    fold = np.random.default_rng(0).permutation(n) % folds
+    correct = 0
+    for f in range(folds):
+        tr, te = fold != f, fold == f
+        base = int(np.bincount(y[tr], minlength=k).argmax())
+        if numeric:
+            x = np.asarray(values, dtype=float)
+            miss = np.isnan(x)
+            fit_m = tr & ~miss
+            tree = _fit(x[fit_m], y[fit_m], k, depth) if fit_m.any() else ("leaf", base)
+            nan_lab = int(np.bincount(y[tr & miss], minlength=k).argmax()) if (tr & miss).any() else base
+            pred = [nan_lab if math.isnan(v) else _predict(tree, v) for v in x[te]]
+        else:
+            table: dict[Any, Counter] = defaultdict(Counter)
+            for v, lab in zip(np.asarray(values, dtype=object)[tr], y[tr]):
+                table[v][lab] += 1
+            pred = [table[v].most_common(1)[0][0] if v in table else base for v in np.asarray(values, dtype=object)[te]]
+        correct += int(np.sum(np.asarray(pred) == y[te]))
+    return correct / n
+
+
+# In a mixture the answer names one of the sounds, so a shortcut is a *role* the named sound
+# plays more often than chance: the loudest sound being the first or the longest one, say.
+MIXTURE_ROLE_CUES = {
+    "louder": {"first": ("onset_s", min), "last": ("onset_s", max), "longest": ("duration_s", max), "shortest": ("duration_s", min)},
+    "first": {"loudest": ("level", max), "quietest": ("level", min), "longest": ("duration_s", max), "shortest": ("duration_s", min)},
+}  # fmt: skip
+
+
+def mixture_role_audit(params_list: list[dict]) -> dict[str, Any]:
+    """How often the sound a mixture question names also is the first / loudest / longest ... one.
+
+    Per sub-question and cue: the share of items whose answer sound holds the cue's extreme,
+    against the chance of a sound drawn at random holding it (binomial test, Bonferroni over
+    the cues tested, flag at the same margin as the feature audit).
+    """
+    rows = []
+    for sub, cues in MIXTURE_ROLE_CUES.items():
+        items = [p for p in params_list if p.get("sub_question") == sub and isinstance(p.get("answer"), int)]
+        if len(items) < SHORTCUT_MIN_ITEMS:
+            continue
+        for cue, (field_, pick) in cues.items():
+            hits, chance = 0, 0.0
+            for p in items:
+                vals = [s[field_] for s in p["sounds"]]
+                best = pick(vals)
+                holders = [i for i, v in enumerate(vals) if v == best]
+                hits += int(p["answer"] in holders)
+                chance += len(holders) / len(vals)
+            n, p0 = len(items), chance / len(items)
+            pval = float(stats.binomtest(hits, n, p0, alternative="greater").pvalue)
+            rate = hits / n
+            flag = rate - p0 >= SHORTCUT_MARGIN and pval < SHORTCUT_ALPHA / (len(cues) * len(MIXTURE_ROLE_CUES))
+            rows.append({"sub_question": sub, "cue": cue, "n": n, "rate": round(rate, 4), "chance": round(p0, 4),
+                         "p": pval, "flag": bool(flag)})  # fmt: skip
+    return {"cues": rows} if rows else {"skipped": "too few named-sound mixture items"}

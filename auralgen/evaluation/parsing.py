@@ -414,9 +414,21 @@ def extract_choice(reply: str | None, options: list[str]) -> ParseResult:
         return ParseResult(None, "unparseable", "")
     pats = _patterns(k)
     exact, by_length, cant_tell = _option_norms(tuple(options))
-
-    # 2. the whole reply is a choice
     stripped = text.strip(" \t\n\"'.!。")
+    for rule in (
+        lambda: _whole_reply(stripped, pats, exact),  # 2. the whole reply is a choice
+        lambda: _strong_statements(text, pats, by_length),  # 3. explicit answer statements, last one wins
+        lambda: _leading_letter(text, pats),  # 4. leading letter
+        lambda: _late_rules(text, pats, by_length, cant_tell),  # 5.-10.
+    ):
+        res = rule()
+        if res is not None:
+            return res
+    return ParseResult(None, "unparseable", "")
+
+
+def _whole_reply(stripped: str, pats: _Patterns, exact: dict[str, int]) -> ParseResult | None:
+    """Rule 2: the whole (stripped) reply is a letter list, a letter with its option text, or an option text."""
     if pats.letter_list.fullmatch(stripped):
         return _from_letters(_letters_in(stripped, pats), stripped)
     m = pats.whole.fullmatch(stripped)
@@ -431,13 +443,11 @@ def extract_choice(reply: str | None, options: list[str]) -> ParseResult:
     norm_all = _norm(stripped)
     if norm_all in exact:
         return ParseResult(exact[norm_all], "ok", stripped)
+    return None
 
-    # 3. explicit answer statements, last one wins
-    res = _strong_statements(text, pats, by_length)
-    if res is not None:
-        return res
 
-    # 4. leading letter
+def _leading_letter(text: str, pats: _Patterns) -> ParseResult | None:
+    """Rule 4: the reply starts with a letter (or letter list) that is not an article."""
     m = pats.leading.match(text)
     if m:
         tok = m.group("br") or m.group("lo") or m.group("up")
@@ -445,38 +455,33 @@ def extract_choice(reply: str | None, options: list[str]) -> ParseResult:
         if not (m.group("up") and _article_like(text, m.start("up"), letter)):
             lm = pats.letter_list.match(text, m.start())
             return _from_letters(_letters_in(lm.group(0), pats), lm.group(0).strip())
+    return None
 
+
+def _late_rules(text: str, pats: _Patterns, by_length, cant_tell: int | None) -> ParseResult | None:
+    """Rules 5-10, in order: refusal, "option C" mentions, bracketed letters, one option text,
+    "cannot determine", bare capital letters."""
     # 5. refusal to engage with the audio
     m = _CAPABILITY_REFUSAL.search(text)
     if m:
         return ParseResult(None, "refusal", m.group(0))
-
     # 6. "option C" mentions, last wins
     last = None
     for m in pats.weak.finditer(text):
         last = m
     if last is not None:
         return _from_letters(_letters_in(last.group("list"), pats), last.group(0).strip())
-
-    # 7. bracketed letters, last wins
+    # 7. bracketed letters, last wins; 8. exactly one option text mentioned
     res = _last_list(pats.bracketed, text, pats)
+    if res is None:
+        res = _text_mentions(text, by_length)
     if res is not None:
         return res
-
-    # 8. exactly one option text mentioned
-    res = _text_mentions(text, by_length)
-    if res is not None:
-        return res
-
     # 9. "cannot determine"
     m = _CANNOT_DETERMINE.search(text)
     if m:
         if cant_tell is not None:
             return ParseResult(cant_tell, "ok", m.group(0))
         return ParseResult(None, "refusal", m.group(0))
-
     # 10. bare capital letters
-    res = _last_list(pats.bare, text, pats, skip_article=True)
-    if res is not None:
-        return res
-    return ParseResult(None, "unparseable", "")
+    return _last_list(pats.bare, text, pats, skip_article=True)

@@ -32,10 +32,8 @@ FUNCTION_OFFENDERS = {
     "auralgen/evaluation/runner.py::evaluate": 74,
     "auralgen/mixing/core.py::mix": 94,
     "auralgen/rooms/trajectory.py::render_moving": 106,
-    "auralgen/synth/signals.py::noise": 67,
     "auralgen/tasks/mixture.py::Mixture.sample": 73,
     "auralgen/tasks/trajectory.py::TrajectoryTask.sample": 80,
-    "auralgen/validation/measure_level.py::segments": 75,
 }
 MODULE_OFFENDERS: dict[str, int] = {}
 

@@ -201,22 +201,14 @@ def noise(
         raise ParameterError(
             f"duration_s={duration_s!r} is 1 sample at sample_rate={sample_rate}; allowed: >= 2 samples for noise"
         )
-    nyquist = sample_rate / 2
-    if band_hz is not None:
-        if isinstance(band_hz, (str, bytes)) or not hasattr(band_hz, "__len__") or len(band_hz) != 2:
-            raise ParameterError(f"band_hz={band_hz!r} is not a pair; allowed: (low, high) in Hz")
-        low, high = (check_finite("band_hz", v) for v in band_hz)
-        if not 0 <= low < high <= nyquist:
-            raise ParameterError(
-                f"band_hz={tuple(band_hz)!r} is out of range; allowed: 0 <= low < high <= Nyquist ({nyquist:g} Hz)"
-            )
+    band = None if band_hz is None else _check_band(band_hz, sample_rate / 2)
     spectrum = np.fft.rfft(rng.standard_normal(n))
     freqs = np.fft.rfftfreq(n, d=1.0 / sample_rate)
     gain = np.zeros_like(freqs)
     exponent = {"white": 0.0, "pink": 0.5, "brown": 1.0}[color]
     gain[1:] = freqs[1:] ** -exponent
-    if band_hz is not None:
-        gain[(freqs < low) | (freqs > high)] = 0.0
+    if band is not None:
+        gain[(freqs < band[0]) | (freqs > band[1])] = 0.0
     x = np.fft.irfft(spectrum * gain, n=n)
     r = float(np.sqrt(np.mean(x**2)))
     if r == 0.0:
@@ -225,6 +217,18 @@ def noise(
             f"{sample_rate / n:g} Hz); allowed: a wider band or a longer duration"
         )
     return x / r
+
+
+def _check_band(band_hz, nyquist: float) -> tuple[float, float]:
+    """``band_hz`` as ``(low, high)`` with ``0 <= low < high <= nyquist``, or ParameterError."""
+    if isinstance(band_hz, (str, bytes)) or not hasattr(band_hz, "__len__") or len(band_hz) != 2:
+        raise ParameterError(f"band_hz={band_hz!r} is not a pair; allowed: (low, high) in Hz")
+    low, high = (check_finite("band_hz", v) for v in band_hz)
+    if not 0 <= low < high <= nyquist:
+        raise ParameterError(
+            f"band_hz={tuple(band_hz)!r} is out of range; allowed: 0 <= low < high <= Nyquist ({nyquist:g} Hz)"
+        )
+    return low, high
 
 
 def sweep(

@@ -117,6 +117,11 @@ def segments(
         return []
     keep = np.concatenate([[True], starts[1:] - stops[:-1] >= gap])
     starts, stops = starts[keep], stops[np.append(keep[1:], True)]
+    return _refined(power, coarse, starts, stops, level, frame, sr)
+
+
+def _refined(power, coarse, starts, stops, level: float, frame: int, sr: int) -> list[Segment]:
+    """Segments whose edges are placed where one-sided ``frame`` means cross the edge level."""
     # Edges: one-sided means (trailing for onsets, leading for offsets) are exact at abrupt
     # edges and monotone inside ramps; a lower level reaches further into ramps.
     # the noise floor from a decimated envelope (it is smooth over ``frame`` samples anyway)

@@ -13,10 +13,10 @@ import pytest
 import soundfile as sf
 
 from auralgen import pipeline
+from auralgen.cli.audit import main
 from auralgen.errors import ParameterError
 from auralgen.export.audio import encode_flac
 from auralgen.pipeline import build_tasks
-from auralgen.validation.__main__ import main
 from auralgen.validation.audit import audit_dataset, cv_accuracy, leaks, shortcut_audit
 from tests.support.builders import ROOT, decode, small_run
 

@@ -125,19 +125,21 @@ class LocalPoolExecutor:
         from multiprocessing.connection import wait
 
         ready = wait([*self._conns, *(p.sentinel for p in self._procs)], timeout=POLL_S)
-        first = None
+        first, closed = None, set()
         for i, conn in enumerate(self._conns):
             if conn in ready:
                 try:
                     seq, ok, value = conn.recv()
-                except (EOFError, OSError):
+                except (EOFError, OSError):  # the worker's end is closed: it died (its pipe stays readable)
+                    closed.add(i)
                     continue
                 busy[i].remove(seq)
                 done[seq] = (ok, value)
                 if not ok and first is None:
                     first = [value, time.monotonic() + GRACE_S]
         for i, proc in enumerate(self._procs):
-            if proc.sentinel in ready and busy[i] and not self._conns[i].poll():
+            gone = i in closed or (proc.sentinel in ready and not self._conns[i].poll())
+            if gone and busy[i]:
                 proc.join(1.0)  # its sentinel is ready: reaps it at once
                 err = RuntimeError(f"a worker process died (exit code {proc.exitcode}) while rendering")
                 for seq in busy[i]:

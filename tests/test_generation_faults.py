@@ -114,6 +114,21 @@ def wait_for(cond, timeout_s=30.0):
         time.sleep(0.02)
 
 
+def interrupt_when(proc, ready, *, timeout_s=30.0, within_s=5.0) -> str:
+    """Once ``ready()``, Ctrl-C ``proc``'s process group (as a terminal does); it must exit within
+    ``within_s``. Returns its stderr; the group is killed if it is still there."""
+    try:
+        wait_for(ready, timeout_s=timeout_s)
+        os.killpg(proc.pid, signal.SIGINT)
+        t0 = time.monotonic()
+        _, stderr = proc.communicate(timeout=within_s)
+        assert time.monotonic() - t0 < within_s
+        return stderr
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
 def group_gone(pgid) -> bool:
     try:
         os.killpg(pgid, 0)
@@ -126,15 +141,7 @@ def test_ctrl_c_with_two_workers_exits_within_5_s_and_resumes_identically(ref):
     poison, trees = ref
     out = poison.parent / "sigint"
     proc = subprocess.Popen(argv(out, poison), stderr=subprocess.PIPE, text=True, env=ENV, start_new_session=True)
-    try:
-        wait_for(lambda: (out / "data" / "failing_probe" / "test-00000-of-00006.parquet").exists())
-        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C does: the whole foreground group
-        t0 = time.monotonic()
-        _, stderr = proc.communicate(timeout=5)
-        assert time.monotonic() - t0 < 5
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+    stderr = interrupt_when(proc, lambda: (out / "data" / "failing_probe" / "test-00000-of-00006.parquet").exists())
     assert proc.returncode == 130, stderr
     assert last_line(stderr).startswith("error: interrupted; finished shards are kept"), stderr
     assert "Traceback" not in stderr
@@ -179,15 +186,7 @@ def test_ctrl_c_of_generate_py_with_real_items_exits_within_5_s_and_resumes(tmp_
     out = tmp_path / "ds"
     proc = subprocess.Popen([*cmd, "out=ds"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True, env=ENV, start_new_session=True)  # fmt: skip
-    try:
-        wait_for(lambda: list(out.rglob("*.parquet")), timeout_s=120)
-        os.killpg(proc.pid, signal.SIGINT)
-        t0 = time.monotonic()
-        _, stderr = proc.communicate(timeout=5)
-        assert time.monotonic() - t0 < 5
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+    stderr = interrupt_when(proc, lambda: list(out.rglob("*.parquet")), timeout_s=120)
     assert proc.returncode == 130 and last_line(stderr).startswith("error: interrupted"), stderr
     wait_for(lambda: group_gone(proc.pid), timeout_s=3)
     resumed = subprocess.run([*cmd, "out=ds"], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=ENV)

@@ -286,7 +286,9 @@ def _direct_level_db(x: np.ndarray, params, edge: str) -> float:
     edge_n = int(EDGE_FRACTION * n)
     span = (0, edge_n) if edge == "first" else (n - edge_n, n)
     onset = S.n_samples(s["onset_s"], sr)
-    max_lag = int(math.ceil(max(s["distance_m"], s["end_distance_m"]) / SPEED_OF_SOUND_M_S * sr)) + FDL2 + 8  # the direct sound
+    max_lag = (
+        int(math.ceil(max(s["distance_m"], s["end_distance_m"]) / SPEED_OF_SOUND_M_S * sr)) + FDL2 + 8
+    )  # the direct sound
     amps = []
     for a in range(span[0], span[1] - w + 1, w):
         ref = dry[a : a + w]

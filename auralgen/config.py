@@ -7,15 +7,15 @@ one line naming the key, the value and what is allowed.
 
 from __future__ import annotations
 
-import math
 import os
 import re
-import typing
-from dataclasses import MISSING, dataclass, fields
-from typing import Any
+from dataclasses import dataclass
 
+from auralgen.core.mapping import coerce as _coerce  # noqa: F401  (re-exported)
+from auralgen.core.mapping import from_mapping
+from auralgen.core.mapping import plain as _plain
 from auralgen.errors import ParameterError
-from auralgen.tasks.base import SAMPLE_RATES, AudioConfig, TaskConfig, task_class, task_names
+from auralgen.tasks.base import SAMPLE_RATES, AudioConfig, TaskConfig, check_levels, task_class, task_names
 
 RUNTIME_KEYS = ("workers", "progress", "overwrite", "out")  # do not change the output bytes
 MAX_SEED = 2**63  # seeds are stored in an int64 column
@@ -51,91 +51,6 @@ TOP_KEYS = {
     "seed", "split", "out", "workers", "shard_size", "sample_rate", "full_scale_db_spl",
     "tasks", "task", "export", "suite_name", "validate", "progress", "overwrite", "max_resample",
 }  # fmt: skip
-
-
-def _is_num(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _coerce(key: str, value, annotation):
-    """Coerce one config value to the field's annotation, or raise ParameterError."""
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
-        if value is None and type(None) in args:
-            return None
-        inner = [a for a in args if a is not type(None)]
-        return _coerce(key, value, inner[0])
-    if annotation is Any:
-        return _plain(value)
-    if annotation is bool:
-        if not isinstance(value, bool):
-            raise ParameterError(f"{key}={value!r} is not a boolean; allowed: true or false")
-        return value
-    if annotation is int:
-        if isinstance(value, bool) or not (isinstance(value, int) or (_is_num(value) and float(value).is_integer())):
-            raise ParameterError(f"{key}={value!r} is not an integer; allowed: a whole number")
-        return int(value)
-    if annotation is float:
-        if not _is_num(value):
-            raise ParameterError(f"{key}={value!r} is not a number; allowed: a finite number")
-        return float(value)
-    if annotation is str:
-        if not isinstance(value, str):
-            raise ParameterError(f"{key}={value!r} is not a string; allowed: text")
-        return value
-    if annotation is tuple or origin is tuple:
-        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") or hasattr(value, "keys"):
-            raise ParameterError(f"{key}={value!r} is not a list; allowed: a list such as [1, 2]")
-        return tuple(_plain(v) for v in value)
-    if annotation is dict or origin is dict:
-        if not hasattr(value, "keys"):
-            raise ParameterError(f"{key}={value!r} is not a mapping; allowed: a mapping of key: value")
-        return _plain(value)
-    return _plain(value)
-
-
-def _plain(value):
-    """OmegaConf containers -> plain python (lists, dicts)."""
-    if hasattr(value, "keys"):
-        return {str(k): _plain(value[k]) for k in value.keys()}
-    if isinstance(value, (list, tuple)) or (hasattr(value, "__iter__") and not isinstance(value, (str, bytes))):
-        return [_plain(v) for v in value]
-    return value
-
-
-def from_mapping(cls, data, key: str, **extra):
-    """Build dataclass ``cls`` from ``data``; unknown or missing keys are errors."""
-    if not hasattr(data, "keys"):
-        raise ParameterError(f"{key}={data!r} is not a mapping; allowed: a mapping of {cls.__name__} fields")
-    hints = typing.get_type_hints(cls)
-    names = [f.name for f in fields(cls)]
-    for k in data.keys():
-        if k not in names:
-            raise ParameterError(f"{key}.{k}: unknown key; allowed keys: {', '.join(names)}")
-    kwargs = dict(extra)
-    for f in fields(cls):
-        if f.name in kwargs:
-            continue
-        if f.name in data.keys():
-            kwargs[f.name] = _coerce(f"{key}.{f.name}", data[f.name], hints[f.name])
-        elif f.default is MISSING and f.default_factory is MISSING:
-            raise ParameterError(f"{key}.{f.name} is missing; allowed: a value of type {hints[f.name]}")
-    return cls(**kwargs)
-
-
-def check_levels(key: str, levels: tuple) -> None:
-    """Levels: a non-empty list of numbers, strictly monotonic (increasing or decreasing)."""
-    if len(levels) == 0:
-        raise ParameterError(f"{key}=[] is empty; allowed: a non-empty list of numbers")
-    for v in levels:
-        if not _is_num(v):
-            raise ParameterError(f"{key}={list(levels)!r} holds {v!r}; allowed: numbers only")
-    diffs = [b - a for a, b in zip(levels, levels[1:])]
-    if not (all(d > 0 for d in diffs) or all(d < 0 for d in diffs)):
-        raise ParameterError(
-            f"{key}={list(levels)!r} is not monotonic; allowed: strictly increasing or decreasing values"
-        )
 
 
 def build_task_config(name_key: str, data) -> TaskConfig:

@@ -57,8 +57,12 @@ def golden_path(suite: str) -> Path:
 
 def environment() -> dict[str, str]:
     """Library versions that take part in the bytes (parquet writer, FLAC encoder, numerics)."""
+    import numba
     import numpy
     import pyarrow
+    import pyloudnorm
+    import pyroomacoustics
+    import scipy
     import soundfile
 
     import auralgen
@@ -67,6 +71,10 @@ def environment() -> dict[str, str]:
         "generator_version": auralgen.__version__,
         "python": ".".join(map(str, sys.version_info[:2])),
         "numpy": numpy.__version__,
+        "scipy": scipy.__version__,  # filter design (loudness weighting): a new scipy moved the mixture shard's bytes
+        "numba": numba.__version__,
+        "pyloudnorm": getattr(pyloudnorm, "__version__", "?"),
+        "pyroomacoustics": pyroomacoustics.__version__,
         "pyarrow": pyarrow.__version__,
         "libsndfile": soundfile.__libsndfile_version__,
     }

@@ -43,8 +43,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from auralgen.config import from_mapping
 from auralgen.core.constants import UNABLE
+from auralgen.core.mapping import from_mapping
 from auralgen.core.registry import Registry
 from auralgen.errors import AuralgenError, ParameterError
 

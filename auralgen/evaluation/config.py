@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from auralgen.config import _coerce, _plain, from_mapping
+from auralgen.core.mapping import coerce as _coerce
+from auralgen.core.mapping import from_mapping
+from auralgen.core.mapping import plain as _plain
 from auralgen.errors import ParameterError
 
 ACTIONS = ("evaluate", "rescore", "leaderboard", "score_predictions", "export")

@@ -31,7 +31,7 @@ A bz2-compressed pickle of a ``slab.hrtf.HRTF`` whose state is ``samplerate`` (4
 ``data`` (710 ``slab.filter.Filter`` objects, each ``data`` float64 ``[512, 2]``, columns
 left, right), ``sources`` (float64 ``[710, 3]``: azimuth deg in [0, 360), elevation deg,
 distance 1.4 m; slab's vertical-polar convention, azimuth counter-clockwise seen from above,
-i.e. +90 = left, the same sense as :mod:`auralgen.rooms.geometry`) and ``listener``.
+i.e. +90 = left, the same sense as :mod:`auralgen.measure.geometry`) and ``listener``.
 Importing slab needs the PortAudio system library, so the pickle is read by a restricted
 unpickler that maps slab's two classes to plain state holders and allows nothing else
 besides numpy's array reconstruction.
@@ -58,7 +58,7 @@ import scipy.signal
 import scipy.spatial
 
 from auralgen.errors import AuralgenError, ParameterError
-from auralgen.rooms.geometry import az_el_to_unit, wrap_azimuth_deg
+from auralgen.measure.geometry import az_el_to_unit, wrap_azimuth_deg
 
 SLAB_VERSION = "1.8.2"
 KEMAR_MEMBER = "slab/data/mit_kemar_normal_pinna.bz2"

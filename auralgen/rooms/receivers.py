@@ -1,7 +1,7 @@
 """Receivers: what listens in a room, and how image sources become a multichannel RIR.
 
 Every receiver is a frozen dataclass with a ``position_m`` (room frame) and an orientation
-``(yaw_deg, pitch_deg)`` as defined in :mod:`auralgen.rooms.geometry` (yaw 0 looks along
+``(yaw_deg, pitch_deg)`` as defined in :mod:`auralgen.measure.geometry` (yaw 0 looks along
 +x; azimuth +90 = the receiver's left). ``render(images, ...)`` turns
 :class:`auralgen.rooms.images.ImageSources` into a float64 RIR ``[num_channels, n_samples]``;
 ``layout`` is the item schema's ``channel_layout`` string.
@@ -69,9 +69,9 @@ import scipy.fft
 
 from auralgen.core.registry import Registry
 from auralgen.errors import ParameterError, check_range
+from auralgen.measure.geometry import az_el_to_unit, direction_of, listener_to_room
 from auralgen.rooms import _receiver_kernels as _rk
 from auralgen.rooms import images as _images
-from auralgen.rooms.geometry import az_el_to_unit, direction_of, listener_to_room
 from auralgen.rooms.hrtf import Hrtf, load_kemar
 from auralgen.rooms.images import render_omni
 
@@ -129,7 +129,7 @@ def _check_render_args(sample_rate, c_m_s, n_samples) -> tuple[int, float, int]:
 
 @dataclass(frozen=True, kw_only=True)
 class Receiver:
-    """Base class: a position and an orientation (see :mod:`auralgen.rooms.geometry`).
+    """Base class: a position and an orientation (see :mod:`auralgen.measure.geometry`).
 
     Parameters
     ----------

@@ -24,7 +24,7 @@ import numpy as np
 from scipy.signal import oaconvolve
 
 from auralgen.errors import ParameterError
-from auralgen.rooms.geometry import listener_to_room
+from auralgen.measure.geometry import listener_to_room
 from auralgen.rooms.hybrid import XFADE_S, mixing_time_s
 from auralgen.rooms.images import FDL2, ImageSources, image_sources, max_order_for, rir_length
 from auralgen.rooms.receivers import FOA, Binaural, OmniArray, Receiver

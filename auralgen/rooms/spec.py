@@ -1,7 +1,7 @@
 """Room specifications: a shoebox, its walls' absorption, and what may be placed in it.
 
 A :class:`RoomSpec` is a frozen, JSON-able description of a rectangular room in the
-room frame of :mod:`auralgen.rooms.geometry` (metres, x/y on the floor, z up, the room
+room frame of :mod:`auralgen.measure.geometry` (metres, x/y on the floor, z up, the room
 spanning ``[0, Lx] x [0, Ly] x [0, Lz]``). The walls follow pyroomacoustics' names and
 order: ``west``/``east`` at x = 0 / Lx, ``south``/``north`` at y = 0 / Ly,
 ``floor``/``ceiling`` at z = 0 / Lz (:data:`WALLS`).

@@ -1,7 +1,7 @@
 """Moving sources: trajectories in a room, and their rendering through any receiver.
 
 A :class:`Trajectory` is a frozen, JSON-able path at constant speed in the room frame of
-:mod:`auralgen.rooms.geometry` (metres; azimuth + = the listener's left):
+:mod:`auralgen.measure.geometry` (metres; azimuth + = the listener's left):
 
 - ``linear``: ``points_m = (start, end)``;
 - ``polyline``: ``points_m = (p0, p1, ..., pk)``, travelled at constant speed (a turn);
@@ -53,9 +53,9 @@ import scipy.fft
 import scipy.signal
 
 from auralgen.errors import ParameterError, check_range
+from auralgen.measure.geometry import az_el_to_unit, listener_to_room
 from auralgen.rooms import _trajectory_kernels as _k
 from auralgen.rooms import images as _images
-from auralgen.rooms.geometry import az_el_to_unit, listener_to_room
 from auralgen.rooms.hybrid import XFADE_S, mixing_time_s
 from auralgen.rooms.images import FDL2, SINC_LUT_GRANULARITY, image_sources, max_order_for
 from auralgen.rooms.receivers import FOA, Binaural, OmniArray, Receiver, foa_weights

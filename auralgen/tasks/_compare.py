@@ -132,6 +132,11 @@ class CompareTask(Task):
     def qa(self, params: dict[str, Any], rng: np.random.Generator, *, slot: int) -> QA:
         return self.make_qa(self.answers[params["direction"]], list(self.answers.values()), rng, slot=slot)
 
+    def expected_answers(self, level_value: float, options: list[str]) -> set[str]:
+        """ "The same" exactly at difference 0, one of the two directions elsewhere."""
+        same = self.answers["same"]
+        return {same} if level_value == 0 else set(self.answers.values()) - {same}
+
     @staticmethod
     def sign(direction: str) -> int:
         return {"up": 1, "down": -1, "same": 0}[direction]

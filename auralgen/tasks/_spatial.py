@@ -25,8 +25,8 @@ import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.errors import ParameterError
+from auralgen.measure.geometry import az_el_to_unit, listener_to_room, wrap_azimuth_deg
 from auralgen.random import Choice
-from auralgen.rooms.geometry import az_el_to_unit, listener_to_room, wrap_azimuth_deg
 from auralgen.rooms.images import FDL2
 from auralgen.rooms.receivers import Binaural, receiver_from_config
 from auralgen.rooms.scene import convolve, expected_drr_db, spatial_rir
@@ -299,7 +299,7 @@ class SpatialTask(Task):
         ``sides`` (True = left) overrides the side implied by the stored azimuth, so a task
         can check its *label* against the audio.
         """
-        from auralgen.validation.measure import itd_ild
+        from auralgen.measure import itd_ild
 
         if params["receiver"].get("type") != "binaural":
             return {"valid": True, "note": "direction measured for binaural receivers only"}

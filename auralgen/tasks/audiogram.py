@@ -21,7 +21,7 @@ from auralgen.errors import ParameterError
 from auralgen.random import Choice
 from auralgen.synth.levels import db_hl_to_db_spl, peak_for_db_spl_sine
 from auralgen.tasks import _sounds as S
-from auralgen.tasks.base import AudioConfig, Task, TaskConfig, deal, register, require
+from auralgen.tasks.base import AudioConfig, AuditSpec, Task, TaskConfig, deal, register, require
 
 POSITIONS = ("first", "second", "absent")
 ANSWERS = {"first": "In the first half", "second": "In the second half", "absent": "Not present"}
@@ -75,6 +75,10 @@ class AudiogramConfig(TaskConfig):
 @register
 class Audiogram(Task):
     name = "audiogram"
+    analyses = ("thresholds_by_frequency",)
+    audit = AuditSpec(
+        ("position", "sounds", "sounds.*", "delta.*", "audio.*", "row.flac_bytes"), listener_easiest="max"
+    )
     sub_category = "absolute_perception"
     attribute = "loudness"
     regime = "absolute"
@@ -201,7 +205,7 @@ class Audiogram(Task):
         return self.make_qa(answer, ANSWERS.values(), rng, slot=slot)
 
     def check(self, params, clips):
-        from auralgen.validation.measure import tone_presence
+        from auralgen.measure import tone_presence
 
         res = tone_presence(clips[0][0], params["sample_rate_hz"], params["freq_hz"])
         verdict = res.verdict if hasattr(res, "verdict") else res["verdict"]

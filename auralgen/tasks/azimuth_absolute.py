@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance
-from auralgen.tasks.base import register, require
+from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, register, require
 
 QUADRANTS = {"front_left": (0.0, "Front left"), "front_right": (-90.0, "Front right"),
              "back_left": (90.0, "Back left"), "back_right": (-180.0, "Back right")}  # fmt: skip
@@ -36,6 +36,12 @@ class AzimuthAbsoluteConfig(SpatialConfig):
 @register
 class AzimuthAbsolute(SpatialTask):
     name = "azimuth_absolute"
+    spatial = True
+    audit = AuditSpec(
+        (*SPATIAL_FEATURES, "quadrant", "sounds.*.azimuth_deg"),
+        listener_easiest=None,
+        reason="front/back needs knowledge of the source spectrum a DSP listener does not have",
+    )
     sub_category = "absolute_localisation"
     attribute = "azimuth"
     regime = "absolute"

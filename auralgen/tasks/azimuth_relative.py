@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance
-from auralgen.tasks.base import register, require
+from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, register, require
 
 ANSWERS = {"same": "Same direction", "different": "Different directions"}
 
@@ -38,6 +38,12 @@ class AzimuthRelativeConfig(SpatialConfig):
 @register
 class AzimuthRelative(SpatialTask):
     name = "azimuth_relative"
+    spatial = True
+    audit = AuditSpec(
+        (*SPATIAL_FEATURES, "relation", "separation_deg", "sounds.*.azimuth_deg", "delta.azimuth_deg"),
+        listener_easiest="max",
+        listener_floor=0.65,
+    )
     sub_category = "relative_localisation"
     attribute = "azimuth"
     regime = "relative"

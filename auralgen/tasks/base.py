@@ -17,13 +17,89 @@ from typing import Any, ClassVar
 import numpy as np
 
 from auralgen.core.constants import DEFAULT_FULL_SCALE_DB_SPL, DEFAULT_SAMPLE_RATE, SAMPLE_RATES  # noqa: F401  (SAMPLE_RATES: re-exported)
+from auralgen.core.mapping import is_num, plain
 from auralgen.core.registry import Registry
 from auralgen.errors import ParameterError
-from auralgen.qa import QA, arrange, pick_question
+from auralgen.qa import QA, UNABLE, arrange, pick_question
 from auralgen.random import owner
 
+
+def check_task_complete(name: str, cls: type[Task]) -> None:
+    """Refuse, at import, a task class missing a piece every task needs (names what is missing)."""
+    missing = [a for a in ("name", "sub_category", "attribute", "regime", "level_unit", "n_choices", "questions")
+               if not hasattr(cls, a)]  # fmt: skip
+    if missing:
+        raise TypeError(
+            f"task {name}: class {cls.__name__} lacks {', '.join(missing)}; allowed: set them as class attributes"
+        )
+    if cls.name != name:
+        raise TypeError(f"task {name}: class {cls.__name__}.name is {cls.name!r}; allowed: the module name {name!r}")
+    audit = cls.__dict__.get("audit")
+    if not isinstance(audit, AuditSpec):
+        raise TypeError(f"task {name}: class {cls.__name__} has no `audit = AuditSpec(...)` of its own; allowed: "
+                        "declare the features that may predict the answer and the listener's easiest level")  # fmt: skip
+
+
 # every module of auralgen.tasks not starting with "_" (and not this one) is the task of its name
-TASKS: Registry[type[Task]] = Registry("task", package="auralgen.tasks", exclude=("base",))
+TASKS: Registry[type[Task]] = Registry(
+    "task", package="auralgen.tasks", exclude=("base",), validate=check_task_complete
+)
+
+
+class DatasetCheck:
+    """A check the dataset audit runs over all items of one task (``AuditSpec.dataset_checks``).
+
+    The audit makes one instance per task, calls :meth:`observe` with each item's ``params``
+    and then :meth:`finish`, which returns the report entry (stored under ``name``) and one
+    line per problem found (each becomes a flag of the audit).
+    """
+
+    name: ClassVar[str]
+
+    def observe(self, params: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def finish(self) -> tuple[dict[str, Any], list[str]]:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class AuditSpec:
+    """What the dataset audit expects of a task (``auralgen.validation``); every task declares one.
+
+    ``target_features`` are :func:`fnmatch` patterns of the audit's features (``params`` paths,
+    ``delta.*`` between sounds, ``audio.*`` measured, ``row.*`` columns) that legitimately predict
+    the answer because they are, or are driven by, the probed attribute; every other feature must
+    not predict it (the shortcut audit). ``listener_easiest`` says at which end of the level grid
+    the reference listener must reach ``listener_floor`` ("max" or "min" level value), or None
+    where a DSP listener is not expected to solve even the easiest level -- then ``reason`` says why.
+    """
+
+    target_features: tuple[str, ...]
+    listener_easiest: str | None
+    listener_floor: float = 0.8
+    reason: str = ""
+    # checks over all of the task's items, run by the audit (each a DatasetCheck subclass)
+    dataset_checks: tuple[type[DatasetCheck], ...] = ()
+
+    def __post_init__(self):
+        if self.listener_easiest not in ("max", "min", None):
+            raise TypeError(f"AuditSpec.listener_easiest={self.listener_easiest!r}; allowed: 'max', 'min' or None")
+        if self.listener_easiest is None and not self.reason:
+            raise TypeError(
+                "AuditSpec(listener_easiest=None) needs a reason; allowed: say why a DSP listener cannot solve the easiest level"
+            )
+        if not self.target_features:
+            raise TypeError(
+                "AuditSpec.target_features is empty; allowed: the patterns of the probed attribute's features"
+            )
+
+
+# audit feature families shared by several tasks (see AuditSpec.target_features)
+RELATIVE_FEATURES = ("direction", "difference", "row.level")
+SPATIAL_FEATURES = ("row.level", "margin_deg", "margin_percent", "positions_m.*", "sounds.*.position_m.*")
+DISTANCE_CUE_FEATURES = ("audio.rms_dbfs", "audio.peak_dbfs", "audio.active_s", "audio.last_offset_s",
+                         "audio.n_segments", "audio.first_onset_s", "row.flac_bytes")  # fmt: skip
 
 MAX_DURATION_S = 60.0  # longest value of any duration (``*_s``) field of a task config
 MAX_SPLIT_DRAWS = 64  # per split: draws allowed to find a parameter tuple owned by this split
@@ -81,14 +157,10 @@ def check_unused(cfg: TaskConfig, key: str) -> None:
     defaults = {f.name: f.default for f in fields(cfg)}
     for name, why in cfg.unused_fields.items():
         value = getattr(cfg, name)
-        if _plain_seq(value) != _plain_seq(defaults[name]):
+        if plain(value) != plain(defaults[name]):
             raise ParameterError(
                 f"{key}.{name}={value!r} is not used by {cfg.name} ({why}); allowed: leave it out (default {defaults[name]!r})"
             )
-
-
-def _plain_seq(value):
-    return [_plain_seq(v) for v in value] if isinstance(value, (list, tuple)) else value
 
 
 def check_durations(cfg: TaskConfig, key: str) -> None:
@@ -140,6 +212,9 @@ class Task:
     questions: ClassVar[tuple[str, ...]]
     # params fields forming the "parameter tuple" kept disjoint across splits (None = all)
     key_fields: ClassVar[tuple[str, ...] | None] = None
+    audit: ClassVar[AuditSpec]  # required: what the dataset audit expects (see check_task_complete)
+    spatial: ClassVar[bool] = False  # the answer is a direction, distance or motion (interop files it as spatial)
+    analyses: ClassVar[tuple[str, ...]] = ()  # extra evaluation analyses, e.g. "thresholds_by_frequency"
 
     def __init__(self, cfg: TaskConfig, audio: AudioConfig):
         self.cfg = cfg
@@ -201,6 +276,17 @@ class Task:
     def channel_layout(self, params: dict[str, Any]) -> str:
         return "mono"
 
+    def expected_answers(self, level_value: float, options: list[str]) -> set[str]:
+        """The option texts that can be the answer of an item at ``level_value`` (the audit checks
+        every answer is one, and balances them). Default: any option but "Unable to determine"."""
+        return {o for o in options if o != UNABLE}
+
+    def eval_fields(self, params: dict[str, Any]) -> dict[str, float | str]:
+        """Fields the evaluation adds to an item's record from its ``params``: ``difference`` and
+        ``difference_unit`` (the physical stimulus difference, larger = easier) for a psychometric
+        fit on it; ``frequency_hz`` and ``tone_position`` for a per-frequency analysis. None by default."""
+        return {}
+
     def capacity_error(self, splits: tuple[str, ...], key: str) -> str | None:
         """Why some item of some split cannot find a parameter tuple owned by its split (see
         :func:`auralgen.random.owner`), as one line naming task, level, tuples available and needed
@@ -251,6 +337,20 @@ def deal(keys, splits: tuple[str, ...]) -> dict[tuple, str]:
         room[best] -= 1
         owners[key] = best
     return owners
+
+
+def check_levels(key: str, levels: tuple) -> None:
+    """Levels: a non-empty list of numbers, strictly monotonic (increasing or decreasing)."""
+    if len(levels) == 0:
+        raise ParameterError(f"{key}=[] is empty; allowed: a non-empty list of numbers")
+    for v in levels:
+        if not is_num(v):
+            raise ParameterError(f"{key}={list(levels)!r} holds {v!r}; allowed: numbers only")
+    diffs = [b - a for a, b in zip(levels, levels[1:])]
+    if not (all(d > 0 for d in diffs) or all(d < 0 for d in diffs)):
+        raise ParameterError(
+            f"{key}={list(levels)!r} is not monotonic; allowed: strictly increasing or decreasing values"
+        )
 
 
 def config_fields(cls: type[TaskConfig]) -> list[str]:

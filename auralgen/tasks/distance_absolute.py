@@ -18,7 +18,7 @@ from auralgen.random import LogUniform
 from auralgen.rooms.scene import critical_distance_m
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig, SpatialTask, check_spatial, room_of
-from auralgen.tasks.base import register, require
+from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, register, require
 
 TOLERANCE_DB = 4.0  # received level vs the statistical (direct + reverberant) prediction
 
@@ -53,6 +53,12 @@ class DistanceAbsoluteConfig(SpatialConfig):
 @register
 class DistanceAbsolute(SpatialTask):
     name = "distance_absolute"
+    spatial = True
+    audit = AuditSpec(
+        (*SPATIAL_FEATURES, *DISTANCE_CUE_FEATURES, "bin", "sounds.*.distance_m", "sounds.*.drr_db_expected"),
+        listener_easiest=None,
+        reason="absolute distance needs knowledge of the source level and the room a DSP listener does not have",
+    )
     sub_category = "absolute_localisation"
     attribute = "distance"
     regime = "absolute"
@@ -108,7 +114,7 @@ def expected_received_db(params, sound) -> float:
 
 
 def received_db(params, clips, sound) -> float:
-    from auralgen.validation.measure import level_db_spl
+    from auralgen.measure import level_db_spl
 
     sr = params["sample_rate_hz"]
     a = S.n_samples(sound["onset_s"], sr)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial
-from auralgen.tasks.base import register, require
+from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, register, require
 from auralgen.tasks.distance_absolute import received_db
 
 ANSWERS = {0: "The first sound", 1: "The second sound"}
@@ -35,6 +35,20 @@ class DistanceRelativeConfig(SpatialConfig):
 @register
 class DistanceRelative(SpatialTask):
     name = "distance_relative"
+    spatial = True
+    audit = AuditSpec(
+        (
+            *SPATIAL_FEATURES,
+            *DISTANCE_CUE_FEATURES,
+            "closer",
+            "sounds.*.distance_m",
+            "sounds.*.drr_db_expected",
+            "delta.distance_m",
+            "delta.drr_db_expected",
+            "audio.delta_level_db",
+        ),
+        listener_easiest="min",
+    )
     sub_category = "relative_localisation"
     attribute = "distance"
     regime = "relative"

@@ -17,7 +17,7 @@ import numpy as np
 from auralgen.random import LogUniform
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CREST
-from auralgen.tasks.base import AudioConfig, Task, TaskConfig, register, require
+from auralgen.tasks.base import AudioConfig, AuditSpec, Task, TaskConfig, register, require
 
 TOLERANCE_S = 0.015
 
@@ -83,6 +83,17 @@ def _fmt(s: float) -> str:
 @register
 class DurationAbsolute(Task):
     name = "duration_absolute"
+    audit = AuditSpec(
+        (
+            "bin",
+            "sounds.0.duration_s",
+            "audio.active_s",
+            "audio.last_offset_s",
+            "audio.rms_dbfs",
+            "row.flac_bytes",
+        ),
+        listener_easiest="max",
+    )
     sub_category = "absolute_perception"
     attribute = "duration"
     regime = "absolute"
@@ -140,7 +151,7 @@ class DurationAbsolute(Task):
         return self.make_qa(answer, labels, rng, slot=slot)
 
     def check(self, params, clips):
-        from auralgen.validation.measure import segments
+        from auralgen.measure import segments
 
         segs = segments(clips[0][0], params["sample_rate_hz"])
         expected = params["sounds"][0]["duration_s"]

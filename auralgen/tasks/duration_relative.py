@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CompareConfig, CompareTask, check_config
-from auralgen.tasks.base import register
+from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, register
 
 TOLERANCE_S = 0.015  # per sound, measured by energy envelope (ramps shorten it by ~5 ms)
 
@@ -30,6 +30,21 @@ class DurationRelativeConfig(CompareConfig):
 @register
 class DurationRelative(CompareTask):
     name = "duration_relative"
+    audit = AuditSpec(
+        (
+            *RELATIVE_FEATURES,
+            "sounds.*.duration_s",
+            "delta.duration_s",
+            "sounds.1.onset_s",
+            "delta.onset_s",
+            "audio.active_s",
+            "audio.delta_duration_s",
+            "audio.last_offset_s",
+            "audio.rms_dbfs",
+            "row.flac_bytes",
+        ),
+        listener_easiest="max",
+    )
     attribute = "duration"
     level_unit = "percent"
     Config = DurationRelativeConfig
@@ -57,7 +72,7 @@ class DurationRelative(CompareTask):
         return a, b, {"centre_duration_s": centre}
 
     def check(self, params, clips):
-        from auralgen.validation.measure import segments
+        from auralgen.measure import segments
 
         segs = segments(clips[0][0], params["sample_rate_hz"])
         expected = [s["duration_s"] for s in params["sounds"]]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance
-from auralgen.tasks.base import register, require
+from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, register, require
 
 CLASSES = {"above": (1.0, "Above ear level"), "ear": (0.0, "At ear level"), "below": (-1.0, "Below ear level")}
 
@@ -40,6 +40,12 @@ class ElevationAbsoluteConfig(SpatialConfig):
 @register
 class ElevationAbsolute(SpatialTask):
     name = "elevation_absolute"
+    spatial = True
+    audit = AuditSpec(
+        (*SPATIAL_FEATURES, "elevation_class", "sounds.*.elevation_deg"),
+        listener_easiest=None,
+        reason="elevation needs knowledge of the source spectrum a DSP listener does not have",
+    )
     sub_category = "absolute_localisation"
     attribute = "elevation"
     regime = "absolute"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance
-from auralgen.tasks.base import register, require
+from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, register, require
 
 ARC_LOW, ARC_HIGH = -40.0, 220.0
 ANSWERS = {"same": "Same position", "different": "Different positions"}
@@ -50,6 +50,22 @@ class ElevationRelativeConfig(SpatialConfig):
 @register
 class ElevationRelative(SpatialTask):
     name = "elevation_relative"
+    spatial = True
+    audit = AuditSpec(
+        (
+            *SPATIAL_FEATURES,
+            "relation",
+            "separation_deg",
+            "sounds.*.arc_deg",
+            "sounds.*.elevation_deg",
+            "sounds.*.azimuth_deg",
+            "delta.arc_deg",
+            "delta.elevation_deg",
+            "delta.azimuth_deg",
+        ),
+        listener_easiest=None,
+        reason="elevation needs knowledge of the source spectrum a DSP listener does not have",
+    )
     sub_category = "relative_localisation"
     attribute = "elevation"
     regime = "relative"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CompareConfig, CompareTask, check_config, within
-from auralgen.tasks.base import register
+from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, register
 
 TOLERANCE_DB = 0.3
 
@@ -27,6 +27,20 @@ class LoudnessRelativeConfig(CompareConfig):
 @register
 class LoudnessRelative(CompareTask):
     name = "loudness_relative"
+    audit = AuditSpec(
+        (
+            *RELATIVE_FEATURES,
+            "sounds.*.level_db_spl",
+            "delta.level_db_spl",
+            "audio.rms_dbfs",
+            "audio.peak_dbfs",
+            "audio.delta_level_db",
+            "row.flac_bytes",
+            "audio.delta_duration_s",
+            "audio.active_s",
+        ),
+        listener_easiest="max",
+    )
     attribute = "loudness"
     level_unit = "dB"
     Config = LoudnessRelativeConfig
@@ -50,7 +64,7 @@ class LoudnessRelative(CompareTask):
         return a, b, {"mean_level_db_spl": mean}
 
     def check(self, params, clips):
-        from auralgen.validation.measure import level_db_spl
+        from auralgen.measure import level_db_spl
 
         fs = params["full_scale_db_spl"]
         lv = [level_db_spl(clips[0][0, a:b], full_scale_db_spl=fs) for a, b in S.sound_windows(params)]

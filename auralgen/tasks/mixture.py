@@ -42,7 +42,7 @@ from auralgen.mixing.sounds import CONTINUOUS, KINDS, MIN_SAMPLE_RATE, NAMES, dr
 from auralgen.qa import QA
 from auralgen.random import Uniform
 from auralgen.tasks._compare import within
-from auralgen.tasks.base import AudioConfig, Task, TaskConfig, register, require
+from auralgen.tasks.base import AudioConfig, AuditSpec, Task, TaskConfig, register, require
 
 SUB_QUESTIONS = ("louder", "first", "count", "overlap")
 LEVEL_FIELDS = {
@@ -107,7 +107,7 @@ def _grid(cfg: MixtureConfig) -> list[tuple[str, float]]:
 
 
 def validate_config(cfg: MixtureConfig, audio: AudioConfig, key: str) -> None:
-    from auralgen.config import check_levels
+    from auralgen.tasks.base import check_levels
 
     subs = list(cfg.sub_questions)
     require(
@@ -171,6 +171,24 @@ def _name(sound: dict[str, Any]) -> str:
 @register
 class Mixture(Task):
     name = "mixture"
+    audit = AuditSpec(
+        (
+            "answer",
+            "answer.*",
+            "sub_question",
+            "difference",
+            "row.level",
+            "row.question",
+            "row.options",
+            "sounds.*",
+            "mix.*",
+            "audio.*",
+            "row.flac_bytes",
+            "delta.*",
+        ),
+        listener_easiest=None,
+        reason="named-sound options need a sound classifier",
+    )
     sub_category = "mixture_perception"
     attribute = "loudness"
     regime = "mixture"
@@ -301,7 +319,7 @@ def check_mixture(params: dict[str, Any], clip: np.ndarray) -> dict[str, Any]:
     least-squares gain) must match ``params["mix"]`` within 1 ms and 0.5 LU; then the
     sub-question's answer is recomputed from the *measured* values.
     """
-    from auralgen.validation.measure import mixture_components
+    from auralgen.measure import mixture_components
 
     sr = int(params["sample_rate_hz"])
     info = MixInfo.from_dict(params["mix"])

@@ -24,7 +24,7 @@ import numpy as np
 
 from auralgen.qa import QA, arrange
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial
-from auralgen.tasks.base import register, require
+from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, register, require
 
 NAMES = {"noise": "the noise burst", "harmonic": "the harmonic tone", "chirp": "the sweep", "clicks": "the click train"}
 APERIODIC = ("noise", "chirp", "clicks")
@@ -83,7 +83,7 @@ class MultiSourceRelationConfig(SpatialConfig):
             all(0 < v <= 65 for v in self.elevation_levels_deg),
             f"{key}.elevation_levels_deg={list(self.elevation_levels_deg)!r} is out of range; allowed: 0 < deg <= 65 (KEMAR covers -40..90)",
         )
-        from auralgen.config import check_levels
+        from auralgen.tasks.base import check_levels
 
         check_levels(f"{key}.distance_levels_m", self.distance_levels_m)
         check_levels(f"{key}.elevation_levels_deg", self.elevation_levels_deg)
@@ -98,6 +98,26 @@ class MultiSourceRelationConfig(SpatialConfig):
 @register
 class MultiSourceRelation(SpatialTask):
     name = "multi_source_relation"
+    spatial = True
+    audit = AuditSpec(
+        (
+            *SPATIAL_FEATURES,
+            *DISTANCE_CUE_FEATURES,
+            "relation",
+            "step",
+            "answer_sound",
+            "side",
+            "sounds.*.azimuth_deg",
+            "sounds.*.elevation_deg",
+            "sounds.*.distance_m",
+            "sounds.*.drr_db_expected",
+            "delta.*",
+            "row.level",
+            "row.question",
+        ),
+        listener_easiest=None,
+        reason="named-sound options need a sound classifier",
+    )
     category = "spatiotemporal_reasoning"
     sub_category = "multi_source_spatial_relation"
     attribute = "azimuth"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CompareConfig, CompareTask, check_config, within
-from auralgen.tasks.base import register
+from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, register
 
 TOLERANCE_CENTS = 3.0  # absolute part of the allowed measurement error
 F0_WINDOW_S = 0.25  # analysis window of each tone
@@ -29,6 +29,7 @@ class PitchRelativeConfig(CompareConfig):
 @register
 class PitchRelative(CompareTask):
     name = "pitch_relative"
+    audit = AuditSpec((*RELATIVE_FEATURES, "sounds.*.freq_hz", "delta.freq_hz"), listener_easiest="max")
     attribute = "pitch"
     level_unit = "cents"
     Config = PitchRelativeConfig
@@ -53,7 +54,7 @@ class PitchRelative(CompareTask):
         return a, b, {"base_freq_hz": g}
 
     def check(self, params, clips):
-        from auralgen.validation.measure import cents, f0_hz
+        from auralgen.measure import cents, f0_hz
 
         sr = params["sample_rate_hz"]
         half = int(F0_WINDOW_S * sr / 2)  # the tones are stationary: a centred window suffices

@@ -23,7 +23,7 @@ from auralgen.errors import ParameterError
 from auralgen.random import Choice
 from auralgen.synth import apply_ramps, impact, n_samples, noise, sweep, tone
 from auralgen.synth.levels import set_level_db_spl
-from auralgen.tasks.base import AudioConfig, Task, TaskConfig, register, require
+from auralgen.tasks.base import AudioConfig, AuditSpec, Task, TaskConfig, register, require
 
 PROCESSES = ("sweep", "filling", "approaching", "bouncing", "scale")
 ORDERS = tuple(itertools.permutations((1, 2, 3)))  # chronological order of the clips
@@ -67,6 +67,7 @@ class TemporalReorderConfig(TaskConfig):
 @register
 class TemporalReorder(Task):
     name = "temporal_reorder"
+    audit = AuditSpec(("shuffle", "shuffle.*"), listener_easiest="max")
     category = "spatiotemporal_reasoning"
     sub_category = "temporal_order"
     attribute = "order"

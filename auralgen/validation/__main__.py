@@ -34,8 +34,8 @@ def format_report(report) -> str:
         out += ["", "shortcut audit: CV accuracy of one non-target feature vs the majority rate (flag: lift >= margin and significant)",
                 f"{'task':<20} {'n':>5} {'majority':>8}   top features (CV accuracy, lift, p)"]  # fmt: skip
         for t, s in report.shortcuts.items():
-            if "skipped" in s:
-                out.append(f"{t:<20} skipped: {s['skipped']}")
+            if "skipped" in s or "error" in s:
+                out.append(f"{t:<20} {'skipped' if 'skipped' in s else 'error'}: {s.get('skipped') or s['error']}")
                 continue
             if "cues" in s:  # mixture: how often the named sound also holds another role
                 shown = "; ".join(f"{'!' if r['flag'] else ''}{r['sub_question']}={r['cue']} {r['rate']:.2f} vs {r['chance']:.2f}"

@@ -17,7 +17,7 @@ the whole dataset is never held in memory) and checks every item:
 ==================  ====================================================================
 
 and, per task: answer-position balance and option balance (chi-square), the shortcut audit
-(can one non-target feature alone predict the answer? see :data:`TARGET_FEATURES`) and the
+(can one non-target feature alone predict the answer? see each task's ``audit.target_features``) and the
 reference listener's accuracy per level (:mod:`auralgen.validation.listener`).
 
 Tasks are rebuilt from ``manifest.json``: its ``config`` record (``dataclasses.asdict`` of the
@@ -52,6 +52,7 @@ from scipy import stats
 from auralgen.errors import AuralgenError, ParameterError
 from auralgen.export.audio import decode_flac
 from auralgen.qa import UNABLE
+from auralgen.tasks.base import task_class, task_names
 from auralgen.validation.balance import balance
 from auralgen.validation.shortcuts import (
     SHORTCUT_ALPHA,
@@ -66,105 +67,10 @@ from auralgen.validation.shortcuts import (
 CLIP_PEAK = 1.0 - 2.0**-15  # at or above: pinned at full scale
 SILENT_DB_BELOW = 20.0  # loudest 50 ms this far below the loudest sound's level in params -> silent
 SILENT_PEAK_DBFS = -100.0  # fallback when params carry no levels
-LISTENER_EASY_MIN = 0.8  # listener accuracy at a task's easiest level below this is flagged ...
-LISTENER_MIN_ITEMS = 5  # ... when that level holds at least this many items
+LISTENER_MIN_ITEMS = (
+    5  # the listener floor of a task (AuditSpec.listener_floor) is checked from this many items at its easiest level
+)
 
-_RELATIVE = ("direction", "difference", "row.level")
-_SPATIAL = ("row.level", "margin_deg", "margin_percent", "positions_m.*", "sounds.*.position_m.*")
-_DISTANCE_CUES = ("audio.rms_dbfs", "audio.peak_dbfs", "audio.active_s", "audio.last_offset_s", "audio.n_segments",
-                  "audio.first_onset_s", "row.flac_bytes")  # fmt: skip
-# Features that legitimately predict the answer because they *are* (or are driven by) the
-# probed attribute; excluded from the shortcut audit. Everything else must not predict it.
-# Loudness: the FLAC size (bits per sample grow with level) and the *measured* durations
-# (a softer copy of the same ramped sound crosses the detection threshold later) follow the
-# level difference. Duration tasks: the FLAC size, the clip's RMS, the total active time and the sounds'
-# offsets all grow with the sounds' durations -- a listener hears that too, so they are
-# target-derived, not shortcuts. The *onset* of a single sound is not: it is flagged if it
-# predicts the bin. Audiogram: every audio-energy feature measures the tone itself.
-TARGET_FEATURES: dict[str, tuple[str, ...]] = {
-    "pitch_relative": (*_RELATIVE, "sounds.*.freq_hz", "delta.freq_hz"),
-    "loudness_relative": (
-        *_RELATIVE,
-        "sounds.*.level_db_spl",
-        "delta.level_db_spl",
-        "audio.rms_dbfs",
-        "audio.peak_dbfs",
-        "audio.delta_level_db",
-        "row.flac_bytes",
-        "audio.delta_duration_s",
-        "audio.active_s",
-    ),  # fmt: skip
-    "duration_relative": (
-        *_RELATIVE,
-        "sounds.*.duration_s",
-        "delta.duration_s",
-        "sounds.1.onset_s",
-        "delta.onset_s",
-        "audio.active_s",
-        "audio.delta_duration_s",
-        "audio.last_offset_s",
-        "audio.rms_dbfs",
-        "row.flac_bytes",
-    ),  # fmt: skip
-    "duration_absolute": (
-        "bin",
-        "sounds.0.duration_s",
-        "audio.active_s",
-        "audio.last_offset_s",
-        "audio.rms_dbfs",
-        "row.flac_bytes",
-    ),  # fmt: skip
-    "audiogram": ("position", "sounds", "sounds.*", "delta.*", "audio.*", "row.flac_bytes"),
-    # Spatial: the probed attribute of the sounds, and the room-frame source positions
-    # (listener position + the rotated direction: they carry the direction trivially). The
-    # listener's position and yaw, the room, source kind, level, onsets and rir seeds must
-    # not predict. Direction tasks normalise the received level, so audio level features stay
-    # tested; distance tasks fix the level at 1 m, so received level, FLAC size and the
-    # detected activity (a softer sound crosses the threshold later) are the cue.
-    "azimuth_absolute": (*_SPATIAL, "quadrant", "sounds.*.azimuth_deg"),
-    "elevation_absolute": (*_SPATIAL, "elevation_class", "sounds.*.elevation_deg"),
-    "distance_absolute": (*_SPATIAL, *_DISTANCE_CUES, "bin", "sounds.*.distance_m", "sounds.*.drr_db_expected"),
-    "azimuth_relative": (*_SPATIAL, "relation", "separation_deg", "sounds.*.azimuth_deg", "delta.azimuth_deg"),
-    "elevation_relative": (*_SPATIAL, "relation", "separation_deg", "sounds.*.arc_deg", "sounds.*.elevation_deg",
-                           "sounds.*.azimuth_deg", "delta.arc_deg", "delta.elevation_deg", "delta.azimuth_deg"),
-    "distance_relative": (*_SPATIAL, *_DISTANCE_CUES, "closer", "sounds.*.distance_m", "sounds.*.drr_db_expected",
-                          "delta.distance_m", "delta.drr_db_expected", "audio.delta_level_db"),
-    # multi_source_relation: which sound is furthest left / closest / highest; the sub-question's
-    # geometry (positions, directions, step) is the probed attribute; timbres must not predict.
-    "multi_source_relation": (*_SPATIAL, *_DISTANCE_CUES, "relation", "step", "answer_sound", "side", "sounds.*.azimuth_deg",
-                              "sounds.*.elevation_deg", "sounds.*.distance_m", "sounds.*.drr_db_expected", "delta.*",
-                              "row.level", "row.question"),
-    # trajectory: the motion and its geometry are the probed attribute (start/end directions and
-    # distances, the path); approach/recede legitimately change the received level over time.
-    "trajectory": (*_SPATIAL, *_DISTANCE_CUES, "motion", "trajectory.*", "closest_distance_m", "path_length_m",
-                   "sounds.*.azimuth_deg", "sounds.*.end_azimuth_deg", "sounds.*.distance_m", "sounds.*.end_distance_m",
-                   "sounds.*.end_position_m.*", "delta.*"),
-    # temporal_reorder: the shuffle is the answer; process kind, extent, start and level must not predict.
-    "temporal_reorder": ("shuffle", "shuffle.*"),
-    # Mixture: the answer is a sound name (louder/first/overlap) or a count; the sub-question
-    # (level, templates, option texts) fixes the answer's family, so those are structural.
-    # Levels, onsets and the mixer's record are the probed attributes of the sub-questions;
-    # the count shows in every per-sound and audio-activity feature.
-    "mixture": ("answer", "answer.*", "sub_question", "difference", "row.level", "row.question", "row.options",
-                "sounds.*", "mix.*", "audio.*", "row.flac_bytes", "delta.*"),
-}  # fmt: skip
-# The reference listener's expected physical solvability: where the easiest level lies
-# ("max"/"min" level_value) and None where a naive DSP listener is not expected to solve the
-# easiest level (front/back, elevation and absolute distance need knowledge of the source or
-# the room a DSP listener does not have; mixture names need sound classification).
-LISTENER_EASIEST: dict[str, str | None] = {
-    "distance_relative": "min",
-    "azimuth_absolute": None, "elevation_absolute": None, "distance_absolute": None,
-    "elevation_relative": None,
-    # temporal_reorder: feature trends solve the 100 % extent. trajectory: passes are heard, but
-    # radial motion in a reverberant room moves the summed level little (~75-90 % at 2 m/s, at
-    # the 80 % floor). mixture / multi_source_relation: named-sound options need a sound classifier.
-    "temporal_reorder": "max", "trajectory": None, "mixture": None, "multi_source_relation": None,
-}  # fmt: skip
-# Tasks whose listener is known to be weaker than LISTENER_EASY_MIN at the easiest level.
-# azimuth_relative: same-direction pairs of periodic / swept sources misread as different
-# (~75-85 % at 180 deg; onset alignment after a reverberant tail); see the listener notes.
-LISTENER_EASY_MIN_BY_TASK = {"azimuth_relative": 0.65}
 _HEX_ID = re.compile(r"^[0-9a-f]{16,}$")
 _SHARD = re.compile(r"^(?P<split>[A-Za-z0-9_-]+?)-\d{5}-of-\d{5}\.parquet$")
 
@@ -312,15 +218,15 @@ def silent(clips: list[np.ndarray], sample_rate: int, params: dict) -> str | Non
 
 def shortcut_audit(task: str, feats: list[dict], answers: list[str]) -> dict[str, Any]:
     """Per non-target feature: CV accuracy predicting ``answers`` vs the majority-class rate."""
-    if task not in TARGET_FEATURES:
-        return {"skipped": f"no target table for task {task!r}"}
+    if task not in task_names():
+        return {"error": f"task {task!r} is not a task of this auralgen; allowed: {', '.join(task_names())}"}
     if len(answers) < SHORTCUT_MIN_ITEMS:
         return {"skipped": f"{len(answers)} items < {SHORTCUT_MIN_ITEMS}"}
     labels = sorted(set(answers))
     y = np.array([labels.index(a) for a in answers])
     majority = float(np.bincount(y).max() / len(y))
     names = sorted({k for f in feats for k in f})
-    excluded = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in TARGET_FEATURES[task])]
+    excluded = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in task_class(task).audit.target_features)]
     tested = []
     for name in names:
         if name in excluded:
@@ -377,14 +283,6 @@ class AuditReport:
         from auralgen.validation.__main__ import format_report
 
         return format_report(self)
-
-
-def _expected_answers(task, level_value: float, options: list[str]) -> set[str]:
-    answers = getattr(task, "answers", None)
-    if isinstance(answers, dict) and "same" in answers:
-        same = answers["same"]
-        return {same} if level_value == 0 else set(answers.values()) - {same}
-    return {o for o in options if o != UNABLE}
 
 
 def _read_params(item: Item, task) -> tuple[dict | None, list[tuple[str, str]]]:
@@ -543,7 +441,7 @@ def _count_answers(tally: _Tally, row: dict, task) -> None:
     tally.by_level[(row["task"], row["level"])][row["answer"]] += 1
     if task is None:
         return
-    exp_i = _expected_answers(task, row["level_value"], opts)  # each item's expected answers share its weight
+    exp_i = task.expected_answers(row["level_value"], opts)  # each item's expected answers share its weight
     bucket = tally.expected.setdefault((row["task"], row["level"]), Counter())
     for a in exp_i:
         bucket[a] += 1.0 / len(exp_i)
@@ -563,6 +461,8 @@ def _shortcut_flags(report: AuditReport, tally: _Tally) -> None:
     for name in sorted(tally.feats):
         res = shortcut_audit(name, tally.feats[name], tally.answers[name])
         report.shortcuts[name] = res
+        if "error" in res:
+            report.flags.append({"audit": "shortcut", "task": name, "detail": res["error"]})
         for r in res.get("features", []):
             if r["flag"]:
                 report.flags.append({"audit": "shortcut", "task": name, "detail": f"{r['feature']} alone predicts the answer: "
@@ -576,12 +476,15 @@ def _listener(report, heard) -> None:
     for name in sorted({r["task"] for r in report.listener}):
         recs = [r for r in report.listener if r["task"] == name]
         unit = Counter(r["level_unit"] for r in recs).most_common(1)[0][0]
-        rule = LISTENER_EASIEST.get(name, "max")
+        if name not in task_names():
+            continue  # a task this auralgen does not know: flagged by the shortcut audit
+        spec = task_class(name).audit
+        rule = spec.listener_easiest
         if rule is None:
             continue
         pick = min if rule == "min" else max
         easy = pick((r for r in recs if r["level_unit"] == unit), key=lambda r: r["level_value"])
-        floor = LISTENER_EASY_MIN_BY_TASK.get(name, LISTENER_EASY_MIN)
+        floor = spec.listener_floor
         if easy["n"] >= LISTENER_MIN_ITEMS and easy["accuracy"] < floor:
             report.flags.append({"audit": "listener", "task": name, "detail": f"reference listener {easy['accuracy']:.0%} at the easiest "
                                  f"level ({easy['level_value']:g} {unit}); expected >= {floor:.0%}"})  # fmt: skip

@@ -40,7 +40,7 @@ import numpy as np
 
 from auralgen.core.registry import Registry
 from auralgen.errors import ParameterError
-from auralgen.validation.measure import f0_hz, level_db_rms, segments
+from auralgen.measure import f0_hz, level_db_rms, segments
 
 Answerer = Callable[[str, Sequence[str], Sequence[np.ndarray], int], int]
 LISTENERS: Registry[Answerer] = Registry("listener")  # task name -> answerer

@@ -14,7 +14,7 @@ receiver             what is measured
 ``binaural``         onset ITD (GCC-PHAT) and ILD: left/right. Front/back and elevation need
                      pinna cues of an unknown source spectrum: not attempted (front / ear level
                      are guessed, so azimuth quadrants sit near 50 %, elevation near chance).
-``foa_acn_sn3d``     :func:`~auralgen.validation.measure.doa_foa` (active intensity) on the
+``foa_acn_sn3d``     :func:`~auralgen.measure.doa_foa` (active intensity) on the
                      onset window: azimuth and elevation.
 ``tetra``            pairwise onset TDOAs (GCC-PHAT) solved for the direction vector by least
                      squares, with the mic layout of :class:`~auralgen.rooms.receivers.Tetrahedral`
@@ -39,8 +39,8 @@ import numpy as np
 
 from auralgen.core.constants import DEFAULT_FULL_SCALE_DB_SPL as FULL_SCALE_DB_SPL  # documented default
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
+from auralgen.measure import doa_foa, itd_ild
 from auralgen.validation.listener import option_index, register_listener, unable_index
-from auralgen.validation.measure import doa_foa, itd_ild
 
 ONSET_WINDOW_S = 0.008  # direction: the first 8 ms after the direct sound's onset
 PRE_ONSET_S = 0.0005  # the window starts this long before the detected onset
@@ -216,7 +216,7 @@ def tetra_direction(w: np.ndarray, sample_rate: int) -> tuple[float, float] | No
     For a far source in unit direction ``u``, mic ``i`` leads mic ``j`` by
     ``(r_i - r_j) . u / c``; :func:`itd_ild` returns that lead (positive = first leads).
     """
-    from auralgen.rooms.geometry import unit_to_az_el
+    from auralgen.measure.geometry import unit_to_az_el
 
     pos = tetra_offsets_m()
     rows, lags = [], []
@@ -243,7 +243,7 @@ def _windows(clips, sample_rate, want):
 
 
 def _angle_deg(a: tuple[float, float], b: tuple[float, float]) -> float:
-    from auralgen.rooms.geometry import az_el_to_unit
+    from auralgen.measure.geometry import az_el_to_unit
 
     u, v = az_el_to_unit(*a), az_el_to_unit(*b)
     return math.degrees(math.acos(float(np.clip(np.dot(u, v), -1.0, 1.0))))

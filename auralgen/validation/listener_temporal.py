@@ -39,9 +39,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from auralgen.measure import itd_ild
 from auralgen.validation.listener import option_index, register_listener, unable_index
 from auralgen.validation.listener_spatial import infer_layout
-from auralgen.validation.measure import itd_ild
 
 # -- temporal_reorder ------------------------------------------------------------------------
 REORDER_FEATURES = ("centroid", "level", "peak")

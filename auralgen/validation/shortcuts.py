@@ -1,6 +1,6 @@
 """The shortcut audit's tools: candidate features of an item and a one-feature classifier.
 
-A shortcut is a feature other than the task's target (see ``audit.TARGET_FEATURES``) that alone
+A shortcut is a feature other than the task's target (see each task's ``audit.target_features``) that alone
 predicts the answer: :func:`cv_accuracy` fits a shallow tree on it and reports the
 cross-validated accuracy, :func:`mixture_role_audit` asks the same of the roles a mixture's
 named sound plays. Moved out of ``audit.py`` unchanged (issue 11: small modules).
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from auralgen.validation.measure import level_db_rms, segments
+from auralgen.measure import level_db_rms, segments
 
 SHORTCUT_MARGIN = 0.15  # CV accuracy above the majority rate by at least this ...
 SHORTCUT_ALPHA = 0.01  # ... with binomial p below this / number of features tested

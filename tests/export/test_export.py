@@ -75,7 +75,7 @@ def test_card_lists_every_task_config_and_columns(suite):
 
 def test_quietest_audiogram_tone_survives_quantisation(suite):
     out, _ = suite
-    from auralgen.validation.measure import tone_presence
+    from auralgen.measure import tone_presence
 
     rows = [
         r

@@ -9,6 +9,7 @@ import pytest
 from scipy.signal import oaconvolve
 
 from auralgen.errors import ParameterError
+from auralgen.measure import dominant_freq_hz, itd_ild
 from auralgen.rooms import _ism_kernels as _ik
 from auralgen.rooms import images as _images
 from auralgen.rooms.images import FDL2, image_sources
@@ -24,7 +25,6 @@ from auralgen.rooms.trajectory import (
     render_moving,
     turn,
 )
-from auralgen.validation.measure import dominant_freq_hz, itd_ild
 
 FS = 16000
 C = 343.0

@@ -9,10 +9,10 @@ import soundfile as sf
 
 from auralgen import pipeline
 from auralgen.errors import ParameterError
+from auralgen.measure import itd_ild
+from auralgen.measure.geometry import direction_of
 from auralgen.pipeline import build_tasks
 from auralgen.random import item_rng
-from auralgen.rooms.geometry import direction_of
-from auralgen.validation.measure import itd_ild
 from tests.support.builders import decode, read_rows, small_run
 
 SPATIAL = (

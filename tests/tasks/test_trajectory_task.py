@@ -10,9 +10,9 @@ import pytest
 
 from auralgen import pipeline
 from auralgen.errors import ParameterError
+from auralgen.measure.geometry import direction_of
 from auralgen.pipeline import build_tasks
 from auralgen.random import item_rng
-from auralgen.rooms.geometry import direction_of
 from auralgen.rooms.trajectory import Trajectory
 from tests.support.builders import decode, read_rows, small_run
 

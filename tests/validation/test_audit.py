@@ -186,7 +186,7 @@ def test_cv_accuracy_separates_a_cue_from_noise():
 
 
 def test_shortcut_audit_skips_unknown_tasks_and_small_samples():
-    assert "no target table" in shortcut_audit("room_size", [{}] * 50, ["a"] * 50)["skipped"]
+    assert "'room_size' is not a task" in shortcut_audit("room_size", [{}] * 50, ["a"] * 50)["error"]
     assert "items" in shortcut_audit("pitch_relative", [{}] * 5, ["a"] * 5)["skipped"]
 
 

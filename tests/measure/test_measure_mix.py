@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from auralgen.errors import ParameterError
-from auralgen.validation.measure import mixture_components
+from auralgen.measure import mixture_components
 
 SR = 48000
 

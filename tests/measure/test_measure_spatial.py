@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from auralgen.errors import ParameterError
-from auralgen.rooms.geometry import az_el_to_unit
-from auralgen.validation.measure import doa_array, doa_foa, itd_ild
+from auralgen.measure import doa_array, doa_foa, itd_ild
+from auralgen.measure.geometry import az_el_to_unit
 
 SR = 48000
 C = 343.0

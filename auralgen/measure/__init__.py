@@ -17,7 +17,7 @@ mixtures               :func:`mixture_components`
 =====================  ==================================================================
 """
 
-from auralgen.validation.measure_level import (
+from auralgen.measure.level import (
     Segment,
     TonePresence,
     level_db_rms,
@@ -26,10 +26,10 @@ from auralgen.validation.measure_level import (
     segments,
     tone_presence,
 )
-from auralgen.validation.measure_mix import MixtureComponent, mixture_components
-from auralgen.validation.measure_pitch import FreqTrack, cents, dominant_freq_hz, f0_hz, freq_track
-from auralgen.validation.measure_room import drr_db, energy_decay_db, rt60_schroeder
-from auralgen.validation.measure_spatial import SPEED_OF_SOUND_M_S, doa_array, doa_foa, itd_ild
+from auralgen.measure.mix import MixtureComponent, mixture_components
+from auralgen.measure.pitch import FreqTrack, cents, dominant_freq_hz, f0_hz, freq_track
+from auralgen.measure.room import drr_db, energy_decay_db, rt60_schroeder
+from auralgen.measure.spatial import SPEED_OF_SOUND_M_S, doa_array, doa_foa, itd_ild
 
 __all__ = [
     "SPEED_OF_SOUND_M_S",

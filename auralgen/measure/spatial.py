@@ -1,6 +1,6 @@
 """Spatial measurements: interaural time/level differences, array DOA, FOA direction.
 
-All directions follow :mod:`auralgen.rooms.geometry`: azimuth 0 = ahead, positive = to the
+All directions follow :mod:`auralgen.measure.geometry`: azimuth 0 = ahead, positive = to the
 listener's left, range [-180, 180); elevation positive upward.
 """
 
@@ -12,8 +12,7 @@ import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.errors import ParameterError
-from auralgen.rooms.geometry import unit_to_az_el, wrap_azimuth_deg
-from auralgen.validation.measure_common import (
+from auralgen.measure.common import (
     as_channels,
     as_mono,
     check_band,
@@ -22,6 +21,7 @@ from auralgen.validation.measure_common import (
     db_power,
     parabolic_offset,
 )
+from auralgen.measure.geometry import unit_to_az_el, wrap_azimuth_deg
 
 _DOA_METHODS = ("SRP", "MUSIC")
 

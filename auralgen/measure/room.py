@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from auralgen.errors import ParameterError, check_range
-from auralgen.validation.measure_common import as_channels, check_positive, check_rate, db_power, moving_average
+from auralgen.measure.common import as_channels, check_positive, check_rate, db_power, moving_average
 
 _FIT_START_DB = -5.0
 _MARGIN_DB = 10.0

@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
+from auralgen import measure
 from auralgen.errors import ParameterError
-from auralgen.validation import measure
 
 SR = 16000
 MICS = np.array([[0.05, 0, 0], [0, 0.05, 0], [-0.05, 0, 0], [0, -0.05, 0]], dtype=float)

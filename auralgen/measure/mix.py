@@ -9,7 +9,7 @@ import numpy as np
 from scipy import signal
 
 from auralgen.errors import ParameterError
-from auralgen.validation.measure_common import as_mono, check_rate
+from auralgen.measure.common import as_mono, check_rate
 
 _REFINE_PASSES = 2
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auralgen.errors import ParameterError
-from auralgen.validation.measure import level_db_rms, level_db_spl, loudness_lufs, segments, tone_presence
+from auralgen.measure import level_db_rms, level_db_spl, loudness_lufs, segments, tone_presence
 
 SR = 48000
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from auralgen.errors import ParameterError
-from auralgen.validation.measure_common import (
+from auralgen.measure.common import (
     as_channels,
     as_mono,
     check_positive,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from auralgen.errors import ParameterError
-from auralgen.validation.measure import drr_db, energy_decay_db, rt60_schroeder
+from auralgen.measure import drr_db, energy_decay_db, rt60_schroeder
 
 SR = 48000
 

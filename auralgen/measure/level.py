@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from auralgen.errors import ParameterError
-from auralgen.synth.levels import loudness_lufs  # noqa: F401  (one BS.1770 implementation, re-exported)
-from auralgen.validation.measure_common import (
+from auralgen.measure.common import (
     as_channels,
     as_signal,
     check_positive,
@@ -18,6 +17,7 @@ from auralgen.validation.measure_common import (
     db_power,
     moving_average,
 )
+from auralgen.synth.levels import loudness_lufs  # noqa: F401  (one BS.1770 implementation, re-exported)
 
 _REFINE_DROP_DB = 20.0  # edges are placed where the one-sided envelope falls this far below the detection threshold
 _FLOOR_MARGIN_DB = 10.0  # ... but at least this far above the clip's noise floor

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from auralgen.errors import ParameterError
-from auralgen.validation.measure import cents, dominant_freq_hz, f0_hz, freq_track
+from auralgen.measure import cents, dominant_freq_hz, f0_hz, freq_track
 
 SR = 48000
 

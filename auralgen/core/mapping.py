@@ -1,0 +1,87 @@
+"""Plain mappings -> typed dataclasses, with one-line errors.
+
+:func:`from_mapping` builds a frozen dataclass from a mapping (a YAML/OmegaConf node or a
+dict): unknown keys and missing required keys are refused, each value is coerced to its
+field's annotation (:func:`coerce`), and every error names the config key, the value and
+what is allowed. :func:`plain` turns container nodes into lists and dicts.
+"""
+
+from __future__ import annotations
+
+import math
+import typing
+from dataclasses import MISSING, fields
+from typing import Any
+
+from auralgen.core.errors import ParameterError
+
+
+def is_num(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def coerce(key: str, value, annotation):
+    """Coerce one config value to the field's annotation, or raise ParameterError."""
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return coerce(key, value, inner[0])
+    if annotation is Any:
+        return plain(value)
+    if annotation is bool:
+        if not isinstance(value, bool):
+            raise ParameterError(f"{key}={value!r} is not a boolean; allowed: true or false")
+        return value
+    if annotation is int:
+        if isinstance(value, bool) or not (isinstance(value, int) or (is_num(value) and float(value).is_integer())):
+            raise ParameterError(f"{key}={value!r} is not an integer; allowed: a whole number")
+        return int(value)
+    if annotation is float:
+        if not is_num(value):
+            raise ParameterError(f"{key}={value!r} is not a number; allowed: a finite number")
+        return float(value)
+    if annotation is str:
+        if not isinstance(value, str):
+            raise ParameterError(f"{key}={value!r} is not a string; allowed: text")
+        return value
+    if annotation is tuple or origin is tuple:
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") or hasattr(value, "keys"):
+            raise ParameterError(f"{key}={value!r} is not a list; allowed: a list such as [1, 2]")
+        return tuple(plain(v) for v in value)
+    if annotation is dict or origin is dict:
+        if not hasattr(value, "keys"):
+            raise ParameterError(f"{key}={value!r} is not a mapping; allowed: a mapping of key: value")
+        return plain(value)
+    return plain(value)
+
+
+def plain(value):
+    """OmegaConf containers -> plain python (lists, dicts)."""
+    if hasattr(value, "keys"):
+        return {str(k): plain(value[k]) for k in value.keys()}
+    if isinstance(value, (list, tuple)) or (hasattr(value, "__iter__") and not isinstance(value, (str, bytes))):
+        return [plain(v) for v in value]
+    return value
+
+
+def from_mapping(cls, data, key: str, **extra):
+    """Build dataclass ``cls`` from ``data``; unknown or missing keys are errors."""
+    if not hasattr(data, "keys"):
+        raise ParameterError(f"{key}={data!r} is not a mapping; allowed: a mapping of {cls.__name__} fields")
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in fields(cls)]
+    for k in data.keys():
+        if k not in names:
+            raise ParameterError(f"{key}.{k}: unknown key; allowed keys: {', '.join(names)}")
+    kwargs = dict(extra)
+    for f in fields(cls):
+        if f.name in kwargs:
+            continue
+        if f.name in data.keys():
+            kwargs[f.name] = coerce(f"{key}.{f.name}", data[f.name], hints[f.name])
+        elif f.default is MISSING and f.default_factory is MISSING:
+            raise ParameterError(f"{key}.{f.name} is missing; allowed: a value of type {hints[f.name]}")
+    return cls(**kwargs)

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from auralgen.errors import ParameterError
-from auralgen.tasks.base import Task, TaskConfig, register
+from auralgen.tasks.base import AuditSpec, Task, TaskConfig, register
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,8 @@ class FailingProbe(Task):
     n_choices = 2
     Config = FailingConfig
     questions = ("Is this tone high or low?",)
+    audit = AuditSpec(("freq_hz",), listener_easiest=None, reason="a test-only probe of failures, never audited")
+    listener = None
 
     def sample_at(self, rng, level, k):
         return {"level": level, "k": k, "freq_hz": float(rng.uniform(300.0, 600.0))}

@@ -21,6 +21,7 @@ from typing import Any
 
 from auralgen import __version__
 from auralgen.config import RUNTIME_KEYS, RunConfig
+from auralgen.core.schema import Row
 from auralgen.errors import AuralgenError, ParameterError
 from auralgen.export.audio import encode_flac
 from auralgen.export.parquet import ShardWriter, sha256_file, shard_name
@@ -133,18 +134,18 @@ class Renderer:
         attribute, regime, unit = task.level_info(spec.level)
         iid = item_id(self.run.seed, spec)
         sr = int(params.get("sample_rate_hz", task.sample_rate))
-        row = {
-            "id": iid, "task": spec.task, "category": task.category, "sub_category": task.sub_category,
-            "attribute": attribute, "regime": regime, "level": spec.level, "level_value": task.level_value(spec.level),
-            "level_unit": unit, "question": qa.question, "options": list(qa.options), "answer": qa.answer,
-            "answer_index": qa.answer_index,
-            "audio": [{"bytes": encode_flac(c, sr, bits=self.run.export.flac_bits), "path": f"{iid}-{k}.flac"}
-                      for k, c in enumerate(clips)],
-            "sampling_rate": sr, "num_channels": int(clips[0].shape[0]), "channel_layout": task.channel_layout(params),
-            "params": json.dumps(params, sort_keys=True), "measured": json.dumps(measured, sort_keys=True),
-            "valid": bool(measured.get("valid", True)) if self.run.validate else True,
-            "seed": self.run.seed, "split": spec.split, "generator_version": __version__,
-        }  # fmt: skip
+        row = Row(
+            id=iid, task=spec.task, category=task.category, sub_category=task.sub_category,
+            attribute=attribute, regime=regime, level=spec.level, level_value=task.level_value(spec.level),
+            level_unit=unit, question=qa.question, options=list(qa.options), answer=qa.answer,
+            answer_index=qa.answer_index,
+            audio=[{"bytes": encode_flac(c, sr, bits=self.run.export.flac_bits), "path": f"{iid}-{k}.flac"}
+                   for k, c in enumerate(clips)],
+            sampling_rate=sr, num_channels=int(clips[0].shape[0]), channel_layout=task.channel_layout(params),
+            params=json.dumps(params, sort_keys=True), measured=json.dumps(measured, sort_keys=True),
+            valid=bool(measured.get("valid", True)) if self.run.validate else True,
+            seed=self.run.seed, split=spec.split, generator_version=__version__,
+        ).to_record()  # fmt: skip
         return {"row": row, "stat": stat, "seconds": time.perf_counter() - t0}
 
 

@@ -18,14 +18,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import soundfile as sf
 
+from auralgen.core.schema import eval_columns
 from auralgen.errors import ParameterError
 from auralgen.export.audio import decode_flac
 from auralgen.export.parquet import sha256_file
 
-_COLUMNS = (
-    "id", "task", "category", "sub_category", "attribute", "regime", "level", "level_value", "level_unit",
-    "question", "options", "answer", "answer_index", "audio", "sampling_rate", "num_channels", "channel_layout", "params", "split",
-)  # fmt: skip
+_COLUMNS = eval_columns()  # the columns of the item schema the evaluator reads
 
 
 @dataclass(frozen=True)
@@ -247,7 +245,7 @@ def check_item(row: dict, where: str) -> Item:
 
 
 def item_from_row(row: dict) -> Item:
-    """An :class:`Item` from one exported row (see the item schema in DESIGN.md)."""
+    """An :class:`Item` from one exported row (see the item schema, auralgen/core/schema.py)."""
     params = row.get("params") or "{}"
     return Item(
         id=row["id"],

@@ -8,37 +8,8 @@ import pyarrow.parquet as pq
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from auralgen import __version__
+from auralgen.core.schema import columns
 from auralgen.export.parquet import FEATURES
-
-# column -> (unit, meaning); the unit is stated here once and nowhere else in the card
-COLUMN_DOCS = {
-    "id": ("", "opaque unique id; carries no parameter value or answer"),
-    "task": ("", "task name (the config of the same name holds its rows)"),
-    "category": ("", "e.g. `foundational_perception`"),
-    "sub_category": ("", "e.g. `relative_discrimination`"),
-    "attribute": ("", "probed attribute: `pitch`, `loudness`, `duration`, `azimuth`, ..."),
-    "regime": ("", "`absolute`, `relative` or `mixture`"),
-    "level": ("", "difficulty index within the task (0 = first level of the task's list)"),
-    "level_value": ("`level_unit`", "the physical value of the difficulty"),
-    "level_unit": ("", "the unit of `level_value` in this row: {units}"),
-    "question": ("", "the question text"),
-    "options": ("", "options in canonical order (the evaluator rotates them)"),
-    "answer": ("", "the correct option's text"),
-    "answer_index": ("", "index of the answer in `options`"),
-    "audio": ("", "1..k clips: FLAC bytes ({bits}-bit), every channel preserved"),
-    "sampling_rate": ("Hz", "sample rate of every clip of the row"),
-    "num_channels": ("", "channels per clip"),
-    "channel_layout": ("", "`mono`, `stereo`, `binaural`, `foa_acn_sn3d`, `tetra`, `circular_<n>`"),
-    "params": (
-        "",
-        "JSON: the full recipe; rendering it reproduces the audio bit for bit (keys carry units: `*_hz`, `*_s`, ...)",
-    ),
-    "measured": ("", "JSON: validation measurements of the rendered audio"),
-    "valid": ("", "whether the measurements support the label"),
-    "seed": ("", "generation seed"),
-    "split": ("", "split name"),
-    "generator_version": ("", "auralgen version"),
-}
 
 LOADING = """```python
 import io, glob
@@ -143,9 +114,8 @@ def body(run, tasks, sizes) -> str:
         counts = " | ".join(str(sizes.get(name, {}).get(s, [0, 0])[0]) for s in run.splits)
         lines.append(f"| {name} | {task.attribute} | {task.regime} | {levels_text(task)} | {counts} |")
     lines += ["", "## Columns", "", "| column | unit | meaning |", "|---|---|---|"]
-    for col in FEATURES:
-        unit, meaning = COLUMN_DOCS[col]
-        lines.append(f"| `{col}` | {unit} | {meaning.format(**fill)} |")
+    for c in columns():  # the item schema states each unit once; the card nowhere else
+        lines.append(f"| `{c.name}` | {c.unit} | {c.doc.format(**fill)} |")
     lines += ["", "## Loading", "", LOADING, ""]
     return "\n".join(lines)
 

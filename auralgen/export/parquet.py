@@ -14,21 +14,16 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from auralgen.core.schema import columns
+
 ROW_GROUP = 64
 
-# The item schema (DESIGN.md) as Hugging Face features. The Arrow schema carries them in
-# its "huggingface" metadata, so `load_dataset("parquet", ...)` sees `audio` as a list of
+# The item schema (auralgen/core/schema.py) as Hugging Face features. The Arrow schema carries
+# them in its "huggingface" metadata, so `load_dataset("parquet", ...)` sees `audio` as a list of
 # Audio(decode=False). Built with pyarrow alone (importing `datasets` costs ~140 MB per
 # worker); tests/export pins it to `datasets.Features(...).arrow_schema`.
 _VALUE = {"string": pa.string(), "int32": pa.int32(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
 _AUDIO = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
-COLUMN_TYPES = {
-    "id": "string", "task": "string", "category": "string", "sub_category": "string", "attribute": "string",
-    "regime": "string", "level": "int32", "level_value": "float64", "level_unit": "string", "question": "string",
-    "options": "list<string>", "answer": "string", "answer_index": "int32", "audio": "list<audio>",
-    "sampling_rate": "int32", "num_channels": "int32", "channel_layout": "string", "params": "string",
-    "measured": "string", "valid": "bool", "seed": "int64", "split": "string", "generator_version": "string",
-}  # fmt: skip
 
 
 def _feature(kind: str) -> tuple[dict, pa.DataType]:
@@ -39,12 +34,12 @@ def _feature(kind: str) -> tuple[dict, pa.DataType]:
     return {"dtype": kind, "_type": "Value"}, _VALUE[kind]
 
 
-FEATURES = {col: _feature(kind)[0] for col, kind in COLUMN_TYPES.items()}  # Hugging Face features dict
+FEATURES = {c.name: _feature(c.arrow)[0] for c in columns()}  # Hugging Face features dict
 SCHEMA = pa.schema(
-    [pa.field(col, _feature(kind)[1]) for col, kind in COLUMN_TYPES.items()],
+    [pa.field(c.name, _feature(c.arrow)[1]) for c in columns()],
     metadata={"huggingface": json.dumps({"info": {"features": FEATURES}})},
 )
-COLUMNS = list(COLUMN_TYPES)
+COLUMNS = [c.name for c in columns()]
 
 
 def shard_name(task: str, split: str, i: int, n: int) -> str:

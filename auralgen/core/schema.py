@@ -1,0 +1,95 @@
+"""The item schema: one :class:`Row` per dataset item, the only place a column is written.
+
+Everything that names columns derives from :func:`columns`: the Arrow schema and Hugging Face
+features of the shards (:mod:`auralgen.export.parquet`), the column table of the dataset card
+(:mod:`auralgen.export.card`) and the columns the evaluator reads (:mod:`auralgen.evaluation.items`).
+Adding a column here adds it everywhere; the order of the fields is the order of the columns.
+
+Arrow types are strings: ``string``, ``int32``, ``int64``, ``float64``, ``bool``,
+``list<string>`` and ``list<audio>`` (a list of ``{"bytes": FLAC bytes, "path": str}``).
+
+Examples
+--------
+>>> [c.name for c in columns()][:3]
+['id', 'task', 'category']
+>>> next(c for c in columns() if c.name == "sampling_rate").unit
+'Hz'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+ARROW_TYPES = ("string", "int32", "int64", "float64", "bool", "list<string>", "list<audio>")
+
+
+class Column(NamedTuple):
+    """One column: its name, Arrow type string, card documentation and whether the evaluator reads it.
+
+    ``doc`` may hold ``{units}`` (the level units of the dataset) and ``{bits}`` (the FLAC bit depth),
+    which the dataset card fills in; ``unit`` is the column's unit as the card states it.
+    """
+
+    name: str
+    arrow: str
+    doc: str
+    eval: bool
+    unit: str
+
+
+def column(arrow: str, doc: str, *, eval: bool = True, unit: str = "") -> Any:
+    """A :class:`Row` field carrying its column metadata (Arrow type, card doc, unit, eval flag)."""
+    if arrow not in ARROW_TYPES:
+        raise ValueError(f"column type {arrow!r} is unknown; allowed: {', '.join(ARROW_TYPES)}")
+    return dataclasses.field(metadata={"arrow": arrow, "doc": doc, "eval": eval, "unit": unit})
+
+
+@dataclass(frozen=True)
+class Row:
+    """One item of the dataset, as written to a parquet shard (see the module docstring)."""
+
+    id: str = column("string", "opaque unique id; carries no parameter value or answer")
+    task: str = column("string", "task name (the config of the same name holds its rows)")
+    category: str = column("string", "e.g. `foundational_perception`")
+    sub_category: str = column("string", "e.g. `relative_discrimination`")
+    attribute: str = column("string", "probed attribute: `pitch`, `loudness`, `duration`, `azimuth`, ...")
+    regime: str = column("string", "`absolute`, `relative` or `mixture`")
+    level: int = column("int32", "difficulty index within the task (0 = first level of the task's list)")
+    level_value: float = column("float64", "the physical value of the difficulty", unit="`level_unit`")
+    level_unit: str = column("string", "the unit of `level_value` in this row: {units}")
+    question: str = column("string", "the question text")
+    options: list[str] = column("list<string>", "options in canonical order (the evaluator rotates them)")
+    answer: str = column("string", "the correct option's text")
+    answer_index: int = column("int32", "index of the answer in `options`")
+    audio: list[dict[str, Any]] = column("list<audio>", "1..k clips: FLAC bytes ({bits}-bit), every channel preserved")
+    sampling_rate: int = column("int32", "sample rate of every clip of the row", unit="Hz")
+    num_channels: int = column("int32", "channels per clip")
+    channel_layout: str = column("string", "`mono`, `stereo`, `binaural`, `foa_acn_sn3d`, `tetra`, `circular_<n>`")
+    params: str = column(
+        "string",
+        "JSON: the full recipe; rendering it reproduces the audio bit for bit (keys carry units: `*_hz`, `*_s`, ...)",
+    )
+    measured: str = column("string", "JSON: validation measurements of the rendered audio", eval=False)
+    valid: bool = column("bool", "whether the measurements support the label", eval=False)
+    seed: int = column("int64", "generation seed", eval=False)
+    split: str = column("string", "split name")
+    generator_version: str = column("string", "auralgen version", eval=False)
+
+    def to_record(self) -> dict[str, Any]:
+        """The row as a ``{column: value}`` dict in column order (values not copied)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+def columns() -> list[Column]:
+    """Every column of :class:`Row`, in order."""
+    return [
+        Column(f.name, f.metadata["arrow"], f.metadata["doc"], f.metadata["eval"], f.metadata["unit"])
+        for f in dataclasses.fields(Row)
+    ]
+
+
+def eval_columns() -> tuple[str, ...]:
+    """Names of the columns the evaluator reads (``eval=True``), in order."""
+    return tuple(c.name for c in columns() if c.eval)

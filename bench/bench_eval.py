@@ -2,7 +2,7 @@
 
 Starts :class:`~tests.support.chat_server.ChatServer` on 127.0.0.1 with a fixed reply
 delay, sends ``N`` chat-completions requests (each with a 1 s mono 16 kHz WAV as
-``input_audio``) through :class:`~auralgen.evaluation.openai_adapter.OpenAIAdapter` at each
+``input_audio``) through :class:`~auralgen.evaluation.adapters.openai.OpenAIAdapter` at each
 configured concurrency, and prints the in-flight maximum and time-weighted mean measured by
 the server against the configured value, and the throughput against the ideal
 ``concurrency / delay``.

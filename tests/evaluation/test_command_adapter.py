@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from auralgen.evaluation.adapters import FatalModelError, ModelError, build_adapter
-from auralgen.evaluation.command_adapter import Reply, frame_reply
+from auralgen.evaluation.adapters.command import Reply, frame_reply
 
 from .test_adapters import _msg
 from .test_harness import evaluate

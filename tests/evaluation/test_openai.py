@@ -7,9 +7,9 @@ import pytest
 
 from auralgen.cli._hydra import compose
 from auralgen.evaluation.adapters import FatalModelError, ModelError, build_adapter
+from auralgen.evaluation.adapters.openai import _content, _Transient
 from auralgen.evaluation.config import validate_eval
 from auralgen.evaluation.items import write_wav
-from auralgen.evaluation.openai_adapter import _content, _Transient
 from auralgen.evaluation.runner import run
 from tests.support.chat_server import ChatServer
 

@@ -23,7 +23,7 @@ bodies are retried up to ``model.max_retries`` times with exponential backoff an
 (``backoff_s * 2**attempt``, capped at ``max_backoff_s``; a ``Retry-After`` header is
 honoured within that cap), and never beyond ``model.retry_budget_s`` seconds per message
 counted from its first attempt (the last attempt's deadline is cut to what is left). Then
-the message fails with :class:`~auralgen.evaluation.adapters.ModelError` (an item error).
+the message fails with :class:`~auralgen.evaluation.adapters.base.ModelError` (an item error).
 
 Other answers:
 
@@ -32,7 +32,7 @@ Other answers:
   error (:class:`ModelError`), not retried; the next run asks it again.
 * 401, 403, 404, 405, 407 (rejected key, wrong URL, unknown model name), connection
   refused and a host name that does not resolve: nothing else would succeed either, so
-  :class:`~auralgen.evaluation.adapters.FatalModelError` ends the run at once.
+  :class:`~auralgen.evaluation.adapters.base.FatalModelError` ends the run at once.
 
 :meth:`close` aborts requests still in flight (it closes their sockets), so Ctrl-C ends a
 run within a second even while the server hangs.
@@ -70,8 +70,8 @@ from urllib.parse import unquote, urlsplit
 
 from auralgen.errors import ParameterError
 
-from .adapters import Adapter, BaseConfig, FatalModelError, ModelError, register
-from .redaction import redact, redact_url, scrub, url_secrets
+from ..redaction import redact, redact_url, scrub, url_secrets
+from .base import Adapter, BaseConfig, FatalModelError, ModelError, register
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 FATAL_STATUS = {

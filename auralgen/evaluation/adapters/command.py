@@ -16,12 +16,12 @@ Replies may come in any order; up to ``model.concurrency`` requests are in fligh
 (default 1). Every other stdout line (log output, a reply split over several lines, JSON
 without an ``id``, a reply to an unknown id) is appended to ``<out>/command_stdout.log``,
 counted and ignored: it can never be taken for another request's reply. Errors of one item
-(an :class:`~auralgen.evaluation.adapters.ModelError`, cached as ``reply: null``): no reply
+(an :class:`~auralgen.evaluation.adapters.base.ModelError`, cached as ``reply: null``): no reply
 with its id within ``model.timeout_s`` seconds of sending it (a total deadline; a program
 that printed nothing at all meanwhile is restarted), an ``"error"`` reply, a reply
 without a string ``"reply"``, or two replies with the same id (even after the first was
 taken). A program that cannot start or exits ends the run
-(:class:`~auralgen.evaluation.adapters.FatalModelError`, naming its exit code and last
+(:class:`~auralgen.evaluation.adapters.base.FatalModelError`, naming its exit code and last
 stderr line).
 """
 
@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 from auralgen.errors import ParameterError
 
-from .adapters import Adapter, BaseConfig, FatalModelError, ModelError, register
+from .base import Adapter, BaseConfig, FatalModelError, ModelError, register
 
 __all__ = ["CommandAdapter", "Reply", "frame_reply"]
 

@@ -1,0 +1,174 @@
+"""Model adapters: the :class:`Adapter` base class, the :data:`ADAPTERS` registry and :func:`build_adapter`.
+
+An adapter has the toolkit's interface -- ``generate_inner(msg) -> str`` -- so an adapter
+written for the STAR-Bench toolkit ports unchanged; the harness awaits ``agenerate(msg)``,
+which defaults to ``generate_inner`` (the ``openai`` adapter overrides it to run
+``concurrency`` requests at once). Messages never carry the answer: the harness removes
+``meta.answer`` and ``meta.answer_letter`` before calling an adapter.
+
+Built-in adapters (``model.kind``), one module each in this package
+---------------------------------------------------------------------
+``random``     a seeded uniform choice of a letter (per item and rotation).
+``constant``   always the same reply (``model.reply``, default ``"A"``).
+``text_prior`` answers from the text alone: a fixed, seeded preference over option *texts*
+               given the question (the same text wins under every rotation), a stand-in for
+               a language model's priors.
+``text_only``  wrapper: removes every audio part, then asks ``model.inner`` (default
+               ``text_prior``) -- the caption-free control.
+``noise``      wrapper: replaces every clip by Gaussian white noise with the clip's RMS level
+               per channel (equal energy, same length and channels), then asks
+               ``model.inner`` (default ``dsp``) -- the does-it-listen control.
+               (these five: :mod:`.baselines`)
+``dsp``        the reference DSP listener of :mod:`auralgen.validation.listener` (imported
+               lazily; a clear error if it is absent) -- :mod:`.dsp`.
+``command``    any executable reading one JSON request per line on stdin and writing one
+               JSON reply carrying the request's id per line on stdout (see :mod:`.command`).
+``openai``     any OpenAI-compatible chat-completions server (see :mod:`.openai`).
+
+A new adapter is a new module of this package named after its ``kind``: :data:`ADAPTERS`
+lists it without importing it, and imports it only when a run asks for that kind.
+
+Errors: :class:`ModelError` -- no reply for this message (counted as an ``error`` answer, or
+stops the run with ``eval.on_error=stop``); :class:`FatalModelError` -- the model cannot
+answer anything (bad URL, rejected key, dead process): the run stops with one line.
+"""
+
+from __future__ import annotations
+
+import os
+import string
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from auralgen.core.mapping import from_mapping
+from auralgen.core.registry import Registry
+from auralgen.errors import AuralgenError, ParameterError
+
+__all__ = [
+    "ADAPTERS",
+    "Adapter",
+    "FatalModelError",
+    "ModelError",
+    "build_adapter",
+    "audio_paths",
+    "check_model_config",
+    "letter",
+    "register",
+    "strip_answer",
+]
+
+
+class ModelError(AuralgenError):
+    """The model gave no reply to one message (after any retries)."""
+
+
+class FatalModelError(AuralgenError):
+    """The model cannot answer at all; the run stops."""
+
+
+# the baselines share one module; every other module of this package is the adapter of its name
+BASELINES = ("constant", "noise", "random", "text_only", "text_prior")
+
+# model.kind -> adapter class; each registers itself when its module is imported
+ADAPTERS: Registry[type[Adapter]] = Registry(
+    "model.kind",
+    attr="kind",
+    package=__package__,
+    exclude=("base", "baselines"),
+    modules=dict.fromkeys(BASELINES, f"{__package__}.baselines"),
+)
+
+
+def register(cls):
+    """Class decorator: add an adapter to :data:`ADAPTERS` under its ``kind``."""
+    return ADAPTERS.register(cls)
+
+
+def letter(i: int) -> str:
+    """The option letter of index ``i`` (``0 -> "A"``)."""
+    return string.ascii_uppercase[i]
+
+
+def strip_answer(msg: dict) -> dict:
+    """A copy of ``msg`` without ``meta.answer`` / ``meta.answer_letter``."""
+    meta = {k: v for k, v in msg["meta"].items() if k not in ("answer", "answer_letter")}
+    return {"meta": meta, "prompts": [dict(p) for p in msg["prompts"]]}
+
+
+def audio_paths(msg: dict) -> list[str]:
+    return [p["value"] for p in msg["prompts"] if p["type"] == "audio"]
+
+
+@dataclass(frozen=True)
+class BaseConfig:
+    kind: str
+    label: str
+
+
+class Adapter:
+    """Base class: set ``kind`` and ``Config``; implement :meth:`generate_inner`."""
+
+    kind: ClassVar[str]
+    Config: ClassVar[type] = BaseConfig
+    concurrency: int = 1
+
+    def __init__(
+        self, cfg, *, seed: int = 0, workdir: str | os.PathLike = ".", logdir: str | os.PathLike | None = None
+    ):
+        self.cfg = cfg
+        self.seed = seed
+        self.workdir = Path(workdir)  # scratch files (e.g. the noise control's WAVs)
+        self.logdir = Path(logdir) if logdir is not None else self.workdir  # logs kept with the results
+
+    def generate_inner(self, msg: dict) -> str:
+        raise NotImplementedError
+
+    async def agenerate(self, msg: dict) -> str:
+        return self.generate_inner(msg)
+
+    def __call__(self, msg: dict) -> str:
+        return self.generate_inner(msg)
+
+    def describe(self) -> dict:
+        """The adapter's configuration, safe to write to disk (no secrets)."""
+        return asdict(self.cfg)
+
+    def late_errors(self) -> dict[str, str]:
+        """``{unique_id: reason}`` of replies already returned that turned out invalid (e.g. answered twice)."""
+        return {}
+
+    def protocol_report(self) -> dict:
+        """Counts of what the model sent besides its replies (written to ``results.json``)."""
+        return {}
+
+    def close(self) -> None:
+        """Release processes and connections."""
+
+
+# --------------------------------------------------------------------------- registry
+
+
+def check_model_config(model: dict, key: str = "model", *, kinds=None):
+    """Validate a model mapping into its adapter's ``Config`` (no process, no network)."""
+    registry = ADAPTERS
+    if not hasattr(model, "keys"):
+        raise ParameterError(f"{key}={model!r} is not a mapping; allowed: a model config (model=random, ...)")
+    kind = model.get("kind")
+    allowed = kinds or registry.names()
+    if kind not in registry or kind not in allowed:
+        raise ParameterError(f"{key}.kind={kind!r} is unknown; allowed: {', '.join(allowed)}")
+    data = dict(model)
+    data.setdefault("label", kind)
+    cfg = from_mapping(registry[kind].Config, data, key)
+    if hasattr(registry[kind], "check_config"):
+        registry[kind].check_config(cfg, key)  # e.g. a wrapper checks its inner model here
+    if not cfg.label or any(c in cfg.label for c in "/\\ \n"):
+        raise ParameterError(f"{key}.label={cfg.label!r} is invalid; allowed: a name without '/', '\\' or spaces")
+    return cfg
+
+
+def build_adapter(model: dict, *, key: str = "model", seed: int = 0, workdir=".", logdir=None) -> Adapter:
+    """Build the adapter a model mapping describes (``model.kind`` selects the class)."""
+    cfg = check_model_config(model, key)
+    return ADAPTERS.get(cfg.kind)(cfg, seed=seed, workdir=workdir, logdir=logdir)

@@ -7,12 +7,20 @@ chains of thought, Chinese, refusals, several letters, empty replies). Then time
 :func:`~auralgen.evaluation.metrics.score` over the resulting records.
 
 Run: ``.venv/bin/python bench/bench_scoring.py``
+
+``--corpus`` instead prints, per source system, how the parser reads the hand-labelled reply
+corpus in ``tests/evaluation/replies/`` (real SonicBench replies plus written tricky ones):
+stated answers read right, replies with no stated answer left unparsed, and the statuses.
+Run: ``.venv/bin/python bench/bench_scoring.py --corpus``
 """
 
 from __future__ import annotations
 
+import collections
 import json
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -138,7 +146,63 @@ def run(seed: int = 0) -> dict:
     }
 
 
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "evaluation" / "replies"
+
+
+def corpus_table() -> dict[str, collections.Counter]:
+    """Per source system: counts of stated answers read right/wrong, unstated answers left
+    unparsed/guessed, paraphrases, and the parser's statuses."""
+    table: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for path in sorted(CORPUS.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            src = row["source"].split("Results/")[1].split("/")[0] if "Results/" in row["source"] else row["source"]
+            res = extract_choice(row["reply"], row["options"])
+            c = table[src]
+            c["n"] += 1
+            c[res.status] += 1
+            if row["kind"] in ("letter", "text"):
+                c["stated"] += 1
+                c["stated_right"] += (res.status, res.index) == ("ok", row["expected"])
+            elif row["kind"] == "paraphrase":
+                c["paraphrase"] += 1
+            else:
+                c["unstated"] += 1
+                c["unstated_unparsed"] += res.index is None
+    return table
+
+
+def print_corpus_table() -> None:
+    table = corpus_table()
+    cols = (
+        "n",
+        "stated",
+        "stated_right",
+        "unstated",
+        "unstated_unparsed",
+        "paraphrase",
+        "ok",
+        "unparseable",
+        "refusal",
+        "multiple",
+    )
+    print(f"{'source':28s}" + "".join(f"{c[:12]:>13s}" for c in cols))
+    total: collections.Counter = collections.Counter()
+    for src, c in sorted(table.items()):
+        total.update(c)
+        print(f"{src:28s}" + "".join(f"{c[k]:13d}" for k in cols))
+    print(f"{'TOTAL':28s}" + "".join(f"{total[k]:13d}" for k in cols))
+    print(
+        f"stated answers read right: {total['stated_right']}/{total['stated']} "
+        f"({100 * total['stated_right'] / total['stated']:.1f} %); no stated answer left unparsed: "
+        f"{total['unstated_unparsed']}/{total['unstated']} ({100 * total['unstated_unparsed'] / total['unstated']:.1f} %)"
+    )
+
+
 if __name__ == "__main__":
+    if "--corpus" in sys.argv[1:]:
+        print_corpus_table()
+        sys.exit(0)
     figures = run()
     print(json.dumps(figures, indent=2))
     print(

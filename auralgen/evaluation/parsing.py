@@ -8,18 +8,27 @@ the letter or option the model chose out of a free-text reply, as an index into 
 
 Precedence of :func:`extract_choice`
 ------------------------------------
-The reply is cleaned first (full-width punctuation to ASCII; ``**B**`` and ``__B__`` to
-``(B)``; LaTeX ``\\boxed``/``\\text``, ``$``, ``*`` and backticks removed). Then the first
-tier that yields something decides:
+The reply is cleaned first (full-width punctuation to ASCII; a JSON ``"answer": "c"`` field
+replaces the whole reply, so its explanation cannot decide; tags such as ``<answer>`` and
+``<think>`` become line breaks; ``'B'`` to ``B``; ``**B**`` and ``__B__`` to ``(B)``; LaTeX
+``\\boxed``/``\\text``, ``$``, ``*`` and backticks removed). Then the first tier that yields
+something decides. Throughout, a letter that is only *defined* (``A (if the first is
+higher)``, ``'A' for 2``), *supposed* (in a sentence starting "If", "For example", or after an
+unanswered "if"), *quoted* from the instructions, *negated* (``not A``, ``isn't A``,
+``neither A nor B``) or listed over all the options (``choose A or B``) is not a choice; an
+option text that is negated, weighed (``higher or lower``, ``which one is higher``) or
+supposed is not stated. Paraphrases of an option's text are never read (no guessing).
 
 1. **empty** -- ``None``, ``""`` or whitespace: ``unparseable``.
-2. **whole reply** -- the reply *is* a choice: a letter in any dress (``B``, ``(B)``,
+2. **whole reply** -- the reply *is* a choice (a run of letters only, ``B. B. B.``, is that
+   letter; ``A. B.`` is ``multiple``): a letter in any dress (``B``, ``(B)``,
    ``[B]``, ``{B}``, ``<B>``, ``B.``, ``B)``, ``b``), a letter plus option text
    (``C: Lower``), an option text alone (``lower.``, case and punctuation ignored), or a
    list of letters (``A, B``; ``A and C``) -> ``multiple``.
+2b. **last line** -- after a chain of thought, a last line that is a lone letter decides.
 3. **answer statements** -- a keyword (``answer``, ``final answer``, ``answer is``,
    ``correct option is``, ``I choose/pick/select``, ``go with``, ``答案是``, ``答案：``,
-   ``选``, ``选择``, ``选项是``) followed by a letter (or a list of letters -> ``multiple``)
+   ``选``, ``选择``, ``选项是``, ``going with``, ``output``, ``it's``, ``I believe it is``) followed by a letter (or a list of letters -> ``multiple``)
    or by an option text; or a letter followed by ``is correct`` / ``is the answer``.
    The **last** statement in the reply wins, so a chain of thought that weighs options
    before concluding is read at its conclusion.
@@ -28,9 +37,10 @@ tier that yields something decides:
    as the English article/pronoun (``A higher tone was played``), except before a few
    words that follow answer letters (``because``, ``is``, ``seems``, ...).
 5. **capability refusal** -- "I cannot listen to audio", "As an AI ...", "no audio was
-   provided", "I'm sorry ...": ``refusal``.
+   provided", "I'm not capable of ...", "Please upload the audio", "I'm sorry ...": ``refusal``.
 6. **option/choice mentions** -- ``option C``, ``choice C``, ``选项C``; last wins.
-7. **bracketed letters** anywhere -- ``(B)``, ``[B]``, ``{B}``, ``<B>``, bold ``**B**``;
+7. **bracketed letters** anywhere in a short reply (at most 40 words; rules 7 and 10 are
+   skipped in longer ones, where a letter named in passing is not an answer) -- ``(B)``, ``[B]``, ``{B}``, ``<B>``, bold ``**B**``;
    last wins; a bracketed list (``(A) and (C)``) -> ``multiple``; ``not (A)`` is skipped.
 8. **option text mentions** -- exactly one option text occurs (whole words,
    case/punctuation-insensitive, longer options matched first so ``Front-left`` is not
@@ -191,7 +201,25 @@ _LATEX = re.compile(r"\\(?:boxed|text|textbf|mathrm|mathbf)\s*")
 _STRIP_CHARS = re.compile(r"[*`$]")
 _NON_ALNUM = re.compile(r"[^0-9a-z\u4e00-\u9fff]+")
 _NEGATED = re.compile(r"(?:\bnot|\bnever|\bno|\bn t)\s+(?:the\s+|a\s+|an\s+)?$")
-_NOT_BEFORE = re.compile(r"(?i:\bnot\s+(?:option\s+|choice\s+)?[(\[{<]?\s*)$")
+_NOT_BEFORE = re.compile(r"(?i:(?:\bnot|n't|\bnor)\s+(?:option\s+|choice\s+)?[(\[{<]?\s*)$")
+# a letter defined rather than chosen: "A (if the first is higher)", "A for 2", "A = first"
+_DEFINITION_AFTER = re.compile(r"(?i:\s*[)\]}>]?\s*[:\-]?\s*\(?\s*(?:if|for|when|means|refers|to\s+mean|=)\b|\s*=)")
+# a sentence that only supposes: "If the value were -16, ... B"; "For example, ..."
+_HYPOTHETICAL_START = re.compile(
+    r"(?i:^[\s\-]*(?:if|suppose|supposing|assuming|for\s+example|for\s+instance|e\.g\.?|例如|如果|假设|比如))"
+)
+# ... or supposes part-way: "the clip is, say, 3 s long, so the answer is A"; "if X, then A" (no "but" after)
+_HYPOTHETICAL_INSIDE = re.compile(r"(?is:(?:,\s*say\s*,|\b(?:if|otherwise)\b)(?:(?!\bbut\b).)*$)")
+# a clause in which an option text is only weighed: "which one is higher", "higher or lower"
+_WEIGHED_BEFORE = re.compile(r"(?i:\b(?:if|whether|which|or|either|nor|neither|between)\b[^,.;:!?\n]*$)")
+_WEIGHED_AFTER = re.compile(r"\s+(?:or|nor)\s")
+_JSON_ANSWER = re.compile(
+    r"""(?i)["'](?:final[_ ]?answer|answer|choice|prediction|option|selected)["']\s*:\s*["']([^"'\n]{0,200})["']"""
+)
+_TAG = re.compile(r"</?[A-Za-z][A-Za-z_]+\s*>|<\|[^|>]*\|>")
+_QUOTED_LETTER = re.compile(r"""(['"])([A-Za-z])\1""")
+_LETTERS_ONLY_SEP = r"[\s.,;:)\]]"
+_SHORT_REPLY_WORDS = 40
 _SEP = r"\s*(?:,|;|&|/|\+|\band\b|\bor\b|和|或|、)\s*"
 # a lower-case word after A / I that still reads as an answer letter ("A because ...")
 _LETTER_FOLLOWERS = r"(?:because|since|as|is|was|seems|appears|would|should|fits|matches|corresponds|best)\b"
@@ -200,12 +228,13 @@ _STRONG_KEYWORDS = r"""(?ix:
       \b(?:final\s+|correct\s+|right\s+|best\s+|my\s+)?answer\b
         (?:\s+(?:is|would\s+be|should\s+be|will\s+be|must\s+be|seems\s+to\s+be|appears\s+to\s+be))?
     | \b(?:correct|right|best|my)\s+(?:option|choice|letter)\b(?:\s+(?:is|would\s+be|should\s+be))?
-    | \b(?:choose|chose|select|pick|go\s+with|opt\s+for)\b
+    | \b(?:choose|chose|select|pick|go\s+with|going\s+with|opt\s+for|output)\b
+    | \b(?:i\s+(?:believe|think|guess|would\s+say)\s+|i'd\s+say\s+)?it(?:'s|\s+is|\s+must\s+be)\b
     | 答案\s*(?:应该是|应为|是|为)?
     | 选项\s*(?:是|为)
     | 应?选择?
 )"""
-_FILLER = r"""(?ix:\s*(?:[:=>\-]\s*)*(?:(?:probably|likely|clearly|definitely|therefore)\s+)?(?:(?:option|choice|letter)\s*)?)"""
+_FILLER = r"""(?ix:\s*(?:[:=>\-]\s*)*(?:as\s+)?(?:(?:probably|likely|clearly|definitely|therefore)\s+)?(?:(?:option|choice|letter)\s*)?)"""
 _WEAK_KEYWORDS = r"(?i:\b(?:option|choice|letter)\b\s*[:#]?\s*|选项\s*)"
 _POSTFIX = r"""(?ix:\s+(?:is|seems|appears|would\s+be)\s+(?:to\s+be\s+)?(?:the\s+)?(?:correct|right|best|most\s+likely|answer)\b)"""
 
@@ -218,6 +247,9 @@ _CAPABILITY_REFUSAL = re.compile(
     | \b(?:do|does)\s*(?:not|n't)\s+have\s+(?:access\s+to|any)\s+(?:the\s+|any\s+)?(?:audio|sound|recording|clip|file)
     | \bno\s+(?:audio|sound|recording|file)s?\s+(?:was|were|is|are|has\s+been)\s+(?:provided|attached|included|shared|given)
     | \b(?:i'm|i\s+am)\s+(?:sorry|afraid)\b
+    | \bnot\s+capable\s+of\b|\btext[-\s]based\s+(?:ai|queries|model)
+    | \bplease\s+(?:play|provide|upload|share|send|attach)\s+(?:the\s+|an\s+|your\s+|me\s+)?(?:audio|sound|recording|clip|file)
+    | 请提供(?:音频|录音)
     | 无法(?:听|收听|处理|访问)|作为(?:一个)?(?:AI|人工智能)
     """
 )
@@ -247,6 +279,8 @@ class _Patterns:
     weak: re.Pattern
     bracketed: re.Pattern
     bare: re.Pattern
+    letters_only: re.Pattern
+    k: int
 
 
 @lru_cache(maxsize=32)
@@ -255,7 +289,7 @@ def _patterns(k: int) -> _Patterns:
     lo = up.lower()
     bracket = rf"[(\[{{<]\s*[{up}{lo}]\s*[)\]}}>]"
     bare_up = rf"(?<![A-Za-z0-9])[{up}](?![A-Za-z0-9'#♯♭]|-[A-Za-z])"
-    bare_lo = rf"(?<![A-Za-z0-9])[{lo}](?=\s*(?:$|[.,;:!?)\]]))"
+    bare_lo = rf"(?<![A-Za-z0-9])[{lo}](?=\s*(?:$|[.,;:!?)\]}}]))"
     token = rf"(?:{bracket}|{bare_up}|{bare_lo})"
     letter_list = rf"{token}(?:{_SEP}{token})*"
     return _Patterns(
@@ -272,6 +306,8 @@ def _patterns(k: int) -> _Patterns:
         weak=re.compile(rf"{_WEAK_KEYWORDS}(?P<list>{letter_list})"),
         bracketed=re.compile(rf"{bracket}(?:{_SEP}{bracket})*"),
         bare=re.compile(rf"{bare_up}(?:{_SEP}{bare_up})*"),
+        letters_only=re.compile(rf"(?:{token}){_LETTERS_ONLY_SEP}+(?:(?:{token}){_LETTERS_ONLY_SEP}*)+"),
+        k=k,
     )
 
 
@@ -312,7 +348,7 @@ def _option_prefix(text: str, by_length) -> int | None:
     """Index of the option the text starts with (up to the end of its sentence)."""
     head = _norm(re.split(r"[.\n!?;]", text, maxsplit=1)[0])
     for n, i in by_length:
-        if head == n or head.startswith(n + " "):
+        if head == n or (head.startswith(n + " ") and not _WEIGHED_AFTER.match(head, len(n))):
             return i
     return None
 
@@ -331,7 +367,7 @@ def _last_list(pattern: re.Pattern, text: str, pats: _Patterns, *, skip_article:
         span = m.group(0)
         if skip_article and len(span) == 1 and _article_like(text, m.start(), span):
             continue
-        if _NOT_BEFORE.search(text, 0, m.start()):
+        if _NOT_BEFORE.search(text, 0, m.start()) or _not_a_choice(text, m.start(), m.end()):
             continue
         last = span
     if last is None:
@@ -339,13 +375,37 @@ def _last_list(pattern: re.Pattern, text: str, pats: _Patterns, *, skip_article:
     return _from_letters(_letters_in(last, pats), last.strip())
 
 
+def _hypothetical(text: str, pos: int) -> bool:
+    """True when the sentence holding ``pos`` starts with "If", "For example", "Suppose", ..."""
+    start = max(text.rfind(c, 0, pos) for c in ".!?\n") + 1
+    return (
+        _HYPOTHETICAL_START.match(text, start) is not None or _HYPOTHETICAL_INSIDE.search(text, start, pos) is not None
+    )
+
+
+def _quoted(text: str, pos: int) -> bool:
+    """True inside a double-quoted passage (a reply quoting the instructions)."""
+    return text.count('"', 0, pos) % 2 == 1
+
+
+def _not_a_choice(text: str, start: int, end: int) -> bool:
+    """A letter at ``text[start:end]`` that is defined ("A for 2") or only supposed ("If ..., B")."""
+    return _DEFINITION_AFTER.match(text, end) is not None or _hypothetical(text, start)
+
+
 def _strong_statements(text: str, pats: _Patterns, by_length) -> ParseResult | None:
     best: tuple[int, ParseResult] | None = None
     for m in pats.strong.finditer(text):
+        if _hypothetical(text, m.start()) or _quoted(text, m.start()):
+            continue
         tail = text[m.end() :]
         lm = pats.letter_list.match(tail)
         if lm:
-            res = _from_letters(_letters_in(lm.group(0), pats), text[m.start() : m.end() + lm.end()].strip())
+            letters = _letters_in(lm.group(0), pats)
+            # "choose A or B" over all the options restates the instructions; "A for 2" defines a letter
+            if (len(letters) > 1 and len(letters) == pats.k) or _DEFINITION_AFTER.match(tail, lm.end()):
+                continue
+            res = _from_letters(letters, text[m.start() : m.end() + lm.end()].strip())
         else:
             idx = _option_prefix(tail, by_length)
             if idx is None:
@@ -353,19 +413,30 @@ def _strong_statements(text: str, pats: _Patterns, by_length) -> ParseResult | N
             res = ParseResult(idx, "ok", text[m.start() : m.end()].strip() + " " + tail.strip()[:40])
         best = (m.start(), res)
     for m in pats.postfix.finditer(text):
-        if best is None or m.start() > best[0]:
+        if (best is None or m.start() > best[0]) and not (
+            _hypothetical(text, m.start()) or _quoted(text, m.start()) or _NOT_BEFORE.search(text, 0, m.start())
+        ):
             best = (m.start(), _from_letters(_letters_in(m.group("list"), pats), m.group(0).strip()))
     return None if best is None else best[1]
 
 
 def _text_mentions(text: str, by_length) -> ParseResult | None:
-    norm = " " + _norm(text) + " "
+    """Rule 8: the one option whose text is stated, clause by clause; an option that is negated
+    ("not higher"), weighed ("higher or lower", "which one is higher") or only supposed
+    ("If it were higher ...") is not stated."""
     chosen: dict[int, str] = {}
-    for n, i in by_length:
-        for m in re.finditer(rf"(?<=\s){re.escape(n)}(?=\s)", norm):
-            if not _NEGATED.search(norm[: m.start()]):
-                chosen.setdefault(i, n)
-        norm = re.sub(rf"(?<=\s){re.escape(n)}(?=\s)", lambda m: "#" * len(m.group(0)), norm)
+    for cm in re.finditer(r"(?:[^,.;:!?\n]|[,.;:!?](?!\s|$))+", text):
+        if _hypothetical(text, cm.end()):
+            continue
+        norm = " " + _norm(cm.group(0)) + " "
+        for n, i in by_length:
+            for m in re.finditer(rf"(?<=\s){re.escape(n)}(?=\s)", norm):
+                before = norm[: m.start()]
+                if not (
+                    _NEGATED.search(before) or _WEIGHED_BEFORE.search(before) or _WEIGHED_AFTER.match(norm, m.end())
+                ):
+                    chosen.setdefault(i, n)
+            norm = re.sub(rf"(?<=\s){re.escape(n)}(?=\s)", lambda m: "#" * len(m.group(0)), norm)
     if len(chosen) == 1:
         ((i, n),) = chosen.items()
         return ParseResult(i, "ok", n)
@@ -374,6 +445,11 @@ def _text_mentions(text: str, by_length) -> ParseResult | None:
 
 def _clean(reply: str) -> str:
     s = reply.translate(_TRANSLATE)
+    found = _JSON_ANSWER.findall(s)
+    if found:  # {"answer": "c", "explanation": "..."}: the answer field alone decides
+        s = found[-1]
+    s = _TAG.sub("\n", s)
+    s = _QUOTED_LETTER.sub(r" \2 ", s)
     s = _LATEX.sub("", s)
     s = _BOLD_LETTER.sub(r"(\2)", s)
     return _STRIP_CHARS.sub("", s).strip()
@@ -417,6 +493,7 @@ def extract_choice(reply: str | None, options: list[str]) -> ParseResult:
     stripped = text.strip(" \t\n\"'.!。")
     for rule in (
         lambda: _whole_reply(stripped, pats, exact),  # 2. the whole reply is a choice
+        lambda: _last_line(text, pats),  # 2b. the last line is a lone letter (after a chain of thought)
         lambda: _strong_statements(text, pats, by_length),  # 3. explicit answer statements, last one wins
         lambda: _leading_letter(text, pats),  # 4. leading letter
         lambda: _late_rules(text, pats, by_length, cant_tell),  # 5.-10.
@@ -427,10 +504,19 @@ def extract_choice(reply: str | None, options: list[str]) -> ParseResult:
     return ParseResult(None, "unparseable", "")
 
 
+def _last_line(text: str, pats: _Patterns) -> ParseResult | None:
+    """Rule 2b: the last non-empty line is one letter in any dress (``B``, ``(B)``, ``b.``)."""
+    lines = [ln.strip(" \t\"'.!") for ln in text.splitlines() if ln.strip(" \t\"'.!")]
+    if len(lines) > 1 and pats.whole.fullmatch(lines[-1]) and not pats.whole.fullmatch(lines[-1]).group("rest"):
+        return _from_letters(_letters_in(lines[-1], pats), lines[-1])
+    return None
+
+
 def _whole_reply(stripped: str, pats: _Patterns, exact: dict[str, int]) -> ParseResult | None:
     """Rule 2: the whole (stripped) reply is a letter list, a letter with its option text, or an option text."""
-    if pats.letter_list.fullmatch(stripped):
-        return _from_letters(_letters_in(stripped, pats), stripped)
+    if pats.letter_list.fullmatch(stripped) or pats.letters_only.fullmatch(stripped):
+        # "B. B. B." repeats one letter; "A. B." or "A B A" names several
+        return _from_letters(sorted(set(_letters_in(stripped, pats))), stripped)
     m = pats.whole.fullmatch(stripped)
     if m:
         rest = _norm(m.group("rest"))
@@ -454,6 +540,8 @@ def _leading_letter(text: str, pats: _Patterns) -> ParseResult | None:
         letter = pats.token.search(tok).group(0).upper()
         if not (m.group("up") and _article_like(text, m.start("up"), letter)):
             lm = pats.letter_list.match(text, m.start())
+            if _DEFINITION_AFTER.match(text, lm.end()):  # "A (if the first is higher) or B (...)"
+                return None
             return _from_letters(_letters_in(lm.group(0), pats), lm.group(0).strip())
     return None
 
@@ -468,11 +556,14 @@ def _late_rules(text: str, pats: _Patterns, by_length, cant_tell: int | None) ->
     # 6. "option C" mentions, last wins
     last = None
     for m in pats.weak.finditer(text):
-        last = m
+        if not _not_a_choice(text, m.start(), m.end()):
+            last = m
     if last is not None:
         return _from_letters(_letters_in(last.group("list"), pats), last.group(0).strip())
-    # 7. bracketed letters, last wins; 8. exactly one option text mentioned
-    res = _last_list(pats.bracketed, text, pats)
+    # 7. bracketed letters, last wins (short replies only: in a long chain of thought a letter
+    # in passing is not an answer); 8. exactly one option text mentioned
+    short = len(text.split()) <= _SHORT_REPLY_WORDS
+    res = _last_list(pats.bracketed, text, pats) if short else None
     if res is None:
         res = _text_mentions(text, by_length)
     if res is not None:
@@ -483,5 +574,5 @@ def _late_rules(text: str, pats: _Patterns, by_length, cant_tell: int | None) ->
         if cant_tell is not None:
             return ParseResult(cant_tell, "ok", m.group(0))
         return ParseResult(None, "refusal", m.group(0))
-    # 10. bare capital letters
-    return _last_list(pats.bare, text, pats, skip_article=True)
+    # 10. bare capital letters (short replies only)
+    return _last_list(pats.bare, text, pats, skip_article=True) if short else None

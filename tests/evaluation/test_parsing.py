@@ -1,5 +1,8 @@
 """Tests of option rotation and answer extraction."""
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -230,3 +233,86 @@ def test_never_crashes_and_status_is_known(reply):
 def test_bad_input(call, match):
     with pytest.raises(ParameterError, match=match):
         call()
+
+
+# --------------------------------------------------------------------------- the reply corpus
+# tests/evaluation/replies/*.jsonl: real replies (SonicBench's published result files of 36
+# systems, each row citing its file and line) and written tricky ones; "kind" says what the
+# reply states: "letter" or "text" (an answer, "expected" is its index), "paraphrase" (an
+# answer only in other words: the default parser must not read a *different* option),
+# "none" / "refusal" (no stated answer: the parser must not guess).
+
+REPLIES = sorted((Path(__file__).parent / "replies").glob("*.jsonl"))
+
+
+def _corpus() -> list[dict]:
+    return [json.loads(line) for path in REPLIES for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_corpus_is_real_and_large():
+    rows = _corpus()
+    assert len(rows) >= 300
+    assert sum(r["source"].startswith("github:qiuxins/SonicBench") for r in rows) >= 300
+    assert {r["kind"] for r in rows} == {"letter", "text", "paraphrase", "none", "refusal"}
+
+
+def test_corpus_stated_answers_parse_and_unstated_ones_are_not_guessed():
+    stated = right = unstated = not_guessed = paraphrased_wrong = 0
+    for r in _corpus():
+        res = extract_choice(r["reply"], r["options"])
+        if r["kind"] in ("letter", "text"):
+            stated += 1
+            right += (res.status, res.index) == ("ok", r["expected"])
+        elif r["kind"] == "paraphrase":
+            paraphrased_wrong += res.index not in (None, r["expected"])
+        else:
+            unstated += 1
+            not_guessed += res.index is None
+    assert right / stated >= 0.99, f"{right}/{stated} stated answers parsed"
+    assert not_guessed / unstated >= 0.96, f"{not_guessed}/{unstated} unstated answers left unparsed"
+    assert paraphrased_wrong == 0
+
+
+ISSUE_15 = [
+    # lowercase JSON, and JSON whose explanation names another option
+    ('{"answer": "c"}', PITCH, 2),
+    ('{"answer": "B", "explanation": "Option A would need a rising pitch, so A is wrong."}', PITCH, 1),
+    ('{"explanation": "It is not C; the second tone drops.", "answer": "b"}', PITCH, 1),
+    # options listed before the stated one
+    ("(A) Higher (B) Lower (C) Same. I believe it's (B).", PITCH, 1),
+    ("(A) ... (B) ... I believe it's (B)", PITCH, 1),
+    ("going with D", PITCH, 3),
+    ("I'm going with D.", PITCH, 3),
+    # rejected options named before the chosen one
+    ("Not A, not B; it's C.", PITCH, 2),
+    ("It isn't A and it isn't C, so B.", PITCH, 1),
+    ("Since the count is 6, neither A nor B is correct.", ["2", "5"], None),
+    # two stated answers: the final one wins
+    ("Answer: A. Wait, the second note is lower. Final answer: B", PITCH, 1),
+    ("Therefore, B's the clear choice.\n\nB", PITCH, 1),
+    # letters defined or supposed, not chosen
+    ("Answer 'A' if the first is higher, 'B' if the second.", PITCH3, None),
+    ("If the KUFS value were -16, the sound would be classified as **B (soft)**.", ["loud", "soft"], None),
+    ("A (if the first is higher) or B (if the second is higher).", PITCH3, None),
+    # several letters in a row are not one answer unless they repeat one letter
+    ("A. B.", PITCH3, None),
+    ("B. B. B. B.", PITCH3, 1),
+    # refusals
+    ("I cannot tell which one is higher.", PITCH3, None),
+    ("Please upload the audio so I can listen to it.", PITCH3, None),
+]
+
+
+@pytest.mark.parametrize(("reply", "options", "index"), ISSUE_15)
+def test_issue_15_patterns(reply, options, index):
+    assert extract_choice(reply, options).index == index
+
+
+def test_refusal_when_no_cant_tell_option_and_choice_when_there_is_one():
+    assert extract_choice("I cannot tell which one is higher.", PITCH3).status == "refusal"
+    assert extract_choice("I cannot tell which one is higher.", PITCH) == ParseResult(3, "ok", "cannot tell")
+    assert extract_choice("Please upload the audio so I can listen to it.", PITCH3).status == "refusal"
+
+
+def test_paraphrase_is_not_read_by_default():
+    assert extract_choice("The pitch goes down over the clip.", PITCH3).status == "unparseable"

@@ -21,7 +21,8 @@ Exporting a split (``action=export``)
                ``_nonspatial`` subsets) -- lists of ``{id, task, category, sub-category,
                question, options, answer, audio_paths}`` -- plus
                ``<out>/audios/<task>/<id>_<k>.wav``, paths relative to ``<out>``, which is the
-               toolkit's ``dataset_root``.
+               toolkit's ``dataset_root``. An item is spatial when its task says so
+               (``Task.spatial``: direction, distance or motion answers).
 ``mmar``       ``<out>/MMAR-meta.json`` (a JSON list) and the same rows as ``<out>/meta.jsonl``:
                ``{id, audio_path, question, choices, answer, modality, category,
                sub-category, language}``, audio in ``<out>/audio/<id>.wav``. MMAR holds one
@@ -36,15 +37,15 @@ import json
 from pathlib import Path
 
 from auralgen.errors import ParameterError
+from auralgen.tasks.base import task_class
 
 from .config import EvalRunConfig
 from .items import export_wav, load_items
 from .metrics import score
 from .parsing import extract_choice
-from .report import accounting, write_json
+from .report import accounting, frequency_tasks, write_json
 
 DEFAULT_FIELDS = {"starbench": "model_response", "mmar": "answer_prediction", "mmau": "model_prediction"}
-SPATIAL_ATTRIBUTES = {"azimuth", "elevation", "distance", "direction", "position", "trajectory", "doa"}
 
 
 def read_predictions(path: str | Path) -> list[dict]:
@@ -133,7 +134,7 @@ def score_predictions_file(cfg: EvalRunConfig, *, log=print) -> dict:
         "accounting": accounting(records),
         "scores": score(records),
         "psychometric": {},
-        "audiogram": {},
+        **{task: {} for task in frequency_tasks()},
     }
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -183,7 +184,7 @@ def export_split(cfg: EvalRunConfig, *, log=print) -> dict:
         })  # fmt: skip
     meta = out / "meta_info"
     meta.mkdir(parents=True, exist_ok=True)
-    spatial = {it.id for it in items if it.attribute in SPATIAL_ATTRIBUTES}
+    spatial = {it.id for it in items if task_class(it.task).spatial}
     write_json(meta / "foundation_perception_total.json", rows)
     write_json(meta / "foundation_perception_spatial.json", [r for r in rows if r["id"] in spatial])
     write_json(meta / "foundation_perception_nonspatial.json", [r for r in rows if r["id"] not in spatial])

@@ -19,9 +19,10 @@ from collections import defaultdict
 from pathlib import Path
 
 from auralgen.errors import ParameterError
+from auralgen.tasks.base import task_class
 
 from .plots import plot_audiogram, plot_psychometric, plot_task_bars
-from .report import _pct, _thr, fit_from_json, safe_name, write_json
+from .report import _pct, _thr, fit_from_json, frequency_tasks, safe_name, write_json
 
 __all__ = ["rebuild_leaderboard", "render_leaderboard", "update_leaderboard"]
 
@@ -152,15 +153,25 @@ def _threshold_tables(runs: dict[str, dict]) -> list[str]:
         lines += ["| model | " + " | ".join(rel) + " |", "|" + "---|" * (len(rel) + 1)]
         for label, r in runs.items():
             lines.append(f"| {label} | " + " | ".join(_thr(r["psychometric"].get(t)) for t in rel) + " |")
-    grams = {label: r["audiogram"] for label, r in runs.items() if r.get("audiogram")}
-    if grams:
-        freqs = sorted({float(f) for g in grams.values() for f in g})
-        lines += ["", "### Audiogram (threshold, dB HL; – = no level reached the criterion)", ""]
-        lines += ["| model | " + " | ".join(f"{f:g} Hz" for f in freqs) + " |", "|" + "---|" * (len(freqs) + 1)]
-        for label, g in grams.items():
-            vals = {float(f): v for f, v in g.items()}
-            cells = ["–" if vals.get(f) is None else f"{vals[f]:g}" for f in freqs]
-            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    tasks = frequency_tasks()
+    for task in tasks:
+        name = "" if len(tasks) == 1 else f" of {task}"
+        lines += _frequency_table(name, task, {label: r[task] for label, r in runs.items() if r.get(task)})
+    return lines
+
+
+def _frequency_table(name: str, task: str, grams: dict[str, dict]) -> list[str]:
+    """The per-frequency thresholds of ``task`` (an audiogram), one row per model; ``[]`` without any."""
+    if not grams:
+        return []
+    freqs = sorted({float(f) for g in grams.values() for f in g})
+    unit = task_class(task).level_unit
+    lines = ["", f"### Audiogram{name} (threshold, {unit}; – = no level reached the criterion)", ""]
+    lines += ["| model | " + " | ".join(f"{f:g} Hz" for f in freqs) + " |", "|" + "---|" * (len(freqs) + 1)]
+    for label, g in grams.items():
+        vals = {float(f): v for f, v in g.items()}
+        cells = ["–" if vals.get(f) is None else f"{vals[f]:g}" for f in freqs]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -179,8 +190,9 @@ def _plots(runs: dict, plot_dir: Path) -> list[str]:
             name = f"psychometric_{safe_name(task)}.png"
             plot_psychometric(fits, plot_dir / name, x_label=f"{task} difference ({unit})")
             written.append(name)
-    grams = {label: {float(f): v for f, v in r["audiogram"].items()} for label, r in runs.items() if r.get("audiogram")}
-    if grams:
-        plot_audiogram(grams, plot_dir / "audiogram.png")
-        written.append("audiogram.png")
+    for task in frequency_tasks():
+        grams = {label: {float(f): v for f, v in r[task].items()} for label, r in runs.items() if r.get(task)}
+        if grams:
+            plot_audiogram(grams, plot_dir / f"{safe_name(task)}.png")
+            written.append(f"{safe_name(task)}.png")
     return written

@@ -13,8 +13,12 @@
 ``psychometric`` per relative task (``regime == "relative"``): a Weibull fit of accuracy vs
                  ``level_value`` (x = 0 excluded) with the threshold at ``eval.criterion``,
                  its bootstrap interval and unit.
-``audiogram``    from the audiogram task's dB HL items: per frequency (``params.freq_hz``)
-                 the lowest level reaching the criterion (``null``: none did).
+``<task>``       for every task declaring the ``thresholds_by_frequency`` analysis
+                 (``Task.analyses``; today the audiogram, whose results key is its name):
+                 from its items in the task's own level unit (dB HL; probe items in other
+                 units are left out), per frequency (``frequency_hz``) the lowest level
+                 reaching the criterion (``null``: none did). The key is written, empty,
+                 when the run has none of the task's items.
 
 Non-finite thresholds are written as ``null`` with their ``threshold_status``.
 """
@@ -31,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from auralgen.errors import ParameterError
+from auralgen.tasks.base import task_class, task_names
 
 from .metrics import RECORD_STATUSES
 from .plots import plot_audiogram, plot_psychometric, plot_task_bars
@@ -151,15 +156,24 @@ def psychometrics(records: list[dict], *, criterion: float, n_boot: int, seed: i
     return out
 
 
-def audiogram(records: list[dict], *, criterion: float) -> dict:
-    """``{frequency_hz (str): threshold dB HL or None}`` from the audiogram task, or ``{}``.
+FREQUENCY_THRESHOLDS = "thresholds_by_frequency"  # the analysis a task names in Task.analyses
+
+
+def frequency_tasks() -> list[str]:
+    """Names of the tasks declaring the per-frequency threshold analysis (each its own results key)."""
+    return [name for name in task_names() if FREQUENCY_THRESHOLDS in task_class(name).analyses]
+
+
+def thresholds_by_frequency(records: list[dict], task: str, *, criterion: float) -> dict:
+    """``{frequency_hz (str): threshold or None}`` from ``task``'s items in its level unit, or ``{}``.
 
     A cell (frequency, level) counts as heard when the model's accuracy, averaged over the
     tone positions present in the cell (first half, second half, absent), reaches the
     criterion, with items at two positions at least: a bias towards one answer ("Not
     present", "first half") then scores at most 50 % and earns no threshold.
     """
-    recs = [r for r in records if r["task"] == "audiogram" and r.get("level_unit") == "dB HL" and "frequency_hz" in r]
+    unit = task_class(task).level_unit
+    recs = [r for r in records if r["task"] == task and r.get("level_unit") == unit and "frequency_hz" in r]
     if not recs:
         return {}
     return {
@@ -168,8 +182,13 @@ def audiogram(records: list[dict], *, criterion: float) -> dict:
     }
 
 
+def frequency_analyses(records: list[dict], *, criterion: float) -> dict[str, dict]:
+    """``{task: thresholds_by_frequency(...)}`` for every task of :func:`frequency_tasks`."""
+    return {task: thresholds_by_frequency(records, task, criterion=criterion) for task in frequency_tasks()}
+
+
 def write_plots(results: dict, plot_dir: Path) -> list[str]:
-    """Per-task bars, psychometric curves and the audiogram of one run; returns the file names."""
+    """Per-task bars, psychometric curves and per-frequency thresholds of one run; returns the file names."""
     label = results["model"]["label"]
     written = []
     plot_task_bars({label: results["scores"]}, plot_dir / "task_bars.png")
@@ -181,9 +200,11 @@ def write_plots(results: dict, plot_dir: Path) -> list[str]:
                 {label: fit_from_json(fit)}, plot_dir / name, x_label=f"{task} difference ({fit['unit']})"
             )
             written.append(name)
-    if results["audiogram"]:
-        plot_audiogram({label: {float(f): v for f, v in results["audiogram"].items()}}, plot_dir / "audiogram.png")
-        written.append("audiogram.png")
+    for task in frequency_tasks():
+        if results.get(task):
+            name = f"{safe_name(task)}.png"
+            plot_audiogram({label: {float(f): v for f, v in results[task].items()}}, plot_dir / name)
+            written.append(name)
     return written
 
 

@@ -41,7 +41,7 @@ from .leaderboard import rebuild_leaderboard, update_leaderboard
 from .metrics import score
 from .parsing import extract_choice
 from .prompts import Presentation, build_message, cache_key, n_runs, present
-from .report import accounting, audiogram, psychometrics, write_json, write_plots
+from .report import accounting, frequency_analyses, psychometrics, write_json, write_plots
 
 ERROR_POLICY = {
     "count": "a reply that failed after every retry is an 'error' answer: cached with reply=null, counted wrong, "
@@ -342,7 +342,7 @@ def build_results(records, cfg: EvalRunConfig, model_desc: dict, fp: dict, *, da
         "accounting": accounting(records),
         "scores": score(records),
         "psychometric": psychometrics(records, criterion=s.criterion, n_boot=s.n_boot, seed=s.seed),
-        "audiogram": audiogram(records, criterion=s.criterion),
+        **frequency_analyses(records, criterion=s.criterion),
         "fingerprint": hashlib.sha256(json.dumps(fp, sort_keys=True).encode()).hexdigest()[:16],
     }
 

@@ -211,7 +211,10 @@ def test_task_selection_errors_name_what_is_available(tiny_dataset, tmp_path):
 
 
 def test_model_audiogram_is_not_earned_by_an_answer_bias():
-    from auralgen.evaluation.report import audiogram
+    from auralgen.evaluation.report import frequency_analyses
+
+    def audiogram(recs, criterion):
+        return frequency_analyses(recs, criterion=criterion)["audiogram"]
 
     base = dict(task="audiogram", level_unit="dB HL", frequency_hz=1000.0, level_value=10.0, status="ok")
     positions = ["first", "second", "absent"] * 2
@@ -222,6 +225,23 @@ def test_model_audiogram_is_not_earned_by_an_answer_bias():
     assert audiogram(hears, criterion=0.75) == {"1000": 10.0}
     one_position = [r for r in hears if r["tone_position"] == "first"]
     assert audiogram(one_position, criterion=0.75) == {"1000": None}  # cannot tell hearing from bias
+    probes = [dict(r, level_unit="dB SPL") for r in hears]  # the task's probe items (other unit) are left out
+    assert audiogram(probes, criterion=0.75) == {}
+
+
+def test_frequency_thresholds_follow_the_tasks_declared_analyses(monkeypatch):
+    """The per-frequency analysis goes to the tasks declaring it, keyed by task name; no other task gets it."""
+    from auralgen.evaluation import report
+    from auralgen.tasks.base import task_class
+
+    assert report.frequency_tasks() == ["audiogram"]
+    rec = dict(task="pitch_relative", level_unit="cents", frequency_hz=1000.0, level_value=10.0, tone_position="first",
+               status="ok", correct=True)  # fmt: skip
+    recs = [dict(rec, id=f"i{i}", tone_position=p) for i, p in enumerate(["first", "second"] * 2)]
+    assert report.frequency_analyses(recs, criterion=0.75) == {"audiogram": {}}
+    monkeypatch.setattr(task_class("pitch_relative"), "analyses", (report.FREQUENCY_THRESHOLDS,))
+    got = report.frequency_analyses(recs, criterion=0.75)
+    assert got == {"audiogram": {}, "pitch_relative": {"1000": 10.0}}
 
 
 def test_fits_use_the_recorded_difference_and_split_units():

@@ -112,3 +112,27 @@ def test_bad_prediction_files_are_one_clear_error(tmp_path, content, needle):
     path.write_text(content)
     with pytest.raises(ParameterError, match=needle):
         prediction_records(read_predictions(path), "mmar", path=str(path))
+
+
+# interop.py's split before the tasks declared it (Task.spatial): by the item's attribute
+OLD_SPATIAL_ATTRIBUTES = {"azimuth", "elevation", "distance", "direction", "position", "trajectory", "doa"}
+
+
+def test_the_spatial_split_is_the_tasks_flag_and_matches_the_old_attribute_list():
+    """Every level of every task of the default suite: Task.spatial gives the split the attribute
+    list gave, except trajectory, whose attribute became "motion" (absent from the list): the old
+    export filed its items as non-spatial, the flag files them as spatial (a motion answer)."""
+    from auralgen import pipeline
+    from auralgen.tasks.base import task_class, task_names
+    from tests.support.builders import small_run
+
+    tasks = pipeline.build_tasks(small_run("suite=default"))
+    assert sorted(tasks) == task_names()
+    split = {}
+    for name, task in tasks.items():
+        old = {task.level_info(lv)[0] in OLD_SPATIAL_ATTRIBUTES for lv in range(task.n_levels())}
+        assert len(old) == 1, name  # no task mixed spatial and non-spatial levels
+        split[name] = (old.pop(), task_class(name).spatial)
+    changed = {name for name, (old, new) in split.items() if old != new}
+    assert changed == {"trajectory"} and split["trajectory"] == (False, True)
+    assert sum(new for _, new in split.values()) == 8

@@ -1,5 +1,8 @@
 """Shared pieces of the non-spatial tasks: a clip is a list of sounds placed in silence.
 
+The sounds are the ``tones`` palette (:mod:`auralgen.sounds.tones`); this module adds their
+timing, level and ramps, and places them in the clip.
+
 A sound is a JSON-able dict::
 
     {"kind": "pure"|"harmonic"|"noise", "freq_hz": f, "n_harmonics": k, "noise_seed": s,
@@ -17,11 +20,11 @@ import numpy as np
 
 from auralgen.errors import ParameterError
 from auralgen.random import Choice, bounded
-from auralgen.synth import apply_ramps, harmonic_complex, n_samples, noise, place, tone
+from auralgen.sounds.tones import PITCHED, STIMULI, TONES
+from auralgen.synth import apply_ramps, n_samples, place
 from auralgen.synth.levels import set_level_db_spl
 
-STIMULI = ("pure", "harmonic", "noise")
-PITCHED = ("pure", "harmonic")
+__all__ = ["PITCHED", "STIMULI", "n_samples"]  # re-exported for the tasks
 LSB_24 = 2.0**-23
 
 
@@ -46,16 +49,7 @@ def min_of(d) -> float:
 
 def synth_sound(sound: dict[str, Any], sample_rate: int, full_scale_db_spl: float, ramp_s: float) -> np.ndarray:
     """One sound at its level with raised-cosine ramps (1-D float64)."""
-    kind, dur = sound["kind"], sound["duration_s"]
-    if kind == "pure":
-        x = tone(sound["freq_hz"], dur, sample_rate=sample_rate)
-    elif kind == "harmonic":
-        x = harmonic_complex(sound["freq_hz"], dur, sample_rate=sample_rate, n_harmonics=sound["n_harmonics"])
-    elif kind == "noise":
-        rng = np.random.default_rng(sound["noise_seed"])
-        x = noise(dur, sample_rate=sample_rate, rng=rng, color=sound.get("color", "white"))
-    else:
-        raise ParameterError(f"sound.kind={kind!r} is unknown; allowed: {list(STIMULI)}")
+    x = TONES.render(sound, sample_rate)
     x = set_level_db_spl(x, sound["level_db_spl"], full_scale_db_spl=full_scale_db_spl)
     return apply_ramps(x, sample_rate=sample_rate, ramp_s=ramp_s)
 
@@ -87,14 +81,7 @@ def render_sounds(params: dict[str, Any], *, dither_seed: int | None = None) -> 
 def draw_sound(rng: np.random.Generator, stimuli, freq, n_harmonics: int) -> dict[str, Any]:
     """Draw a stimulus kind and its spectral parameters (no timing, no level)."""
     kind = Choice(tuple(stimuli)).sample(rng)
-    sound: dict[str, Any] = {"kind": kind}
-    if kind in PITCHED:
-        sound["freq_hz"] = float(freq.sample(rng))
-        sound["n_harmonics"] = int(n_harmonics) if kind == "harmonic" else 1
-    else:
-        sound["noise_seed"] = int(rng.integers(2**31))
-        sound["color"] = "pink"
-    return sound
+    return TONES.draw(rng, kind, key="stimuli", freq=freq, n_harmonics=n_harmonics)
 
 
 def two_interval_timing(rng, d1: float, d2: float, gap, lead, clip_s: float) -> tuple[float, float]:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from auralgen.errors import ParameterError
 from auralgen.measure import mixture_components
 from auralgen.mixing import DEFAULT_MIXING, MixInfo, MixSpec, component_level, mix, render_mix
-from auralgen.mixing.sounds import KINDS, draw_sound, synth_sound
+from auralgen.sounds.events import KINDS, draw_sound, synth_sound
 from auralgen.synth import noise, tone
 from auralgen.synth.levels import loudness_lufs
 

@@ -1,0 +1,164 @@
+"""Sound sources and palettes: every signal a task can place, one class per kind.
+
+A :class:`SoundSource` draws the recipe of one sound (a JSON-able dict, the ``params`` entry
+rendering needs) from the item's generator and renders the signal from that dict alone. A
+:class:`Palette` is the set of sources one family of tasks chooses from, keyed by ``kind`` —
+the string stored in ``params``. The same ``kind`` may mean different signals in different
+palettes (``harmonic`` is a configurable complex in ``tones``, 6 partials in ``mixture``, up
+to 30 in ``spatial``), so a source belongs to the palettes it declares and nothing else.
+
+A task asks its palette instead of an if/elif chain::
+
+    from auralgen.sounds import palette
+
+    spec = palette("mixture").draw(rng, "sweep", duration_s=0.8)
+    x = palette("mixture").render(spec, 16000)
+
+An unknown kind is a :class:`~auralgen.core.errors.ParameterError` naming the allowed ones.
+A new source is one new class with ``@register_source``; a new palette one
+``PALETTES.register(Palette(...))``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from auralgen.core.errors import ParameterError
+from auralgen.core.registry import Registry
+
+
+class SoundSource:
+    """One kind of sound in one or more palettes.
+
+    Attributes
+    ----------
+    kind : str
+        The string stored in ``params`` (``spec["kind"]``); unique within a palette.
+    label : str
+        Option text naming the sound in a question ("the rising sweep").
+    palettes : tuple of str
+        The palettes the source belongs to.
+    tags : frozenset of str
+        Properties tasks select by: ``pitched``, ``continuous``, ``impulsive``, ``file``.
+    """
+
+    kind: ClassVar[str]
+    label: ClassVar[str] = ""
+    palettes: ClassVar[tuple[str, ...]] = ()
+    tags: ClassVar[frozenset[str]] = frozenset()
+
+    def draw(self, rng: np.random.Generator, **constraints: Any) -> dict[str, Any]:
+        """The recipe of one sound, drawn from ``rng`` (the same draws in the same order as
+        the task did before the move: the bytes of a dataset depend on it)."""
+        raise NotImplementedError
+
+    def render(self, spec: Mapping[str, Any], sample_rate: int, **options: Any) -> np.ndarray:
+        """The signal ``[n]`` (float64) of recipe ``spec`` at ``sample_rate`` Hz."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(kind={self.kind!r}, palettes={self.palettes!r})"
+
+
+class Palette(Mapping[str, SoundSource]):
+    """The sources of one family of tasks, ``kind -> source`` in registration order.
+
+    Parameters
+    ----------
+    name : str
+        The palette's name (``tones``, ``mixture``, ``spatial``, ``reorder``).
+    modules : tuple of str
+        Modules whose sources declare this palette; imported on first use.
+    """
+
+    def __init__(self, name: str, modules: tuple[str, ...] = ()):
+        self.name = name
+        self.modules = modules
+        self._sources: Registry[SoundSource] = Registry(f"{name} sound kind", attr="kind", sort=False)
+        self._loaded = not modules
+
+    def add(self, source: SoundSource) -> SoundSource:
+        self._sources.register(source.kind)(source)
+        return source
+
+    def remove(self, kind: str) -> None:
+        """Take ``kind`` out (tests that add a throw-away source)."""
+        self._sources.unregister(kind)
+
+    def _load(self) -> Registry[SoundSource]:
+        if not self._loaded:
+            for module in self.modules:  # a module importing itself here gets its partial self: no loop
+                importlib.import_module(module)
+            self._loaded = True
+        return self._sources
+
+    # -- lookup ---------------------------------------------------------------------------------
+    def source(self, kind: str, *, key: str = "kind") -> SoundSource:
+        """The source of ``kind``; ``key`` names the config path in the error."""
+        return self._load().get(kind, key=key)
+
+    def kinds(self, tag: str | None = None) -> tuple[str, ...]:
+        """Every kind in registration order (only those tagged ``tag`` if given)."""
+        return tuple(k for k, s in self.items() if tag is None or tag in s.tags)
+
+    def labels(self) -> dict[str, str]:
+        """``{kind: option text}``."""
+        return {k: s.label for k, s in self.items()}
+
+    def __getitem__(self, kind: str) -> SoundSource:
+        return self.source(kind)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load().names())
+
+    def __len__(self) -> int:
+        return len(self._load().names())
+
+    def __repr__(self) -> str:
+        return f"Palette({self.name!r}, kinds={list(self)!r})"
+
+    # -- the two things a task does -------------------------------------------------------------
+    def draw(self, rng: np.random.Generator, kind: str, *, key: str = "kind", **constraints: Any) -> dict[str, Any]:
+        """The recipe of a ``kind`` sound (see :meth:`SoundSource.draw`)."""
+        return self.source(kind, key=key).draw(rng, **constraints)
+
+    def render(
+        self,
+        spec: Mapping[str, Any],
+        sample_rate: int,
+        *,
+        kind: str | None = None,
+        key: str = "sound.kind",
+        **options: Any,
+    ) -> np.ndarray:
+        """The signal of ``spec`` (its ``kind`` unless given) from the source of that kind."""
+        return self.source(spec.get("kind") if kind is None else kind, key=key).render(spec, sample_rate, **options)
+
+
+PALETTES: Registry[Palette] = Registry("sound palette")
+for _name, _modules in (
+    ("tones", ("auralgen.sounds.tones",)),
+    ("mixture", ("auralgen.sounds.events",)),
+    ("spatial", ("auralgen.sounds.spatial", "auralgen.sounds.files")),
+    ("reorder", ("auralgen.sounds.processes",)),
+):
+    PALETTES.register(_name)(Palette(_name, _modules))
+
+
+def palette(name: str) -> Palette:
+    """The palette ``name``; unknown names raise ``sound palette='x' is unknown; allowed: ...``."""
+    return PALETTES.get(name)
+
+
+def register_source(cls: type[SoundSource]) -> type[SoundSource]:
+    """Class decorator: add one instance of ``cls`` to every palette it declares."""
+    if not isinstance(getattr(cls, "kind", None), str) or not cls.palettes:
+        raise ParameterError(f"sound source {cls.__qualname__} lacks kind or palettes; allowed: a class setting both")
+    source = cls()
+    for name in cls.palettes:
+        palette(name).add(source)
+    return cls

@@ -1,0 +1,168 @@
+"""Palette ``mixture``: distinct synthesized sound types for mixtures, with short names.
+
+A recipe is ``{"kind": ..., "duration_s": d, ...kind fields}``; :func:`draw_sound` draws the
+fields from the item's generator and :func:`synth_sound` rebuilds the raw (unscaled) mono
+signal from the dict alone. Levels are not set here: the mixer sets them
+(:mod:`auralgen.mixing.core`).
+
+==========  =======================  ===================================================
+kind        name in options          signal
+==========  =======================  ===================================================
+harmonic    the harmonic tone        6-harmonic complex, f0 150-400 Hz, 20 ms ramps
+noise       the noise burst          pink noise (seeded), 10 ms ramps
+sweep       the rising sweep         log sweep up ~2.5-3.5 octaves from 250-500 Hz, 20 ms ramps
+clicks      the click train          3-kHz 2-ms clicks at 8-14 per second, from the onset
+knocks      the knocking sequence    decaying 250-500 Hz knocks at 2.5-4.5 per second
+==========  =======================  ===================================================
+
+Every kind has temporal structure (onsets, a chirp, a random waveform or ramps), so
+cross-correlation finds where it starts in a mix. ``clicks`` and ``knocks`` are
+*impulsive*: their last event may end before the nominal offset.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from auralgen.core.errors import ParameterError
+from auralgen.core.random import LogUniform, Uniform
+from auralgen.sounds.base import SoundSource, palette, register_source
+from auralgen.synth import apply_ramps, harmonic_complex, impact, n_samples, noise, sweep
+
+MIN_SAMPLE_RATE = 16000  # the sweep's and clicks' top frequencies stay below Nyquist
+
+
+class _Event(SoundSource):
+    palettes = ("mixture",)
+    tags = frozenset({"continuous"})
+
+    def draw(self, rng: np.random.Generator, *, duration_s: float, **_: Any) -> dict[str, Any]:
+        return {"kind": self.kind, "duration_s": float(duration_s), **self.fields(rng)}
+
+    def fields(self, rng: np.random.Generator) -> dict[str, Any]:
+        """The kind's spectral / rhythmic fields (never its level or onset)."""
+        raise NotImplementedError
+
+
+class _Continuous(_Event):
+    """A sound with raised-cosine ramps of ``ramp_s`` on its :meth:`signal`."""
+
+    ramp_s: float
+
+    def signal(self, spec, sample_rate: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
+        return apply_ramps(self.signal(spec, sample_rate), sample_rate=sample_rate, ramp_s=self.ramp_s)
+
+
+@register_source
+class Harmonic(_Continuous):
+    kind = "harmonic"
+    label = "the harmonic tone"
+    ramp_s = 0.02
+
+    def fields(self, rng):
+        return {"f0_hz": LogUniform(150.0, 400.0).sample(rng)}
+
+    def signal(self, spec, sample_rate: int) -> np.ndarray:
+        return harmonic_complex(spec["f0_hz"], spec["duration_s"], sample_rate=sample_rate, n_harmonics=6)
+
+
+@register_source
+class Noise(_Continuous):
+    kind = "noise"
+    label = "the noise burst"
+    ramp_s = 0.01
+
+    def fields(self, rng):
+        return {"noise_seed": int(rng.integers(2**31))}
+
+    def signal(self, spec, sample_rate: int) -> np.ndarray:
+        rng = np.random.default_rng(spec["noise_seed"])
+        return noise(spec["duration_s"], sample_rate=sample_rate, rng=rng, color="pink")
+
+
+@register_source
+class Sweep(_Continuous):
+    kind = "sweep"
+    label = "the rising sweep"
+    ramp_s = 0.02
+
+    def fields(self, rng):
+        f0 = LogUniform(250.0, 500.0).sample(rng)
+        return {"f_start_hz": f0, "f_end_hz": f0 * 2.0 ** Uniform(2.5, 3.5).sample(rng)}
+
+    def signal(self, spec, sample_rate: int) -> np.ndarray:
+        return sweep(spec["f_start_hz"], spec["f_end_hz"], spec["duration_s"], sample_rate=sample_rate, method="log")
+
+
+def _pulses(rate_hz: float, pulse: np.ndarray, n: int, sample_rate: int) -> np.ndarray:
+    out = np.zeros(n)
+    for k in range(int(math.ceil(n * rate_hz / sample_rate)) + 1):
+        start = int(round(k * sample_rate / rate_hz))
+        if start >= n:
+            break
+        m = min(len(pulse), n - start)
+        out[start : start + m] += pulse[:m]
+    return out
+
+
+class _Impulsive(_Event):
+    """Copies of one pulse at ``rate_hz`` from the onset (the last may end before the offset)."""
+
+    tags = frozenset({"impulsive"})
+
+    def pulse(self, spec, sample_rate: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
+        n = n_samples(spec["duration_s"], sample_rate)
+        return _pulses(spec["rate_hz"], self.pulse(spec, sample_rate), n, sample_rate)
+
+
+@register_source
+class Clicks(_Impulsive):
+    kind = "clicks"
+    label = "the click train"
+
+    def fields(self, rng):
+        return {"rate_hz": Uniform(8.0, 14.0).sample(rng)}
+
+    def pulse(self, spec, sample_rate: int) -> np.ndarray:
+        return impact(3000.0, 0.002, 0.01, sample_rate=sample_rate)
+
+
+@register_source
+class Knocks(_Impulsive):
+    kind = "knocks"
+    label = "the knocking sequence"
+
+    def fields(self, rng):
+        return {"rate_hz": Uniform(2.5, 4.5).sample(rng), "freq_hz": LogUniform(250.0, 500.0).sample(rng)}
+
+    def pulse(self, spec, sample_rate: int) -> np.ndarray:
+        return impact(spec["freq_hz"], 0.03, 0.2, sample_rate=sample_rate)
+
+
+MIXTURE = palette("mixture")
+NAMES = MIXTURE.labels()
+KINDS = MIXTURE.kinds()
+CONTINUOUS = MIXTURE.kinds("continuous")
+
+
+def draw_sound(rng: np.random.Generator, kind: str, duration_s: float) -> dict[str, Any]:
+    """Draw the spectral / rhythmic fields of one ``kind`` (never its level or onset)."""
+    return MIXTURE.draw(rng, kind, duration_s=duration_s)
+
+
+def synth_sound(sound: dict[str, Any], sample_rate: int) -> np.ndarray:
+    """The raw mono signal ``[n]`` (float64, unscaled) of one sound dict."""
+    if sample_rate < MIN_SAMPLE_RATE:
+        raise ParameterError(
+            f"sample_rate={sample_rate} is too low for the mixture sounds; allowed: >= {MIN_SAMPLE_RATE}"
+        )
+    return MIXTURE.render(sound, sample_rate)

@@ -1,0 +1,51 @@
+"""Sources read from a user's folder of WAV/FLAC files (palette ``spatial``, kind ``file``)."""
+
+from __future__ import annotations
+
+from math import gcd
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from auralgen.core.errors import ParameterError
+from auralgen.core.random import Choice
+from auralgen.sounds.base import register_source
+from auralgen.sounds.spatial import SpatialSource
+from auralgen.synth import n_samples
+
+
+def read_source_file(path: str, sample_rate: int, duration_s: float) -> np.ndarray:
+    """Mono downmix of a WAV/FLAC file, resampled to ``sample_rate``, cut or zero-padded to ``duration_s``."""
+    import soundfile as sf
+    from scipy.signal import resample_poly
+
+    try:
+        data, sr = sf.read(path, dtype="float64", always_2d=True)
+    except Exception as exc:
+        raise ParameterError(
+            f"sources_dir file {Path(path).name!r} is unreadable ({exc}); allowed: WAV/FLAC files soundfile can read"
+        ) from None
+    x = data.mean(axis=1)
+    if sr != sample_rate:
+        g = gcd(int(sr), int(sample_rate))
+        x = resample_poly(x, sample_rate // g, sr // g)
+    n = n_samples(duration_s, sample_rate)
+    return np.pad(x[:n], (0, max(0, n - len(x))))
+
+
+@register_source
+class File(SpatialSource):
+    """One of ``files`` (paths given to :meth:`draw`), chosen uniformly."""
+
+    kind = "file"
+    label = "the recording"
+    tags = frozenset({"file"})
+
+    def fields(self, rng, *, files=(), **_: Any) -> dict[str, Any]:
+        if not files:
+            raise ParameterError("source.kind='file' needs files; allowed: a sources_dir holding WAV/FLAC files")
+        return {"path": Choice(tuple(files)).sample(rng)}
+
+    def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
+        return read_source_file(spec["path"], sample_rate, spec["duration_s"])

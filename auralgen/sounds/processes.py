@@ -1,0 +1,157 @@
+"""Palette ``reorder``: continuous processes cut into segments (task ``temporal_reorder``).
+
+A process runs for ``3 * segment_s`` seconds; its recipe is the item's params (``process``,
+``sample_rate_hz``, ``segment_s``, ``extent`` in 0..1, ``start`` in 0..1 and ``seed``).
+:meth:`Process.draw` draws ``start`` and ``seed``; :func:`render_process` rebuilds the whole
+signal (1-D float64, unscaled) from the params alone.
+
+===========  ================================================================================
+process      signal
+===========  ================================================================================
+sweep        log sweep over ``4 * extent`` octaves from 150..600 Hz (top kept below Nyquist)
+filling      noise through a resonance rising ``2.3 * extent`` octaves (a vessel filling)
+approaching  pink noise growing ``24 * extent`` dB louder and brighter
+bouncing     impacts with shrinking intervals and amplitudes
+scale        ascending notes, 4 per segment, a step of 1..4 semitones (``extent``)
+===========  ================================================================================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.signal import butter, sosfilt
+
+from auralgen.sounds.base import SoundSource, palette, register_source
+from auralgen.synth import apply_ramps, impact, n_samples, noise, sweep, tone
+
+SWEEP_TOP = 0.45  # a sweep ends at most at this fraction of the sample rate (Nyquist is 0.5)
+
+
+class Process(SoundSource):
+    palettes = ("reorder",)
+
+    def draw(self, rng: np.random.Generator, **_: Any) -> dict[str, Any]:
+        return {
+            "start": float(rng.uniform()),  # where in its range the process starts (fraction)
+            "seed": int(rng.integers(2**31)),
+        }
+
+    def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
+        dur = 3 * spec["segment_s"]
+        rng = np.random.default_rng(spec["seed"])
+        return self.signal(dur, n_samples(dur, sample_rate), spec["extent"], spec["start"], rng, sample_rate)
+
+    def signal(self, dur: float, n: int, e: float, s0: float, rng, sr: int) -> np.ndarray:
+        raise NotImplementedError
+
+
+@register_source
+class Sweep(Process):
+    kind = "sweep"
+    label = "the rising sweep"
+
+    def signal(self, dur, n, e, s0, rng, sr):
+        # lowered where needed so that the top stays at SWEEP_TOP of the sample rate (below Nyquist)
+        f0 = min(150.0 * 4**s0, SWEEP_TOP * sr / 2 ** (4 * e))
+        return sweep(f0, f0 * 2 ** (4 * e), dur, sample_rate=sr, method="log")[:n]
+
+
+@register_source
+class Filling(Process):
+    kind = "filling"
+    label = "the filling vessel"
+
+    def signal(self, dur, n, e, s0, rng, sr):
+        f_lo = 300.0 * 1.5**s0
+        return _moving_resonance(noise(dur, sample_rate=sr, rng=rng), f_lo, f_lo * 2 ** (2.3 * e), sr)
+
+
+@register_source
+class Approaching(Process):
+    kind = "approaching"
+    label = "the approaching source"
+
+    def signal(self, dur, n, e, s0, rng, sr):
+        x = noise(dur, sample_rate=sr, rng=rng, color="pink")
+        t = np.arange(n) / n
+        bright = _moving_lowpass(x, 800.0 * 2 ** (3 * e * t), sr)
+        return bright * 10 ** (24 * e * (t - 1) / 20)
+
+
+@register_source
+class Bouncing(Process):
+    kind = "bouncing"
+    label = "the bouncing object"
+
+    def signal(self, dur, n, e, s0, rng, sr):
+        x = np.zeros(n)
+        t, interval, amp = 0.05, 0.45 * (0.8 + 0.4 * s0), 1.0
+        ratio = 1.0 - 0.35 * e
+        while t < dur - 0.05:
+            hit = amp * impact(700.0, 0.03, min(0.12, dur - t), sample_rate=sr)
+            i = n_samples(t, sr)
+            x[i : i + len(hit)] += hit[: n - i]
+            t += max(interval, 0.03)
+            interval *= ratio
+            amp *= ratio
+        return x
+
+
+@register_source
+class Scale(Process):
+    kind = "scale"
+    label = "the ascending scale"
+
+    def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
+        seg, sr = spec["segment_s"], sample_rate
+        n = n_samples(3 * seg, sr)
+        step = max(1, round(4 * spec["extent"]))
+        f0 = 220.0 * 2 ** (spec["start"] / 2)
+        note = n_samples(seg / 4, sr)
+        notes = [
+            apply_ramps(tone(f0 * 2 ** (step * k / 12), seg / 4, sample_rate=sr), sample_rate=sr, ramp_s=0.01)
+            for k in range(12)
+        ]
+        x = np.concatenate(notes)
+        return x[:n] if len(notes) * note >= n else np.pad(x, (0, n - len(notes) * note))
+
+
+REORDER = palette("reorder")
+PROCESSES = REORDER.kinds()
+
+
+def render_process(p: dict[str, Any]) -> np.ndarray:
+    """The whole process (1-D float64, 3 segments long) from its params."""
+    return REORDER.render(p, p["sample_rate_hz"], kind=p["process"], key="process")
+
+
+def _frames(x: np.ndarray, sr: int, frame_s: float = 0.02):
+    hop = n_samples(frame_s, sr)
+    return hop, range(0, len(x), hop)
+
+
+def _moving_resonance(x: np.ndarray, f_start: float, f_end: float, sr: int) -> np.ndarray:
+    """Band-pass ``x`` with a centre frequency gliding exponentially (frame-wise, overlap-free state carry)."""
+    out = np.zeros_like(x)
+    hop, starts = _frames(x, sr)
+    zi = None
+    for a in starts:
+        frac = a / len(x)
+        fc = f_start * (f_end / f_start) ** frac
+        sos = butter(2, [fc / 1.15, fc * 1.15], btype="bandpass", fs=sr, output="sos")
+        if zi is None:
+            zi = np.zeros((sos.shape[0], 2))
+        out[a : a + hop], zi = sosfilt(sos, x[a : a + hop], zi=zi)
+    return out
+
+
+def _moving_lowpass(x: np.ndarray, cutoffs: np.ndarray, sr: int) -> np.ndarray:
+    out = np.zeros_like(x)
+    hop, starts = _frames(x, sr)
+    zi = np.zeros((1, 2))
+    for a in starts:
+        sos = butter(2, min(float(cutoffs[a]), sr / 2 * 0.95), fs=sr, output="sos")
+        out[a : a + hop], zi = sosfilt(sos, x[a : a + hop], zi=zi)
+    return out

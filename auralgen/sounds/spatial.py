@@ -1,0 +1,114 @@
+"""Palette ``spatial``: dry source signals of the spatial tasks (unit RMS before the room).
+
+A recipe is ``{"kind", "duration_s", "seed", ...kind fields}``; the task chooses the kind and
+the duration, :meth:`SpatialSource.draw` draws the seed and the kind's fields, and
+:func:`source_signal` rebuilds the signal from the dict alone.
+
+=========  ===============  =====================================================================
+kind       fields           signal
+=========  ===============  =====================================================================
+noise      --               pink noise, 100 Hz - min(8 kHz, Nyquist)
+harmonic   ``f0_hz``        complex of up to 30 harmonics below Nyquist, f0 150-400 Hz
+chirp      ``up``           log sweep 200 Hz <-> min(6 kHz, Nyquist - 100 Hz), up or down
+clicks     ``rate_hz``      click train 6-16 per second, smoothed by a 9-point Hann (no ramps)
+file       ``path``         a WAV/FLAC file of ``sources_dir`` (:mod:`auralgen.sounds.files`)
+=========  ===============  =====================================================================
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from auralgen.core.errors import ParameterError
+from auralgen.sounds.base import SoundSource, palette, register_source
+from auralgen.synth import apply_ramps, click_train, harmonic_complex, noise, sweep
+
+
+class SpatialSource(SoundSource):
+    """A spatial source: the seed is drawn for every kind (the noise uses it), then the fields."""
+
+    palettes = ("spatial",)
+    ramped = True  # raised-cosine ramps of the task's ``ramp_s`` (clicks need none)
+
+    def draw(self, rng: np.random.Generator, *, duration_s: float, **constraints: Any) -> dict[str, Any]:
+        spec: dict[str, Any] = {"kind": self.kind, "duration_s": float(duration_s), "seed": int(rng.integers(2**31))}
+        spec.update(self.fields(rng, **constraints))
+        return spec
+
+    def fields(self, rng: np.random.Generator, **constraints: Any) -> dict[str, Any]:
+        return {}
+
+
+@register_source
+class Noise(SpatialSource):
+    kind = "noise"
+    label = "the noise"
+    tags = frozenset({"continuous"})
+
+    def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
+        band = (100.0, min(8000.0, sample_rate / 2 - 1))
+        rng = np.random.default_rng(spec["seed"])
+        return noise(spec["duration_s"], sample_rate=sample_rate, rng=rng, color="pink", band_hz=band)
+
+
+@register_source
+class Harmonic(SpatialSource):
+    kind = "harmonic"
+    label = "the harmonic tone"
+    tags = frozenset({"pitched", "continuous"})
+
+    def fields(self, rng, **_: Any) -> dict[str, Any]:
+        return {"f0_hz": float(rng.uniform(150.0, 400.0))}
+
+    def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
+        n_h = int((sample_rate / 2 - 1) // spec["f0_hz"])
+        return harmonic_complex(spec["f0_hz"], spec["duration_s"], sample_rate=sample_rate, n_harmonics=min(n_h, 30))
+
+
+@register_source
+class Chirp(SpatialSource):
+    kind = "chirp"
+    label = "the chirp"
+    tags = frozenset({"continuous"})
+
+    def fields(self, rng, **_: Any) -> dict[str, Any]:
+        return {"up": bool(rng.integers(2))}
+
+    def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
+        lo, hi = 200.0, min(6000.0, sample_rate / 2 - 100)
+        a, b = (lo, hi) if spec["up"] else (hi, lo)
+        return sweep(a, b, spec["duration_s"], sample_rate=sample_rate, method="log")
+
+
+@register_source
+class Clicks(SpatialSource):
+    kind = "clicks"
+    label = "the click train"
+    tags = frozenset({"impulsive"})
+    ramped = False
+
+    def fields(self, rng, **_: Any) -> dict[str, Any]:
+        return {"rate_hz": float(rng.uniform(6.0, 16.0))}
+
+    def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
+        x = click_train(spec["rate_hz"], spec["duration_s"], sample_rate=sample_rate)
+        return np.convolve(np.roll(x, 4), np.hanning(9), mode="same")  # short band-limited clicks
+
+
+SPATIAL = palette("spatial")
+SOURCE_KINDS = ("noise", "harmonic", "chirp", "clicks")  # the synthesized kinds ("file" needs sources_dir)
+
+
+def source_signal(spec: dict[str, Any], sample_rate: int, *, ramp_s: float) -> np.ndarray:
+    """The dry source signal (1-D float64, unit RMS) of a source recipe."""
+    source = SPATIAL.source(spec["kind"], key="source.kind")
+    x = source.render(spec, sample_rate)
+    if source.ramped:
+        x = apply_ramps(x, sample_rate=sample_rate, ramp_s=ramp_s)
+    r = math.sqrt(float(np.mean(x**2)))
+    if r <= 0:
+        raise ParameterError(f"source {spec!r} is silent; allowed: a non-silent source")
+    return x / r

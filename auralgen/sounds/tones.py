@@ -1,0 +1,75 @@
+"""Palette ``tones``: the stimuli of the two-interval and single-sound tasks.
+
+A recipe holds the spectral fields only; timing (``onset_s``, ``duration_s``) and level
+(``level_db_spl``) are added by the task, and level and ramps are applied by
+:func:`auralgen.tasks._sounds.synth_sound`.
+
+=========  ==============================================  ===========================
+kind       recipe fields                                   signal (unscaled)
+=========  ==============================================  ===========================
+pure       ``freq_hz``, ``n_harmonics`` (= 1)              sine at ``freq_hz``
+harmonic   ``freq_hz``, ``n_harmonics`` (from the config)  equal-amplitude complex
+noise      ``noise_seed``, ``color`` (``pink``)            seeded noise
+=========  ==============================================  ===========================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from auralgen.sounds.base import SoundSource, palette, register_source
+from auralgen.synth import harmonic_complex, noise, tone
+
+
+class _Pitched(SoundSource):
+    palettes = ("tones",)
+    tags = frozenset({"pitched"})
+
+    def draw(self, rng: np.random.Generator, *, freq, n_harmonics: int, **_: Any) -> dict[str, Any]:
+        """``freq`` is a distribution of the fundamental (Hz)."""
+        return {
+            "kind": self.kind,
+            "freq_hz": float(freq.sample(rng)),
+            "n_harmonics": int(n_harmonics) if self.kind == "harmonic" else 1,
+        }
+
+
+@register_source
+class Pure(_Pitched):
+    kind = "pure"
+    label = "the pure tone"
+
+    def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
+        return tone(spec["freq_hz"], spec["duration_s"], sample_rate=sample_rate)
+
+
+@register_source
+class Harmonic(_Pitched):
+    kind = "harmonic"
+    label = "the harmonic tone"
+
+    def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
+        return harmonic_complex(
+            spec["freq_hz"], spec["duration_s"], sample_rate=sample_rate, n_harmonics=spec["n_harmonics"]
+        )
+
+
+@register_source
+class Noise(SoundSource):
+    kind = "noise"
+    label = "the noise"
+    palettes = ("tones",)
+
+    def draw(self, rng: np.random.Generator, **_: Any) -> dict[str, Any]:
+        return {"kind": self.kind, "noise_seed": int(rng.integers(2**31)), "color": "pink"}
+
+    def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
+        rng = np.random.default_rng(spec["noise_seed"])
+        return noise(spec["duration_s"], sample_rate=sample_rate, rng=rng, color=spec.get("color", "white"))
+
+
+TONES = palette("tones")
+STIMULI = TONES.kinds()
+PITCHED = TONES.kinds("pitched")

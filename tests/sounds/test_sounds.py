@@ -1,0 +1,203 @@
+"""Sound sources and palettes: lookups, one-line errors, and the four catalogues reproduced bit for bit.
+
+The ``spatial`` and ``reorder`` palettes are compared with the functions of the task modules
+they are to replace (``tasks/_spatial.py``, ``tasks/temporal_reorder.py``): same recipes from
+the same generator state, same samples.
+"""
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from auralgen.core.errors import ParameterError
+from auralgen.core.random import Uniform
+from auralgen.sounds import PALETTES, SoundSource, palette, register_source
+from auralgen.sounds.events import CONTINUOUS, KINDS, NAMES, draw_sound, synth_sound
+from auralgen.sounds.files import read_source_file
+from auralgen.sounds.processes import PROCESSES, render_process
+from auralgen.sounds.spatial import SOURCE_KINDS, source_signal
+from auralgen.sounds.tones import PITCHED, STIMULI
+from auralgen.tasks import _sounds as S
+from auralgen.tasks import _spatial, temporal_reorder
+from auralgen.tasks.base import AudioConfig, task_class
+
+SR = 16000
+
+
+def test_palettes_hold_todays_kinds_in_order():
+    assert {name: tuple(palette(name)) for name in PALETTES} == {
+        "mixture": ("harmonic", "noise", "sweep", "clicks", "knocks"),
+        "reorder": ("sweep", "filling", "approaching", "bouncing", "scale"),
+        "spatial": ("noise", "harmonic", "chirp", "clicks", "file"),
+        "tones": ("pure", "harmonic", "noise"),
+    }
+    assert (STIMULI, PITCHED) == (("pure", "harmonic", "noise"), ("pure", "harmonic"))
+    assert CONTINUOUS == ("harmonic", "noise", "sweep") and KINDS == tuple(NAMES)
+    assert NAMES["sweep"] == "the rising sweep" and NAMES["knocks"] == "the knocking sequence"
+
+
+def test_same_kind_is_a_different_source_in_each_palette():
+    sources = {name: palette(name)["harmonic"] for name in ("tones", "mixture", "spatial")}
+    assert len({type(s) for s in sources.values()}) == 3
+    assert [s.palettes for s in sources.values()] == [("tones",), ("mixture",), ("spatial",)]
+
+
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda: palette("drums"), r"^sound palette='drums' is unknown; allowed: mixture, reorder, spatial, tones$"),
+        (
+            lambda: draw_sound(np.random.default_rng(0), "gong", 1.0),
+            r"^kind='gong' is unknown; allowed: harmonic, noise",
+        ),
+        (lambda: synth_sound({"kind": "gong", "duration_s": 1.0}, SR), r"^sound\.kind='gong' is unknown; allowed: "),
+        (lambda: synth_sound({"kind": "noise", "duration_s": 1.0}, 8000), r"^sample_rate=8000 is too low"),
+        (
+            lambda: render_process({"process": "rain", "sample_rate_hz": SR}),
+            r"^process='rain' is unknown; allowed: sweep",
+        ),
+        (lambda: source_signal({"kind": "hum", "duration_s": 1, "seed": 0}, SR, ramp_s=0.01), r"^source\.kind='hum'"),
+        (lambda: palette("spatial").draw(np.random.default_rng(0), "file", duration_s=1.0), r"needs files"),
+    ],
+)
+def test_errors_are_one_line_naming_what_is_allowed(call, match):
+    with pytest.raises(ParameterError, match=match):
+        call()
+
+
+def test_a_new_source_is_one_class_and_refuses_a_taken_kind():
+    @register_source
+    class Hum(SoundSource):
+        kind = "hum"
+        palettes = ("tones",)
+
+        def draw(self, rng, **_):
+            return {"kind": "hum", "freq_hz": 50.0}
+
+        def render(self, spec, sample_rate, **_):
+            return np.full(int(spec["duration_s"] * sample_rate), 0.5)
+
+    try:
+        assert palette("tones").kinds() == ("pure", "harmonic", "noise", "hum")
+        x = S.synth_sound({**Hum().draw(None), "duration_s": 0.1, "level_db_spl": 60.0}, SR, 136.0, 0.01)
+        assert x.shape == (1600,) and x[800] == pytest.approx(
+            10 ** ((60.0 - 136.0) / 20), rel=1e-9
+        )  # a constant: RMS = value
+    finally:
+        palette("tones").remove("hum")
+
+    class Other(SoundSource):
+        kind = "pure"
+        palettes = ("tones",)
+
+    with pytest.raises(ParameterError, match=r"^tones sound kind='pure' is already registered"):
+        register_source(Other)
+
+
+# -- catalogue (1): tones, as tasks/_sounds.py drew and rendered them before the move ---------------------
+def _tone_reference(sound, sr):
+    from auralgen.synth import harmonic_complex, noise, tone
+
+    if sound["kind"] == "pure":
+        return tone(sound["freq_hz"], sound["duration_s"], sample_rate=sr)
+    if sound["kind"] == "harmonic":
+        return harmonic_complex(sound["freq_hz"], sound["duration_s"], sample_rate=sr, n_harmonics=sound["n_harmonics"])
+    rng = np.random.default_rng(sound["noise_seed"])
+    return noise(sound["duration_s"], sample_rate=sr, rng=rng, color=sound.get("color", "white"))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_tones_draw_and_render_as_before(seed):
+    rng = np.random.default_rng(seed)
+    sound = S.draw_sound(rng, STIMULI, Uniform(200.0, 1000.0), 7)
+    ref = np.random.default_rng(seed)
+    kind = STIMULI[int(ref.integers(3))]
+    assert sound["kind"] == kind
+    if kind == "noise":
+        assert sound == {"kind": "noise", "noise_seed": int(ref.integers(2**31)), "color": "pink"}
+    else:
+        freq = float(ref.uniform(200.0, 1000.0))
+        assert sound == {"kind": kind, "freq_hz": freq, "n_harmonics": 7 if kind == "harmonic" else 1}
+    assert rng.random() == ref.random()  # the generator is left where it was
+    sound = {**sound, "duration_s": 0.25}
+    np.testing.assert_array_equal(palette("tones").render(sound, SR), _tone_reference(sound, SR))
+
+
+# -- catalogue (3): spatial sources vs tasks/_spatial.py ----------------------------------------------------
+@pytest.fixture(scope="module")
+def spatial_task(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("sources")
+    t = np.arange(22050) / 22050.0
+    sf.write(folder / "a.wav", np.stack([np.sin(2 * np.pi * 440 * t), 0.5 * t], axis=1), 22050)
+    sf.write(folder / "b.flac", 0.3 * np.sin(2 * np.pi * 97 * t), 22050)
+    cls = task_class("azimuth_relative")
+    return cls(cls.Config(sources_dir=str(folder)), AudioConfig())
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("duration_s", [None, 0.4])
+def test_spatial_recipes_match_the_task(spatial_task, seed, duration_s):
+    want = spatial_task.draw_source(np.random.default_rng(seed), duration_s)
+    rng = np.random.default_rng(seed)
+    kinds = tuple(spatial_task.cfg.sources) + ("file",)
+    kind = kinds[int(rng.integers(len(kinds)))]
+    got = palette("spatial").draw(
+        rng, kind, duration_s=float(duration_s or spatial_task.source_s.sample(rng)), files=spatial_task.files
+    )
+    assert got == want and list(got) == list(want)
+
+
+@pytest.mark.parametrize("sr", [16000, 22050, 48000])
+def test_spatial_signals_match_the_task(spatial_task, sr):
+    seen = set()
+    for seed in range(40):
+        spec = spatial_task.draw_source(np.random.default_rng(seed), 0.3)
+        seen.add(spec["kind"])
+        np.testing.assert_array_equal(
+            source_signal(spec, sr, ramp_s=0.01), _spatial.source_signal(spec, sr, ramp_s=0.01)
+        )
+    assert seen == {*SOURCE_KINDS, "file"}
+    path = spatial_task.files[0]
+    np.testing.assert_array_equal(read_source_file(path, sr, 1.5), _spatial.read_source_file(path, sr, 1.5))
+
+
+# -- catalogue (4): processes vs tasks/temporal_reorder.py --------------------------------------------------
+@pytest.mark.parametrize("process", PROCESSES)
+@pytest.mark.parametrize("extent", [1.0, 0.25])
+def test_processes_match_the_task(process, extent):
+    assert PROCESSES == temporal_reorder.PROCESSES
+    cls = task_class("temporal_reorder")
+    task = cls(cls.Config(), AudioConfig())
+    p = task.sample(np.random.default_rng(3), 0)
+    rng = np.random.default_rng(3)
+    rng.integers(len(task.cfg.processes)), rng.permutation(3), rng.uniform(*task.cfg.level_db_spl)
+    drawn = palette("reorder").draw(rng, p["process"])
+    assert drawn == {"start": p["start"], "seed": p["seed"]}
+    p = {**p, "process": process, "extent": extent}
+    x = render_process(p)
+    assert x.shape == (round(3 * p["segment_s"] * p["sample_rate_hz"]),) and np.max(np.abs(x)) > 0
+    np.testing.assert_array_equal(x, temporal_reorder.render_process(p))
+
+
+# -- pinned samples: stay meaningful once the task modules call the palettes ---------------------------------
+def _digest(signals) -> str:
+    import hashlib
+
+    m = hashlib.sha256()
+    for x in signals:
+        m.update(np.round(np.asarray(x, dtype=np.float64), 9).tobytes())
+    return m.hexdigest()[:16]
+
+
+def test_every_palette_renders_its_pinned_samples():
+    rng = np.random.default_rng(5)
+    mixture = [synth_sound(palette("mixture").draw(rng, k, duration_s=0.5), SR) for k in KINDS]
+    rng = np.random.default_rng(5)
+    spatial = [source_signal(palette("spatial").draw(rng, k, duration_s=0.5), SR, ramp_s=0.01) for k in SOURCE_KINDS]
+    p = {"sample_rate_hz": SR, "segment_s": 0.4, "extent": 0.5, "start": 0.3, "seed": 9}
+    reorder = [render_process({**p, "process": k}) for k in PROCESSES]
+    assert [_digest(mixture), _digest(spatial), _digest(reorder)] == [
+        "4154c2da3163de98",
+        "a4e4e39acf569f33",
+        "5c2a31c9927c7c39",
+    ]

@@ -6,9 +6,11 @@ sorted order, so ``answer_p`` no longer depends on set order (PYTHONHASHSEED).
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 
 from scipy import stats
+
+from auralgen.validation.read import Check, Observed
 
 BALANCE_ALPHA = 1e-3  # chi-square p below this flags an imbalance
 
@@ -57,3 +59,33 @@ def balance(report, positions, n_positions, by_level, expected, unexpected_rows)
         if p_opt < BALANCE_ALPHA or unexpected:
             report.flags.append({"audit": "option_balance", "task": name,
                                  "detail": f"answers {dict(answer_counts)} (p={p_opt:.1e}){'; unexpected ' + ', '.join(unexpected[:3]) if unexpected else ''}"})  # fmt: skip
+
+
+class AnswerBalance(Check):
+    """Counts answer positions and answers per level, and the answers each item could have had
+    (the task's ``expected_answers``); :meth:`finish` runs :func:`balance` on them."""
+
+    def __init__(self):
+        self.positions: dict[str, Counter] = defaultdict(Counter)  # task -> answer_index -> count
+        self.n_positions: dict[str, int] = {}  # task -> answerable options
+        self.by_level: dict[tuple, Counter] = defaultdict(Counter)  # (task, level) -> answer -> count
+        self.expected: dict[tuple, Counter] = {}  # (task, level) -> answer -> expected weight
+        self.unexpected_rows: dict[tuple, list] = defaultdict(list)  # (task, level) -> answers not expected
+
+    def observe(self, seen: Observed) -> None:
+        row, task = seen.row, seen.task
+        opts, ai = list(row["options"]), row["answer_index"]
+        self.positions[row["task"]][ai] += 1
+        self.n_positions[row["task"]] = max(self.n_positions.get(row["task"], 0), len(opts) - 1)
+        self.by_level[(row["task"], row["level"])][row["answer"]] += 1
+        if task is None:
+            return
+        exp_i = task.expected_answers(row["level_value"], opts)  # each item's expected answers share its weight
+        bucket = self.expected.setdefault((row["task"], row["level"]), Counter())
+        for a in exp_i:
+            bucket[a] += 1.0 / len(exp_i)
+        if row["answer"] not in exp_i:
+            self.unexpected_rows[(row["task"], row["level"])].append(row["answer"])
+
+    def finish(self, report) -> None:
+        balance(report, self.positions, self.n_positions, self.by_level, self.expected, self.unexpected_rows)

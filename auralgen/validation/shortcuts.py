@@ -1,13 +1,16 @@
-"""The shortcut audit's tools: candidate features of an item and a one-feature classifier.
+"""The shortcut audit: can one feature other than the task's target predict the answer?
 
 A shortcut is a feature other than the task's target (see each task's ``audit.target_features``) that alone
-predicts the answer: :func:`cv_accuracy` fits a shallow tree on it and reports the
-cross-validated accuracy, :func:`mixture_role_audit` asks the same of the roles a mixture's
-named sound plays. Moved out of ``audit.py`` unchanged (issue 11: small modules).
+predicts the answer: :func:`features` lists an item's candidate features, :func:`cv_accuracy` fits a
+shallow tree on one of them and reports the cross-validated accuracy, :func:`shortcut_audit` tests
+every non-target feature of a task (:class:`FeatureShortcuts`, the audit's check). A task may add
+checks of its own over all of its items (``audit.dataset_checks``, run by :class:`TaskDatasetChecks`);
+:func:`mixture_role_audit` asks the same of the roles a mixture's named sound plays.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -17,6 +20,8 @@ import numpy as np
 from scipy import stats
 
 from auralgen.measure import level_db_rms, segments
+from auralgen.tasks.base import DatasetCheck, task_class, task_names
+from auralgen.validation.read import Check, Observed
 
 SHORTCUT_MARGIN = 0.15  # CV accuracy above the majority rate by at least this ...
 SHORTCUT_ALPHA = 0.01  # ... with binomial p below this / number of features tested
@@ -140,6 +145,88 @@ def cv_accuracy(values: list, y: np.ndarray, *, folds: int = CV_FOLDS, depth: in
             pred = [table[v].most_common(1)[0][0] if v in table else base for v in np.asarray(values, dtype=object)[te]]
         correct += int(np.sum(np.asarray(pred) == y[te]))
     return correct / n
+
+
+def shortcut_audit(task: str, feats: list[dict], answers: list[str]) -> dict[str, Any]:
+    """Per non-target feature: CV accuracy predicting ``answers`` vs the majority-class rate."""
+    if task not in task_names():
+        return {"error": f"task {task!r} is not a task of this auralgen; allowed: {', '.join(task_names())}"}
+    if len(answers) < SHORTCUT_MIN_ITEMS:
+        return {"skipped": f"{len(answers)} items < {SHORTCUT_MIN_ITEMS}"}
+    labels = sorted(set(answers))
+    y = np.array([labels.index(a) for a in answers])
+    majority = float(np.bincount(y).max() / len(y))
+    names = sorted({k for f in feats for k in f})
+    excluded = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in task_class(task).audit.target_features)]
+    tested = []
+    for name in names:
+        if name in excluded:
+            continue
+        vals = [f.get(name, math.nan) for f in feats]
+        numeric = all(isinstance(v, float) for v in vals)
+        vals = vals if numeric else [str(v) for v in vals]
+        if len({("nan" if isinstance(v, float) and math.isnan(v) else v) for v in vals}) < 2:
+            continue
+        tested.append((name, cv_accuracy(vals, y)))
+    rows = []
+    for name, acc in tested:
+        p = float(stats.binomtest(round(acc * len(y)), len(y), majority, alternative="greater").pvalue)
+        flag = acc - majority >= SHORTCUT_MARGIN and p < SHORTCUT_ALPHA / max(1, len(tested))
+        rows.append({"feature": name, "cv_accuracy": round(acc, 4), "lift": round(acc - majority, 4), "p": p,
+                     "flag": bool(flag)})  # fmt: skip
+    rows.sort(key=lambda r: -r["lift"])
+    return {"n": len(y), "majority_rate": round(majority, 4), "excluded": excluded, "features": rows}
+
+
+class FeatureShortcuts(Check):
+    """Collects every audible item's features and answer per known task; :meth:`finish` runs
+    :func:`shortcut_audit` per task (sorted by name), each flagged feature a ``shortcut`` flag."""
+
+    def __init__(self):
+        self.feats: dict[str, list[dict]] = defaultdict(list)
+        self.answers: dict[str, list[str]] = defaultdict(list)
+
+    def observe(self, seen: Observed) -> None:
+        if seen.audible and seen.task is not None:
+            self.feats[seen.row["task"]].append(features(seen.item, seen.params))
+            self.answers[seen.row["task"]].append(seen.row["answer"])
+
+    def finish(self, report) -> None:
+        for name in sorted(self.feats):
+            res = shortcut_audit(name, self.feats[name], self.answers[name])
+            report.shortcuts[name] = res
+            if "error" in res:
+                report.flag("shortcut", name, res["error"])
+            for r in res.get("features", []):
+                if r["flag"]:
+                    report.flag("shortcut", name, f"{r['feature']} alone predicts the answer: CV accuracy "
+                                f"{r['cv_accuracy']:.2f} vs majority {res['majority_rate']:.2f} (p={r['p']:.1e})")  # fmt: skip
+
+
+class TaskDatasetChecks(Check):
+    """The checks a task declares over all of its items (``AuditSpec.dataset_checks``): one instance
+    per task, fed the ``params`` of each audible item; each result is stored under the check's
+    name in ``report.shortcuts`` and each problem line becomes a ``shortcut`` flag of the task."""
+
+    def __init__(self):
+        self.running: dict[str, list[DatasetCheck]] = {}  # task -> its checks, in declared order
+
+    def observe(self, seen: Observed) -> None:
+        if not seen.audible or seen.task is None:
+            return
+        name = seen.row["task"]
+        if name not in self.running:
+            self.running[name] = [cls() for cls in type(seen.task).audit.dataset_checks]
+        for check in self.running[name]:
+            check.observe(seen.params)
+
+    def finish(self, report) -> None:
+        for name in sorted(self.running):
+            for check in self.running[name]:
+                entry, problems = check.finish()
+                report.shortcuts[check.name] = entry
+                for detail in problems:
+                    report.flag("shortcut", name, detail)
 
 
 # In a mixture the answer names one of the sounds, so a shortcut is a *role* the named sound

@@ -1,5 +1,7 @@
 """Dataset audits: a clean suite audits clean; each deliberate corruption is caught with its reason."""
 
+import ast
+import dataclasses
 import io
 import json
 import shutil
@@ -17,7 +19,10 @@ from auralgen.cli.audit import main
 from auralgen.errors import ParameterError
 from auralgen.export.audio import encode_flac
 from auralgen.pipeline import build_tasks
-from auralgen.validation.audit import audit_dataset, cv_accuracy, leaks, shortcut_audit
+from auralgen.tasks.base import DatasetCheck, task_class, task_names
+from auralgen.validation.audit import audit_dataset, tasks_for
+from auralgen.validation.checks import leaks
+from auralgen.validation.shortcuts import cv_accuracy, mixture_role_audit, shortcut_audit
 from tests.support.builders import ROOT, decode, small_run
 
 QUIET = lambda *_: None  # noqa: E731
@@ -208,8 +213,6 @@ def test_cli_exit_codes(clean, corrupted, tmp_path, capsys):
 
 
 def test_mixture_role_audit_flags_a_named_sound_that_is_always_first():
-    from auralgen.validation.audit import mixture_role_audit
-
     rng = np.random.default_rng(0)
 
     def item(first_is_answer):
@@ -226,3 +229,66 @@ def test_mixture_role_audit_flags_a_named_sound_that_is_always_first():
     assert not any(r["flag"] for r in fair["cues"])
     hit = next(r for r in rigged["cues"] if r["sub_question"] == "louder" and r["cue"] == "first")
     assert hit["flag"] and hit["rate"] == 1.0 and hit["chance"] == pytest.approx(1 / 3, abs=1e-4)
+
+
+class _LowLevels(DatasetCheck):
+    """A throw-away dataset check: counts items and flags every item whose first sound is below 60 dB SPL."""
+
+    name = "low_levels"
+
+    def __init__(self):
+        self.n, self.low = 0, 0
+
+    def observe(self, params):
+        self.n += 1
+        self.low += int(params["sounds"][0]["level_db_spl"] < 60.0)
+
+    def finish(self):
+        return {"n": self.n, "low": self.low}, [f"{self.low} of {self.n} items start below 60 dB"] if self.low else []
+
+
+def test_a_tasks_dataset_checks_see_its_items_and_flag(clean, monkeypatch):
+    out, before = clean
+    cls = task_class("loudness_relative")
+    monkeypatch.setattr(cls, "audit", dataclasses.replace(cls.audit, dataset_checks=(_LowLevels,)))
+    report = audit_dataset(out, listen=False)
+    n = before.balance["loudness_relative"]["positions"]
+    entry = report.shortcuts["low_levels"]
+    assert entry["n"] == sum(n) and 0 < entry["low"] < entry["n"]
+    assert [f for f in report.flags if f["detail"].endswith("start below 60 dB")] == [
+        {
+            "audit": "shortcut",
+            "task": "loudness_relative",
+            "detail": f"{entry['low']} of {entry['n']} items start below 60 dB",
+        }
+    ]
+    assert not report.ok and report.failures == [] and list(report.shortcuts)[0] == "low_levels"
+
+
+def test_tasks_are_rebuilt_from_the_manifest_and_a_changed_record_is_noted(clean, tmp_path):
+    out, _ = clean
+    manifest = json.loads((out / "manifest.json").read_text())
+    tasks, notes = tasks_for(out)
+    assert notes == [] and tasks["audiogram"].cfg.levels == (-10, 110)
+    (tmp_path / "manifest.json").write_text(json.dumps({**manifest, "config": {**manifest["config"], "seed": 1}}))
+    tasks, notes = tasks_for(tmp_path)
+    assert notes == ["manifest fingerprint differs from the rebuilt config"] and tasks["audiogram"].cfg.levels == (
+        -10,
+        110,
+    )
+    (tmp_path / "manifest.json").write_text("{}")
+    tasks, notes = tasks_for(tmp_path)
+    assert notes == ["manifest config not usable ('config'): tasks built from their default configs"]
+    assert sorted(tasks) == sorted(task_names())
+
+
+def test_the_audit_names_no_task():
+    """The audit modules read what they know of a task from the task (AuditSpec), never by its name."""
+    names = set(task_names())
+    found = {}
+    for mod in ("audit", "checks", "read", "report", "balance", "shortcuts", "__main__"):
+        path = ROOT / "auralgen" / "validation" / f"{mod}.py"
+        hits = {n.value for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Constant)} & names
+        if hits:
+            found[mod] = sorted(hits)
+    assert found == {}

@@ -1,0 +1,109 @@
+"""Reading an exported dataset for the audit: its shards, its rows (audio decoded), each row as
+the checks observe it (:class:`Observed`), and the :class:`Check` interface of the audit's fold."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from auralgen.errors import ParameterError
+from auralgen.export.audio import decode_flac
+from auralgen.tasks.base import Task
+
+
+@dataclass
+class Item:
+    """One row: its columns (audio bytes dropped), decoded clips and where it came from."""
+
+    row: dict[str, Any]
+    shard: str
+    clips: list[np.ndarray] | None
+    sample_rate: int
+    flac_bytes: int
+    paths: list[str]
+    error: str | None = None
+
+
+def dataset_shards(path) -> list[Path]:
+    """The parquet shards of a dataset directory, or ParameterError if it is not one."""
+    root = Path(path)
+    if not root.is_dir():
+        raise ParameterError(f"dataset={str(path)!r} is not a directory; allowed: an exported dataset directory")
+    shards = sorted(root.glob("data/*/*.parquet"))
+    if not shards:
+        raise ParameterError(
+            f"dataset={str(path)!r} holds no data/<task>/*.parquet shards; allowed: an exported dataset directory"
+        )
+    return shards
+
+
+def iter_items(path, *, batch_rows: int = 16) -> Iterator[Item]:
+    """Every row of the dataset, shard by shard, ``batch_rows`` at a time, audio decoded."""
+    root = Path(path)
+    for shard in dataset_shards(root):
+        rel = shard.relative_to(root).as_posix()
+        for batch in pq.ParquetFile(shard).iter_batches(batch_size=batch_rows):
+            for row in batch.to_pylist():
+                audio = row.pop("audio") or []
+                clips, rate, err = [], int(row.get("sampling_rate") or 0), None
+                try:
+                    for entry in audio:
+                        x, rate = decode_flac(entry["bytes"])
+                        clips.append(x)
+                    if not clips:
+                        err = "no audio clips"
+                except Exception as exc:  # noqa: BLE001 - any decoder failure is a bad row
+                    err = f"audio does not decode: {exc}"
+                yield Item(row, rel, None if err else clips, rate, sum(len(e["bytes"] or b"") for e in audio),
+                           [e.get("path") or "" for e in audio], err)  # fmt: skip
+
+
+@dataclass
+class Observed:
+    """One row as the audit's checks see it: the item, its task (None: unknown), its ``params``
+    (None: unreadable) and the problems found so far, ``(reason, detail)`` in the order found."""
+
+    item: Item
+    task: Task | None
+    params: dict | None
+    problems: list[tuple[str, str]]
+
+    @property
+    def row(self) -> dict[str, Any]:
+        return self.item.row
+
+    @property
+    def audible(self) -> bool:
+        """Decoded clips and readable ``params``: the audio checks can run."""
+        return self.item.clips is not None and self.params is not None
+
+
+def observe(item: Item, tasks: dict[str, Task]) -> Observed:
+    """Parse one row's ``params`` and look up its task; problems of the row itself are ``bad_row``."""
+    task = tasks.get(item.row["task"])
+    problems = [("bad_row", item.error)] if item.error else []
+    if task is None:
+        problems.append(("bad_row", f"unknown task {item.row['task']!r}"))
+    try:
+        params = json.loads(item.row["params"])
+    except (TypeError, ValueError) as exc:
+        params = None
+        problems.append(("bad_row", f"params is not JSON ({exc})"))
+    return Observed(item, task, params, problems)
+
+
+class Check:
+    """One audit of the dataset: :meth:`observe` sees every row once (in shard order), appending
+    the row's problems to ``seen.problems``; :meth:`finish` adds what it found to the report."""
+
+    def observe(self, seen: Observed) -> None:
+        """Look at one row (default: nothing)."""
+
+    def finish(self, report) -> None:
+        """Add the dataset-wide result to ``report`` (an ``AuditReport``; default: nothing)."""

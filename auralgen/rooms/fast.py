@@ -8,7 +8,7 @@ Same images, gains, fractional delay, offset, length and high-pass as
 - the windowed sinc is applied by FFT to 8 basis rows (a rank-8 factorisation of
   pyroomacoustics' interpolated sinc table), not as 81 taps per image.
 
-It does not model air absorption (:func:`auralgen.rooms.spec.simulation_options` rejects
+It does not model air absorption (:class:`auralgen.rooms.backends.FastBackend` refuses
 ``air_absorption`` with ``backend='fast'``).
 
 Examples

@@ -85,6 +85,7 @@ __all__ = [
     "OmniArray",
     "Receiver",
     "StereoPair",
+    "TAIL_POINT_OFFSET_M",
     "Tetrahedral",
     "receiver_from_config",
 ]
@@ -93,6 +94,8 @@ HRTF_SETS: Registry[Callable[[], Hrtf]] = Registry("receiver.hrtf")  # name -> l
 HRTF_SETS.register("mit_kemar")(load_kemar)
 _KEY = "receiver"
 _MAX_MICS = 64
+#: half the ear distance of a binaural head, and the radius of the FOA tail points (m)
+TAIL_POINT_OFFSET_M = 0.0875
 
 
 def _finite(key: str, value) -> float:
@@ -171,6 +174,31 @@ class Receiver:
         """Multichannel RIR of ``images``: float64 ``[num_channels, n_samples]``."""
         raise NotImplementedError
 
+    # -- capabilities: what a backend, the scene and the tasks may ask instead of the type --------
+    def omni_positions_m(self) -> np.ndarray | None:
+        """Omni mic positions ``[num_channels, 3]`` (room frame; :meth:`OmniArray.mic_positions_m`);
+        None for a directional receiver (its channels are not pressures at points, so it is
+        rendered from the image sources' directions)."""
+        return None
+
+    def ear_positions_m(self) -> np.ndarray | None:
+        """The two ear points ``[2, 3]`` (left, right; room frame) of a head; None without ears
+        (then the channels carry no interaural time/level difference to measure)."""
+        return None
+
+    def ambisonic_order(self) -> int | None:
+        """Spherical-harmonic order of the channels (1 for FOA: W, Y, Z, X); None if not ambisonic."""
+        return None
+
+    def tail_points_m(self) -> np.ndarray:
+        """Room-frame points ``[num_channels, 3]`` whose omni hybrid tails feed the channels
+        (decorrelated late reverberation, one point per channel)."""
+        raise NotImplementedError
+
+    def diffuse_gains(self) -> np.ndarray:
+        """Per-channel gain ``[num_channels]`` of an omni diffuse tail (1: the channel is a pressure)."""
+        return np.ones(self.num_channels)
+
     def to_config(self) -> dict:
         """JSON-able mapping that :func:`receiver_from_config` turns back into this receiver."""
         out = {"type": self.name}
@@ -195,6 +223,13 @@ class OmniArray(Receiver):
     def mic_positions_m(self) -> np.ndarray:
         """Mic positions ``[num_channels, 3]`` in the room frame (offsets rotated by yaw/pitch)."""
         return listener_to_room(self.local_offsets_m(), self.position_m, self.yaw_deg, self.pitch_deg)
+
+    def omni_positions_m(self) -> np.ndarray:
+        return self.mic_positions_m()
+
+    def tail_points_m(self) -> np.ndarray:
+        """The mics themselves."""
+        return self.mic_positions_m()
 
     def render(self, images, *, sample_rate: int, c_m_s: float, n_samples: int) -> np.ndarray:
         """One :func:`~auralgen.rooms.images.render_omni` per mic: ``[num_channels, n_samples]``.
@@ -316,6 +351,19 @@ class FOA(Receiver):
     def num_channels(self) -> int:
         return 4
 
+    def ambisonic_order(self) -> int:
+        return 1
+
+    def tail_points_m(self) -> np.ndarray:
+        """Four decorrelated points (W, Y, Z, X) on a small tetrahedron of radius
+        :data:`TAIL_POINT_OFFSET_M` around ``position_m``."""
+        local = TAIL_POINT_OFFSET_M * np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]]) / math.sqrt(3)
+        return listener_to_room(local, self.position_m, self.yaw_deg, self.pitch_deg)
+
+    def diffuse_gains(self) -> np.ndarray:
+        """Diffuse field, SN3D: X, Y, Z carry a third of W's energy."""
+        return np.array([1.0, 1 / math.sqrt(3), 1 / math.sqrt(3), 1 / math.sqrt(3)])
+
     def render(self, images, *, sample_rate: int, c_m_s: float, n_samples: int) -> np.ndarray:
         """``[4, n_samples]``: the omni RIR at ``position_m`` with per-image gains W, Y, Z, X."""
         sample_rate, c_m_s, n_samples = _check_render_args(sample_rate, c_m_s, n_samples)
@@ -360,6 +408,15 @@ class Binaural(Receiver):
     @property
     def num_channels(self) -> int:
         return 2
+
+    def ear_positions_m(self) -> np.ndarray:
+        """Left and right ear, :data:`TAIL_POINT_OFFSET_M` either side of ``position_m``."""
+        local = np.array([[0.0, TAIL_POINT_OFFSET_M, 0.0], [0.0, -TAIL_POINT_OFFSET_M, 0.0]])
+        return listener_to_room(local, self.position_m, self.yaw_deg, self.pitch_deg)
+
+    def tail_points_m(self) -> np.ndarray:
+        """The ears."""
+        return self.ear_positions_m()
 
     def hrtf_at(self, sample_rate: int) -> Hrtf:
         """The HRIRs this receiver applies at ``sample_rate`` (resampled, trimmed, normalised)."""

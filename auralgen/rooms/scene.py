@@ -23,25 +23,14 @@ import math
 import numpy as np
 from scipy.signal import oaconvolve
 
-from auralgen.errors import ParameterError
-from auralgen.measure.geometry import listener_to_room
+from auralgen.rooms.backends import check_backend
 from auralgen.rooms.hybrid import XFADE_S, mixing_time_s
 from auralgen.rooms.images import FDL2, ImageSources, image_sources, max_order_for, rir_length
-from auralgen.rooms.receivers import FOA, Binaural, OmniArray, Receiver
+from auralgen.rooms.receivers import TAIL_POINT_OFFSET_M, Receiver
 from auralgen.rooms.simulate import compute_rir
 from auralgen.rooms.spec import RoomSpec, check_position
 
-TAIL_POINT_OFFSET_M = 0.0875  # tail sample points: the ears of a binaural head / a small tetra for FOA
-
-
-def _tail_points(receiver: Receiver) -> np.ndarray:
-    """Room-frame points whose omni hybrid tails feed the receiver's channels."""
-    r = TAIL_POINT_OFFSET_M
-    if isinstance(receiver, Binaural):
-        local = np.array([[0.0, r, 0.0], [0.0, -r, 0.0]])
-    else:  # FOA: four decorrelated points (W, Y, Z, X)
-        local = r * np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]]) / math.sqrt(3)
-    return listener_to_room(local, receiver.position_m, receiver.yaw_deg, receiver.pitch_deg)
+__all__ = ["TAIL_POINT_OFFSET_M", "convolve", "critical_distance_m", "expected_drr_db", "spatial_rir"]
 
 
 def _subset(images: ImageSources, keep: np.ndarray) -> ImageSources:
@@ -58,22 +47,19 @@ def spatial_rir(room: RoomSpec, source_m, receiver: Receiver, *, sample_rate: in
     source_m : array_like [3], room frame (m)
     receiver : Receiver (its ``position_m`` is inside the room)
     sample_rate : int (Hz)
-    mode : {"exact", "hybrid"}
+    mode : str in the backend's ``modes`` ({"exact", "hybrid"})
     rng : np.random.Generator, required for ``hybrid`` (draws the tail noise)
-    backend : {"fast", "pra"}
-        ``pra`` (pyroomacoustics, the reference) serves omni arrays only: directional
-        receivers need every image source's direction, which the fast engine provides.
+    backend : str in :data:`auralgen.rooms.backends.BACKENDS` ({"fast", "pra"})
+        Omni arrays (``receiver.omni_positions_m()``) go to the backend mic by mic. Directional
+        receivers need every image source's direction, which the fast engine provides; a
+        backend that cannot serve them says so in ``supports`` (``pra``).
     """
     src = check_position(source_m, room, "source_m")
     check_position(receiver.position_m, room, "receiver.position_m")
-    if isinstance(receiver, OmniArray):
-        return compute_rir(
-            room, src, receiver.mic_positions_m(), sample_rate=sample_rate, backend=backend, mode=mode, rng=rng
-        )
-    if backend != "fast":
-        raise ParameterError(
-            f"backend={backend!r} cannot render a {receiver.layout} receiver; allowed: fast (or an omni array with pra)"
-        )
+    check_backend(backend, mode, room, receiver)
+    mics = receiver.omni_positions_m()
+    if mics is not None:
+        return compute_rir(room, src, mics, sample_rate=sample_rate, backend=backend, mode=mode, rng=rng)
     order = max_order_for(room, sample_rate)
     head = np.asarray(receiver.position_m, dtype=float)
     if mode == "exact" or order == 0:
@@ -90,7 +76,7 @@ def spatial_rir(room: RoomSpec, source_m, receiver: Receiver, *, sample_rate: in
     images = image_sources(room, src, max_order=early_order)
     images = _subset(images, np.linalg.norm(images.positions_m - head, axis=1) <= reach)
     tail = compute_rir(
-        room, src, _tail_points(receiver), sample_rate=sample_rate, backend="fast", mode="hybrid", rng=rng
+        room, src, receiver.tail_points_m(), sample_rate=sample_rate, backend="fast", mode="hybrid", rng=rng
     )
     n = tail.shape[1]
     early = receiver.render(images, sample_rate=sample_rate, c_m_s=c, n_samples=n)
@@ -100,8 +86,7 @@ def spatial_rir(room: RoomSpec, source_m, receiver: Receiver, *, sample_rate: in
     k = np.arange(n0, min(n0 + n_x, n))
     w[k] = np.sin(0.5 * np.pi * (k - n0 + 0.5) / n_x) ** 2
     w[n0 + n_x :] = 1.0
-    if isinstance(receiver, FOA):  # diffuse field, SN3D: X, Y, Z carry a third of W's energy
-        tail = tail * np.array([1.0, 1 / math.sqrt(3), 1 / math.sqrt(3), 1 / math.sqrt(3)])[:, None]
+    tail = tail * receiver.diffuse_gains()[:, None]  # e.g. FOA: X, Y, Z carry a third of W's energy
     return early * (1.0 - w) + tail * w
 
 

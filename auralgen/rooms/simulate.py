@@ -1,11 +1,11 @@
 """One pure function from a room, a source and microphones to room impulse responses.
 
->>> from auralgen.rooms.spec import PRESETS
->>> rir = compute_rir(PRESETS["booth"], (1.0, 1.0, 1.2), [[1.6, 1.1, 1.2]], sample_rate=16000)
+>>> from auralgen.rooms.spec import load_preset
+>>> rir = compute_rir(load_preset("booth"), (1.0, 1.0, 1.2), [[1.6, 1.1, 1.2]], sample_rate=16000)
 >>> rir.shape[0], rir.dtype
 (1, dtype('float64'))
 
-Backends (``backend`` x ``mode``):
+Backends (``backend`` x ``mode``; :data:`auralgen.rooms.backends.BACKENDS`):
 
 - ``fast`` / ``exact``: numba image-source engine (:mod:`auralgen.rooms.fast`); matches
   ``pra`` / ``exact`` to ~1e-5 normalised L2 error, many times faster.
@@ -25,7 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from auralgen.errors import ParameterError, check_range
-from auralgen.rooms.spec import BACKENDS, RoomSpec, check_position, simulation_options
+from auralgen.rooms.backends import check_backend
+from auralgen.rooms.spec import RoomSpec, check_position
 
 
 def compute_rir(
@@ -46,8 +47,8 @@ def compute_rir(
     source_m : array_like [3], room frame (m), >= 0.1 m from every wall
     mics_m : array_like [n_mics, 3] (or [3]), room frame (m), >= 0.1 m from every wall
     sample_rate : int (Hz)
-    backend : {"fast", "pra"}
-    mode : {"exact", "hybrid"}
+    backend : str in :data:`auralgen.rooms.backends.BACKENDS` ({"fast", "pra"})
+    mode : str in the backend's ``modes`` ({"exact", "hybrid"})
     rng : np.random.Generator
         Required for ``mode="hybrid"`` (tail noise / ray tracer); unused in exact mode.
 
@@ -56,7 +57,7 @@ def compute_rir(
     np.ndarray [n_mics, n_samples] float64
     """
     room.validate()
-    opts = simulation_options({"backend": backend, "mode": mode, "air_absorption": room.air_absorption})
+    engine = check_backend(backend, mode, room)
     check_range("sample_rate", int(sample_rate), low=1000, high=384000)
     src = check_position(source_m, room, "source_m")
     mics = np.asarray(mics_m, dtype=float)
@@ -69,25 +70,6 @@ def compute_rir(
         dist = float(np.linalg.norm(mic - src))
         if dist < 0.01:
             raise ParameterError(f"mics_m[{i}]={mic.tolist()!r} is {dist:.4f} m from the source; allowed: >= 0.01 m")
-    if opts["mode"] == "hybrid" and rng is None:
+    if mode == "hybrid" and rng is None:
         raise ParameterError("rng=None with mode='hybrid'; allowed: a numpy Generator (from the item's rng)")
-    return BACKENDS.get(opts["backend"])(room, src, mics, sample_rate=int(sample_rate), mode=opts["mode"], rng=rng)
-
-
-# Backends import their engine when first called: a run on one backend never loads the other.
-@BACKENDS.register("fast")
-def _fast(room: RoomSpec, src, mics, *, sample_rate: int, mode: str, rng) -> np.ndarray:
-    if mode == "hybrid":
-        from auralgen.rooms.hybrid import compute_rir_hybrid
-
-        return compute_rir_hybrid(room, src, mics, sample_rate=sample_rate, rng=rng)
-    from auralgen.rooms.fast import compute_rir_fast
-
-    return compute_rir_fast(room, src, mics, sample_rate=sample_rate)
-
-
-@BACKENDS.register("pra")
-def _pra(room: RoomSpec, src, mics, *, sample_rate: int, mode: str, rng) -> np.ndarray:
-    from auralgen.rooms.pra_backend import compute_rir_pra
-
-    return compute_rir_pra(room, src, mics, sample_rate=sample_rate, mode=mode, rng=rng)
+    return engine.rir(room, src, mics, sample_rate=int(sample_rate), mode=mode, rng=rng)

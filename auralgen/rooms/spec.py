@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping
+import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -46,9 +48,20 @@ _SABINE = 24.0 * math.log(10.0)
 #: Largest image-source order accepted in a spec (memory grows as order**3).
 MAX_ORDER_LIMIT = 250
 
-#: backend name -> ``rir(room, src, mics, *, sample_rate, mode, rng)``; both register in simulate.py
-BACKENDS: Registry = Registry("backend", modules={"fast": "auralgen.rooms.simulate", "pra": "auralgen.rooms.simulate"})
-MODES = ("exact", "hybrid")  # every backend renders both
+#: backend name -> :class:`auralgen.rooms.backends.Backend`, registered by (and lazily loading)
+#: :mod:`auralgen.rooms.backends`: the one list of allowed ``backend`` values
+BACKENDS: Registry = Registry("backend", modules={"fast": "auralgen.rooms.backends", "pra": "auralgen.rooms.backends"})
+
+
+def all_modes() -> tuple[str, ...]:
+    """Every mode some backend renders, in first-seen order (``("exact", "hybrid")``)."""
+    return tuple(dict.fromkeys(m for b in BACKENDS.values() for m in b.modes))
+
+
+def __getattr__(name: str):
+    if name == "MODES":  # kept for tasks/_spatial.py (its check belongs to rooms.backends.check_backend)
+        return all_modes()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -64,7 +77,7 @@ class RoomSpec:
     materials : dict or float or None
         Energy absorption in [0, 1] per wall (keys :data:`WALLS`) or one value for all.
     air_absorption : bool
-        Model air absorption (pyroomacoustics backend only).
+        Model air absorption (the ``pra`` backend only; ``fast`` refuses such a room).
     c_m_s : float
         Speed of sound (m/s).
     max_order : int >= 0 or None
@@ -254,51 +267,35 @@ def fits_distance(room: RoomSpec, listener, distance_m: float, *, direction=None
 
 # ----------------------------------------------------------------------------- presets
 
-PRESETS: dict[str, RoomSpec] = {
-    "anechoic": RoomSpec(dims_m=(8.0, 8.0, 4.0), rt60_s=None, max_order=0),
-    "booth": RoomSpec(dims_m=(2.5, 2.2, 2.2), rt60_s=0.12),
-    "small_office": RoomSpec(dims_m=(4.0, 3.5, 2.7), rt60_s=0.4),
-    "living_room": RoomSpec(dims_m=(5.5, 4.5, 2.6), rt60_s=0.5),
-    "classroom": RoomSpec(dims_m=(9.0, 7.0, 3.2), rt60_s=0.8),
-    "hall": RoomSpec(dims_m=(25.0, 16.0, 10.0), rt60_s=1.8),
-}
-
-_CONFIG_KEYS = ("name", "dims_m", "rt60_s", "materials", "air_absorption", "c_m_s", "backend", "mode", "max_order")
+#: every key a room YAML may hold (the simulation ``backend`` and ``mode`` are the task's)
+_CONFIG_KEYS = ("name", "dims_m", "rt60_s", "materials", "air_absorption", "c_m_s", "max_order")
+_TASK_KEYS = ("backend", "mode")
 _CONF_DIR = conf_path("room")  # package data auralgen.conf (the repository's conf/room)
-
-
-def simulation_options(mapping: Mapping) -> dict:
-    """``{"backend": ..., "mode": ...}`` from a room config, validated (defaults fast / exact)."""
-    backend = mapping.get("backend", "fast")
-    mode = mapping.get("mode", "exact")
-    if backend not in BACKENDS:
-        raise ParameterError(f"backend={backend!r} is invalid; allowed: {list(BACKENDS)}")
-    if mode not in MODES:
-        raise ParameterError(f"mode={mode!r} is invalid; allowed: {list(MODES)}")
-    if backend == "fast" and bool(mapping.get("air_absorption", False)):
-        raise ParameterError(
-            "air_absorption=True is not modelled by backend='fast'; allowed: air_absorption=false or backend='pra'"
-        )
-    return {"backend": backend, "mode": mode}
+#: environment variable naming a folder of extra ``<name>.yaml`` rooms (they override built-ins)
+ROOMS_DIR_ENV = "AURALGEN_ROOMS_DIR"
 
 
 def room_from_config(mapping: Mapping) -> RoomSpec:
     """Build and validate a :class:`RoomSpec` from a config mapping (e.g. ``conf/room/<name>.yaml``).
 
-    Keys: ``name, dims_m, rt60_s, materials, air_absorption, c_m_s, backend, mode, max_order``;
-    ``dims_m`` is required, ``backend``/``mode`` are checked by :func:`simulation_options`.
+    Keys: ``name, dims_m, rt60_s, materials, air_absorption, c_m_s, max_order``; ``dims_m`` is
+    required. ``backend`` and ``mode`` are refused: the task's own ``backend``/``mode`` decide.
 
     >>> room_from_config({"dims_m": [4, 3, 2.5], "rt60_s": 0.3}).rt60_s
     0.3
     """
     if not isinstance(mapping, Mapping):
         raise ParameterError(f"room={mapping!r} is invalid; allowed: a mapping with keys {list(_CONFIG_KEYS)}")
+    for key in _TASK_KEYS:
+        if key in mapping:
+            raise ParameterError(
+                f"room.{key}={mapping[key]!r} is not a room key: the task's {key} decides; allowed: {list(_CONFIG_KEYS)}"
+            )
     unknown = sorted(set(mapping) - set(_CONFIG_KEYS))
     if unknown:
         raise ParameterError(f"room.{unknown[0]}={mapping[unknown[0]]!r} is not a key; allowed: {list(_CONFIG_KEYS)}")
     if "dims_m" not in mapping:
         raise ParameterError("room.dims_m=None is required; allowed: three lengths > 0 (m)")
-    simulation_options(mapping)
     dims = mapping["dims_m"]
     if not _is_seq(dims) and not hasattr(dims, "__len__"):
         raise ParameterError(f"dims_m={dims!r} is invalid; allowed: three finite lengths > 0 (m)")
@@ -317,22 +314,54 @@ def room_from_config(mapping: Mapping) -> RoomSpec:
     return room.validate()
 
 
+def _room_files() -> dict[str, Path]:
+    """``{name: path}`` of every room YAML: the package's, then :data:`ROOMS_DIR_ENV`'s (which win)."""
+    dirs = [_CONF_DIR]
+    user = os.environ.get(ROOMS_DIR_ENV)
+    if user:
+        if not Path(user).is_dir():
+            raise ParameterError(f"{ROOMS_DIR_ENV}={user!r} is not a folder; allowed: a folder of <name>.yaml rooms")
+        dirs.append(Path(user))
+    return {p.stem: p for d in dirs for p in sorted(d.glob("*.yaml"))}
+
+
 def room_names() -> list[str]:
-    """Every room a task can name: the built-in presets and every ``conf/room/<name>.yaml``."""
-    return sorted(set(PRESETS) | {p.stem for p in _CONF_DIR.glob("*.yaml")})
+    """Every room a task can name: ``conf/room/<name>.yaml`` and the user folder's (:data:`ROOMS_DIR_ENV`)."""
+    return sorted(_room_files())
 
 
 @functools.lru_cache(maxsize=64)
 def load_preset(name: str) -> RoomSpec:
-    """The room ``name`` read from ``conf/room/<name>.yaml`` (falls back to :data:`PRESETS`).
+    """The room ``name``, read from its YAML file (the one source of rooms; cached per name).
 
-    A YAML file there defines a new room, or overrides a built-in preset.
+    >>> load_preset("booth").rt60_s
+    0.12
     """
-    if name not in room_names():
-        raise ParameterError(f"room={name!r} is not a preset; allowed: {room_names()}")
-    path = _CONF_DIR / f"{name}.yaml"
-    if path.exists():
-        import yaml  # PyYAML ships with hydra-core
+    files = _room_files()
+    if name not in files:
+        raise ParameterError(f"room={name!r} is unknown; allowed: {', '.join(sorted(files))}")
+    import yaml  # PyYAML ships with hydra-core
 
-        return room_from_config(yaml.safe_load(path.read_text()))
-    return PRESETS[name].validate()
+    mapping = yaml.safe_load(files[name].read_text())
+    if isinstance(mapping, Mapping) and mapping.get("name", name) != name:
+        raise ParameterError(
+            f"room.name={mapping['name']!r} in {files[name]} differs from the file name; allowed: {name!r} (or no name)"
+        )
+    return room_from_config(mapping)
+
+
+class _Presets(Mapping):
+    """Read-only view ``name -> RoomSpec`` of the room YAML files (:func:`load_preset`); no copy of them."""
+
+    def __getitem__(self, name: str) -> RoomSpec:
+        return load_preset(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(room_names())
+
+    def __len__(self) -> int:
+        return len(room_names())
+
+
+#: ``PRESETS["hall"]`` == ``load_preset("hall")``; kept for callers of the former built-in dict
+PRESETS: Mapping[str, RoomSpec] = _Presets()

@@ -471,9 +471,9 @@ def render_moving(signal, trajectory: Trajectory, room: RoomSpec, receiver: Rece
 
     Examples
     --------
-    >>> from auralgen.rooms.spec import PRESETS
+    >>> from auralgen.rooms.spec import load_preset
     >>> from auralgen.rooms.receivers import Mono
-    >>> room = PRESETS["anechoic"]
+    >>> room = load_preset("anechoic")
     >>> tr = linear((1.0, 4.0, 1.5), (3.0, 4.0, 1.5), speed_m_s=2.0)
     >>> x = render_moving(np.ones(16000), tr, room, Mono(position_m=(2.0, 2.0, 1.5)), sample_rate=16000)
     >>> x.shape[0]

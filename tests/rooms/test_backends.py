@@ -4,8 +4,11 @@ import numpy as np
 import pytest
 
 from auralgen.errors import ParameterError
+from auralgen.rooms.backends import BACKENDS, FastBackend, PraBackend, check_backend
+from auralgen.rooms.receivers import FOA, Binaural, Mono, Tetrahedral
+from auralgen.rooms.scene import spatial_rir
 from auralgen.rooms.simulate import compute_rir
-from auralgen.rooms.spec import RoomSpec
+from auralgen.rooms.spec import MODES, RoomSpec, all_modes
 
 pra = pytest.importorskip("pyroomacoustics")
 
@@ -107,7 +110,8 @@ def test_pra_hybrid_is_seeded_and_leaves_global_rngs_alone():
         ({"mics_m": [[1.0, 1.0, 1.0], [1.0, 1.0, 2.95]]}, r"mics_m\[1\]=.*closer than 0\.1 m"),
         ({"mics_m": [[2.0, 2.0, 1.5]]}, r"mics_m\[0\]=.*from the source; allowed: >= 0\.01 m"),
         ({"mics_m": np.zeros((2, 2))}, r"mics_m has shape \(2, 2\)"),
-        ({"backend": "gpu"}, r"backend='gpu' is invalid"),
+        ({"backend": "gpu"}, r"backend='gpu' is unknown; allowed: fast, pra$"),
+        ({"mode": "late"}, r"mode='late' is unknown; allowed: exact, hybrid$"),
         ({"mode": "hybrid"}, r"rng=None with mode='hybrid'"),
         ({"sample_rate": 10}, r"sample_rate=10 is out of range"),
     ],
@@ -131,3 +135,68 @@ def test_fast_matches_pyroomacoustics_long_reverb():
     room = RoomSpec((6.0, 5.0, 3.0), rt60_s=1.0)
     args = dict(source_m=(1.5, 3.6, 1.3), mics_m=np.array([3.0, 2.5, 1.5]) + TETRA, sample_rate=FS)
     assert _nerr(compute_rir(room, **args), compute_rir(room, backend="pra", **args)) <= 1e-3
+
+
+# --------------------------------------------------------------------------- the registry
+
+
+def test_backends_registry_is_the_one_list_of_backends_and_modes():
+    assert BACKENDS.names() == ["fast", "pra"]
+    assert isinstance(BACKENDS.get("fast"), FastBackend) and isinstance(BACKENDS.get("pra"), PraBackend)
+    assert [(b.name, b.modes) for b in BACKENDS.values()] == [
+        ("fast", ("exact", "hybrid")),
+        ("pra", ("exact", "hybrid")),
+    ]
+    assert all_modes() == MODES == ("exact", "hybrid")
+
+
+ROOM = RoomSpec((6.0, 5.0, 3.0), rt60_s=0.3)
+AIR = RoomSpec((6.0, 5.0, 3.0), rt60_s=0.3, air_absorption=True)
+AT = (3.0, 2.5, 1.5)
+
+
+@pytest.mark.parametrize(
+    ("backend", "room", "receiver", "why"),
+    [
+        ("fast", ROOM, Binaural(position_m=AT), None),
+        ("fast", ROOM, None, None),
+        ("fast", AIR, Mono(position_m=AT), "air_absorption=True is not modelled by backend='fast'"),
+        ("pra", AIR, Tetrahedral(position_m=AT), None),
+        ("pra", ROOM, None, None),
+        ("pra", ROOM, Binaural(position_m=AT), "backend='pra' cannot render a binaural receiver"),
+        ("pra", ROOM, FOA(position_m=AT), "backend='pra' cannot render a foa_acn_sn3d receiver"),
+    ],
+)
+def test_supports_says_why_not(backend, room, receiver, why):
+    got = BACKENDS.get(backend).supports(room, receiver, "exact")
+    assert got is None if why is None else got.startswith(why) and "; allowed: " in got
+
+
+def test_check_backend_names_the_task_key():
+    with pytest.raises(ParameterError, match=r"^task\.x\.backend='gpu' is unknown; allowed: fast, pra$"):
+        check_backend("gpu", "exact", ROOM, key="task.x.")
+    with pytest.raises(ParameterError, match=r"^task\.x\.mode='late' is unknown; allowed: exact, hybrid$"):
+        check_backend("fast", "late", ROOM, key="task.x.")
+    assert check_backend("pra", "hybrid", AIR, Mono(position_m=AT)) is BACKENDS.get("pra")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"backend": "pra"}, r"backend='pra' cannot render a binaural receiver; allowed: fast"),
+        ({"mode": "late"}, r"mode='late' is unknown; allowed: exact, hybrid"),  # before: rendered as hybrid
+        ({"backend": "gpu"}, r"backend='gpu' is unknown; allowed: fast, pra"),
+    ],
+)
+def test_spatial_rir_refuses_what_the_backend_does_not_serve(kwargs, match):
+    with pytest.raises(ParameterError, match=match):
+        spatial_rir(
+            ROOM, (1.0, 1.0, 1.2), Binaural(position_m=AT), sample_rate=FS, rng=np.random.default_rng(0), **kwargs
+        )
+
+
+def test_spatial_rir_sends_omni_arrays_to_the_backend_mic_by_mic():
+    rec = Tetrahedral(position_m=AT, yaw_deg=30.0)
+    got = spatial_rir(ROOM, (1.0, 1.0, 1.2), rec, sample_rate=FS, mode="exact", backend="pra")
+    want = compute_rir(ROOM, (1.0, 1.0, 1.2), rec.omni_positions_m(), sample_rate=FS, backend="pra")
+    np.testing.assert_array_equal(got, want)

@@ -308,3 +308,46 @@ def test_config_validation_key_prefix_and_non_mapping():
 def test_render_argument_validation(images_mod, kwargs, match):
     with pytest.raises(ParameterError, match=match):
         FOA().render(_images(images_mod, [[1.0, 1.0, 1.0]]), **kwargs)
+
+
+# --------------------------------------------------------------------------- capabilities
+# what the scene, the backends and the tasks ask a receiver instead of testing its type
+
+
+@pytest.mark.parametrize(
+    ("config", "omni", "ears", "order", "gains"),
+    [
+        ({"type": "mono"}, True, False, None, [1.0]),
+        ({"type": "stereo"}, True, False, None, [1.0, 1.0]),
+        ({"type": "tetra"}, True, False, None, [1.0] * 4),
+        ({"type": "circular", "n": 3}, True, False, None, [1.0] * 3),
+        ({"type": "foa"}, False, False, 1, [1.0, 3**-0.5, 3**-0.5, 3**-0.5]),
+        ({"type": "binaural"}, False, True, None, [1.0, 1.0]),
+    ],
+)
+def test_capabilities(config, omni, ears, order, gains):
+    rec = receiver_from_config({**config, "position_m": list(CENTRE), "yaw_deg": 90.0})
+    mics, ear_points = rec.omni_positions_m(), rec.ear_positions_m()
+    assert (mics is not None) == omni and (ear_points is not None) == ears
+    assert rec.ambisonic_order() == order
+    np.testing.assert_allclose(rec.diffuse_gains(), gains, rtol=1e-15)
+    tail = rec.tail_points_m()
+    assert tail.shape == (rec.num_channels, 3)
+    if omni:
+        np.testing.assert_array_equal(tail, mics)
+
+
+def test_tail_points_are_the_ears_and_a_small_tetrahedron():
+    head = Binaural(position_m=tuple(CENTRE), yaw_deg=90.0)  # looking along +y: the left ear is at -x
+    np.testing.assert_allclose(head.ear_positions_m(), CENTRE + [[-0.0875, 0, 0], [0.0875, 0, 0]], atol=1e-12)
+    np.testing.assert_array_equal(head.tail_points_m(), head.ear_positions_m())
+    foa = FOA(position_m=tuple(CENTRE)).tail_points_m()
+    np.testing.assert_allclose(np.linalg.norm(foa - CENTRE, axis=1), 0.0875, rtol=1e-12)
+    np.testing.assert_allclose(foa[0] - CENTRE, [0.0875 / math.sqrt(3)] * 3, rtol=1e-12)
+
+
+def test_only_omni_arrays_have_mic_positions():
+    # tasks/_spatial.py still asks hasattr(layout, "mic_positions_m") to accept backend=pra
+    configs = [{"type": name, "n": 3} if name == "circular" else {"type": name} for name in RECEIVERS]
+    has = {c["type"]: hasattr(receiver_from_config(c), "mic_positions_m") for c in configs}
+    assert has == {"mono": True, "stereo": True, "tetra": True, "foa": False, "circular": True, "binaural": False}

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from auralgen.errors import ParameterError
 from auralgen.rooms.spec import (
     PRESETS,
+    ROOMS_DIR_ENV,
     WALLS,
     RoomSpec,
     check_position,
@@ -19,7 +20,7 @@ from auralgen.rooms.spec import (
     load_preset,
     min_rt60_s,
     room_from_config,
-    simulation_options,
+    room_names,
     wall_absorption,
 )
 
@@ -111,20 +112,65 @@ def test_fits_distance_point_passes_check_position(frac, dist, direction):
         assert fits_distance(ROOM, listener, dist)
 
 
-@pytest.mark.parametrize("name", sorted(PRESETS))
-def test_presets_validate_and_match_yaml(name):
-    room = PRESETS[name].validate()
+# the built-in rooms as the YAML files define them (pinned: a changed file changes every spatial item)
+BUILT_IN = {
+    "anechoic": RoomSpec(dims_m=(8.0, 8.0, 4.0), rt60_s=None, max_order=0),
+    "booth": RoomSpec(dims_m=(2.5, 2.2, 2.2), rt60_s=0.12),
+    "small_office": RoomSpec(dims_m=(4.0, 3.5, 2.7), rt60_s=0.4),
+    "living_room": RoomSpec(dims_m=(5.5, 4.5, 2.6), rt60_s=0.5),
+    "classroom": RoomSpec(dims_m=(9.0, 7.0, 3.2), rt60_s=0.8),
+    "hall": RoomSpec(dims_m=(25.0, 16.0, 10.0), rt60_s=1.8),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BUILT_IN))
+def test_built_in_rooms_come_from_their_yaml(name):
     mapping = yaml.safe_load((CONF / f"{name}.yaml").read_text())
     assert mapping["name"] == name
-    assert set(mapping) == {"name", "dims_m", "rt60_s", "materials", "air_absorption", "backend", "mode", "max_order"}
-    assert room_from_config(mapping) == room
-    assert load_preset(name) == room
-    simulation_options(mapping)
+    assert set(mapping) == {"name", "dims_m", "rt60_s", "materials", "air_absorption", "max_order"}
+    assert room_from_config(mapping) == BUILT_IN[name]
+    assert load_preset(name) == BUILT_IN[name] == PRESETS[name]
+
+
+def test_room_names_are_the_yaml_files_and_presets_is_a_view_of_them():
+    assert room_names() == sorted(BUILT_IN) == sorted(PRESETS) == sorted(p.stem for p in CONF.glob("*.yaml"))
+    assert len(PRESETS) == 6
+    with pytest.raises(ParameterError, match=r"room='attic' is unknown; allowed: anechoic, booth, classroom, hall"):
+        load_preset("attic")
+    with pytest.raises(TypeError):
+        PRESETS["attic"] = BUILT_IN["hall"]  # a read-only view: rooms are added as YAML files
 
 
 def test_anechoic_preset_has_no_reflections():
-    assert PRESETS["anechoic"].max_order == 0
-    np.testing.assert_allclose(wall_absorption(PRESETS["anechoic"]), 1.0)
+    assert load_preset("anechoic").max_order == 0
+    np.testing.assert_allclose(wall_absorption(load_preset("anechoic")), 1.0)
+
+
+@pytest.fixture
+def user_rooms(tmp_path, monkeypatch):
+    monkeypatch.setenv(ROOMS_DIR_ENV, str(tmp_path))
+    load_preset.cache_clear()
+    yield tmp_path
+    load_preset.cache_clear()
+
+
+def test_user_rooms_folder_adds_and_overrides_rooms(user_rooms):
+    (user_rooms / "attic.yaml").write_text("name: attic\ndims_m: [6.0, 4.0, 2.2]\nrt60_s: 0.3\n")
+    (user_rooms / "booth.yaml").write_text("dims_m: [3.0, 2.5, 2.2]\nrt60_s: 0.2\n")
+    assert room_names() == sorted([*BUILT_IN, "attic"])
+    assert load_preset("attic") == RoomSpec(dims_m=(6.0, 4.0, 2.2), rt60_s=0.3)
+    assert load_preset("booth") == RoomSpec(dims_m=(3.0, 2.5, 2.2), rt60_s=0.2)
+    (user_rooms / "loft.yaml").write_text("name: attic\ndims_m: [6.0, 4.0, 2.2]\n")
+    with pytest.raises(
+        ParameterError, match=r"room\.name='attic' in .*loft\.yaml differs from the file name; allowed: 'loft'"
+    ):
+        load_preset("loft")
+
+
+def test_user_rooms_folder_must_exist(user_rooms, monkeypatch):
+    monkeypatch.setenv(ROOMS_DIR_ENV, str(user_rooms / "missing"))
+    with pytest.raises(ParameterError, match=r"AURALGEN_ROOMS_DIR='.*missing' is not a folder"):
+        room_names()
 
 
 def test_room_from_config_round_trip_and_errors():
@@ -132,10 +178,15 @@ def test_room_from_config_round_trip_and_errors():
     assert room_from_config(room.to_dict()) == room
     with pytest.raises(ParameterError, match=r"room\.color='red' is not a key"):
         room_from_config({"dims_m": [4, 3, 2.5], "color": "red"})
-    with pytest.raises(ParameterError, match=r"backend='gpu' is invalid; allowed: \['fast', 'pra'\]"):
-        room_from_config({"dims_m": [4, 3, 2.5], "backend": "gpu"})
-    with pytest.raises(ParameterError, match=r"air_absorption=True is not modelled by backend='fast'"):
-        room_from_config({"dims_m": [4, 3, 2.5], "rt60_s": 0.4, "air_absorption": True})
     with pytest.raises(ParameterError, match=r"dims_m=None is required"):
         room_from_config({"rt60_s": 0.4})
-    assert room_from_config({"dims_m": [4, 3, 2.5], "air_absorption": True, "backend": "pra"}).air_absorption
+    # air absorption is a property of the room; the backend that renders it decides (compute_rir)
+    assert room_from_config({"dims_m": [4, 3, 2.5], "air_absorption": True}).air_absorption
+
+
+@pytest.mark.parametrize(("key", "value"), [("backend", "fast"), ("mode", "hybrid")])
+def test_room_config_refuses_the_tasks_simulation_keys(key, value):
+    with pytest.raises(
+        ParameterError, match=rf"room\.{key}='{value}' is not a room key: the task's {key} decides; allowed: \['name'"
+    ):
+        room_from_config({"dims_m": [4, 3, 2.5], key: value})

@@ -14,7 +14,7 @@ from auralgen.rooms import _ism_kernels as _ik
 from auralgen.rooms import images as _images
 from auralgen.rooms.images import FDL2, image_sources
 from auralgen.rooms.receivers import FOA, Binaural, Mono
-from auralgen.rooms.spec import PRESETS
+from auralgen.rooms.spec import load_preset
 from auralgen.rooms.trajectory import (
     Trajectory,
     approach,
@@ -28,7 +28,7 @@ from auralgen.rooms.trajectory import (
 
 FS = 16000
 C = 343.0
-ANECHOIC = PRESETS["anechoic"]  # 8 x 8 x 4 m
+ANECHOIC = load_preset("anechoic")  # 8 x 8 x 4 m
 LIS = (4.0, 4.0, 1.5)
 
 
@@ -108,7 +108,7 @@ def _static_render(receiver, room, src, sig, n):
     "receiver", [Mono(position_m=(3.0, 2.0, 1.4)), Binaural(position_m=(3.0, 2.0, 1.4), yaw_deg=30.0)]
 )
 def test_a_source_at_rest_renders_as_the_static_image_response(receiver):
-    room = PRESETS["living_room"]
+    room = load_preset("living_room")
     src = (1.5, 3.0, 1.6)
     tr = linear(src, src, duration_s=0.5)
     sig = noise(0.5, seed=3)
@@ -120,7 +120,7 @@ def test_a_source_at_rest_renders_as_the_static_image_response(receiver):
 
 
 def test_late_tail_adds_reverberation_after_the_sound():
-    room = PRESETS["classroom"]
+    room = load_preset("classroom")
     lis = (4.5, 3.5, 1.5)
     tr = pass_by(lis, closest_azimuth_deg=0.0, closest_distance_m=1.5, length_m=2.0, ccw=True, duration_s=1.0)
     sig = noise(1.0)
@@ -134,7 +134,7 @@ def test_late_tail_adds_reverberation_after_the_sound():
 
 
 def test_render_is_deterministic_and_only_the_tail_depends_on_rng():
-    room = PRESETS["living_room"]
+    room = load_preset("living_room")
     lis = (2.75, 2.25, 1.5)
     tr = arc_around(lis, radius_m=1.2, start_azimuth_deg=90.0, sweep_deg=-180.0, duration_s=1.5)
     rec = Binaural(position_m=lis)
@@ -204,11 +204,11 @@ def test_render_rejects_paths_through_the_receiver_and_bad_arguments():
     with pytest.raises(ParameterError, match="early_order=7 is out of range"):
         render_moving(noise(1.0), ok, ANECHOIC, Mono(position_m=LIS), sample_rate=FS, early_order=7)
     with pytest.raises(ParameterError, match="rng=None with late=True"):
-        render_moving(noise(1.0), ok, PRESETS["classroom"], Mono(position_m=LIS), sample_rate=FS)
+        render_moving(noise(1.0), ok, load_preset("classroom"), Mono(position_m=LIS), sample_rate=FS)
 
 
 def test_a_three_second_binaural_pass_by_renders_both_ears_in_full():
-    room = PRESETS["classroom"]
+    room = load_preset("classroom")
     lis = (4.5, 3.5, 1.5)
     tr = pass_by(lis, closest_azimuth_deg=0.0, closest_distance_m=1.5, length_m=6.0, ccw=True, duration_s=3.0)
     rec = Binaural(position_m=lis)

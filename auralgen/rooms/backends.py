@@ -1,0 +1,126 @@
+"""Room simulation backends: one :class:`Backend` per engine, registered in :data:`BACKENDS`.
+
+A backend renders room impulse responses at omnidirectional points and says which rooms,
+receivers and modes it serves (:meth:`Backend.supports`). Its ``modes`` are the one list of
+allowed ``mode`` values; ``BACKENDS.names()`` the one list of allowed ``backend`` values.
+
+- ``fast`` (:class:`FastBackend`): the numba image-source engine (:mod:`auralgen.rooms.fast`);
+  ``hybrid`` adds an energy-matched noise tail (:mod:`auralgen.rooms.hybrid`). Serves every
+  receiver (directional ones through its image sources, :func:`auralgen.rooms.scene.spatial_rir`);
+  does not model air absorption.
+- ``pra`` (:class:`PraBackend`): ``pyroomacoustics.ShoeBox`` (:mod:`auralgen.rooms.pra_backend`),
+  the reference; serves omni arrays only.
+
+:data:`BACKENDS` (defined in :mod:`auralgen.rooms.spec`, so its names are known without
+importing this module) loads this module when a backend is first asked for. A backend imports
+its engine when first asked for a response: a run on one backend never loads the other.
+
+Examples
+--------
+>>> from auralgen.rooms.spec import RoomSpec
+>>> check_backend("fast", "exact", RoomSpec((4.0, 3.0, 2.5), rt60_s=0.3)).name
+'fast'
+>>> check_backend("gpu", "exact", RoomSpec((4.0, 3.0, 2.5)))
+Traceback (most recent call last):
+...
+auralgen.core.registry.UnknownNameError: backend='gpu' is unknown; allowed: fast, pra
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Protocol
+
+import numpy as np
+
+from auralgen.errors import ParameterError
+from auralgen.rooms.spec import BACKENDS, RoomSpec
+
+if TYPE_CHECKING:
+    from auralgen.rooms.receivers import Receiver
+
+__all__ = ["BACKENDS", "Backend", "FastBackend", "PraBackend", "check_backend"]
+
+
+class Backend(Protocol):
+    """What a room backend provides (a class registered in :data:`BACKENDS`)."""
+
+    name: ClassVar[str]
+    #: every ``mode`` this backend renders (the one list of allowed modes)
+    modes: ClassVar[tuple[str, ...]]
+
+    def supports(self, room: RoomSpec, receiver: Receiver | None, mode: str) -> str | None:
+        """None if this backend renders ``receiver`` (None: bare omni points) in ``room`` in ``mode``;
+        else why not, as the allowed-values part of a one-line error."""
+        ...
+
+    def rir(
+        self, room: RoomSpec, src: np.ndarray, mics: np.ndarray, *, sample_rate: int, mode: str,
+        rng: np.random.Generator | None,
+    ) -> np.ndarray:  # fmt: skip
+        """RIRs ``[n_mics, n]`` float64 from ``src [3]`` to ``mics [n_mics, 3]`` (validated by the caller)."""
+        ...
+
+
+class FastBackend:
+    """The numba image-source engine; ``hybrid`` = exact images, then a noise tail drawn from ``rng``."""
+
+    name: ClassVar[str] = "fast"
+    modes: ClassVar[tuple[str, ...]] = ("exact", "hybrid")
+
+    def supports(self, room: RoomSpec, receiver: Receiver | None, mode: str) -> str | None:
+        if room.air_absorption:
+            return (
+                "air_absorption=True is not modelled by backend='fast'; allowed: air_absorption=false or backend='pra'"
+            )
+        return None
+
+    def rir(self, room, src, mics, *, sample_rate: int, mode: str, rng) -> np.ndarray:
+        if mode == "hybrid":
+            from auralgen.rooms.hybrid import compute_rir_hybrid
+
+            return compute_rir_hybrid(room, src, mics, sample_rate=sample_rate, rng=rng)
+        from auralgen.rooms.fast import compute_rir_fast
+
+        return compute_rir_fast(room, src, mics, sample_rate=sample_rate)
+
+
+class PraBackend:
+    """pyroomacoustics (the reference): omni arrays only; ``hybrid`` = order-3 images + its ray tracer."""
+
+    name: ClassVar[str] = "pra"
+    modes: ClassVar[tuple[str, ...]] = ("exact", "hybrid")
+
+    def supports(self, room: RoomSpec, receiver: Receiver | None, mode: str) -> str | None:
+        if receiver is not None and receiver.omni_positions_m() is None:
+            return (
+                f"backend='pra' cannot render a {receiver.layout} receiver; allowed: fast (or an omni array with pra)"
+            )
+        return None
+
+    def rir(self, room, src, mics, *, sample_rate: int, mode: str, rng) -> np.ndarray:
+        from auralgen.rooms.pra_backend import compute_rir_pra
+
+        return compute_rir_pra(room, src, mics, sample_rate=sample_rate, mode=mode, rng=rng)
+
+
+# the backends are stateless: one instance each serves every call
+BACKENDS.register(FastBackend())
+BACKENDS.register(PraBackend())
+
+
+def check_backend(
+    backend: str, mode: str, room: RoomSpec, receiver: Receiver | None = None, *, key: str = ""
+) -> Backend:
+    """The backend ``backend``, after checking that it renders ``mode`` (and ``receiver`` in ``room``).
+
+    ``key`` prefixes the config keys in errors (``"task.azimuth_absolute."``). Raises
+    :class:`ParameterError`: ``<key>backend='gpu' is unknown; allowed: fast, pra``,
+    ``<key>mode='x' is unknown; allowed: exact, hybrid`` or the backend's own reason.
+    """
+    b = BACKENDS.get(backend, key=f"{key}backend")
+    if mode not in b.modes:
+        raise ParameterError(f"{key}mode={mode!r} is unknown; allowed: {', '.join(b.modes)}")
+    why = b.supports(room, receiver, mode)
+    if why is not None:
+        raise ParameterError(why)
+    return b

@@ -30,7 +30,6 @@ FUNCTION_OFFENDERS = {
     "auralgen/evaluation/psychometrics.py::fit_psychometric": 93,
     "auralgen/evaluation/psychometrics.py::audiogram_thresholds": 71,
     "auralgen/evaluation/runner.py::evaluate": 74,
-    "auralgen/mixing/core.py::mix": 94,
     "auralgen/rooms/trajectory.py::render_moving": 106,
     "auralgen/tasks/mixture.py::Mixture.sample": 73,
     "auralgen/tasks/trajectory.py::TrajectoryTask.sample": 80,

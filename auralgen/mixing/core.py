@@ -211,37 +211,17 @@ def mix(
     >>> y.shape, [c.onset_s for c in info.components], info.global_gain_db
     ((1, 6000), [0.0, 0.25], 0.0)
     """
-    if isinstance(sample_rate, bool) or not isinstance(sample_rate, (int, np.integer)) or sample_rate <= 0:
-        raise ParameterError(f"sample_rate={sample_rate!r} is invalid; allowed: an integer > 0")
-    if level_mode not in LEVEL_MODES:
-        raise ParameterError(f"level_mode={level_mode!r} is unknown; allowed: {list(LEVEL_MODES)}")
-    if not (isinstance(max_peak, (int, float)) and 0 < max_peak <= 1):
-        raise ParameterError(f"max_peak={max_peak!r} is out of range; allowed: 0 < max_peak <= 1")
-    comps = [as_component(c, f"components[{k}]") for k, c in enumerate(components)]
-    if not comps:
-        raise ParameterError("components=[] is empty; allowed: at least one clip")
-    onsets = _check_lengths("onsets_s", onsets_s, len(comps))
-    targets = _check_lengths("levels", levels, len(comps))
-    records = []
-    for k, (x, onset, target) in enumerate(zip(comps, onsets, targets, strict=True)):
-        if onset < 0:
-            raise ParameterError(f"onsets_s[{k}]={onset!r} is negative; allowed: >= 0")
-        raw = component_level(x, sample_rate, level_mode=level_mode)
-        if not math.isfinite(raw):
-            raise ParameterError(f"components[{k}] is silent (level {raw}); allowed: an audible clip")
-        gain_db = target - raw
-        start = int(round(onset * sample_rate))
-        measured = component_level(x * 10.0 ** (gain_db / 20.0), sample_rate, level_mode=level_mode)
-        records.append(
-            ComponentRecord(
-                onset_s=start / sample_rate,
-                offset_s=(start + x.shape[1]) / sample_rate,
-                gain_db=gain_db,
-                target_level=target,
-                raw_level=raw,
-                measured_level=measured,
-            )
-        )
+    comps, onsets, targets = _checked_inputs(components, sample_rate, onsets_s, levels, level_mode, max_peak)
+    records = [
+        _record(k, x, onset, target, sample_rate, level_mode)
+        for k, (x, onset, target) in enumerate(zip(comps, onsets, targets, strict=True))
+    ]
+    info = _mix_info(comps, records, sample_rate, duration_s, level_mode, max_peak)
+    return render_mix(comps, info), info
+
+
+def _mix_info(comps, records, sample_rate: int, duration_s, level_mode: str, max_peak: float) -> MixInfo:
+    """The mix length, the peak of the dry sum and the one global gain that keeps it below ``max_peak``."""
     end = max(int(round(r.offset_s * sample_rate)) for r in records)
     total = end if duration_s is None else int(round(float(duration_s) * sample_rate))
     if total < end:
@@ -251,7 +231,7 @@ def mix(
     dry = _sum(comps, records, sample_rate, total)
     peak = float(np.max(np.abs(dry)))
     global_gain_db = 20.0 * math.log10(max_peak / peak) if peak > max_peak else 0.0
-    info = MixInfo(
+    return MixInfo(
         sample_rate=int(sample_rate),
         n_samples=total,
         n_channels=comps[0].shape[0],
@@ -261,7 +241,40 @@ def mix(
         global_gain_db=global_gain_db,
         components=tuple(records),
     )
-    return render_mix(comps, info), info
+
+
+def _checked_inputs(components, sample_rate, onsets_s, levels, level_mode, max_peak):
+    """The components as ``[channels, n]`` arrays, onsets and target levels, or a ParameterError."""
+    if isinstance(sample_rate, bool) or not isinstance(sample_rate, (int, np.integer)) or sample_rate <= 0:
+        raise ParameterError(f"sample_rate={sample_rate!r} is invalid; allowed: an integer > 0")
+    if level_mode not in LEVEL_MODES:
+        raise ParameterError(f"level_mode={level_mode!r} is unknown; allowed: {list(LEVEL_MODES)}")
+    if not (isinstance(max_peak, (int, float)) and 0 < max_peak <= 1):
+        raise ParameterError(f"max_peak={max_peak!r} is out of range; allowed: 0 < max_peak <= 1")
+    comps = [as_component(c, f"components[{k}]") for k, c in enumerate(components)]
+    if not comps:
+        raise ParameterError("components=[] is empty; allowed: at least one clip")
+    return comps, _check_lengths("onsets_s", onsets_s, len(comps)), _check_lengths("levels", levels, len(comps))
+
+
+def _record(k: int, x: np.ndarray, onset: float, target: float, sample_rate: int, level_mode: str) -> ComponentRecord:
+    """Measure component ``k`` and the gain that puts it at ``target``; its onset on the sample grid."""
+    if onset < 0:
+        raise ParameterError(f"onsets_s[{k}]={onset!r} is negative; allowed: >= 0")
+    raw = component_level(x, sample_rate, level_mode=level_mode)
+    if not math.isfinite(raw):
+        raise ParameterError(f"components[{k}] is silent (level {raw}); allowed: an audible clip")
+    gain_db = target - raw
+    start = int(round(onset * sample_rate))
+    measured = component_level(x * 10.0 ** (gain_db / 20.0), sample_rate, level_mode=level_mode)
+    return ComponentRecord(
+        onset_s=start / sample_rate,
+        offset_s=(start + x.shape[1]) / sample_rate,
+        gain_db=gain_db,
+        target_level=target,
+        raw_level=raw,
+        measured_level=measured,
+    )
 
 
 def _sum(comps: list[np.ndarray], records, sample_rate: int, total: int) -> np.ndarray:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import stat
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from auralgen.errors import ParameterError
 from auralgen.measure.geometry import az_el_to_unit, listener_to_room, wrap_azimuth_deg
 from auralgen.random import Choice
 from auralgen.rooms.images import FDL2
-from auralgen.rooms.receivers import Binaural, receiver_from_config
+from auralgen.rooms.receivers import Binaural, Tetrahedral, receiver_from_config
 from auralgen.rooms.scene import convolve, expected_drr_db, spatial_rir
 from auralgen.rooms.spec import BACKENDS, MODES, WALL_MARGIN_M, RoomSpec, load_preset, room_from_config, room_names
 from auralgen.synth import apply_ramps, click_train, harmonic_complex, noise, sweep
@@ -389,6 +390,13 @@ def max_distance(spec) -> float:
 
 def is_binaural(params) -> bool:
     return params["receiver"].get("type") == "binaural"
+
+
+def with_tetra(listener):
+    """A direction listener of :mod:`auralgen.listeners.spatial` with the mic offsets of the
+    ``tetra`` receiver (its default radius: a row names the layout, not the radius) bound, as a
+    task's ``listener`` class attribute."""
+    return staticmethod(partial(listener, tetra_offsets_m=Tetrahedral().local_offsets_m()))
 
 
 __all__ = ["SpatialConfig", "SpatialTask", "check_spatial", "source_signal", "Binaural"]

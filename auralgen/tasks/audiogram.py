@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from auralgen.errors import ParameterError
+from auralgen.listeners import tones as listen
 from auralgen.random import Choice
 from auralgen.synth.levels import db_hl_to_db_spl, peak_for_db_spl_sine
 from auralgen.tasks import _sounds as S
@@ -79,6 +80,7 @@ class Audiogram(Task):
     audit = AuditSpec(
         ("position", "sounds", "sounds.*", "delta.*", "audio.*", "row.flac_bytes"), listener_easiest="max"
     )
+    listener = staticmethod(listen.audiogram)
     sub_category = "absolute_perception"
     attribute = "loudness"
     regime = "absolute"

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance
+from auralgen.listeners import spatial as listen
+from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, register, require
 
 QUADRANTS = {"front_left": (0.0, "Front left"), "front_right": (-90.0, "Front right"),
@@ -42,6 +43,7 @@ class AzimuthAbsolute(SpatialTask):
         listener_easiest=None,
         reason="front/back needs knowledge of the source spectrum a DSP listener does not have",
     )
+    listener = with_tetra(listen.azimuth_absolute)
     sub_category = "absolute_localisation"
     attribute = "azimuth"
     regime = "absolute"

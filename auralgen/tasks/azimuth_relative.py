@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance
+from auralgen.listeners import spatial as listen
+from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, register, require
 
 ANSWERS = {"same": "Same direction", "different": "Different directions"}
@@ -44,6 +45,7 @@ class AzimuthRelative(SpatialTask):
         listener_easiest="max",
         listener_floor=0.65,
     )
+    listener = with_tetra(listen.relative_direction)
     sub_category = "relative_localisation"
     attribute = "azimuth"
     regime = "relative"

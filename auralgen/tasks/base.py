@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
@@ -38,6 +39,17 @@ def check_task_complete(name: str, cls: type[Task]) -> None:
     if not isinstance(audit, AuditSpec):
         raise TypeError(f"task {name}: class {cls.__name__} has no `audit = AuditSpec(...)` of its own; allowed: "
                         "declare the features that may predict the answer and the listener's easiest level")  # fmt: skip
+    if "listener" not in cls.__dict__:
+        raise TypeError(f"task {name}: class {cls.__name__} sets no `listener` of its own; allowed: "
+                        "`listener = staticmethod(<a function of auralgen.listeners>)`, or None with audit.reason saying why")  # fmt: skip
+    listener = cls.__dict__["listener"]
+    listener = listener.__func__ if isinstance(listener, staticmethod) else listener
+    if listener is None and not audit.reason:
+        raise TypeError(f"task {name}: class {cls.__name__} has listener = None and no audit.reason; allowed: "
+                        "a listener function, or say in AuditSpec(reason=...) why none can answer")  # fmt: skip
+    if listener is not None and not callable(listener):
+        raise TypeError(f"task {name}: class {cls.__name__}.listener={listener!r} is not callable; allowed: "
+                        "a function (question, options, clips, sample_rate[, layout]) -> option index, or None")  # fmt: skip
 
 
 # every module of auralgen.tasks not starting with "_" (and not this one) is the task of its name
@@ -213,6 +225,8 @@ class Task:
     # params fields forming the "parameter tuple" kept disjoint across splits (None = all)
     key_fields: ClassVar[tuple[str, ...] | None] = None
     audit: ClassVar[AuditSpec]  # required: what the dataset audit expects (see check_task_complete)
+    # required, in the task's own class body: its reference DSP listener (auralgen.listeners), or None
+    listener: ClassVar[Callable[..., int] | None]
     spatial: ClassVar[bool] = False  # the answer is a direction, distance or motion (interop files it as spatial)
     analyses: ClassVar[tuple[str, ...]] = ()  # extra evaluation analyses, e.g. "thresholds_by_frequency"
 

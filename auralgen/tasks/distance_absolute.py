@@ -14,6 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from auralgen.listeners import spatial as listen
 from auralgen.random import LogUniform
 from auralgen.rooms.scene import critical_distance_m
 from auralgen.tasks import _sounds as S
@@ -59,6 +60,7 @@ class DistanceAbsolute(SpatialTask):
         listener_easiest=None,
         reason="absolute distance needs knowledge of the source level and the room a DSP listener does not have",
     )
+    listener = staticmethod(listen.distance_absolute)
     sub_category = "absolute_localisation"
     attribute = "distance"
     regime = "absolute"

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
+from auralgen.listeners import spatial as listen
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, register, require
 from auralgen.tasks.distance_absolute import received_db
@@ -49,6 +50,7 @@ class DistanceRelative(SpatialTask):
         ),
         listener_easiest="min",
     )
+    listener = staticmethod(listen.distance_relative)
     sub_category = "relative_localisation"
     attribute = "distance"
     regime = "relative"

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from auralgen.listeners import tones as listen
 from auralgen.random import LogUniform
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CREST
@@ -94,6 +95,7 @@ class DurationAbsolute(Task):
         ),
         listener_easiest="max",
     )
+    listener = staticmethod(listen.duration_absolute)
     sub_category = "absolute_perception"
     attribute = "duration"
     regime = "absolute"

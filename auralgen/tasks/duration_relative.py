@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CompareConfig, CompareTask, check_config
 from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, register
@@ -45,6 +46,7 @@ class DurationRelative(CompareTask):
         ),
         listener_easiest="max",
     )
+    listener = staticmethod(listen.duration_relative)
     attribute = "duration"
     level_unit = "percent"
     Config = DurationRelativeConfig

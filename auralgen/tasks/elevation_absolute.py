@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance
+from auralgen.listeners import spatial as listen
+from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, register, require
 
 CLASSES = {"above": (1.0, "Above ear level"), "ear": (0.0, "At ear level"), "below": (-1.0, "Below ear level")}
@@ -46,6 +47,7 @@ class ElevationAbsolute(SpatialTask):
         listener_easiest=None,
         reason="elevation needs knowledge of the source spectrum a DSP listener does not have",
     )
+    listener = with_tetra(listen.elevation_absolute)
     sub_category = "absolute_localisation"
     attribute = "elevation"
     regime = "absolute"

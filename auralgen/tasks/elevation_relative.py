@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance
+from auralgen.listeners import spatial as listen
+from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, register, require
 
 ARC_LOW, ARC_HIGH = -40.0, 220.0
@@ -66,6 +67,7 @@ class ElevationRelative(SpatialTask):
         listener_easiest=None,
         reason="elevation needs knowledge of the source spectrum a DSP listener does not have",
     )
+    listener = with_tetra(listen.relative_direction)
     sub_category = "relative_localisation"
     attribute = "elevation"
     regime = "relative"

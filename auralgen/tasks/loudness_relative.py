@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CompareConfig, CompareTask, check_config, within
 from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, register
@@ -41,6 +42,7 @@ class LoudnessRelative(CompareTask):
         ),
         listener_easiest="max",
     )
+    listener = staticmethod(listen.loudness_relative)
     attribute = "loudness"
     level_unit = "dB"
     Config = LoudnessRelativeConfig

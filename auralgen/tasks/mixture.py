@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from auralgen.listeners import mixture as listen
 from auralgen.mixing import DEFAULT_MIXING, MixInfo, MixSpec, component_level, mix, render_mix
 from auralgen.mixing.sounds import CONTINUOUS, KINDS, MIN_SAMPLE_RATE, NAMES, draw_sound, synth_sound
 from auralgen.qa import QA
@@ -189,6 +190,7 @@ class Mixture(Task):
         listener_easiest=None,
         reason="named-sound options need a sound classifier",
     )
+    listener = staticmethod(listen.mixture)
     sub_category = "mixture_perception"
     attribute = "loudness"
     regime = "mixture"

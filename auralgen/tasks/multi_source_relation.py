@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from auralgen.listeners import mixture as listen
 from auralgen.qa import QA, arrange
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, register, require
@@ -118,6 +119,7 @@ class MultiSourceRelation(SpatialTask):
         listener_easiest=None,
         reason="named-sound options need a sound classifier",
     )
+    listener = staticmethod(listen.multi_source_relation)
     category = "spatiotemporal_reasoning"
     sub_category = "multi_source_spatial_relation"
     attribute = "azimuth"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CompareConfig, CompareTask, check_config, within
 from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, register
@@ -30,6 +31,7 @@ class PitchRelativeConfig(CompareConfig):
 class PitchRelative(CompareTask):
     name = "pitch_relative"
     audit = AuditSpec((*RELATIVE_FEATURES, "sounds.*.freq_hz", "delta.freq_hz"), listener_easiest="max")
+    listener = staticmethod(listen.pitch_relative)
     attribute = "pitch"
     level_unit = "cents"
     Config = PitchRelativeConfig

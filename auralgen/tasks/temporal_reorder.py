@@ -20,6 +20,7 @@ import numpy as np
 from scipy.signal import butter, sosfilt
 
 from auralgen.errors import ParameterError
+from auralgen.listeners import temporal as listen
 from auralgen.random import Choice
 from auralgen.synth import apply_ramps, impact, n_samples, noise, sweep, tone
 from auralgen.synth.levels import set_level_db_spl
@@ -68,6 +69,7 @@ class TemporalReorderConfig(TaskConfig):
 class TemporalReorder(Task):
     name = "temporal_reorder"
     audit = AuditSpec(("shuffle", "shuffle.*"), listener_easiest="max")
+    listener = staticmethod(listen.temporal_reorder)
     category = "spatiotemporal_reasoning"
     sub_category = "temporal_order"
     attribute = "order"

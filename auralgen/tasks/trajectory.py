@@ -43,6 +43,7 @@ import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.errors import ParameterError
+from auralgen.listeners import temporal as listen
 from auralgen.measure.geometry import direction_of
 from auralgen.random import Choice
 from auralgen.rooms.images import FDL2
@@ -137,6 +138,7 @@ class TrajectoryTask(SpatialTask):
         listener_easiest=None,
         reason="radial motion in a reverberant room moves the summed level little (~75-90 % at 2 m/s, at the 80 % floor)",
     )
+    listener = staticmethod(listen.trajectory)
     category = "spatiotemporal_reasoning"
     sub_category = "motion_trajectory"
     attribute = "motion"

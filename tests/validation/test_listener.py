@@ -112,12 +112,37 @@ def test_no_sound_gives_unable_and_unknown_task_raises():
         L.answer("azimuth", "", ["Left", UNABLE], [silence], SR)
 
 
-def test_registry_accepts_new_answerers():
-    @L.register_listener("_test_always_first")
-    def _first(question, options, clips, sample_rate):
-        return 0
+def test_a_task_answers_with_the_listener_its_class_binds():
+    from auralgen.tasks.base import TASKS, AuditSpec, Task
 
+    class AlwaysSecond(Task):
+        name, sub_category, attribute, regime, level_unit, n_choices, questions = (
+            "_test_always_second", "x", "x", "relative", "x", 2, ("q",))  # fmt: skip
+        audit = AuditSpec(("difference",), listener_easiest="max")
+        listener = staticmethod(lambda question, options, clips, sample_rate: 1)
+
+    TASKS.register(AlwaysSecond)
     try:
-        assert L.answer("_test_always_first", "q", ["a", "b"], [], SR) == 0
+        assert L.answer("_test_always_second", "q", ["a", "b", "c"], [], SR) == 1
+        assert "_test_always_second" in L.LISTENERS
     finally:
-        L.LISTENERS.unregister("_test_always_first")
+        TASKS.unregister("_test_always_second")
+    assert "_test_always_second" not in L.LISTENERS
+
+
+def test_a_task_whose_listener_is_none_has_no_listener():
+    from auralgen.tasks.base import TASKS, AuditSpec, Task
+
+    class Deaf(Task):
+        name, sub_category, attribute, regime, level_unit, n_choices, questions = (
+            "_test_deaf", "x", "x", "relative", "x", 2, ("q",))  # fmt: skip
+        audit = AuditSpec(("difference",), listener_easiest=None, reason="a test task nobody can hear")
+        listener = None
+
+    TASKS.register(Deaf)
+    try:
+        assert "_test_deaf" not in L.LISTENERS
+        with pytest.raises(ParameterError, match="task='_test_deaf' has no listener; allowed: .*pitch_relative"):
+            L.answer("_test_deaf", "q", ["a", UNABLE], [], SR)
+    finally:
+        TASKS.unregister("_test_deaf")

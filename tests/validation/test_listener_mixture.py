@@ -3,9 +3,9 @@
 import pytest
 
 from auralgen import pipeline
+from auralgen.listeners import mixture as LM
 from auralgen.qa import UNABLE
 from auralgen.validation import listener as L
-from auralgen.validation import listener_mixture as LM
 from tests.support.builders import decode, params_of, read_rows, small_run
 
 QUIET = lambda *_: None  # noqa: E731

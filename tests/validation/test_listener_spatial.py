@@ -8,8 +8,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from auralgen import pipeline
+from auralgen.listeners import spatial as LS
 from auralgen.validation import listener as L
-from auralgen.validation import listener_spatial as LS
 from auralgen.validation.audit import audit_dataset
 from tests.support.builders import small_run
 

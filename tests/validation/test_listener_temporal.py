@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from auralgen import pipeline
+from auralgen.listeners import temporal as LT
 from auralgen.qa import UNABLE
 from auralgen.validation import listener as L
-from auralgen.validation import listener_temporal as LT
 from tests.support.builders import decode, params_of, read_rows, small_run
 
 QUIET = lambda *_: None  # noqa: E731

@@ -1,6 +1,6 @@
 """Reference DSP listener for the time-course tasks: ``temporal_reorder`` and ``trajectory``.
 
-Like every answerer of :mod:`auralgen.validation.listener`, these see the task name, the
+Like every listener of :mod:`auralgen.listeners`, these see the
 question, the option texts, the decoded clips and the channel layout -- never ``params``.
 
 ``temporal_reorder``
@@ -39,9 +39,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from auralgen.listeners.common import option_index, unable_index
+from auralgen.listeners.spatial import infer_layout
 from auralgen.measure import itd_ild
-from auralgen.validation.listener import option_index, register_listener, unable_index
-from auralgen.validation.listener_spatial import infer_layout
 
 # -- temporal_reorder ------------------------------------------------------------------------
 REORDER_FEATURES = ("centroid", "level", "peak")
@@ -133,8 +133,7 @@ def reorder(clips: Sequence[np.ndarray], sample_rate: int) -> tuple[tuple[int, .
     return best[1], best[2], best[0]
 
 
-@register_listener("temporal_reorder")
-def _temporal_reorder(question, options, clips, sample_rate) -> int:
+def temporal_reorder(question, options, clips, sample_rate) -> int:
     found = reorder(clips, sample_rate)
     if found is None:
         return unable_index(options)
@@ -232,8 +231,7 @@ def motion_cues(clip: np.ndarray, sample_rate: int, layout: str) -> dict[str, fl
     return {"lateral": lateral, "level_db": level(last) - level(first)}
 
 
-@register_listener("trajectory")
-def _trajectory(question, options, clips, sample_rate, layout=None) -> int:
+def trajectory(question, options, clips, sample_rate, layout=None) -> int:
     layout = layout or infer_layout(clips[0])
     layout = "foa" if layout.startswith("foa") else layout
     cues = motion_cues(clips[0], sample_rate, layout)

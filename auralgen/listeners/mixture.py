@@ -3,8 +3,8 @@
 What it can and cannot do (honestly):
 
 - ``mixture`` / **count** ("how many distinct sounds"): the number of distinct sound
-  onsets -- strong energy rises at least :data:`~auralgen.validation.listener_spatial.MIN_SOUND_GAP_S`
-  apart (:func:`~auralgen.validation.listener_spatial.direct_onsets`) -- clamped to the
+  onsets -- strong energy rises at least :data:`~auralgen.listeners.spatial.MIN_SOUND_GAP_S`
+  apart (:func:`~auralgen.listeners.spatial.direct_onsets`) -- clamped to the
   counts offered and matched to the nearest option. Two sounds starting within that gap
   count as one, and a click or knock train's later events may read as new sounds, so it
   is well above chance but far from perfect.
@@ -23,8 +23,8 @@ import re
 
 import numpy as np
 
-from auralgen.validation.listener import register_listener, unable_index
-from auralgen.validation.listener_spatial import direct_onsets
+from auralgen.listeners.common import unable_index
+from auralgen.listeners.spatial import direct_onsets
 
 MAX_COUNT = 8  # onsets searched for (more than any option offers)
 _INT = re.compile(r"^\s*(\d+)\s*$")
@@ -67,8 +67,7 @@ def count_sounds(clip: np.ndarray, sample_rate: int) -> int:
     return len(direct_onsets(np.asarray(clip, dtype=np.float64), sample_rate, want=MAX_COUNT))
 
 
-@register_listener("mixture")
-def _mixture(question, options, clips, sample_rate) -> int:
+def mixture(question, options, clips, sample_rate) -> int:
     if sub_question(question) != "count":
         return unable_index(options)  # needs named-sound attribution (see module doc)
     counts = count_options(options)
@@ -78,6 +77,5 @@ def _mixture(question, options, clips, sample_rate) -> int:
     return min(counts, key=lambda i: (abs(math.log(counts[i] / n)), counts[i]))
 
 
-@register_listener("multi_source_relation")
-def _multi_source_relation(question, options, clips, sample_rate, layout=None) -> int:
+def multi_source_relation(question, options, clips, sample_rate, layout=None) -> int:
     return unable_index(options)  # options are sound names: needs a sound-type classifier (see module doc)

@@ -17,9 +17,9 @@ receiver             what is measured
 ``foa_acn_sn3d``     :func:`~auralgen.measure.doa_foa` (active intensity) on the
                      onset window: azimuth and elevation.
 ``tetra``            pairwise onset TDOAs (GCC-PHAT) solved for the direction vector by least
-                     squares, with the mic layout of :class:`~auralgen.rooms.receivers.Tetrahedral`
-                     at its default radius (0.05 m): the layout name fixes the geometry, a
-                     non-default radius is not visible in the row and is not supported.
+                     squares, with the mic offsets the task passes (``tetra_offsets_m``: its
+                     receiver at the default radius, 0.05 m): the layout name fixes the geometry,
+                     a non-default radius is not visible in the row and is not supported.
 ===================  =========================================================================
 
 Relative direction tasks compare the two onset windows (same dry signal in both): interaural
@@ -39,8 +39,9 @@ import numpy as np
 
 from auralgen.core.constants import DEFAULT_FULL_SCALE_DB_SPL as FULL_SCALE_DB_SPL  # documented default
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
+from auralgen.listeners.common import option_index, unable_index
 from auralgen.measure import doa_foa, itd_ild
-from auralgen.validation.listener import option_index, register_listener, unable_index
+from auralgen.measure.geometry import az_el_to_unit, unit_to_az_el
 
 ONSET_WINDOW_S = 0.008  # direction: the first 8 ms after the direct sound's onset
 PRE_ONSET_S = 0.0005  # the window starts this long before the detected onset
@@ -54,7 +55,6 @@ MIN_SOUND_GAP_S = 0.5  # two sounds' onsets lie at least this far apart (source 
 DISTANCE_WINDOW_S = 0.02  # distance_relative: energy of the first 20 ms (direct + early)
 TAIL_FIT_S = (0.015, 0.08)  # after the offset: span of the decay fitted (s re the offset)
 ASSUMED_SOURCE_DB_SPL = 65.0  # a "typical" source level at 1 m (the default roving range's centre)
-TETRA_RADIUS_M = 0.05  # Tetrahedral's default radius
 SPATIAL_JND = {
     "itd_s": 6e-5,  # ~1 sample at 16 kHz; human ITD JND ~10-20 us
     "ild_db": 1.5,  # human ILD JND ~1 dB
@@ -192,33 +192,30 @@ def band_levels_db(w: np.ndarray, sample_rate: int) -> np.ndarray:
     return 10 * np.log10(np.stack(out, axis=1) + 1e-30)
 
 
-def direction(w: np.ndarray, sample_rate: int, layout: str) -> tuple[float, float] | None:
-    """``(azimuth_deg, elevation_deg)`` of an onset window from an FOA or tetra receiver."""
+def direction(
+    w: np.ndarray, sample_rate: int, layout: str, tetra_offsets_m: np.ndarray | None = None
+) -> tuple[float, float] | None:
+    """``(azimuth_deg, elevation_deg)`` of an onset window from an FOA or tetra receiver.
+
+    ``tetra_offsets_m`` : np.ndarray [shape=(4, 3)], the tetra array's mic offsets (m); without
+    them a tetra window has no direction (``None``)."""
     if layout.startswith("foa"):
         try:
             return doa_foa(w, sample_rate, freq_range=(200.0, min(4000.0, sample_rate / 2 - 1)))
         except Exception:  # noqa: BLE001 - no directional energy: unmeasurable
             return None
-    if layout == "tetra":
-        return tetra_direction(w, sample_rate)
+    if layout == "tetra" and tetra_offsets_m is not None:
+        return tetra_direction(w, sample_rate, tetra_offsets_m)
     return None
 
 
-def tetra_offsets_m(radius_m: float = TETRA_RADIUS_M) -> np.ndarray:
-    from auralgen.rooms.receivers import Tetrahedral
-
-    return Tetrahedral(radius_m=radius_m).local_offsets_m()
-
-
-def tetra_direction(w: np.ndarray, sample_rate: int) -> tuple[float, float] | None:
+def tetra_direction(w: np.ndarray, sample_rate: int, offsets_m: np.ndarray) -> tuple[float, float] | None:
     """Direction from the six pairwise TDOAs of a tetrahedral omni array (least squares).
 
     For a far source in unit direction ``u``, mic ``i`` leads mic ``j`` by
     ``(r_i - r_j) . u / c``; :func:`itd_ild` returns that lead (positive = first leads).
     """
-    from auralgen.measure.geometry import unit_to_az_el
-
-    pos = tetra_offsets_m()
+    pos = np.asarray(offsets_m, dtype=np.float64)
     rows, lags = [], []
     max_s = 1.5 * np.max(np.linalg.norm(pos[:, None] - pos[None], axis=-1)) / SPEED_OF_SOUND_M_S
     for i in range(4):
@@ -243,8 +240,6 @@ def _windows(clips, sample_rate, want):
 
 
 def _angle_deg(a: tuple[float, float], b: tuple[float, float]) -> float:
-    from auralgen.measure.geometry import az_el_to_unit
-
     u, v = az_el_to_unit(*a), az_el_to_unit(*b)
     return math.degrees(math.acos(float(np.clip(np.dot(u, v), -1.0, 1.0))))
 
@@ -255,8 +250,7 @@ def _quadrant(options, front: bool, left: bool) -> int:
     return option_index(options, want)
 
 
-@register_listener("azimuth_absolute")
-def _azimuth_absolute(question, options, clips, sample_rate, layout=None) -> int:
+def azimuth_absolute(question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None) -> int:
     layout = layout or infer_layout(clips[0])
     ws = _windows(clips, sample_rate, 1)
     if ws is None:
@@ -265,19 +259,18 @@ def _azimuth_absolute(question, options, clips, sample_rate, layout=None) -> int
         cue = binaural_cues(ws[0], sample_rate)
         left = cue["itd_s"] > 0 if abs(cue["itd_s"]) >= SPATIAL_JND["itd_s"] / 2 else cue["ild_db"] > 0
         return _quadrant(options, True, left)  # front/back: not measured, "front" guessed
-    d = direction(ws[0], sample_rate, layout)
+    d = direction(ws[0], sample_rate, layout, tetra_offsets_m)
     if d is None:
         return unable_index(options)
     return _quadrant(options, abs(d[0]) < 90.0, d[0] > 0)
 
 
-@register_listener("elevation_absolute")
-def _elevation_absolute(question, options, clips, sample_rate, layout=None) -> int:
+def elevation_absolute(question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None) -> int:
     layout = layout or infer_layout(clips[0])
     if layout == "binaural":
         return option_index(options, "at ear level", "ear level")  # no elevation cue measured
     ws = _windows(clips, sample_rate, 1)
-    d = direction(ws[0], sample_rate, layout) if ws else None
+    d = direction(ws[0], sample_rate, layout, tetra_offsets_m) if ws else None
     if d is None:
         return unable_index(options)
     if d[1] > ELEVATION_CLASS_DEG:
@@ -304,7 +297,7 @@ def binaural_differ(a: np.ndarray, b: np.ndarray, sample_rate: int) -> bool:
     )
 
 
-def _relative_direction(question, options, clips, sample_rate, layout=None) -> int:
+def relative_direction(question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None) -> int:
     layout = layout or infer_layout(clips[0])
     ws = _windows(clips, sample_rate, 2)
     if ws is None:
@@ -313,14 +306,10 @@ def _relative_direction(question, options, clips, sample_rate, layout=None) -> i
     a, b = ws[0][:, :n], ws[1][:, :n]
     if layout == "binaural":
         return _same_or_different(options, binaural_differ(a, b, sample_rate))
-    da, db = direction(a, sample_rate, layout), direction(b, sample_rate, layout)
+    da, db = direction(a, sample_rate, layout, tetra_offsets_m), direction(b, sample_rate, layout, tetra_offsets_m)
     if da is None or db is None:
         return unable_index(options)
     return _same_or_different(options, _angle_deg(da, db) > SPATIAL_JND["angle_deg"])
-
-
-register_listener("azimuth_relative")(_relative_direction)
-register_listener("elevation_relative")(_relative_direction)
 
 
 # -- distance tasks -----------------------------------------------------------------------------
@@ -377,8 +366,7 @@ def distance_bins(options: Sequence[str]) -> dict[int, tuple[float, float]]:
     return out
 
 
-@register_listener("distance_absolute")
-def _distance_absolute(question, options, clips, sample_rate, layout=None) -> int:
+def distance_absolute(question, options, clips, sample_rate, layout=None) -> int:
     bins = distance_bins(options)
     lv = direct_level_db_spl(clips[0], sample_rate)
     if not bins or not math.isfinite(lv):
@@ -394,8 +382,7 @@ def _distance_absolute(question, options, clips, sample_rate, layout=None) -> in
     return min(bins, key=log_distance)
 
 
-@register_listener("distance_relative")
-def _distance_relative(question, options, clips, sample_rate, layout=None) -> int:
+def distance_relative(question, options, clips, sample_rate, layout=None) -> int:
     x = np.asarray(clips[0], dtype=np.float64)
     ons = direct_onsets(x, sample_rate, want=2)
     if len(ons) < 2:

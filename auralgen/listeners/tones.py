@@ -1,0 +1,127 @@
+"""Reference listeners of the tone tasks: two-interval comparisons, duration bins, audiogram.
+
+Decisions use fixed just-noticeable differences (:data:`JND`), so a listener's accuracy per
+difficulty level is the dataset's *physical-solvability curve*: near 100 % where the
+difference is well above the JND, falling toward chance where it is below.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from auralgen.listeners.common import compare, mono, option_index, sound_segments, steady, unable_index
+from auralgen.measure import f0_hz, level_db_rms, segments
+
+JND = {
+    "pitch_cents": 10.0,  # trained listeners resolve ~5-10 cents at mid frequencies
+    "level_db": 1.0,  # intensity JND ~0.5-1 dB
+    "duration_ratio": 0.10,  # Weber fraction for duration ~10 %
+}
+PEAK_PROMINENCE_DB = 20.0  # narrowband peak over the spectrum's median (dither-floor noise maxima reach ~13 dB)
+F0_WINDOW_S = 0.25
+
+
+def pitch_relative(question, options, clips, sample_rate) -> int:
+    x = mono(clips[0])
+    spans = sound_segments(x, sample_rate)
+    if len(spans) < 2:
+        return unable_index(options)
+    half = int(F0_WINDOW_S * sample_rate / 2)
+    f = []
+    for a, b in spans:
+        mid, h = (a + b) // 2, min(half, (b - a) // 2)
+        f.append(f0_hz(x[mid - h : mid + h], sample_rate))
+    if not all(math.isfinite(v) and v > 0 for v in f):
+        return unable_index(options)
+    return compare(options, 1200.0 * math.log2(f[1] / f[0]), JND["pitch_cents"], "higher", "lower", "same")
+
+
+def loudness_relative(question, options, clips, sample_rate) -> int:
+    x = mono(clips[0])
+    spans = sound_segments(x, sample_rate)
+    if len(spans) < 2:
+        return unable_index(options)
+    lv = [level_db_rms(steady(x, s)) for s in spans]
+    return compare(options, lv[1] - lv[0], JND["level_db"], "louder", "softer", "same")
+
+
+def duration_relative(question, options, clips, sample_rate) -> int:
+    spans = sound_segments(mono(clips[0]), sample_rate)
+    if len(spans) < 2 or min(b - a for a, b in spans) <= 0:
+        return unable_index(options)
+    ratio = math.log((spans[1][1] - spans[1][0]) / (spans[0][1] - spans[0][0]))
+    return compare(options, ratio, math.log1p(JND["duration_ratio"]), "longer", "shorter", "same")
+
+
+_NUMBER = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s)\b")
+
+
+def duration_bins(options: Sequence[str]) -> dict[int, tuple[float, float]]:
+    """``{option index: (low_s, high_s)}`` parsed from texts like "Between 0.5 s and 1 s".
+
+    "Shorter than X" is ``(0, X)``, "Longer than X" is ``(X, inf)``; options without a
+    duration (e.g. "Unable to determine") are left out.
+
+    Examples
+    --------
+    >>> duration_bins(["Shorter than 0.5 s", "Between 0.5 s and 1 s", "Longer than 1 s", "Unable to determine"])
+    {0: (0.0, 0.5), 1: (0.5, 1.0), 2: (1.0, inf)}
+    """
+    bins = {}
+    for i, text in enumerate(options):
+        vals = [float(v) / (1000.0 if unit == "ms" else 1.0) for v, unit in _NUMBER.findall(text)]
+        low = text.lower()
+        if len(vals) == 2:
+            bins[i] = (min(vals), max(vals))
+        elif len(vals) == 1 and any(w in low for w in ("shorter", "less", "under", "below")):
+            bins[i] = (0.0, vals[0])
+        elif len(vals) == 1 and any(w in low for w in ("longer", "more", "over", "above")):
+            bins[i] = (vals[0], math.inf)
+    return bins
+
+
+def duration_absolute(question, options, clips, sample_rate) -> int:
+    found = segments(mono(clips[0]), sample_rate)
+    bins = duration_bins(options)
+    if not found or not bins:
+        return unable_index(options)
+    d = found[-1].offset_s - found[0].onset_s  # the sound's span (bridges any dips inside it)
+
+    def log_distance(i: int) -> float:
+        lo, hi = bins[i]
+        if lo <= d <= hi:
+            return 0.0
+        return math.log(lo / d) if d < lo else math.log(d / hi)
+
+    return min(bins, key=log_distance)
+
+
+def peak_prominence_db(x: np.ndarray, sample_rate: int, *, fmin_hz: float = 15.0) -> float:
+    """Strongest narrowband peak above ``fmin_hz`` over the median bin power (dB), Hann window.
+
+    On white (dither) noise the maximum over ~10^4-10^5 bins sits ~12-13 dB above the median;
+    a 1 s tone at the audiogram's quietest levels stands 40 dB or more above it.
+    """
+    n = x.shape[-1]
+    if n < 16:
+        return -math.inf
+    power = np.abs(np.fft.rfft(x * np.hanning(n + 2)[1:-1])) ** 2
+    band = power[int(math.ceil(fmin_hz * n / sample_rate)) :]
+    floor = float(np.median(band))
+    peak = float(band.max())
+    if peak <= 0:
+        return -math.inf
+    return math.inf if floor <= 0 else 10.0 * math.log10(peak / floor)
+
+
+def audiogram(question, options, clips, sample_rate) -> int:
+    x = mono(clips[0])
+    half = x.size // 2
+    prom = [peak_prominence_db(part, sample_rate) for part in (x[:half], x[half : 2 * half])]
+    if max(prom) < PEAK_PROMINENCE_DB:
+        return option_index(options, "not present", "absent", "no tone")
+    return option_index(options, "first" if prom[0] >= prom[1] else "second")

@@ -3,7 +3,8 @@
 from collections import Counter
 from types import SimpleNamespace
 
-from auralgen.validation.balance import balance
+from auralgen.validation.balance import AnswerBalance, balance
+from auralgen.validation.read import Item, Observed
 
 
 def _answer_p(expected_order: list[str]) -> float:
@@ -21,3 +22,33 @@ def test_answer_p_is_the_same_for_any_insertion_order():
     # not associative, so the p-value differed in its last digits between runs of the same audit
     orders = (["a", "b", "c"], ["b", "c", "a"], ["c", "b", "a"])  # sums ...586 / ...585 unsorted
     assert len({_answer_p(o) for o in orders}) == 1
+
+
+class _Task:
+    """Expected answers as a relative task has them: 'The same' alone at a zero difference."""
+
+    @staticmethod
+    def expected_answers(level_value, options):
+        return ["The same"] if level_value == 0 else [o for o in options[:-1] if o != "The same"]
+
+
+def _seen(level, level_value, answer, task=_Task):
+    options = ["Lower", "The same", "Higher", "Unable to determine"]
+    row = {"task": "t", "level": level, "level_value": level_value, "options": options,
+           "answer": answer, "answer_index": options.index(answer)}  # fmt: skip
+    return Observed(Item(row, "data/t/test-00000-of-00001.parquet", None, 16000, 0, []), task, None, [])
+
+
+def test_answer_balance_counts_positions_and_flags_an_answer_its_level_cannot_have():
+    check = AnswerBalance()
+    for seen in [_seen(0, 0.0, "The same"), *[_seen(1, 20.0, a) for a in ("Lower", "Higher", "Higher")],
+                 _seen(1, 20.0, "The same"), _seen(2, 40.0, "Lower", task=None)]:  # fmt: skip
+        check.observe(seen)
+    report = SimpleNamespace(balance={}, flags=[])
+    check.finish(report)
+    entry = report.balance["t"]
+    assert entry["positions"] == [2, 2, 2]
+    assert entry["answers"] == {"Higher": 2, "Lower": 2, "The same": 2}
+    assert entry["unexpected_answers"] == ["level 1: 'The same'"]
+    assert [f["audit"] for f in report.flags] == ["option_balance"]
+    assert report.flags[0]["detail"].endswith("; unexpected level 1: 'The same'")

@@ -199,6 +199,12 @@ class Audiogram(Task):
             "sounds": sounds,
         }
 
+    def eval_fields(self, params):
+        """The tone's frequency and half, for the per-frequency threshold analysis."""
+        if "freq_hz" not in params:
+            return {}
+        return {"frequency_hz": float(params["freq_hz"]), "tone_position": params.get("position", "")}
+
     def render(self, params):
         return [S.render_sounds(params, dither_seed=params["dither_seed"])]
 

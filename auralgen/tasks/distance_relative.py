@@ -76,6 +76,10 @@ class DistanceRelative(SpatialTask):
             rng, sounds, normalise=False, closer=closer, difference=ratio_db, difference_unit="dB distance ratio"
         )
 
+    def eval_fields(self, params):
+        """The pair's distance ratio (dB, larger = easier) for a psychometric fit on it."""
+        return {"difference": float(params["difference"]), "difference_unit": str(params["difference_unit"])}
+
     def qa(self, params, rng, *, slot):
         answer = ANSWERS[params["closer"]]
         return self.make_qa(answer, ANSWERS.values(), rng, slot=slot)

@@ -43,6 +43,7 @@ from auralgen.mixing.sounds import CONTINUOUS, KINDS, MIN_SAMPLE_RATE, NAMES, dr
 from auralgen.qa import QA
 from auralgen.random import Uniform
 from auralgen.tasks._compare import within
+from auralgen.tasks._mixture_audit import MixtureRoles
 from auralgen.tasks.base import AudioConfig, AuditSpec, Task, TaskConfig, register, require
 
 SUB_QUESTIONS = ("louder", "first", "count", "overlap")
@@ -189,6 +190,7 @@ class Mixture(Task):
         ),
         listener_easiest=None,
         reason="named-sound options need a sound classifier",
+        dataset_checks=(MixtureRoles,),
     )
     listener = staticmethod(listen.mixture)
     sub_category = "mixture_perception"

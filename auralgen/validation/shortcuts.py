@@ -240,27 +240,9 @@ MIXTURE_ROLE_CUES = {
 def mixture_role_audit(params_list: list[dict]) -> dict[str, Any]:
     """How often the sound a mixture question names also is the first / loudest / longest ... one.
 
-    Per sub-question and cue: the share of items whose answer sound holds the cue's extreme,
-    against the chance of a sound drawn at random holding it (binomial test, Bonferroni over
-    the cues tested, flag at the same margin as the feature audit).
+    Moved to the mixture task's dataset check (:func:`auralgen.tasks._mixture_audit.role_audit`,
+    run through ``AuditSpec.dataset_checks``); kept here while the audit still calls it.
     """
-    rows = []
-    for sub, cues in MIXTURE_ROLE_CUES.items():
-        items = [p for p in params_list if p.get("sub_question") == sub and isinstance(p.get("answer"), int)]
-        if len(items) < SHORTCUT_MIN_ITEMS:
-            continue
-        for cue, (field_, pick) in cues.items():
-            hits, chance = 0, 0.0
-            for p in items:
-                vals = [s[field_] for s in p["sounds"]]
-                best = pick(vals)
-                holders = [i for i, v in enumerate(vals) if v == best]
-                hits += int(p["answer"] in holders)
-                chance += len(holders) / len(vals)
-            n, p0 = len(items), chance / len(items)
-            pval = float(stats.binomtest(hits, n, p0, alternative="greater").pvalue)
-            rate = hits / n
-            flag = rate - p0 >= SHORTCUT_MARGIN and pval < SHORTCUT_ALPHA / (len(cues) * len(MIXTURE_ROLE_CUES))
-            rows.append({"sub_question": sub, "cue": cue, "n": n, "rate": round(rate, 4), "chance": round(p0, 4),
-                         "p": pval, "flag": bool(flag)})  # fmt: skip
-    return {"cues": rows} if rows else {"skipped": "too few named-sound mixture items"}
+    from auralgen.tasks._mixture_audit import role_audit
+
+    return role_audit(params_list)

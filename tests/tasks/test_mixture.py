@@ -177,3 +177,42 @@ def test_pipeline_generates_and_loads_back(tmp_path):
         assert sr == 16000 and r["options"][r["answer_index"]] == r["answer"] and r["answer"] != UNABLE
         np.testing.assert_allclose(x, task.render(p)[0], atol=2.0**-22)
         assert json.loads(r["measured"])["valid"] is True
+
+
+def _role_items(rng, first_is_answer: bool, n: int = 60) -> list[dict]:
+    out = []
+    for _ in range(n):
+        onsets = rng.permutation([0.2, 0.9, 1.6])
+        sounds = [{"onset_s": float(o), "duration_s": float(rng.uniform(0.5, 1)), "level": float(rng.uniform(-30, -20))}
+                  for o in onsets]  # fmt: skip
+        answer = int(np.argmin(onsets)) if first_is_answer else int(rng.integers(3))
+        out.append({"sub_question": "louder", "answer": answer, "sounds": sounds})
+    return out
+
+
+def test_the_mixture_declares_its_role_audit_and_it_flags_a_rigged_role():
+    from auralgen.tasks._mixture_audit import MixtureRoles
+    from auralgen.tasks.mixture import Mixture
+
+    assert Mixture.audit.dataset_checks == (MixtureRoles,) and MixtureRoles.name == "mixture_roles"
+    rng = np.random.default_rng(0)
+    fair, rigged = MixtureRoles(), MixtureRoles()
+    for p in _role_items(rng, False):
+        fair.observe(p)
+    for p in _role_items(rng, True):
+        rigged.observe(p)
+    fair_entry, fair_flags = fair.finish()
+    entry, flags = rigged.finish()
+    assert fair_flags == [] and not any(r["flag"] for r in fair_entry["cues"])
+    hit = next(r for r in entry["cues"] if r["sub_question"] == "louder" and r["cue"] == "first")
+    assert hit["flag"] and hit["rate"] == 1.0 and hit["chance"] == pytest.approx(1 / 3, abs=1e-4)
+    assert flags[0].startswith("the answer to 'louder' is the first sound in 1.00 of items vs chance 0.33 (p=")
+    assert MixtureRoles().finish() == ({"skipped": "too few named-sound mixture items"}, [])
+
+
+def test_the_role_audit_uses_the_shortcut_audits_thresholds():
+    from auralgen.tasks import _mixture_audit as M
+    from auralgen.validation import shortcuts
+
+    assert (M.ROLE_MARGIN, M.ROLE_ALPHA, M.ROLE_MIN_ITEMS) == (
+        shortcuts.SHORTCUT_MARGIN, shortcuts.SHORTCUT_ALPHA, shortcuts.SHORTCUT_MIN_ITEMS)  # fmt: skip

@@ -58,7 +58,7 @@ from auralgen.rooms import _trajectory_kernels as _k
 from auralgen.rooms import images as _images
 from auralgen.rooms.hybrid import XFADE_S, mixing_time_s
 from auralgen.rooms.images import FDL2, SINC_LUT_GRANULARITY, image_sources, max_order_for
-from auralgen.rooms.receivers import FOA, Binaural, OmniArray, Receiver, foa_weights
+from auralgen.rooms.receivers import Binaural, Receiver, foa_weights
 from auralgen.rooms.spec import WALL_MARGIN_M, RoomSpec
 
 __all__ = [
@@ -479,6 +479,27 @@ def render_moving(signal, trajectory: Trajectory, room: RoomSpec, receiver: Rece
     >>> x.shape[0]
     1
     """
+    sig, fs, early_order = _checked_args(signal, sample_rate, early_order, trajectory)
+    trajectory.check_in(room, max_speed_m_s=max_speed_m_s)
+    path = _sampled_path(trajectory, sig.size + 1, fs)
+    points = _receiving_points(receiver, room, path)
+    early, n_early = _early_moving(sig, path, trajectory, room, receiver, points, early_order, fs)
+    if not late or max_order_for(room, fs) == 0:
+        return early
+    if rng is None:
+        raise ParameterError(
+            "rng=None with late=True in a reverberant room; allowed: a numpy Generator (draws the tail)"
+        )
+    rir = _late_rir(room, trajectory, receiver, fs, rng)
+    n_late = sig.size + rir.shape[1] - 1
+    out = np.zeros((early.shape[0], max(n_early, n_late)))
+    out[:, :n_early] += early
+    out[:, :n_late] += scipy.signal.oaconvolve(sig[None, :], rir, axes=1)
+    return out
+
+
+def _checked_args(signal, sample_rate, early_order, trajectory) -> tuple[np.ndarray, int, int]:
+    """``(signal as contiguous float64 [n], sample rate, early order)`` of :func:`render_moving`, validated."""
     sig = np.ascontiguousarray(np.asarray(signal, dtype=float).ravel())
     if sig.size == 0 or not np.all(np.isfinite(sig)):
         raise ParameterError(
@@ -494,9 +515,13 @@ def render_moving(signal, trajectory: Trajectory, room: RoomSpec, receiver: Rece
         raise ParameterError(
             f"trajectory={trajectory!r} is not a Trajectory; allowed: auralgen.rooms.trajectory.Trajectory"
         )
-    trajectory.check_in(room, max_speed_m_s=max_speed_m_s)
-    path = _sampled_path(trajectory, sig.size + 1, fs)
-    points = receiver.mic_positions_m() if isinstance(receiver, OmniArray) else np.asarray([receiver.position_m], float)
+    return sig, fs, early_order
+
+
+def _receiving_points(receiver: Receiver, room: RoomSpec, path: np.ndarray) -> np.ndarray:
+    """The omni mics, or the centre of a directional receiver (``[k, 3]``), checked against the path."""
+    mics = receiver.omni_positions_m()
+    points = mics if mics is not None else np.asarray([receiver.position_m], float)
     for p in points:
         if np.any(p < 0) or np.any(p > np.asarray(room.dims_m)):
             raise ParameterError(
@@ -507,6 +532,11 @@ def render_moving(signal, trajectory: Trajectory, room: RoomSpec, receiver: Rece
         raise ParameterError(
             f"trajectory passes {closest:.3f} m from the receiver; allowed: >= {MIN_RECEIVER_DISTANCE_M} m"
         )
+    return points
+
+
+def _early_moving(sig, path, trajectory, room, receiver, points, early_order, fs) -> tuple[np.ndarray, int]:
+    """The moving images up to ``early_order`` at every receiving point, high-passed: ``(early [ch, n], n)``."""
     order = min(early_order, max_order_for(room, fs))
     affine = _image_affine(room, order)
     keep = affine[2] != 0.0
@@ -517,7 +547,7 @@ def render_moving(signal, trajectory: Trajectory, room: RoomSpec, receiver: Rece
     # an image's distance along a straight or arc path is bounded by its end points' plus the
     # path length (triangle inequality)
     n_early = sig.size + int(math.ceil(fs * (r_max + trajectory.length_m) / c)) + 2 * FDL2 + 1
-    if isinstance(receiver, OmniArray):
+    if receiver.omni_positions_m() is not None:
         rows = []
         for p in points:
             y, _ = _read(sig, path, affine, p, room, fs, n_early)
@@ -525,7 +555,7 @@ def render_moving(signal, trajectory: Trajectory, room: RoomSpec, receiver: Rece
         early = np.stack(rows)
     else:
         y, tau = _read(sig, path, affine, points[0], room, fs, n_early)
-        if isinstance(receiver, FOA):
+        if receiver.ambisonic_order() == 1:
             pos = _emitted_positions(path, tau, affine)
             az, el, _ = receiver.directions_of(pos)
             early = np.einsum("cin,in->cn", foa_weights(az, el), y)
@@ -533,16 +563,4 @@ def render_moving(signal, trajectory: Trajectory, room: RoomSpec, receiver: Rece
             early = _binaural_early(receiver, y, tau, path, affine, fs)
         else:
             raise ParameterError(f"receiver={receiver!r} is not supported; allowed: omni arrays, FOA, binaural")
-    early = _images._highpass(early, fs)
-    if not late or max_order_for(room, fs) == 0:
-        return early
-    if rng is None:
-        raise ParameterError(
-            "rng=None with late=True in a reverberant room; allowed: a numpy Generator (draws the tail)"
-        )
-    rir = _late_rir(room, trajectory, receiver, fs, rng)
-    n_late = sig.size + rir.shape[1] - 1
-    out = np.zeros((early.shape[0], max(n_early, n_late)))
-    out[:, :n_early] += early
-    out[:, :n_late] += scipy.signal.oaconvolve(sig[None, :], rir, axes=1)
-    return out
+    return _images._highpass(early, fs), n_early

@@ -1,5 +1,8 @@
 """Hydra's side of the command line (the only part of auralgen that imports hydra / omegaconf).
 
+:func:`register_configs` stores the ``task`` config group in Hydra's ConfigStore: one node per
+registered task, its ``Config`` dataclass defaults (written once, in Python; there is no
+``conf/task/*.yaml``). Suites pull them with ``/task@tasks.<name>: <name>`` and set their own sizes.
 :func:`check_command_line` composes and validates every job of a command line (every job of a
 multirun) before Hydra runs anything, so a bad override ends in one ``error:`` line and exit code 2;
 :func:`compose` composes the shipped configuration (:func:`auralgen.core.resources.conf_dir`) for
@@ -11,8 +14,52 @@ from __future__ import annotations
 from typing import Any
 
 from auralgen.config import validate
-from auralgen.core.resources import conf_dir
+from auralgen.core.mapping import plain
+from auralgen.core.resources import conf_dir, conf_path
 from auralgen.errors import ParameterError
+
+# -- config nodes from the dataclasses -----------------------------------------------------------
+TASK_GROUP = "task"
+
+
+def task_node(cls, name: str) -> dict:
+    """The ``task/<name>`` node: every field of ``cls.Config(name=name)`` as plain values. A field
+    named like a config group with a ``default`` option (``mixing``) takes that option instead,
+    through the node's defaults list, so ``mixing@task.mixing=sequential`` swaps it whole."""
+    import dataclasses
+
+    node = plain(dataclasses.asdict(cls.Config(name=name)))
+    groups = [k for k, v in node.items() if isinstance(v, dict) and conf_path(k, "default.yaml").is_file()]
+    if not groups:
+        return node
+    return {"defaults": [*({f"/{k}@{k}": "default"} for k in groups), "_self_"],
+            **{k: v for k, v in node.items() if k not in groups}}  # fmt: skip
+
+
+def register_configs() -> None:
+    """(Re)build the ``task`` group of Hydra's ConfigStore from the registered tasks (every task
+    module is imported); a task unregistered since the last call loses its node."""
+    from hydra.core.config_store import ConfigStore
+
+    from auralgen.tasks.base import TASKS
+
+    store = ConfigStore.instance()
+    store.repo.pop(TASK_GROUP, None)
+    for name, cls in TASKS.load_all().items():
+        store.store(group=TASK_GROUP, name=name, node=task_node(cls, name))
+
+
+def _is_group(config_dir: str, group: str) -> bool:
+    """Whether ``group`` is a config group: a folder of ``config_dir`` or a group of the ConfigStore."""
+    from pathlib import Path
+
+    from hydra.core.config_store import ConfigStore
+
+    node = ConfigStore.instance().repo
+    for part in group.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return isinstance(node, dict) or (Path(config_dir) / group.replace(".", "/")).is_dir()
+
 
 # -- command line ------------------------------------------------------------------------------
 HYDRA_FLAGS_WITH_VALUE = {"-cp", "--config-path", "-cn", "--config-name", "-cd", "--config-dir", "-p", "--package"}
@@ -89,12 +136,9 @@ def _combinations(overrides: list[str]) -> list[list[str]]:
 
 def _structural(o, config_dir: str) -> bool:
     """Whether an override changes the defaults list (a config group, an addition or a deletion)."""
-    from pathlib import Path
-
     group = o.key_or_group
     return bool(
-        o.is_add() or o.is_force_add() or o.is_delete() or group.startswith("hydra")
-        or (Path(config_dir) / group.replace(".", "/")).is_dir()
+        o.is_add() or o.is_force_add() or o.is_delete() or group.startswith("hydra") or _is_group(config_dir, group)
     )  # fmt: skip
 
 
@@ -108,6 +152,7 @@ def _jobs(overrides: list[str], config_dir: str, config_name: str):
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from omegaconf import OmegaConf
 
+    register_configs()
     parser = OverridesParser.create()
     sweeps = _sweeps(parser.parse_overrides(overrides))
     shape = [_structural(o, config_dir) for o, _ in sweeps]
@@ -223,6 +268,7 @@ def compose(overrides: list[str] | None = None, *, config_dir: str | None = None
     from hydra.core.global_hydra import GlobalHydra
 
     config_dir = config_dir or str(conf_dir())
+    register_configs()
     GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(config_dir=config_dir, version_base="1.3"):

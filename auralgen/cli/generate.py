@@ -8,7 +8,7 @@ import sys
 import hydra
 from omegaconf import DictConfig
 
-from auralgen.cli._hydra import check_command_line, refuse_ignored_task_overrides
+from auralgen.cli._hydra import check_command_line, refuse_ignored_task_overrides, register_configs
 from auralgen.config import validate
 from auralgen.core.resources import conf_dir
 
@@ -33,6 +33,7 @@ def main(argv: list[str]) -> int:
     from auralgen.pipeline import preflight
 
     conf = str(conf_dir())
+    register_configs()  # the task group (also for --cfg / --help, which are not checked)
     check_command_line(argv, config_dir=conf, config_name="config", validate_fn=preflight,
                        rules=refuse_ignored_task_overrides)  # fmt: skip
     sys.argv = ["auralgen generate", *argv]  # Hydra parses sys.argv

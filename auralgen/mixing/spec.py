@@ -19,7 +19,7 @@ draws, from the item's generator, everything a mix needs that a task does not fi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -33,32 +33,53 @@ DIST_KEYS = ("reference_level", "relative_level", "duration_s", "lead_s", "gap_s
 FIELDS = ("level_mode", "timing", "clip_s", "max_peak", *DIST_KEYS)
 
 
+# the bounds of each distribution's support: (low, high)
+BOUNDS = {
+    "reference_level": (None, 0.0),
+    "relative_level": (None, 0.0),
+    "duration_s": (1e-3, None),
+    "lead_s": (0.0, None),
+    "gap_s": (0.0, None),
+    "overlap_s": (0.0, None),
+}
+
+
 @dataclass(frozen=True)
 class MixSpec:
-    """Distributions of one mixing config (see the module docstring)."""
+    """Distributions of one mixing config (see the module docstring).
 
-    level_mode: str
-    timing: str
-    clip_s: float
-    max_peak: float
-    reference_level: Any
-    relative_level: Any
-    duration_s: Any
-    lead_s: Any
-    gap_s: Any
-    overlap_s: Any
+    The field defaults are the default mixing (``mixing=default``); a config value of a
+    distribution field (a number, ``[low, high]`` or ``{dist: ...}``) becomes its distribution.
+    """
+
+    level_mode: str = "lufs"  # lufs (BS.1770) | db (dBFS RMS)
+    timing: str = "free"  # free | overlap | sequential
+    clip_s: float = 4.5  # mix length, s
+    max_peak: float = DEFAULT_MAX_PEAK  # -1 dBFS: one global gain scales the mix down to this peak
+    reference_level: Any = (-30.0, -22.0)  # loudest sound, LUFS (roved)
+    relative_level: Any = (-10.0, 0.0)  # each other sound re the loudest, LU (<= 0)
+    duration_s: Any = (0.6, 1.2)  # each sound's length, s
+    lead_s: Any = (0.1, 0.4)  # silence before the first sound (overlap / sequential), s
+    gap_s: Any = (0.1, 0.4)  # sequential: silence between consecutive sounds, s
+    overlap_s: Any = (0.1, 0.4)  # overlap: how far a sound starts before the previous one ends, s
+
+    def __post_init__(self) -> None:
+        for name, (low, high) in BOUNDS.items():
+            value = getattr(self, name)
+            if not hasattr(value, "sample"):
+                value = list(value) if isinstance(value, tuple) else value
+                object.__setattr__(self, name, bounded(name, value, low=low, high=high))
 
     @classmethod
     def from_config(cls, key: str, cfg) -> MixSpec:
-        """Validate a ``conf/mixing`` mapping (``key`` names it in messages)."""
+        """Validate a ``conf/mixing`` mapping (``key`` names it in messages); a key left out
+        takes its default (:data:`DEFAULT_MIXING`)."""
         if not hasattr(cfg, "keys"):
             raise ParameterError(f"{key}={cfg!r} is not a mapping; allowed: a mapping with keys {', '.join(FIELDS)}")
         unknown = [k for k in cfg.keys() if k not in FIELDS]
-        missing = [k for k in FIELDS if k not in cfg.keys()]
         if unknown:
             raise ParameterError(f"{key}.{unknown[0]}: unknown key; allowed keys: {', '.join(FIELDS)}")
-        if missing:
-            raise ParameterError(f"{key}.{missing[0]} is missing; allowed keys: {', '.join(FIELDS)}")
+        cfg = {**DEFAULT_MIXING, **{k: cfg[k] for k in cfg.keys()}}
         mode, timing = cfg["level_mode"], cfg["timing"]
         if mode not in LEVEL_MODES:
             raise ParameterError(f"{key}.level_mode={mode!r} is unknown; allowed: {list(LEVEL_MODES)}")
@@ -80,12 +101,7 @@ class MixSpec:
             timing=timing,
             clip_s=float(clip_s),
             max_peak=float(max_peak),
-            reference_level=bounded(f"{key}.reference_level", cfg["reference_level"], high=0.0),
-            relative_level=bounded(f"{key}.relative_level", cfg["relative_level"], high=0.0),
-            duration_s=bounded(f"{key}.duration_s", cfg["duration_s"], low=1e-3),
-            lead_s=bounded(f"{key}.lead_s", cfg["lead_s"], low=0.0),
-            gap_s=bounded(f"{key}.gap_s", cfg["gap_s"], low=0.0),
-            overlap_s=bounded(f"{key}.overlap_s", cfg["overlap_s"], low=0.0),
+            **{name: bounded(f"{key}.{name}", cfg[name], low=lo, high=hi) for name, (lo, hi) in BOUNDS.items()},
         )
         spec.check_fits(key, 2)
         return spec
@@ -142,16 +158,8 @@ class MixSpec:
         return {"levels": levels, "durations_s": durations, "onsets_s": self.sample_onsets(rng, durations)}
 
 
-DEFAULT_MIXING = {
-    "level_mode": "lufs",
-    "timing": "free",
-    "clip_s": 4.5,
-    "max_peak": DEFAULT_MAX_PEAK,
-    "reference_level": [-30.0, -22.0],
-    "relative_level": [-10.0, 0.0],
-    "duration_s": [0.6, 1.2],
-    "lead_s": [0.1, 0.4],
-    "gap_s": [0.1, 0.4],
-    "overlap_s": [0.1, 0.4],
+DEFAULT_MIXING: dict[str, Any] = {
+    f.name: list(f.default) if isinstance(f.default, tuple) else f.default for f in fields(MixSpec)
 }
-"""The values of ``conf/mixing/default.yaml`` (used when a task is built without Hydra)."""
+"""The default mixing config as plain values: :class:`MixSpec`'s field defaults (``conf/mixing/default.yaml``
+repeats them so that Hydra overrides such as ``task.mixing.clip_s=6`` find their keys)."""

@@ -185,10 +185,18 @@ def test_spec_errors_name_key_value_and_allowed(change, match):
         MixSpec.from_config("m", {**DEFAULT_MIXING, **change})
 
 
-def test_spec_missing_key():
-    cfg = {k: v for k, v in DEFAULT_MIXING.items() if k != "gap_s"}
-    with pytest.raises(ParameterError, match=r"m.gap_s is missing"):
-        MixSpec.from_config("m", cfg)
+def test_spec_keys_left_out_take_the_dataclass_defaults():
+    spec = MixSpec.from_config("m", {"timing": "sequential", "gap_s": [0.2, 0.3]})
+    assert (spec.timing, spec.gap_s.support(), spec.clip_s, spec.duration_s.support()) == (
+        "sequential",
+        (0.2, 0.3),
+        4.5,
+        (0.6, 1.2),
+    )
+    assert MixSpec.from_config("m", {}) == MixSpec()  # the YAML rounds max_peak to 0.8913
+    assert DEFAULT_MIXING["reference_level"] == [-30.0, -22.0] and DEFAULT_MIXING["max_peak"] == 10 ** (-1 / 20)
+    with pytest.raises(ParameterError, match=r"^reference_level=\[-3, 2\] reaches"):
+        MixSpec(reference_level=(-3, 2))
 
 
 @settings(max_examples=40, deadline=None)

@@ -77,9 +77,7 @@ class AudiogramConfig(TaskConfig):
 class Audiogram(Task):
     name = "audiogram"
     analyses = ("thresholds_by_frequency",)
-    audit = AuditSpec(
-        ("position", "sounds", "sounds.*", "delta.*", "audio.*", "row.flac_bytes"), listener_easiest="max"
-    )
+    audit = AuditSpec(("position", "sounds.*", "audio.*", "row.flac_bytes"), listener_easiest="max")
     listener = staticmethod(listen.audiogram)
     sub_category = "absolute_perception"
     attribute = "loudness"

@@ -39,7 +39,7 @@ class AzimuthAbsolute(SpatialTask):
     name = "azimuth_absolute"
     spatial = True
     audit = AuditSpec(
-        (*SPATIAL_FEATURES, "quadrant", "sounds.*.azimuth_deg"),
+        (*SPATIAL_FEATURES, "margin_deg", "quadrant", "sounds.*.azimuth_deg"),
         listener_easiest=None,
         reason="front/back needs knowledge of the source spectrum a DSP listener does not have",
     )

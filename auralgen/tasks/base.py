@@ -109,7 +109,8 @@ class AuditSpec:
 
 # audit feature families shared by several tasks (see AuditSpec.target_features)
 RELATIVE_FEATURES = ("direction", "difference", "row.level")
-SPATIAL_FEATURES = ("row.level", "margin_deg", "margin_percent", "positions_m.*", "sounds.*.position_m.*")
+# (a task adds its own margin field, margin_deg or margin_percent, where its params have one)
+SPATIAL_FEATURES = ("row.level", "positions_m.*", "sounds.*.position_m.*")
 DISTANCE_CUE_FEATURES = ("audio.rms_dbfs", "audio.peak_dbfs", "audio.active_s", "audio.last_offset_s",
                          "audio.n_segments", "audio.first_onset_s", "row.flac_bytes")  # fmt: skip
 

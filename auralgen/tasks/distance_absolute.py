@@ -56,7 +56,14 @@ class DistanceAbsolute(SpatialTask):
     name = "distance_absolute"
     spatial = True
     audit = AuditSpec(
-        (*SPATIAL_FEATURES, *DISTANCE_CUE_FEATURES, "bin", "sounds.*.distance_m", "sounds.*.drr_db_expected"),
+        (
+            *SPATIAL_FEATURES,
+            *DISTANCE_CUE_FEATURES,
+            "margin_percent",
+            "bin",
+            "sounds.*.distance_m",
+            "sounds.*.drr_db_expected",
+        ),
         listener_easiest=None,
         reason="absolute distance needs knowledge of the source level and the room a DSP listener does not have",
     )

@@ -68,7 +68,7 @@ class TemporalReorderConfig(TaskConfig):
 @register
 class TemporalReorder(Task):
     name = "temporal_reorder"
-    audit = AuditSpec(("shuffle", "shuffle.*"), listener_easiest="max")
+    audit = AuditSpec(("shuffle.*",), listener_easiest="max")
     listener = staticmethod(listen.temporal_reorder)
     category = "spatiotemporal_reasoning"
     sub_category = "temporal_order"

@@ -53,7 +53,7 @@ from auralgen.rooms.trajectory import MAX_SPEED_M_S, Trajectory, approach, pass_
 from auralgen.synth.levels import db_spl_to_rms
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, room_of, source_signal
-from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, register, require
+from auralgen.tasks.base import DISTANCE_CUE_FEATURES, AuditSpec, register, require
 
 ANSWERS = {
     "left_to_right": "Left to right",
@@ -122,7 +122,8 @@ class TrajectoryTask(SpatialTask):
     spatial = True
     audit = AuditSpec(
         (
-            *SPATIAL_FEATURES,
+            "row.level",  # SPATIAL_FEATURES but positions_m: a moving source's positions are its trajectory
+            "sounds.*.position_m.*",
             *DISTANCE_CUE_FEATURES,
             "motion",
             "trajectory.*",
@@ -133,7 +134,6 @@ class TrajectoryTask(SpatialTask):
             "sounds.*.distance_m",
             "sounds.*.end_distance_m",
             "sounds.*.end_position_m.*",
-            "delta.*",
         ),
         listener_easiest=None,
         reason="radial motion in a reverberant room moves the summed level little (~75-90 % at 2 m/s, at the 80 % floor)",

@@ -4,8 +4,8 @@ A shortcut is a feature other than the task's target (see each task's ``audit.ta
 predicts the answer: :func:`features` lists an item's candidate features, :func:`cv_accuracy` fits a
 shallow tree on one of them and reports the cross-validated accuracy, :func:`shortcut_audit` tests
 every non-target feature of a task (:class:`FeatureShortcuts`, the audit's check). A task may add
-checks of its own over all of its items (``audit.dataset_checks``, run by :class:`TaskDatasetChecks`);
-:func:`mixture_role_audit` asks the same of the roles a mixture's named sound plays.
+checks of its own over all of its items (``audit.dataset_checks``, run by :class:`TaskDatasetChecks`),
+such as the mixture's role audit (``auralgen/tasks/_mixture_audit.py``).
 """
 
 from __future__ import annotations
@@ -227,22 +227,3 @@ class TaskDatasetChecks(Check):
                 report.shortcuts[check.name] = entry
                 for detail in problems:
                     report.flag("shortcut", name, detail)
-
-
-# In a mixture the answer names one of the sounds, so a shortcut is a *role* the named sound
-# plays more often than chance: the loudest sound being the first or the longest one, say.
-MIXTURE_ROLE_CUES = {
-    "louder": {"first": ("onset_s", min), "last": ("onset_s", max), "longest": ("duration_s", max), "shortest": ("duration_s", min)},
-    "first": {"loudest": ("level", max), "quietest": ("level", min), "longest": ("duration_s", max), "shortest": ("duration_s", min)},
-}  # fmt: skip
-
-
-def mixture_role_audit(params_list: list[dict]) -> dict[str, Any]:
-    """How often the sound a mixture question names also is the first / loudest / longest ... one.
-
-    Moved to the mixture task's dataset check (:func:`auralgen.tasks._mixture_audit.role_audit`,
-    run through ``AuditSpec.dataset_checks``); kept here while the audit still calls it.
-    """
-    from auralgen.tasks._mixture_audit import role_audit
-
-    return role_audit(params_list)

@@ -22,7 +22,7 @@ from auralgen.pipeline import build_tasks
 from auralgen.tasks.base import DatasetCheck, task_class, task_names
 from auralgen.validation.audit import audit_dataset, tasks_for
 from auralgen.validation.checks import leaks
-from auralgen.validation.shortcuts import cv_accuracy, mixture_role_audit, shortcut_audit
+from auralgen.validation.shortcuts import cv_accuracy, shortcut_audit
 from tests.support.builders import ROOT, decode, small_run
 
 QUIET = lambda *_: None  # noqa: E731
@@ -210,25 +210,6 @@ def test_cli_exit_codes(clean, corrupted, tmp_path, capsys):
                          capture_output=True, text=True, timeout=60)  # fmt: skip
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.strip().count("\n") == 0 and res.stderr.startswith("error: dataset=")
-
-
-def test_mixture_role_audit_flags_a_named_sound_that_is_always_first():
-    rng = np.random.default_rng(0)
-
-    def item(first_is_answer):
-        onsets = rng.permutation([0.2, 0.9, 1.6])
-        sounds = [
-            {"onset_s": float(o), "duration_s": float(rng.uniform(0.5, 1)), "level": float(rng.uniform(-30, -20))}
-            for o in onsets
-        ]
-        answer = int(np.argmin(onsets)) if first_is_answer else int(rng.integers(3))
-        return {"sub_question": "louder", "answer": answer, "sounds": sounds}
-
-    fair = mixture_role_audit([item(False) for _ in range(60)])
-    rigged = mixture_role_audit([item(True) for _ in range(60)])
-    assert not any(r["flag"] for r in fair["cues"])
-    hit = next(r for r in rigged["cues"] if r["sub_question"] == "louder" and r["cue"] == "first")
-    assert hit["flag"] and hit["rate"] == 1.0 and hit["chance"] == pytest.approx(1 / 3, abs=1e-4)
 
 
 class _LowLevels(DatasetCheck):

@@ -106,35 +106,11 @@ def validate_eval(cfg) -> EvalRunConfig:
         if k not in TOP_KEYS and k != "hydra":
             raise ParameterError(f"{k}: unknown key; allowed keys: {', '.join(sorted(TOP_KEYS))}")
     action = _choice("action", cfg.get("action", "evaluate"), ACTIONS)
-    settings = from_mapping(EvalSettings, cfg.get("eval", {}) or {}, "eval")
-    if settings.rotations is not None and settings.rotations < 1:
-        raise ParameterError(f"eval.rotations={settings.rotations} is out of range; allowed: null or an integer >= 1")
-    if settings.reorder_runs < 1:
-        raise ParameterError(f"eval.reorder_runs={settings.reorder_runs} is out of range; allowed: an integer >= 1")
-    if not 0.0 < settings.criterion < 1.0:
-        raise ParameterError(f"eval.criterion={settings.criterion} is out of range; allowed: 0 < criterion < 1")
-    if settings.n_boot < 0 or settings.seed < 0:
-        bad = ("n_boot", settings.n_boot) if settings.n_boot < 0 else ("seed", settings.seed)
-        raise ParameterError(f"eval.{bad[0]}={bad[1]} is negative; allowed: an integer >= 0")
-    _choice("eval.on_error", settings.on_error, ON_ERROR)
-    if not 0.0 <= settings.max_error_rate <= 1.0:
-        raise ParameterError(f"eval.max_error_rate={settings.max_error_rate} is out of range; allowed: 0 <= rate <= 1")
-    if settings.judge is not None:
-        check_model_config(settings.judge, "eval.judge", kinds=("openai",))
-
+    settings = _eval_settings(cfg.get("eval", {}) or {})
     model = _plain(cfg.get("model") or {})
     if action in ("evaluate",):
         check_model_config(model, "model")
-    tasks = cfg.get("tasks")
-    if tasks is not None:
-        tasks = (tasks,) if isinstance(tasks, str) else _coerce("tasks", tasks, tuple)
-        if not tasks or not all(isinstance(t, str) for t in tasks):
-            raise ParameterError(f"tasks={list(tasks)!r} is invalid; allowed: null (all) or a list of task names")
-    max_items = cfg.get("max_items")
-    if max_items is not None:
-        max_items = _coerce("max_items", max_items, int)
-        if max_items < 1:
-            raise ParameterError(f"max_items={max_items} is out of range; allowed: null or an integer >= 1")
+    tasks, max_items = _selection(cfg)
     predictions = cfg.get("predictions")
     if action == "score_predictions" and not predictions:
         raise ParameterError(
@@ -159,6 +135,43 @@ def validate_eval(cfg) -> EvalRunConfig:
         overwrite=_coerce("overwrite", cfg.get("overwrite", False), bool),
         leaderboard=_leaderboard(cfg.get("leaderboard")),
     )
+
+
+def _eval_settings(data) -> EvalSettings:
+    """The ``eval`` section, each value checked against its range."""
+    from auralgen.evaluation.adapters import check_model_config
+
+    settings = from_mapping(EvalSettings, data, "eval")
+    if settings.rotations is not None and settings.rotations < 1:
+        raise ParameterError(f"eval.rotations={settings.rotations} is out of range; allowed: null or an integer >= 1")
+    if settings.reorder_runs < 1:
+        raise ParameterError(f"eval.reorder_runs={settings.reorder_runs} is out of range; allowed: an integer >= 1")
+    if not 0.0 < settings.criterion < 1.0:
+        raise ParameterError(f"eval.criterion={settings.criterion} is out of range; allowed: 0 < criterion < 1")
+    if settings.n_boot < 0 or settings.seed < 0:
+        bad = ("n_boot", settings.n_boot) if settings.n_boot < 0 else ("seed", settings.seed)
+        raise ParameterError(f"eval.{bad[0]}={bad[1]} is negative; allowed: an integer >= 0")
+    _choice("eval.on_error", settings.on_error, ON_ERROR)
+    if not 0.0 <= settings.max_error_rate <= 1.0:
+        raise ParameterError(f"eval.max_error_rate={settings.max_error_rate} is out of range; allowed: 0 <= rate <= 1")
+    if settings.judge is not None:
+        check_model_config(settings.judge, "eval.judge", kinds=("openai",))
+    return settings
+
+
+def _selection(cfg) -> tuple[tuple[str, ...] | None, int | None]:
+    """``(tasks, max_items)``: which items of the split are asked (``None``: all)."""
+    tasks = cfg.get("tasks")
+    if tasks is not None:
+        tasks = (tasks,) if isinstance(tasks, str) else _coerce("tasks", tasks, tuple)
+        if not tasks or not all(isinstance(t, str) for t in tasks):
+            raise ParameterError(f"tasks={list(tasks)!r} is invalid; allowed: null (all) or a list of task names")
+    max_items = cfg.get("max_items")
+    if max_items is not None:
+        max_items = _coerce("max_items", max_items, int)
+        if max_items < 1:
+            raise ParameterError(f"max_items={max_items} is out of range; allowed: null or an integer >= 1")
+    return tasks, max_items
 
 
 def _leaderboard(value) -> str | None:

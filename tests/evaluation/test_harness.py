@@ -258,3 +258,52 @@ def test_fits_use_the_recorded_difference_and_split_units():
     assert set(fits) == {"distance_relative", "multi (deg)", "multi (m)"}
     assert fits["distance_relative"]["unit"] == "dB distance ratio"
     assert 1.0 < fits["distance_relative"]["threshold"] < 1.9  # accuracy crosses 75 % between the 6-7 and 4-5 m pairs
+
+
+def test_a_process_pool_prepares_the_same_messages_as_the_serial_default(tiny_dataset, tmp_path):
+    """The executor only prepares messages (clips -> WAV files): replies, cache and scores do not depend on it."""
+    from auralgen.execution import LocalPoolExecutor
+
+    def replies(out):
+        return [{k: v for k, v in json.loads(ln).items() if k != "latency_s"} for ln in (out / "replies.jsonl").open()]
+
+    args = ("progress=false", "eval.n_boot=0", "model=dsp", "tasks=[pitch_relative,audiogram]", "eval.keep_audio=true")
+    serial = run(cfg_of(f"data={tiny_dataset}", f"out={tmp_path / 's'}", *args), log=QUIET)
+    pool = LocalPoolExecutor(2)
+    try:
+        pooled = run(cfg_of(f"data={tiny_dataset}", f"out={tmp_path / 'p'}", *args), executor=pool, log=QUIET)
+    finally:
+        pool.close()
+    assert replies(tmp_path / "p") == replies(tmp_path / "s") and len(replies(tmp_path / "s")) > 20
+    assert pooled["scores"] == serial["scores"] and serial["scores"]["overall"]["AA"] > 0.5  # dsp hears the cues
+    wavs = sorted(p.name for p in (tmp_path / "s" / "audio").rglob("*.wav"))
+    assert wavs and wavs == sorted(p.name for p in (tmp_path / "p" / "audio").rglob("*.wav"))
+
+
+def test_the_procedure_protocol_names_the_four_methods_of_an_adaptive_track():
+    from auralgen.evaluation.procedure import Procedure, ThresholdEstimate
+
+    class Staircase:  # 1-up 1-down on a fixed step, for the shape of the protocol only
+        def __init__(self):
+            self.level, self.trials = 8.0, []
+
+        def next_level(self):
+            return self.level
+
+        def update(self, level, correct):
+            self.trials.append((level, correct))
+            self.level = level / 2 if correct else level * 2
+
+        def done(self):
+            return len(self.trials) >= 4
+
+        def estimate(self):
+            levels = [lv for lv, _ in self.trials]
+            return ThresholdEstimate(sum(levels) / len(levels), (min(levels), max(levels)), len(levels))
+
+    track = Staircase()
+    assert isinstance(track, Procedure)
+    while not track.done():
+        track.update(track.next_level(), correct=track.next_level() > 3)
+    assert track.estimate() == ThresholdEstimate(4.5, (2.0, 8.0), 4)
+    assert not isinstance(object(), Procedure)

@@ -1,0 +1,384 @@
+"""Fixed-item evaluation: ask a model every (item, presentation) of a split, cache, score, report.
+
+:func:`evaluate` is ``action=evaluate`` (and ``rescore``, which asks nothing). The messages
+(clips decoded, WAV files written) are prepared through an
+:class:`~auralgen.execution.Executor` (default: in this process, one at a time, as the
+model's workers ask for them); the model's replies are awaited with ``adapter.concurrency``
+requests in flight and cached as they come, so an interrupted run resumes.
+
+Adaptive evaluation (a level chosen trial by trial) will not go through here but through a
+:class:`~auralgen.evaluation.procedure.Procedure`; see that module.
+
+Failures after retries (``eval.on_error=count``, the default) are cached with
+``reply: null``, reported under ``accounting.error`` and scored wrong; the next run asks
+them again. With ``eval.on_error=stop`` the first failure ends the run (replies so far
+stay cached). A run whose questions failed more often than ``eval.max_error_rate`` (or
+all of them) is failed: ``results.json`` says so (``status: failed``), the leaderboard gets
+no row, and :class:`RunFailedError` ends the run (``auralgen evaluate`` exits 3).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import shutil
+import time
+from dataclasses import asdict
+from functools import partial
+from itertools import groupby
+from pathlib import Path
+
+from auralgen.errors import AuralgenError, ParameterError
+from auralgen.execution import Executor, SerialExecutor
+
+from .adapters import Adapter, FatalModelError, ModelError, build_adapter, check_model_config, strip_answer
+from .cache import ReplyCache
+from .config import EvalRunConfig
+from .items import Item, clip_wavs, dataset_fingerprint, load_items
+from .judge import make_judge
+from .leaderboard import update_leaderboard
+from .metrics import score
+from .parsing import extract_choice
+from .prompts import Presentation, build_message, cache_key, n_runs, present
+from .redaction import redact
+from .report import accounting, frequency_analyses, psychometrics, write_json, write_plots
+
+__all__ = ["RunFailedError", "evaluate", "leaderboard_path", "plan"]
+
+ERROR_POLICY = {
+    "count": "a reply that failed after every retry is an 'error' answer: cached with reply=null, counted wrong, "
+    "reported under accounting.error, and asked again by the next run",
+    "stop": "the first reply that failed after every retry stops the run; replies so far stay cached",
+}
+
+
+class RunFailedError(AuralgenError):
+    """Too many questions got no reply (``eval.max_error_rate``): no score is published."""
+
+
+def leaderboard_path(cfg: EvalRunConfig) -> Path:
+    """Where the leaderboard goes: ``leaderboard=PATH``, else ``<out>/leaderboard.md``."""
+    return Path(cfg.leaderboard) if cfg.leaderboard else Path(cfg.out) / "leaderboard.md"
+
+
+def plan(items: list[Item], cfg: EvalRunConfig) -> list[tuple[Item, Presentation]]:
+    """Every (item, presentation) to ask, item by item."""
+    s = cfg.eval
+    return [
+        (it, present(it, r))
+        for it in items
+        for r in range(n_runs(it, rotations=s.rotations, reorder_runs=s.reorder_runs))
+    ]
+
+
+# model keys that change how replies are fetched, not what the model answers
+RUNTIME_MODEL_KEYS = (
+    "base_url",
+    "concurrency",
+    "timeout_s",
+    "max_retries",
+    "backoff_s",
+    "max_backoff_s",
+    "retry_budget_s",
+    "api_key_env",
+    "cwd",
+)  # fmt: skip  (a served model is identified by its name, not by where it is served)
+
+
+def _fingerprint(cfg: EvalRunConfig, model_desc: dict) -> dict:
+    """What the cached replies depend on; a run into an ``out`` with another fingerprint is refused."""
+    s = cfg.eval
+    return {
+        "model": {k: v for k, v in model_desc.items() if k not in RUNTIME_MODEL_KEYS},
+        "data": str(Path(cfg.data).resolve()),
+        "split": cfg.split,
+        "eval": {
+            "rotations": s.rotations,
+            "reorder_runs": s.reorder_runs,
+            "instruction": s.instruction,
+            "seed": s.seed,
+        },
+    }
+
+
+def _model_desc(cfg: EvalRunConfig) -> dict:
+    """The model config as written to disk (defaults filled, no secrets; built without side effects)."""
+    return redact(asdict(check_model_config(cfg.model)))  # no credentials from a base_url
+
+
+def _check_out(cfg: EvalRunConfig, out: Path, fp: dict) -> None:
+    run_json = out / "run.json"
+    if cfg.overwrite and out.exists():
+        for name in ("replies.jsonl", "run.json", "results.json", "judge.jsonl", "command_stdout.log"):
+            (out / name).unlink(missing_ok=True)
+        shutil.rmtree(out / "plots", ignore_errors=True)
+    if run_json.exists():
+        old = json.loads(run_json.read_text(encoding="utf-8"))
+        if old != fp:
+            diff = sorted(k for k in fp if old.get(k) != fp[k])
+            raise ParameterError(
+                f"out={str(out)!r} holds replies of another run (different {', '.join(diff)}); "
+                "allowed: a new out, or overwrite=true to discard them"
+            )
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(run_json, fp)
+
+
+def evaluate(cfg: EvalRunConfig, *, executor: Executor | None = None, log=print) -> dict:
+    """Ask, cache, score and report (``action=evaluate``; ``rescore`` asks nothing).
+
+    Parameters
+    ----------
+    cfg : EvalRunConfig
+        The validated run (:func:`~auralgen.evaluation.config.validate_eval`).
+    executor : Executor, optional
+        Writes each item's clips as WAV files for the model (one work unit per item); the paths
+        come back in item order, so the replies, the cache and the scores do not depend on it.
+        Default: :class:`~auralgen.execution.SerialExecutor`. The caller closes its executor.
+    log : callable
+        Progress lines.
+    """
+    items = load_items(cfg.data, split=cfg.split, tasks=cfg.tasks, max_items=cfg.max_items)
+    jobs = plan(items, cfg)
+    out = Path(cfg.out)
+    model_desc, fp = _open_run(cfg, out)
+    cache = ReplyCache(out / "replies.jsonl")
+    todo = _todo(cfg, jobs, cache)
+    log(f"{len(items)} items, {len(jobs)} questions; {len(jobs) - len(todo)} cached, asking {len(todo)}")
+    protocol = _ask_todo(cfg, todo, cache, executor or SerialExecutor(), log=log) if todo else {}
+    cache.close()
+    results = _score(cfg, jobs, cache, model_desc, fp, dataset_items=len(items))
+    results["protocol"] = protocol or _previous_protocol(out)
+    _publish(cfg, out, results, log=log)
+    return results
+
+
+def _open_run(cfg: EvalRunConfig, out: Path) -> tuple[dict, dict]:
+    """``(model description, run fingerprint)``: the recorded ones for ``rescore``, else new (``out`` checked)."""
+    if cfg.action == "rescore":
+        if not (out / "run.json").exists():
+            raise ParameterError(
+                f"out={str(out)!r} holds no run.json; allowed: the out folder of an earlier evaluate run"
+            )
+        fp = json.loads((out / "run.json").read_text(encoding="utf-8"))
+        return fp["model"], fp
+    model_desc = _model_desc(cfg)
+    fp = _fingerprint(cfg, model_desc)
+    _check_out(cfg, out, fp)
+    return model_desc, fp
+
+
+def _todo(cfg: EvalRunConfig, jobs, cache: ReplyCache) -> list[tuple[Item, Presentation]]:
+    """The questions without a cached reply; a cache asked with other options is refused."""
+    for item, p in jobs:
+        entry = cache.get(cache_key(item.id, p.rotation))
+        if entry is not None and (entry.get("options") != p.options or entry.get("truth") != p.truth):
+            raise ParameterError(
+                f"reply cache entry {entry['key']!r} was asked with other options than data={cfg.data!r} gives now; "
+                "allowed: the same dataset, or overwrite=true"
+            )
+    todo = [(it, p) for it, p in jobs if not cache.answered(cache_key(it.id, p.rotation))]
+    if cfg.action == "rescore" and todo:
+        raise ParameterError(
+            f"{len(todo)} of {len(jobs)} replies are not cached in {str(Path(cfg.out) / 'replies.jsonl')!r}; "
+            "allowed: action=evaluate to ask them"
+        )
+    return todo
+
+
+def _ask_todo(cfg: EvalRunConfig, todo, cache: ReplyCache, executor: Executor, *, log) -> dict:
+    """Ask ``todo`` (messages prepared by ``executor``); the adapter's protocol report."""
+    out = Path(cfg.out)
+    adapter = build_adapter(cfg.model, seed=cfg.eval.seed, workdir=out / "audio", logdir=out)
+    wavs = executor.map_ordered(partial(clip_wavs, audio_dir=out / "audio"), _items_of(todo))
+    messages = _messages(todo, wavs, instruction=cfg.eval.instruction)
+    try:
+        t0 = time.perf_counter()
+        asyncio.run(ask(adapter, messages, len(todo), cache, cfg, log=log))
+        log(f"asked {len(todo)} questions in {time.perf_counter() - t0:.1f} s")
+    finally:
+        messages.close()
+        getattr(wavs, "close", lambda: None)()
+        protocol = _settle_protocol(adapter, cache, log)
+        adapter.close()
+        cache.close()
+        if not cfg.eval.keep_audio:
+            shutil.rmtree(out / "audio", ignore_errors=True)
+    return protocol
+
+
+def _items_of(todo) -> list[Item]:
+    """Each item of ``todo`` once, in order (an item's questions are consecutive: :func:`plan`)."""
+    return [next(group)[0] for _, group in groupby(todo, key=lambda job: job[0].id)]
+
+
+def _messages(todo, wavs, *, instruction: str | None):
+    """``((item, presentation), message)`` per question of ``todo``, without the answer; ``wavs`` yields
+    the WAV paths of each item of :func:`_items_of` in turn (written once, whatever the rotations)."""
+    for (_, group), paths in zip(groupby(todo, key=lambda job: job[0].id), wavs):
+        for item, p in group:
+            yield (item, p), strip_answer(build_message(item, p, paths, instruction=instruction))
+
+
+def _score(cfg: EvalRunConfig, jobs, cache: ReplyCache, model_desc: dict, fp: dict, *, dataset_items: int) -> dict:
+    """The results of the cached replies (unparseable ones judged where ``eval.judge`` is set)."""
+    judge = make_judge(cfg, Path(cfg.out))
+    records = [record(item, p, cache.get(cache_key(item.id, p.rotation)), judge) for item, p in jobs]
+    if judge is not None:
+        judge.close()
+    return build_results(records, cfg, model_desc, fp, dataset_items=dataset_items)
+
+
+def _publish(cfg: EvalRunConfig, out: Path, results: dict, *, log) -> None:
+    """Write ``results.json``, the plots and the leaderboard row; a failed run raises :class:`RunFailedError`."""
+    failure = _failure(results["accounting"]["overall"], cfg.eval.max_error_rate)
+    results["status"] = "ok" if failure is None else "failed"
+    if failure is not None:
+        results["failure"] = failure
+    results["plots"] = write_plots(results, out / "plots")
+    write_json(out / "results.json", results)
+    board = update_leaderboard(leaderboard_path(cfg), out, None if failure else results)
+    if failure is not None:
+        raise RunFailedError(f"{failure}; no leaderboard row written; details in {str(out / 'results.json')!r}")
+    acc = results["accounting"]["overall"]
+    macro = results["scores"]["macro"]
+    log(
+        f"{results['model']['label']}: macro AA {100 * macro['AA']:.1f} %, ACR {100 * macro['ACR']:.1f} % "
+        f"({acc['asked']} asked, {acc['unparseable']} unparseable, {acc['refusal']} refused, {acc['error']} errors) "
+        f"-> {out / 'results.json'}; leaderboard {board}"
+    )
+    if acc["error"]:
+        log(
+            f"warning: {acc['error']} questions got no reply and are scored wrong: accuracy "
+            f"{100 * acc['accuracy_over_asked']:.1f} % over all questions, "
+            f"{100 * acc['accuracy_over_answered']:.1f} % over the answered ones"
+        )
+
+
+def _failure(acc: dict, max_error_rate: float) -> str | None:
+    """Why the run cannot be scored (every question, or more than ``max_error_rate`` of them, failed), or None."""
+    if acc["asked"] and (acc["error"] == acc["asked"] or acc["error"] / acc["asked"] > max_error_rate):
+        return (
+            f"{acc['error']} of {acc['asked']} questions got no reply (error rate {acc['error'] / acc['asked']:.2f} "
+            f"> eval.max_error_rate={max_error_rate:g}, or every question failed)"
+        )
+    return None
+
+
+def _settle_protocol(adapter: Adapter, cache: ReplyCache, log) -> dict:
+    """Turn replies found invalid after the fact (a duplicated id) into errors; the adapter's protocol counts."""
+    for uid, reason in adapter.late_errors().items():
+        entry = cache.get(uid)
+        if entry is not None and entry.get("reply") is not None:
+            cache.put({**entry, "reply": None, "error": reason})
+    report = adapter.protocol_report()
+    if report.get("ignored_stdout_lines"):
+        log(f"warning: the model printed {report['ignored_stdout_lines']} line(s) that are no reply; "
+            f"ignored, kept in {report['stdout_log']}")  # fmt: skip
+    return report
+
+
+def _previous_protocol(out: Path) -> dict:
+    """The protocol counts of the run that asked the cached replies (kept across rescoring)."""
+    try:
+        return json.loads((out / "results.json").read_text(encoding="utf-8")).get("protocol") or {}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+async def ask(adapter: Adapter, questions, n: int, cache: ReplyCache, cfg: EvalRunConfig, *, log=print) -> None:
+    """Ask ``questions`` (``n`` pairs ``((item, presentation), message)``, taken as workers get free) with
+    ``adapter.concurrency`` requests in flight; cache every reply as it comes."""
+    questions = iter(questions)
+    done = 0
+    step = max(1, n // 10)
+    stop: list[BaseException] = []
+
+    async def worker():
+        nonlocal done
+        while not stop:
+            question = next(questions, None)
+            if question is None:
+                return
+            (item, p), msg = question
+            t0 = time.perf_counter()
+            try:
+                reply, error = await _reply(adapter, msg), None
+            except ModelError as exc:
+                if cfg.eval.on_error == "stop":
+                    stop.append(exc)
+                    return
+                reply, error = None, str(exc)
+            except FatalModelError as exc:
+                stop.append(exc)
+                return
+            cache.put({
+                "key": cache_key(item.id, p.rotation), "id": item.id, "rotation": p.rotation, "reply": reply,
+                "error": error, "options": p.options, "truth": p.truth, "clip_order": p.clip_order,
+                "latency_s": round(time.perf_counter() - t0, 4),
+            })  # fmt: skip
+            done += 1
+            if cfg.progress and (done % step == 0 or done == n):
+                log(f"  {done}/{n}")
+
+    workers = [asyncio.create_task(worker()) for _ in range(max(1, adapter.concurrency))]
+    await asyncio.gather(*workers)
+    if stop:
+        raise stop[0]
+
+
+async def _reply(adapter: Adapter, msg: dict) -> str:
+    reply = await adapter.agenerate(msg)
+    if not isinstance(reply, str):
+        raise ModelError(f"adapter returned {type(reply).__name__}; allowed: str")
+    return reply
+
+
+def record(item: Item, p: Presentation, entry: dict, judge=None) -> dict:
+    """The scoring record of one cached reply (``status`` ``error`` when there is no reply)."""
+    rec = item.record_fields()
+    rec["rotation"] = p.rotation
+    if entry is None or entry.get("reply") is None:
+        rec.update(status="error", correct=False, choice=None)
+        return rec
+    parsed = extract_choice(entry["reply"], p.options)
+    if parsed.status == "unparseable" and judge is not None:
+        parsed = judge(item, p, entry["reply"])
+        rec["judged"] = parsed.status == "ok"
+    rec.update(status=parsed.status, correct=parsed.status == "ok" and parsed.index == p.truth, choice=parsed.index)
+    return rec
+
+
+def build_results(records, cfg: EvalRunConfig, model_desc: dict, fp: dict, *, dataset_items: int) -> dict:
+    s = cfg.eval
+    manifest = dataset_fingerprint(cfg.data)  # names every shard by its SHA-256
+    ids = sorted({r["id"] for r in records})
+    return {
+        "model": {"label": model_desc["label"], "kind": model_desc["kind"], "config": model_desc},
+        "dataset": {
+            "path": cfg.data,
+            "split": cfg.split,
+            "tasks": sorted({r["task"] for r in records}),
+            "items": dataset_items,
+            "manifest_sha256": manifest,
+            "key": hashlib.sha256(json.dumps([manifest, cfg.split, ids]).encode()).hexdigest()[:12],
+        },
+        "eval": {
+            "rotations": s.rotations,
+            "reorder_runs": s.reorder_runs,
+            "instruction": s.instruction,
+            "criterion": s.criterion,
+            "n_boot": s.n_boot,
+            "seed": s.seed,
+            "on_error": s.on_error,
+            "max_error_rate": s.max_error_rate,
+            "judge": None if s.judge is None else s.judge.get("name"),
+        },  # fmt: skip
+        "error_policy": ERROR_POLICY[s.on_error],
+        "accounting": accounting(records),
+        "scores": score(records),
+        "psychometric": psychometrics(records, criterion=s.criterion, n_boot=s.n_boot, seed=s.seed),
+        **frequency_analyses(records, criterion=s.criterion),
+        "fingerprint": hashlib.sha256(json.dumps(fp, sort_keys=True).encode()).hexdigest()[:16],
+    }

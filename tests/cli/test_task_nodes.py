@@ -93,3 +93,18 @@ def test_an_unknown_task_lists_the_registered_ones():
     with pytest.raises(Exception, match="(?s)Available options in 'task'.*pitch_relative") as info:
         compose(["task=nope"])
     assert not isinstance(info.value, ParameterError)  # Hydra's own error; the CLI prints it in one line
+
+
+def test_cfg_job_prints_every_key_of_the_selected_task(tmp_path):
+    """--cfg skips the command-line check, so the command itself must register the task group."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    proc = subprocess.run([sys.executable, "-m", "auralgen.cli", "generate", "task=pitch_relative", "task.n_harmonics=3",
+                           "--cfg", "job"], cwd=tmp_path, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    task = yaml.safe_load(proc.stdout)["task"]
+    want = plain(dataclasses.asdict(TASKS.get("pitch_relative").Config(name="pitch_relative")))
+    assert task == {**want, "n_harmonics": 3}

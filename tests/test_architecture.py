@@ -28,8 +28,6 @@ MAX_MODULE_LINES = 600
 FUNCTION_OFFENDERS = {
     "auralgen/evaluation/psychometrics.py::fit_psychometric": 93,
     "auralgen/evaluation/psychometrics.py::audiogram_thresholds": 71,
-    "auralgen/tasks/mixture.py::Mixture.sample": 73,
-    "auralgen/tasks/trajectory.py::TrajectoryTask.sample": 80,
 }
 MODULE_OFFENDERS: dict[str, int] = {}
 

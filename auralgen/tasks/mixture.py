@@ -228,9 +228,35 @@ class Mixture(Task):
         pool = [k for k in self.cfg.kinds if sub != "overlap" or k in CONTINUOUS]
         kinds = [pool[i] for i in rng.permutation(len(pool))[:n]]
         durations = spec.sample_durations(rng, n)
-        levels = spec.sample_levels(rng, n)
-        ref = levels[0]
-        answer: Any
+        levels, onsets, first_pair = self._timeline(rng, sub, value, n, durations, spec.sample_levels(rng, n))
+        # timeline slot k goes to sound tperm[k], level k to sound lperm[k]: independent roles
+        tperm, lperm = rng.permutation(n), rng.permutation(n)
+        sounds: list[dict[str, Any]] = [{} for _ in range(n)]
+        for k in range(n):
+            i = int(tperm[k])
+            sounds[i] = {**draw_sound(rng, kinds[i], durations[k]), "onset_s": onsets[k]}
+        for k in range(n):
+            sounds[int(lperm[k])]["level"] = levels[k]
+        for s in sounds:
+            require(
+                s["onset_s"] + s["duration_s"] <= clip_s + 1e-9,
+                f"mixing.clip_s={clip_s} is too short for a sampled timeline; allowed: a longer clip_s",
+            )
+        params = {
+            "sample_rate_hz": self.sample_rate,
+            "clip_s": clip_s,
+            "sub_question": sub,
+            "difference": value,
+            "answer": _answer(sub, n, tperm, lperm, first_pair),
+            "sounds": sounds,
+        }
+        params["mix"] = self._mix_info(sounds)
+        return params
+
+    def _timeline(self, rng, sub: str, value: float, n: int, durations, levels):
+        """``(levels, onsets, first_pair)`` of the ``n`` timeline slots for sub-question ``sub``
+        at difference ``value``; ``first_pair`` (overlap only) says which adjacent pair overlaps."""
+        spec, ref, first_pair = self.spec, levels[0], False
         if sub == "louder":
             others = [ref - value, ref - value + float(spec.relative_level.sample(rng))]
             levels = [ref, *others]  # level 0 is the loudest
@@ -250,47 +276,21 @@ class Mixture(Task):
             onsets = [t0]
             for k in range(2):
                 onsets.append(onsets[-1] + durations[k] + steps[k])
-        # timeline slot k goes to sound tperm[k], level k to sound lperm[k]: independent roles
-        tperm, lperm = rng.permutation(n), rng.permutation(n)
-        sounds: list[dict[str, Any]] = [{} for _ in range(n)]
-        for k in range(n):
-            i = int(tperm[k])
-            sounds[i] = {**draw_sound(rng, kinds[i], durations[k]), "onset_s": onsets[k]}
-        for k in range(n):
-            sounds[int(lperm[k])]["level"] = levels[k]
-        if sub == "louder":
-            answer = int(lperm[0])
-        elif sub == "first":
-            answer = int(tperm[0])
-        elif sub == "count":
-            answer = n
-        else:
-            pair = (tperm[0], tperm[1]) if first_pair else (tperm[1], tperm[2])
-            answer = sorted(int(i) for i in pair)
-        for s in sounds:
-            require(
-                s["onset_s"] + s["duration_s"] <= clip_s + 1e-9,
-                f"mixing.clip_s={clip_s} is too short for a sampled timeline; allowed: a longer clip_s",
-            )
-        params = {
-            "sample_rate_hz": self.sample_rate,
-            "clip_s": clip_s,
-            "sub_question": sub,
-            "difference": value,
-            "answer": answer,
-            "sounds": sounds,
-        }
+        return levels, onsets, first_pair
+
+    def _mix_info(self, sounds: list[dict[str, Any]]) -> dict[str, Any]:
+        """The mixer's record of ``sounds`` (gains, peak), stored so render() replays it."""
+        spec = self.spec
         _, info = mix(
             [synth_sound(s, self.sample_rate) for s in sounds],
             sample_rate=self.sample_rate,
             onsets_s=[s["onset_s"] for s in sounds],
             levels=[s["level"] for s in sounds],
             level_mode=spec.level_mode,
-            duration_s=clip_s,
+            duration_s=spec.clip_s,
             max_peak=spec.max_peak,
         )
-        params["mix"] = info.to_dict()
-        return params
+        return info.to_dict()
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         sr = int(params["sample_rate_hz"])
@@ -374,3 +374,15 @@ def check_mixture(params: dict[str, Any], clip: np.ndarray) -> dict[str, Any]:
 
 
 __all__ = ["Mixture", "MixtureConfig", "check_mixture"]
+
+
+def _answer(sub: str, n: int, tperm, lperm, first_pair: bool) -> Any:
+    """The answer of a mixture item: the loudest / first sound's index, the count, or the overlapping pair."""
+    if sub == "louder":
+        return int(lperm[0])
+    if sub == "first":
+        return int(tperm[0])
+    if sub == "count":
+        return n
+    pair = (tperm[0], tperm[1]) if first_pair else (tperm[1], tperm[2])
+    return sorted(int(i) for i in pair)

@@ -159,7 +159,28 @@ class TrajectoryTask(SpatialTask):
         duration = source["duration_s"]
         length = speed * duration
         d = float(self.distance.sample(rng))
-        reach = _reach_m(d, speed, duration)
+        name, room, listener, yaw = self._place(rng, _reach_m(d, speed, duration))
+        # drawn for every item (used by some motions only), so the stream does not depend on the answer
+        back = bool(rng.integers(2))
+        jitter = float(rng.uniform(-self.cfg.lateral_jitter_deg, self.cfg.lateral_jitter_deg))
+        radial_az = float(rng.uniform(-180.0, 180.0))
+        tr = _path(motion, listener, yaw, d, length, duration, back=back, jitter=jitter, radial_az=radial_az)
+        tr.check_in(room)
+        sound = self._sound(rng, source, tr, listener, yaw)
+        receiver = {**dict(self.cfg.receiver), "position_m": listener, "yaw_deg": yaw}
+        return {
+            "sample_rate_hz": self.sample_rate, "full_scale_db_spl": self.audio.full_scale_db_spl,
+            "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "mode": self.cfg.mode,
+            "early_order": int(self.cfg.early_order), "level_reference": "received",
+            "room": name, "room_spec": room.to_dict(), "room_dims_m": list(room.dims_m), "rt60_s": room.rt60_s,
+            "listener_m": listener, "yaw_deg": yaw, "receiver": receiver,
+            "motion": motion, "speed_m_s": speed, "path_length_m": length, "closest_distance_m": d,
+            "trajectory": tr.to_dict(), "sounds": [sound],
+        }  # fmt: skip
+
+    def _place(self, rng, reach: float):
+        """``(room name, room, listener position, yaw)``: a room whose floor fits a path reaching
+        ``reach`` m around the listener, and the listener placed with that margin from the walls."""
         fits = [r for r in self.cfg.rooms if _disc_fits(load_preset(r), reach)]
         if not fits:
             raise ParameterError(
@@ -170,46 +191,13 @@ class TrajectoryTask(SpatialTask):
         lo = reach + WALL_MARGIN_M + PLACEMENT_MARGIN_M
         xy = rng.uniform(lo, np.asarray(room.dims_m[:2]) - lo)
         listener = [float(xy[0]), float(xy[1]), float(self.height.sample(rng))]
-        yaw = float(rng.uniform(-180.0, 180.0))
-        # drawn for every item (used by some motions only), so the stream does not depend on the answer
-        back = bool(rng.integers(2))
-        jitter = float(rng.uniform(-self.cfg.lateral_jitter_deg, self.cfg.lateral_jitter_deg))
-        radial_az = float(rng.uniform(-180.0, 180.0))
-        if motion in LATERAL:
-            closest = (180.0 if back else 0.0) + jitter
-            # azimuth increases (ccw) for right-to-left in front and for left-to-right behind
-            ccw = (motion == "right_to_left") != back
-            tr = pass_by(
-                listener,
-                closest_azimuth_deg=closest,
-                closest_distance_m=d,
-                length_m=length,
-                ccw=ccw,
-                yaw_deg=yaw,
-                duration_s=duration,
-            )
-        elif motion == "approaching":
-            tr = approach(
-                listener,
-                azimuth_deg=radial_az,
-                start_distance_m=d + length,
-                end_distance_m=d,
-                yaw_deg=yaw,
-                duration_s=duration,
-            )
-        else:
-            tr = recede(
-                listener,
-                azimuth_deg=radial_az,
-                start_distance_m=d,
-                end_distance_m=d + length,
-                yaw_deg=yaw,
-                duration_s=duration,
-            )
-        tr.check_in(room)
-        ends = tr.position_at([0.0, duration])
+        return name, room, listener, float(rng.uniform(-180.0, 180.0))
+
+    def _sound(self, rng, source: dict[str, Any], tr: Trajectory, listener, yaw: float) -> dict[str, Any]:
+        """The moving sound's record: its source, start and end positions and directions, level, onset."""
+        ends = tr.position_at([0.0, source["duration_s"]])
         az, el, dist = direction_of(ends, listener, yaw)
-        sound = {
+        return {
             "source": source,
             "position_m": ends[0].tolist(),
             "end_position_m": ends[1].tolist(),
@@ -222,16 +210,6 @@ class TrajectoryTask(SpatialTask):
             "onset_s": float(self.lead.sample(rng)),
             "rir_seed": int(rng.integers(2**31)),
         }
-        receiver = {**dict(self.cfg.receiver), "position_m": listener, "yaw_deg": yaw}
-        return {
-            "sample_rate_hz": self.sample_rate, "full_scale_db_spl": self.audio.full_scale_db_spl,
-            "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "mode": self.cfg.mode,
-            "early_order": int(self.cfg.early_order), "level_reference": "received",
-            "room": name, "room_spec": room.to_dict(), "room_dims_m": list(room.dims_m), "rt60_s": room.rt60_s,
-            "listener_m": listener, "yaw_deg": yaw, "receiver": receiver,
-            "motion": motion, "speed_m_s": speed, "path_length_m": length, "closest_distance_m": d,
-            "trajectory": tr.to_dict(), "sounds": [sound],
-        }  # fmt: skip
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         sr = params["sample_rate_hz"]
@@ -355,3 +333,19 @@ def motion_check(params, clips) -> dict[str, Any]:
         out.update(direct_level_start_db=round(lv[0], 3), direct_level_end_db=round(lv[1], 3))
         ok = math.isfinite(change) and change * (1.0 if motion == "approaching" else -1.0) >= LEVEL_CHANGE_MIN_DB
     return {**out, "valid": bool(ok)}
+
+
+def _path(motion: str, listener, yaw: float, d: float, length: float, duration: float, *,
+          back: bool, jitter: float, radial_az: float) -> Trajectory:  # fmt: skip
+    """The source's path for ``motion``: a pass at closest distance ``d`` (in front, or behind when
+    ``back``, ``jitter`` deg off the median plane), or a radial path of ``length`` m at ``radial_az``."""
+    if motion in LATERAL:
+        # azimuth increases (ccw) for right-to-left in front and for left-to-right behind
+        ccw = (motion == "right_to_left") != back
+        return pass_by(listener, closest_azimuth_deg=(180.0 if back else 0.0) + jitter, closest_distance_m=d,
+                       length_m=length, ccw=ccw, yaw_deg=yaw, duration_s=duration)  # fmt: skip
+    if motion == "approaching":
+        return approach(listener, azimuth_deg=radial_az, start_distance_m=d + length, end_distance_m=d,
+                        yaw_deg=yaw, duration_s=duration)  # fmt: skip
+    return recede(listener, azimuth_deg=radial_az, start_distance_m=d, end_distance_m=d + length,
+                  yaw_deg=yaw, duration_s=duration)  # fmt: skip

@@ -2,20 +2,35 @@
 
 Hydra composes ``conf/``; :func:`validate` turns the composed mapping into frozen
 dataclasses before any work, raising :class:`~auralgen.errors.ParameterError` with
-one line naming the key, the value and what is allowed.
+one line naming the key, the value and what is allowed. :func:`build_tasks` makes the run's
+task objects; :func:`fingerprint` identifies the output a run config produces (the resume
+journal and the manifest record it; the dataset audit recomputes it).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import os
 import re
 from dataclasses import dataclass
+from typing import Any
 
+from auralgen import __version__
 from auralgen.core.mapping import coerce as _coerce  # noqa: F401  (re-exported)
 from auralgen.core.mapping import from_mapping
 from auralgen.core.mapping import plain as _plain
 from auralgen.errors import ParameterError
-from auralgen.tasks.base import SAMPLE_RATES, AudioConfig, TaskConfig, check_levels, task_class, task_names
+from auralgen.tasks.base import (
+    SAMPLE_RATES,
+    AudioConfig,
+    Task,
+    TaskConfig,
+    check_levels,
+    task_class,
+    task_names,
+)
 
 RUNTIME_KEYS = ("workers", "progress", "overwrite", "out")  # do not change the output bytes
 MAX_SEED = 2**63  # seeds are stored in an int64 column
@@ -156,3 +171,22 @@ def validate(cfg) -> RunConfig:
         overwrite=_coerce("overwrite", cfg.get("overwrite", False), bool),
         max_resample=max_resample,
     )
+
+
+def build_tasks(run: RunConfig) -> dict[str, Task]:
+    """The run's task objects, by name, in config order."""
+    return {tc.name: task_class(tc.name)(tc, run.audio) for tc in run.tasks}
+
+
+def config_record(run: RunConfig) -> dict[str, Any]:
+    """The resolved config as written to the manifest (runtime-only keys left out)."""
+    d = dataclasses.asdict(run)
+    for k in RUNTIME_KEYS:
+        d.pop(k, None)
+    return d
+
+
+def fingerprint(run: RunConfig) -> str:
+    """SHA-256 of the config record and the generator version: equal for runs that write the same bytes."""
+    blob = json.dumps({"config": config_record(run), "version": __version__}, sort_keys=True, default=list)
+    return hashlib.sha256(blob.encode()).hexdigest()

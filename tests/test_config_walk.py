@@ -17,10 +17,10 @@ import re
 import pytest
 from omegaconf import OmegaConf
 
-from auralgen import pipeline
 from auralgen.cli._hydra import compose
-from auralgen.config import RUNTIME_KEYS, validate
+from auralgen.config import RUNTIME_KEYS, build_tasks, config_record, validate
 from auralgen.errors import ParameterError
+from auralgen.generation import Renderer, plan
 from auralgen.random import item_rng
 
 ITEMS_PER_LEVEL = 2  # items sampled at each level (the first is also rendered when the samples agree)
@@ -76,17 +76,17 @@ def set_path(cfg, path, value):
 def snapshot(cfg: dict, tmp_path, levels: int | None = None) -> dict:
     """What a config produces, stage by stage: plan, samples (params + QA), rendered rows, card."""
     run = validate(cfg)
-    tasks = pipeline.build_tasks(run)
-    shards = pipeline.plan(run, tasks)
+    tasks = build_tasks(run)
+    shards = plan(run, tasks)
     firsts = [
         sp for sh in shards for sp in sh.items if sp.k < ITEMS_PER_LEVEL and (levels is None or sp.level < levels)
     ]
     samples = []
-    renderer = pipeline.Renderer(run)
+    renderer = Renderer(run)
     for spec in firsts:
         task = tasks[spec.task]
         rng = item_rng(run.seed, spec.split, spec.task, spec.index)
-        params = renderer.sample_owned(task, rng, spec)
+        params = task.sample_owned(rng, spec.level, spec.k, spec.split, run.splits)
         samples.append(
             (spec, params, task.qa(params, rng, slot=0), task.level_info(spec.level), task.channel_layout(params))
         )
@@ -101,8 +101,8 @@ def later_stages(snap: dict, tmp_path) -> dict:
     out = tmp_path / f"card{len(list(tmp_path.iterdir()))}"
     out.mkdir()
     run = snap["run"]
-    write_card(out, run, pipeline.build_tasks(run), [])
-    return {"rows": rows, "card": (out / "README.md").read_text(), "record": pipeline.config_record(run)}
+    write_card(out, run, build_tasks(run), [])
+    return {"rows": rows, "card": (out / "README.md").read_text(), "record": config_record(run)}
 
 
 def changes(base: dict, base_cfg: dict, new_cfg: dict, tmp_path, levels=None) -> bool:
@@ -157,8 +157,8 @@ def test_max_resample_bounds_redraws(monkeypatch):
     monkeypatch.setattr(task_class("pitch_relative"), "check", lambda self, params, clips: {"valid": False})
     for n in (0, 3):
         run = validate(plain(["task=pitch_relative", "task.items_per_level=1", "task.levels=[0]", f"max_resample={n}"]))
-        spec = pipeline.plan(run, pipeline.build_tasks(run))[0].items[0]
-        res = pipeline.Renderer(run)(spec)
+        spec = plan(run, build_tasks(run))[0].items[0]
+        res = Renderer(run)(spec)
         assert res["row"] is None and res["stat"]["resampled"] == n and res["stat"]["dropped"]
 
 

@@ -2,7 +2,7 @@
 run each end in bounded time with one line, and leave ``out`` resumable to the same bytes.
 
 The failing task lives in ``tests/support/failing_task.py`` (registered only by the driver
-``tests/support/run_failing.py``, which runs ``pipeline.run_reported`` as generate.py does).
+``tests/support/run_failing.py``, which runs ``run_reported`` (``auralgen.generation``) as generate.py does).
 """
 
 import hashlib

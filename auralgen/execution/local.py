@@ -1,4 +1,4 @@
-"""Serial and local process-pool executors.
+"""The local process-pool executor (and :func:`make_executor`, which picks serial or pool).
 
 :meth:`Executor.map_ordered` yields ``fn(w)`` for each work unit ``w`` in input order, with at
 most ``max_ahead`` units sent ahead of the consumer (memory stays bounded). Every wait is
@@ -16,34 +16,12 @@ import multiprocessing as mp
 import os
 import signal
 import time
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Protocol
+
+from auralgen.execution.serial import SerialExecutor
 
 POLL_S = 0.5  # longest single wait of the consumer loop and of an idle worker
 GRACE_S = 3.0  # after a unit failed: how long the units before it may take to finish (their output is kept)
 KILL_WAIT_S = 3.0  # after SIGTERM, how long the workers may take to exit before SIGKILL
-
-
-class Executor(Protocol):
-    def map_ordered(
-        self, fn: Callable[[Any], Any], work: Iterable[Any], *, setup: Callable[[], None] | None = None,
-        max_ahead: int = 32,
-    ) -> Iterator[Any]: ...  # fmt: skip
-
-    def close(self, *, cancel: bool = False) -> None: ...
-
-
-class SerialExecutor:
-    """Runs every unit in the calling process (``workers=1``)."""
-
-    def map_ordered(self, fn, work, *, setup=None, max_ahead: int = 32):
-        if setup is not None:
-            setup()
-        for w in work:
-            yield fn(w)
-
-    def close(self, *, cancel: bool = False) -> None:
-        pass
 
 
 def _worker_loop(conn, fn, setup, parent_pid: int) -> None:

@@ -5,7 +5,8 @@ import pyarrow.parquet as pq
 import pytest
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from auralgen import pipeline
+from auralgen import generation
+from auralgen.config import build_tasks
 from auralgen.export.card import DEFAULT_CONFIG, levels_text
 from auralgen.export.parquet import FEATURES
 from tests.support.builders import read_rows, small_run
@@ -21,7 +22,7 @@ def two_tasks(tmp_path_factory):
     overrides = ["suite=tones", "~tasks.audiogram", "~tasks.loudness_relative", "~tasks.duration_absolute"]
     overrides += ["split=[train,test]", "tasks.pitch_relative.levels=[0,50]", "tasks.duration_relative.levels=[0,20]"]
     overrides += [f"tasks.{t}.items_per_level=1" for t in TASKS]
-    pipeline.run(small_run(*overrides, out=out), log=QUIET)
+    generation.run(small_run(*overrides, out=out), log=QUIET)
     return out
 
 
@@ -83,7 +84,7 @@ def test_each_column_states_its_unit_once(two_tasks):
 
 
 def test_levels_of_a_task_with_several_units_name_each_unit():
-    task = pipeline.build_tasks(small_run("task=mixture"))["mixture"]
+    task = build_tasks(small_run("task=mixture"))["mixture"]
     units = [task.level_info(i)[2] for i in range(task.n_levels())]
     runs = [u for i, u in enumerate(units) if i == 0 or units[i - 1] != u]
     groups = levels_text(task).split(" · ")

@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 from datasets import load_dataset
 
-from auralgen import pipeline
+from auralgen import generation
 from auralgen.errors import ExportError
 from auralgen.export.audio import decode_flac, encode_flac, quantise
 from auralgen.export.parquet import COLUMNS
+from auralgen.generation import item
 from tests.support.builders import decode, params_of, read_rows, small_run
 
 QUIET = lambda *_: None  # noqa: E731
@@ -28,7 +29,7 @@ def suite(tmp_path_factory):
         "tasks.audiogram.levels=[-10,40,110]",
         "tasks.audiogram.probe_items_per_level=1",
     ]
-    manifest = pipeline.run(small_run(*overrides, out=out, workers=2, shard_size=5), log=QUIET)
+    manifest = generation.run(small_run(*overrides, out=out, workers=2, shard_size=5), log=QUIET)
     return out, manifest
 
 
@@ -44,7 +45,7 @@ def test_hub_layout_and_manifest(suite):
 
 def test_load_dataset_decodes_back_to_rendered_samples(suite):
     out, _ = suite
-    from auralgen.pipeline import build_tasks
+    from auralgen.config import build_tasks
 
     ds = load_dataset("parquet", data_files={"test": glob.glob(f"{out}/data/*/test-*.parquet")})["test"]
     assert list(ds.features) == COLUMNS
@@ -103,32 +104,32 @@ def test_clipping_is_an_error_not_a_clipped_clip():
 
 def test_killed_run_resumes_without_rerendering(tmp_path, monkeypatch):
     args = ("task=loudness_relative", "task.items_per_level=2")
-    full = pipeline.run(small_run(*args, out=tmp_path / "ref", shard_size=3), log=QUIET)
+    full = generation.run(small_run(*args, out=tmp_path / "ref", shard_size=3), log=QUIET)
     run = small_run(*args, out=tmp_path / "r", shard_size=3)
     calls = {"n": 0}
-    real = pipeline.Renderer.__call__
+    real = item.make_row
 
-    def dying(self, spec):
+    def dying(task, spec, **kw):
         calls["n"] += 1
         if calls["n"] > 7:
             raise KeyboardInterrupt
-        return real(self, spec)
+        return real(task, spec, **kw)
 
-    monkeypatch.setattr(pipeline.Renderer, "__call__", dying)
+    monkeypatch.setattr(item, "make_row", dying)
     with pytest.raises(KeyboardInterrupt):
-        pipeline.run(run, log=QUIET)
+        generation.run(run, log=QUIET)
     assert not (tmp_path / "r" / "manifest.json").exists()
     assert not list((tmp_path / "r").rglob("*.tmp"))
     done = len(list((tmp_path / "r").rglob("*.parquet")))
     assert done == 2  # two complete shards of 3 items
     calls["n"] = -1000
     logs = []
-    resumed = pipeline.run(run, log=logs.append)
+    resumed = generation.run(run, log=logs.append)
     assert calls["n"] == -1000 + 12 - 6  # only the missing shards' items were rendered
     assert "resuming: 2 of 4 shards already complete" in logs
     assert resumed == full and read_rows(tmp_path / "r") == read_rows(tmp_path / "ref")
     calls["n"] = -1000
-    again = pipeline.run(run, log=logs.append)  # a complete dataset: nothing is rendered again
+    again = generation.run(run, log=logs.append)  # a complete dataset: nothing is rendered again
     assert calls["n"] == -1000 and again == full
     assert "resuming: 4 of 4 shards already complete" in logs
 
@@ -136,10 +137,10 @@ def test_killed_run_resumes_without_rerendering(tmp_path, monkeypatch):
 def test_out_from_other_config_is_refused(tmp_path):
     from auralgen.errors import ParameterError
 
-    pipeline.run(small_run("task=duration_absolute", "task.items_per_level=1", out=tmp_path / "o"), log=QUIET)
+    generation.run(small_run("task=duration_absolute", "task.items_per_level=1", out=tmp_path / "o"), log=QUIET)
     with pytest.raises(ParameterError, match="another config"):
-        pipeline.run(small_run("task=duration_absolute", "task.items_per_level=2", out=tmp_path / "o"), log=QUIET)
-    m = pipeline.run(
+        generation.run(small_run("task=duration_absolute", "task.items_per_level=2", out=tmp_path / "o"), log=QUIET)
+    m = generation.run(
         small_run("task=duration_absolute", "task.items_per_level=2", out=tmp_path / "o", overwrite="true"), log=QUIET
     )
     assert m["items"]["items"] == 8

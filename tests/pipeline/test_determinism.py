@@ -4,7 +4,7 @@ import hashlib
 
 import pytest
 
-from auralgen import pipeline
+from auralgen import generation
 from tests.support.builders import read_rows, small_run
 
 ARGS = ("task=pitch_relative", "task.levels=[0,100,400]", "task.items_per_level=3")
@@ -20,23 +20,41 @@ def digest_tree(root):
 
 @pytest.mark.parametrize("shard_size", [2, 5])
 def test_workers_do_not_change_bytes(tmp_path, shard_size):
-    a = pipeline.run(small_run(*ARGS, out=tmp_path / "w1", workers=1, shard_size=shard_size), log=lambda *_: None)
-    pipeline.run(small_run(*ARGS, out=tmp_path / "w2", workers=2, shard_size=shard_size), log=lambda *_: None)
+    a = generation.run(small_run(*ARGS, out=tmp_path / "w1", workers=1, shard_size=shard_size), log=lambda *_: None)
+    generation.run(small_run(*ARGS, out=tmp_path / "w2", workers=2, shard_size=shard_size), log=lambda *_: None)
     assert digest_tree(tmp_path / "w1") == digest_tree(tmp_path / "w2")
     assert len(a["shards"]) == -(-9 // shard_size)
 
 
+def test_an_executor_passed_in_renders_the_same_bytes_and_is_closed(tmp_path):
+    """``run(executor=...)`` uses that executor (a 3-worker pool here, while the config says 1) and closes it."""
+    from auralgen.execution import LocalPoolExecutor
+
+    class Pool(LocalPoolExecutor):
+        started: list[int] = []
+
+        def _start(self, fn, setup):
+            super()._start(fn, setup)
+            self.started.append(len(self._procs))
+
+    pool = Pool(3)
+    generation.run(small_run(*ARGS, out=tmp_path / "p", workers=1, shard_size=2), executor=pool, log=lambda *_: None)
+    generation.run(small_run(*ARGS, out=tmp_path / "s", workers=1, shard_size=2), log=lambda *_: None)
+    assert digest_tree(tmp_path / "p") == digest_tree(tmp_path / "s")
+    assert pool.started == [3] and pool._procs == [] and len(read_rows(tmp_path / "p")) == 9
+
+
 def test_shard_size_does_not_change_rows(tmp_path):
-    pipeline.run(small_run(*ARGS, out=tmp_path / "s2", shard_size=2), log=lambda *_: None)
-    pipeline.run(small_run(*ARGS, out=tmp_path / "s9", shard_size=9), log=lambda *_: None)
+    generation.run(small_run(*ARGS, out=tmp_path / "s2", shard_size=2), log=lambda *_: None)
+    generation.run(small_run(*ARGS, out=tmp_path / "s9", shard_size=9), log=lambda *_: None)
     r2, r9 = read_rows(tmp_path / "s2"), read_rows(tmp_path / "s9")
     assert len(r2) == 9
     assert r2 == r9
 
 
 def test_seed_changes_items(tmp_path):
-    pipeline.run(small_run(*ARGS, out=tmp_path / "a", seed=1), log=lambda *_: None)
-    pipeline.run(small_run(*ARGS, out=tmp_path / "b", seed=2), log=lambda *_: None)
+    generation.run(small_run(*ARGS, out=tmp_path / "a", seed=1), log=lambda *_: None)
+    generation.run(small_run(*ARGS, out=tmp_path / "b", seed=2), log=lambda *_: None)
     pa, pb = [r["params"] for r in read_rows(tmp_path / "a")], [r["params"] for r in read_rows(tmp_path / "b")]
     assert not set(pa) & set(pb)
 
@@ -44,7 +62,7 @@ def test_seed_changes_items(tmp_path):
 def test_splits_are_disjoint_and_independent(tmp_path):
     run = small_run("task=audiogram", "task.levels=[0,10]", "task.items_per_level=20", "task.probe_items_per_level=0",
                     "task.freqs_hz=[500,1000]", "split=[train,test]", "validate=false", out=tmp_path / "s")  # fmt: skip
-    pipeline.run(run, log=lambda *_: None)
+    generation.run(run, log=lambda *_: None)
     import json
 
     rows = read_rows(tmp_path / "s")
@@ -78,6 +96,6 @@ def test_spatial_motion_mixture_and_reorder_items_are_byte_identical_across_work
     run1 = small_run(*args, *keep, *drop, out=tmp_path / "w1", workers=1, shard_size=3)
     run2 = small_run(*args, *keep, *drop, out=tmp_path / "w2", workers=2, shard_size=3)
     assert sorted(t.name for t in run1.tasks) == sorted(tasks)
-    pipeline.run(run1, log=lambda *_: None)
-    pipeline.run(run2, log=lambda *_: None)
+    generation.run(run1, log=lambda *_: None)
+    generation.run(run2, log=lambda *_: None)
     assert digest_tree(tmp_path / "w1") == digest_tree(tmp_path / "w2")

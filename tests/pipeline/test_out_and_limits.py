@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from auralgen import pipeline
+from auralgen import generation
 from auralgen.errors import ParameterError
 from tests.support.builders import read_rows, small_run
 
@@ -29,17 +29,17 @@ def files(root):
 def test_overwrite_refuses_a_folder_auralgen_did_not_write(tmp_path):
     before = user_folder(tmp_path)
     with pytest.raises(ParameterError, match="is not an auralgen dataset"):
-        pipeline.run(small_run(*TINY, out=tmp_path, overwrite="true"), log=QUIET)
+        generation.run(small_run(*TINY, out=tmp_path, overwrite="true"), log=QUIET)
     assert files(tmp_path) == before
 
 
 def test_overwrite_refuses_a_dataset_holding_a_file_no_run_recorded(tmp_path):
     out = tmp_path / "ds"
-    pipeline.run(small_run(*TINY, out=out), log=QUIET)
+    generation.run(small_run(*TINY, out=out), log=QUIET)
     (out / "data" / "notes.txt").write_text("keep me")
     before = files(out)
     with pytest.raises(ParameterError, match=r"holds 'data/notes.txt', which no auralgen run recorded"):
-        pipeline.run(
+        generation.run(
             small_run("task=duration_absolute", "task.items_per_level=1", out=out, overwrite="true"), log=QUIET
         )
     assert files(out) == before
@@ -47,9 +47,9 @@ def test_overwrite_refuses_a_dataset_holding_a_file_no_run_recorded(tmp_path):
 
 def test_overwrite_replaces_a_dataset_removing_only_its_recorded_files(tmp_path):
     out = tmp_path / "ds"
-    pipeline.run(small_run(*TINY, out=out), log=QUIET)
+    generation.run(small_run(*TINY, out=out), log=QUIET)
     assert (out / "data" / "duration_relative").is_dir()
-    pipeline.run(small_run("task=duration_absolute", "task.items_per_level=1", out=out, overwrite="true"), log=QUIET)
+    generation.run(small_run("task=duration_absolute", "task.items_per_level=1", out=out, overwrite="true"), log=QUIET)
     assert not (out / "data" / "duration_relative").exists()  # the old task's shards and folder are gone
     assert {r["task"] for r in read_rows(out)} == {"duration_absolute"}
 
@@ -69,7 +69,7 @@ def test_seed_must_fit_int64():
 def test_a_huge_plan_is_refused_at_once(tmp_path):
     t0 = time.perf_counter()
     with pytest.raises(ParameterError, match=r"task.items_per_level=1000000000000 makes a plan of .* at most 10000000"):
-        pipeline.run(small_run("task=pitch_relative", "task.items_per_level=1e12", out=tmp_path / "o"), log=QUIET)
+        generation.run(small_run("task=pitch_relative", "task.items_per_level=1e12", out=tmp_path / "o"), log=QUIET)
     assert time.perf_counter() - t0 < 2
     assert not (tmp_path / "o").exists()
 
@@ -83,7 +83,7 @@ def test_split_names_datasets_would_refuse_are_refused(name):
 def test_accepted_split_names_load_with_datasets(tmp_path):
     datasets = pytest.importorskip("datasets")
     out = tmp_path / "ds"
-    pipeline.run(small_run(*TINY, "split=[train_a,test.v2]", out=out), log=QUIET)
+    generation.run(small_run(*TINY, "split=[train_a,test.v2]", out=out), log=QUIET)
     loaded = datasets.load_dataset(str(out))
     assert sorted(loaded) == ["test.v2", "train_a"]
     assert loaded["test.v2"].num_rows == loaded["train_a"].num_rows == 1
@@ -91,11 +91,11 @@ def test_accepted_split_names_load_with_datasets(tmp_path):
 
 def test_unwritable_and_overlong_out_are_refused(tmp_path):
     with pytest.raises(ParameterError, match=r"out='/sys/auralgen-test/ds' cannot be written .*allowed: a writable"):
-        pipeline.run(small_run(*TINY, out="/sys/auralgen-test/ds"), log=QUIET)
+        generation.run(small_run(*TINY, out="/sys/auralgen-test/ds"), log=QUIET)
     long = tmp_path / ("x" * 300)
     with pytest.raises(ParameterError, match=r"is too long: .*allowed: paths under"):
-        pipeline.run(small_run(*TINY, out=long), log=QUIET)
+        generation.run(small_run(*TINY, out=long), log=QUIET)
     deep = tmp_path / "/".join(["d" * 200] * 25)
     with pytest.raises(ParameterError, match=r"is too long"):
-        pipeline.run(small_run(*TINY, out=deep), log=QUIET)
+        generation.run(small_run(*TINY, out=deep), log=QUIET)
     assert list(tmp_path.iterdir()) == []

@@ -1,4 +1,4 @@
-"""Run summaries: per task and level counts, validation outcome and speed."""
+"""Run summaries: per task and level counts, validation outcome and speed (validation_report.json and the console table)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,190 @@
+"""The files of a dataset directory besides its shards: the resume journal, the manifest, the
+error log; and the checks made on ``out`` before anything is written.
+
+The journal (:data:`JOURNAL`) is written after every finished shard and kept when the run
+completes; the manifest (``manifest.json``) is written last and marks a complete dataset. Both
+record the config's fingerprint, so a rerun with the same config resumes and another config is
+refused. ``overwrite=true`` removes only files a previous run recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from auralgen import __version__
+from auralgen.errors import ParameterError
+from auralgen.export.parquet import sha256_file
+
+JOURNAL = ".auralgen-journal.json"
+ERROR_LOG = ".auralgen-error.log"
+FIXED_FILES = ("README.md", "manifest.json", "validation_report.json", JOURNAL, ERROR_LOG)  # besides the shards
+
+
+def versions() -> dict[str, str]:
+    """Versions of Python, auralgen and the libraries that take part in the bytes (for the manifest)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": ".".join(map(str, sys.version_info[:3])), "auralgen": __version__}
+    for pkg in ("numpy", "scipy", "numba", "soundfile", "pyloudnorm", "pyroomacoustics", "datasets", "pyarrow"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = "absent"
+    return out
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write ``data`` as sorted, indented JSON via a temporary file (never a half-written file)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=list) + "\n")
+    os.replace(tmp, path)
+
+
+def _recorded(prior: dict[str, Any]) -> set[str]:
+    """Paths (relative to ``out``) a previous auralgen run recorded as its own in its journal or manifest."""
+    files = set(FIXED_FILES)
+    files.update(p for p in prior.get("files") or () if isinstance(p, str))
+    shards = prior.get("shards") or {}
+    files.update(shards if isinstance(shards, dict) else (s.get("path") for s in shards if isinstance(s, dict)))
+    files.update([f + ".tmp" for f in files if isinstance(f, str)])
+    return {f for f in files if isinstance(f, str)}
+
+
+def _foreign(out: Path, recorded: set[str]) -> list[str]:
+    """Entries under ``out`` that are neither recorded files nor folders holding recorded files."""
+    parents = {p.as_posix() for f in recorded for p in Path(f).parents if p != Path(".")}
+    found = []
+    for p in sorted(out.rglob("*")):
+        rel = p.relative_to(out).as_posix()
+        if rel in recorded and not p.is_dir():
+            continue
+        if rel in parents and p.is_dir() and not p.is_symlink():
+            continue
+        found.append(rel)
+    return found
+
+
+def _read_prior(out: Path) -> dict[str, Any] | None:
+    """The journal (kept after completion, with per-item stats) or manifest of a previous run, if any."""
+    for name in (JOURNAL, "manifest.json"):
+        if (out / name).exists():
+            try:
+                prior = json.loads((out / name).read_text())
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+                return None
+            return prior if isinstance(prior, dict) and "fingerprint" in prior else None
+    return None
+
+
+def _remove_recorded(out: Path, recorded: set[str]) -> None:
+    """Delete the recorded files, then the folders they leave empty; nothing else."""
+    for rel in sorted(recorded):
+        target = out / rel
+        if target.is_file() or target.is_symlink():
+            target.unlink()
+    folders = {p for rel in recorded for p in Path(rel).parents if p != Path(".")}
+    for folder in sorted(folders, key=lambda f: -len(f.parts)):
+        if (out / folder).is_dir() and not any((out / folder).iterdir()):
+            (out / folder).rmdir()
+
+
+def prepare_out(out_dir: str, fp: str, *, overwrite: bool) -> dict[str, Any]:
+    """Check ``out_dir`` and load the resume journal. Raises before anything is written.
+
+    ``overwrite=True`` removes only the files a previous auralgen run recorded in its journal or
+    manifest; a folder holding anything else is refused."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ParameterError(f"out={out_dir!r} is a file; allowed: a directory path")
+    journal: dict[str, Any] = {"fingerprint": fp, "shards": {}}
+    if not out.exists() or not any(out.iterdir()):
+        return journal
+    prior = _read_prior(out)
+    if prior is None:
+        first = sorted(p.name for p in out.iterdir())[0]
+        raise ParameterError(
+            f"out={out_dir!r} exists and is not an auralgen dataset (it holds {first!r}); allowed: an empty or new directory"
+        )
+    if overwrite:
+        recorded = _recorded(prior)
+        foreign = _foreign(out, recorded)
+        if foreign:
+            raise ParameterError(
+                f"out={out_dir!r} overwrite=true: it holds {foreign[0]!r}, which no auralgen run recorded ({len(foreign)} such entries); allowed: a directory holding only an auralgen dataset, or a new out"
+            )
+        _remove_recorded(out, recorded)
+        return journal
+    if prior.get("fingerprint") != fp:
+        raise ParameterError(
+            f"out={out_dir!r} holds a dataset made from another config; allowed: the same config (to resume), a new out directory, or overwrite=true"
+        )
+    if isinstance(prior.get("shards"), dict):
+        journal["shards"] = prior["shards"]
+    elif isinstance(prior.get("shards"), list):  # a finished manifest: list of shard records
+        journal["shards"] = {s["path"]: s for s in prior["shards"]}
+    return journal
+
+
+def is_done(out: Path, path: str, journal: dict[str, Any]) -> bool:
+    """Whether shard ``path`` is finished: recorded in the journal, and its bytes match the record.
+    A shard that is not is dropped from the journal (it will be written again)."""
+    rec = journal["shards"].get(path)
+    if rec and (out / path).exists() and sha256_file(out / path) == rec["sha256"]:
+        return True
+    journal["shards"].pop(path, None)
+    return False
+
+
+def _nearest_existing(path: Path) -> Path:
+    while path != path.parent:
+        try:
+            if path.exists():
+                return path
+        except OSError:  # a name too long to even look up
+            pass
+        path = path.parent
+    return path
+
+
+def check_out_path(out_dir: str, paths: Iterable[str]) -> None:
+    """Refuse an ``out_dir`` that cannot be written or whose longest file path (of ``paths``, the
+    shards relative to it) the system cannot hold."""
+    import tempfile
+
+    out = Path(out_dir).absolute()
+    base = _nearest_existing(out)
+    longest = max([p + ".tmp" for p in paths] + [JOURNAL + ".tmp"], key=len)
+    name_max, path_max = 255, 4096
+    try:
+        name_max, path_max = os.pathconf(base, "PC_NAME_MAX"), os.pathconf(base, "PC_PATH_MAX")
+    except (OSError, ValueError):
+        pass
+    full = out / longest
+    long_part = max(full.parts, key=len)
+    if len(os.fsencode(long_part)) > name_max or len(os.fsencode(str(full))) >= path_max:
+        raise ParameterError(
+            f"out={out_dir!r} is too long: it would hold {str(full)!r} ({len(str(full))} characters, a name of {len(long_part)}); allowed: paths under {path_max} bytes with names under {name_max + 1}"
+        )
+    try:
+        tempfile.TemporaryDirectory(prefix=".auralgen-probe-", dir=base).cleanup()
+    except OSError as exc:
+        raise ParameterError(
+            f"out={out_dir!r} cannot be written ({base} refuses: {exc.strerror or exc}); allowed: a writable directory path"
+        ) from None
+
+
+def log_error(out_dir: str, trace: str) -> str:
+    """Write ``trace`` to the error log in ``out_dir`` (when it exists); returns a hint naming it."""
+    path = Path(out_dir) / ERROR_LOG
+    try:
+        if path.parent.is_dir():
+            path.write_text(trace)
+            return f" (traceback in {path})"
+    except OSError:
+        pass
+    return ""

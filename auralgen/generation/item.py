@@ -1,0 +1,148 @@
+"""The item factory: one item from its coordinates — sample, render, measure, QA, encode, :class:`Row`.
+
+:func:`make_row` is the whole life of an item and holds no state; :class:`Renderer` keeps a run's
+task objects in a worker process and calls it for each :class:`~auralgen.generation.plan.ItemSpec`.
+Every draw comes from :func:`auralgen.random.item_rng` keyed by ``(seed, split, task, index)``, in
+a fixed order (sample, re-samples, QA), so an item's bytes depend on its coordinates only.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from auralgen import __version__
+from auralgen.config import RunConfig, build_tasks
+from auralgen.core.schema import Row
+from auralgen.errors import AuralgenError
+from auralgen.export.audio import encode_flac
+from auralgen.generation.plan import ItemSpec, item_id
+from auralgen.qa import answer_slot
+from auralgen.random import item_rng
+from auralgen.tasks.base import Task
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """What one item produced: its :class:`Row` (``None`` when dropped), its stats for the
+    validation report and the seconds it took."""
+
+    row: Row | None
+    stat: dict[str, Any]
+    seconds: float
+
+    def to_wire(self) -> dict[str, Any]:
+        """The plain dict a worker sends back: ``{"row": record or None, "stat": ..., "seconds": ...}``."""
+        return {"row": None if self.row is None else self.row.to_record(), "stat": self.stat, "seconds": self.seconds}
+
+
+def worst_error(measured: dict[str, Any]) -> float:
+    """Largest |measured - expected| over a check's records (0 if it has none)."""
+    worst = 0.0
+    for rec in measured.values():
+        if isinstance(rec, dict) and isinstance(rec.get("measured"), (int, float)) and "expected" in rec:
+            worst = max(worst, abs(rec["measured"] - rec["expected"]))
+    return worst
+
+
+def _draw_valid(task: Task, rng, spec: ItemSpec, splits, *, validate: bool, max_resample: int):
+    """Sample and render until the measurement supports the label (at most ``max_resample`` re-draws).
+
+    Returns ``(params, clips, measured, resampled, reason)``; ``reason`` says why the item is dropped, or is None."""
+    resampled, reason = 0, None
+    for attempt in range(max_resample + 1):
+        params = task.sample_owned(rng, spec.level, spec.k, spec.split, splits)
+        clips = task.render(params)
+        measured = task.check(params, clips) if validate else {}
+        if not validate or measured["valid"]:
+            return params, clips, measured, resampled, None
+        resampled += attempt < max_resample
+        reason = "label not supported by measurement: " + json.dumps(
+            {k: v for k, v in measured.items() if k != "valid"}, sort_keys=True
+        )
+    return params, clips, measured, resampled, reason
+
+
+def _row(task: Task, spec: ItemSpec, params, clips: list[np.ndarray], measured, qa, *, seed: int, validate: bool,
+         flac_bits: int) -> Row:  # fmt: skip
+    attribute, regime, unit = task.level_info(spec.level)
+    iid = item_id(seed, spec)
+    sr = int(params.get("sample_rate_hz", task.sample_rate))
+    return Row(
+        id=iid, task=spec.task, category=task.category, sub_category=task.sub_category,
+        attribute=attribute, regime=regime, level=spec.level, level_value=task.level_value(spec.level),
+        level_unit=unit, question=qa.question, options=list(qa.options), answer=qa.answer,
+        answer_index=qa.answer_index,
+        audio=[{"bytes": encode_flac(c, sr, bits=flac_bits), "path": f"{iid}-{k}.flac"} for k, c in enumerate(clips)],
+        sampling_rate=sr, num_channels=int(clips[0].shape[0]), channel_layout=task.channel_layout(params),
+        params=json.dumps(params, sort_keys=True), measured=json.dumps(measured, sort_keys=True),
+        valid=bool(measured.get("valid", True)) if validate else True,
+        seed=seed, split=spec.split, generator_version=__version__,
+    )  # fmt: skip
+
+
+def make_row(task: Task, spec: ItemSpec, *, seed: int, splits: tuple[str, ...] | None = None, validate: bool = True,
+             max_resample: int = 8, flac_bits: int = 24) -> ItemResult:  # fmt: skip
+    """Make the item ``spec`` of ``task``: its parameters are owned by ``spec.split`` among ``splits``
+    (default: that split alone); with ``validate``, an item whose measurement does not support its
+    label is drawn again, at most ``max_resample`` times, then dropped (``row`` is None)."""
+    t0 = time.perf_counter()
+    rng = item_rng(seed, spec.split, spec.task, spec.index)
+    splits = tuple(splits or (spec.split,))
+    params, clips, measured, resampled, reason = _draw_valid(
+        task, rng, spec, splits, validate=validate, max_resample=max_resample
+    )
+    stat = {"task": spec.task, "split": spec.split, "level": spec.level, "level_value": task.level_value(spec.level),
+            "resampled": resampled, "dropped": reason, "worst_error": worst_error(measured) if measured else 0.0}  # fmt: skip
+    if reason is not None:
+        return ItemResult(None, stat, time.perf_counter() - t0)
+    slot = answer_slot(seed, spec.split, spec.task, spec.index, task.n_choices)
+    qa = task.qa(params, rng, slot=slot)
+    row = _row(task, spec, params, clips, measured, qa, seed=seed, validate=validate, flac_bits=flac_bits)
+    return ItemResult(row, stat, time.perf_counter() - t0)
+
+
+class Renderer:
+    """Renders the items of one run; lives in each worker process (it holds the run's task objects)."""
+
+    def __init__(self, run: RunConfig):
+        self.run = run
+        self.tasks = build_tasks(run)
+
+    def __call__(self, spec: ItemSpec) -> dict[str, Any]:
+        """The item ``spec`` as :meth:`ItemResult.to_wire` (what the shard writer reads)."""
+        run = self.run
+        return make_row(
+            self.tasks[spec.task], spec, seed=run.seed, splits=run.splits, validate=run.validate,
+            max_resample=run.max_resample, flac_bits=run.export.flac_bits,
+        ).to_wire()  # fmt: skip
+
+
+class ItemError(Exception):
+    """An item failed while rendering: names the item (task, split, index, level) and the cause.
+
+    ``bad_input`` tells a user's bad input (an :class:`AuralgenError`, exit code 2) from an internal
+    error (exit code 1); ``trace`` holds the worker's traceback for the error log.
+    """
+
+    def __init__(self, task: str, split: str, index: int, level: int, cause: str, bad_input: bool, trace: str = ""):
+        super().__init__(task, split, index, level, cause, bad_input, trace)
+        self.task, self.split, self.index, self.level = task, split, index, level
+        self.cause, self.bad_input, self.trace = cause, bad_input, trace
+
+    @classmethod
+    def of(cls, spec: ItemSpec, exc: BaseException) -> ItemError:
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        cause = text if isinstance(exc, AuralgenError) else f"{type(exc).__name__}: {text}"
+        trace = "".join(traceback.format_exception(exc))
+        return cls(spec.task, spec.split, spec.index, spec.level, cause, isinstance(exc, AuralgenError), trace)
+
+    def __str__(self) -> str:
+        where = f"task={self.task} split={self.split} index={self.index} (level {self.level})"
+        kind = "" if self.bad_input else "internal error "
+        return f"item {where} failed: {kind}{self.cause}"

@@ -1,0 +1,213 @@
+"""Generate a dataset: plan -> resume -> render through an executor -> write shards in plan order ->
+validation report, card, manifest. No task-specific code lives here.
+
+Determinism: every item draws from :func:`auralgen.random.item_rng` keyed by
+``(seed, split, task, index)``; workers only render, this process writes rows in plan order.
+So the output is byte-identical for any executor and any number of workers.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections import defaultdict
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from auralgen import __version__
+from auralgen.config import RunConfig, build_tasks, config_record, fingerprint
+from auralgen.errors import AuralgenError
+from auralgen.execution import Executor, make_executor
+from auralgen.export.manifest import (
+    ERROR_LOG,
+    FIXED_FILES,
+    JOURNAL,
+    check_out_path,
+    is_done,
+    log_error,
+    prepare_out,
+    versions,
+    write_json,
+)
+from auralgen.export.parquet import ShardWriter
+from auralgen.generation.item import ItemError, ItemSpec, Renderer
+from auralgen.generation.plan import ShardPlan, check_capacity, count_items, plan
+from auralgen.tasks.base import Task
+
+MAX_AHEAD_PER_WORKER = 32  # rendered rows allowed to queue for the writer, per worker
+BATCH = 4  # items per work unit sent to a worker
+
+_WORKER: Renderer | None = None  # the worker process's renderer (set by the executor's setup)
+
+
+def _init_worker(run: RunConfig) -> None:
+    global _WORKER
+    os.environ.setdefault("PRA_NUM_THREADS", "1")
+    _WORKER = Renderer(run)
+
+
+def _render_batch(specs: tuple[ItemSpec, ...]) -> list[dict[str, Any]]:
+    """Render a batch of items in a worker; an error comes back as :class:`ItemError` naming the item."""
+    out = []
+    for spec in specs:
+        try:
+            out.append(_WORKER(spec))  # type: ignore[misc]
+        except Exception as exc:
+            raise ItemError.of(spec, exc) from None
+    return out
+
+
+def _batches(todo: list[ShardPlan]):
+    for sh in todo:
+        for i in range(0, len(sh.items), BATCH):
+            yield sh.items[i : i + BATCH]
+
+
+def checked_plan(run_cfg: RunConfig, tasks: dict[str, Task]) -> list[ShardPlan]:
+    """The run's plan, after every check made before any work: capacity, plan size, ``out`` path."""
+    check_capacity(run_cfg, tasks)
+    count_items(run_cfg, tasks)
+    shards = plan(run_cfg, tasks)
+    check_out_path(run_cfg.out, [sh.path for sh in shards])
+    return shards
+
+
+def preflight(cfg) -> RunConfig:
+    """Every check made before any work, for one job's composed config: the config itself, the
+    capacity of each task, the size of the plan and the ``out`` path. Returns the RunConfig."""
+    from auralgen.config import validate
+
+    run_cfg = validate(cfg)
+    checked_plan(run_cfg, build_tasks(run_cfg))
+    return run_cfg
+
+
+def _write_shard(out: Path, sh: ShardPlan, results, bar, seconds: dict[str, float]) -> dict[str, Any]:
+    """Write the rows of shard ``sh`` from ``results`` (in plan order); returns its journal record."""
+    writer = ShardWriter(out / sh.path)
+    stats = []
+    try:
+        for _ in range(0, len(sh.items), BATCH):
+            for res in next(results):
+                seconds[res["stat"]["task"]] += res["seconds"]
+                stats.append(res["stat"])
+                if res["row"] is not None:
+                    writer.add(res["row"])
+                bar.update(1)
+        digest, rows = writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+    return {"path": sh.path, "task": sh.task, "split": sh.split, "rows": rows, "sha256": digest, "items": stats}
+
+
+def _render_shards(run_cfg: RunConfig, out: Path, todo: list[ShardPlan], journal: dict[str, Any], bar, seconds,
+                   executor: Executor | None) -> None:  # fmt: skip
+    """Render the pending shards through ``executor`` (default: :func:`make_executor` of the run's
+    workers); rows are written in plan order and the journal updated after each shard."""
+    global _WORKER
+    if executor is None:
+        executor = make_executor(min(run_cfg.workers, max(1, sum(len(sh.items) for sh in todo))))
+    workers = getattr(executor, "workers", 1)
+    results = executor.map_ordered(
+        _render_batch, _batches(todo), setup=partial(_init_worker, run_cfg),
+        max_ahead=max(2, MAX_AHEAD_PER_WORKER * workers // BATCH),
+    )  # fmt: skip
+    try:
+        for sh in todo:
+            journal["shards"][sh.path] = _write_shard(out, sh, results, bar, seconds)
+            write_json(out / JOURNAL, journal)
+    except BaseException:
+        executor.close(cancel=True)
+        raise
+    finally:
+        _WORKER = None
+    executor.close()
+
+
+def run(run_cfg: RunConfig, *, executor: Executor | None = None, log=print) -> dict[str, Any]:
+    """Generate the dataset described by ``run_cfg`` into ``run_cfg.out``; returns the manifest.
+
+    Finished shards of an earlier run of the same config are kept (resume). ``executor`` renders
+    the items (default: serial for ``workers=1``, else a local process pool); it is closed at the end."""
+    from tqdm import tqdm
+
+    tasks = build_tasks(run_cfg)
+    shards = checked_plan(run_cfg, tasks)
+    fp = fingerprint(run_cfg)
+    journal = prepare_out(run_cfg.out, fp, overwrite=run_cfg.overwrite)
+    out = Path(run_cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    # recorded before anything else is written: what overwrite=true may remove later
+    journal["files"] = sorted({sh.path for sh in shards} | set(FIXED_FILES))
+    write_json(out / JOURNAL, journal)
+
+    todo = [sh for sh in shards if not is_done(out, sh.path, journal)]
+    n_todo = sum(len(sh.items) for sh in todo)
+    if len(shards) > len(todo):
+        log(f"resuming: {len(shards) - len(todo)} of {len(shards)} shards already complete")
+    t0 = time.perf_counter()
+    seconds: dict[str, float] = defaultdict(float)
+    bar = tqdm(total=n_todo, unit="item", disable=not run_cfg.progress, file=sys.stderr, dynamic_ncols=True)
+    try:
+        _render_shards(run_cfg, out, todo, journal, bar, seconds, executor)
+    finally:
+        bar.close()
+    return _finish(run_cfg, tasks, shards, journal, fp, seconds, time.perf_counter() - t0, n_todo, log)
+
+
+def _finish(run_cfg, tasks, shards, journal, fp, seconds, wall, n_todo, log) -> dict[str, Any]:
+    """Validation report, dataset card and manifest (written last: it marks a complete dataset)."""
+    from auralgen.export.card import write_card
+    from auralgen.generation.summary import summarise, summary_table
+
+    out = Path(run_cfg.out)
+    records = [journal["shards"][sh.path] for sh in shards]
+    report = summarise(records, tasks)
+    write_json(out / "validation_report.json", report)
+    write_card(out, run_cfg, tasks, records)
+    manifest = {
+        "fingerprint": fp,
+        "generator_version": __version__,
+        "seed": run_cfg.seed,
+        "splits": list(run_cfg.splits),
+        "config": config_record(run_cfg),
+        "versions": versions(),
+        "shards": [{k: r[k] for k in ("path", "task", "split", "rows", "sha256")} for r in records],
+        "items": report["totals"],
+    }
+    write_json(out / "manifest.json", manifest)
+    (out / ERROR_LOG).unlink(missing_ok=True)
+    log(summary_table(report, seconds, wall, n_todo))
+    log(f"wrote {sum(r['rows'] for r in records)} items in {len(records)} shards to {out.resolve()}")
+    return manifest
+
+
+def run_reported(run_cfg: RunConfig, *, executor: Executor | None = None, log=print) -> int:
+    """:func:`run` for a command line. Returns the exit code: 0 done; on failure one line
+    ``error: ...`` on stderr and 2 (bad input), 1 (internal error) or 130 (interrupted).
+    Finished shards are kept, so the same command resumes."""
+    import traceback
+
+    resume = "; finished shards are kept: rerun the same command to resume"
+    try:
+        run(run_cfg, executor=executor, log=log)
+        return 0
+    except ItemError as exc:
+        hint = log_error(run_cfg.out, exc.trace)
+        fix = "fix the input, then rerun the same command to resume" if exc.bad_input else "please report it"
+        print(f"error: {exc}{hint}; {fix}", file=sys.stderr)
+        return 2 if exc.bad_input else 1
+    except AuralgenError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"error: interrupted{resume}", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        hint = log_error(run_cfg.out, traceback.format_exc())
+        text = " ".join(str(exc).split())
+        print(f"error: internal error: {type(exc).__name__}: {text}{hint}{resume}", file=sys.stderr)
+        return 1

@@ -246,6 +246,11 @@ def fit_psychometric(
         max_lapse = 0.5 * (1.0 - chance)
     xs, k, n, n_excluded = _validate(x, n_correct, n_total, chance, criterion, max_lapse, n_boot, confidence)
     rng = np.random.default_rng(0) if rng is None else rng
+    return _fit(xs, k, n, n_excluded, chance, criterion, max_lapse, n_boot, bootstrap, confidence, rng)
+
+
+def _fit(xs, k, n, n_excluded, chance, criterion, max_lapse, n_boot, bootstrap, confidence, rng) -> PsychometricFit:
+    """:func:`fit_psychometric` on validated levels (``x > 0``, with trials)."""
     log_x = np.log(xs)
     starts = [(s, math.log(2.0), 0.02) for s in np.quantile(log_x, [0.25, 0.5, 0.75])] + [
         (float(log_x.max()) + 1.0, math.log(2.0), 0.02)
@@ -253,22 +258,14 @@ def fit_psychometric(
     res = _mle(xs, k, n, chance, max_lapse, starts)
     scale, slope, lapse = math.exp(res.x[0]), math.exp(res.x[1]), float(res.x[2])
     threshold, status = _threshold(scale, slope, lapse, chance, criterion, xs.min(), xs.max())
-
     ci_low = ci_high = math.nan
     if n_boot:
         p_source = (
             weibull(xs, scale=scale, slope=slope, chance=chance, lapse=lapse) if bootstrap == "parametric" else k / n
         )
-        boots = np.empty(n_boot)
-        for b in range(n_boot):
-            kb = rng.binomial(n.astype(np.int64), np.clip(p_source, 0.0, 1.0)).astype(float)
-            rb = _mle(xs, kb, n, chance, max_lapse, [tuple(res.x)])
-            boots[b] = _threshold(
-                math.exp(rb.x[0]), math.exp(rb.x[1]), float(rb.x[2]), chance, criterion, xs.min(), xs.max()
-            )[0]
+        boots = _bootstrap(xs, n, p_source, tuple(res.x), chance, criterion, max_lapse, n_boot, rng)
         alpha = (1.0 - confidence) / 2.0
         ci_low, ci_high = (float(v) for v in np.quantile(boots, [alpha, 1.0 - alpha], method="inverted_cdf"))
-
     return PsychometricFit(
         threshold=float(threshold),
         slope=slope,
@@ -285,6 +282,18 @@ def fit_psychometric(
         n_total=tuple(int(v) for v in n),
         n_excluded=n_excluded,
     )
+
+
+def _bootstrap(xs, n, p_source, start, chance, criterion, max_lapse, n_boot, rng) -> np.ndarray:
+    """Thresholds of ``n_boot`` refits to counts drawn from ``p_source`` (each refit starts at ``start``)."""
+    boots = np.empty(n_boot)
+    for b in range(n_boot):
+        kb = rng.binomial(n.astype(np.int64), np.clip(p_source, 0.0, 1.0)).astype(float)
+        rb = _mle(xs, kb, n, chance, max_lapse, [start])
+        boots[b] = _threshold(
+            math.exp(rb.x[0]), math.exp(rb.x[1]), float(rb.x[2]), chance, criterion, xs.min(), xs.max()
+        )[0]
+    return boots
 
 
 def audiogram_thresholds(
@@ -333,6 +342,17 @@ def audiogram_thresholds(
         raise ParameterError(f"criterion={criterion!r} is out of range; allowed: 0 < criterion < 1")
     if len(records) == 0:
         raise ParameterError("records is empty; allowed: at least one record")
+    out: dict[float, float | None] = {}
+    for f, lv, accuracy, n_items, n_groups in _cells(records, frequency_key, level_key, group_key):
+        out.setdefault(f, None)
+        if out[f] is None and accuracy >= criterion and n_items >= min_items and n_groups >= min_groups:
+            out[f] = lv
+    return out
+
+
+def _cells(records, frequency_key: str, level_key: str, group_key: str | None):
+    """``(frequency, level, accuracy, distinct items, distinct groups)`` per cell, by frequency then level;
+    the accuracy is the mean of the groups' accuracies (one group without ``group_key``)."""
     try:
         freq = np.asarray([float(r[frequency_key]) for r in records])
         level = np.asarray([float(r[level_key]) for r in records])
@@ -345,16 +365,12 @@ def audiogram_thresholds(
     code = code.ravel()
     ids = [r.get("id", i) for i, r in enumerate(records)]
     groups = [r.get(group_key) for r in records] if group_key else [None] * len(records)
-    out: dict[float, float | None] = {}
-    for c, (f, lv) in enumerate(pairs):  # sorted by frequency, then level
+    cells = []
+    for c, (f, lv) in enumerate(pairs):
         idx = np.flatnonzero(code == c)
         by_group: dict = {}
         for i in idx:
             by_group.setdefault(groups[i], []).append(ok[i])
-        a = float(np.mean([np.mean(v) for v in by_group.values()]))
-        n_items = len({ids[i] for i in idx})
-        f = float(f)
-        out.setdefault(f, None)
-        if out[f] is None and a >= criterion and n_items >= min_items and len(by_group) >= min_groups:
-            out[f] = float(lv)
-    return out
+        accuracy = float(np.mean([np.mean(v) for v in by_group.values()]))
+        cells.append((float(f), float(lv), accuracy, len({ids[i] for i in idx}), len(by_group)))
+    return cells

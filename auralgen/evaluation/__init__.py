@@ -1,7 +1,9 @@
 """Evaluation harness: adapters, prompts, answer parsing, metrics, psychometrics and reports.
 
-Entry point: ``evaluate.py`` (Hydra) -> :func:`auralgen.evaluation.runner` via the config in
-:mod:`auralgen.evaluation.config`.
+Entry point: ``auralgen evaluate`` (:mod:`auralgen.cli.evaluate`) -> :func:`auralgen.evaluation.runner.run`
+(the action switch) -> :func:`auralgen.evaluation.session.evaluate`, with the config of
+:mod:`auralgen.evaluation.config`. Adapters: :mod:`auralgen.evaluation.adapters`; the adaptive
+procedure slot: :mod:`auralgen.evaluation.procedure`.
 """
 
 from auralgen.evaluation.metrics import score, wilson_interval

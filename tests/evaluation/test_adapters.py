@@ -155,3 +155,19 @@ def test_messages_carry_the_channel_layout_to_adapters(tmp_path):
     assert item.channel_layout == "binaural" and item.num_channels == 2
     msg = build_message(item, present(item, 0), clip_wavs(item, tmp_path / "wav"))
     assert msg["meta"]["channel_layout"] == "binaural"
+
+
+def test_adapters_are_found_by_module_and_imported_only_when_asked():
+    """A new adapter is one module of the package: listed without importing, imported on first use."""
+    import subprocess
+
+    code = (
+        "import sys; from auralgen.evaluation.adapters import ADAPTERS; print(ADAPTERS.names()); "
+        "print('auralgen.evaluation.adapters.openai' in sys.modules); ADAPTERS.get('openai'); "
+        "print('auralgen.evaluation.adapters.openai' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "['command', 'constant', 'dsp', 'noise', 'openai', 'random', 'text_only', 'text_prior']"
+    assert out[1:3] == ["False", "True"]
+    with pytest.raises(ParameterError, match=r"model.kind='base' is unknown; allowed: command, constant, dsp"):
+        check_model_config({"kind": "base"})

@@ -13,11 +13,7 @@ whole dataset is never held in memory) and folds every row through a list of che
 - the reference listener's accuracy per level (:mod:`auralgen.validation.listener`), flagged when
   it stays below the task's ``audit.listener_floor`` at its easiest level.
 
-Tasks are rebuilt from ``manifest.json``: its ``config`` record (``dataclasses.asdict`` of the
-run config) is mapped back onto the composed-config shape and passed through
-:func:`auralgen.config.validate`, so the audit sees exactly the task objects that generated
-the data (the fingerprint is compared to prove it). Without a manifest the tasks' default
-configs are used and a note says so.
+Tasks are rebuilt from ``manifest.json`` (:func:`~auralgen.validation.read.tasks_for`).
 
 Examples
 --------
@@ -27,15 +23,12 @@ Examples
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
-from pathlib import Path
 
-from auralgen.errors import AuralgenError
 from auralgen.tasks.base import task_class, task_names
 from auralgen.validation.balance import AnswerBalance
 from auralgen.validation.checks import AudioCheck, IdentityCheck, LabelCheck
-from auralgen.validation.read import Check, Observed, dataset_shards, iter_items, observe
+from auralgen.validation.read import Check, Observed, dataset_shards, iter_items, observe, tasks_for
 from auralgen.validation.report import AuditReport
 from auralgen.validation.shortcuts import FeatureShortcuts, TaskDatasetChecks
 
@@ -86,35 +79,6 @@ def default_checks(*, listen: bool = True) -> list[Check]:
     return checks
 
 
-def tasks_for(path) -> tuple[dict, list[str]]:
-    """Task objects of the dataset (from its manifest's config) and notes on how they were built."""
-    from auralgen.config import validate
-    from auralgen.pipeline import build_tasks, fingerprint
-    from auralgen.tasks.base import AudioConfig, load_tasks
-
-    mf = Path(path) / "manifest.json"
-    try:
-        manifest = json.loads(mf.read_text())
-        c = manifest["config"]
-        mapping = {"seed": c["seed"], "split": list(c["splits"]), "sample_rate": c["audio"]["sample_rate"],
-                   "full_scale_db_spl": c["audio"]["full_scale_db_spl"], "shard_size": c["shard_size"],
-                   "max_resample": c["max_resample"], "validate": c["validate"], "export": c["export"],
-                   "suite_name": c["suite"], "tasks": {t["name"]: t for t in c["tasks"]}, "workers": 1,
-                   "progress": False, "out": str(path)}  # fmt: skip
-        run = validate(mapping)
-        notes = (
-            []
-            if fingerprint(run) == manifest.get("fingerprint")
-            else ["manifest fingerprint differs from the rebuilt config"]
-        )
-        return build_tasks(run), notes
-    except (OSError, KeyError, TypeError, ValueError, AuralgenError) as exc:
-        registry = load_tasks()
-        reason = "no manifest.json" if not mf.exists() else f"manifest config not usable ({exc})"
-        tasks = {name: cls(cls.Config(name=name), AudioConfig()) for name, cls in registry.items()}
-        return tasks, [f"{reason}: tasks built from their default configs"]
-
-
 class ListenerAccuracy(Check):
     """The reference listener's answer to every audible item it has an answerer for, counted per
     ``(task, level)``; a task below its ``audit.listener_floor`` at its easiest level is flagged."""
@@ -124,10 +88,8 @@ class ListenerAccuracy(Check):
         self.heard: dict[tuple, list] = defaultdict(lambda: [0, 0, None, None])  # n, correct, value, unit
 
     def listens(self, seen: Observed) -> bool:
-        known = getattr(self.listener, "LISTENERS", None)
-        if known is not None:  # answerers registered by task name
-            return seen.row["task"] in known
-        return seen.task is not None and getattr(type(seen.task), "listener", None) is not None
+        """Whether the row's task binds a listener (``listener.LISTENERS``: the tasks that do)."""
+        return seen.row["task"] in self.listener.LISTENERS
 
     def observe(self, seen: Observed) -> None:
         if not seen.audible or not self.listens(seen):

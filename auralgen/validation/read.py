@@ -1,5 +1,13 @@
-"""Reading an exported dataset for the audit: its shards, its rows (audio decoded), each row as
-the checks observe it (:class:`Observed`), and the :class:`Check` interface of the audit's fold."""
+"""Reading an exported dataset for the audit: its shards, its rows (audio decoded), its task
+objects (:func:`tasks_for`), each row as the checks observe it (:class:`Observed`), and the
+:class:`Check` interface of the audit's fold.
+
+Tasks are rebuilt from ``manifest.json``: its ``config`` record (``dataclasses.asdict`` of the
+run config) is mapped back onto the composed-config shape and passed through
+:func:`auralgen.config.validate`, so the audit sees exactly the task objects that generated
+the data (the fingerprint is compared to prove it). Without a manifest the tasks' default
+configs are used and a note says so.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +20,10 @@ from typing import Any
 import numpy as np
 import pyarrow.parquet as pq
 
-from auralgen.errors import ParameterError
+from auralgen.config import RunConfig, build_tasks, fingerprint, validate
+from auralgen.errors import AuralgenError, ParameterError
 from auralgen.export.audio import decode_flac
-from auralgen.tasks.base import Task
+from auralgen.tasks.base import AudioConfig, Task, load_tasks
 
 
 @dataclass
@@ -62,6 +71,32 @@ def iter_items(path, *, batch_rows: int = 16) -> Iterator[Item]:
                     err = f"audio does not decode: {exc}"
                 yield Item(row, rel, None if err else clips, rate, sum(len(e["bytes"] or b"") for e in audio),
                            [e.get("path") or "" for e in audio], err)  # fmt: skip
+
+
+def run_config_of(manifest: dict, path) -> RunConfig:
+    """The run config recorded in a manifest (its ``config`` record), validated again; ``out`` is ``path``."""
+    c = manifest["config"]
+    mapping = {"seed": c["seed"], "split": list(c["splits"]), "sample_rate": c["audio"]["sample_rate"],
+               "full_scale_db_spl": c["audio"]["full_scale_db_spl"], "shard_size": c["shard_size"],
+               "max_resample": c["max_resample"], "validate": c["validate"], "export": c["export"],
+               "suite_name": c["suite"], "tasks": {t["name"]: t for t in c["tasks"]}, "workers": 1,
+               "progress": False, "out": str(path)}  # fmt: skip
+    return validate(mapping)
+
+
+def tasks_for(path) -> tuple[dict[str, Task], list[str]]:
+    """Task objects of the dataset (from its manifest's config) and notes on how they were built."""
+    mf = Path(path) / "manifest.json"
+    try:
+        manifest = json.loads(mf.read_text())
+        run = run_config_of(manifest, path)
+        same = fingerprint(run) == manifest.get("fingerprint")
+        return build_tasks(run), [] if same else ["manifest fingerprint differs from the rebuilt config"]
+    except (OSError, KeyError, TypeError, ValueError, AuralgenError) as exc:
+        registry = load_tasks()
+        reason = "no manifest.json" if not mf.exists() else f"manifest config not usable ({exc})"
+        tasks = {name: cls(cls.Config(name=name), AudioConfig()) for name, cls in registry.items()}
+        return tasks, [f"{reason}: tasks built from their default configs"]
 
 
 @dataclass

@@ -15,7 +15,7 @@ import numpy as np
 
 from auralgen.qa import QA
 from auralgen.tasks import _sounds as S
-from auralgen.tasks.base import AudioConfig, Task, TaskConfig, require
+from auralgen.tasks.base import AudioConfig, Level, Task, TaskConfig, require
 
 CREST = {"pure": math.sqrt(2.0), "harmonic": 4.0, "noise": 6.0}  # peak / RMS bounds per stimulus kind
 
@@ -103,13 +103,14 @@ class CompareTask(Task):
         return 2 * S.max_of(S.dist("tone_s", cfg.tone_s))
 
     # -- sampling ------------------------------------------------------------
-    def draw_direction(self, rng: np.random.Generator, level: int) -> str:
-        return "same" if self.level_value(level) == 0 else ("up", "down")[int(rng.integers(2))]
+    def draw_direction(self, rng: np.random.Generator, level: Level) -> str:
+        return "same" if level.value == 0 else ("up", "down")[int(rng.integers(2))]
 
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
+        level = self.as_level(level)
         direction = self.draw_direction(rng, level)
         base = S.draw_sound(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
-        a, b, extra = self.make_pair(rng, base, direction, self.level_value(level))
+        a, b, extra = self.make_pair(rng, base, direction, level.value)
         t1, t2 = S.two_interval_timing(rng, a["duration_s"], b["duration_s"], self.gap, self.lead, self.cfg.clip_s)
         a["onset_s"], b["onset_s"] = t1, t2
         return {
@@ -118,7 +119,7 @@ class CompareTask(Task):
             "clip_s": self.cfg.clip_s,
             "ramp_s": self.cfg.ramp_s,
             "direction": direction,
-            "difference": self.level_value(level),
+            "difference": level.value,
             **extra,
             "sounds": [a, b],
         }

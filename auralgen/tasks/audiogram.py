@@ -22,7 +22,7 @@ from auralgen.listeners import tones as listen
 from auralgen.random import Choice
 from auralgen.synth.levels import db_hl_to_db_spl, peak_for_db_spl_sine
 from auralgen.tasks import _sounds as S
-from auralgen.tasks.base import AudioConfig, AuditSpec, Task, TaskConfig, deal, register, require
+from auralgen.tasks.base import AudioConfig, AuditSpec, Level, Task, TaskConfig, deal, register, require
 
 POSITIONS = ("first", "second", "absent")
 ANSWERS = {"first": "In the first half", "second": "In the second half", "absent": "Not present"}
@@ -112,8 +112,11 @@ class Audiogram(Task):
             return "pitch", self.regime, "dB SPL"
         return self.attribute, self.regime, self.level_unit
 
-    def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
-        return self.sample_at(rng, level, None)
+    def sample(self, rng: np.random.Generator, level: int | Level) -> dict[str, Any]:
+        level = self.as_level(level)
+        if level.index is None:  # off the grid: a tone (not a probe) at any hearing level
+            return self.sample_cell(rng, level, None)
+        return self.sample_at(rng, level.index, None)
 
     def cells(self, level: int) -> list[tuple[float, str]]:
         """The level's (frequency, position) cells in the order the ``k``-th item takes them.
@@ -167,14 +170,17 @@ class Audiogram(Task):
         cells = self.cells(level)
         return self.sample_cell(rng, level, None if k is None else cells[(k + level) % len(cells)])
 
-    def sample_cell(self, rng: np.random.Generator, level: int, cell: tuple[float, str] | None) -> dict[str, Any]:
+    def sample_cell(
+        self, rng: np.random.Generator, level: int | Level, cell: tuple[float, str] | None
+    ) -> dict[str, Any]:
         """An item of ``cell`` (frequency, position); ``None`` draws both."""
-        probe = self.is_probe(level)
+        level = self.as_level(level)
+        probe = level.index is not None and self.is_probe(level.index)
         freqs = tuple(self.cfg.probe_freqs_hz if probe else self.cfg.freqs_hz)
         pick = float(Choice(freqs).sample(rng))  # drawn in both cases: the stream stays aligned
         drawn = POSITIONS[int(rng.integers(3))]
         freq, position = cell if cell is not None else (pick, drawn)
-        value = self.level_value(level)
+        value = level.value
         level_spl = value if probe else db_hl_to_db_spl(value, freq)
         half = self.cfg.clip_s / 2
         start = 0.0 if position != "second" else half

@@ -57,7 +57,8 @@ class AzimuthAbsolute(SpatialTask):
     )
 
     def sample(self, rng, level):
-        margin = self.level_value(level)
+        level = self.as_level(level)
+        margin = level.value
         quadrant = list(QUADRANTS)[int(rng.integers(4))]
         az = QUADRANTS[quadrant][0] + float(rng.uniform(margin, 90.0 - margin))
         sound = {"azimuth_deg": az, "elevation_deg": 0.0, "distance_m": float(self.distance.sample(rng))}

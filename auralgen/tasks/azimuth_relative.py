@@ -59,8 +59,9 @@ class AzimuthRelative(SpatialTask):
     )
 
     def sample(self, rng, level):
+        level = self.as_level(level)
         same = bool(rng.integers(2))
-        sep = 0.0 if same else self.level_value(level) * (1 if rng.integers(2) else -1)
+        sep = 0.0 if same else level.value * (1 if rng.integers(2) else -1)
         az = float(rng.uniform(-180, 180))
         d = float(self.distance.sample(rng))
         source = self.draw_source(rng)

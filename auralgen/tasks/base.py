@@ -119,6 +119,24 @@ MAX_SPLIT_DRAWS = 64  # per split: draws allowed to find a parameter tuple owned
 
 
 @dataclass(frozen=True)
+class Level:
+    """A difficulty level: its place on the task's grid and its value (in the task's ``level_unit``).
+
+    Grid items carry an ``index`` (some tasks pick a sub-question or a frequency cell by it);
+    an item off the grid (an adaptive trial at any value in the task's range) has ``index=None``.
+    :meth:`Task.sample` reads ``value``, never ``cfg.levels[index]``.
+
+    Examples
+    --------
+    >>> Level(2, 48.0)
+    Level(index=2, value=48.0)
+    """
+
+    index: int | None
+    value: float
+
+
+@dataclass(frozen=True)
 class AudioConfig:
     """Global audio settings, resolved per task (a task may set its own ``sample_rate``)."""
 
@@ -250,12 +268,27 @@ class Task:
         """``(attribute, regime, level_unit)`` of items at ``level``."""
         return self.attribute, self.regime, self.level_unit
 
-    def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
+    def as_level(self, level: int | Level) -> Level:
+        """``level`` as a :class:`Level`: a grid index ``i`` becomes ``Level(i, level_value(i))``."""
+        if isinstance(level, Level):
+            return level
+        return Level(int(level), self.level_value(level))
+
+    def grid_index(self, level: Level) -> int:
+        """The grid index of ``level``, for a task that picks what it asks by it (ParameterError off the grid)."""
+        if level.index is None:
+            raise ParameterError(
+                f"task {self.name} level value {level.value!r} has no grid index; allowed: a level of tasks.{self.name}.levels"
+            )
+        return level.index
+
+    def sample(self, rng: np.random.Generator, level: int | Level) -> dict[str, Any]:
+        """The ``params`` of one item at ``level`` (a grid index or a :class:`Level`)."""
         raise NotImplementedError
 
     def sample_at(self, rng: np.random.Generator, level: int, k: int | None) -> dict[str, Any]:
-        """:meth:`sample` for the ``k``-th item of ``level`` (``None``: anywhere). Grid tasks override it."""
-        return self.sample(rng, level)
+        """:meth:`sample` for the ``k``-th item of grid level ``level`` (``None``: anywhere). Grid tasks override it."""
+        return self.sample(rng, self.as_level(level))
 
     def sample_owned(
         self, rng: np.random.Generator, level: int, k: int | None, split: str, splits: tuple[str, ...]

@@ -96,7 +96,8 @@ class DistanceAbsolute(SpatialTask):
         )
 
     def sample(self, rng, level):
-        m = 1 + self.level_value(level) / 100
+        level = self.as_level(level)
+        m = 1 + level.value / 100
         k = int(rng.integers(self.n_choices))
         lo = self.edges[k] * (m if k else 1)
         hi = self.edges[k + 1] / (m if k < self.n_choices - 1 else 1)
@@ -105,7 +106,7 @@ class DistanceAbsolute(SpatialTask):
             "elevation_deg": 0.0,
             "distance_m": LogUniform(lo, hi).sample(rng),
         }
-        return self.make_params(rng, [sound], normalise=False, bin=k, margin_percent=self.level_value(level))
+        return self.make_params(rng, [sound], normalise=False, bin=k, margin_percent=level.value)
 
     def qa(self, params, rng, *, slot):
         labels = self.labels()

@@ -64,7 +64,8 @@ class DistanceRelative(SpatialTask):
     )
 
     def sample(self, rng, level):
-        near = self.level_value(level)
+        level = self.as_level(level)
+        near = level.value
         closer = int(rng.integers(2))
         dists = [near, near + self.cfg.pair_gap_m] if closer == 0 else [near + self.cfg.pair_gap_m, near]
         az = float(rng.uniform(-180, 180))

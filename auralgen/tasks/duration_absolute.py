@@ -124,7 +124,8 @@ class DurationAbsolute(Task):
         return labels + [f"Longer than {_fmt(b[-1])}"]
 
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
-        m = 1 + self.level_value(level) / 100.0
+        level = self.as_level(level)
+        m = 1 + level.value / 100.0
         k = int(rng.integers(self.n_choices))
         lo = self.edges[k] * (m if k > 0 else 1.0)
         hi = self.edges[k + 1] / (m if k < self.n_choices - 1 else 1.0)
@@ -140,7 +141,7 @@ class DurationAbsolute(Task):
             "clip_s": self.cfg.clip_s,
             "ramp_s": self.cfg.ramp_s,
             "bin": k,
-            "margin_percent": self.level_value(level),
+            "margin_percent": level.value,
             "sounds": [sound],
         }
 

@@ -61,8 +61,9 @@ class ElevationAbsolute(SpatialTask):
     )
 
     def sample(self, rng, level):
+        level = self.as_level(level)
         cls = list(CLASSES)[int(rng.integers(3))]
-        el = CLASSES[cls][0] * self.level_value(level)
+        el = CLASSES[cls][0] * level.value
         sound = {
             "azimuth_deg": float(rng.uniform(-180, 180)),
             "elevation_deg": el,

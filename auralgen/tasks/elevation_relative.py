@@ -81,8 +81,9 @@ class ElevationRelative(SpatialTask):
     )
 
     def sample(self, rng, level):
+        level = self.as_level(level)
         same = bool(rng.integers(2))
-        sep = 0.0 if same else self.level_value(level)
+        sep = 0.0 if same else level.value
         phi1 = float(rng.uniform(ARC_LOW, ARC_HIGH - sep))
         phis = [phi1, phi1 + sep] if rng.integers(2) else [phi1 + sep, phi1]
         d = float(self.distance.sample(rng))

@@ -219,7 +219,8 @@ class Mixture(Task):
 
     # -- sampling -----------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
-        sub, value = self.grid[level]
+        level = self.as_level(level)
+        sub, value = self.grid[self.grid_index(level)][0], level.value  # the sub-question by grid index
         spec, clip_s = self.spec, self.spec.clip_s
         if sub == "count":
             n = int(self.cfg.n_sounds[int(rng.integers(3))])

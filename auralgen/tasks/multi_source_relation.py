@@ -145,7 +145,8 @@ class MultiSourceRelation(SpatialTask):
         return attribute, self.regime, unit
 
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
-        relation, step = self._grid()[level]
+        level = self.as_level(level)
+        relation, step = self._grid()[self.grid_index(level)][0], level.value  # the relation by grid index
         # "closer" is measured by arrival time, which a periodic tone leaves ambiguous: aperiodic kinds only
         # "left_of" compares the onset ITDs of two different sounds: a sweep starting at high
         # frequency has no reliable onset ITD, so it sits this sub-question out

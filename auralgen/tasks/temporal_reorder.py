@@ -84,13 +84,14 @@ class TemporalReorder(Task):
     )
 
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
+        level = self.as_level(level)
         process = Choice(tuple(self.cfg.processes)).sample(rng)
         shuffle = [int(v) for v in rng.permutation(3)]  # clip k holds segment shuffle[k]
         return {
             "sample_rate_hz": self.sample_rate,
             "full_scale_db_spl": self.audio.full_scale_db_spl,
             "process": process,
-            "extent": self.level_value(level) / 100.0,
+            "extent": level.value / 100.0,
             "segment_s": self.cfg.segment_s,
             "ramp_s": self.cfg.ramp_s,
             "level_db_spl": float(rng.uniform(*self.cfg.level_db_spl)),

@@ -153,8 +153,9 @@ class TrajectoryTask(SpatialTask):
     )
 
     def sample(self, rng, level):
+        level = self.as_level(level)
         motion = Choice(tuple(ANSWERS)).sample(rng)
-        speed = self.level_value(level)
+        speed = level.value
         source = self.draw_source(rng)
         duration = source["duration_s"]
         length = speed * duration

@@ -14,11 +14,11 @@ import pyarrow.parquet as pq
 import pytest
 import soundfile as sf
 
-from auralgen import pipeline
 from auralgen.cli.audit import main
+from auralgen.config import build_tasks
 from auralgen.errors import ParameterError
 from auralgen.export.audio import encode_flac
-from auralgen.pipeline import build_tasks
+from auralgen.generation.run import run
 from auralgen.tasks.base import DatasetCheck, task_class, task_names
 from auralgen.validation.audit import audit_dataset, tasks_for
 from auralgen.validation.checks import leaks
@@ -37,7 +37,7 @@ OVERRIDES = [
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory):
     out = tmp_path_factory.mktemp("clean")
-    pipeline.run(small_run(*OVERRIDES, out=out, workers=1, shard_size=8), log=QUIET)
+    run(small_run(*OVERRIDES, out=out, workers=1, shard_size=8), log=QUIET)
     return out, audit_dataset(out)
 
 

@@ -22,7 +22,7 @@ from auralgen.listeners import tones as listen
 from auralgen.random import Choice
 from auralgen.synth.levels import db_hl_to_db_spl, peak_for_db_spl_sine
 from auralgen.tasks import _sounds as S
-from auralgen.tasks.base import AudioConfig, AuditSpec, Level, Task, TaskConfig, deal, register, require
+from auralgen.tasks.base import AudioConfig, AuditSpec, Level, Measurement, Task, TaskConfig, deal, register, require
 
 POSITIONS = ("first", "second", "absent")
 ANSWERS = {"first": "In the first half", "second": "In the second half", "absent": "Not present"}
@@ -216,9 +216,11 @@ class Audiogram(Task):
         answer = ANSWERS[params["position"]]
         return self.make_qa(answer, ANSWERS.values(), rng, slot=slot)
 
-    def check(self, params, clips):
+    def measure(self, params, clips):
         from auralgen.measure import tone_presence
 
         res = tone_presence(clips[0][0], params["sample_rate_hz"], params["freq_hz"])
         verdict = res.verdict if hasattr(res, "verdict") else res["verdict"]
-        return {"presence": verdict, "expected": params["position"], "valid": verdict == params["position"]}
+        return Measurement.from_dict(
+            {"presence": verdict, "expected": params["position"], "valid": verdict == params["position"]}
+        )

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from auralgen.listeners import spatial as listen
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
-from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, register, require
+from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
 QUADRANTS = {"front_left": (0.0, "Front left"), "front_right": (-90.0, "Front right"),
              "back_left": (90.0, "Back left"), "back_right": (-180.0, "Back right")}  # fmt: skip
@@ -68,5 +68,5 @@ class AzimuthAbsolute(SpatialTask):
         answer = QUADRANTS[params["quadrant"]][1]
         return self.make_qa(answer, [t for _, t in QUADRANTS.values()], rng, slot=slot)
 
-    def check(self, params, clips):
-        return self.direction_check(params, clips, sides=[params["quadrant"].endswith("left")])
+    def measure(self, params, clips):
+        return Measurement.from_dict(self.direction_check(params, clips, sides=[params["quadrant"].endswith("left")]))

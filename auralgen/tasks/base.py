@@ -11,8 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 import numpy as np
@@ -134,6 +134,53 @@ class Level:
 
     index: int | None
     value: float
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """What :meth:`Task.measure` found in the rendered audio (the ``measured`` column).
+
+    ``checks`` are the measured-vs-expected records (``{"measured", "expected", "tolerance",
+    "ok"}``), ``extra`` any other measured facts, ``valid`` the item's verdict. :meth:`to_dict`
+    merges them at the top level, in the order the task wrote them, so the column is unchanged.
+
+    Examples
+    --------
+    >>> m = Measurement.from_dict({"f0": {"measured": 441.0, "expected": 440.0, "tolerance": 2.0, "ok": True},
+    ...                            "n": 2, "valid": True})
+    >>> m.valid, m.worst_error(), m.to_json()
+    (True, 1.0, '{"f0": {"expected": 440.0, "measured": 441.0, "ok": true, "tolerance": 2.0}, "n": 2, "valid": true}')
+    """
+
+    checks: Mapping[str, Mapping[str, Any]]
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    valid: bool = True
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)  # key order of to_dict()
+
+    @classmethod
+    def from_dict(cls, measured: Mapping[str, Any]) -> Measurement:
+        """Split a task's measurement dict into checks (records with ``measured`` and ``expected``) and extra."""
+        checks = {k: v for k, v in measured.items() if k != "valid" and _is_check(v)}
+        extra = {k: v for k, v in measured.items() if k != "valid" and k not in checks}
+        return cls(checks, extra, measured.get("valid", True), tuple(measured))
+
+    def to_dict(self) -> dict[str, Any]:
+        merged = {**self.checks, **self.extra, "valid": self.valid}
+        keys = [k for k in self.order if k in merged] + [k for k in merged if k not in self.order]
+        return {k: merged[k] for k in keys}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    def worst_error(self) -> float:
+        """Largest ``|measured - expected|`` over the numeric checks (0 without any)."""
+        errs = [abs(c["measured"] - c["expected"]) for c in self.checks.values()
+                if isinstance(c.get("measured"), (int, float)) and isinstance(c.get("expected"), (int, float))]  # fmt: skip
+        return max(errs, default=0.0)
+
+
+def _is_check(value: Any) -> bool:
+    return isinstance(value, Mapping) and "measured" in value and "expected" in value
 
 
 @dataclass(frozen=True)
@@ -317,9 +364,13 @@ class Task:
         options, index = arrange(answer, [c for c in choices if c != answer], slot=slot, rng=rng)
         return QA(pick_question(templates or self.questions, self.cfg.phrasings, rng), options, index)
 
-    def check(self, params: dict[str, Any], clips: list[np.ndarray]) -> dict[str, Any]:
-        """Measure the rendered audio; returns a JSON-able dict with a boolean ``valid``."""
+    def measure(self, params: dict[str, Any], clips: list[np.ndarray]) -> Measurement:
+        """Measure the rendered audio against what ``params`` asked for (subclasses implement it)."""
         raise NotImplementedError
+
+    def check(self, params: dict[str, Any], clips: list[np.ndarray]) -> dict[str, Any]:
+        """:meth:`measure` as the JSON-able dict the ``measured`` column stores (with a boolean ``valid``)."""
+        return self.measure(params, clips).to_dict()
 
     def channel_layout(self, params: dict[str, Any]) -> str:
         return "mono"

@@ -19,7 +19,7 @@ from auralgen.random import LogUniform
 from auralgen.rooms.scene import critical_distance_m
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig, SpatialTask, check_spatial, room_of
-from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, register, require
+from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
 TOLERANCE_DB = 4.0  # received level vs the statistical (direct + reverberant) prediction
 
@@ -113,8 +113,8 @@ class DistanceAbsolute(SpatialTask):
         answer = labels[params["bin"]]
         return self.make_qa(answer, labels, rng, slot=slot)
 
-    def check(self, params, clips):
-        return level_check(params, clips)
+    def measure(self, params, clips):
+        return Measurement.from_dict(level_check(params, clips))
 
 
 def expected_received_db(params, sound) -> float:

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from auralgen.listeners import spatial as listen
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial
-from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, register, require
+from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 from auralgen.tasks.distance_absolute import received_db
 
 ANSWERS = {0: "The first sound", 1: "The second sound"}
@@ -85,8 +85,10 @@ class DistanceRelative(SpatialTask):
         answer = ANSWERS[params["closer"]]
         return self.make_qa(answer, ANSWERS.values(), rng, slot=slot)
 
-    def check(self, params, clips):
+    def measure(self, params, clips):
         levels = [received_db(params, clips, s) for s in params["sounds"]]
         closer = params["closer"]
         ok = levels[closer] > levels[1 - closer]
-        return {"received_level_db_spl": [round(v, 3) for v in levels], "closer_is_louder": bool(ok), "valid": bool(ok)}
+        return Measurement.from_dict(
+            {"received_level_db_spl": [round(v, 3) for v in levels], "closer_is_louder": bool(ok), "valid": bool(ok)}
+        )

@@ -18,7 +18,7 @@ from auralgen.listeners import tones as listen
 from auralgen.random import LogUniform
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CREST
-from auralgen.tasks.base import AudioConfig, AuditSpec, Task, TaskConfig, register, require
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 
 TOLERANCE_S = 0.015
 
@@ -153,7 +153,7 @@ class DurationAbsolute(Task):
         answer = labels[params["bin"]]
         return self.make_qa(answer, labels, rng, slot=slot)
 
-    def check(self, params, clips):
+    def measure(self, params, clips):
         from auralgen.measure import segments
 
         segs = segments(clips[0][0], params["sample_rate_hz"])
@@ -163,5 +163,5 @@ class DurationAbsolute(Task):
         if ok:  # the measured duration must land in the labelled bin (edges widened by the tolerance)
             k = params["bin"]
             ok = self.edges[k] - TOLERANCE_S <= measured <= self.edges[k + 1] + TOLERANCE_S
-        return {"duration_s": round(measured, 4) if ok or len(segs) == 1 else None, "expected_s": round(expected, 4),
-                "segments": len(segs), "tolerance_s": TOLERANCE_S, "valid": bool(ok)}  # fmt: skip
+        return Measurement.from_dict({"duration_s": round(measured, 4) if ok or len(segs) == 1 else None, "expected_s": round(expected, 4),
+                "segments": len(segs), "tolerance_s": TOLERANCE_S, "valid": bool(ok)})  # fmt: skip

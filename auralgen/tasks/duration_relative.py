@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CompareConfig, CompareTask, check_config
-from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, register
+from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register
 
 TOLERANCE_S = 0.015  # per sound, measured by energy envelope (ramps shorten it by ~5 ms)
 
@@ -73,12 +73,12 @@ class DurationRelative(CompareTask):
         b = {**base, "duration_s": centre * r, "level_db_spl": float(self.level.sample(rng))}
         return a, b, {"centre_duration_s": centre}
 
-    def check(self, params, clips):
+    def measure(self, params, clips):
         from auralgen.measure import segments
 
         segs = segments(clips[0][0], params["sample_rate_hz"])
         expected = [s["duration_s"] for s in params["sounds"]]
         measured = [s.offset_s - s.onset_s for s in segs]
         ok = len(measured) == 2 and all(abs(m - e) <= TOLERANCE_S for m, e in zip(measured, expected))
-        return {"durations_s": [round(m, 4) for m in measured], "expected_s": [round(e, 4) for e in expected],
-                "tolerance_s": TOLERANCE_S, "valid": bool(ok)}  # fmt: skip
+        return Measurement.from_dict({"durations_s": [round(m, 4) for m in measured], "expected_s": [round(e, 4) for e in expected],
+                "tolerance_s": TOLERANCE_S, "valid": bool(ok)})  # fmt: skip

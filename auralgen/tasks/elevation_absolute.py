@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from auralgen.listeners import spatial as listen
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
-from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, register, require
+from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
 CLASSES = {"above": (1.0, "Above ear level"), "ear": (0.0, "At ear level"), "below": (-1.0, "Below ear level")}
 
@@ -75,5 +75,5 @@ class ElevationAbsolute(SpatialTask):
         answer = CLASSES[params["elevation_class"]][1]
         return self.make_qa(answer, [t for _, t in CLASSES.values()], rng, slot=slot)
 
-    def check(self, params, clips):
-        return self.direction_check(params, clips)
+    def measure(self, params, clips):
+        return Measurement.from_dict(self.direction_check(params, clips))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from auralgen.listeners import spatial as listen
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
-from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, register, require
+from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
 ARC_LOW, ARC_HIGH = -40.0, 220.0
 ANSWERS = {"same": "Same position", "different": "Different positions"}
@@ -100,5 +100,5 @@ class ElevationRelative(SpatialTask):
         answer = ANSWERS[params["relation"]]
         return self.make_qa(answer, ANSWERS.values(), rng, slot=slot)
 
-    def check(self, params, clips):
-        return self.direction_check(params, clips)
+    def measure(self, params, clips):
+        return Measurement.from_dict(self.direction_check(params, clips))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CompareConfig, CompareTask, check_config, within
-from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, register
+from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register
 
 TOLERANCE_DB = 0.3
 
@@ -65,11 +65,13 @@ class LoudnessRelative(CompareTask):
         b = {**base, "duration_s": d, "level_db_spl": mean + half}
         return a, b, {"mean_level_db_spl": mean}
 
-    def check(self, params, clips):
+    def measure(self, params, clips):
         from auralgen.measure import level_db_spl
 
         fs = params["full_scale_db_spl"]
         lv = [level_db_spl(clips[0][0, a:b], full_scale_db_spl=fs) for a, b in S.sound_windows(params)]
         expected = self.sign(params["direction"]) * params["difference"]
         rec = within("level_difference_db", lv[1] - lv[0], expected, TOLERANCE_DB)
-        return {"level_db_spl": [round(v, 3) for v in lv], "level_difference_db": rec, "valid": rec["ok"]}
+        return Measurement.from_dict(
+            {"level_db_spl": [round(v, 3) for v in lv], "level_difference_db": rec, "valid": rec["ok"]}
+        )

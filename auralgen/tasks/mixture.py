@@ -44,7 +44,7 @@ from auralgen.qa import QA
 from auralgen.random import Uniform
 from auralgen.tasks._compare import within
 from auralgen.tasks._mixture_audit import MixtureRoles
-from auralgen.tasks.base import AudioConfig, AuditSpec, Task, TaskConfig, register, require
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 
 SUB_QUESTIONS = ("louder", "first", "count", "overlap")
 LEVEL_FIELDS = {
@@ -313,8 +313,8 @@ class Mixture(Task):
         return self.make_qa(answer, texts, rng, slot=slot, templates=TEMPLATES[sub])
 
     # -- validation ---------------------------------------------------------------------
-    def check(self, params: dict[str, Any], clips: list[np.ndarray]) -> dict[str, Any]:
-        return check_mixture(params, clips[0])
+    def measure(self, params: dict[str, Any], clips: list[np.ndarray]) -> Measurement:
+        return Measurement.from_dict(check_mixture(params, clips[0]))
 
 
 def check_mixture(params: dict[str, Any], clip: np.ndarray) -> dict[str, Any]:

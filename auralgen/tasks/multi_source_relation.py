@@ -25,7 +25,7 @@ import numpy as np
 from auralgen.listeners import mixture as listen
 from auralgen.qa import QA, arrange
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial
-from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, register, require
+from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
 NAMES = {"noise": "the noise burst", "harmonic": "the harmonic tone", "chirp": "the sweep", "clicks": "the click train"}
 APERIODIC = ("noise", "chirp", "clicks")
@@ -208,7 +208,7 @@ class MultiSourceRelation(SpatialTask):
         options, index = arrange(answer, [n for n in names if n != answer], slot=slot, rng=rng)
         return QA(QUESTIONS[params["relation"]], options, index)
 
-    def check(self, params, clips):
+    def measure(self, params, clips):
         """Each source rendered alone (same recipe) must carry the labelled relation; the clip is their sum."""
         solos = [self.render({**params, "sounds": [s]})[0].astype(np.float64) for s in params["sounds"]]
         summed = np.sum(solos, axis=0)
@@ -236,7 +236,9 @@ class MultiSourceRelation(SpatialTask):
             measured = {"arrival_delay_ms": [round(1e3 * d, 3) for d in delays]}
         else:
             ok, measured = True, {"note": "elevation order is not measured by the DSP check"}
-        return {**measured, "clip_is_sum_of_sources": same_audio, "valid": bool(ok and same_audio)}
+        return Measurement.from_dict(
+            {**measured, "clip_is_sum_of_sources": same_audio, "valid": bool(ok and same_audio)}
+        )
 
 
 def arrival_delay_s(params, sound, solo: np.ndarray) -> float:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CompareConfig, CompareTask, check_config, within
-from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, register
+from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register
 
 TOLERANCE_CENTS = 3.0  # absolute part of the allowed measurement error
 F0_WINDOW_S = 0.25  # analysis window of each tone
@@ -55,7 +55,7 @@ class PitchRelative(CompareTask):
         b = {**base, "freq_hz": g * step, "duration_s": d, "level_db_spl": float(self.level.sample(rng))}
         return a, b, {"base_freq_hz": g}
 
-    def check(self, params, clips):
+    def measure(self, params, clips):
         from auralgen.measure import cents, f0_hz
 
         sr = params["sample_rate_hz"]
@@ -64,4 +64,4 @@ class PitchRelative(CompareTask):
         f = [f0_hz(clips[0][0, m - h : m + h], sr) for m, h in mids]
         expected = self.sign(params["direction"]) * params["difference"]
         rec = within("cents", cents(f[0], f[1]), expected, max(TOLERANCE_CENTS, 0.02 * params["difference"]))
-        return {"f0_hz": [round(v, 3) for v in f], "cents": rec, "valid": rec["ok"]}
+        return Measurement.from_dict({"f0_hz": [round(v, 3) for v in f], "cents": rec, "valid": rec["ok"]})

@@ -24,7 +24,7 @@ from auralgen.listeners import temporal as listen
 from auralgen.random import Choice
 from auralgen.synth import apply_ramps, impact, n_samples, noise, sweep, tone
 from auralgen.synth.levels import set_level_db_spl
-from auralgen.tasks.base import AudioConfig, AuditSpec, Task, TaskConfig, register, require
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 
 PROCESSES = ("sweep", "filling", "approaching", "bouncing", "scale")
 ORDERS = tuple(itertools.permutations((1, 2, 3)))  # chronological order of the clips
@@ -119,12 +119,12 @@ class TemporalReorder(Task):
         answer = order_text(self.chronological(params))
         return self.make_qa(answer, [order_text(o) for o in ORDERS], rng, slot=slot)
 
-    def check(self, params, clips):
+    def measure(self, params, clips):
         feats = [process_feature(params["process"], c[0].astype(np.float64), params["sample_rate_hz"]) for c in clips]
         sign = FEATURE_DIRECTION[params["process"]]
         measured = tuple(int(k) + 1 for k in np.argsort([sign * f for f in feats], kind="stable"))
-        return {"feature": [round(f, 4) for f in feats], "measured_order": list(measured),
-                "expected_order": list(self.chronological(params)), "valid": measured == self.chronological(params)}  # fmt: skip
+        return Measurement.from_dict({"feature": [round(f, 4) for f in feats], "measured_order": list(measured),
+                "expected_order": list(self.chronological(params)), "valid": measured == self.chronological(params)})  # fmt: skip
 
 
 def render_process(p: dict[str, Any]) -> np.ndarray:

@@ -53,7 +53,7 @@ from auralgen.rooms.trajectory import MAX_SPEED_M_S, Trajectory, approach, pass_
 from auralgen.synth.levels import db_spl_to_rms
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, room_of, source_signal
-from auralgen.tasks.base import DISTANCE_CUE_FEATURES, AuditSpec, register, require
+from auralgen.tasks.base import DISTANCE_CUE_FEATURES, AuditSpec, Measurement, register, require
 
 ANSWERS = {
     "left_to_right": "Left to right",
@@ -240,8 +240,8 @@ class TrajectoryTask(SpatialTask):
         answer = ANSWERS[params["motion"]]
         return self.make_qa(answer, ANSWERS.values(), rng, slot=slot)
 
-    def check(self, params, clips):
-        return motion_check(params, clips)
+    def measure(self, params, clips):
+        return Measurement.from_dict(motion_check(params, clips))
 
 
 def _edges(params) -> tuple[tuple[int, int], tuple[int, int]]:

@@ -29,6 +29,7 @@ from auralgen.errors import ParameterError
 from auralgen.listeners.common import option_index, unable_index  # noqa: F401  (re-exported)
 from auralgen.listeners.tones import JND, duration_bins  # noqa: F401  (re-exported)
 from auralgen.tasks.base import TASKS, task_class
+from auralgen.validation.read import iter_items
 
 Listener = Callable[..., int]
 
@@ -111,8 +112,6 @@ def listener_accuracy(dataset_dir) -> dict[tuple[str, int], dict[str, Any]]:
         ``{(task, level): {"level_value", "level_unit", "n", "correct", "accuracy"}}``;
         tasks without a listener are left out.
     """
-    from auralgen.validation.audit import iter_items
-
     acc: dict[tuple[str, int], dict[str, Any]] = defaultdict(lambda: {"n": 0, "correct": 0})
     for item in iter_items(dataset_dir):
         row = item.row

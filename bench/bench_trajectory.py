@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from auralgen.rooms.receivers import Binaural  # noqa: E402
 from auralgen.rooms.scene import convolve, spatial_rir  # noqa: E402
-from auralgen.rooms.spec import PRESETS  # noqa: E402
+from auralgen.rooms.spec import load_preset  # noqa: E402
 from auralgen.rooms.trajectory import pass_by, render_moving  # noqa: E402
 
 FS = 16000
@@ -35,7 +35,7 @@ def _best(fn, repeats: int = 3) -> float:
 
 
 def run() -> dict:
-    room = PRESETS["classroom"]
+    room = load_preset("classroom")
     lis = (4.5, 3.5, 1.5)
     rec = Binaural(position_m=lis)
     tr = pass_by(lis, closest_azimuth_deg=0.0, closest_distance_m=1.5, length_m=6.0, ccw=True, duration_s=3.0)

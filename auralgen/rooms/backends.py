@@ -91,7 +91,7 @@ class PraBackend:
     modes: ClassVar[tuple[str, ...]] = ("exact", "hybrid")
 
     def supports(self, room: RoomSpec, receiver: Receiver | None, mode: str) -> str | None:
-        if receiver is not None and receiver.omni_positions_m() is None:
+        if receiver is not None and receiver.mic_positions_m() is None:
             return (
                 f"backend='pra' cannot render a {receiver.layout} receiver; allowed: fast (or an omni array with pra)"
             )

@@ -175,8 +175,8 @@ class Receiver:
         raise NotImplementedError
 
     # -- capabilities: what a backend, the scene and the tasks may ask instead of the type --------
-    def omni_positions_m(self) -> np.ndarray | None:
-        """Omni mic positions ``[num_channels, 3]`` (room frame; :meth:`OmniArray.mic_positions_m`);
+    def mic_positions_m(self) -> np.ndarray | None:
+        """Omni mic positions ``[num_channels, 3]`` (room frame; an :class:`OmniArray`'s mics);
         None for a directional receiver (its channels are not pressures at points, so it is
         rendered from the image sources' directions)."""
         return None
@@ -223,9 +223,6 @@ class OmniArray(Receiver):
     def mic_positions_m(self) -> np.ndarray:
         """Mic positions ``[num_channels, 3]`` in the room frame (offsets rotated by yaw/pitch)."""
         return listener_to_room(self.local_offsets_m(), self.position_m, self.yaw_deg, self.pitch_deg)
-
-    def omni_positions_m(self) -> np.ndarray:
-        return self.mic_positions_m()
 
     def tail_points_m(self) -> np.ndarray:
         """The mics themselves."""

@@ -50,14 +50,14 @@ def spatial_rir(room: RoomSpec, source_m, receiver: Receiver, *, sample_rate: in
     mode : str in the backend's ``modes`` ({"exact", "hybrid"})
     rng : np.random.Generator, required for ``hybrid`` (draws the tail noise)
     backend : str in :data:`auralgen.rooms.backends.BACKENDS` ({"fast", "pra"})
-        Omni arrays (``receiver.omni_positions_m()``) go to the backend mic by mic. Directional
+        Omni arrays (``receiver.mic_positions_m()``) go to the backend mic by mic. Directional
         receivers need every image source's direction, which the fast engine provides; a
         backend that cannot serve them says so in ``supports`` (``pra``).
     """
     src = check_position(source_m, room, "source_m")
     check_position(receiver.position_m, room, "receiver.position_m")
     check_backend(backend, mode, room, receiver)
-    mics = receiver.omni_positions_m()
+    mics = receiver.mic_positions_m()
     if mics is not None:
         return compute_rir(room, src, mics, sample_rate=sample_rate, backend=backend, mode=mode, rng=rng)
     order = max_order_for(room, sample_rate)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import math
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,12 +56,6 @@ BACKENDS: Registry = Registry("backend", modules={"fast": "auralgen.rooms.backen
 def all_modes() -> tuple[str, ...]:
     """Every mode some backend renders, in first-seen order (``("exact", "hybrid")``)."""
     return tuple(dict.fromkeys(m for b in BACKENDS.values() for m in b.modes))
-
-
-def __getattr__(name: str):
-    if name == "MODES":  # kept for tasks/_spatial.py (its check belongs to rooms.backends.check_backend)
-        return all_modes()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -348,20 +342,3 @@ def load_preset(name: str) -> RoomSpec:
             f"room.name={mapping['name']!r} in {files[name]} differs from the file name; allowed: {name!r} (or no name)"
         )
     return room_from_config(mapping)
-
-
-class _Presets(Mapping):
-    """Read-only view ``name -> RoomSpec`` of the room YAML files (:func:`load_preset`); no copy of them."""
-
-    def __getitem__(self, name: str) -> RoomSpec:
-        return load_preset(name)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(room_names())
-
-    def __len__(self) -> int:
-        return len(room_names())
-
-
-#: ``PRESETS["hall"]`` == ``load_preset("hall")``; kept for callers of the former built-in dict
-PRESETS: Mapping[str, RoomSpec] = _Presets()

@@ -520,7 +520,7 @@ def _checked_args(signal, sample_rate, early_order, trajectory) -> tuple[np.ndar
 
 def _receiving_points(receiver: Receiver, room: RoomSpec, path: np.ndarray) -> np.ndarray:
     """The omni mics, or the centre of a directional receiver (``[k, 3]``), checked against the path."""
-    mics = receiver.omni_positions_m()
+    mics = receiver.mic_positions_m()
     points = mics if mics is not None else np.asarray([receiver.position_m], float)
     for p in points:
         if np.any(p < 0) or np.any(p > np.asarray(room.dims_m)):
@@ -547,7 +547,7 @@ def _early_moving(sig, path, trajectory, room, receiver, points, early_order, fs
     # an image's distance along a straight or arc path is bounded by its end points' plus the
     # path length (triangle inequality)
     n_early = sig.size + int(math.ceil(fs * (r_max + trajectory.length_m) / c)) + 2 * FDL2 + 1
-    if receiver.omni_positions_m() is not None:
+    if receiver.mic_positions_m() is not None:
         rows = []
         for p in points:
             y, _ = _read(sig, path, affine, p, room, fs, n_early)

@@ -28,10 +28,11 @@ from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.errors import ParameterError
 from auralgen.measure.geometry import az_el_to_unit, listener_to_room, wrap_azimuth_deg
 from auralgen.random import Choice
+from auralgen.rooms.backends import check_backend
 from auralgen.rooms.images import FDL2
-from auralgen.rooms.receivers import Binaural, Tetrahedral, receiver_from_config
+from auralgen.rooms.receivers import Tetrahedral, receiver_from_config
 from auralgen.rooms.scene import convolve, expected_drr_db, spatial_rir
-from auralgen.rooms.spec import BACKENDS, MODES, WALL_MARGIN_M, RoomSpec, load_preset, room_from_config, room_names
+from auralgen.rooms.spec import WALL_MARGIN_M, RoomSpec, load_preset, room_from_config, room_names
 from auralgen.synth import apply_ramps, click_train, harmonic_complex, noise, sweep
 from auralgen.synth.levels import db_spl_to_rms, set_level_db_spl
 from auralgen.tasks import _sounds as S
@@ -134,11 +135,9 @@ def check_spatial(cfg: SpatialConfig, audio: AudioConfig, key: str, *, max_dista
         cfg.rooms and not bad,
         f"{key}.rooms={list(cfg.rooms)!r} has unknown rooms {bad}; allowed: {room_names()} (conf/room/*.yaml)",
     )
-    require(cfg.mode in MODES, f"{key}.mode={cfg.mode!r} is invalid; allowed: {', '.join(MODES)}")
-    require(cfg.backend in BACKENDS, f"{key}.backend={cfg.backend!r} is invalid; allowed: {', '.join(BACKENDS)}")
     layout = receiver_from_config(cfg.receiver, key=f"{key}.receiver")
-    require(cfg.backend == "fast" or hasattr(layout, "mic_positions_m"),
-            f"{key}.backend={cfg.backend!r} cannot render a {layout.layout} receiver; allowed: fast, or pra with mono/stereo/tetra/circular")  # fmt: skip
+    for r in cfg.rooms:
+        check_backend(cfg.backend, cfg.mode, load_preset(r), layout, key=f"{key}.")
     check_layout(cfg, key)
     S.check_stimuli(f"{key}.sources", cfg.sources, SOURCE_KINDS)
     for name in ("source_s", "gap_s", "lead_s", "listener_height_m"):
@@ -302,7 +301,7 @@ class SpatialTask(Task):
         """
         from auralgen.measure import itd_ild
 
-        if params["receiver"].get("type") != "binaural":
+        if not is_binaural(params):
             return {"valid": True, "note": "direction measured for binaural receivers only"}
         sr = params["sample_rate_hz"]
         x = clips[0]
@@ -389,7 +388,8 @@ def max_distance(spec) -> float:
 
 
 def is_binaural(params) -> bool:
-    return params["receiver"].get("type") == "binaural"
+    """Whether the item's receiver has ears (its channels carry interaural time and level differences)."""
+    return receiver_from_config(params["receiver"]).ear_positions_m() is not None
 
 
 def with_tetra(listener):
@@ -399,4 +399,4 @@ def with_tetra(listener):
     return staticmethod(partial(listener, tetra_offsets_m=Tetrahedral().local_offsets_m()))
 
 
-__all__ = ["SpatialConfig", "SpatialTask", "check_spatial", "source_signal", "Binaural"]
+__all__ = ["SpatialConfig", "SpatialTask", "check_spatial", "source_signal"]

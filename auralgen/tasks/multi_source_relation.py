@@ -24,7 +24,7 @@ import numpy as np
 
 from auralgen.listeners import mixture as listen
 from auralgen.qa import QA, arrange
-from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial
+from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, is_binaural
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
 NAMES = {"noise": "the noise burst", "harmonic": "the harmonic tone", "chirp": "the sweep", "clicks": "the click train"}
@@ -214,14 +214,14 @@ class MultiSourceRelation(SpatialTask):
         summed = np.sum(solos, axis=0)
         same_audio = bool(np.max(np.abs(summed - clips[0])) <= 1e-5)
         rel, ans = params["relation"], params.get("answer_sound")
-        if rel == "left" and params["receiver"].get("type") == "binaural":
+        if rel == "left" and is_binaural(params):
             cues = [
                 self.direction_check({**params, "sounds": [s]}, [x.astype(np.float32)])["sounds"][0]
                 for s, x in zip(params["sounds"], solos)
             ]
             ok = max(range(3), key=lambda i: cues[i]["itd_ms"] + 0.05 * cues[i]["ild_db"]) == ans
             measured = {"itd_ms": [c["itd_ms"] for c in cues], "ild_db": [c["ild_db"] for c in cues]}
-        elif rel == "left_of" and params["receiver"].get("type") == "binaural":
+        elif rel == "left_of" and is_binaural(params):
             cues = [
                 self.direction_check({**params, "sounds": [s]}, [x.astype(np.float32)])["sounds"][0]
                 for s, x in zip(params["sounds"], solos)

@@ -313,16 +313,16 @@ def motion_check(params, clips) -> dict[str, Any]:
     x = clips[0].astype(np.float64)
     first, last = _edges(params)
     motion = params["motion"]
-    kind = params["receiver"].get("type")
+    receiver = receiver_from_config(params["receiver"])
     out: dict[str, Any] = {"motion": motion}
     if motion in LATERAL:
         want = 1.0 if motion == "right_to_left" else -1.0  # sign of (end - start) of the left-ness
-        if kind == "binaural":
+        if receiver.ear_positions_m() is not None:
             itd0, itd1 = _median_itd_s(x, first, sr), _median_itd_s(x, last, sr)
             change = itd1 - itd0
             out.update(itd_start_ms=round(itd0 * 1e3, 4), itd_end_ms=round(itd1 * 1e3, 4))
             ok = math.isfinite(change) and change * want >= ITD_CHANGE_MIN_S
-        elif kind == "foa":
+        elif receiver.ambisonic_order() == 1:
             lat = [float(np.sum(x[0, a:b] * x[1, a:b]) / max(np.sum(x[0, a:b] ** 2), 1e-30)) for a, b in (first, last)]
             out.update(foa_lateral_start=round(lat[0], 4), foa_lateral_end=round(lat[1], 4))
             ok = (lat[1] - lat[0]) * want >= FOA_CHANGE_MIN

@@ -57,9 +57,9 @@ def test_labels_follow_the_stored_trajectory():
 
 
 def TASK_ROOM(p):  # noqa: N802
-    from auralgen.rooms.spec import PRESETS
+    from auralgen.rooms.spec import load_preset
 
-    return PRESETS[p["room"]]
+    return load_preset(p["room"])
 
 
 def test_params_alone_reproduce_the_audio_bit_for_bit():

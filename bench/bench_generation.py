@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from auralgen.export.parquet import ShardWriter  # noqa: E402
-from auralgen.pipeline import ItemSpec, Renderer  # noqa: E402
+from auralgen.generation.item import Renderer  # noqa: E402
+from auralgen.generation.plan import ItemSpec  # noqa: E402
 from tests.support.builders import small_run  # noqa: E402
 
 TONE_TASKS = ("pitch_relative", "loudness_relative", "duration_relative", "duration_absolute", "audiogram")

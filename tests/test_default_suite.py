@@ -4,14 +4,14 @@ import json
 
 import pytest
 
-from auralgen import pipeline
+from auralgen.generation.run import run
 from auralgen.validation.audit import audit_dataset
 from tests.support.builders import small_run
 
 
 @pytest.mark.slow
 def test_default_suite_generates_and_audits_clean(tmp_path):
-    manifest = pipeline.run(small_run(out=tmp_path / "ds", workers=2), log=lambda *_: None)
+    manifest = run(small_run(out=tmp_path / "ds", workers=2), log=lambda *_: None)
     assert manifest["items"]["dropped"] == 0
     assert len({s["task"] for s in manifest["shards"]}) == 15
     report = audit_dataset(tmp_path / "ds")

@@ -46,10 +46,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from auralgen import pipeline
 from auralgen.cli._hydra import _combinations, _overrides, compose
-from auralgen.config import validate
+from auralgen.config import build_tasks, validate
 from auralgen.errors import ParameterError
+from auralgen.generation.plan import check_capacity, plan
 from tests.support.builders import ROOT
 from tests.support.chat_server import ChatServer
 
@@ -245,9 +245,9 @@ def test_readme_generate_commands_plan_at_their_written_sizes(command: Command):
     for job in jobs:
         try:
             run_cfg = validate(compose([*job, "workers=1", "progress=false"]))
-            tasks = pipeline.build_tasks(run_cfg)
-            pipeline.check_capacity(run_cfg, tasks)
-            assert pipeline.plan(run_cfg, tasks)
+            tasks = build_tasks(run_cfg)
+            check_capacity(run_cfg, tasks)
+            assert plan(run_cfg, tasks)
         except ParameterError as exc:
             assert command.expect_rc == 2 and f"error: {exc}" in command.errors, f"{command.text}: {exc}"
         else:

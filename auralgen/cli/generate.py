@@ -17,12 +17,12 @@ def _generate(cfg: DictConfig) -> None:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
-    from auralgen import pipeline
+    from auralgen.generation.run import run_reported
 
     hc = HydraConfig.get()
     if hc.mode == RunMode.MULTIRUN:  # each job of a sweep writes to its own folder
         cfg.out = os.path.join(cfg.out, hc.job.override_dirname or f"job{hc.job.num}")
-    code = pipeline.run_reported(validate(cfg))
+    code = run_reported(validate(cfg))
     if code:
         sys.exit(code)
 
@@ -30,7 +30,7 @@ def _generate(cfg: DictConfig) -> None:
 def main(argv: list[str]) -> int:
     """Check every job of the command line (one ``error:`` line, exit 2), then let Hydra run it."""
     os.environ.setdefault("PRA_NUM_THREADS", "1")
-    from auralgen.pipeline import preflight
+    from auralgen.generation.run import preflight
 
     conf = str(conf_dir())
     register_configs()  # the task group (also for --cfg / --help, which are not checked)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from auralgen import pipeline
+from auralgen.generation.run import run
 from tests.support.builders import small_run
 
 QUIET = lambda *_: None  # noqa: E731
@@ -21,5 +21,5 @@ def tiny_dataset(tmp_path_factory):
         "tasks.audiogram.levels=[-10,40,110]",
         "tasks.audiogram.probe_freqs_hz=[]",
     ]
-    pipeline.run(small_run(*overrides, out=out, workers=1), log=QUIET)
+    run(small_run(*overrides, out=out, workers=1), log=QUIET)
     return out

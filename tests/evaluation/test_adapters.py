@@ -144,13 +144,13 @@ def test_bad_model_configs(model, needle):
 
 
 def test_messages_carry_the_channel_layout_to_adapters(tmp_path):
-    from auralgen import pipeline
     from auralgen.evaluation.items import clip_wavs, load_items
     from auralgen.evaluation.prompts import build_message, present
+    from auralgen.generation.run import run as generate
     from tests.support.builders import small_run
 
     run = small_run("task=azimuth_absolute", "task.items_per_level=1", "validate=false", out=tmp_path / "ds")
-    pipeline.run(run, log=lambda *_: None)
+    generate(run, log=lambda *_: None)
     item = load_items(tmp_path / "ds")[0]
     assert item.channel_layout == "binaural" and item.num_channels == 2
     msg = build_message(item, present(item, 0), clip_wavs(item, tmp_path / "wav"))

@@ -122,11 +122,11 @@ def test_the_spatial_split_is_the_tasks_flag_and_matches_the_old_attribute_list(
     """Every level of every task of the default suite: Task.spatial gives the split the attribute
     list gave, except trajectory, whose attribute became "motion" (absent from the list): the old
     export filed its items as non-spatial, the flag files them as spatial (a motion answer)."""
-    from auralgen import pipeline
+    from auralgen.config import build_tasks
     from auralgen.tasks.base import task_class, task_names
     from tests.support.builders import small_run
 
-    tasks = pipeline.build_tasks(small_run("suite=default"))
+    tasks = build_tasks(small_run("suite=default"))
     assert sorted(tasks) == task_names()
     split = {}
     for name, task in tasks.items():

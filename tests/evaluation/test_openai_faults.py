@@ -18,13 +18,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auralgen import pipeline
 from auralgen.cli._hydra import compose
 from auralgen.evaluation.adapters import FatalModelError, ModelError, build_adapter
 from auralgen.evaluation.config import validate_eval
 from auralgen.evaluation.items import write_wav
 from auralgen.evaluation.redaction import redact, redact_url, url_secrets
 from auralgen.evaluation.runner import run
+from auralgen.generation.run import run as generate
 from tests.support.builders import small_run
 from tests.support.chat_server import ChatServer
 
@@ -43,7 +43,7 @@ def mixed_dataset(tmp_path_factory):
     overrides = ["suite=tones", "+task@tasks.temporal_reorder=temporal_reorder", *drop]
     overrides += ["tasks.temporal_reorder.items_per_level=1", "tasks.temporal_reorder.levels=[100]"]
     overrides += ["tasks.pitch_relative.items_per_level=1", "tasks.pitch_relative.levels=[0]"]
-    pipeline.run(small_run(*overrides, out=out, workers=1), log=QUIET)
+    generate(small_run(*overrides, out=out, workers=1), log=QUIET)
     return out
 
 

@@ -1,5 +1,5 @@
 """Driver: ``python run_failing.py OUT WORKERS POISON SHARD_SIZE SLEEP_S [ITEMS_PER_LEVEL]`` runs the failing_probe
-task through ``pipeline.run_reported`` (the path generate.py takes) and exits with its code."""
+task through ``generation.run.run_reported`` (the path generate.py takes) and exits with its code."""
 
 import sys
 from pathlib import Path
@@ -8,8 +8,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import failing_task  # noqa: E402  (registers failing_probe)
 
-from auralgen import pipeline  # noqa: E402
 from auralgen.config import ExportConfig, RunConfig  # noqa: E402
+from auralgen.generation.run import run_reported  # noqa: E402
 from auralgen.tasks.base import AudioConfig  # noqa: E402
 
 
@@ -18,7 +18,7 @@ def main(out: str, workers: str, poison: str, shard_size: str, sleep_s: str, ite
     run = RunConfig(seed=0, splits=("test",), out=out, workers=int(workers), shard_size=int(shard_size),
                     audio=AudioConfig(), tasks=(task,), export=ExportConfig(), suite="failing_probe",
                     progress=False)  # fmt: skip
-    return pipeline.run_reported(run, log=lambda *a: None)
+    return run_reported(run, log=lambda *a: None)
 
 
 if __name__ == "__main__":

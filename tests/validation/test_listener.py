@@ -5,8 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
-from auralgen import pipeline
 from auralgen.errors import ParameterError
+from auralgen.generation.run import run
 from auralgen.qa import UNABLE
 from auralgen.synth.levels import set_level_db_spl
 from auralgen.validation import listener as L
@@ -34,7 +34,7 @@ def accuracy(tmp_path_factory):
         "tasks.audiogram.levels=[-10,110]", "tasks.audiogram.probe_items_per_level=0",
         *[f"tasks.{t}.items_per_level=6" for t in EASIEST],
     ]  # fmt: skip
-    pipeline.run(small_run(*overrides, out=out, workers=1), log=QUIET)
+    run(small_run(*overrides, out=out, workers=1), log=QUIET)
     return L.listener_accuracy(out)
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from auralgen import pipeline
+from auralgen.generation.run import run
 from auralgen.listeners import mixture as LM
 from auralgen.qa import UNABLE
 from auralgen.validation import listener as L
@@ -14,15 +14,15 @@ QUIET = lambda *_: None  # noqa: E731
 @pytest.fixture(scope="module")
 def mixture_data(tmp_path_factory):
     out = tmp_path_factory.mktemp("mixture")
-    pipeline.run(small_run("task=mixture", "task.items_per_level=12", "task.levels=[16]", "task.onset_levels_s=[0.4]",
-                           "task.count_levels_lu=[0,12]", "task.overlap_levels_s=[0.4]", out=out), log=QUIET)  # fmt: skip
+    run(small_run("task=mixture", "task.items_per_level=12", "task.levels=[16]", "task.onset_levels_s=[0.4]",
+                  "task.count_levels_lu=[0,12]", "task.overlap_levels_s=[0.4]", out=out), log=QUIET)  # fmt: skip
     return out
 
 
 @pytest.fixture(scope="module")
 def relation_data(tmp_path_factory):
     out = tmp_path_factory.mktemp("relation")
-    pipeline.run(small_run("task=multi_source_relation", "task.items_per_level=1", out=out), log=QUIET)
+    run(small_run("task=multi_source_relation", "task.items_per_level=1", out=out), log=QUIET)
     return out
 
 

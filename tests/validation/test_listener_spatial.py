@@ -7,7 +7,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from auralgen import pipeline
+from auralgen.generation.run import run
 from auralgen.listeners import spatial as LS
 from auralgen.validation import listener as L
 from auralgen.validation.audit import audit_dataset
@@ -27,7 +27,7 @@ OVERRIDES = [
 @pytest.fixture(scope="module")
 def spatial(tmp_path_factory):
     out = tmp_path_factory.mktemp("spatial")
-    pipeline.run(small_run(*OVERRIDES, out=out, workers=1), log=QUIET)
+    run(small_run(*OVERRIDES, out=out, workers=1), log=QUIET)
     return out
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from auralgen import pipeline
+from auralgen.generation.run import run
 from auralgen.listeners import temporal as LT
 from auralgen.qa import UNABLE
 from auralgen.validation import listener as L
@@ -16,16 +16,14 @@ SR = 16000
 @pytest.fixture(scope="module")
 def reorder_data(tmp_path_factory):
     out = tmp_path_factory.mktemp("reorder")
-    pipeline.run(
-        small_run("task=temporal_reorder", "task.levels=[100,25]", "task.items_per_level=10", out=out), log=QUIET
-    )
+    run(small_run("task=temporal_reorder", "task.levels=[100,25]", "task.items_per_level=10", out=out), log=QUIET)
     return out
 
 
 @pytest.fixture(scope="module")
 def trajectory_data(tmp_path_factory):
     out = tmp_path_factory.mktemp("trajectory")
-    pipeline.run(small_run("task=trajectory", "task.levels=[2.0,0.3]", "task.items_per_level=10", out=out), log=QUIET)
+    run(small_run("task=trajectory", "task.levels=[2.0,0.3]", "task.items_per_level=10", out=out), log=QUIET)
     return out
 
 

@@ -4,7 +4,7 @@
 palette   kinds                                 module
 ========  ====================================  ==========================================
 tones     pure, harmonic, noise                 :mod:`auralgen.sounds.tones`
-mixture   harmonic, noise, sweep, clicks,       :mod:`auralgen.sounds.events`
+events    harmonic, noise, sweep, clicks,       :mod:`auralgen.sounds.events`
           knocks
 spatial   noise, harmonic, chirp, clicks, file  :mod:`auralgen.sounds.spatial`, ``files``
 reorder   sweep, filling, approaching,          :mod:`auralgen.sounds.processes`

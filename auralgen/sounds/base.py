@@ -4,15 +4,15 @@ A :class:`SoundSource` draws the recipe of one sound (a JSON-able dict, the ``pa
 rendering needs) from the item's generator and renders the signal from that dict alone. A
 :class:`Palette` is the set of sources one family of tasks chooses from, keyed by ``kind`` —
 the string stored in ``params``. The same ``kind`` may mean different signals in different
-palettes (``harmonic`` is a configurable complex in ``tones``, 6 partials in ``mixture``, up
+palettes (``harmonic`` is a configurable complex in ``tones``, 6 partials in ``events``, up
 to 30 in ``spatial``), so a source belongs to the palettes it declares and nothing else.
 
 A task asks its palette instead of an if/elif chain::
 
     from auralgen.sounds import palette
 
-    spec = palette("mixture").draw(rng, "sweep", duration_s=0.8)
-    x = palette("mixture").render(spec, 16000)
+    spec = palette("events").draw(rng, "sweep", duration_s=0.8)
+    x = palette("events").render(spec, 16000)
 
 An unknown kind is a :class:`~auralgen.core.errors.ParameterError` naming the allowed ones.
 A new source is one new class with ``@register_source``; a new palette one
@@ -70,7 +70,7 @@ class Palette(Mapping[str, SoundSource]):
     Parameters
     ----------
     name : str
-        The palette's name (``tones``, ``mixture``, ``spatial``, ``reorder``).
+        The palette's name (``tones``, ``events``, ``spatial``, ``reorder``).
     modules : tuple of str
         Modules whose sources declare this palette; imported on first use.
     """
@@ -142,7 +142,7 @@ class Palette(Mapping[str, SoundSource]):
 PALETTES: Registry[Palette] = Registry("sound palette")
 for _name, _modules in (
     ("tones", ("auralgen.sounds.tones",)),
-    ("mixture", ("auralgen.sounds.events",)),
+    ("events", ("auralgen.sounds.events",)),
     ("spatial", ("auralgen.sounds.spatial", "auralgen.sounds.files")),
     ("reorder", ("auralgen.sounds.processes",)),
 ):

@@ -1,4 +1,4 @@
-"""Palette ``mixture``: distinct synthesized sound types for mixtures, with short names.
+"""Palette ``events``: distinct synthesized sound events for mixtures, with short names.
 
 A recipe is ``{"kind": ..., "duration_s": d, ...kind fields}``; :func:`draw_sound` draws the
 fields from the item's generator and :func:`synth_sound` rebuilds the raw (unscaled) mono
@@ -36,7 +36,7 @@ MIN_SAMPLE_RATE = 16000  # the sweep's and clicks' top frequencies stay below Ny
 
 
 class _Event(SoundSource):
-    palettes = ("mixture",)
+    palettes = ("events",)
     tags = frozenset({"continuous"})
 
     def draw(self, rng: np.random.Generator, *, duration_s: float, **_: Any) -> dict[str, Any]:
@@ -148,15 +148,15 @@ class Knocks(_Impulsive):
         return impact(spec["freq_hz"], 0.03, 0.2, sample_rate=sample_rate)
 
 
-MIXTURE = palette("mixture")
-NAMES = MIXTURE.labels()
-KINDS = MIXTURE.kinds()
-CONTINUOUS = MIXTURE.kinds("continuous")
+EVENTS = palette("events")
+NAMES = EVENTS.labels()
+KINDS = EVENTS.kinds()
+CONTINUOUS = EVENTS.kinds("continuous")
 
 
 def draw_sound(rng: np.random.Generator, kind: str, duration_s: float) -> dict[str, Any]:
     """Draw the spectral / rhythmic fields of one ``kind`` (never its level or onset)."""
-    return MIXTURE.draw(rng, kind, duration_s=duration_s)
+    return EVENTS.draw(rng, kind, duration_s=duration_s)
 
 
 def synth_sound(sound: dict[str, Any], sample_rate: int) -> np.ndarray:
@@ -165,4 +165,4 @@ def synth_sound(sound: dict[str, Any], sample_rate: int) -> np.ndarray:
         raise ParameterError(
             f"sample_rate={sample_rate} is too low for the mixture sounds; allowed: >= {MIN_SAMPLE_RATE}"
         )
-    return MIXTURE.render(sound, sample_rate)
+    return EVENTS.render(sound, sample_rate)

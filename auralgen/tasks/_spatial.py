@@ -33,12 +33,11 @@ from auralgen.rooms.images import FDL2
 from auralgen.rooms.receivers import Tetrahedral, receiver_from_config
 from auralgen.rooms.scene import convolve, expected_drr_db, spatial_rir
 from auralgen.rooms.spec import WALL_MARGIN_M, RoomSpec, load_preset, room_from_config, room_names
-from auralgen.synth import apply_ramps, click_train, harmonic_complex, noise, sweep
+from auralgen.sounds.spatial import SOURCE_KINDS, SPATIAL, source_signal
 from auralgen.synth.levels import db_spl_to_rms, set_level_db_spl
 from auralgen.tasks import _sounds as S
 from auralgen.tasks.base import AudioConfig, Task, TaskConfig, require
 
-SOURCE_KINDS = ("noise", "harmonic", "chirp", "clicks")
 AUDIO_SUFFIXES = (".wav", ".flac")
 LISTENER_MARGIN_M = 0.5
 PLACEMENT_TRIES = 400
@@ -196,20 +195,7 @@ class SpatialTask(Task):
     def draw_source(self, rng: np.random.Generator, duration_s: float | None = None) -> dict[str, Any]:
         kinds = tuple(self.cfg.sources) + (("file",) if self.files else ())
         kind = Choice(kinds).sample(rng)
-        spec: dict[str, Any] = {
-            "kind": kind,
-            "duration_s": float(duration_s or self.source_s.sample(rng)),
-            "seed": int(rng.integers(2**31)),
-        }
-        if kind == "harmonic":
-            spec["f0_hz"] = float(rng.uniform(150.0, 400.0))
-        elif kind == "clicks":
-            spec["rate_hz"] = float(rng.uniform(6.0, 16.0))
-        elif kind == "chirp":
-            spec["up"] = bool(rng.integers(2))
-        elif kind == "file":
-            spec["path"] = Choice(tuple(self.files)).sample(rng)
-        return spec
+        return SPATIAL.draw(rng, kind, duration_s=float(duration_s or self.source_s.sample(rng)), files=self.files)
 
     def place(
         self, rng: np.random.Generator, directions: list[tuple[float, float, float]], rooms=None
@@ -321,60 +307,6 @@ class SpatialTask(Task):
                 {"itd_ms": round(itd * 1e3, 4), "ild_db": round(ild, 2), "lateral": round(lateral, 3), "ok": bool(good)}
             )
         return {"sounds": recs, "valid": bool(ok)}
-
-
-def source_signal(spec: dict[str, Any], sample_rate: int, *, ramp_s: float) -> np.ndarray:
-    """The dry source signal (1-D float64, unit RMS) of a source recipe."""
-    kind, dur = spec["kind"], spec["duration_s"]
-    rng = np.random.default_rng(spec["seed"])
-    if kind == "noise":
-        x = noise(
-            dur, sample_rate=sample_rate, rng=rng, color="pink", band_hz=(100.0, min(8000.0, sample_rate / 2 - 1))
-        )
-    elif kind == "harmonic":
-        n_h = int((sample_rate / 2 - 1) // spec["f0_hz"])
-        x = harmonic_complex(spec["f0_hz"], dur, sample_rate=sample_rate, n_harmonics=min(n_h, 30))
-    elif kind == "chirp":
-        lo, hi = 200.0, min(6000.0, sample_rate / 2 - 100)
-        x = (
-            sweep(lo, hi, dur, sample_rate=sample_rate, method="log")
-            if spec["up"]
-            else sweep(hi, lo, dur, sample_rate=sample_rate, method="log")
-        )
-    elif kind == "clicks":
-        x = click_train(spec["rate_hz"], dur, sample_rate=sample_rate)
-        x = np.convolve(np.roll(x, 4), np.hanning(9), mode="same")  # short band-limited clicks; no ramps needed
-    elif kind == "file":
-        x = read_source_file(spec["path"], sample_rate, dur)
-    else:
-        raise ParameterError(f"source.kind={kind!r} is unknown; allowed: {list(SOURCE_KINDS) + ['file']}")
-    if kind != "clicks":
-        x = apply_ramps(x, sample_rate=sample_rate, ramp_s=ramp_s)
-    r = math.sqrt(float(np.mean(x**2)))
-    if r <= 0:
-        raise ParameterError(f"source {spec!r} is silent; allowed: a non-silent source")
-    return x / r
-
-
-def read_source_file(path: str, sample_rate: int, duration_s: float) -> np.ndarray:
-    """Mono downmix of a WAV/FLAC file, resampled to ``sample_rate``, cut or zero-padded to ``duration_s``."""
-    from math import gcd
-
-    import soundfile as sf
-    from scipy.signal import resample_poly
-
-    try:
-        data, sr = sf.read(path, dtype="float64", always_2d=True)
-    except Exception as exc:
-        raise ParameterError(
-            f"sources_dir file {Path(path).name!r} is unreadable ({exc}); allowed: WAV/FLAC files soundfile can read"
-        ) from None
-    x = data.mean(axis=1)
-    if sr != sample_rate:
-        g = gcd(int(sr), int(sample_rate))
-        x = resample_poly(x, sample_rate // g, sr // g)
-    n = S.n_samples(duration_s, sample_rate)
-    return np.pad(x[:n], (0, max(0, n - len(x))))
 
 
 def room_of(params: dict[str, Any]) -> RoomSpec:

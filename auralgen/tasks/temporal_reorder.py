@@ -17,18 +17,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.signal import butter, sosfilt
 
 from auralgen.errors import ParameterError
 from auralgen.listeners import temporal as listen
 from auralgen.random import Choice
-from auralgen.synth import apply_ramps, impact, n_samples, noise, sweep, tone
+from auralgen.sounds.processes import PROCESSES, REORDER, render_process
+from auralgen.synth import apply_ramps, n_samples
 from auralgen.synth.levels import set_level_db_spl
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 
-PROCESSES = ("sweep", "filling", "approaching", "bouncing", "scale")
 ORDERS = tuple(itertools.permutations((1, 2, 3)))  # chronological order of the clips
-SWEEP_TOP = 0.45  # a sweep ends at most at this fraction of the sample rate (Nyquist is 0.5)
 FEATURE_DIRECTION = {"sweep": 1, "filling": 1, "approaching": 1, "bouncing": -1, "scale": 1}
 
 
@@ -95,8 +93,7 @@ class TemporalReorder(Task):
             "segment_s": self.cfg.segment_s,
             "ramp_s": self.cfg.ramp_s,
             "level_db_spl": float(rng.uniform(*self.cfg.level_db_spl)),
-            "start": float(rng.uniform()),  # where in its range the process starts (fraction)
-            "seed": int(rng.integers(2**31)),
+            **REORDER.draw(rng, process, key="process"),  # start (fraction of its range), seed
             "shuffle": shuffle,
         }
 
@@ -125,83 +122,6 @@ class TemporalReorder(Task):
         measured = tuple(int(k) + 1 for k in np.argsort([sign * f for f in feats], kind="stable"))
         return Measurement.from_dict({"feature": [round(f, 4) for f in feats], "measured_order": list(measured),
                 "expected_order": list(self.chronological(params)), "valid": measured == self.chronological(params)})  # fmt: skip
-
-
-def render_process(p: dict[str, Any]) -> np.ndarray:
-    """The whole process (1-D float64, 3 segments long) from its params."""
-    sr, seg, e, s0 = p["sample_rate_hz"], p["segment_s"], p["extent"], p["start"]
-    dur = 3 * seg
-    n = n_samples(dur, sr)
-    rng = np.random.default_rng(p["seed"])
-    kind = p["process"]
-    if kind == "sweep":  # log sweep over 4 * extent octaves, starting somewhere in 150..600 Hz
-        # ... lowered where needed so that the top stays at SWEEP_TOP of the sample rate (below Nyquist)
-        f0 = min(150.0 * 4**s0, SWEEP_TOP * sr / 2 ** (4 * e))
-        return sweep(f0, f0 * 2 ** (4 * e), dur, sample_rate=sr, method="log")[:n]
-    if kind == "filling":  # noise through a resonance rising over 2.3 * extent octaves (a vessel filling)
-        f_lo = 300.0 * 1.5**s0
-        return _moving_resonance(noise(dur, sample_rate=sr, rng=rng), f_lo, f_lo * 2 ** (2.3 * e), sr)
-    if kind == "approaching":  # pink noise growing 24 * extent dB louder and brighter
-        x = noise(dur, sample_rate=sr, rng=rng, color="pink")
-        t = np.arange(n) / n
-        bright = _moving_lowpass(x, 800.0 * 2 ** (3 * e * t), sr)
-        return bright * 10 ** (24 * e * (t - 1) / 20)
-    if kind == "bouncing":  # impacts with shrinking intervals and amplitudes
-        x = np.zeros(n)
-        t, interval, amp = 0.05, 0.45 * (0.8 + 0.4 * s0), 1.0
-        ratio = 1.0 - 0.35 * e
-        while t < dur - 0.05:
-            hit = amp * impact(700.0, 0.03, min(0.12, dur - t), sample_rate=sr)
-            i = n_samples(t, sr)
-            x[i : i + len(hit)] += hit[: n - i]
-            t += max(interval, 0.03)
-            interval *= ratio
-            amp *= ratio
-        return x
-    if kind == "scale":  # ascending notes, 4 per segment, a step of 1..4 semitones (extent)
-        step = max(1, round(4 * e))
-        f0 = 220.0 * 2 ** (s0 / 2)
-        note = n_samples(seg / 4, sr)
-        notes = [
-            apply_ramps(tone(f0 * 2 ** (step * k / 12), seg / 4, sample_rate=sr), sample_rate=sr, ramp_s=0.01)
-            for k in range(12)
-        ]
-        return (
-            np.concatenate(notes)[:n]
-            if len(notes) * note >= n
-            else np.pad(np.concatenate(notes), (0, n - len(notes) * note))
-        )
-    raise ParameterError(f"process={kind!r} is unknown; allowed: {list(PROCESSES)}")
-
-
-def _frames(x: np.ndarray, sr: int, frame_s: float = 0.02):
-    hop = n_samples(frame_s, sr)
-    return hop, range(0, len(x), hop)
-
-
-def _moving_resonance(x: np.ndarray, f_start: float, f_end: float, sr: int) -> np.ndarray:
-    """Band-pass ``x`` with a centre frequency gliding exponentially (frame-wise, overlap-free state carry)."""
-    out = np.zeros_like(x)
-    hop, starts = _frames(x, sr)
-    zi = None
-    for a in starts:
-        frac = a / len(x)
-        fc = f_start * (f_end / f_start) ** frac
-        sos = butter(2, [fc / 1.15, fc * 1.15], btype="bandpass", fs=sr, output="sos")
-        if zi is None:
-            zi = np.zeros((sos.shape[0], 2))
-        out[a : a + hop], zi = sosfilt(sos, x[a : a + hop], zi=zi)
-    return out
-
-
-def _moving_lowpass(x: np.ndarray, cutoffs: np.ndarray, sr: int) -> np.ndarray:
-    out = np.zeros_like(x)
-    hop, starts = _frames(x, sr)
-    zi = np.zeros((1, 2))
-    for a in starts:
-        sos = butter(2, min(float(cutoffs[a]), sr / 2 * 0.95), fs=sr, output="sos")
-        out[a : a + hop], zi = sosfilt(sos, x[a : a + hop], zi=zi)
-    return out
 
 
 def process_feature(process: str, x: np.ndarray, sr: int) -> float:

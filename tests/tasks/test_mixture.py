@@ -9,10 +9,10 @@ import pytest
 
 from auralgen import pipeline
 from auralgen.errors import ParameterError
-from auralgen.mixing.sounds import NAMES
 from auralgen.pipeline import build_tasks
 from auralgen.qa import UNABLE, answer_slot
 from auralgen.random import item_rng
+from auralgen.sounds.events import NAMES
 from tests.support.builders import decode, params_of, read_rows, small_run
 
 TASK = build_tasks(small_run("task=mixture"))["mixture"]

@@ -137,8 +137,9 @@ def test_multi_source_check_measures_the_relation():
 @pytest.mark.parametrize("level", [0, 1, 2])
 def test_reorder_sweep_from_the_top_of_its_start_range_renders(sample_rate, level):
     """The highest start (start=1) of a full-extent sweep once ended at 9.6 kHz > Nyquist at 16 kHz."""
+    from auralgen.sounds.processes import SWEEP_TOP, render_process
     from auralgen.tasks.base import AudioConfig
-    from auralgen.tasks.temporal_reorder import SWEEP_TOP, TemporalReorder, TemporalReorderConfig, render_process
+    from auralgen.tasks.temporal_reorder import TemporalReorder, TemporalReorderConfig
 
     task = TemporalReorder(TemporalReorderConfig(sample_rate=sample_rate), AudioConfig())
     p = {**task.sample(np.random.default_rng(level), level), "process": "sweep", "start": 1.0}
@@ -152,8 +153,8 @@ def test_reorder_sweep_from_the_top_of_its_start_range_renders(sample_rate, leve
 
 def test_reorder_sweep_start_unchanged_where_it_fits():
     """Only sweeps that would pass SWEEP_TOP are lowered: the default suite's items keep their bytes."""
+    from auralgen.sounds.processes import render_process
     from auralgen.synth import sweep
-    from auralgen.tasks.temporal_reorder import render_process
 
     p = {"sample_rate_hz": 16000, "process": "sweep", "extent": 1.0, "segment_s": 0.4, "start": 0.5, "seed": 1}
     expected = sweep(300.0, 300.0 * 16, 1.2, sample_rate=16000, method="log")

@@ -559,7 +559,7 @@ def _early_moving(sig, path, trajectory, room, receiver, points, early_order, fs
             pos = _emitted_positions(path, tau, affine)
             az, el, _ = receiver.directions_of(pos)
             early = np.einsum("cin,in->cn", foa_weights(az, el), y)
-        elif isinstance(receiver, Binaural):
+        elif receiver.ear_positions_m() is not None:  # a head: its HRTF filters each image
             early = _binaural_early(receiver, y, tau, path, affine, fs)
         else:
             raise ParameterError(f"receiver={receiver!r} is not supported; allowed: omni arrays, FOA, binaural")

@@ -331,4 +331,4 @@ def with_tetra(listener):
     return staticmethod(partial(listener, tetra_offsets_m=Tetrahedral().local_offsets_m()))
 
 
-__all__ = ["SpatialConfig", "SpatialTask", "check_spatial", "source_signal"]
+__all__ = ["SpatialConfig", "SpatialTask", "check_spatial"]

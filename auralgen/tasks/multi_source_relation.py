@@ -246,7 +246,7 @@ def arrival_delay_s(params, sound, solo: np.ndarray) -> float:
     from scipy.signal import correlate
 
     from auralgen.rooms.images import FDL2
-    from auralgen.tasks._spatial import source_signal
+    from auralgen.sounds.spatial import source_signal
 
     sr = params["sample_rate_hz"]
     dry = source_signal(sound["source"], sr, ramp_s=params["ramp_s"])

@@ -50,9 +50,10 @@ from auralgen.rooms.images import FDL2
 from auralgen.rooms.receivers import receiver_from_config
 from auralgen.rooms.spec import WALL_MARGIN_M, load_preset
 from auralgen.rooms.trajectory import MAX_SPEED_M_S, Trajectory, approach, pass_by, recede, render_moving
+from auralgen.sounds.spatial import source_signal
 from auralgen.synth.levels import db_spl_to_rms
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, room_of, source_signal
+from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, room_of
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, AuditSpec, Measurement, register, require
 
 ANSWERS = {

@@ -13,8 +13,8 @@ import time
 import numpy as np
 import pytest
 
-from auralgen import pipeline
 from auralgen.errors import ParameterError
+from auralgen.generation.run import run as generate
 from auralgen.random import item_rng
 from auralgen.tasks.audiogram import POSITIONS, Audiogram, AudiogramConfig
 from auralgen.tasks.base import AudioConfig, deal, load_tasks
@@ -108,7 +108,7 @@ def test_plan_refuses_before_rendering(tmp_path):
     run = small_run("task=audiogram", f"split={splits}", out=tmp_path / "ds")
     t0 = time.perf_counter()
     with pytest.raises(ParameterError, match=r"level 13 .* has 6 distinct .*needs 7"):
-        pipeline.run(run, log=lambda *_: None)
+        generate(run, log=lambda *_: None)
     assert time.perf_counter() - t0 < 5.0
     assert not (tmp_path / "ds").exists()
 
@@ -118,7 +118,7 @@ def test_three_splits_render_the_audiogram_probes(tmp_path):
         "task=audiogram", "split=[train,validation,test]", "task.items_per_level=1", "task.levels=[0]",
         "validate=false", out=tmp_path / "ds",
     )  # fmt: skip
-    pipeline.run(run, log=lambda *_: None)
+    generate(run, log=lambda *_: None)
     rows = read_rows(tmp_path / "ds")
     assert sorted({r["split"] for r in rows}) == sorted(THREE) and len(rows) == 3 * (1 + 3 * 3)
     assert all(np.isfinite(r["level_value"]) for r in rows)

@@ -7,9 +7,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from auralgen import pipeline
+from auralgen.config import build_tasks
 from auralgen.errors import ParameterError
-from auralgen.pipeline import build_tasks
+from auralgen.generation.run import run as generate
 from auralgen.qa import UNABLE, answer_slot
 from auralgen.random import item_rng
 from auralgen.sounds.events import NAMES
@@ -166,7 +166,7 @@ def test_config_errors_are_one_line(override, match):
 
 def test_pipeline_generates_and_loads_back(tmp_path):
     run = small_run("task=mixture", "task.items_per_level=1", "mixing@task.mixing=sequential", out=tmp_path / "ds")
-    pipeline.run(run, log=lambda *a, **k: None)
+    generate(run, log=lambda *a, **k: None)
     rows = read_rows(tmp_path / "ds", "mixture")
     assert len(rows) == TASK.n_levels() and all(r["valid"] for r in rows)
     assert Counter(r["level_unit"] for r in rows) == {"LU": 8, "s": 9}

@@ -6,10 +6,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from auralgen import pipeline
+from auralgen.config import build_tasks
 from auralgen.evaluation.items import load_items
 from auralgen.evaluation.prompts import is_reorder, present
-from auralgen.pipeline import build_tasks
+from auralgen.generation.run import run as generate
 from auralgen.qa import answer_slot
 from auralgen.random import item_rng
 from auralgen.tasks.temporal_reorder import ORDERS, PROCESSES, order_text
@@ -54,7 +54,7 @@ def test_reorder_segments_are_consecutive_pieces_of_one_process(process):
 
 def test_reorder_items_export_three_clips_in_order_and_the_harness_reorders_them(tmp_path):
     run = small_run("task=temporal_reorder", "task.items_per_level=2", out=tmp_path / "ds")
-    pipeline.run(run, log=QUIET)
+    generate(run, log=QUIET)
     rows = read_rows(tmp_path / "ds")
     assert len(rows) == 6
     for row in rows:

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from auralgen import pipeline
+from auralgen.config import build_tasks
 from auralgen.errors import ParameterError
+from auralgen.generation.run import run as generate
 from auralgen.measure import itd_ild
 from auralgen.measure.geometry import direction_of
-from auralgen.pipeline import build_tasks
 from auralgen.random import item_rng
 from tests.support.builders import decode, read_rows, small_run
 
@@ -127,7 +127,7 @@ def test_spatial_items_export_and_load_with_channels_intact(tmp_path, receiver, 
         "validate=false",
         out=tmp_path / "ds",
     )
-    pipeline.run(run, log=QUIET)
+    generate(run, log=QUIET)
     rows = read_rows(tmp_path / "ds")
     assert len(rows) == 3
     ds = load_dataset("parquet", data_files=str(tmp_path / "ds" / "data" / "azimuth_absolute" / "*.parquet"))["train"]

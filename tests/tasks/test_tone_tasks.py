@@ -6,7 +6,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from auralgen.pipeline import build_tasks
+from auralgen.config import build_tasks
 from auralgen.qa import UNABLE, answer_slot
 from auralgen.random import item_rng
 from auralgen.synth.levels import db_hl_to_db_spl
@@ -164,7 +164,7 @@ def test_check_rejects_a_wrong_label(name, corrupt):
 
 
 def test_audiogram_items_of_a_level_cover_every_frequency(tmp_path):
-    from auralgen import pipeline
+    from auralgen.generation.run import run as generate
     from tests.support.builders import params_of, read_rows
 
     run = small_run(
@@ -175,7 +175,7 @@ def test_audiogram_items_of_a_level_cover_every_frequency(tmp_path):
         "validate=false",
         out=tmp_path / "a",
     )
-    pipeline.run(run, log=lambda *_: None)
+    generate(run, log=lambda *_: None)
     rows = read_rows(tmp_path / "a")
     cells = Counter((params_of(r)["freq_hz"], r["level_value"]) for r in rows)
     assert len(cells) == 2 * 13 and set(cells.values()) == {2}

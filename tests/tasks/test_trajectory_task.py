@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from auralgen import pipeline
+from auralgen.config import build_tasks
 from auralgen.errors import ParameterError
+from auralgen.generation.run import run as generate
 from auralgen.measure.geometry import direction_of
-from auralgen.pipeline import build_tasks
 from auralgen.random import item_rng
 from auralgen.rooms.trajectory import Trajectory
 from tests.support.builders import decode, read_rows, small_run
@@ -116,7 +116,7 @@ def test_too_fast_levels_are_a_config_error():
 
 def test_small_run_exports_and_loads(tmp_path):
     run = small_run("task=trajectory", "task.items_per_level=1", "task.levels=[1.0,0.6]", out=tmp_path / "ds")
-    pipeline.run(run, log=QUIET)
+    generate(run, log=QUIET)
     rows = read_rows(tmp_path / "ds")
     assert len(rows) == 2
     for row in rows:

@@ -2,7 +2,7 @@
 
 :func:`mix` / :func:`render_mix` (:mod:`auralgen.mixing.core`) compose clips; :class:`MixSpec`
 (:mod:`auralgen.mixing.spec`) draws levels and timelines from ``conf/mixing/*.yaml``;
-the sounds mixed are the ``mixture`` palette of :mod:`auralgen.sounds.events`.
+the sounds mixed are the ``events`` palette of :mod:`auralgen.sounds.events`.
 """
 
 from auralgen.mixing.core import (

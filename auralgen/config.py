@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from auralgen import __version__
@@ -32,7 +32,6 @@ from auralgen.tasks.base import (
     task_names,
 )
 
-RUNTIME_KEYS = ("workers", "progress", "overwrite", "out")  # do not change the output bytes
 MAX_SEED = 2**63  # seeds are stored in an int64 column
 SPLIT_NAME = re.compile(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*")
 
@@ -62,10 +61,33 @@ class RunConfig:
     max_resample: int = 8
 
 
-TOP_KEYS = {
-    "seed", "split", "out", "workers", "shard_size", "sample_rate", "full_scale_db_spl",
-    "tasks", "task", "export", "suite_name", "validate", "progress", "overwrite", "max_resample",
-}  # fmt: skip
+def _runtime(default):
+    """A setting that changes how a run works, never its output bytes (left out of the fingerprint)."""
+    return field(default=default, metadata={"runtime": True})
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The top-level settings of a generation config and their defaults, written once: :func:`validate`
+    falls back to them and the command line stores them as a config node (``auralgen/cli/_hydra.py``)."""
+
+    seed: int = 0
+    split: Any = "test"  # a name, or a list: split=[train,test]
+    out: str = _runtime("data/default")
+    workers: Any = _runtime("auto")  # process pool size; output is identical for any value
+    shard_size: int = 1000  # rows per parquet shard
+    sample_rate: int = AudioConfig.sample_rate  # Hz; a task may set its own
+    full_scale_db_spl: float = AudioConfig.full_scale_db_spl  # digital RMS 1.0 = this many dB SPL
+    validate: bool = True  # measure every item; re-sample or drop items the audio does not support
+    max_resample: int = 8
+    progress: bool = _runtime(True)
+    overwrite: bool = _runtime(False)
+    suite_name: str = "default"
+
+
+SETTINGS = RunSettings()
+RUNTIME_KEYS = tuple(f.name for f in fields(RunSettings) if f.metadata.get("runtime"))  # change no output byte
+TOP_KEYS = frozenset({*(f.name for f in fields(RunSettings)), "tasks", "task", "export"})
 
 
 def build_task_config(name_key: str, data) -> TaskConfig:
@@ -119,21 +141,21 @@ def validate(cfg) -> RunConfig:
     for k in cfg.keys():
         if k not in TOP_KEYS and k != "hydra":
             raise ParameterError(f"{k}: unknown key; allowed keys: {', '.join(sorted(TOP_KEYS))}")
-    seed = _coerce("seed", cfg.get("seed", 0), int)
+    seed = _coerce("seed", cfg.get("seed", SETTINGS.seed), int)
     if not 0 <= seed < MAX_SEED:
         raise ParameterError(f"seed={seed} is out of range; allowed: an integer with 0 <= seed < 2**63")
-    splits = check_splits(_plain(cfg.get("split", "test")))
-    sample_rate = _coerce("sample_rate", cfg.get("sample_rate", AudioConfig.sample_rate), int)
+    splits = check_splits(_plain(cfg.get("split", SETTINGS.split)))
+    sample_rate = _coerce("sample_rate", cfg.get("sample_rate", SETTINGS.sample_rate), int)
     if sample_rate not in SAMPLE_RATES:
         raise ParameterError(f"sample_rate={sample_rate} is unsupported; allowed: {list(SAMPLE_RATES)}")
-    fs_db = _coerce("full_scale_db_spl", cfg.get("full_scale_db_spl", AudioConfig.full_scale_db_spl), float)
+    fs_db = _coerce("full_scale_db_spl", cfg.get("full_scale_db_spl", SETTINGS.full_scale_db_spl), float)
     if not 60.0 <= fs_db <= 200.0:
         raise ParameterError(f"full_scale_db_spl={fs_db} is out of range; allowed: 60 <= full_scale_db_spl <= 200")
     audio = AudioConfig(sample_rate=sample_rate, full_scale_db_spl=fs_db)
-    shard_size = _coerce("shard_size", cfg.get("shard_size", 1000), int)
+    shard_size = _coerce("shard_size", cfg.get("shard_size", SETTINGS.shard_size), int)
     if shard_size < 1:
         raise ParameterError(f"shard_size={shard_size} is not positive; allowed: an integer >= 1")
-    max_resample = _coerce("max_resample", cfg.get("max_resample", 8), int)
+    max_resample = _coerce("max_resample", cfg.get("max_resample", SETTINGS.max_resample), int)
     if max_resample < 0:
         raise ParameterError(f"max_resample={max_resample} is negative; allowed: an integer >= 0")
     task = cfg.get("task")
@@ -147,7 +169,7 @@ def validate(cfg) -> RunConfig:
     for tc in task_cfgs:
         key = "task" if task is not None else f"tasks.{tc.name}"
         tc.check(audio, key)
-    out = _coerce("out", cfg.get("out", "data/default"), str)
+    out = _coerce("out", cfg.get("out", SETTINGS.out), str)
     if not out.strip() or "\0" in out:
         raise ParameterError(f"out={out!r} is empty or invalid; allowed: a directory path (out=. for the current one)")
     export = from_mapping(ExportConfig, cfg.get("export", {}) or {}, "export")
@@ -155,20 +177,20 @@ def validate(cfg) -> RunConfig:
         raise ParameterError(f"export.format={export.format!r} is unsupported; allowed: parquet")
     if export.flac_bits not in (16, 24):
         raise ParameterError(f"export.flac_bits={export.flac_bits} is unsupported; allowed: 16 or 24")
-    suite_name = _coerce("suite_name", cfg.get("suite_name", "default"), str)
+    suite_name = _coerce("suite_name", cfg.get("suite_name", SETTINGS.suite_name), str)
     return RunConfig(
         seed=seed,
         splits=splits,
         out=out,
-        workers=resolve_workers(_plain(cfg.get("workers", "auto"))),
+        workers=resolve_workers(_plain(cfg.get("workers", SETTINGS.workers))),
         shard_size=shard_size,
         audio=audio,
         tasks=task_cfgs,
         export=export,
         suite=suite_name if task is None else task_cfgs[0].name,
-        validate=_coerce("validate", cfg.get("validate", True), bool),
-        progress=_coerce("progress", cfg.get("progress", True), bool),
-        overwrite=_coerce("overwrite", cfg.get("overwrite", False), bool),
+        validate=_coerce("validate", cfg.get("validate", SETTINGS.validate), bool),
+        progress=_coerce("progress", cfg.get("progress", SETTINGS.progress), bool),
+        overwrite=_coerce("overwrite", cfg.get("overwrite", SETTINGS.overwrite), bool),
         max_resample=max_resample,
     )
 

@@ -11,25 +11,44 @@ tests and notebooks. The library itself takes plain mappings (:func:`auralgen.co
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from auralgen.config import validate
+from auralgen.config import RUNTIME_KEYS, ExportConfig, RunSettings, validate
 from auralgen.core.mapping import plain
-from auralgen.core.resources import conf_dir, conf_path
+from auralgen.core.resources import conf_dir
 from auralgen.errors import ParameterError
+from auralgen.mixing import DEFAULT_MIXING
 
 # -- config nodes from the dataclasses -----------------------------------------------------------
 TASK_GROUP = "task"
+SETTINGS_NODE = "settings"  # conf/config.yaml's defaults list names it first (a suite sets suite_name after it)
+
+
+def settings_node() -> dict:
+    """The top-level settings: :class:`~auralgen.config.RunSettings` defaults, and the multirun rule
+    that a job's folder name (``override_dirname``) leaves out the runtime keys, which change no byte."""
+    exclude = {"job": {"config": {"override_dirname": {"exclude_keys": list(RUNTIME_KEYS)}}}}
+    return {**plain(dataclasses.asdict(RunSettings())), "hydra": exclude}
+
+
+def group_nodes() -> dict[tuple[str, str], dict]:
+    """The config-group options written in Python, ``(group, option) -> node``: the export format
+    (:class:`~auralgen.config.ExportConfig`) and the default mixing (:class:`~auralgen.mixing.MixSpec`);
+    the other mixing options stay YAML files of ``conf/mixing/``."""
+    return {
+        ("export", "parquet"): plain(dataclasses.asdict(ExportConfig())),
+        ("mixing", "default"): plain(DEFAULT_MIXING),
+    }
 
 
 def task_node(cls, name: str) -> dict:
     """The ``task/<name>`` node: every field of ``cls.Config(name=name)`` as plain values. A field
     named like a config group with a ``default`` option (``mixing``) takes that option instead,
     through the node's defaults list, so ``mixing@task.mixing=sequential`` swaps it whole."""
-    import dataclasses
-
     node = plain(dataclasses.asdict(cls.Config(name=name)))
-    groups = [k for k, v in node.items() if isinstance(v, dict) and conf_path(k, "default.yaml").is_file()]
+    defaults = {group for group, option in group_nodes() if option == "default"}
+    groups = [k for k, v in node.items() if isinstance(v, dict) and k in defaults]
     if not groups:
         return node
     return {"defaults": [*({f"/{k}@{k}": "default"} for k in groups), "_self_"],
@@ -37,13 +56,17 @@ def task_node(cls, name: str) -> dict:
 
 
 def register_configs() -> None:
-    """(Re)build the ``task`` group of Hydra's ConfigStore from the registered tasks (every task
+    """(Re)build the nodes written in Python in Hydra's ConfigStore: the top-level settings, the
+    options of :func:`group_nodes` and the ``task`` group from the registered tasks (every task
     module is imported); a task unregistered since the last call loses its node."""
     from hydra.core.config_store import ConfigStore
 
     from auralgen.tasks.base import TASKS
 
     store = ConfigStore.instance()
+    store.store(name=SETTINGS_NODE, node=settings_node())
+    for (group, option), node in group_nodes().items():
+        store.store(group=group, name=option, node=node)
     store.repo.pop(TASK_GROUP, None)
     for name, cls in TASKS.load_all().items():
         store.store(group=TASK_GROUP, name=name, node=task_node(cls, name))

@@ -1,9 +1,9 @@
 """Scaper-style mix specs: typed distributions for levels and timing, sampled per item.
 
-A :class:`MixSpec` is built from one mapping of ``conf/mixing/*.yaml`` (validated into
-:mod:`auralgen.random` distributions; a bad value raises one
-:class:`~auralgen.errors.ParameterError` line naming key, value and what is allowed) and
-draws, from the item's generator, everything a mix needs that a task does not fix itself:
+A :class:`MixSpec` is built from one mixing mapping (``mixing=default`` is its field defaults,
+``conf/mixing/*.yaml`` the other options), validated into :mod:`auralgen.random` distributions
+(a bad value raises one :class:`~auralgen.errors.ParameterError` line naming key, value and what
+is allowed), and draws, from the item's generator, everything a mix needs that a task does not fix itself:
 
 * ``reference_level`` — level of the loudest component (LUFS or dBFS RMS; roved);
 * ``relative_level`` — each other component's level re the reference (LU or dB, <= 0);
@@ -25,12 +25,13 @@ from typing import Any
 import numpy as np
 
 from auralgen.errors import ParameterError
-from auralgen.mixing.core import DEFAULT_MAX_PEAK, LEVEL_MODES
+from auralgen.mixing.core import LEVEL_MODES
 from auralgen.random import bounded
 
 TIMINGS = ("free", "overlap", "sequential")
 DIST_KEYS = ("reference_level", "relative_level", "duration_s", "lead_s", "gap_s", "overlap_s")
 FIELDS = ("level_mode", "timing", "clip_s", "max_peak", *DIST_KEYS)
+MAX_PEAK = 0.8913  # -1 dBFS (10**(-1/20) = 0.891251) to 4 digits, as the shipped mixing config has always had it
 
 
 # the bounds of each distribution's support: (low, high)
@@ -55,7 +56,7 @@ class MixSpec:
     level_mode: str = "lufs"  # lufs (BS.1770) | db (dBFS RMS)
     timing: str = "free"  # free | overlap | sequential
     clip_s: float = 4.5  # mix length, s
-    max_peak: float = DEFAULT_MAX_PEAK  # -1 dBFS: one global gain scales the mix down to this peak
+    max_peak: float = MAX_PEAK  # -1 dBFS: one global gain scales the mix down to this peak
     reference_level: Any = (-30.0, -22.0)  # loudest sound, LUFS (roved)
     relative_level: Any = (-10.0, 0.0)  # each other sound re the loudest, LU (<= 0)
     duration_s: Any = (0.6, 1.2)  # each sound's length, s
@@ -161,5 +162,5 @@ class MixSpec:
 DEFAULT_MIXING: dict[str, Any] = {
     f.name: list(f.default) if isinstance(f.default, tuple) else f.default for f in fields(MixSpec)
 }
-"""The default mixing config as plain values: :class:`MixSpec`'s field defaults (``conf/mixing/default.yaml``
-repeats them so that Hydra overrides such as ``task.mixing.clip_s=6`` find their keys)."""
+"""The default mixing config as plain values: :class:`MixSpec`'s field defaults (the command line stores
+them as the ``mixing/default`` config node, so that overrides such as ``task.mixing.clip_s=6`` find their keys)."""

@@ -32,7 +32,7 @@ def test_task_selects_every_dataclass_default_and_validates(name):
     ]
     swapped = {
         g.split("@")[1] for g in groups
-    }  # fields a config group fills (mixture.mixing: conf/mixing/default.yaml)
+    }  # fields a config group fills (mixture.mixing: the mixing/default node, MixSpec's defaults)
     assert {k: v for k, v in got.items() if k not in swapped} == {k: v for k, v in want.items() if k not in swapped}
     assert all(set(got[k]) == set(want[k]) for k in swapped)
     (task,) = validate(cfg).tasks

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from auralgen.tasks.base import task_class, task_names
+from auralgen.tasks.base import TASKS, task_class, task_names
 from auralgen.validation.balance import AnswerBalance
 from auralgen.validation.checks import AudioCheck, IdentityCheck, LabelCheck
 from auralgen.validation.read import Check, Observed, dataset_shards, iter_items, observe, tasks_for
@@ -88,8 +88,9 @@ class ListenerAccuracy(Check):
         self.heard: dict[tuple, list] = defaultdict(lambda: [0, 0, None, None])  # n, correct, value, unit
 
     def listens(self, seen: Observed) -> bool:
-        """Whether the row's task binds a listener (``listener.LISTENERS``: the tasks that do)."""
-        return seen.row["task"] in self.listener.LISTENERS
+        """Whether the row's task is known and binds a listener (``Task.listener`` is not None)."""
+        name = seen.row["task"]
+        return name in TASKS and task_class(name).listener is not None
 
     def observe(self, seen: Observed) -> None:
         if not seen.audible or not self.listens(seen):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ class Item:
     flac_bytes: int
     paths: list[str]
     error: str | None = None
+    clip_bytes: list[int] = field(default_factory=list)  # FLAC bytes of each clip (``flac_bytes``: their sum)
 
 
 def dataset_shards(path) -> list[Path]:
@@ -69,8 +70,9 @@ def iter_items(path, *, batch_rows: int = 16) -> Iterator[Item]:
                         err = "no audio clips"
                 except Exception as exc:  # noqa: BLE001 - any decoder failure is a bad row
                     err = f"audio does not decode: {exc}"
-                yield Item(row, rel, None if err else clips, rate, sum(len(e["bytes"] or b"") for e in audio),
-                           [e.get("path") or "" for e in audio], err)  # fmt: skip
+                sizes = [len(e["bytes"] or b"") for e in audio]
+                yield Item(row, rel, None if err else clips, rate, sum(sizes), [e.get("path") or "" for e in audio],
+                           err, sizes)  # fmt: skip
 
 
 def run_config_of(manifest: dict, path) -> RunConfig:

@@ -1,0 +1,383 @@
+"""Learned controls: can a model that never hears the audio answer the items?
+
+Each control is trained on one dataset (seed A, or a train split) and tested on another (seed B),
+task by task; none of them sees the audio content:
+
+- ``text_prior`` (a): the option text most often right in training, per task and question template
+  (the question with its numbers masked; the level is not visible to a model, so it is not used);
+- ``option_text`` (b): a conditional-logit model on token features of the question and each option
+  string (option words, the whole option, question word x option word pairs), L2-regularised;
+- ``metadata`` (c): k nearest neighbours (k chosen by leave-one-out on the training set) on
+  everything but the audio content -- number of clips, sample rate, channels, and per clip its
+  duration, FLAC byte size, RMS and peak level, plus the clips' ranks by each of these -- voting for
+  the answer text;
+- ``position_prior`` (d): the answer position most often right in training.
+
+Per task the report gives each control's test accuracy with its 95 % Wilson interval, the stated
+chance (mean ``1/options``), the *balanced* chance (mean ``1/k``, k = the item's options whose text is
+ever right in training: what a prior reaches when the texts that can be right are balanced), the
+*honest* chance (the best of (a), (d) and the stated chance: the accuracy of the best audio-free
+rule), ``n`` and the minimum detectable effect at that ``n`` (the accuracy above the honest chance a
+one-sided binomial test at alpha 0.05 detects with 80 % power). Flags, with ``n >= MIN_ITEMS``:
+
+- ``control``: (b) or (c) exceeds the honest chance by more than ``MARGIN`` (a learned shortcut);
+- ``prior``: (a) or (d) exceeds the stated chance by more than ``MARGIN``: the answer texts or
+  positions are unbalanced, or some options are never right, so the stated chance is not the real
+  one (the balanced chance column tells the two causes apart: a prior at the balanced chance means
+  only never-right options);
+
+each only when the excess is also significant (one-sided binomial p < ``ALPHA``), so that sampling
+noise at a few hundred items does not fail a balanced dataset. A task with fewer than ``MIN_ITEMS``
+test items is reported as "too few items to call clean", never as clean.
+
+Examples
+--------
+>>> report = audit_controls("data/seed0", "data/seed1")   # doctest: +SKIP
+>>> print(report.table())                                  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import optimize, stats
+
+from auralgen.validation.read import Item, iter_items
+
+CONTROLS = ("text_prior", "option_text", "metadata", "position_prior")
+MARGIN = 0.02  # a control may exceed its chance by this much (2 pp) ...
+ALPHA = 0.05  # ... unless the excess is also significant at this level (one-sided binomial)
+POWER = 0.8  # the minimum detectable effect is the excess found with this probability
+MIN_ITEMS = 200  # test items per task below which a task is never called clean
+K_CHOICES = (1, 3, 9, 27)  # the metadata model's k, chosen by leave-one-out on the training set
+L2 = 1.0  # the option-text model's ridge penalty (on the summed log-likelihood)
+_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One item as the controls see it: no audio content, no params, no level.
+
+    ``meta``: the metadata features (name -> float), see :func:`metadata`.
+    """
+
+    task: str
+    question: str
+    options: tuple[str, ...]
+    answer: int
+    meta: dict[str, float]
+
+    @property
+    def template(self) -> str:
+        """The question with its numbers masked (``#``): the question template."""
+        return _NUMBER.sub("#", self.question)
+
+
+def metadata(item: Item) -> dict[str, float]:
+    """Everything about an item but its audio content: clip count, rate, channels, and per clip
+    ``dur_s``, ``bytes`` (FLAC), ``rms_db``, ``peak_db`` and the clip's rank by each of them."""
+    clips = item.clips or []
+    out = {"n_clips": float(len(clips)), "sample_rate": float(item.sample_rate), "bytes": float(item.flac_bytes),
+           "channels": float(clips[0].shape[0]) if clips else 0.0}  # fmt: skip
+    per = defaultdict(list)
+    for i, x in enumerate(clips):
+        y = np.asarray(x, np.float64)
+        per["dur_s"].append(y.shape[-1] / max(item.sample_rate, 1))
+        per["bytes"].append(float(item.clip_bytes[i]) if i < len(item.clip_bytes) else 0.0)
+        rms, peak = float(np.sqrt(np.mean(y**2))) if y.size else 0.0, float(np.max(np.abs(y))) if y.size else 0.0
+        per["rms_db"].append(20 * math.log10(rms) if rms > 0 else -300.0)
+        per["peak_db"].append(20 * math.log10(peak) if peak > 0 else -300.0)
+    for name, values in per.items():
+        ranks = np.argsort(np.argsort(values, kind="stable"), kind="stable")
+        for i, (v, r) in enumerate(zip(values, ranks, strict=True)):
+            out[f"clip{i}.{name}"] = float(v)
+            out[f"clip{i}.{name}_rank"] = float(r)
+    return out
+
+
+def samples(path) -> list[Sample]:
+    """Every item of the dataset at ``path`` as a :class:`Sample` (audio decoded once, then dropped)."""
+    out = []
+    for item in iter_items(path):
+        row = item.row
+        out.append(Sample(row["task"], row["question"] or "", tuple(row["options"]), int(row["answer_index"]),
+                          metadata(item)))  # fmt: skip
+    return out
+
+
+# --- the four controls: fit(train samples of one task), predict(sample) -> option index -------------
+
+
+def _argmax(scores) -> int:
+    """Index of the highest score; ties go to the lowest index (deterministic)."""
+    return int(np.argmax(np.asarray(scores, dtype=np.float64)))
+
+
+class TextPrior:
+    """(a) The option text most often right in training (per question template, else per task);
+    a text's score is its smoothed rate of being right when offered, ``(right + 1) / (offered + 2)``."""
+
+    def fit(self, train: list[Sample]) -> TextPrior:
+        self.right, self.offered = Counter(), Counter()
+        for s in train:
+            for key in (s.template, None):
+                self.offered.update((key, o) for o in s.options)
+                self.right[(key, s.options[s.answer])] += 1
+        self.templates = {s.template for s in train}
+        return self
+
+    def scores(self, s: Sample) -> list[float]:
+        key = s.template if s.template in self.templates else None
+        return [(self.right[(key, o)] + 1) / (self.offered[(key, o)] + 2) for o in s.options]
+
+    def predict(self, s: Sample) -> int:
+        return _argmax(self.scores(s))
+
+
+class PositionPrior:
+    """(d) The answer position most often right in training (among the item's positions)."""
+
+    def fit(self, train: list[Sample]) -> PositionPrior:
+        self.counts = Counter(s.answer for s in train)
+        return self
+
+    def predict(self, s: Sample) -> int:
+        return _argmax([self.counts[i] for i in range(len(s.options))])
+
+
+def _pair_tokens(question: str, option: str) -> list[str]:
+    """Token features of one (question, option) pair: option words, the whole option, and
+    question word x option word pairs (lower case, numbers kept as words)."""
+    q, o = set(_WORD.findall(question.lower())), sorted(set(_WORD.findall(option.lower())))
+    return [f"o:{w}" for w in o] + [f"O:{option.strip().lower()}"] + [f"q:{a}|o:{b}" for a in sorted(q) for b in o]
+
+
+class OptionText:
+    """(b) A conditional-logit choice model: ``P(option j) = softmax_j(w . phi(question, option_j))``
+    with binary token features ``phi`` (:func:`_pair_tokens`), fitted by L-BFGS with an L2 penalty."""
+
+    def fit(self, train: list[Sample]) -> OptionText:
+        vocab = sorted({t for s in train for o in s.options for t in _pair_tokens(s.question, o)})
+        self.index = {t: i for i, t in enumerate(vocab)}
+        x, groups, answers = self._design(train)
+        w0 = np.zeros(len(vocab))
+        if len(vocab) and train:
+            res = optimize.minimize(_logit_loss, w0, args=(x, groups, answers), jac=True, method="L-BFGS-B",
+                                    options={"maxiter": 200})  # fmt: skip
+            w0 = res.x
+        self.w = w0
+        return self
+
+    def _design(self, data: list[Sample]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rows = (item, option) pairs: features, the item's row offsets, the answer's row."""
+        rows = [(s, o) for s in data for o in s.options]
+        x = np.zeros((len(rows), len(self.index)))
+        for r, (s, o) in enumerate(rows):
+            cols = [self.index[t] for t in _pair_tokens(s.question, o) if t in self.index]
+            x[r, cols] = 1.0
+        sizes = np.array([len(s.options) for s in data], dtype=np.int64)
+        groups = np.concatenate([[0], np.cumsum(sizes)])
+        answers = groups[:-1] + np.array([s.answer for s in data], dtype=np.int64)
+        return x, groups, answers
+
+    def predict(self, s: Sample) -> int:
+        x, _, _ = self._design([s])
+        return _argmax(x @ self.w)
+
+
+def _logit_loss(w: np.ndarray, x: np.ndarray, groups: np.ndarray, answers: np.ndarray):
+    """Negative conditional log-likelihood + ``L2/2 |w|^2`` and its gradient."""
+    z = x @ w
+    loss, grad_z = 0.0, np.zeros_like(z)
+    for a, b, ans in zip(groups[:-1], groups[1:], answers, strict=True):
+        zz = z[a:b] - z[a:b].max()
+        p = np.exp(zz) / np.exp(zz).sum()
+        loss -= math.log(max(p[ans - a], 1e-300))
+        grad_z[a:b] = p
+        grad_z[ans] -= 1.0
+    return loss + 0.5 * L2 * float(w @ w), x.T @ grad_z + L2 * w
+
+
+class Metadata:
+    """(c) k nearest neighbours on the standardised metadata features (:func:`metadata`), voting
+    for the answer text among the item's options; k from ``K_CHOICES`` by leave-one-out accuracy on
+    the training set; ties go to the text prior's order, then the lowest index."""
+
+    def fit(self, train: list[Sample]) -> Metadata:
+        self.names = sorted({k for s in train for k in s.meta})
+        x = self._matrix(train)
+        self.mean, self.std = x.mean(axis=0), x.std(axis=0)
+        self.std[self.std == 0] = 1.0
+        self.x, self.train = (x - self.mean) / self.std, train
+        self.prior = TextPrior().fit(train)
+        d = _sq_distances(self.x, self.x)
+        np.fill_diagonal(d, np.inf)
+        order = np.argsort(d, axis=1, kind="stable")
+        best = max(K_CHOICES, key=lambda k: (sum(self._vote(s, order[i, :k]) == s.answer
+                                                 for i, s in enumerate(train)), -k))  # fmt: skip
+        self.k = min(best, max(len(train) - 1, 1))
+        return self
+
+    def _matrix(self, data: list[Sample]) -> np.ndarray:
+        return np.array([[s.meta.get(k, 0.0) for k in self.names] for s in data], dtype=np.float64).reshape(
+            len(data), len(self.names)
+        )
+
+    def _vote(self, s: Sample, neighbours) -> int:
+        votes = Counter(self.train[j].options[self.train[j].answer] for j in neighbours)
+        prior = self.prior.scores(s)
+        return _argmax([votes[o] + 1e-3 * p for o, p in zip(s.options, prior, strict=True)])
+
+    def predict(self, s: Sample) -> int:
+        d = _sq_distances((self._matrix([s]) - self.mean) / self.std, self.x)[0]
+        return self._vote(s, np.argsort(d, kind="stable")[: self.k])
+
+
+def _sq_distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Squared Euclidean distances ``[len(a), len(b)]``."""
+    return np.maximum((a**2).sum(1)[:, None] + (b**2).sum(1)[None, :] - 2 * a @ b.T, 0.0)
+
+
+MODELS = {"text_prior": TextPrior, "option_text": OptionText, "metadata": Metadata, "position_prior": PositionPrior}
+
+
+# --- statistics ----------------------------------------------------------------------------------
+
+
+def wilson(correct: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The 95 % Wilson score interval of ``correct / n`` (``(0, 1)`` when ``n == 0``)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = correct / n
+    centre, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, (centre - half) / (1 + z * z / n)), min(1.0, (centre + half) / (1 + z * z / n))
+
+
+def p_above(correct: int, n: int, chance: float) -> float:
+    """One-sided binomial p-value of ``correct`` out of ``n`` against accuracy ``chance``."""
+    if n == 0 or chance >= 1.0:
+        return 1.0
+    return float(stats.binom.sf(correct - 1, n, chance))
+
+
+def min_detectable_effect(n: int, chance: float, *, alpha: float = ALPHA, power: float = POWER) -> float:
+    """The smallest accuracy above ``chance`` a one-sided exact binomial test at ``alpha`` detects
+    with probability ``power`` on ``n`` items (``1 - chance`` when no accuracy would)."""
+    if n == 0 or chance >= 1.0:
+        return 1.0 - min(chance, 1.0)
+    critical = int(stats.binom.isf(alpha, n, chance)) + 1  # smallest count with P(X >= count) <= alpha
+    while critical > 0 and stats.binom.sf(critical - 2, n, chance) <= alpha:
+        critical -= 1
+    if critical > n:
+        return 1.0 - chance
+    lo, hi = chance, 1.0
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if stats.binom.sf(critical - 1, n, mid) >= power else (mid, hi)
+    return hi - chance
+
+
+# --- the audit -----------------------------------------------------------------------------------
+
+
+@dataclass
+class ControlsReport:
+    """Result of :func:`audit_controls`: one row per task (see the module docstring), the flags
+    (``{audit, task, detail}``, audit = ``control`` or ``prior``) and the verdict."""
+
+    train: str
+    test: str
+    tasks: list[dict] = field(default_factory=list)
+    flags: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        """``fail`` (a flag), ``too few items`` (a task with n < MIN_ITEMS, no flag) or ``clean``."""
+        if self.flags:
+            return "fail"
+        if not self.tasks or any(t["status"] == "too few items" for t in self.tasks):
+            return "too few items"
+        return "clean"
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == "clean"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"train": self.train, "test": self.test, "verdict": self.verdict, "ok": self.ok,
+                "tasks": self.tasks, "flags": self.flags, "notes": self.notes}  # fmt: skip
+
+    def table(self) -> str:
+        """The per-task table: controls' accuracy against the chance levels, n and MDE."""
+        short = {"text_prior": "text", "option_text": "words", "metadata": "meta", "position_prior": "pos"}
+        head = (f"{'task':<22} {'n':>5} {'1/opt':>6} {'bal':>6} {'honest':>6} {'MDE':>6} "
+                + " ".join(f"{short[c]:>14}" for c in CONTROLS) + "  status")  # fmt: skip
+        out = [f"learned controls: trained on {self.train}, tested on {self.test} -> {self.verdict.upper()}", head]
+        for t in self.tasks:
+            cells = []
+            for c in CONTROLS:
+                r = t["controls"][c]
+                cells.append(f"{r['accuracy']:>5.1%} [{r['ci'][0]:.0%},{r['ci'][1]:.0%}]".rjust(14))
+            out.append(f"{t['task']:<22} {t['n']:>5} {t['stated_chance']:>6.1%} {t['balanced_chance']:>6.1%} "
+                       f"{t['honest_chance']:>6.1%} {t['mde']:>6.1%} " + " ".join(cells) + f"  {t['status']}")  # fmt: skip
+        out += [f"flag [{f['audit']}] {f['task']}: {f['detail']}" for f in self.flags]
+        out += [f"note: {n}" for n in self.notes]
+        out.append(f"columns: text=(a) answer-text prior, words=(b) option-text model, meta=(c) metadata kNN, "
+                   f"pos=(d) position prior; bal = 1/(options ever right in training); honest = best of text, "
+                   f"pos, 1/opt; MDE at alpha {ALPHA:g}, power {POWER:.0%}; flags need n >= {MIN_ITEMS}")  # fmt: skip
+        return "\n".join(out)
+
+
+def audit_controls(train_dir, test_dir, *, min_items: int = MIN_ITEMS) -> ControlsReport:
+    """Train the four controls on the dataset at ``train_dir`` and test them on ``test_dir``, per task.
+
+    Raises
+    ------
+    ParameterError
+        If either path is not a dataset directory.
+    """
+    train, test = samples(train_dir), samples(test_dir)
+    report = ControlsReport(str(train_dir), str(test_dir))
+    by_task = defaultdict(list)
+    for s in train:
+        by_task[s.task].append(s)
+    for name in sorted({s.task for s in test}):
+        held = [s for s in test if s.task == name]
+        if not by_task.get(name):
+            report.notes.append(f"task {name!r} has no training items in {train_dir}: not tested")
+            continue
+        report.tasks.append(task_controls(name, by_task[name], held, report, min_items=min_items))
+    return report
+
+
+def task_controls(name: str, train: list[Sample], test: list[Sample], report: ControlsReport, *,
+                  min_items: int = MIN_ITEMS) -> dict:  # fmt: skip
+    """One task's row of the report (and its flags added to ``report``)."""
+    n = len(test)
+    correct = {c: sum(m.predict(s) == s.answer for s in test) for c, m in
+               ((c, MODELS[c]().fit(train)) for c in CONTROLS)}  # fmt: skip
+    stated = float(np.mean([1 / len(s.options) for s in test]))
+    ever = {s.options[s.answer] for s in train}
+    balanced = float(np.mean([1 / max(1, sum(o in ever for o in s.options)) for s in test]))
+    honest = max(correct["text_prior"] / n, correct["position_prior"] / n, stated)
+    row = {"task": name, "n": n, "n_train": len(train), "stated_chance": stated, "balanced_chance": balanced,
+           "honest_chance": honest, "mde": min_detectable_effect(n, honest), "controls": {}}  # fmt: skip
+    flagged = False
+    for c in CONTROLS:
+        ref, audit = (stated, "prior") if c in ("text_prior", "position_prior") else (honest, "control")
+        acc, p = correct[c] / n, p_above(correct[c], n, ref)
+        row["controls"][c] = {"correct": correct[c], "accuracy": acc, "ci": list(wilson(correct[c], n)),
+                              "chance": ref, "excess": acc - ref, "p": p}  # fmt: skip
+        if n >= min_items and acc - ref > MARGIN and p < ALPHA:
+            flagged = True
+            report.flags.append({"audit": audit, "task": name, "detail": f"{c} {acc:.1%} on {n} items vs "
+                                 f"{'stated' if audit == 'prior' else 'honest'} chance {ref:.1%} (p={p:.2g})"})  # fmt: skip
+    row["status"] = "fail" if flagged else ("too few items" if n < min_items else "clean")
+    return row

@@ -192,15 +192,16 @@ class OptionText:
 
 
 def _logit_loss(w: np.ndarray, x: np.ndarray, groups: np.ndarray, answers: np.ndarray):
-    """Negative conditional log-likelihood + ``L2/2 |w|^2`` and its gradient."""
+    """Negative conditional log-likelihood + ``L2/2 |w|^2`` and its gradient (rows of one item are
+    contiguous: ``groups`` holds their offsets)."""
     z = x @ w
-    loss, grad_z = 0.0, np.zeros_like(z)
-    for a, b, ans in zip(groups[:-1], groups[1:], answers, strict=True):
-        zz = z[a:b] - z[a:b].max()
-        p = np.exp(zz) / np.exp(zz).sum()
-        loss -= math.log(max(p[ans - a], 1e-300))
-        grad_z[a:b] = p
-        grad_z[ans] -= 1.0
+    starts, sizes = groups[:-1], np.diff(groups)
+    z = z - np.repeat(np.maximum.reduceat(z, starts), sizes)
+    e = np.exp(z)
+    total = np.add.reduceat(e, starts)
+    grad_z = e / np.repeat(total, sizes)
+    grad_z[answers] -= 1.0
+    loss = float(np.sum(np.log(total)) - np.sum(z[answers]))
     return loss + 0.5 * L2 * float(w @ w), x.T @ grad_z + L2 * w
 
 

@@ -7,6 +7,7 @@ written for a model, every channel kept).
 
 from __future__ import annotations
 
+import functools
 import glob
 import json
 import os
@@ -22,8 +23,17 @@ from auralgen.core.schema import eval_columns
 from auralgen.errors import ParameterError
 from auralgen.export.audio import decode_flac
 from auralgen.export.parquet import sha256_file
+from auralgen.tasks.base import AudioConfig, Task, task_class
 
 _COLUMNS = eval_columns()  # the columns of the item schema the evaluator reads
+
+
+@functools.cache
+def _task(name: str) -> Task:
+    """A task object of ``name`` at its default config: what it states of an item comes from the
+    item's ``params`` alone (:meth:`~auralgen.tasks.base.Task.eval_fields`), not from the config."""
+    cls = task_class(name)
+    return cls(cls.Config(name=name), AudioConfig())
 
 
 @dataclass(frozen=True)
@@ -54,7 +64,8 @@ class Item:
         return self.options[self.answer_index]
 
     def record_fields(self) -> dict:
-        """Metadata copied into every scoring record of this item."""
+        """Metadata copied into every scoring record of this item, with the fields its task adds
+        (:meth:`~auralgen.tasks.base.Task.eval_fields`)."""
         rec = {
             "id": self.id,
             "task": self.task,
@@ -66,12 +77,8 @@ class Item:
             "regime": self.regime,
             "n_options": len(self.options),
         }
-        if "difference_unit" in self.params:  # the task states its stimulus difference (larger = easier)
-            rec["difference"] = float(self.params["difference"])
-            rec["difference_unit"] = str(self.params["difference_unit"])
-        if "freq_hz" in self.params:
-            rec["frequency_hz"] = float(self.params["freq_hz"])
-            rec["tone_position"] = self.params.get("position", "")
+        # what the task states of this item: its stimulus difference (larger = easier), a tone's frequency ...
+        rec.update(_task(self.task).eval_fields(self.params))
         return rec
 
 

@@ -50,6 +50,18 @@ def test_random_baseline_end_to_end(tiny_dataset, tmp_path):
     assert "| random | random |" in board and "pitch_relative" in board
 
 
+def test_records_carry_the_fields_the_task_states(tiny_dataset):
+    """record_fields adds the task's eval_fields: the audiogram's tone frequency and half, nothing for the others."""
+    items = load_items(tiny_dataset)
+    for it in items:
+        rec = it.record_fields()
+        if it.task == "audiogram" and "freq_hz" in it.params:
+            assert (rec["frequency_hz"], rec["tone_position"]) == (float(it.params["freq_hz"]), it.params["position"])
+        else:
+            assert not {"frequency_hz", "tone_position", "difference", "difference_unit"} & set(rec), it.task
+    assert sum("frequency_hz" in it.record_fields() for it in items) == 3  # one audiogram item per level
+
+
 def test_rotations_override_and_rotated_options_are_cached(tiny_dataset, tmp_path):
     evaluate(tiny_dataset, tmp_path / "r", "model=constant", "eval.rotations=2", "tasks=[pitch_relative]")
     lines = [json.loads(ln) for ln in (tmp_path / "r" / "replies.jsonl").read_text().splitlines()]

@@ -1,0 +1,126 @@
+"""The level domain of an adaptive track: which values a task can be asked at, on which axis.
+
+The rule (one per task, from what the task already declares -- no table names a task):
+
+* **values** -- the positive values of the task's grid ``cfg.levels`` (0, the "same" level of a
+  two-interval task, does not lie on the detection curve and is left out);
+* **easier end** -- ``task.audit.listener_easiest``: ``"max"`` (a larger value is easier: a larger
+  pitch, loudness or duration difference, a wider azimuth separation) or ``"min"`` (a smaller value
+  is easier: a nearer distance pair);
+* **scale** -- ``"log"`` when the positive grid spans a ratio of at least :data:`LOG_SPAN`
+  (every relative task today), else ``"lin"``;
+* **range** -- the grid's range, extended on its *hard* side by the factor ``extend`` (log) or by
+  ``extend - 1`` grid spans (lin) when the hard side is the small end, so a listener better than
+  the grid's hardest level still gets a number; never extended where the hard side is the large
+  end (a farther source may not fit the task's room).
+
+A task is offered when it is relative (``regime == "relative"``), samples at any value (its
+:meth:`~auralgen.tasks.base.Task.sample` accepts ``Level(index=None, value=v)``) and has at
+least two positive grid values.
+
+Adaptive procedures work on an internal axis ``u`` on which larger is easier:
+``u = +-log10(value)`` (log) or ``u = +-value`` (lin), the sign from the easier end.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from auralgen.errors import ParameterError
+
+__all__ = ["LOG_SPAN", "LevelDomain", "domain_for"]
+
+LOG_SPAN = 4.0  # a positive grid spanning at least this ratio is searched on a log axis
+
+
+@dataclass(frozen=True)
+class LevelDomain:
+    """Values ``low <= v <= high`` (in ``unit``) on a ``"log"`` or ``"lin"`` axis; ``easier`` is
+    ``"larger"`` or ``"smaller"``.
+
+    Examples
+    --------
+    >>> d = LevelDomain(6.25, 1200.0, "cents", scale="log", easier="larger")
+    >>> round(d.to_value(d.to_axis(100.0)), 6), d.to_axis(10.0)
+    (100.0, 1.0)
+    """
+
+    low: float
+    high: float
+    unit: str
+    scale: str = "log"
+    easier: str = "larger"
+
+    def __post_init__(self):
+        if self.scale not in ("log", "lin"):
+            raise ParameterError(f"domain scale={self.scale!r} is unknown; allowed: log, lin")
+        if self.easier not in ("larger", "smaller"):
+            raise ParameterError(f"domain easier={self.easier!r} is unknown; allowed: larger, smaller")
+        if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low < self.high):
+            raise ParameterError(f"domain [{self.low!r}, {self.high!r}] is empty; allowed: finite low < high")
+        if self.scale == "log" and self.low <= 0:
+            raise ParameterError(f"log domain low={self.low!r} is not positive; allowed: low > 0")
+
+    @property
+    def sign(self) -> float:
+        return 1.0 if self.easier == "larger" else -1.0
+
+    def to_axis(self, value):
+        """The internal axis ``u`` of ``value`` (larger = easier)."""
+        v = np.asarray(value, dtype=float)
+        u = self.sign * (np.log10(v) if self.scale == "log" else v)
+        return float(u) if u.ndim == 0 else u
+
+    def to_value(self, u):
+        """The level value of axis point ``u`` (inverse of :meth:`to_axis`)."""
+        u = np.asarray(u, dtype=float) * self.sign
+        v = 10.0**u if self.scale == "log" else u
+        return float(v) if v.ndim == 0 else v
+
+    def axis(self, n: int) -> np.ndarray:
+        """``n`` evenly spaced axis points from the hardest to the easiest value."""
+        ends = sorted((self.to_axis(self.low), self.to_axis(self.high)))
+        return np.linspace(ends[0], ends[1], int(n))
+
+    def hard_value(self) -> float:
+        return self.low if self.easier == "larger" else self.high
+
+    def easy_value(self) -> float:
+        return self.high if self.easier == "larger" else self.low
+
+    def to_dict(self) -> dict:
+        return {"low": self.low, "high": self.high, "unit": self.unit, "scale": self.scale, "easier": self.easier}
+
+
+def domain_for(task, *, extend: float = 16.0) -> LevelDomain:
+    """The :class:`LevelDomain` of ``task`` by the rule of the module docstring.
+
+    Raises
+    ------
+    ParameterError
+        When the task is not relative, has fewer than two positive grid values, or states no
+        easier end (``audit.listener_easiest`` None).
+    """
+    name = task.name
+    if task.regime != "relative":
+        raise ParameterError(
+            f"task {name} has regime={task.regime!r}; allowed in mode=adaptive: a relative task (a difference level)"
+        )
+    values = sorted(float(v) for v in task.cfg.levels if float(v) > 0)
+    easiest = task.audit.listener_easiest
+    if len(values) < 2 or easiest is None:
+        raise ParameterError(
+            f"task {name} has levels={list(task.cfg.levels)!r}, easiest end {easiest!r}; allowed in mode=adaptive: "
+            "at least two positive levels and audit.listener_easiest 'max' or 'min'"
+        )
+    if not extend >= 1.0:
+        raise ParameterError(f"adaptive.extend={extend!r} is too small; allowed: >= 1")
+    lo, hi = values[0], values[-1]
+    easier = "larger" if easiest == "max" else "smaller"
+    scale = "log" if hi / lo >= LOG_SPAN else "lin"
+    if easier == "larger":  # the hard side is the small end: extend it downwards
+        lo = lo / extend if scale == "log" else max(lo - (extend - 1.0) * (hi - lo), lo / extend)
+    return LevelDomain(lo, hi, task.level_unit, scale=scale, easier=easier)

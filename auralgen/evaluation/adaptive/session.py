@@ -1,0 +1,172 @@
+"""Adaptive evaluation: one QUEST+ track per task, items generated at the values it asks for.
+
+:func:`run_track` is the loop every track runs -- ask the procedure for a value, get the outcome
+of a trial there from a *responder* (``respond(trial, value) -> record``), update, until the
+procedure is done. Responders: :class:`ItemResponder` (makes the item and asks a model through a
+:class:`~.trials.TrialAsker`, or, replaying, takes the reply stored in ``trials.jsonl`` and checks
+the regenerated item is the one asked), or a
+:class:`~.observers.SimulatedObserver` (no audio).
+
+:func:`run_adaptive` runs a list of tasks against a model: it writes every trial to
+``<out>/trials.jsonl`` as it is asked and the thresholds to ``<out>/adaptive.json``.
+``replay=True`` asks nothing: the replies come from ``<out>/trials.jsonl`` and the run must
+reproduce the same sequence of values (a :class:`ParameterError` names the first trial that
+differs), so the thresholds can be recomputed with no model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from auralgen.errors import ParameterError
+from auralgen.tasks.base import Task
+
+from ..procedure import Procedure
+from .domain import domain_for
+from .quest import QuestPlusProcedure, QuestSettings
+from .trials import TrialAsker, make_trial_item, read_trials, trial_presentation, trial_record
+
+__all__ = ["ItemResponder", "TrackResult", "run_adaptive", "run_track", "track_summary"]
+
+
+@dataclass(frozen=True)
+class TrackResult:
+    """A finished track: its procedure (estimate, posterior) and the records of its trials."""
+
+    name: str
+    procedure: QuestPlusProcedure | Procedure
+    records: list[dict]
+
+
+def run_track(name: str, procedure: Procedure, respond: Callable[[int, float], dict]) -> TrackResult:
+    """Run ``procedure`` to its stop rule; ``respond(trial, value)`` returns a record with ``correct``."""
+    records: list[dict] = []
+    while not procedure.done():
+        value = procedure.next_level()
+        rec = respond(len(records), value)
+        procedure.update(value, bool(rec["correct"]))
+        records.append(rec)
+    return TrackResult(name, procedure, records)
+
+
+class ItemResponder:
+    """Makes the item of each trial of ``task`` and gets its reply: from ``asker`` (a model) or from
+    ``stored`` records (replay; the regenerated item must be the recorded one). Each record goes to ``sink``."""
+
+    def __init__(self, task: Task, *, seed: int, track: str, asker: TrialAsker | None = None,
+                 stored: dict | None = None, sink: Callable[[dict], None] = lambda rec: None):  # fmt: skip
+        if (asker is None) == (stored is None):
+            raise ParameterError("ItemResponder needs a model (asker) or stored replies (replay); allowed: exactly one")
+        self.task, self.seed, self.track = task, seed, track
+        self.asker, self.stored, self.sink = asker, stored, sink
+
+    def __call__(self, trial: int, value: float) -> dict:
+        made = make_trial_item(self.task, value, seed=self.seed, track=self.track, trial=trial)
+        p = trial_presentation(made.item, trial)
+        if self.stored is None:
+            reply, error = self.asker.ask(made.item, p)
+            rec = trial_record(self.track, trial, made, p, reply, error)
+        else:
+            old = self.stored.get((self.track, trial))
+            rec = trial_record(self.track, trial, made, p, old and old["reply"], old and old["error"])
+            _check_replay(old, rec)
+        self.sink(rec)
+        return rec
+
+
+def _check_replay(old: dict | None, new: dict) -> None:
+    where = f"replay: track {new['track']} trial {new['trial']}"
+    if old is None:
+        raise ParameterError(f"{where} was not recorded; allowed: a trials.jsonl holding the whole run")
+    for key in ("level_value", "audio_sha256", "presented", "truth"):
+        if old.get(key) != new[key]:
+            raise ParameterError(
+                f"{where}: {key} is {new[key]!r}, the recorded run had {old.get(key)!r}; "
+                "allowed: the same seed, task config and settings as the recorded run"
+            )
+
+
+def track_summary(result: TrackResult) -> dict:
+    """The JSON-able report of one track: threshold, 95 % interval, trials, status, the track of values and outcomes."""
+    est = result.procedure.estimate()
+    summary = {
+        "track": result.name,
+        "threshold": None if est.threshold == float("inf") else est.threshold,
+        "ci95": [None if v == float("inf") else v for v in est.ci95],
+        "n_trials": est.n_trials,
+        **est.posterior,
+        "levels": [round(r["level_value"], 6) for r in result.records],
+        "correct": [bool(r["correct"]) for r in result.records],
+    }
+    if hasattr(result.procedure, "marginal"):
+        summary["posterior_threshold"] = result.procedure.marginal()
+    return summary
+
+
+def run_adaptive(tasks: list[Task], adapter=None, *, out: str | Path, seed: int = 0,
+                 settings: QuestSettings | None = None, extend: float = 16.0, instruction: str = "",
+                 keep_audio: bool = False, replay: bool = False, overwrite: bool = False, log=print) -> dict:  # fmt: skip
+    """One QUEST+ track per task against ``adapter`` (or the stored replies with ``replay``); see the module docstring.
+
+    Returns the results written to ``<out>/adaptive.json``: ``{"tracks": {task: track_summary}, "seed", "settings"}``.
+    """
+    out = Path(out)
+    settings = settings or QuestSettings()
+    trials_path = out / "trials.jsonl"
+    stored = read_trials(trials_path) if replay else None
+    if not replay:
+        if adapter is None:
+            raise ParameterError("run_adaptive: no model; allowed: an adapter, or replay=True with a recorded run")
+        if trials_path.exists() and not overwrite:
+            raise ParameterError(
+                f"out={str(out)!r} already holds trials.jsonl; allowed: replay=true, a new out, or overwrite=true"
+            )
+        out.mkdir(parents=True, exist_ok=True)
+        trials_path.write_text("", encoding="utf-8")
+    asker = None if replay else TrialAsker(adapter, out, instruction=instruction, keep_audio=keep_audio)
+    tracks = {}
+    try:
+        for task in tasks:
+            proc = QuestPlusProcedure(domain_for(task, extend=extend), chance=1.0 / task.n_choices, settings=settings)
+            sink = (lambda rec: None) if replay else _appender(trials_path)
+            respond = ItemResponder(task, seed=seed, track=task.name, asker=asker, stored=stored, sink=sink)
+            tracks[task.name] = track_summary(run_track(task.name, proc, respond))
+            t = tracks[task.name]
+            shown = (
+                t.get("message")
+                or f"{t['threshold']:.4g} {task.level_unit} (95 % CI {t['ci95'][0]:.4g}-{t['ci95'][1]:.4g})"
+            )
+            log(f"{task.name}: {shown}, {t['n_trials']} trials")
+    finally:
+        if asker is not None:
+            asker.close()
+    results = {"tracks": tracks, "seed": seed, "extend": extend, "settings": _plain(settings), "replay": replay}
+    if not replay:
+        (out / "adaptive.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return results
+
+
+def _appender(path: Path) -> Callable[[dict], None]:
+    def append(rec: dict) -> None:
+        with path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(rec, sort_keys=True) + "\n")
+
+    return append
+
+
+def _plain(settings: QuestSettings) -> dict:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(settings).items()}
+
+
+def build_task(name: str, audio=None, **overrides) -> Task:
+    """Task ``name`` with its default config (plus ``overrides``), validated -- for library callers and tests."""
+    from auralgen.tasks.base import AudioConfig, task_class
+
+    cls = task_class(name)
+    audio = audio or AudioConfig()
+    cfg = cls.Config(**overrides)
+    cfg.check(audio, f"tasks.{name}")
+    return cls(cfg, audio)

@@ -1,0 +1,113 @@
+"""Adaptive evaluation (issue 18): domain rule, QUEST+ on simulated observers, real trials, replay."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from auralgen.errors import ParameterError
+from auralgen.evaluation.adapters import build_adapter
+from auralgen.evaluation.adaptive import FlipAdapter, QuestSettings, SimulatedObserver, domain_for, run_adaptive
+from auralgen.evaluation.adaptive.domain import LevelDomain
+from auralgen.evaluation.adaptive.quest import NO_THRESHOLD, QuestPlusProcedure
+from auralgen.evaluation.adaptive.session import build_task, run_track
+from auralgen.evaluation.adaptive.simulate import adaptive_runs, grid_runs, trials_ratio
+
+PITCH = LevelDomain(50 / 16, 1200.0, "cents")
+FAST = QuestSettings(max_trials=40)
+
+
+@pytest.mark.parametrize(
+    "name, low, high, scale, easier",
+    [
+        ("pitch_relative", 50 / 16, 1200.0, "log", "larger"),
+        ("loudness_relative", 4 / 16, 48.0, "log", "larger"),
+        ("duration_relative", 20 / 16, 200.0, "log", "larger"),
+        ("distance_relative", 1.0, 8.0, "log", "smaller"),
+    ],
+)
+def test_domain_rule_from_the_task_grid(name, low, high, scale, easier):
+    d = domain_for(build_task(name))
+    assert (d.low, d.high, d.scale, d.easier) == pytest.approx((low, high, scale, easier))
+    assert d.to_axis(d.easy_value()) > d.to_axis(d.hard_value())  # the axis grows towards the easy end
+
+
+def test_domain_refuses_a_task_that_is_not_relative():
+    with pytest.raises(ParameterError, match=r"task mixture has regime='mixture'; allowed in mode=adaptive"):
+        domain_for(build_task("mixture"))
+
+
+def test_settings_out_of_range_are_refused_in_one_line():
+    with pytest.raises(ParameterError, match=r"adaptive.ci_ratio=1.0; allowed: > 1"):
+        QuestPlusProcedure(PITCH, chance=1 / 3, settings=QuestSettings(ci_ratio=1.0))
+
+
+def test_a_known_observer_is_recovered_and_the_run_stops_on_the_interval():
+    obs = SimulatedObserver(PITCH, threshold=60.0, slope=2.0, chance=1 / 3, seed=3)
+    result = run_track("sim", QuestPlusProcedure(PITCH, chance=1 / 3), obs.respond)
+    est = result.procedure.estimate()
+    assert est.ci95[0] <= 60.0 <= est.ci95[1]
+    assert est.ci95[1] / est.ci95[0] <= 2.0 and est.n_trials < 80  # stopped by the interval, not the budget
+    assert est.posterior["status"] == "ok" and len(result.records) == est.n_trials
+
+
+def test_an_observer_at_chance_gets_no_threshold():
+    obs = SimulatedObserver(PITCH, threshold=1e7, slope=2.0, chance=1 / 3, seed=1)
+    est = run_track("sim", QuestPlusProcedure(PITCH, chance=1 / 3, settings=FAST), obs.respond).procedure.estimate()
+    assert math.isinf(est.threshold) and est.n_trials == 40
+    assert est.posterior["status"] == "beyond_range" and est.posterior["message"] == NO_THRESHOLD
+
+
+def test_coverage_of_the_95_interval_on_simulated_observers():
+    # 20 runs: P(at most 15 covered | true coverage 0.95) = 1.6 %, so >= 16 is the binomial-tolerance bound of 90 %
+    obs = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
+    summary = adaptive_runs(obs, QuestSettings(), n_runs=20, seed=7)
+    assert summary["n_covered"] >= 16, summary
+    assert abs(summary["bias_log10_median"]) < 0.1 and summary["finite"] == 20
+
+
+def test_adaptive_needs_at_least_three_times_fewer_trials_than_the_grid():
+    obs = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
+    adaptive = adaptive_runs(obs, QuestSettings(), n_runs=8, seed=1)
+    grid = [grid_runs(obs, (50, 100, 200, 400, 1200), n, n_runs=8, max_lapse=0.05, n_boot=50) for n in (16, 32)]
+    ratio = trials_ratio(adaptive, grid)
+    assert ratio["factor"] >= 3.0, (adaptive, grid, ratio)
+
+
+def test_real_trials_are_recorded_and_a_replay_gives_the_same_sequence(tmp_path):
+    task = build_task("pitch_relative")
+    settings = QuestSettings(max_trials=16)
+    adapter = build_adapter({"kind": "dsp"}, workdir=tmp_path)
+    first = run_adaptive([task], adapter, out=tmp_path, settings=settings, log=lambda s: None)
+    lines = [json.loads(s) for s in (tmp_path / "trials.jsonl").read_text().splitlines()]
+    track = first["tracks"]["pitch_relative"]
+    assert len(lines) == track["n_trials"] and [r["level_value"] for r in lines] == pytest.approx(track["levels"])
+    assert {r["rotation"] for r in lines} == {0, 1, 2, 3}  # option order rotates per trial
+    assert all(r["parsed"]["status"] == "ok" and len(r["audio_sha256"][0]) == 64 for r in lines)
+    again = run_adaptive([task], None, out=tmp_path, settings=settings, replay=True, log=lambda s: None)
+    assert again["tracks"] == first["tracks"]
+    lines[3]["reply"] = "A" if lines[3]["reply"] != "A" else "B"  # another reply -> another sequence
+    (tmp_path / "trials.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    with pytest.raises(ParameterError, match=r"replay: track pitch_relative trial \d+: level_value is"):
+        run_adaptive([task], None, out=tmp_path, settings=settings, replay=True, log=lambda s: None)
+
+
+def test_a_model_answering_at_random_gets_no_threshold(tmp_path):
+    adapter = build_adapter({"kind": "random"}, seed=0, workdir=tmp_path)
+    result = run_adaptive([build_task("pitch_relative")], adapter, out=tmp_path, settings=QuestSettings(max_trials=30),
+                          log=lambda s: None)  # fmt: skip
+    track = result["tracks"]["pitch_relative"]
+    assert track["threshold"] is None and track["message"] == NO_THRESHOLD and track["n_trials"] == 30
+
+
+def test_flip_adapter_guesses_with_its_probability():
+    inner = build_adapter({"kind": "constant", "reply": "A"})
+    flip = FlipAdapter(inner, 0.4, seed=0)
+    msgs = [{"meta": {"unique_id": f"x@{i}", "options": ["a", "b", "c", "Unable to determine"]}, "prompts": []}
+            for i in range(2000)]  # fmt: skip
+    replies = [flip(m) for m in msgs]
+    # a flip answers B or C two times out of three: 0.4 * 2/3 = 0.267 of the replies are not "A"
+    assert 0.23 < sum(r != "A" for r in replies) / len(replies) < 0.30
+    assert "D" not in replies

@@ -1,7 +1,7 @@
 """Mixing: loudness control and temporal dislocation of several clips, with the mix record.
 
 :func:`mix` / :func:`render_mix` (:mod:`auralgen.mixing.core`) compose clips; :class:`MixSpec`
-(:mod:`auralgen.mixing.spec`) draws levels and timelines from ``conf/mixing/*.yaml``;
+(:mod:`auralgen.mixing.spec`) draws levels and timelines (its defaults, or a ``conf/mixing/*.yaml`` preset);
 the sounds mixed are the ``events`` palette of :mod:`auralgen.sounds.events`.
 """
 

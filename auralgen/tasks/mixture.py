@@ -17,7 +17,7 @@ levels). So the sub-question is a function of the level, and every level has one
 as the row schema (``level_value`` / ``level_unit``) and per-unit psychometric curves
 need. Every sub-question has 3 answerable options (``n_choices = 3``).
 
-Everything not probed is drawn from the mixing spec (``conf/mixing/*.yaml``,
+Everything not probed is drawn from the mixing spec (``MixSpec`` defaults, or a ``conf/mixing/*.yaml`` preset,
 :class:`~auralgen.mixing.MixSpec`) independently of the answer: which sound types appear
 and in which role, the reference loudness (roved), the other sounds' levels, durations
 and (for louder / count) the timeline. Levels are set in LUFS by the mixer
@@ -91,9 +91,9 @@ TEMPLATES = {
 class MixtureConfig(TaskConfig):
     name: str = "mixture"
     sub_questions: tuple = SUB_QUESTIONS
-    levels: tuple = (1.0, 2.0, 4.0, 8.0, 16.0)  # louder: LU, loudest minus the next
+    levels: tuple = (1, 2, 4, 8, 16)  # louder: LU, loudest minus the next
     onset_levels_s: tuple = (0.02, 0.05, 0.1, 0.2, 0.4)  # first: s, first onset to the next
-    count_levels_lu: tuple = (0.0, 6.0, 12.0)  # count: LU, quietest sound below the loudest
+    count_levels_lu: tuple = (0, 6, 12)  # count: LU, quietest sound below the loudest
     overlap_levels_s: tuple = (0.05, 0.1, 0.2, 0.4)  # overlap: s, overlap of the pair
     n_sounds: tuple = (2, 3, 4)  # count: the three possible answers
     kinds: tuple = KINDS

@@ -81,12 +81,18 @@ class EvalRunConfig:
     progress: bool = True
     overwrite: bool = False
     leaderboard: str | None = None  # None: <out>/leaderboard.md
+    mode: str = "grid"  # grid: score the items of `data`; adaptive: QUEST+ tracks generated on the fly
+    adaptive: Any = None  # mode=adaptive: QuestSettings (auralgen.evaluation.adaptive.quest)
+    adaptive_extend: float = 16.0  # mode=adaptive: the grid's hard end widened by this factor
+    replay: bool = False  # mode=adaptive: replay the trials stored in `out` with no model
 
 
 TOP_KEYS = {
     "action", "data", "out", "model", "eval", "tasks", "split", "max_items", "predictions",
     "predictions_format", "prediction_field", "export_format", "progress", "overwrite", "leaderboard",
+    "mode", "adaptive", "replay",
 }  # fmt: skip
+MODES = ("grid", "adaptive")
 
 
 def _choice(key: str, value, allowed) -> str:
@@ -108,9 +114,12 @@ def validate_eval(cfg) -> EvalRunConfig:
     action = _choice("action", cfg.get("action", "evaluate"), ACTIONS)
     settings = _eval_settings(cfg.get("eval", {}) or {})
     model = _plain(cfg.get("model") or {})
-    if action in ("evaluate",):
+    mode = _choice("mode", cfg.get("mode", "grid"), MODES)
+    replay = _coerce("replay", cfg.get("replay", False), bool)
+    if action in ("evaluate",) and not (mode == "adaptive" and replay):
         check_model_config(model, "model")
     tasks, max_items = _selection(cfg)
+    quest, extend = _adaptive(cfg, mode, action, tasks)
     predictions = cfg.get("predictions")
     if action == "score_predictions" and not predictions:
         raise ParameterError(
@@ -134,7 +143,32 @@ def validate_eval(cfg) -> EvalRunConfig:
         progress=_coerce("progress", cfg.get("progress", True), bool),
         overwrite=_coerce("overwrite", cfg.get("overwrite", False), bool),
         leaderboard=_leaderboard(cfg.get("leaderboard")),
+        mode=mode,
+        adaptive=quest,
+        adaptive_extend=extend,
+        replay=replay,
     )
+
+
+def _adaptive(cfg, mode: str, action: str, tasks) -> tuple[Any, float]:
+    """``(QuestSettings, extend)`` of ``mode=adaptive`` (``(None, 16.0)`` otherwise), checked."""
+    if mode != "adaptive":
+        return None, 16.0
+    from auralgen.evaluation.adaptive.quest import QuestSettings
+
+    if action != "evaluate":
+        raise ParameterError(f"mode=adaptive with action={action!r}; allowed: action=evaluate")
+    if not tasks:
+        raise ParameterError(
+            "mode=adaptive needs tasks; allowed: tasks=[<relative task>, ...], e.g. tasks=[pitch_relative]"
+        )
+    data = dict(_plain(cfg.get("adaptive") or {}))
+    extend = _coerce("adaptive.extend", data.pop("extend", 16.0), float)
+    if extend < 1.0:
+        raise ParameterError(f"adaptive.extend={extend} is out of range; allowed: >= 1")
+    quest = from_mapping(QuestSettings, data, "adaptive")
+    quest.check("adaptive")
+    return quest, extend
 
 
 def _eval_settings(data) -> EvalSettings:

@@ -44,4 +44,21 @@ def run(cfg: EvalRunConfig, *, executor: Executor | None = None, log=print) -> d
         from .interop import export_split
 
         return export_split(cfg, log=log)
+    if cfg.mode == "adaptive":
+        return _adaptive(cfg, log=log)
     return evaluate(cfg, executor=executor, log=log)
+
+
+def _adaptive(cfg: EvalRunConfig, *, log=print) -> dict:
+    """``mode=adaptive``: one QUEST+ track per task of ``cfg.tasks`` (items generated on the fly, stored in ``out``)."""
+    from pathlib import Path
+
+    from .adapters import build_adapter
+    from .adaptive.session import build_task, run_adaptive
+
+    tasks = [build_task(name) for name in cfg.tasks]
+    out = Path(cfg.out)
+    adapter = None if cfg.replay else build_adapter(cfg.model, seed=cfg.eval.seed, workdir=out / "audio", logdir=out)
+    return run_adaptive(tasks, adapter, out=out, seed=cfg.eval.seed, settings=cfg.adaptive, extend=cfg.adaptive_extend,
+                        instruction=cfg.eval.instruction, keep_audio=cfg.eval.keep_audio, replay=cfg.replay,
+                        overwrite=cfg.overwrite, log=log)  # fmt: skip

@@ -45,7 +45,7 @@ NO_THRESHOLD = "no threshold within the tested range"
 
 @dataclass(frozen=True)
 class QuestSettings:
-    """Grids and stop rule of :class:`QuestPlusProcedure` (``conf/eval/adaptive.yaml``)."""
+    """Grids and stop rule of :class:`QuestPlusProcedure` (``conf/adaptive/default.yaml``)."""
 
     n_levels: int = 41  # stimulus values tried (evenly spaced on the axis)
     n_thresholds: int = 61  # threshold grid points

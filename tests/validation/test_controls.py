@@ -201,3 +201,15 @@ def test_controls_refuse_a_directory_that_is_no_dataset(tmp_path, capsys):
         audit_controls(tmp_path / "missing", tmp_path)
     assert controls_cli([str(tmp_path / "missing"), str(tmp_path)]) == 2
     assert capsys.readouterr().err.startswith("error: dataset=")
+
+
+def test_auralgen_audit_runs_the_controls_beside_the_audit(pair, tmp_path, capsys):
+    from auralgen.cli.audit import main
+
+    train = _rewrite(pair[0], tmp_path / "train", _length_leak)
+    test = _rewrite(pair[1], tmp_path / "test", _length_leak)
+    assert main([str(test), "--controls", str(train), "--no-listener", "--json", str(tmp_path / "a.json")]) == 1
+    saved = json.loads((tmp_path / "a.json").read_text())
+    assert saved["controls"]["tasks"][0]["controls"]["metadata"]["accuracy"] == 1.0
+    assert "too few items" in capsys.readouterr().out
+    assert main([str(test), "--controls", str(tmp_path / "missing")]) == 2

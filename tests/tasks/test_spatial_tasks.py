@@ -60,11 +60,15 @@ def test_relative_pairs_follow_their_separation():
         assert a["source"] == b["source"] and a["distance_m"] == b["distance_m"]
         seps[p["relation"]].add(round(diff))
     assert seps["same"] == {0} and len(seps["different"]) == 6
+    levels = set()
     for i in range(40):
         task, p = sample("distance_relative", i)
         d = [s["distance_m"] for s in p["sounds"]]
-        assert min(d) == task.level_value(i % task.n_levels()) and max(d) - min(d) == pytest.approx(1.0)
-        assert d[p["closer"]] == min(d)
+        ratio_db = 20 * math.log10(max(d) / min(d))
+        assert ratio_db == pytest.approx(task.level_value(i % task.n_levels())) == p["difference"]
+        assert d[p["closer"]] == min(d) and 1.0 <= min(d) <= 2.5
+        levels.add(p["sounds"][0]["level_db_spl"] - p["sounds"][1]["level_db_spl"])
+    assert len(levels) == 40 and max(levels) - min(levels) > 20  # source levels roved per sound
 
 
 def test_binaural_left_source_leads_and_is_louder_at_left_ear():
@@ -87,7 +91,8 @@ def test_distance_level_follows_inverse_distance_and_direction_level_is_normalis
     for i in range(4):
         p = t_dist.sample(item_rng(2, "test", "distance_relative", i), 0)
         m = t_dist.check(p, t_dist.render(p))
-        assert m["valid"] and m["closer_is_louder"]
+        drr = [r["measured"] for r in m["drr_db"]]
+        assert m["valid"] and drr[p["closer"]] > drr[1 - p["closer"]]
     t_az = TASKS["azimuth_relative"]
     p = t_az.sample(item_rng(2, "test", "azimuth_relative", 1), 5)
     x = t_az.render(p)[0].astype(np.float64)
@@ -200,3 +205,42 @@ def test_rooms_come_from_yaml_and_items_carry_their_room(tmp_path, monkeypatch):
     a = task.render(p)[0]
     b = task.render({**p, "room_spec": {**p["room_spec"], "rt60_s": 0.8}})[0]
     assert a.shape != b.shape or not np.array_equal(a, b)
+
+
+# -- every (task, receiver layout) pair: refused at config time unless the layout carries the cue ------
+LAYOUTS = {
+    "mono": ("task.receiver.type=mono",),
+    "stereo": ("task.receiver.type=stereo",),
+    "circular (n=2)": ("task.receiver.type=circular", "+task.receiver.n=2"),
+    "circular (n>=3)": ("task.receiver.type=circular", "+task.receiver.n=6"),
+    "tetra": ("task.receiver.type=tetra",),
+    "foa": ("task.receiver.type=foa",),
+    "binaural": ("task.receiver.type=binaural",),
+}
+CARRIES = {
+    "azimuth_absolute": {"circular (n>=3)", "tetra", "foa", "binaural"},
+    "azimuth_relative": {"circular (n>=3)", "tetra", "foa", "binaural"},
+    "elevation_absolute": {"tetra", "foa", "binaural"},
+    "elevation_relative": {"tetra", "foa", "binaural"},
+    "trajectory": {"stereo", "circular (n>=3)", "tetra", "foa", "binaural"},
+    "multi_source_relation": {"tetra", "foa", "binaural"},  # default relations include 'left' and 'higher'
+    "distance_absolute": set(LAYOUTS),
+    "distance_relative": set(LAYOUTS),
+}
+
+
+@pytest.mark.parametrize("task", sorted(CARRIES))
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_every_task_layout_pair_is_accepted_only_where_the_cue_exists(task, layout):
+    from auralgen.errors import ParameterError
+    from tests.support.builders import small_run
+
+    if layout in CARRIES[task]:
+        assert small_run(f"task={task}", *LAYOUTS[layout]).tasks[0].name == task
+        return
+    with pytest.raises(ParameterError) as err:
+        small_run(f"task={task}", *LAYOUTS[layout])
+    msg = str(err.value)
+    assert "\n" not in msg and f"({layout}) carries no " in msg
+    allowed = msg.rsplit("allowed: receiver types ", 1)[1].split(", ")
+    assert set(allowed) == CARRIES[task]

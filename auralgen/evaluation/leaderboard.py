@@ -22,7 +22,7 @@ from auralgen.errors import ParameterError
 from auralgen.tasks.base import task_class
 
 from .plots import plot_audiogram, plot_psychometric, plot_task_bars
-from .report import _pct, _thr, fit_from_json, frequency_tasks, safe_name, write_json
+from .report import _pct, _thr, audiogram_levels, fit_from_json, frequency_tasks, safe_name, write_json
 
 __all__ = ["rebuild_leaderboard", "render_leaderboard", "update_leaderboard"]
 
@@ -149,30 +149,41 @@ def _threshold_tables(runs: dict[str, dict]) -> list[str]:
     lines = []
     rel = sorted({t for r in runs.values() for t in r["psychometric"]})
     if rel:
-        lines += ["", "### Thresholds (psychometric fit, 95 % bootstrap CI)", ""]
+        lines += ["", "### Thresholds (psychometric fit, psignifit 4, 95 % credible interval)", ""]
         lines += ["| model | " + " | ".join(rel) + " |", "|" + "---|" * (len(rel) + 1)]
         for label, r in runs.items():
             lines.append(f"| {label} | " + " | ".join(_thr(r["psychometric"].get(t)) for t in rel) + " |")
     tasks = frequency_tasks()
     for task in tasks:
         name = "" if len(tasks) == 1 else f" of {task}"
-        lines += _frequency_table(name, task, {label: r[task] for label, r in runs.items() if r.get(task)})
+        grams = {label: r for label, r in runs.items() if r.get(task)}
+        lines += _frequency_table(name, task, grams)
     return lines
 
 
-def _frequency_table(name: str, task: str, grams: dict[str, dict]) -> list[str]:
-    """The per-frequency thresholds of ``task`` (an audiogram), one row per model; ``[]`` without any."""
-    if not grams:
+def _frequency_table(name: str, task: str, runs: dict[str, dict]) -> list[str]:
+    """The per-frequency thresholds of ``task`` (an audiogram), one row per model; ``[]`` without any.
+    With the tested levels stored, a threshold at the lowest level reads "≤ L" and none "> H"."""
+    if not runs:
         return []
-    freqs = sorted({float(f) for g in grams.values() for f in g})
+    freqs = sorted({float(f) for r in runs.values() for f in r[task]})
     unit = task_class(task).level_unit
-    lines = ["", f"### Audiogram{name} (threshold, {unit}; – = no level reached the criterion)", ""]
-    lines += ["| model | " + " | ".join(f"{f:g} Hz" for f in freqs) + " |", "|" + "---|" * (len(freqs) + 1)]
-    for label, g in grams.items():
-        vals = {float(f): v for f, v in g.items()}
-        cells = ["–" if vals.get(f) is None else f"{vals[f]:g}" for f in freqs]
+    lines = ["", f"### Audiogram{name} ({unit}; ≤ L: heard at the lowest level L, > H: not heard at the "]
+    lines[-1] += "highest level H, – = no level reached the criterion)"
+    lines += ["", "| model | " + " | ".join(f"{f:g} Hz" for f in freqs) + " |", "|" + "---|" * (len(freqs) + 1)]
+    for label, r in runs.items():
+        vals, levels = {float(f): v for f, v in r[task].items()}, audiogram_levels(r, task)
+        cells = [_audiogram_cell(vals.get(f), levels.get(f)) for f in freqs]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return lines
+
+
+def _audiogram_cell(value: float | None, levels: tuple[float, float] | None) -> str:
+    if levels is None:
+        return "–" if value is None else f"{value:g}"
+    if value is None:
+        return f"> {levels[1]:g}"
+    return f"≤ {value:g}" if value <= levels[0] else f"{value:g}"
 
 
 def _plots(runs: dict, plot_dir: Path) -> list[str]:
@@ -193,6 +204,7 @@ def _plots(runs: dict, plot_dir: Path) -> list[str]:
     for task in frequency_tasks():
         grams = {label: {float(f): v for f, v in r[task].items()} for label, r in runs.items() if r.get(task)}
         if grams:
-            plot_audiogram(grams, plot_dir / f"{safe_name(task)}.png")
+            levels = {label: audiogram_levels(r, task) for label, r in runs.items() if r.get(task)}
+            plot_audiogram(grams, plot_dir / f"{safe_name(task)}.png", levels_by_model=levels)
             written.append(f"{safe_name(task)}.png")
     return written

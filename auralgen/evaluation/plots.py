@@ -51,9 +51,10 @@ def plot_psychometric(
     """Observed accuracy and fitted curve per model, on a log-x axis.
 
     Per model the axes get, in order: the data points (``Line2D`` with marker, x = tested
-    differences, y = proportion correct), the fitted curve, and -- when the threshold is
-    finite -- a vertical threshold line at ``x = threshold``. A dashed line marks the
-    criterion of the first fit.
+    differences, y = proportion correct), the fitted curve drawn over the model's tested
+    range only (no extrapolation), and -- when the threshold is a number within that range
+    (``fit.finite``) -- a vertical threshold line at ``x = threshold``. A threshold reported
+    as a bound gets no line. A dashed line marks the criterion of the first fit.
 
     Parameters
     ----------
@@ -71,10 +72,9 @@ def plot_psychometric(
     _check_nonempty("fits_by_model", fits_by_model)
     fig = _new_figure(6.4, 4.4)
     ax = fig.add_subplot(1, 1, 1)
-    x_all = np.concatenate([np.asarray(f.x, dtype=float) for f in fits_by_model.values()])
-    grid = np.geomspace(x_all.min() / 1.5, x_all.max() * 1.5, 200)
     for i, (model, fit) in enumerate(fits_by_model.items()):
         color = f"C{i % 10}"
+        grid = np.geomspace(min(fit.x), max(fit.x), 200)
         p_obs = np.asarray(fit.n_correct, dtype=float) / np.asarray(fit.n_total, dtype=float)
         ax.plot(fit.x, p_obs, "o", color=color, label=f"{model} data", gid=f"data:{model}")
         ax.plot(grid, fit.predict(grid), "-", color=color, label=f"{model} fit", gid=f"fit:{model}")
@@ -92,13 +92,22 @@ def plot_psychometric(
     return _save(fig, path)
 
 
-def plot_audiogram(thresholds_by_model: Mapping[str, Mapping[float, float | None]], path) -> Figure:
+def plot_audiogram(
+    thresholds_by_model: Mapping[str, Mapping[float, float | None]],
+    path,
+    *,
+    levels_by_model: Mapping[str, Mapping[float, tuple[float, float]]] | None = None,
+) -> Figure:
     """Model audiograms: threshold (dB HL) vs frequency, drawn like a clinical audiogram.
 
     Frequency on a log axis; dB HL increasing **downwards** (better hearing higher up).
-    Per model one line through the finite thresholds (``gid="audiogram:<model>"``);
-    frequencies with no threshold (``None``) get a downward-triangle "no response" marker
-    at the bottom of the axis (``gid="no_response:<model>"``).
+    Per model one line through the thresholds (``gid="audiogram:<model>"``). With the tested
+    level range per frequency (``levels_by_model``), two bounds are drawn as markers, not as
+    thresholds: heard at the lowest tested level (the threshold is at most that; an upward
+    triangle at that level, ``gid="heard_at_lowest:<model>"``) and not heard at the highest
+    tested level (a downward triangle just below it, ``gid="not_heard_at_highest:<model>"``).
+    Without ranges, a frequency with no threshold (``None``) gets the downward triangle at the
+    bottom of the axis.
 
     Parameters
     ----------
@@ -106,6 +115,8 @@ def plot_audiogram(thresholds_by_model: Mapping[str, Mapping[float, float | None
         As returned per model by :func:`~auralgen.evaluation.psychometrics.audiogram_thresholds`.
     path : str or Path
         Output ``.png``.
+    levels_by_model : mapping of str to {frequency_hz: (lowest, highest)}, optional
+        Tested levels per frequency (:func:`~auralgen.evaluation.psychometrics.level_ranges`).
 
     Returns
     -------
@@ -114,34 +125,54 @@ def plot_audiogram(thresholds_by_model: Mapping[str, Mapping[float, float | None
     _check_nonempty("thresholds_by_model", thresholds_by_model)
     fig = _new_figure(6.4, 4.8)
     ax = fig.add_subplot(1, 1, 1)
+    levels_by_model = levels_by_model or {}
     finite_levels = [v for th in thresholds_by_model.values() for v in th.values() if v is not None]
+    finite_levels += [v for lv in levels_by_model.values() for pair in lv.values() for v in pair]
     bottom = max([120.0] + [v + 10.0 for v in finite_levels])
     top = min([-10.0] + [v - 10.0 for v in finite_levels])
     for i, (model, th) in enumerate(thresholds_by_model.items()):
-        color = f"C{i % 10}"
-        freqs = sorted(float(f) for f in th)
-        if any(f <= 0 for f in freqs):
-            raise ParameterError(f"frequency {min(freqs)} Hz for {model!r} is out of range; allowed: > 0")
-        heard = [(f, th[f]) for f in sorted(th) if th[f] is not None]
-        missing = [float(f) for f in sorted(th) if th[f] is None]
+        if any(float(f) <= 0 for f in th):
+            raise ParameterError(f"frequency {min(th)} Hz for {model!r} is out of range; allowed: > 0")
+        heard, at_lowest, missing = _audiogram_points(th, levels_by_model.get(model, {}), bottom)
+        style = {"color": f"C{i % 10}", "ls": "none"}
         if heard:
-            fx, fy = zip(*heard)
-            ax.plot(fx, fy, "o-", color=color, label=model, gid=f"audiogram:{model}")
+            ax.plot(*zip(*heard), "o-", color=style["color"], label=model, gid=f"audiogram:{model}")
+        if at_lowest:
+            ax.plot(*zip(*at_lowest), marker="^", ms=8, gid=f"heard_at_lowest:{model}", **style)
         if missing:
-            ax.plot(missing, [bottom] * len(missing), "v", color=color, gid=f"no_response:{model}")
+            ax.plot(*zip(*missing), marker="v", ms=8, gid=f"not_heard_at_highest:{model}", **style)
+    _audiogram_axes(ax, [float(f) for th in thresholds_by_model.values() for f in th], bottom, top)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def _audiogram_axes(ax, all_freqs: list[float], bottom: float, top: float) -> None:
+    """Log frequency axis with audiometric ticks, dB HL growing downwards, labels and legend."""
     ax.set_xscale("log")
-    all_freqs = [float(f) for th in thresholds_by_model.values() for f in th]
     ticks = [f for f in _AUDIOMETRIC_HZ if min(all_freqs) / 1.5 <= f <= max(all_freqs) * 1.5] or sorted(set(all_freqs))
     ax.set_xticks(ticks, [f"{f / 1000:g}k" if f >= 1000 else f"{f:g}" for f in ticks])
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_ylim(bottom + 2.0, top)  # inverted: larger dB HL lower on the page
     ax.set_xlabel("frequency (Hz)")
     ax.set_ylabel("threshold (dB HL)")
+    ax.set_title("▲ heard at the lowest tested level, ▼ not heard at the highest", fontsize="small")
     ax.grid(True, which="both", color="0.9")
     if ax.get_legend_handles_labels()[0]:  # every model may lack a finite threshold
         ax.legend(fontsize="small", loc="lower left")
-    fig.tight_layout()
-    return _save(fig, path)
+
+
+def _audiogram_points(th: Mapping, levels: Mapping, bottom: float) -> tuple[list, list, list]:
+    """(thresholds, heard-at-lowest bounds, not-heard markers) as ``(frequency, level)`` points."""
+    heard, at_lowest, missing = [], [], []
+    for f in sorted(th, key=float):
+        low, high = levels.get(f, (None, None))
+        if th[f] is None:
+            missing.append((float(f), bottom if high is None else high + 5.0))
+        elif low is not None and th[f] <= low:
+            at_lowest.append((float(f), float(low)))
+        else:
+            heard.append((float(f), float(th[f])))
+    return heard, at_lowest, missing
 
 
 def _task_scores(scores, metric: str) -> tuple[dict[str, float], dict[str, float]]:

@@ -7,45 +7,59 @@ difference ``x > 0`` (cents, dB, percent, degrees, ...)::
 
 ``gamma`` is the chance level (guess rate, fixed by the number of options), ``lapse`` the
 share of trials lost at any difference (``0 <= lapse <= max_lapse``, by default
-``(1 - chance) / 2``), ``scale`` and
-``slope`` the position and steepness (on a log-``x`` axis the Weibull is a Gumbel sigmoid
-whose steepness grows with ``slope``). Parameters are fitted by maximum likelihood on the
-binomial counts (``scipy.optimize.minimize``, L-BFGS-B, several starts).
+``(1 - chance) / 2``: audio-language models often plateau well below 1), ``scale`` and
+``slope`` the position and steepness (on a log-``x`` axis the Weibull is a Gumbel sigmoid).
 
-The threshold is the ``x`` at which the fitted curve reaches ``criterion``. It is reported
-as ``math.inf`` with ``threshold_status``:
+The fit is Bayesian, by psignifit 4 (Schuett, Harmeling, Macke & Wichmann 2016, *Vision
+Research* 122: 105-123): the posterior over (threshold, width, lapse, overdispersion ``eta``)
+is evaluated on a grid over ``log x`` with psignifit's default priors (threshold uniform over
+the tested range with a cosine fall-off over half the range beyond each end; lapse
+Beta(1, 10) cut at ``max_lapse``; ``eta`` absorbs answers that vary more than binomially,
+e.g. the rotations of one item). No random draws are involved: the same counts give the same
+fit.
 
-- ``"not_reached"`` -- the criterion lies at or above the fitted asymptote ``1 - lapse``;
-- ``"beyond_range"`` -- the curve reaches it only above the largest tested ``x`` (no
-  extrapolation upwards; data that stay at chance end here);
-- ``"ok"`` otherwise (``"below_range"`` when it lies below the smallest tested ``x``: a
-  finite value extrapolated downwards, to be read as an upper bound).
+The **threshold** is the ``x`` at which the curve reaches ``criterion`` accuracy (chance and
+lapse included). Its posterior is computed on the grid (``inf`` where the asymptote
+``1 - lapse`` does not exceed the criterion); the estimate is the posterior median and the
+interval the central ``confidence`` credible interval. It is reported as a number only when
+it lies in the tested range; otherwise as a bound (``threshold_bound``) with
+``threshold_status``:
+
+- ``"ok"`` -- the median lies in ``[min x, max x]``: ``threshold`` is a number. An interval
+  end outside the tested range is open (``ci_low_open`` / ``ci_high_open``: "< lowest level"
+  / "> highest level");
+- ``"below_range"`` -- the median lies below the lowest tested ``x`` (bound ``"below"``:
+  "< lowest level");
+- ``"beyond_range"`` -- the median lies above the highest tested ``x``: no threshold within
+  the tested range (bound ``"above"``; data that stay at chance end here);
+- ``"not_reached"`` -- as ``beyond_range``, with the posterior median asymptote ``1 - lapse``
+  at or below the criterion (the curve plateaus below it);
+- ``"undetermined"`` -- the interval has zero width (a degenerate posterior): no value given.
 
 ``x = 0`` (the "same" level of a relative task) is **excluded** from the fit: its correct
 answer is a different response ("Same"), so it does not lie on the detection curve. The
 number of excluded levels is reported as ``n_excluded``.
 
-The confidence interval is a bootstrap percentile interval: binomial counts are resampled
-(parametric: from the fitted curve; nonparametric: from the observed proportions), the
-curve refitted, and the ``(1 - confidence) / 2`` quantiles of the thresholds taken, with
-unreachable thresholds counted as ``inf`` (so ``ci_high`` may be ``inf``).
+Coverage of the interval on simulated observers (known threshold, slope and lapse; binomial
+answers on a fixed grid) is measured by ``bench/bench_psychometrics.py`` and, on fewer runs,
+by ``tests/evaluation/test_psychometrics.py``.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
+from psignifit import psignifit
 
 from auralgen.errors import ParameterError
 
-__all__ = ["PsychometricFit", "audiogram_thresholds", "fit_psychometric", "weibull"]
+__all__ = ["PsychometricFit", "audiogram_thresholds", "fit_psychometric", "level_ranges", "weibull"]
 
-_SLOPE_BOUNDS = (0.3, 20.0)
-_EPS = 1e-9
+_ZERO_WIDTH = 1e-9  # relative: an interval narrower than this is degenerate
 
 
 def weibull(x, *, scale: float, slope: float, chance: float, lapse: float) -> np.ndarray:
@@ -68,28 +82,32 @@ class PsychometricFit:
     Attributes
     ----------
     threshold : float
-        Difference at which predicted accuracy equals ``criterion`` (units of ``x``);
-        ``math.inf`` unless ``threshold_status`` is ``"ok"`` or ``"below_range"``.
-    slope : float
-        Weibull shape parameter (steepness on a log-x axis).
-    lapse : float
-        Fitted lapse rate; the asymptote is ``1 - lapse``.
+        Difference at which accuracy reaches ``criterion`` (units of ``x``, posterior median);
+        a number only when ``threshold_status == "ok"``, else ``nan`` (see ``threshold_bound``).
+    slope, scale, lapse : float
+        Weibull shape, scale and lapse of the MAP curve (the drawn curve, :meth:`predict`).
     criterion : float
         Target accuracy.
     ci_low, ci_high : float
-        Bootstrap percentile interval of the threshold (``nan`` when ``n_boot = 0``).
+        Central credible interval of the threshold as computed (may lie outside the tested
+        range, ``ci_high`` may be ``inf``); ``nan`` when not computed. Read it through
+        ``ci_low_open`` / ``ci_high_open``: an end outside the tested range is a bound.
     converged : bool
-        The optimizer reported success.
-    scale : float
-        Weibull scale (the x at which ``1 - 1/e`` of the way from chance to the asymptote is reached).
+        The MAP parameters are finite.
     chance : float
         Guess rate used.
     threshold_status : str
-        ``"ok"``, ``"below_range"``, ``"beyond_range"`` or ``"not_reached"``.
+        ``"ok"``, ``"below_range"``, ``"beyond_range"``, ``"not_reached"`` or ``"undetermined"``.
     x, n_correct, n_total : tuple
         The data used for the fit (``x > 0`` only).
     n_excluded : int
         Levels with ``x = 0`` left out of the fit.
+    estimate : float
+        Posterior median of the threshold whatever the status (``inf`` when the curve
+        mostly stays below the criterion): for validation, not for reporting.
+    threshold_bound : {"below", "above", None}
+        ``"below"``: the threshold is below the lowest tested ``x``; ``"above"``: no threshold
+        within the tested range.
     """
 
     threshold: float
@@ -106,62 +124,38 @@ class PsychometricFit:
     n_correct: tuple = ()
     n_total: tuple = ()
     n_excluded: int = 0
+    estimate: float = math.nan
+    threshold_bound: str | None = None
 
     @property
     def finite(self) -> bool:
-        """True when the threshold is a number (``ok`` or ``below_range``)."""
-        return math.isfinite(self.threshold)
+        """True when the threshold is a number within the tested range (``ok``)."""
+        return self.threshold_status == "ok"
+
+    @property
+    def ci_low_open(self) -> bool:
+        """The interval reaches below the lowest tested ``x`` (its lower end is "< lowest level")."""
+        return bool(self.ci_low < min(self.x))
+
+    @property
+    def ci_high_open(self) -> bool:
+        """The interval reaches above the highest tested ``x`` (its upper end is "> highest level")."""
+        return bool(self.ci_high > max(self.x))
+
+    def interval(self) -> tuple[float, float]:
+        """The reported interval, open ends as ``0`` / ``inf``; ``(nan, nan)`` without one."""
+        if math.isnan(self.ci_low) or self.threshold_status == "undetermined":
+            return math.nan, math.nan
+        return (0.0 if self.ci_low_open else self.ci_low), (math.inf if self.ci_high_open else self.ci_high)
+
+    def covers(self, value: float) -> bool:
+        """True when the reported interval contains ``value``."""
+        low, high = self.interval()
+        return bool(low <= value <= high)
 
     def predict(self, x) -> np.ndarray:
-        """Predicted accuracy at differences ``x``."""
+        """Predicted accuracy at differences ``x`` (the MAP curve)."""
         return weibull(x, scale=self.scale, slope=self.slope, chance=self.chance, lapse=self.lapse)
-
-
-def _nll(theta, x, k, n, chance):
-    """Binomial negative log-likelihood and its gradient in (log scale, log slope, lapse)."""
-    log_scale, log_slope, lapse = theta
-    slope = math.exp(log_slope)
-    log_ratio = np.log(x) - log_scale
-    u = np.exp(np.minimum(slope * log_ratio, 50.0))  # beyond 50, 1 - exp(-u) == 1
-    e = np.exp(-u)
-    span = 1.0 - chance - lapse
-    p = np.clip(chance + span * (1.0 - e), _EPS, 1.0 - _EPS)
-    nll = -float(np.sum(k * np.log(p) + (n - k) * np.log1p(-p)))
-    dnll_dp = -(k / p - (n - k) / (1.0 - p))
-    g = span * e * slope * u
-    grad = np.array(
-        [
-            float(np.sum(dnll_dp * -g)),
-            float(np.sum(dnll_dp * g * log_ratio)),
-            float(np.sum(dnll_dp * -(1.0 - e))),
-        ]
-    )
-    return nll, grad
-
-
-def _mle(x, k, n, chance, max_lapse, starts):
-    bounds = [
-        (math.log(x.min() / 100.0), math.log(x.max() * 100.0)),
-        (math.log(_SLOPE_BOUNDS[0]), math.log(_SLOPE_BOUNDS[1])),
-        (0.0, max_lapse),
-    ]
-    best = None
-    for start in starts:
-        res = minimize(_nll, start, args=(x, k, n, chance), jac=True, method="L-BFGS-B", bounds=bounds)
-        if best is None or res.fun < best.fun:
-            best = res
-    return best
-
-
-def _threshold(scale, slope, lapse, chance, criterion, x_min, x_max) -> tuple[float, str]:
-    asymptote = 1.0 - lapse
-    if criterion >= asymptote - 1e-12:
-        return math.inf, "not_reached"
-    q = (criterion - chance) / (asymptote - chance)
-    t = scale * (-math.log1p(-q)) ** (1.0 / slope)
-    if t > x_max * (1.0 + 1e-9):
-        return math.inf, "beyond_range"
-    return t, ("below_range" if t < x_min else "ok")
 
 
 def _validate(x, n_correct, n_total, chance, criterion, max_lapse, n_boot, confidence):
@@ -178,16 +172,16 @@ def _validate(x, n_correct, n_total, chance, criterion, max_lapse, n_boot, confi
         raise ParameterError(f"chance={chance!r} is out of range; allowed: 0 <= chance < 1")
     if not chance < criterion < 1.0:
         raise ParameterError(f"criterion={criterion!r} is out of range; allowed: chance ({chance}) < criterion < 1")
-    if not 0.0 <= max_lapse < 1.0 - chance:
-        raise ParameterError(f"max_lapse={max_lapse!r} is out of range; allowed: 0 <= max_lapse < 1 - chance")
+    if not 0.0 <= max_lapse < min(0.5, 1.0 - chance):
+        raise ParameterError(f"max_lapse={max_lapse!r} is out of range; allowed: 0 <= max_lapse < min(0.5, 1 - chance)")
     if n_boot < 0:
         raise ParameterError(f"n_boot={n_boot!r} is out of range; allowed: >= 0")
     if not 0.0 < confidence < 1.0:
         raise ParameterError(f"confidence={confidence!r} is out of range; allowed: 0 < confidence < 1")
     keep = (x > 0) & (n > 0)
-    if np.count_nonzero(keep) < 2:
+    if np.unique(x[keep]).size < 2:
         raise ParameterError(
-            f"only {np.count_nonzero(keep)} level(s) with x > 0 and trials; allowed: at least 2 to fit a curve"
+            f"only {np.unique(x[keep]).size} level(s) with x > 0 and trials; allowed: at least 2 to fit a curve"
         )
     return x[keep], k[keep], n[keep], int(np.count_nonzero((x == 0) & (n > 0)))
 
@@ -201,11 +195,9 @@ def fit_psychometric(
     criterion: float = 0.75,
     max_lapse: float | None = None,
     n_boot: int = 200,
-    bootstrap: str = "parametric",
     confidence: float = 0.95,
-    rng: np.random.Generator | None = None,
 ) -> PsychometricFit:
-    """Fit a Weibull psychometric function to accuracy vs stimulus difference.
+    """Fit a Weibull psychometric function to accuracy vs stimulus difference (psignifit 4).
 
     Parameters
     ----------
@@ -217,17 +209,14 @@ def fit_psychometric(
         Guess rate (``1 / n_options``).
     criterion : float in (chance, 1)
         Accuracy defining the threshold.
-    max_lapse : float in [0, 1 - chance), optional
-        Upper bound of the lapse rate; default ``(1 - chance) / 2`` (the asymptote may sink
-        halfway from chance to 1 -- audio-language models often plateau well below 1).
+    max_lapse : float in [0, min(0.5, 1 - chance)), optional
+        Upper bound of the lapse rate; default ``(1 - chance) / 2``.
     n_boot : int >= 0
-        Bootstrap refits for the confidence interval (0 skips it).
-    bootstrap : {"parametric", "nonparametric"}
-        Resample counts from the fitted curve or from the observed proportions.
+        ``0`` skips the interval (``ci_low``/``ci_high`` are ``nan``); any other value computes
+        it from the posterior grid. (The name is the one of the bootstrap this fit replaced:
+        ``eval.n_boot``.)
     confidence : float in (0, 1)
-        Coverage of the interval.
-    rng : np.random.Generator, optional
-        Source of the bootstrap samples; ``np.random.default_rng(0)`` when omitted.
+        Mass of the central credible interval.
 
     Returns
     -------
@@ -236,64 +225,104 @@ def fit_psychometric(
     Examples
     --------
     >>> x = [5, 10, 20, 40, 80]
-    >>> fit = fit_psychometric(x, [27, 33, 44, 49, 50], [50] * 5, chance=0.5, n_boot=0)
-    >>> fit.threshold_status, 10 < fit.threshold < 30
-    ('ok', True)
+    >>> fit = fit_psychometric(x, [27, 33, 44, 49, 50], [50] * 5, chance=0.5)
+    >>> fit.threshold_status, 8 < fit.threshold < 30, fit.ci_low < fit.threshold < fit.ci_high
+    ('ok', True, True)
     """
-    if bootstrap not in ("parametric", "nonparametric"):
-        raise ParameterError(f"bootstrap={bootstrap!r} is unknown; allowed: parametric, nonparametric")
     if max_lapse is None:
         max_lapse = 0.5 * (1.0 - chance)
     xs, k, n, n_excluded = _validate(x, n_correct, n_total, chance, criterion, max_lapse, n_boot, confidence)
-    rng = np.random.default_rng(0) if rng is None else rng
-    return _fit(xs, k, n, n_excluded, chance, criterion, max_lapse, n_boot, bootstrap, confidence, rng)
+    return _fit(*_pool(xs, k, n), n_excluded, chance, criterion, max_lapse, n_boot, confidence)
 
 
-def _fit(xs, k, n, n_excluded, chance, criterion, max_lapse, n_boot, bootstrap, confidence, rng) -> PsychometricFit:
-    """:func:`fit_psychometric` on validated levels (``x > 0``, with trials)."""
-    log_x = np.log(xs)
-    starts = [(s, math.log(2.0), 0.02) for s in np.quantile(log_x, [0.25, 0.5, 0.75])] + [
-        (float(log_x.max()) + 1.0, math.log(2.0), 0.02)
-    ]
-    res = _mle(xs, k, n, chance, max_lapse, starts)
-    scale, slope, lapse = math.exp(res.x[0]), math.exp(res.x[1]), float(res.x[2])
-    threshold, status = _threshold(scale, slope, lapse, chance, criterion, xs.min(), xs.max())
-    ci_low = ci_high = math.nan
-    if n_boot:
-        p_source = (
-            weibull(xs, scale=scale, slope=slope, chance=chance, lapse=lapse) if bootstrap == "parametric" else k / n
-        )
-        boots = _bootstrap(xs, n, p_source, tuple(res.x), chance, criterion, max_lapse, n_boot, rng)
-        alpha = (1.0 - confidence) / 2.0
-        ci_low, ci_high = (float(v) for v in np.quantile(boots, [alpha, 1.0 - alpha], method="inverted_cdf"))
+def _fit(xs, k, n, n_excluded, chance, criterion, max_lapse, n_boot, confidence) -> PsychometricFit:
+    """:func:`fit_psychometric` on validated levels pooled per ``x`` (``x > 0``, with trials)."""
+    result = _psignifit(xs, k, n, chance, max_lapse)
+    values, mass, p_plateau = _threshold_posterior(result, chance, criterion)
+    alpha = (1.0 - confidence) / 2.0
+    estimate = _quantile(values, mass, 0.5)
+    ci_low, ci_high = (_quantile(values, mass, q) for q in (alpha, 1.0 - alpha)) if n_boot else (math.nan, math.nan)
+    status, bound = _status(estimate, ci_low, ci_high, p_plateau, xs.min(), xs.max())
+    loc, gumbel_scale = result.standard_parameter_estimate()
     return PsychometricFit(
-        threshold=float(threshold),
-        slope=slope,
-        lapse=lapse,
+        threshold=estimate if status == "ok" else math.nan,
+        slope=float(1.0 / gumbel_scale),
+        lapse=float(result.parameter_estimate["lambda"]),
         criterion=criterion,
         ci_low=ci_low,
         ci_high=ci_high,
-        converged=bool(res.success),
-        scale=scale,
+        converged=bool(np.isfinite([loc, gumbel_scale]).all()),
+        scale=float(math.exp(loc)),
         chance=float(chance),
         threshold_status=status,
         x=tuple(float(v) for v in xs),
         n_correct=tuple(int(v) for v in k),
         n_total=tuple(int(v) for v in n),
         n_excluded=n_excluded,
+        estimate=estimate,
+        threshold_bound=bound,
     )
 
 
-def _bootstrap(xs, n, p_source, start, chance, criterion, max_lapse, n_boot, rng) -> np.ndarray:
-    """Thresholds of ``n_boot`` refits to counts drawn from ``p_source`` (each refit starts at ``start``)."""
-    boots = np.empty(n_boot)
-    for b in range(n_boot):
-        kb = rng.binomial(n.astype(np.int64), np.clip(p_source, 0.0, 1.0)).astype(float)
-        rb = _mle(xs, kb, n, chance, max_lapse, [start])
-        boots[b] = _threshold(
-            math.exp(rb.x[0]), math.exp(rb.x[1]), float(rb.x[2]), chance, criterion, xs.min(), xs.max()
-        )[0]
-    return boots
+def _pool(xs, k, n):
+    """Counts summed per distinct ``x``, ascending."""
+    levels, code = np.unique(xs, return_inverse=True)
+    return levels, np.bincount(code, weights=k), np.bincount(code, weights=n)
+
+
+def _psignifit(xs, k, n, chance, max_lapse):
+    """psignifit's posterior grid (and MAP) for a Weibull on ``log x`` with the guess rate fixed at ``chance``."""
+    data = np.column_stack([np.log(xs), k, n])
+    with (
+        warnings.catch_warnings()
+    ):  # psignifit warns about gamma > 0.2 (unusual in yes/no; here it is the n-AFC chance)
+        warnings.simplefilter("ignore")
+        return psignifit(
+            data,
+            sigmoid="weibull",
+            experiment_type="yes/no",
+            fixed_parameters={"gamma": float(chance)},
+            bounds={"lambda": (0.0, float(max_lapse))},
+            debug=True,
+            verbose=False,
+        )
+
+
+def _threshold_posterior(result, chance, criterion):
+    """Threshold values on the grid (``inf`` where the asymptote is at or below ``criterion``), their
+    posterior mass, and the mass of those plateaus."""
+    grid = result.parameter_values
+    names = sorted(grid)  # psignifit's posterior axes are in alphabetical order
+    mass = result.debug["posteriors"]
+    for axis in reversed(range(len(names))):
+        if names[axis] not in ("lambda", "threshold", "width"):
+            mass = mass.sum(axis=axis)
+    lam, thr, width = np.meshgrid(grid["lambda"], grid["threshold"], grid["width"], indexing="ij")
+    sigmoid = result.configuration.make_sigmoid()
+    reached = 1.0 - lam > criterion
+    values = np.full(lam.shape, math.inf)
+    with np.errstate(over="ignore"):
+        values[reached] = np.exp(sigmoid.inverse(criterion, thr[reached], width[reached], chance, lam[reached]))
+    mass = mass / mass.sum()
+    return values.ravel(), mass.ravel(), float(mass[~reached].sum())
+
+
+def _quantile(values, mass, q) -> float:
+    """The ``q`` quantile (inverted CDF) of the discrete distribution ``values`` with weights ``mass``."""
+    order = np.argsort(values, kind="stable")
+    cdf = np.cumsum(mass[order])
+    return float(values[order][min(int(np.searchsorted(cdf, q * cdf[-1])), len(order) - 1)])
+
+
+def _status(estimate, ci_low, ci_high, p_plateau, x_min, x_max) -> tuple[str, str | None]:
+    """``(threshold_status, threshold_bound)`` -- see the module docstring."""
+    if estimate > x_max:
+        return ("not_reached" if p_plateau >= 0.5 else "beyond_range"), "above"
+    if estimate < x_min:
+        return "below_range", "below"
+    if not math.isnan(ci_low) and ci_high - ci_low <= _ZERO_WIDTH * max(abs(estimate), 1e-12):
+        return "undetermined", None
+    return "ok", None
 
 
 def audiogram_thresholds(
@@ -374,3 +403,25 @@ def _cells(records, frequency_key: str, level_key: str, group_key: str | None):
         accuracy = float(np.mean([np.mean(v) for v in by_group.values()]))
         cells.append((float(f), float(lv), accuracy, len({ids[i] for i in idx}), len(by_group)))
     return cells
+
+
+def level_ranges(
+    records: Sequence[dict], *, frequency_key: str = "frequency_hz", level_key: str = "level_value"
+) -> dict[float, tuple[float, float]]:
+    """Per frequency, the lowest and highest level tested: ``{frequency_hz: (low, high)}``.
+
+    With :func:`audiogram_thresholds` it tells a bound from a threshold: a frequency whose
+    threshold is its lowest level was heard at the lowest level (its threshold is at most
+    that), one without a threshold was not heard at its highest level.
+
+    Examples
+    --------
+    >>> level_ranges([dict(frequency_hz=1000, level_value=lv) for lv in (20, 0, 10)])
+    {1000.0: (0.0, 20.0)}
+    """
+    out: dict[float, tuple[float, float]] = {}
+    for r in records:
+        f, lv = float(r[frequency_key]), float(r[level_key])
+        low, high = out.get(f, (lv, lv))
+        out[f] = (min(low, lv), max(high, lv))
+    return dict(sorted(out.items()))

@@ -11,14 +11,21 @@
                  wrong, as in ``scores``) and ``accuracy_over_answered`` (``correct /
                  answered``: errors left out), so a failing model is never silently a bad one.
 ``psychometric`` per relative task (``regime == "relative"``): a Weibull fit of accuracy vs
-                 ``level_value`` (x = 0 excluded) with the threshold at ``eval.criterion``,
-                 its bootstrap interval and unit.
+                 ``level_value`` (x = 0 excluded; psignifit 4, see :mod:`.psychometrics`) with
+                 the threshold at ``eval.criterion`` and its 95 % credible interval
+                 (``ci95``; an end beyond the tested range is ``null`` with ``ci95_open``
+                 true), and unit. ``threshold`` is a number only within the tested range;
+                 else ``null`` with ``threshold_bound`` ``"below"`` ("< lowest level") or
+                 ``"above"`` (no threshold within the tested range).
 ``<task>``       for every task declaring the ``thresholds_by_frequency`` analysis
                  (``Task.analyses``; today the audiogram, whose results key is its name):
                  from its items in the task's own level unit (dB HL; probe items in other
                  units are left out), per frequency (``frequency_hz``) the lowest level
                  reaching the criterion (``null``: none did). The key is written, empty,
-                 when the run has none of the task's items.
+                 when the run has none of the task's items. ``<task>_levels`` (when the
+                 caller stores :func:`frequency_levels`): per frequency the lowest and
+                 highest level tested, so that "heard at the lowest level" and "not heard
+                 at the highest level" read as bounds, not thresholds.
 
 Non-finite thresholds are written as ``null`` with their ``threshold_status``.
 """
@@ -39,7 +46,7 @@ from auralgen.tasks.base import task_class, task_names
 
 from .metrics import RECORD_STATUSES
 from .plots import plot_audiogram, plot_psychometric, plot_task_bars
-from .psychometrics import PsychometricFit, audiogram_thresholds, fit_psychometric
+from .psychometrics import PsychometricFit, audiogram_thresholds, fit_psychometric, level_ranges
 
 COUNTS = ("asked", "answered", *RECORD_STATUSES, "judged", "correct")
 
@@ -77,10 +84,14 @@ def _finite(v):
 
 
 def fit_to_json(fit: PsychometricFit, unit: str) -> dict:
+    """The results record of a fit; non-finite numbers and interval ends beyond the tested range are ``null``."""
+    opens = [fit.ci_low_open, fit.ci_high_open] if not math.isnan(fit.ci_low) else [False, False]
     return {
         "threshold": _finite(fit.threshold),
-        "ci95": [_finite(fit.ci_low), _finite(fit.ci_high)],
+        "ci95": [None if opens[0] else _finite(fit.ci_low), None if opens[1] else _finite(fit.ci_high)],
+        "ci95_open": opens,
         "threshold_status": fit.threshold_status,
+        "threshold_bound": fit.threshold_bound,
         "unit": unit,
         "criterion": fit.criterion,
         "chance": fit.chance,
@@ -96,19 +107,20 @@ def fit_to_json(fit: PsychometricFit, unit: str) -> dict:
 
 
 def fit_from_json(d: dict) -> PsychometricFit:
-    """A :class:`PsychometricFit` back from :func:`fit_to_json` (for plots across runs)."""
-    inf = math.inf
+    """A :class:`PsychometricFit` back from :func:`fit_to_json` (for plots across runs); open interval
+    ends come back as ``0`` / ``inf``."""
+    opens = d.get("ci95_open", [False, False])
 
     def num(v, default):
         return default if v is None else float(v)
 
     return PsychometricFit(
-        threshold=num(d["threshold"], inf),
+        threshold=num(d["threshold"], math.nan),
         slope=d["slope"],
         lapse=d["lapse"],
         criterion=d["criterion"],
-        ci_low=num(d["ci95"][0], math.nan),
-        ci_high=num(d["ci95"][1], inf),
+        ci_low=0.0 if opens[0] else num(d["ci95"][0], math.nan),
+        ci_high=math.inf if opens[1] else num(d["ci95"][1], math.nan),
         converged=d["converged"],
         scale=d["scale"],
         chance=d["chance"],
@@ -117,11 +129,14 @@ def fit_from_json(d: dict) -> PsychometricFit:
         n_correct=tuple(d["n_correct"]),
         n_total=tuple(d["n_total"]),
         n_excluded=d["n_excluded"],
+        threshold_bound=d.get("threshold_bound"),
     )
 
 
-def psychometrics(records: list[dict], *, criterion: float, n_boot: int, seed: int) -> dict:
+def psychometrics(records: list[dict], *, criterion: float, n_boot: int, seed: int | None = None) -> dict:
     """Per relative task (and unit), a psychometric fit of accuracy vs the stimulus difference.
+
+    ``n_boot = 0`` skips the intervals; ``seed`` is not used (the fit draws no random numbers).
 
     The difference is the item's ``difference`` when its task records one (a quantity that
     grows as the item gets easier, e.g. the distance ratio of a distance pair in dB), else
@@ -146,9 +161,7 @@ def psychometrics(records: list[dict], *, criterion: float, n_boot: int, seed: i
         chance = float(np.mean([1.0 / r["n_options"] for r in recs]))
         unit = recs[0].get("difference_unit") or recs[0].get("level_unit", "")
         try:
-            fit = fit_psychometric(
-                np.abs(levels), k, n, chance=chance, criterion=criterion, n_boot=n_boot, rng=np.random.default_rng(seed)
-            )
+            fit = fit_psychometric(np.abs(levels), k, n, chance=chance, criterion=criterion, n_boot=n_boot)
         except ParameterError as exc:
             out[task] = {"threshold": None, "threshold_status": "not_fitted", "reason": str(exc), "unit": unit}
             continue
@@ -187,6 +200,23 @@ def frequency_analyses(records: list[dict], *, criterion: float) -> dict[str, di
     return {task: thresholds_by_frequency(records, task, criterion=criterion) for task in frequency_tasks()}
 
 
+def frequency_levels(records: list[dict]) -> dict[str, dict]:
+    """``{"<task>_levels": {frequency_hz (str): [lowest, highest]}}`` tested, for every task of
+    :func:`frequency_tasks` that has items in its level unit (the items :func:`thresholds_by_frequency` reads)."""
+    out = {}
+    for task in frequency_tasks():
+        unit = task_class(task).level_unit
+        recs = [r for r in records if r["task"] == task and r.get("level_unit") == unit and "frequency_hz" in r]
+        if recs:
+            out[f"{task}_levels"] = {f"{f:g}": list(pair) for f, pair in level_ranges(recs).items()}
+    return out
+
+
+def audiogram_levels(results: dict, task: str) -> dict[float, tuple[float, float]]:
+    """The tested level range per frequency of ``task`` from ``results`` (``{}`` when not stored)."""
+    return {float(f): (float(lo), float(hi)) for f, (lo, hi) in results.get(f"{task}_levels", {}).items()}
+
+
 def write_plots(results: dict, plot_dir: Path) -> list[str]:
     """Per-task bars, psychometric curves and per-frequency thresholds of one run; returns the file names."""
     label = results["model"]["label"]
@@ -203,7 +233,8 @@ def write_plots(results: dict, plot_dir: Path) -> list[str]:
     for task in frequency_tasks():
         if results.get(task):
             name = f"{safe_name(task)}.png"
-            plot_audiogram({label: {float(f): v for f, v in results[task].items()}}, plot_dir / name)
+            thresholds = {label: {float(f): v for f, v in results[task].items()}}
+            plot_audiogram(thresholds, plot_dir / name, levels_by_model={label: audiogram_levels(results, task)})
             written.append(name)
     return written
 
@@ -222,16 +253,20 @@ def _pct(v) -> str:
 
 
 def _thr(fit: dict | None) -> str:
+    """A threshold cell: a number with its 95 % interval inside the tested range, else the bound it is."""
     if not fit or fit.get("threshold_status") in (None, "not_fitted"):
         return "–"
-    if fit["threshold"] is None:
-        return f"n/a ({fit['threshold_status']})"
-    if fit["threshold_status"] == "below_range":  # extrapolated below every tested difference: an upper bound
-        return f"< {min(fit['x']):g} {fit['unit']} (below tested range)"
+    unit, status, xs = fit["unit"], fit["threshold_status"], fit["x"]
+    if status == "below_range":
+        return f"< {min(xs):g} {unit} (below the lowest level)"
+    if status in ("beyond_range", "not_reached"):
+        why = "; plateau below the criterion" if status == "not_reached" else ""
+        return f"no threshold within the tested range (> {max(xs):g} {unit}{why})"
+    if status == "undetermined" or fit["threshold"] is None:
+        return "undetermined (zero-width interval)"
     lo, hi = fit["ci95"]
-    ci = (
-        ""
-        if lo is None and hi is None
-        else f" [{'–' if lo is None else f'{lo:.3g}'}, {'∞' if hi is None else f'{hi:.3g}'}]"
-    )
-    return f"{fit['threshold']:.3g}{ci} {fit['unit']}"
+    low_open, high_open = fit.get("ci95_open", [False, False])
+    low = f"< {min(xs):g}" if low_open else ("–" if lo is None else f"{lo:.3g}")
+    high = f"> {max(xs):g}" if high_open else ("–" if hi is None else f"{hi:.3g}")
+    ci = "" if lo is None and hi is None and not (low_open or high_open) else f" [{low}, {high}]"
+    return f"{fit['threshold']:.3g}{ci} {unit}"

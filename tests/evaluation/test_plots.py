@@ -42,6 +42,7 @@ def test_plot_psychometric(tmp_path, fits):
         np.testing.assert_allclose(data.get_ydata(), np.asarray(fit.n_correct) / np.asarray(fit.n_total))
         curve = lines[f"fit:{model}"]
         np.testing.assert_allclose(curve.get_ydata(), fit.predict(curve.get_xdata()))
+        assert (curve.get_xdata().min(), curve.get_xdata().max()) == pytest.approx((min(fit.x), max(fit.x)))
     assert fits["model_a"].finite and not fits["model_b"].finite
     assert lines["threshold:model_a"].get_xdata()[0] == pytest.approx(fits["model_a"].threshold)
     assert "threshold:model_b" not in lines
@@ -62,12 +63,23 @@ def test_plot_audiogram(tmp_path):
     np.testing.assert_allclose(lines["audiogram:model_a"].get_xdata(), [250, 1000, 4000])
     np.testing.assert_allclose(lines["audiogram:model_a"].get_ydata(), [10, 0, 30])
     np.testing.assert_allclose(lines["audiogram:model_b"].get_ydata(), [40, 60])
-    np.testing.assert_allclose(lines["no_response:model_a"].get_xdata(), [8000])
-    np.testing.assert_allclose(lines["no_response:model_b"].get_xdata(), [1000])
+    np.testing.assert_allclose(lines["not_heard_at_highest:model_a"].get_xdata(), [8000])
+    np.testing.assert_allclose(lines["not_heard_at_highest:model_b"].get_xdata(), [1000])
     assert ax.get_xscale() == "log"
     low, high = ax.get_ylim()
     assert low > high  # dB HL grows downwards, like a clinical audiogram
-    assert lines["no_response:model_a"].get_ydata()[0] >= 60
+    assert lines["not_heard_at_highest:model_a"].get_ydata()[0] >= 60
+
+
+def test_audiogram_bounds_are_markers_not_thresholds(tmp_path):
+    thresholds = {"m": {250.0: -10.0, 1000.0: 20.0, 4000.0: None}}
+    levels = {"m": {250.0: (-10.0, 80.0), 1000.0: (-10.0, 80.0), 4000.0: (0.0, 70.0)}}
+    fig = plot_audiogram(thresholds, tmp_path / "a.png", levels_by_model=levels)
+    lines = lines_by_gid(fig.axes[0])
+    np.testing.assert_allclose(lines["audiogram:m"].get_xydata(), [[1000, 20]])  # only the real threshold
+    np.testing.assert_allclose(lines["heard_at_lowest:m"].get_xydata(), [[250, -10]])
+    np.testing.assert_allclose(lines["not_heard_at_highest:m"].get_xydata(), [[4000, 75]])  # just below 70 dB HL
+    assert lines["heard_at_lowest:m"].get_marker() == "^" and lines["not_heard_at_highest:m"].get_marker() == "v"
 
 
 def test_plot_task_bars_from_score_results(tmp_path):

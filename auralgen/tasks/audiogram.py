@@ -7,6 +7,15 @@ difficulty index is the dB HL value. Out-of-range *probe* frequencies (e.g. 20 H
 unit ``dB SPL``. The clip is quantised to the 24-bit grid with TPDF dither drawn from
 a seed stored in ``params``, so the quietest tones (below one LSB) survive export as
 measurable narrowband energy rather than rounding to digital silence.
+
+**Labels are physical presence**, not audibility: "In the first half" means the tone is in the
+first half of the audio at the stated level, whether or not a listener would hear it (a
+-10 dB HL tone, or a 20 Hz probe at 40 dB SPL far below the ISO 389-7 threshold, is present and
+labelled so). The options name where the tone is in the audio, never whether it is heard. The
+dB HL scale assumes the documented playback calibration (``full_scale_db_spl``: digital full
+scale = that many dB SPL, free field). The sample rate is the task's own (48 kHz by default) and
+every frequency must sit at most :data:`MAX_NYQUIST_FRACTION` of Nyquist, so the 8 kHz tones and
+16 kHz probes are representable well below it.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ from auralgen.tasks.base import AudioConfig, AuditSpec, Level, Measurement, Task
 POSITIONS = ("first", "second", "absent")
 ANSWERS = {"first": "In the first half", "second": "In the second half", "absent": "Not present"}
 EDGE_S = 0.2  # a tone keeps this far from the clip edges and from the middle
+MAX_NYQUIST_FRACTION = 0.75  # highest tone or probe frequency / Nyquist
 
 
 @dataclass(frozen=True)
@@ -46,10 +56,11 @@ class AudiogramConfig(TaskConfig):
         sr = self.sample_rate or audio.sample_rate
         fs = audio.full_scale_db_spl
         require(len(self.freqs_hz) > 0, f"{key}.freqs_hz=[] is empty; allowed: a non-empty list of frequencies")
+        top = MAX_NYQUIST_FRACTION * sr / 2
         for f in (*self.freqs_hz, *self.probe_freqs_hz):
             require(
-                20 <= f < sr / 2,
-                f"{key}.freqs_hz={f} is outside 20 Hz .. Nyquist ({sr / 2:.0f} Hz at sample_rate={sr}); allowed: 20 <= freq_hz < {sr / 2:.0f}",
+                20 <= f <= top,
+                f"{key}.freqs_hz={f} is outside 20 Hz .. {top:.0f} Hz ({MAX_NYQUIST_FRACTION:g} of Nyquist at sample_rate={sr}); allowed: 20 <= freq_hz <= {top:.0f}, or a higher sample_rate",
             )
         for f in self.freqs_hz:
             require(f <= 18000, f"{key}.freqs_hz={f} has no ISO 389-7 threshold; allowed: 20 .. 18000 Hz")

@@ -1,7 +1,9 @@
 """distance_absolute: is the sound near (0-3 m), at medium distance (3-8 m) or far (> 8 m)?
 
-Difficulty: the margin (percent, in ratio) that keeps the distance away from the bin
-edges. All items use the same room (default: the hall) so that the room cannot give the
+Difficulty: the margin (percent, in ratio) of the distance from the nearest bin edge: every
+item sits exactly at its level's margin (within :data:`MARGIN_TOLERANCE_PP`), above or below an
+inner edge (a bin drawn uniformly, then one of its inner edges), and stores it as
+``margin_percent`` with the ``edge_side``. All items use the same room (default: the hall) so that the room cannot give the
 distance away; the source level is fixed at 1 m, so the received level follows the
 inverse-distance law and the direct-to-reverberant ratio follows the room.
 """
@@ -15,13 +17,14 @@ from typing import ClassVar
 import numpy as np
 
 from auralgen.listeners import spatial as listen
-from auralgen.random import LogUniform
 from auralgen.rooms.scene import critical_distance_m
 from auralgen.tasks import _sounds as S
+from auralgen.tasks._compare import draw_at_margin, margin_percent, within
 from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig, SpatialTask, check_spatial, room_of
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
 TOLERANCE_DB = 4.0  # received level vs the statistical (direct + reverberant) prediction
+MARGIN_TOLERANCE_PP = 1.0  # an item's margin from the nearest bin edge vs its level (percentage points)
 
 
 @dataclass(frozen=True)
@@ -97,16 +100,10 @@ class DistanceAbsolute(SpatialTask):
 
     def sample(self, rng, level):
         level = self.as_level(level)
-        m = 1 + level.value / 100
-        k = int(rng.integers(self.n_choices))
-        lo = self.edges[k] * (m if k else 1)
-        hi = self.edges[k + 1] / (m if k < self.n_choices - 1 else 1)
-        sound = {
-            "azimuth_deg": float(rng.uniform(-180, 180)),
-            "elevation_deg": 0.0,
-            "distance_m": LogUniform(lo, hi).sample(rng),
-        }
-        return self.make_params(rng, [sound], normalise=False, bin=k, margin_percent=level.value)
+        k, side, distance = draw_at_margin(rng, self.edges, level.value)
+        sound = {"azimuth_deg": float(rng.uniform(-180, 180)), "elevation_deg": 0.0, "distance_m": distance}
+        margin = round(margin_percent(distance, self.edges), 9)
+        return self.make_params(rng, [sound], normalise=False, bin=k, edge_side=side, margin_percent=margin)
 
     def qa(self, params, rng, *, slot):
         labels = self.labels()
@@ -114,7 +111,14 @@ class DistanceAbsolute(SpatialTask):
         return self.make_qa(answer, labels, rng, slot=slot)
 
     def measure(self, params, clips):
-        return Measurement.from_dict(level_check(params, clips))
+        """The received level against the statistical model at the item's distance (the audio
+        check), and the margin of that distance from the nearest bin edge (from the recipe: beyond
+        the critical distance the level's tolerance spans more than a bin, so the audio cannot
+        resolve a margin)."""
+        rec = level_check(params, clips)
+        d = params["sounds"][0]["distance_m"]
+        margin = within("margin_percent", margin_percent(d, self.edges), params["margin_percent"], MARGIN_TOLERANCE_PP)
+        return Measurement.from_dict({**rec, "margin_percent": margin, "valid": rec["valid"] and margin["ok"]})
 
 
 def expected_received_db(params, sound) -> float:

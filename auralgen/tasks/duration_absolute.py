@@ -1,8 +1,11 @@
 """duration_absolute: which range does a single sound's duration fall in?
 
 Options are the bins delimited by ``bins_s`` (e.g. < 0.5 s, 0.5-1 s, 1-2 s, > 2 s).
-Difficulty: the margin (percent, in ratio) that keeps the duration away from the bin
-boundaries: a large margin is easy, a small one is hard. The stimulus, its level and its
+Difficulty: the margin (percent, in ratio) of the duration from the nearest inner bin edge: a
+large margin is easy, a small one is hard. Every item has exactly its level's margin (a bin drawn
+uniformly, then one of its inner edges, the duration that margin above or below it), stored as
+``margin_percent`` with the ``edge_side``; ``measure`` reads the margin back from the measured
+segment (within :data:`TOLERANCE_S` mapped to percent). The stimulus, its level and its
 onset are drawn independently of the answer.
 """
 
@@ -15,9 +18,8 @@ from typing import Any
 import numpy as np
 
 from auralgen.listeners import tones as listen
-from auralgen.random import LogUniform
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CREST
+from auralgen.tasks._compare import CREST, draw_at_margin, margin_check, margin_percent
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 
 TOLERANCE_S = 0.015
@@ -125,12 +127,9 @@ class DurationAbsolute(Task):
 
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
         level = self.as_level(level)
-        m = 1 + level.value / 100.0
-        k = int(rng.integers(self.n_choices))
-        lo = self.edges[k] * (m if k > 0 else 1.0)
-        hi = self.edges[k + 1] / (m if k < self.n_choices - 1 else 1.0)
+        k, side, duration = draw_at_margin(rng, self.edges, level.value)
         sound = S.draw_sound(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
-        sound["duration_s"] = LogUniform(lo, hi).sample(rng)
+        sound["duration_s"] = duration
         sound["level_db_spl"] = float(self.level.sample(rng))
         sound["onset_s"] = float(
             rng.uniform(0.1, self.cfg.clip_s - self.cfg.max_s - 0.1)
@@ -141,7 +140,8 @@ class DurationAbsolute(Task):
             "clip_s": self.cfg.clip_s,
             "ramp_s": self.cfg.ramp_s,
             "bin": k,
-            "margin_percent": level.value,
+            "edge_side": side,
+            "margin_percent": round(margin_percent(duration, self.edges), 9),
             "sounds": [sound],
         }
 
@@ -154,6 +154,9 @@ class DurationAbsolute(Task):
         return self.make_qa(answer, labels, rng, slot=slot)
 
     def measure(self, params, clips):
+        """The sound's duration from its measured segment (within :data:`TOLERANCE_S` of the recipe,
+        inside the labelled bin) and the margin that duration keeps from the nearest inner bin edge
+        (equal to ``margin_percent`` within the duration tolerance mapped to percent)."""
         from auralgen.measure import segments
 
         segs = segments(clips[0][0], params["sample_rate_hz"])
@@ -163,5 +166,7 @@ class DurationAbsolute(Task):
         if ok:  # the measured duration must land in the labelled bin (edges widened by the tolerance)
             k = params["bin"]
             ok = self.edges[k] - TOLERANCE_S <= measured <= self.edges[k + 1] + TOLERANCE_S
+        margin = margin_check(measured, expected, self.edges, TOLERANCE_S)
         return Measurement.from_dict({"duration_s": round(measured, 4) if ok or len(segs) == 1 else None, "expected_s": round(expected, 4),
-                "segments": len(segs), "tolerance_s": TOLERANCE_S, "valid": bool(ok)})  # fmt: skip
+                "margin_percent": margin, "segments": len(segs), "tolerance_s": TOLERANCE_S,
+                "valid": bool(ok and margin["ok"])})  # fmt: skip

@@ -79,17 +79,16 @@ def test_duration_relative_ratio_is_exact():
         assert b["onset_s"] + b["duration_s"] <= p["clip_s"]
 
 
-def test_duration_absolute_keeps_its_margin_from_bin_edges():
+def test_duration_absolute_sits_exactly_at_its_margin_from_the_nearest_edge():
     task, items = draws("duration_absolute")
     edges = task.edges
     for lv, p in items:
         d, k, m = p["sounds"][0]["duration_s"], p["bin"], 1 + task.level_value(lv) / 100
         assert edges[k] <= d <= edges[k + 1]
-        if k > 0:
-            assert d >= edges[k] * m * (1 - 1e-12)
-        if k < len(edges) - 2:
-            assert d <= edges[k + 1] / m * (1 + 1e-12)
+        want = edges[k] * m if p["edge_side"] == "low" else edges[k + 1] / m
+        assert d == pytest.approx(want, rel=1e-12) and p["margin_percent"] == pytest.approx(task.level_value(lv))
     assert set(Counter(p["bin"] for _, p in items)) == set(range(4))
+    assert Counter(p["edge_side"] for _, p in items if p["bin"] in (1, 2)) == {"low": 90, "high": 102}
 
 
 def test_audiogram_levels_follow_iso_389_7_and_probes_use_spl():

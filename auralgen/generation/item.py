@@ -2,8 +2,10 @@
 
 :func:`make_row` is the whole life of an item and holds no state; :class:`Renderer` keeps a run's
 task objects in a worker process and calls it for each :class:`~auralgen.generation.plan.ItemSpec`.
-Every draw comes from :func:`auralgen.random.item_rng` keyed by ``(seed, split, task, index)``, in
-a fixed order (sample, re-samples, QA), so an item's bytes depend on its coordinates only.
+Draw ``d`` of an item comes from its own stream (:func:`auralgen.generation.answers.draw_rng`, keyed
+by ``(seed, split, task, index, d)``): sample, then QA. An item is drawn again until its answer
+text is the one the plan dealt it and its measurement supports the label, so its bytes depend on
+its coordinates and the number of its accepted draw only.
 """
 
 from __future__ import annotations
@@ -17,14 +19,17 @@ from typing import Any
 import numpy as np
 
 from auralgen import __version__
-from auralgen.config import RunConfig, build_tasks
+from auralgen.config import RunConfig, build_tasks, id_key
+from auralgen.core.qa import answer_slot
 from auralgen.core.schema import Row
-from auralgen.errors import AuralgenError
+from auralgen.errors import AuralgenError, ParameterError
 from auralgen.export.audio import encode_flac
+from auralgen.generation.answers import draw_rng
 from auralgen.generation.plan import ItemSpec, item_id
-from auralgen.qa import answer_slot
-from auralgen.random import item_rng
 from auralgen.tasks.base import Task
+
+MAX_ANSWER_DRAWS = 256  # draws of one item allowed to miss its dealt answer text
+SECRET_SEED_COLUMN = -1  # the ``seed`` column of a secret-seed run
 
 
 @dataclass(frozen=True)
@@ -50,28 +55,49 @@ def worst_error(measured: dict[str, Any]) -> float:
     return worst
 
 
-def _draw_valid(task: Task, rng, spec: ItemSpec, splits, *, validate: bool, max_resample: int):
-    """Sample and render until the measurement supports the label (at most ``max_resample`` re-draws).
+def _miss_error(task: Task, spec: ItemSpec) -> ParameterError:
+    return ParameterError(
+        f"task {spec.task} level {spec.level} ({task.level_value(spec.level):g} {task.level_info(spec.level)[2]}) "
+        f"split {spec.split}: no draw in {MAX_ANSWER_DRAWS} gave the dealt answer {spec.target!r}; allowed: a sampler "
+        "that gives every text expected_answers lists at that level"
+    )
 
-    Returns ``(params, clips, measured, resampled, reason)``; ``reason`` says why the item is dropped, or is None."""
-    resampled, reason = 0, None
-    for attempt in range(max_resample + 1):
+
+def _draw_valid(task: Task, spec: ItemSpec, splits, *, seed: int, validate: bool, max_resample: int):
+    """Draw until the answer text is the dealt one (:attr:`ItemSpec.target`; at most
+    :data:`MAX_ANSWER_DRAWS` misses), then render and measure; an item whose measurement does not
+    support its label is drawn again (at most ``max_resample`` times). Draw ``d`` uses its own stream
+    (:func:`~auralgen.generation.answers.draw_rng`): ``sample`` then ``qa`` (render draws nothing).
+
+    Returns ``(params, clips, measured, qa, resampled, reason)``; ``reason`` says why the item is dropped, or is None."""
+    slot = answer_slot(seed, spec.split, spec.task, spec.index, task.n_choices)
+    resampled, misses, draw = 0, 0, 0
+    while True:
+        rng = draw_rng(seed, spec.split, spec.task, spec.index, draw)
+        draw += 1
         params = task.sample_owned(rng, spec.level, spec.k, spec.split, splits)
+        qa = task.qa(params, rng, slot=slot)
+        if spec.target is not None and qa.answer != spec.target:
+            misses += 1
+            if misses >= MAX_ANSWER_DRAWS:
+                raise _miss_error(task, spec)
+            continue
         clips = task.render(params)
         measured = task.check(params, clips) if validate else {}
         if not validate or measured["valid"]:
-            return params, clips, measured, resampled, None
-        resampled += attempt < max_resample
-        reason = "label not supported by measurement: " + json.dumps(
-            {k: v for k, v in measured.items() if k != "valid"}, sort_keys=True
-        )
-    return params, clips, measured, resampled, reason
+            return params, clips, measured, qa, resampled, None
+        if resampled == max_resample:
+            reason = "label not supported by measurement: " + json.dumps(
+                {k: v for k, v in measured.items() if k != "valid"}, sort_keys=True
+            )
+            return params, clips, measured, qa, resampled, reason
+        resampled += 1
 
 
 def _row(task: Task, spec: ItemSpec, params, clips: list[np.ndarray], measured, qa, *, seed: int, validate: bool,
-         flac_bits: int) -> Row:  # fmt: skip
+         flac_bits: int, fp: str, seed_secret: bool) -> Row:  # fmt: skip
     attribute, regime, unit = task.level_info(spec.level)
-    iid = item_id(seed, spec)
+    iid = item_id(fp, seed, spec)
     sr = int(params.get("sample_rate_hz", task.sample_rate))
     return Row(
         id=iid, task=spec.task, category=task.category, sub_category=task.sub_category,
@@ -82,28 +108,27 @@ def _row(task: Task, spec: ItemSpec, params, clips: list[np.ndarray], measured, 
         sampling_rate=sr, num_channels=int(clips[0].shape[0]), channel_layout=task.channel_layout(params),
         params=json.dumps(params, sort_keys=True), measured=json.dumps(measured, sort_keys=True),
         valid=bool(measured.get("valid", True)) if validate else True,
-        seed=seed, split=spec.split, generator_version=__version__,
+        seed=SECRET_SEED_COLUMN if seed_secret else seed, split=spec.split, generator_version=__version__,
     )  # fmt: skip
 
 
 def make_row(task: Task, spec: ItemSpec, *, seed: int, splits: tuple[str, ...] | None = None, validate: bool = True,
-             max_resample: int = 8, flac_bits: int = 24) -> ItemResult:  # fmt: skip
+             max_resample: int = 8, flac_bits: int = 24, fp: str = "", seed_secret: bool = False) -> ItemResult:  # fmt: skip
     """Make the item ``spec`` of ``task``: its parameters are owned by ``spec.split`` among ``splits``
     (default: that split alone); with ``validate``, an item whose measurement does not support its
-    label is drawn again, at most ``max_resample`` times, then dropped (``row`` is None)."""
+    label is drawn again, at most ``max_resample`` times, then dropped (``row`` is None). ``fp`` (the
+    run's :func:`~auralgen.config.id_key`) keys the id; ``seed_secret`` writes :data:`SECRET_SEED_COLUMN` as the seed."""
     t0 = time.perf_counter()
-    rng = item_rng(seed, spec.split, spec.task, spec.index)
     splits = tuple(splits or (spec.split,))
-    params, clips, measured, resampled, reason = _draw_valid(
-        task, rng, spec, splits, validate=validate, max_resample=max_resample
+    params, clips, measured, qa, resampled, reason = _draw_valid(
+        task, spec, splits, seed=seed, validate=validate, max_resample=max_resample
     )
     stat = {"task": spec.task, "split": spec.split, "level": spec.level, "level_value": task.level_value(spec.level),
             "resampled": resampled, "dropped": reason, "worst_error": worst_error(measured) if measured else 0.0}  # fmt: skip
     if reason is not None:
         return ItemResult(None, stat, time.perf_counter() - t0)
-    slot = answer_slot(seed, spec.split, spec.task, spec.index, task.n_choices)
-    qa = task.qa(params, rng, slot=slot)
-    row = _row(task, spec, params, clips, measured, qa, seed=seed, validate=validate, flac_bits=flac_bits)
+    row = _row(task, spec, params, clips, measured, qa, seed=seed, validate=validate, flac_bits=flac_bits, fp=fp,
+               seed_secret=seed_secret)  # fmt: skip
     return ItemResult(row, stat, time.perf_counter() - t0)
 
 
@@ -113,13 +138,14 @@ class Renderer:
     def __init__(self, run: RunConfig):
         self.run = run
         self.tasks = build_tasks(run)
+        self.fp = id_key(run)
 
     def __call__(self, spec: ItemSpec) -> dict[str, Any]:
         """The item ``spec`` as :meth:`ItemResult.to_wire` (what the shard writer reads)."""
         run = self.run
         return make_row(
             self.tasks[spec.task], spec, seed=run.seed, splits=run.splits, validate=run.validate,
-            max_resample=run.max_resample, flac_bits=run.export.flac_bits,
+            max_resample=run.max_resample, flac_bits=run.export.flac_bits, fp=self.fp, seed_secret=run.seed_secret,
         ).to_wire()  # fmt: skip
 
 

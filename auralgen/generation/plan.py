@@ -1,7 +1,8 @@
-"""The plan of a run: every item's coordinates, grouped into shards. Nothing random happens here.
+"""The plan of a run: every item's coordinates and dealt answer text, grouped into shards.
 
 An item is named by ``(task, split, index)``; its level and place ``k`` within the level follow
-from the task's grid. The plan is the same for any number of workers, so is the output.
+from the task's grid, its answer text from the seeded deal of :mod:`.answers`. The plan is the
+same for any number of workers, so is the output.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from auralgen.config import RunConfig
 from auralgen.errors import ParameterError
 from auralgen.export.parquet import shard_name
+from auralgen.generation.answers import deal
 from auralgen.tasks.base import Task
 
 MAX_PLAN_ITEMS = 10_000_000  # items one run may plan (a typo such as items_per_level=1e12 is refused)
@@ -25,6 +27,7 @@ class ItemSpec:
     index: int
     level: int
     k: int = 0  # position of the item within its level
+    target: str | None = None  # the dealt answer text (None: the level is not dealt, see generation.answers)
 
 
 @dataclass(frozen=True)
@@ -45,10 +48,11 @@ def plan(run: RunConfig, tasks: dict[str, Task]) -> list[ShardPlan]:
     shards = []
     for name, task in tasks.items():
         for split in run.splits:
+            targets, _ = deal(task, run.seed, split, run.splits)
             specs, index = [], 0
             for level in range(task.n_levels()):
                 for k in range(task.items_at(level)):
-                    specs.append(ItemSpec(name, split, index, level, k))
+                    specs.append(ItemSpec(name, split, index, level, k, targets[index]))
                     index += 1
             n = max(1, math.ceil(len(specs) / run.shard_size))
             for i in range(n):
@@ -79,6 +83,8 @@ def count_items(run: RunConfig, tasks: dict[str, Task]) -> int:
     return total
 
 
-def item_id(seed: int, spec: ItemSpec) -> str:
-    """Opaque id: a hash of the item's coordinates, carrying no parameter value or answer."""
-    return hashlib.sha256(f"{seed}/{spec.split}/{spec.task}/{spec.index}".encode()).hexdigest()[:20]
+def item_id(fp: str, seed: int, spec: ItemSpec) -> str:
+    """Opaque id: a hash of the run's config fingerprint ``fp`` and the item's coordinates. It carries
+    no parameter value or answer, differs between configs (e.g. the same item at 16 and 48 kHz), and
+    with a secret seed cannot be recomputed from the public files."""
+    return hashlib.sha256(f"{fp}/{seed}/{spec.split}/{spec.task}/{spec.index}".encode()).hexdigest()[:20]

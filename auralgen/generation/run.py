@@ -8,7 +8,9 @@ So the output is byte-identical for any executor and any number of workers.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import secrets
 import sys
 import time
 from collections import defaultdict
@@ -141,7 +143,9 @@ def run(run_cfg: RunConfig, *, executor: Executor | None = None, log=print) -> d
     out = Path(run_cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     # recorded before anything else is written: what overwrite=true may remove later
-    journal["files"] = sorted({sh.path for sh in shards} | set(FIXED_FILES))
+    journal["files"] = sorted({sh.path for sh in shards} | set(FIXED_FILES) | set(_public_files(run_cfg, shards)))
+    if run_cfg.seed_secret:  # the commitment's salt: drawn once, kept by a resumed run
+        journal.setdefault("seed_salt", secrets.token_hex(16))
     write_json(out / JOURNAL, journal)
 
     todo = [sh for sh in shards if not is_done(out, sh.path, journal)]
@@ -158,6 +162,30 @@ def run(run_cfg: RunConfig, *, executor: Executor | None = None, log=print) -> d
     return _finish(run_cfg, tasks, shards, journal, fp, seconds, time.perf_counter() - t0, n_todo, log)
 
 
+def _public_files(run_cfg: RunConfig, shards: list[ShardPlan]) -> list[str]:
+    from auralgen.export.public import public_files
+
+    return public_files([sh.path for sh in shards]) if run_cfg.export.public else []
+
+
+def seed_commitment(run_cfg: RunConfig, journal: dict[str, Any]) -> dict[str, Any]:
+    """For a secret seed, the manifest's ``seed_commitment``: ``sha256`` of ``"<salt>:<seed in hex>"``
+    and the ``salt`` (16 random bytes, drawn once and kept in the journal so a resumed run writes the
+    same). Whoever holds the seed can later prove which one it was; nobody else learns it. ``{}`` for a
+    public seed."""
+    if not run_cfg.seed_secret:
+        return {}
+    salt = journal["seed_salt"]
+    digest = hashlib.sha256(f"{salt}:{run_cfg.seed:x}".encode()).hexdigest()
+    return {
+        "seed_commitment": {
+            "sha256": digest,
+            "salt": salt,
+            "of": "sha256(salt + ':' + seed in lowercase hex, no leading zeros)",
+        }
+    }
+
+
 def _finish(run_cfg, tasks, shards, journal, fp, seconds, wall, n_todo, log) -> dict[str, Any]:
     """Validation report, dataset card and manifest (written last: it marks a complete dataset)."""
     from auralgen.export.card import write_card
@@ -171,13 +199,18 @@ def _finish(run_cfg, tasks, shards, journal, fp, seconds, wall, n_todo, log) -> 
     manifest = {
         "fingerprint": fp,
         "generator_version": __version__,
-        "seed": run_cfg.seed,
+        "seed": None if run_cfg.seed_secret else run_cfg.seed,
+        **seed_commitment(run_cfg, journal),
         "splits": list(run_cfg.splits),
         "config": config_record(run_cfg),
         "versions": versions(),
         "shards": [{k: r[k] for k in ("path", "task", "split", "rows", "sha256")} for r in records],
         "items": report["totals"],
     }
+    if run_cfg.export.public:
+        from auralgen.export.public import write_public
+
+        manifest["public"] = write_public(out, [r["path"] for r in records], run_cfg.export.pretty_name)
     write_json(out / "manifest.json", manifest)
     (out / ERROR_LOG).unlink(missing_ok=True)
     log(summary_table(report, seconds, wall, n_todo))

@@ -37,9 +37,10 @@ class EvalSettings:
     criterion : float in (0, 1)
         Accuracy defining a psychometric / audiogram threshold.
     n_boot : int >= 0
-        Bootstrap refits for each threshold's confidence interval.
+        0 leaves each threshold's 95 % interval out; > 0 reports it (psignifit's credible interval,
+        computed from the posterior grid: no random draws, so the value of n_boot does not matter).
     seed : int >= 0
-        Seeds the random baseline, the noise control and the bootstrap.
+        Seeds the random baseline and the noise control.
     on_error : {"count", "stop"}
         A reply that failed after every retry: ``count`` caches it as an error (scored
         wrong, reported, asked again on the next run); ``stop`` ends the run.

@@ -42,7 +42,7 @@ from .metrics import score
 from .parsing import extract_choice
 from .prompts import Presentation, build_message, cache_key, n_runs, present
 from .redaction import redact
-from .report import accounting, frequency_analyses, psychometrics, write_json, write_plots
+from .report import accounting, frequency_analyses, frequency_levels, psychometrics, write_json, write_plots
 
 __all__ = ["RunFailedError", "evaluate", "leaderboard_path", "plan"]
 
@@ -380,5 +380,6 @@ def build_results(records, cfg: EvalRunConfig, model_desc: dict, fp: dict, *, da
         "scores": score(records),
         "psychometric": psychometrics(records, criterion=s.criterion, n_boot=s.n_boot, seed=s.seed),
         **frequency_analyses(records, criterion=s.criterion),
+        **frequency_levels(records),
         "fingerprint": hashlib.sha256(json.dumps(fp, sort_keys=True).encode()).hexdigest()[:16],
     }

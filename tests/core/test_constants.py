@@ -4,7 +4,6 @@ import ast
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 import auralgen
 from auralgen.core import constants as C
@@ -49,9 +48,18 @@ def test_sample_rates_written_once():
 
 
 def test_hydra_defaults_match_constants():
-    top = yaml.safe_load((ROOT / "conf" / "config.yaml").read_text())
-    assert top["full_scale_db_spl"] == C.DEFAULT_FULL_SCALE_DB_SPL
-    assert top["sample_rate"] == C.DEFAULT_SAMPLE_RATE
+    """The composed command-line config (conf/config.yaml plus the RunSettings node) and RunSettings
+    itself carry core/constants.py's calibration and sample rate."""
+    from auralgen.cli._hydra import compose
+    from auralgen.config import RunSettings
+
+    top = compose()
+    assert top.full_scale_db_spl == C.DEFAULT_FULL_SCALE_DB_SPL
+    assert top.sample_rate == C.DEFAULT_SAMPLE_RATE
+    assert (RunSettings().full_scale_db_spl, RunSettings().sample_rate) == (
+        C.DEFAULT_FULL_SCALE_DB_SPL,
+        C.DEFAULT_SAMPLE_RATE,
+    )
 
 
 def test_old_paths_reexport_core():

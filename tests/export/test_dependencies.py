@@ -1,5 +1,7 @@
-"""Packaging: every third-party import is a declared dependency with a floor the venv meets, and
-`datasets` is the optional extra `auralgen[hf]` (generation and evaluation run without it)."""
+"""Packaging: every third-party import is a declared dependency with a floor the venv meets. A module
+of an optional extra is imported only inside a function (lazily) by the modules :data:`LAZY_EXTRAS`
+names, so ``import auralgen`` and its commands run without it; `datasets` is the optional extra
+`auralgen[hf]` (generation and evaluation run without it)."""
 
 import ast
 import os
@@ -27,23 +29,64 @@ def requirements(group: list[str]) -> dict[str, Requirement]:
     return {Requirement(r).name.lower().replace("_", "-"): Requirement(r) for r in group}
 
 
-def third_party_imports(paths) -> set[str]:
-    names = set()
+# optional extra -> {imported module: the package files allowed to import it, inside a function only}
+LAZY_EXTRAS = {
+    "adaptive": {"questplus": {"auralgen/evaluation/adaptive/quest.py"}},  # mode=adaptive
+    "ray": {"ray": {"auralgen/execution/ray.py"}},  # executor=ray
+}
+CODE = [*sorted(ROOT.glob("auralgen/**/*.py")), ROOT / "generate.py", ROOT / "evaluate.py"]
+
+
+def _imports(tree: ast.AST, in_function: bool = False):
+    """``(top-level module name, imported inside a function?)`` of every absolute import under ``tree``."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.Import):
+            yield from ((a.name.split(".")[0], in_function) for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            yield node.module.split(".")[0], in_function
+        nested = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        yield from _imports(node, nested)
+
+
+def third_party_imports(paths) -> dict[tuple[str, str], bool]:
+    """``(module, file relative to the repo) -> imported only inside functions`` for third-party modules."""
+    found: dict[tuple[str, str], bool] = {}
     for path in paths:
-        for node in ast.walk(ast.parse(Path(path).read_text())):
-            if isinstance(node, ast.Import):
-                names |= {a.name.split(".")[0] for a in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.level == 0:
-                names.add(node.module.split(".")[0])
-    return {n for n in names if n not in STDLIB and n not in {"auralgen", "__future__"}}
+        rel = Path(path).relative_to(ROOT).as_posix()
+        for module, lazy in _imports(ast.parse(Path(path).read_text())):
+            if module not in STDLIB and module not in {"auralgen", "__future__"}:
+                found[module, rel] = found.get((module, rel), True) and lazy
+    return found
 
 
-def test_every_import_of_the_package_is_a_declared_runtime_dependency():
+def _distribution(module: str) -> str:
+    return DISTRIBUTION.get(module, module).lower().replace("_", "-")
+
+
+def test_every_import_of_the_package_is_a_declared_dependency():
     runtime = requirements(PROJECT["dependencies"])
-    code = [*ROOT.glob("auralgen/**/*.py"), ROOT / "generate.py", ROOT / "evaluate.py"]
-    for module in third_party_imports(code):
-        name = DISTRIBUTION.get(module, module).lower().replace("_", "-")
-        assert name in runtime, f"auralgen imports {module!r} but pyproject does not declare {name!r}"
+    extras = PROJECT["optional-dependencies"]
+    for (module, rel), lazy in third_party_imports(CODE).items():
+        if _distribution(module) in runtime:
+            continue
+        extra = next((e for e, allowed in LAZY_EXTRAS.items() if module in allowed), None)
+        assert extra is not None, f"{rel} imports {module!r} but pyproject declares no {_distribution(module)!r}"
+        assert rel in LAZY_EXTRAS[extra][module], (
+            f"{rel} imports {module!r} of extra [{extra}]; allowed only in "
+            + ", ".join(sorted(LAZY_EXTRAS[extra][module]))
+        )
+        assert lazy, (
+            f"{rel} imports {module!r} of optional extra [{extra}] at module level; import it inside a function"
+        )
+        assert _distribution(module) in requirements(extras[extra]), f"extra [{extra}] does not declare {module!r}"
+
+
+def test_optional_extras_are_imported_where_listed():
+    """LAZY_EXTRAS names exactly the files that import each optional module (a stale entry fails)."""
+    found = third_party_imports(CODE)
+    for allowed in LAZY_EXTRAS.values():
+        for module, files in allowed.items():
+            assert {rel for m, rel in found if m == module} == files
 
 
 def test_datasets_is_the_optional_hf_extra_and_part_of_dev():
@@ -51,11 +94,13 @@ def test_datasets_is_the_optional_hf_extra_and_part_of_dev():
     extras = PROJECT["optional-dependencies"]
     assert "datasets" not in runtime
     assert str(requirements(extras["hf"])["datasets"].specifier) == ">=4"  # the `List` feature of the card
-    assert "auralgen[hf]" in extras["dev"]  # `make install` installs dev: the tests load datasets
+    assert "auralgen[hf,adaptive]" in extras["dev"]  # `make install` installs dev: the tests load datasets, run QUEST+
+    assert "datasets" not in {m for m, _ in third_party_imports(CODE)}  # the card only shows it in example text
 
 
 def test_the_venv_meets_every_declared_floor():
-    groups = PROJECT["dependencies"] + PROJECT["optional-dependencies"]["hf"]
+    extras = PROJECT["optional-dependencies"]
+    groups = PROJECT["dependencies"] + extras["hf"] + extras["adaptive"]  # what `make install` (dev) installs
     for req in requirements(groups).values():
         installed = version(req.name)
         assert req.specifier.contains(installed, prereleases=True), f"{req.name} {installed} does not meet {req}"

@@ -27,7 +27,8 @@ dataset: $(STAMP)  ## generate the default suite into data/default/ (no network)
 test: $(STAMP)  ## run the test suite (fast tests; slow ones are marked)
 	$(BIN)/python -m pytest -q
 
-test-slow: $(STAMP)  ## run only the slow tests
+test-slow: $(STAMP)  ## run only the slow tests (installs the ray extra: a 2-node Ray cluster test)
+	$(BIN)/pip install -q -e '.[dev,ray]'
 	$(BIN)/python -m pytest -q -m slow
 
 golden: $(STAMP)  ## check the default suite's shard SHA-256s against tests/golden/ (seed 0, workers 1 and 2)

@@ -48,6 +48,20 @@ class ExportConfig:
 
 
 @dataclass(frozen=True)
+class ExecutorConfig:
+    """Where the items render (never what they hold): ``local``, the process pool of ``workers``, or
+    ``ray``, a Ray cluster (``pip install 'auralgen[ray]'``; auralgen.execution.ray.RayExecutor)."""
+
+    kind: str = "local"
+    address: str | None = None  # ray: None starts a local Ray instance; "auto" or "host:port" joins a cluster
+    num_cpus_per_task: float = 1.0  # ray: CPUs reserved for each task (a batch of items)
+    max_retries: int = 3  # ray: reruns of a task whose worker process died
+
+
+EXECUTOR_KINDS = ("local", "ray")
+
+
+@dataclass(frozen=True)
 class RunConfig:
     seed: int
     splits: tuple[str, ...]
@@ -63,6 +77,7 @@ class RunConfig:
     overwrite: bool = False
     max_resample: int = 8
     seed_secret: bool = False  # seed read from $AURALGEN_SECRET_SEED, never written (see secret_seed)
+    executor: ExecutorConfig = ExecutorConfig()
 
 
 def _runtime(default):
@@ -91,8 +106,24 @@ class RunSettings:
 
 
 SETTINGS = RunSettings()
-RUNTIME_KEYS = tuple(f.name for f in fields(RunSettings) if f.metadata.get("runtime"))  # change no output byte
-TOP_KEYS = frozenset({*(f.name for f in fields(RunSettings)), "tasks", "task", "export"})
+# change no output byte (the executor group too: left out of the manifest and the fingerprint)
+RUNTIME_KEYS = (*(f.name for f in fields(RunSettings) if f.metadata.get("runtime")), "executor")
+TOP_KEYS = frozenset({*(f.name for f in fields(RunSettings)), "tasks", "task", "export", "executor"})
+
+
+def check_executor(data) -> ExecutorConfig:
+    """The ``executor`` group, checked before any work (``ray`` must be importable)."""
+    ex = from_mapping(ExecutorConfig, data or {}, "executor")
+    if ex.kind not in EXECUTOR_KINDS:
+        raise ParameterError(f"executor.kind={ex.kind!r} is unsupported; allowed: {', '.join(EXECUTOR_KINDS)}")
+    if ex.kind == "ray":
+        import importlib.util
+
+        from auralgen.execution.ray import INSTALL_HINT
+
+        if importlib.util.find_spec("ray") is None:
+            raise ParameterError(INSTALL_HINT)
+    return ex
 
 
 def build_task_config(name_key: str, data) -> TaskConfig:
@@ -220,6 +251,7 @@ def validate(cfg) -> RunConfig:
         overwrite=_coerce("overwrite", cfg.get("overwrite", SETTINGS.overwrite), bool),
         max_resample=max_resample,
         seed_secret=seed_secret,
+        executor=check_executor(cfg.get("executor")),
     )
 
 

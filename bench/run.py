@@ -11,7 +11,15 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHES = ("bench_generation", "bench_rooms", "bench_receivers", "bench_trajectory", "bench_scoring", "bench_eval")
+BENCHES = (
+    "bench_generation",
+    "bench_rooms",
+    "bench_receivers",
+    "bench_trajectory",
+    "bench_scoring",
+    "bench_eval",
+    "bench_ray",
+)  # bench_ray: needs the ray extra
 
 
 def main(argv: list[str]) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from auralgen.config import RUNTIME_KEYS, ExportConfig, RunSettings, validate
+from auralgen.config import RUNTIME_KEYS, ExecutorConfig, ExportConfig, RunSettings, validate
 from auralgen.core.mapping import plain
 from auralgen.core.resources import conf_dir
 from auralgen.errors import ParameterError
@@ -38,6 +38,8 @@ def group_nodes() -> dict[tuple[str, str], dict]:
     the other mixing options stay YAML files of ``conf/mixing/``."""
     return {
         ("export", "parquet"): plain(dataclasses.asdict(ExportConfig())),
+        ("executor", "local"): plain(dataclasses.asdict(ExecutorConfig())),
+        ("executor", "ray"): plain(dataclasses.asdict(ExecutorConfig(kind="ray"))),
         ("mixing", "default"): plain(DEFAULT_MIXING),
     }
 

@@ -105,13 +105,22 @@ def _write_shard(out: Path, sh: ShardPlan, results, bar, seconds: dict[str, floa
     return {"path": sh.path, "task": sh.task, "split": sh.split, "rows": rows, "sha256": digest, "items": stats}
 
 
+def default_executor(run_cfg: RunConfig, n_items: int) -> Executor:
+    """The run's ``executor`` group: a Ray cluster, or serial / a local pool of ``workers`` (at most ``n_items``)."""
+    ex = run_cfg.executor
+    if ex.kind == "ray":
+        from auralgen.execution.ray import RayExecutor
+
+        return RayExecutor(ex.address, num_cpus_per_task=ex.num_cpus_per_task, max_retries=ex.max_retries)
+    return make_executor(min(run_cfg.workers, max(1, n_items)))
+
+
 def _render_shards(run_cfg: RunConfig, out: Path, todo: list[ShardPlan], journal: dict[str, Any], bar, seconds,
                    executor: Executor | None) -> None:  # fmt: skip
-    """Render the pending shards through ``executor`` (default: :func:`make_executor` of the run's
-    workers); rows are written in plan order and the journal updated after each shard."""
+    """Render the pending shards through ``executor`` (default: :func:`default_executor`); rows are written in plan order and the journal updated after each shard."""
     global _WORKER
     if executor is None:
-        executor = make_executor(min(run_cfg.workers, max(1, sum(len(sh.items) for sh in todo))))
+        executor = default_executor(run_cfg, sum(len(sh.items) for sh in todo))
     workers = getattr(executor, "workers", 1)
     results = executor.map_ordered(
         _render_batch, _batches(todo), setup=partial(_init_worker, run_cfg),

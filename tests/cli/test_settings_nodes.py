@@ -45,7 +45,7 @@ def test_validate_falls_back_to_the_same_defaults():
 
 
 def test_runtime_keys_are_the_flagged_settings_and_left_out_of_job_folders_and_the_fingerprint():
-    assert RUNTIME_KEYS == ("out", "workers", "progress", "overwrite")
+    assert RUNTIME_KEYS == ("out", "workers", "progress", "overwrite", "executor")
     register_configs()
     GlobalHydra.instance().clear()
     try:

@@ -1,0 +1,33 @@
+"""The `executor` config group: local (default) or ray, chosen on the command line, left out of the fingerprint."""
+
+from __future__ import annotations
+
+import pytest
+
+from auralgen.config import config_record, validate
+from auralgen.errors import ParameterError
+from auralgen.execution import LocalPoolExecutor, SerialExecutor
+from auralgen.generation.run import default_executor
+from tests.support.builders import small_run
+
+
+def test_local_is_the_default_and_ray_is_one_override():
+    local = small_run("task=pitch_relative", workers=2)
+    assert local.executor.kind == "local" and local.executor.address is None
+    assert isinstance(default_executor(local, 100), LocalPoolExecutor)
+    assert isinstance(default_executor(local, 1), SerialExecutor)  # one item: no pool
+    ray = small_run("task=pitch_relative", "executor=ray", "executor.address=auto", workers=2)
+    assert (ray.executor.kind, ray.executor.address) == ("ray", "auto")
+    assert config_record(ray) == config_record(local)  # where items render never changes what they hold
+
+
+@pytest.mark.parametrize(
+    ("executor", "message"),
+    [
+        ({"kind": "dask"}, "executor.kind='dask' is unsupported; allowed: local, ray"),
+        ({"kind": "ray", "nodes": 3}, "executor.nodes: unknown key"),
+    ],
+)
+def test_a_bad_executor_is_one_line(executor, message):
+    with pytest.raises(ParameterError, match=message):
+        validate({"task": {"name": "pitch_relative"}, "executor": executor})

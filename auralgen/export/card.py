@@ -122,6 +122,8 @@ def body(run, tasks, sizes) -> str:
     for name, task in tasks.items():
         counts = " | ".join(str(sizes.get(name, {}).get(s, [0, 0])[0]) for s in run.splits)
         lines.append(f"| {name} | {task.attribute} | {task.regime} | {levels_text(task)} | {counts} |")
+    notes = [f"- **{name}**: {task.card_note}" for name, task in tasks.items() if task.card_note]
+    lines += ["", "## What the labels mean", "", *notes] if notes else []
     lines += ["", "## Columns", "", "| column | unit | meaning |", "|---|---|---|"]
     for c in columns():  # the item schema states each unit once; the card nowhere else
         lines.append(f"| `{c.name}` | {c.unit} | {c.doc.format(**fill)} |")

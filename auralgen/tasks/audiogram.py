@@ -88,6 +88,12 @@ class AudiogramConfig(TaskConfig):
 class Audiogram(Task):
     name = "audiogram"
     analyses = ("thresholds_by_frequency",)
+    card_note = (
+        "Labels are physical presence: the tone is in the stated half of the audio at the stated level, whether or "
+        "not a listener would hear it (-10 dB HL tones and probes below the hearing threshold included). dB HL "
+        "assumes the documented calibration: digital RMS 1.0 = `full_scale_db_spl` dB SPL, free field, re ISO 389-7. "
+        "Every probe frequency is at most 0.75 of the Nyquist frequency of the task's sample rate (48 kHz by default)."
+    )
     audit = AuditSpec(("position", "sounds.*", "audio.*", "row.flac_bytes"), listener_easiest="max")
     listener = staticmethod(listen.audiogram)
     sub_category = "absolute_perception"

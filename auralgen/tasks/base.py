@@ -295,6 +295,7 @@ class Task:
     listener: ClassVar[Callable[..., int] | None]
     spatial: ClassVar[bool] = False  # the answer is a direction, distance or motion (interop files it as spatial)
     analyses: ClassVar[tuple[str, ...]] = ()  # extra evaluation analyses, e.g. "thresholds_by_frequency"
+    card_note: ClassVar[str] = ""  # what the task's labels mean, for the dataset card (markdown, one paragraph)
 
     def __init__(self, cfg: TaskConfig, audio: AudioConfig):
         self.cfg = cfg

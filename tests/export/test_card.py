@@ -91,3 +91,16 @@ def test_levels_of_a_task_with_several_units_name_each_unit():
     assert len(set(units)) > 1 and len(groups) == len(runs)
     for group, unit in zip(groups, runs):
         assert group.endswith(f" {unit}") and group.count(unit) == 1
+
+
+def test_a_task_that_states_what_its_labels_mean_has_it_on_the_card(two_tasks, tmp_path):
+    """Tasks without a card_note add no section; the audiogram's note (physical presence, calibration) is printed."""
+    assert "## What the labels mean" not in (two_tasks / "README.md").read_text()
+    out = tmp_path / "gram"
+    generation.run(
+        small_run("task=audiogram", "task.items_per_level=1", "task.freqs_hz=[1000]", "task.levels=[40]", out=out),
+        log=QUIET,
+    )
+    card = (out / "README.md").read_text()
+    assert "## What the labels mean" in card
+    assert "- **audiogram**: Labels are physical presence" in card and "re ISO 389-7" in card

@@ -296,6 +296,9 @@ class Task:
     spatial: ClassVar[bool] = False  # the answer is a direction, distance or motion (interop files it as spatial)
     analyses: ClassVar[tuple[str, ...]] = ()  # extra evaluation analyses, e.g. "thresholds_by_frequency"
     card_note: ClassVar[str] = ""  # what the task's labels mean, for the dataset card (markdown, one paragraph)
+    # which end of the level values is easier for any listener, "larger" or "smaller" (a property of the task's
+    # stimulus, used by mode=adaptive); None: the end audit.listener_easiest names ("max" larger, "min" smaller)
+    easier: ClassVar[str | None] = None
 
     def __init__(self, cfg: TaskConfig, audio: AudioConfig):
         self.cfg = cfg

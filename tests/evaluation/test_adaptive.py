@@ -25,13 +25,35 @@ FAST = QuestSettings(max_trials=40)
         ("pitch_relative", 50 / 16, 1200.0, "log", "larger"),
         ("loudness_relative", 4 / 16, 48.0, "log", "larger"),
         ("duration_relative", 20 / 16, 200.0, "log", "larger"),
-        ("distance_relative", 1.0, 8.0, "log", "smaller"),
     ],
 )
 def test_domain_rule_from_the_task_grid(name, low, high, scale, easier):
     d = domain_for(build_task(name))
     assert (d.low, d.high, d.scale, d.easier) == pytest.approx((low, high, scale, easier))
     assert d.to_axis(d.easy_value()) > d.to_axis(d.hard_value())  # the axis grows towards the easy end
+
+
+@pytest.mark.parametrize(
+    "easier, low, high",
+    [("larger", 3 / 16, 12.0), ("smaller", 3.0, 12.0)],  # extended on the hard side only when it is the small end
+)
+def test_the_easier_end_is_the_tasks_own_not_its_listeners(monkeypatch, easier, low, high):
+    """distance_relative's levels are distance ratios in dB (12, 9, 6, 3) and its listener is weak
+    (audit.listener_easiest None): the task's own ``easier`` decides the domain."""
+    task = build_task("distance_relative")
+    assert task.audit.listener_easiest is None and list(task.cfg.levels) == [12.0, 9.0, 6.0, 3.0]
+    monkeypatch.setattr(type(task), "easier", easier)
+    d = domain_for(task)
+    assert (d.low, d.high, d.scale, d.easier) == pytest.approx((low, high, "log", easier))
+
+
+def test_a_task_without_an_easier_end_is_refused():
+    task = build_task("elevation_relative")
+    assert task.easier is None and task.audit.listener_easiest is None
+    with pytest.raises(
+        ParameterError, match=r"task elevation_relative has levels=.*easier end None; allowed in mode=adaptive"
+    ):
+        domain_for(task)
 
 
 def test_domain_refuses_a_task_that_is_not_relative():

@@ -4,9 +4,10 @@ The rule (one per task, from what the task already declares -- no table names a 
 
 * **values** -- the positive values of the task's grid ``cfg.levels`` (0, the "same" level of a
   two-interval task, does not lie on the detection curve and is left out);
-* **easier end** -- ``task.audit.listener_easiest``: ``"max"`` (a larger value is easier: a larger
-  pitch, loudness or duration difference, a wider azimuth separation) or ``"min"`` (a smaller value
-  is easier: a nearer distance pair);
+* **easier end** -- a property of the task's stimulus, not of a listener: the task's ``easier``
+  (``"larger"``: a larger value is easier, e.g. a larger pitch, loudness or duration difference, a
+  wider azimuth separation, a larger distance ratio; ``"smaller"``: a smaller value is easier), or
+  when it sets none, the end its ``audit.listener_easiest`` names (``"max"`` larger, ``"min"`` smaller);
 * **scale** -- ``"log"`` when the positive grid spans a ratio of at least :data:`LOG_SPAN`
   (every relative task today), else ``"lin"``;
 * **range** -- the grid's range, extended on its *hard* side by the factor ``extend`` (log) or by
@@ -31,7 +32,7 @@ import numpy as np
 
 from auralgen.errors import ParameterError
 
-__all__ = ["LOG_SPAN", "LevelDomain", "domain_for"]
+__all__ = ["LOG_SPAN", "LevelDomain", "domain_for", "easier_end"]
 
 LOG_SPAN = 4.0  # a positive grid spanning at least this ratio is searched on a log axis
 
@@ -95,6 +96,15 @@ class LevelDomain:
         return {"low": self.low, "high": self.high, "unit": self.unit, "scale": self.scale, "easier": self.easier}
 
 
+def easier_end(task) -> str | None:
+    """``"larger"`` or ``"smaller"``: which end of ``task``'s level values is easier (its ``easier``, else
+    from ``audit.listener_easiest``); None when the task states neither."""
+    easier = getattr(task, "easier", None)
+    if easier is not None:
+        return easier
+    return {"max": "larger", "min": "smaller"}.get(task.audit.listener_easiest)
+
+
 def domain_for(task, *, extend: float = 16.0) -> LevelDomain:
     """The :class:`LevelDomain` of ``task`` by the rule of the module docstring.
 
@@ -102,7 +112,7 @@ def domain_for(task, *, extend: float = 16.0) -> LevelDomain:
     ------
     ParameterError
         When the task is not relative, has fewer than two positive grid values, or states no
-        easier end (``audit.listener_easiest`` None).
+        easier end (neither ``easier`` nor ``audit.listener_easiest`` set).
     """
     name = task.name
     if task.regime != "relative":
@@ -110,16 +120,15 @@ def domain_for(task, *, extend: float = 16.0) -> LevelDomain:
             f"task {name} has regime={task.regime!r}; allowed in mode=adaptive: a relative task (a difference level)"
         )
     values = sorted(float(v) for v in task.cfg.levels if float(v) > 0)
-    easiest = task.audit.listener_easiest
-    if len(values) < 2 or easiest is None:
+    easier = easier_end(task)
+    if len(values) < 2 or easier is None:
         raise ParameterError(
-            f"task {name} has levels={list(task.cfg.levels)!r}, easiest end {easiest!r}; allowed in mode=adaptive: "
-            "at least two positive levels and audit.listener_easiest 'max' or 'min'"
+            f"task {name} has levels={list(task.cfg.levels)!r}, easier end {easier!r}; allowed in mode=adaptive: "
+            "at least two positive levels and an easier end (the task's easier 'larger' or 'smaller')"
         )
     if not extend >= 1.0:
         raise ParameterError(f"adaptive.extend={extend!r} is too small; allowed: >= 1")
     lo, hi = values[0], values[-1]
-    easier = "larger" if easiest == "max" else "smaller"
     scale = "log" if hi / lo >= LOG_SPAN else "lin"
     if easier == "larger":  # the hard side is the small end: extend it downwards
         lo = lo / extend if scale == "log" else max(lo - (extend - 1.0) * (hi - lo), lo / extend)

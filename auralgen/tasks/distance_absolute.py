@@ -31,7 +31,9 @@ MARGIN_TOLERANCE_PP = 1.0  # an item's margin from the nearest bin edge vs its l
 class DistanceAbsoluteConfig(SpatialConfig):
     unused_fields: ClassVar[dict[str, str]] = {
         "gap_s": "one sound per clip",
-        "distance_m": "distances are drawn from the levels and min_m/max_m",
+        "distance_m": "distances are set by the levels and bins_m",
+        "min_m": "every distance sits at its level's margin from an inner bin edge; the nearest is bins_m[0] / (1 + margin)",
+        "max_m": "every distance sits at its level's margin from an inner bin edge; the farthest is bins_m[-1] * (1 + margin)",
     }
     name: str = "distance_absolute"
     levels: tuple = (30, 15, 5)
@@ -41,17 +43,16 @@ class DistanceAbsoluteConfig(SpatialConfig):
     max_m: float = 14.0
 
     def check_task(self, audio, key):
-        edges = (self.min_m, *self.bins_m, self.max_m)
-        require(
-            self.min_m >= MIN_DISTANCE_M, f"{key}.min_m={self.min_m} is too near; allowed: min_m >= {MIN_DISTANCE_M} m"
-        )
-        require(all(b > a for a, b in zip(edges, edges[1:])),
-                f"{key}.bins_m={list(self.bins_m)!r} with min_m={self.min_m}, max_m={self.max_m} is not increasing; allowed: min_m < bins_m... < max_m")  # fmt: skip
+        b = self.bins_m
+        require(b[0] > 0 and all(hi > lo for lo, hi in zip(b, b[1:])),
+                f"{key}.bins_m={list(b)!r} is not increasing; allowed: 0 < bins_m...")  # fmt: skip
         m = 1 + max(self.levels) / 100
-        for i, (lo, hi) in enumerate(zip(edges, edges[1:])):
-            require((lo * (m if i else 1)) < hi / (m if i < len(edges) - 2 else 1),
+        for lo, hi in zip(b, b[1:]):  # an inner bin holds a distance at the margin beyond lo and before hi
+            require(lo * m < hi / m,
                     f"{key}.levels={list(self.levels)!r}: the margin leaves no room in bin [{lo}, {hi}] m; allowed: smaller margins")  # fmt: skip
-        check_spatial(self, audio, key, max_distance_m=self.max_m)
+        require(b[0] / m >= MIN_DISTANCE_M,
+                f"{key}.bins_m={list(b)!r}: the nearest distance {b[0] / m:g} m (bins_m[0] {b[0]} m / {m:g}) is too near; allowed: bins_m[0] / (1 + max level / 100) >= {MIN_DISTANCE_M} m")  # fmt: skip
+        check_spatial(self, audio, key, max_distance_m=b[-1] * m)
 
 
 @register
@@ -84,7 +85,7 @@ class DistanceAbsolute(SpatialTask):
 
     @property
     def edges(self):
-        return (self.cfg.min_m, *self.cfg.bins_m, self.cfg.max_m)
+        return (0.0, *self.cfg.bins_m, math.inf)  # the outer ends are never reached (values sit at inner edges)
 
     @property
     def n_choices(self) -> int:  # type: ignore[override]

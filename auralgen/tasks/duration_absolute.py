@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -27,6 +27,9 @@ TOLERANCE_S = 0.015
 
 @dataclass(frozen=True)
 class DurationAbsoluteConfig(TaskConfig):
+    unused_fields: ClassVar[dict[str, str]] = {
+        "min_s": "every duration sits at its level's margin from an inner bin edge; the shortest is bins_s[0] / (1 + margin)",
+    }
     name: str = "duration_absolute"
     levels: tuple = (40, 20, 10, 5)
     bins_s: tuple = (0.5, 1.0, 2.0)
@@ -41,26 +44,29 @@ class DurationAbsoluteConfig(TaskConfig):
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         S.check_stimuli(f"{key}.stimuli", self.stimuli)
-        edges = (self.min_s, *self.bins_s, self.max_s)
+        b = self.bins_s
         require(
-            all(b > a for a, b in zip(edges, edges[1:])) and self.min_s > 0,
-            f"{key}.bins_s={list(self.bins_s)!r} with min_s={self.min_s}, max_s={self.max_s} is not increasing; allowed: 0 < min_s < bins_s... < max_s",
+            b[0] > 0 and all(hi > lo for lo, hi in zip(b, b[1:])) and self.max_s > b[-1],
+            f"{key}.bins_s={list(b)!r} with max_s={self.max_s} is not increasing; allowed: 0 < bins_s... < max_s",
         )
         require(
             all(v >= 0 for v in self.levels),
             f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0",
         )
         m = 1 + max(self.levels) / 100.0
-        for i, (lo, hi) in enumerate(zip(edges, edges[1:])):
-            lo_m = lo * (m if i > 0 else 1.0)
-            hi_m = hi / (m if i < len(edges) - 2 else 1.0)
+        for lo, hi in zip(b, b[1:]):  # an inner bin holds a duration at the margin above lo and below hi
             require(
-                lo_m < hi_m,
+                lo * m < hi / m,
                 f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in bin [{lo}, {hi}] s; allowed: a smaller margin or wider bins",
             )
         require(
-            2 * self.ramp_s <= self.min_s,
-            f"{key}.ramp_s={self.ramp_s} is too long for min_s={self.min_s}; allowed: 2*ramp_s <= min_s",
+            b[-1] * m <= self.max_s,
+            f"{key}.max_s={self.max_s} is shorter than the longest duration {b[-1] * m:g} s (bins_s {b[-1]} s + {max(self.levels)} %); allowed: max_s >= {b[-1] * m:g}",
+        )
+        shortest = b[0] / m
+        require(
+            2 * self.ramp_s <= shortest,
+            f"{key}.ramp_s={self.ramp_s} is too long for the shortest duration {shortest:g} s (bins_s[0] {b[0]} s / {m:g}); allowed: 2*ramp_s <= {shortest:g}",
         )
         S.check_fits(key, self.max_s + 0.2, self.clip_s)
         sr = self.sample_rate or audio.sample_rate
@@ -111,7 +117,7 @@ class DurationAbsolute(Task):
 
     def __init__(self, cfg: DurationAbsoluteConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
-        self.edges = (cfg.min_s, *cfg.bins_s, cfg.max_s)
+        self.edges = (0.0, *cfg.bins_s, cfg.max_s)  # outer ends: the range (max_s bounds the onset draw)
         self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
         self.level = S.dist("level_db_spl", cfg.level_db_spl)
 

@@ -43,7 +43,10 @@ class AzimuthRelative(SpatialTask):
     audit = AuditSpec(
         (*SPATIAL_FEATURES, "relation", "separation_deg", "sounds.*.azimuth_deg", "delta.azimuth_deg"),
         listener_easiest="max",
-        listener_floor=0.65,
+        listener_floor=0.6,
+        reason="at 180 deg the binaural listener reaches ~69 % (110/160, seeds 0-3, 40 items each; answers balanced "
+        "same/different): different pairs ~96 %, same-direction pairs ~44 % (each sound has its own stochastic late "
+        "tail, which changes the 8 ms onset-window ITD/ILD/band cues of a same-direction pair); floor 60 %",
     )
     listener = with_tetra(listen.relative_direction)
     sub_category = "relative_localisation"

@@ -14,6 +14,7 @@ the item's grid cell, e.g. the audiogram's cells): :func:`level_texts` finds bot
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
 
@@ -61,25 +62,73 @@ def level_texts(task: Task, seed: int, split: str, splits: tuple[str, ...], leve
     return LevelTexts(level, texts)
 
 
-def deal(task: Task, seed: int, split: str, splits: tuple[str, ...]) -> tuple[list[str | None], list[LevelTexts]]:
-    """The dealt answer text of every item of ``task`` in ``split``, in plan order (None: not dealt),
-    and each level's :class:`LevelTexts`."""
+@dataclass(frozen=True)
+class Deal:
+    """The dealt answer texts of a task in one split, held per level (no per-item Python object).
+
+    ``starts[level]`` is the plan index of the level's first item; ``codes[level]`` the index into
+    ``levels[level].texts`` of each of its items' dealt text (None: the level is not dealt).
+    """
+
+    levels: tuple[LevelTexts, ...]
+    starts: tuple[int, ...]
+    codes: tuple[np.ndarray | None, ...]
+    n_items: int
+
+    def level_of(self, index: int) -> int:
+        """The level of plan index ``index`` (a level with no items is skipped)."""
+        return bisect_right(self.starts, index) - 1
+
+    def target(self, level: int, index: int) -> str | None:
+        """The dealt text of the item at plan ``index`` of ``level`` (None: not dealt)."""
+        codes = self.codes[level]
+        return None if codes is None else self.levels[level].texts[codes[index - self.starts[level]]]
+
+    def targets(self) -> list[str | None]:
+        """Every item's dealt text, in plan order."""
+        out: list[str | None] = []
+        for lt, codes, n in zip(self.levels, self.codes, self.sizes()):
+            out += [None] * n if codes is None else [lt.texts[c] for c in codes.tolist()]
+        return out
+
+    def sizes(self) -> list[int]:
+        """Items per level."""
+        return [b - a for a, b in zip(self.starts, (*self.starts[1:], self.n_items))]
+
+
+def _level_codes(texts: tuple[str, ...], n: int, rng: np.random.Generator, totals: Counter[str]) -> np.ndarray:
+    """The seeded deal of ``n`` items over ``texts`` (indices into ``texts``): each text ``n // len``
+    times, the spare items to the texts dealt least so far (``totals``, updated), then permuted."""
+    tie_order = rng.permutation(len(texts))
+    base, extra = divmod(n, len(texts))
+    spare = sorted(tie_order.tolist(), key=lambda i: totals[texts[i]])[:extra]  # stable: ties keep the seeded order
+    seq = np.concatenate([np.repeat(np.arange(len(texts)), base), np.asarray(spare, dtype=np.intp)])
+    codes = seq[rng.permutation(n)]
+    totals.update({t: base for t in texts})
+    totals.update(texts[i] for i in spare)
+    return codes
+
+
+def dealt(task: Task, seed: int, split: str, splits: tuple[str, ...]) -> Deal:
+    """The :class:`Deal` of ``task`` in ``split``: work per level, not per item."""
     totals: Counter[str] = Counter()
-    targets: list[str | None] = []
-    found = []
+    found, starts, codes, at = [], [], [], 0
     for level in range(task.n_levels()):
         n = task.items_at(level)
         lt = level_texts(task, seed, split, splits, level)
         found.append(lt)
+        starts.append(at)
+        at += n
         if lt.texts is None:
-            targets += [None] * n
+            codes.append(None)
             continue
         rng = item_rng(seed, split, task.name, level, stream=DEAL_STREAM)
-        tie_order = [lt.texts[i] for i in rng.permutation(len(lt.texts))]
-        base, extra = divmod(n, len(lt.texts))
-        spare = sorted(tie_order, key=lambda t: totals[t])[:extra]  # stable: ties keep the seeded order
-        seq = [t for t in lt.texts for _ in range(base)] + spare
-        seq = [seq[i] for i in rng.permutation(n)]
-        totals.update(seq)
-        targets += seq
-    return targets, found
+        codes.append(_level_codes(lt.texts, n, rng, totals))
+    return Deal(tuple(found), tuple(starts), tuple(codes), at)
+
+
+def deal(task: Task, seed: int, split: str, splits: tuple[str, ...]) -> tuple[list[str | None], list[LevelTexts]]:
+    """The dealt answer text of every item of ``task`` in ``split``, in plan order (None: not dealt),
+    and each level's :class:`LevelTexts`."""
+    d = dealt(task, seed, split, splits)
+    return d.targets(), list(d.levels)

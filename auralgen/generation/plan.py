@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from auralgen.config import RunConfig
 from auralgen.errors import ParameterError
 from auralgen.export.parquet import shard_name
-from auralgen.generation.answers import deal
+from auralgen.generation.answers import Deal, dealt
 from auralgen.tasks.base import Task
 
 MAX_PLAN_ITEMS = 10_000_000  # items one run may plan (a typo such as items_per_level=1e12 is refused)
@@ -30,12 +31,50 @@ class ItemSpec:
     target: str | None = None  # the dealt answer text (None: the level is not dealt, see generation.answers)
 
 
+class PlannedItems(Sequence):
+    """Items ``[start, stop)`` of a task's split in plan order, each :class:`ItemSpec` built when read
+    (a plan of a million items holds one :class:`~auralgen.generation.answers.Deal` per task and split,
+    not a million objects). Indexing gives an ItemSpec, slicing a tuple of them."""
+
+    def __init__(self, task: str, split: str, dealt: Deal, start: int, stop: int):
+        self.task, self.split, self.dealt, self.start, self.stop = task, split, dealt, start, stop
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    def _spec(self, index: int, level: int) -> ItemSpec:
+        k = index - self.dealt.starts[level]
+        return ItemSpec(self.task, self.split, index, level, k, self.dealt.target(level, index))
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        if not -len(self) <= i < len(self):
+            raise IndexError(f"item {i} of a shard of {len(self)} items")
+        index = self.start + i % len(self)
+        return self._spec(index, self.dealt.level_of(index))
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (PlannedItems, tuple)):
+            return len(self) == len(other) and tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.task, self.split, self.start, self.stop))
+
+    def __repr__(self) -> str:
+        return f"PlannedItems({self.task!r}, {self.split!r}, items {self.start}..{self.stop - 1})"
+
+
 @dataclass(frozen=True)
 class ShardPlan:
     path: str
     task: str
     split: str
-    items: tuple[ItemSpec, ...]
+    items: PlannedItems
 
 
 def _task_key(run: RunConfig, name: str) -> str:
@@ -44,20 +83,17 @@ def _task_key(run: RunConfig, name: str) -> str:
 
 
 def plan(run: RunConfig, tasks: dict[str, Task]) -> list[ShardPlan]:
-    """Every item of the run, grouped into shards of at most ``run.shard_size`` items."""
+    """Every item of the run, grouped into shards of at most ``run.shard_size`` items (work per
+    level and per shard, not per item)."""
     shards = []
     for name, task in tasks.items():
         for split in run.splits:
-            targets, _ = deal(task, run.seed, split, run.splits)
-            specs, index = [], 0
-            for level in range(task.n_levels()):
-                for k in range(task.items_at(level)):
-                    specs.append(ItemSpec(name, split, index, level, k, targets[index]))
-                    index += 1
-            n = max(1, math.ceil(len(specs) / run.shard_size))
+            d = dealt(task, run.seed, split, run.splits)
+            n = max(1, math.ceil(d.n_items / run.shard_size))
             for i in range(n):
-                chunk = tuple(specs[i * run.shard_size : (i + 1) * run.shard_size])
-                shards.append(ShardPlan(shard_name(name, split, i, n), name, split, chunk))
+                start, stop = i * run.shard_size, min((i + 1) * run.shard_size, d.n_items)
+                items = PlannedItems(name, split, d, start, max(start, stop))
+                shards.append(ShardPlan(shard_name(name, split, i, n), name, split, items))
     return shards
 
 

@@ -82,6 +82,15 @@ def test_an_observer_at_chance_gets_no_threshold():
     assert est.posterior["status"] == "beyond_range" and est.posterior["message"] == NO_THRESHOLD
 
 
+def test_coverage_of_the_95_interval_on_a_few_simulated_observers():
+    """Fast form of the slow coverage test below: 4 runs, at least 3 covered (P(<= 2 | 0.95) = 1.4 %)."""
+    obs = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
+    summary = adaptive_runs(obs, QuestSettings(), n_runs=4, seed=7)
+    assert summary["n_covered"] >= 3 and summary["finite"] == 4, summary
+    assert abs(summary["bias_log10_median"]) < 0.1, summary
+
+
+@pytest.mark.slow
 def test_coverage_of_the_95_interval_on_simulated_observers():
     # 20 runs: P(at most 15 covered | true coverage 0.95) = 1.6 %, so >= 16 is the binomial-tolerance bound of 90 %
     obs = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
@@ -90,6 +99,17 @@ def test_coverage_of_the_95_interval_on_simulated_observers():
     assert abs(summary["bias_log10_median"]) < 0.1 and summary["finite"] == 20
 
 
+def test_adaptive_needs_fewer_trials_than_the_grid_on_a_few_runs():
+    """Fast form of the slow test below (4 runs each side instead of 8): at 4 runs the grid's interval
+    ratios are noisier, so this asserts a factor of 2; the slow test holds the 3x claim."""
+    obs = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
+    adaptive = adaptive_runs(obs, QuestSettings(), n_runs=4, seed=1)
+    grid = [grid_runs(obs, (50, 100, 200, 400, 1200), n, n_runs=4, max_lapse=0.05, n_boot=50) for n in (16, 32)]
+    ratio = trials_ratio(adaptive, grid)
+    assert ratio["factor"] >= 2.0, (adaptive, grid, ratio)
+
+
+@pytest.mark.slow
 def test_adaptive_needs_at_least_three_times_fewer_trials_than_the_grid():
     obs = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
     adaptive = adaptive_runs(obs, QuestSettings(), n_runs=8, seed=1)

@@ -125,6 +125,19 @@ def test_an_interval_end_beyond_the_range_is_open():
     assert inner.interval() == (11.0, 15.0) and not inner.covers(10.5) and inner.covers(14.0)
 
 
+def test_simulated_observers_coverage_on_a_few_runs():
+    """Fast form of the slow test below: 3 runs per setting all cover the true threshold (P = 0.86 at 95 %
+    coverage; the runs are seeded, so the outcome is fixed) with a small median bias."""
+    from bench.bench_psychometrics import SETTINGS
+    from bench.bench_psychometrics import simulate as simulate_runs
+
+    for observer in (SETTINGS[1], SETTINGS[3]):
+        result = simulate_runs(observer, runs=3)
+        assert result["coverage"] == 1.0, result
+        assert abs(result["median_bias"]) < 0.25 * observer.threshold, result
+
+
+@pytest.mark.slow
 def test_simulated_observers_coverage():
     """The 95 % interval covers the true threshold in >= 17 of 20 runs per setting (bench: 200 runs, 6 settings)."""
     from bench.bench_psychometrics import SETTINGS

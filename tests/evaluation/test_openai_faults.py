@@ -6,6 +6,7 @@ Every wait is bounded; every test stops its own server (``with ChatServer(...)``
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import signal
@@ -47,11 +48,13 @@ def mixed_dataset(tmp_path_factory):
     return out
 
 
-def _free_port() -> int:
-    """A port nobody listens on (bound, then closed)."""
+@contextlib.contextmanager
+def _refusing_port():
+    """A port that refuses connections while the block runs: bound but never listening, so (unlike a
+    port bound then closed) no other process on a busy machine can take it meanwhile and answer."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        yield s.getsockname()[1]
 
 
 def _cli(data, out, base_url, *overrides, env=None, timeout=30):
@@ -79,8 +82,8 @@ def test_fatal_conditions_end_the_run_in_one_line_within_30_s(mixed_dataset, tmp
     """Default retries (5, backoff 1 s..30 s) would take minutes per question; fatal ones are not retried."""
     expected = {"refused": "connection refused", "dns": "does not resolve", "401": "answered HTTP 401",
                 "403": "answered HTTP 403", "404": "answered HTTP 404"}[fault]  # fmt: skip
-    with ChatServer(status=int(fault) if fault.isdigit() else None) as srv:
-        base = {"refused": f"http://127.0.0.1:{_free_port()}/v1", "dns": "http://nonexistent.invalid/v1"}
+    with ChatServer(status=int(fault) if fault.isdigit() else None) as srv, _refusing_port() as port:
+        base = {"refused": f"http://127.0.0.1:{port}/v1", "dns": "http://nonexistent.invalid/v1"}
         url = base.get(fault, srv.base_url).replace("://", f"://user:{URL_PASS}@")
         code, err, seconds = _cli(mixed_dataset, tmp_path / "o", url, env={"AURALGEN_TEST_KEY": SECRET})
         n_requests = srv.n_requests

@@ -80,8 +80,14 @@ def test_zero_or_too_near_distances_are_refused(task, value):
         small_run(f"task={task}", f"task.distance_m={value}")
 
 
-def test_distance_absolute_refuses_a_zero_nearest_distance():
-    with pytest.raises(ParameterError, match=r"task\.min_m=0\.0 is too near; allowed: min_m >= 0\.5 m"):
+def test_distance_absolute_refuses_a_too_near_nearest_distance():
+    """The nearest distance drawn is the first bin edge less the largest margin; min_m is no longer read."""
+    with pytest.raises(
+        ParameterError,
+        match=r"task\.bins_m=\[0\.6, 8\.0\]: the nearest distance 0\.461538 m .* is too near; allowed: .*>= 0\.5 m",
+    ):
+        small_run("task=distance_absolute", "task.bins_m=[0.6,8.0]")
+    with pytest.raises(ParameterError, match=r"task\.min_m=0\.0 is not used by distance_absolute"):
         small_run("task=distance_absolute", "task.min_m=0")
 
 

@@ -1,7 +1,7 @@
 """Structured configuration: dataclass schemas and validation of a composed config.
 
 Hydra composes ``conf/``; :func:`validate` turns the composed mapping into frozen
-dataclasses before any work, raising :class:`~auralgen.errors.ParameterError` with
+dataclasses before any work, raising :class:`~auralgen.core.errors.ParameterError` with
 one line naming the key, the value and what is allowed. :func:`build_tasks` makes the run's
 task objects; :func:`fingerprint` identifies the output a run config produces (the resume
 journal and the manifest record it; the dataset audit recomputes it).
@@ -18,10 +18,10 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from auralgen import __version__
+from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import coerce as _coerce  # noqa: F401  (re-exported)
 from auralgen.core.mapping import from_mapping
 from auralgen.core.mapping import plain as _plain
-from auralgen.errors import ParameterError
 from auralgen.tasks.base import (
     SAMPLE_RATES,
     AudioConfig,

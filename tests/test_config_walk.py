@@ -19,9 +19,9 @@ from omegaconf import OmegaConf
 
 from auralgen.cli._hydra import compose
 from auralgen.config import RUNTIME_KEYS, build_tasks, config_record, validate
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
+from auralgen.core.random import item_rng
 from auralgen.generation import Renderer, plan
-from auralgen.random import item_rng
 
 ITEMS_PER_LEVEL = 2  # items sampled at each level (the first is also rendered when the samples agree)
 

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from auralgen.errors import ParameterError
-from auralgen.random import Choice, Const, LogUniform, Normal, TruncNormal, Uniform, bounded
+from auralgen.core.errors import ParameterError
+from auralgen.core.random import Choice, Const, LogUniform, Normal, TruncNormal, Uniform, bounded
 
 
 @pytest.mark.parametrize(

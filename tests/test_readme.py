@@ -48,7 +48,7 @@ import yaml
 
 from auralgen.cli._hydra import _combinations, _overrides, compose
 from auralgen.config import build_tasks, validate
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.generation.plan import check_capacity, plan
 from tests.support.builders import ROOT
 from tests.support.chat_server import ChatServer

@@ -15,9 +15,9 @@ import dataclasses
 from typing import Any
 
 from auralgen.config import RUNTIME_KEYS, ExecutorConfig, ExportConfig, RunSettings, validate
+from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import plain
 from auralgen.core.resources import conf_dir
-from auralgen.errors import ParameterError
 from auralgen.mixing import DEFAULT_MIXING
 
 # -- config nodes from the dataclasses -----------------------------------------------------------

@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from auralgen.errors import AuralgenError
+    from auralgen.core.errors import AuralgenError
     from auralgen.validation.audit import audit_dataset
     from auralgen.validation.controls import audit_controls
 

@@ -17,7 +17,7 @@ def _evaluate(cfg: DictConfig) -> None:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
-    from auralgen.errors import AuralgenError
+    from auralgen.core.errors import AuralgenError
     from auralgen.evaluation.runner import RunFailedError, run
 
     hc = HydraConfig.get()

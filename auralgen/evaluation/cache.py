@@ -19,7 +19,7 @@ import json
 import os
 from pathlib import Path
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 
 
 class ReplyCache:

@@ -1,7 +1,7 @@
 """Structured configuration of the evaluation harness (``evaluate.py``, ``conf/evaluate.yaml``).
 
 :func:`validate_eval` turns a composed mapping (DictConfig or dict) into frozen dataclasses
-before any work, raising :class:`~auralgen.errors.ParameterError` with one line naming the
+before any work, raising :class:`~auralgen.core.errors.ParameterError` with one line naming the
 key, the value and what is allowed. The model section is validated by the adapter's own
 ``Config`` dataclass (see :mod:`auralgen.evaluation.adapters`).
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import coerce as _coerce
 from auralgen.core.mapping import from_mapping
 from auralgen.core.mapping import plain as _plain
-from auralgen.errors import ParameterError
 
 ACTIONS = ("evaluate", "rescore", "leaderboard", "score_predictions", "export")
 PREDICTION_FORMATS = ("starbench", "mmar", "mmau")

@@ -19,8 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import soundfile as sf
 
+from auralgen.core.errors import ParameterError
 from auralgen.core.schema import eval_columns
-from auralgen.errors import ParameterError
 from auralgen.export.audio import decode_flac
 from auralgen.export.parquet import sha256_file
 from auralgen.tasks.base import AudioConfig, Task, task_class

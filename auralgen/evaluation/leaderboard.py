@@ -18,7 +18,7 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.tasks.base import task_class
 
 from .plots import plot_audiogram, plot_psychometric, plot_task_bars

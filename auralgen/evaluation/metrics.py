@@ -44,7 +44,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.stats import norm
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 
 from .parsing import STATUSES
 

@@ -69,7 +69,7 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 
 __all__ = [
     "STATUSES",

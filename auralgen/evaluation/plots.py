@@ -15,7 +15,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 
 from .psychometrics import PsychometricFit
 

@@ -33,8 +33,8 @@ import string
 import zlib
 from dataclasses import dataclass
 
-from auralgen.errors import ParameterError
-from auralgen.qa import UNABLE
+from auralgen.core.errors import ParameterError
+from auralgen.core.qa import UNABLE
 
 from .items import Item
 from .parsing import rotate_options

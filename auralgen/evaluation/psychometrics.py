@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 from psignifit import psignifit
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 
 __all__ = ["PsychometricFit", "audiogram_thresholds", "fit_psychometric", "level_ranges", "weibull"]
 

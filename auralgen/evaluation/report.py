@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.tasks.base import task_class, task_names
 
 from .metrics import RECORD_STATUSES

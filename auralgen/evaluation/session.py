@@ -29,7 +29,7 @@ from functools import partial
 from itertools import groupby
 from pathlib import Path
 
-from auralgen.errors import AuralgenError, ParameterError
+from auralgen.core.errors import AuralgenError, ParameterError
 from auralgen.execution import Executor, SerialExecutor
 
 from .adapters import Adapter, FatalModelError, ModelError, build_adapter, check_model_config, strip_answer

@@ -3,7 +3,7 @@
 Clips are float32 ``[channels, samples]`` in [-1, 1). They are rounded to the
 ``bits``-bit grid (``round(x * 2**(bits-1))``) and written as FLAC; decoding gives
 back exactly those integers, so a decoded clip equals the rendered one within half an
-LSB. A sample at or beyond full scale is an :class:`~auralgen.errors.ExportError`:
+LSB. A sample at or beyond full scale is an :class:`~auralgen.core.errors.ExportError`:
 clipping is never done silently.
 """
 
@@ -14,7 +14,7 @@ import io
 import numpy as np
 import soundfile as sf
 
-from auralgen.errors import ExportError
+from auralgen.core.errors import ExportError
 
 SUBTYPES = {16: "PCM_16", 24: "PCM_24"}
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from auralgen import __version__
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.export.parquet import sha256_file
 
 JOURNAL = ".auralgen-journal.json"

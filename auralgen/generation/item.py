@@ -20,9 +20,9 @@ import numpy as np
 
 from auralgen import __version__
 from auralgen.config import RunConfig, build_tasks, id_key
+from auralgen.core.errors import AuralgenError, ParameterError
 from auralgen.core.qa import answer_slot
 from auralgen.core.schema import Row
-from auralgen.errors import AuralgenError, ParameterError
 from auralgen.export.audio import encode_flac
 from auralgen.generation.answers import draw_rng
 from auralgen.generation.plan import ItemSpec, item_id

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from auralgen.config import RunConfig
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.export.parquet import shard_name
 from auralgen.generation.answers import Deal, dealt
 from auralgen.tasks.base import Task

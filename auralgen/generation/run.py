@@ -1,7 +1,7 @@
 """Generate a dataset: plan -> resume -> render through an executor -> write shards in plan order ->
 validation report, card, manifest. No task-specific code lives here.
 
-Determinism: every item draws from :func:`auralgen.random.item_rng` keyed by
+Determinism: every item draws from :func:`auralgen.core.random.item_rng` keyed by
 ``(seed, split, task, index)``; workers only render, this process writes rows in plan order.
 So the output is byte-identical for any executor and any number of workers.
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 from auralgen import __version__
 from auralgen.config import RunConfig, build_tasks, config_record, fingerprint
-from auralgen.errors import AuralgenError
+from auralgen.core.errors import AuralgenError
 from auralgen.execution import Executor, make_executor
 from auralgen.export.manifest import (
     ERROR_LOG,

@@ -3,7 +3,7 @@
 Every function is pure: float arrays in (mono ``[n]`` or channels-first ``[channels, n]``,
 float32 or float64) plus ``sample_rate``, plain floats or small frozen dataclasses out
 (JSON-able through :func:`dataclasses.asdict`). Bad input raises
-:class:`~auralgen.errors.ParameterError` with a one-line message.
+:class:`~auralgen.core.errors.ParameterError` with a one-line message.
 
 The implementations live in ``measure_*`` modules by theme; import from here.
 

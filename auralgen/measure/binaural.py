@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.fft
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.measure.common import as_channels
 
 __all__ = ["DirectionMatch", "deconvolve", "match_cross_relation", "match_known_source"]

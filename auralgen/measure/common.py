@@ -1,7 +1,7 @@
 """Input checks shared by the ``measure_*`` modules.
 
 Every public measurement validates its arrays through :func:`as_signal` so that a bad
-input fails with one :class:`~auralgen.errors.ParameterError` line naming the argument.
+input fails with one :class:`~auralgen.core.errors.ParameterError` line naming the argument.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 
 
 def as_signal(x, name: str = "x", *, ndim: tuple[int, ...] = (1, 2), min_samples: int = 1) -> np.ndarray:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.measure.common import (
     as_channels,
     as_signal,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import signal
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.measure.common import as_mono, check_rate
 
 _REFINE_PASSES = 2

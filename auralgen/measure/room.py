@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from auralgen.errors import ParameterError, check_range
+from auralgen.core.errors import ParameterError, check_range
 from auralgen.measure.common import as_channels, check_positive, check_rate, db_power, moving_average
 
 _FIT_START_DB = -5.0

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.measure.common import (
     as_channels,
     as_mono,

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.synth.levels import MIN_LOUDNESS_DURATION_S, loudness_lufs
 
 LEVEL_MODES = ("lufs", "db")

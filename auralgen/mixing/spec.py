@@ -1,8 +1,8 @@
 """Scaper-style mix specs: typed distributions for levels and timing, sampled per item.
 
 A :class:`MixSpec` is built from one mixing mapping (``mixing=default`` is its field defaults,
-``conf/mixing/*.yaml`` the other options), validated into :mod:`auralgen.random` distributions
-(a bad value raises one :class:`~auralgen.errors.ParameterError` line naming key, value and what
+``conf/mixing/*.yaml`` the other options), validated into :mod:`auralgen.core.random` distributions
+(a bad value raises one :class:`~auralgen.core.errors.ParameterError` line naming key, value and what
 is allowed), and draws, from the item's generator, everything a mix needs that a task does not fix itself:
 
 * ``reference_level`` — level of the loudest component (LUFS or dBFS RMS; roved);
@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
+from auralgen.core.random import bounded
 from auralgen.mixing.core import LEVEL_MODES
-from auralgen.random import bounded
 
 TIMINGS = ("free", "overlap", "sequential")
 DIST_KEYS = ("reference_level", "relative_level", "duration_s", "lead_s", "gap_s", "overlap_s")

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 import numpy as np
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.rooms.spec import BACKENDS, RoomSpec
 
 if TYPE_CHECKING:

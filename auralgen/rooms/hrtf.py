@@ -57,7 +57,7 @@ import numpy as np
 import scipy.signal
 import scipy.spatial
 
-from auralgen.errors import AuralgenError, ParameterError
+from auralgen.core.errors import AuralgenError, ParameterError
 from auralgen.measure.geometry import az_el_to_unit, wrap_azimuth_deg
 
 SLAB_VERSION = "1.8.2"

@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from auralgen.errors import ParameterError, check_range
+from auralgen.core.errors import ParameterError, check_range
 from auralgen.rooms import _ism_kernels as _k
 from auralgen.rooms.fast import pad_stack, render_order_raw
 from auralgen.rooms.images import (

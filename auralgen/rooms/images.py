@@ -37,7 +37,7 @@ import numpy as np
 import scipy.fft
 from scipy.signal import iirfilter, sosfiltfilt
 
-from auralgen.errors import ParameterError, check_range
+from auralgen.core.errors import ParameterError, check_range
 from auralgen.rooms import _ism_kernels as _k
 from auralgen.rooms.spec import RoomSpec, reverberation_time_s, wall_absorption
 

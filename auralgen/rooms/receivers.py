@@ -67,8 +67,8 @@ from typing import ClassVar
 import numpy as np
 import scipy.fft
 
+from auralgen.core.errors import ParameterError, check_range
 from auralgen.core.registry import Registry
-from auralgen.errors import ParameterError, check_range
 from auralgen.measure.geometry import az_el_to_unit, direction_of, listener_to_room
 from auralgen.rooms import _receiver_kernels as _rk
 from auralgen.rooms import images as _images
@@ -513,7 +513,7 @@ def receiver_from_config(mapping, *, key: str = _KEY) -> Receiver:
 
     ``type`` is a key of :data:`RECEIVERS`; the other keys are the dataclass fields
     (``position_m``, ``yaw_deg``, ``pitch_deg`` and the type's own). Any invalid entry raises
-    :class:`~auralgen.errors.ParameterError` naming ``<key>.<field>``, the value and what is allowed.
+    :class:`~auralgen.core.errors.ParameterError` naming ``<key>.<field>``, the value and what is allowed.
 
     Examples
     --------

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from auralgen.errors import ParameterError, check_range
+from auralgen.core.errors import ParameterError, check_range
 from auralgen.rooms.backends import check_backend
 from auralgen.rooms.spec import RoomSpec, check_position
 

@@ -35,9 +35,9 @@ from pathlib import Path
 import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
+from auralgen.core.errors import ParameterError, check_range
 from auralgen.core.registry import Registry
 from auralgen.core.resources import conf_path
-from auralgen.errors import ParameterError, check_range
 
 #: Wall names in pyroomacoustics' shoebox order: (low, high) pairs along x, y, z.
 WALLS = ("west", "east", "south", "north", "floor", "ceiling")

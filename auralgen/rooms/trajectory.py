@@ -52,7 +52,7 @@ import numpy as np
 import scipy.fft
 import scipy.signal
 
-from auralgen.errors import ParameterError, check_range
+from auralgen.core.errors import ParameterError, check_range
 from auralgen.measure.geometry import az_el_to_unit, listener_to_room
 from auralgen.rooms import _trajectory_kernels as _k
 from auralgen.rooms import images as _images

@@ -7,7 +7,7 @@ import numbers
 
 import numpy as np
 
-from auralgen.errors import ParameterError, check_range
+from auralgen.core.errors import ParameterError, check_range
 
 
 def check_sample_rate(sample_rate) -> int:

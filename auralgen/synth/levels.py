@@ -43,7 +43,7 @@ import math
 import numpy as np
 
 from auralgen.core.constants import DEFAULT_FULL_SCALE_DB_SPL  # dB SPL of a digital signal with RMS 1.0
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.synth._checks import check_finite, check_sample_rate
 
 ISO389_7_FREE_FIELD_DB_SPL: dict[float, float] = {

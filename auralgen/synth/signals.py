@@ -3,7 +3,7 @@
 Every function returns a new 1-D ``np.float64`` array (a building block; tasks assemble
 float32 ``[channels, samples]`` clips later). Data arguments come first, everything else
 is keyword-only; units are in the names. Bad input raises
-:class:`~auralgen.errors.ParameterError` naming the value and what is allowed.
+:class:`~auralgen.core.errors.ParameterError` naming the value and what is allowed.
 
 Time of sample ``i`` is ``i / sample_rate``; a duration becomes
 ``n_samples(duration_s, sample_rate) = round(duration_s * sample_rate)`` samples.
@@ -17,7 +17,7 @@ import numbers
 
 import numpy as np
 
-from auralgen.errors import ParameterError, check_range
+from auralgen.core.errors import ParameterError, check_range
 from auralgen.synth import _kernels
 from auralgen.synth._checks import as_signal, check_finite, check_frequency, check_int, check_sample_rate
 

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from auralgen.qa import QA
+from auralgen.core.qa import QA
 from auralgen.tasks import _sounds as S
 from auralgen.tasks.base import AudioConfig, Level, Task, TaskConfig, require
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from auralgen.errors import ParameterError
-from auralgen.random import Choice, bounded
+from auralgen.core.errors import ParameterError
+from auralgen.core.random import Choice, bounded
 from auralgen.sounds.tones import PITCHED, STIMULI, TONES
 from auralgen.synth import apply_ramps, n_samples, place
 from auralgen.synth.levels import set_level_db_spl

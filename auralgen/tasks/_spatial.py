@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
+from auralgen.core.random import Choice
 from auralgen.measure.geometry import az_el_to_unit, listener_to_room, wrap_azimuth_deg
-from auralgen.random import Choice
 from auralgen.rooms.backends import check_backend
 from auralgen.rooms.images import FDL2
 from auralgen.rooms.receivers import Tetrahedral, receiver_from_config

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
+from auralgen.core.random import Choice
 from auralgen.listeners import tones as listen
-from auralgen.random import Choice
 from auralgen.synth.levels import db_hl_to_db_spl, peak_for_db_spl_sine
 from auralgen.tasks import _sounds as S
 from auralgen.tasks.base import AudioConfig, AuditSpec, Level, Measurement, Task, TaskConfig, deal, register, require

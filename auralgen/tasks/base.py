@@ -18,11 +18,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from auralgen.core.constants import DEFAULT_FULL_SCALE_DB_SPL, DEFAULT_SAMPLE_RATE, SAMPLE_RATES  # noqa: F401  (SAMPLE_RATES: re-exported)
+from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import is_num, plain
+from auralgen.core.qa import QA, UNABLE, arrange, pick_question
+from auralgen.core.random import owner
 from auralgen.core.registry import Registry
-from auralgen.errors import ParameterError
-from auralgen.qa import QA, UNABLE, arrange, pick_question
-from auralgen.random import owner
 
 
 def check_task_complete(name: str, cls: type[Task]) -> None:
@@ -345,7 +345,7 @@ class Task:
         self, rng: np.random.Generator, level: int, k: int | None, split: str, splits: tuple[str, ...]
     ) -> dict[str, Any]:
         """:meth:`sample_at` for an item of ``split``: redraws until its parameter tuple
-        (:meth:`param_key`) is owned by ``split`` (:func:`auralgen.random.owner`), so no tuple
+        (:meth:`param_key`) is owned by ``split`` (:func:`auralgen.core.random.owner`), so no tuple
         appears in two splits. The item's place ``k`` steers the first draws. Tasks with a
         finite set of tuples override this to pick among their split's own tuples directly."""
         for attempt in range(MAX_SPLIT_DRAWS * len(splits)):
@@ -392,7 +392,7 @@ class Task:
 
     def capacity_error(self, splits: tuple[str, ...], key: str) -> str | None:
         """Why some item of some split cannot find a parameter tuple owned by its split (see
-        :func:`auralgen.random.owner`), as one line naming task, level, tuples available and needed
+        :func:`auralgen.core.random.owner`), as one line naming task, level, tuples available and needed
         and the override that fixes it; ``None`` when every item can. Called at plan time, before any
         rendering. The default (continuous parameters: tuples never run out) is ``None``."""
         return None
@@ -423,7 +423,7 @@ def deal(keys, splits: tuple[str, ...]) -> dict[tuple, str]:
 
     Rendezvous hashing with bounded loads: each split may own ``n // S`` tuples (one more for
     the first ``n % S`` splits in hash order); taken in hash order, each tuple goes to the
-    split of highest score (as in :func:`auralgen.random.owner`) that still has room. So every
+    split of highest score (as in :func:`auralgen.core.random.owner`) that still has room. So every
     split owns at least one tuple when ``n >= S``, and a single split owns them all.
 
     Examples

@@ -26,8 +26,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from auralgen.core.random import LogUniform
 from auralgen.listeners import spatial as listen
-from auralgen.random import LogUniform
 from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig, SpatialTask, check_spatial
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 from auralgen.tasks.distance_absolute import received_db

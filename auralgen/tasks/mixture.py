@@ -37,10 +37,10 @@ from typing import Any
 
 import numpy as np
 
+from auralgen.core.qa import QA
+from auralgen.core.random import Uniform
 from auralgen.listeners import mixture as listen
 from auralgen.mixing import DEFAULT_MIXING, MixInfo, MixSpec, component_level, mix, render_mix
-from auralgen.qa import QA
-from auralgen.random import Uniform
 from auralgen.sounds.events import CONTINUOUS, KINDS, MIN_SAMPLE_RATE, NAMES, draw_sound, synth_sound
 from auralgen.tasks._compare import within
 from auralgen.tasks._mixture_audit import MixtureRoles

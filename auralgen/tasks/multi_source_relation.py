@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from auralgen.core.qa import QA, arrange
 from auralgen.listeners import mixture as listen
-from auralgen.qa import QA, arrange
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, is_binaural
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 

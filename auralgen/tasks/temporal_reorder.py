@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
+from auralgen.core.random import Choice
 from auralgen.listeners import temporal as listen
-from auralgen.random import Choice
 from auralgen.sounds.processes import PROCESSES, REORDER, render_process
 from auralgen.synth import apply_ramps, n_samples
 from auralgen.synth.levels import set_level_db_spl

@@ -42,10 +42,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
+from auralgen.core.random import Choice
 from auralgen.listeners import temporal as listen
 from auralgen.measure.geometry import direction_of
-from auralgen.random import Choice
 from auralgen.rooms.images import FDL2
 from auralgen.rooms.receivers import receiver_from_config
 from auralgen.rooms.spec import WALL_MARGIN_M, load_preset

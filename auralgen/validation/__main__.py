@@ -25,7 +25,7 @@ def controls(argv: list[str]) -> int:
     parser.add_argument("--json", metavar="OUT", help="also write the report as JSON to OUT")
     args = parser.parse_args(argv)
 
-    from auralgen.errors import AuralgenError
+    from auralgen.core.errors import AuralgenError
     from auralgen.validation.controls import audit_controls
 
     try:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from auralgen.qa import UNABLE
+from auralgen.core.qa import UNABLE
 from auralgen.validation.read import Check, Observed
 from auralgen.validation.shortcuts import scalars
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.listeners.common import option_index, unable_index  # noqa: F401  (re-exported)
 from auralgen.listeners.tones import JND, duration_bins  # noqa: F401  (re-exported)
 from auralgen.tasks.base import TASKS, task_class

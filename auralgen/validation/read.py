@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from auralgen.config import RunConfig, build_tasks, fingerprint, validate
-from auralgen.errors import AuralgenError, ParameterError
+from auralgen.core.errors import AuralgenError, ParameterError
 from auralgen.export.audio import decode_flac
 from auralgen.tasks.base import AudioConfig, Task, load_tasks
 

@@ -9,9 +9,9 @@ from omegaconf import OmegaConf
 
 from auralgen.cli._hydra import compose, task_node
 from auralgen.config import validate
+from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import plain
 from auralgen.core.resources import conf_dir
-from auralgen.errors import ParameterError
 from auralgen.tasks.base import TASKS, AuditSpec, Task, TaskConfig
 
 TASK_NAMES = TASKS.names()

@@ -4,6 +4,7 @@ import ast
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import auralgen
 from auralgen.core import constants as C
@@ -62,12 +63,10 @@ def test_hydra_defaults_match_constants():
     )
 
 
-def test_old_paths_reexport_core():
-    from auralgen import errors, qa, random
-    from auralgen.core import errors as core_errors
-    from auralgen.core import qa as core_qa
-    from auralgen.core import random as core_random
+def test_the_old_shim_paths_are_gone():
+    """errors, random and qa live in auralgen.core only (the redesign's shims were removed with their users)."""
+    import importlib
 
-    assert errors.ParameterError is core_errors.ParameterError
-    assert random.item_rng is core_random.item_rng and random.DISTRIBUTIONS is core_random.DISTRIBUTIONS
-    assert qa.arrange is core_qa.arrange and qa.UNABLE == C.UNABLE
+    for old in ("auralgen.errors", "auralgen.random", "auralgen.qa"):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(old)

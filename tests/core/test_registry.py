@@ -6,8 +6,8 @@ import textwrap
 
 import pytest
 
+from auralgen.core.errors import ParameterError
 from auralgen.core.registry import Registry, UnknownNameError
-from auralgen.errors import ParameterError
 
 
 def _make_package(tmp_path, name="plugpkg"):

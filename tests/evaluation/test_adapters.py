@@ -6,7 +6,7 @@ import types
 import numpy as np
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.evaluation.adapters import (
     ModelError,
     build_adapter,

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.evaluation.adapters import build_adapter
 from auralgen.evaluation.adaptive import FlipAdapter, QuestSettings, SimulatedObserver, domain_for, run_adaptive
 from auralgen.evaluation.adaptive.domain import LevelDomain

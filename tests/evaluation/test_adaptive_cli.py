@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.evaluation.config import validate_eval
 from tests.support.builders import ROOT
 

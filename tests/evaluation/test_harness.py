@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from auralgen.cli._hydra import compose
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.evaluation.adapters import FatalModelError
 from auralgen.evaluation.cache import ReplyCache
 from auralgen.evaluation.config import validate_eval

@@ -7,7 +7,7 @@ import pytest
 import soundfile as sf
 
 from auralgen.cli._hydra import compose
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.evaluation.config import validate_eval
 from auralgen.evaluation.interop import prediction_records, read_predictions
 from auralgen.evaluation.items import load_items

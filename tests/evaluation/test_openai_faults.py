@@ -151,7 +151,7 @@ def test_retry_budget_bounds_the_total_time_of_one_question(wav):
 
 @pytest.mark.parametrize("value", [0.0, -1.0])
 def test_retry_budget_must_be_positive(value):
-    from auralgen.errors import ParameterError
+    from auralgen.core.errors import ParameterError
 
     with pytest.raises(ParameterError, match=rf"model.retry_budget_s={value} is out of range; allowed: > 0$"):
         _adapter("http://127.0.0.1:1/v1", retry_budget_s=value)
@@ -231,7 +231,7 @@ def test_redact_url_hides_user_info_and_secret_query_values():
 
 
 def test_a_bad_base_url_is_refused_without_showing_its_credentials():
-    from auralgen.errors import ParameterError
+    from auralgen.core.errors import ParameterError
 
     with pytest.raises(ParameterError) as exc:
         _adapter(f"ftp://me:{URL_PASS}@h/v1")

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.evaluation.parsing import (
     STATUSES,
     ParseResult,

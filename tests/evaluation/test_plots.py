@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.evaluation.metrics import score
 from auralgen.evaluation.plots import plot_audiogram, plot_psychometric, plot_task_bars
 from auralgen.evaluation.psychometrics import fit_psychometric

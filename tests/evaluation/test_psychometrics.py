@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.evaluation.psychometrics import audiogram_thresholds, fit_psychometric, level_ranges, weibull
 
 X = np.array([2.0, 4.0, 8.0, 16.0, 32.0, 64.0])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from auralgen.config import config_record, validate
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.execution import LocalPoolExecutor, SerialExecutor
 from auralgen.generation.run import default_executor
 from tests.support.builders import small_run

@@ -8,7 +8,7 @@ import pytest
 from datasets import load_dataset
 
 from auralgen import generation
-from auralgen.errors import ExportError
+from auralgen.core.errors import ExportError
 from auralgen.export.audio import decode_flac, encode_flac, quantise
 from auralgen.export.parquet import COLUMNS
 from auralgen.generation import item
@@ -135,7 +135,7 @@ def test_killed_run_resumes_without_rerendering(tmp_path, monkeypatch):
 
 
 def test_out_from_other_config_is_refused(tmp_path):
-    from auralgen.errors import ParameterError
+    from auralgen.core.errors import ParameterError
 
     generation.run(small_run("task=duration_absolute", "task.items_per_level=1", out=tmp_path / "o"), log=QUIET)
     with pytest.raises(ParameterError, match="another config"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.measure.binaural import deconvolve, match_cross_relation, match_known_source
 from auralgen.rooms.receivers import Binaural
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from auralgen import measure
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 
 SR = 16000
 MICS = np.array([[0.05, 0, 0], [0, 0.05, 0], [-0.05, 0, 0], [0, -0.05, 0]], dtype=float)

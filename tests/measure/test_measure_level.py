@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.measure import level_db_rms, level_db_spl, loudness_lufs, segments, tone_presence
 
 SR = 48000

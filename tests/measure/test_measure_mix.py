@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.measure import mixture_components
 
 SR = 48000

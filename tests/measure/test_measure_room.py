@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.measure import drr_db, energy_decay_db, rt60_schroeder
 
 SR = 48000

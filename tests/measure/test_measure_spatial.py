@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.measure import doa_array, doa_foa, itd_ild
 from auralgen.measure.geometry import az_el_to_unit
 

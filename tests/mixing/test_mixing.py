@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.measure import mixture_components
 from auralgen.mixing import DEFAULT_MIXING, MixInfo, MixSpec, component_level, mix, render_mix
 from auralgen.sounds.events import KINDS, draw_sound, synth_sound

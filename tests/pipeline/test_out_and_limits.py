@@ -7,7 +7,7 @@ import time
 import pytest
 
 from auralgen import generation
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from tests.support.builders import read_rows, small_run
 
 QUIET = lambda *_: None

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.rooms.backends import BACKENDS, FastBackend, PraBackend, check_backend
 from auralgen.rooms.receivers import FOA, Binaural, Mono, Tetrahedral
 from auralgen.rooms.scene import spatial_rir

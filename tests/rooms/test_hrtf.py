@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.measure.geometry import az_el_to_unit
 from auralgen.rooms import hrtf as hrtf_mod
 from auralgen.rooms.hrtf import (

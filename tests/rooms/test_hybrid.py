@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.rooms.hybrid import drr_db, mixing_time_s, schroeder_rt60
 from auralgen.rooms.images import FDL2
 from auralgen.rooms.simulate import compute_rir

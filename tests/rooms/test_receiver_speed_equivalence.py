@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.measure.geometry import az_el_to_unit, listener_to_room
 from auralgen.rooms.hrtf import HrtfMissingError, fetch, load_kemar
 from auralgen.rooms.images import ImageSources, _phase_basis, image_sources, rir_length

@@ -10,7 +10,7 @@ import scipy.signal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.measure.geometry import az_el_to_unit, listener_to_room
 from auralgen.rooms import images
 from auralgen.rooms.hrtf import HrtfMissingError, fetch, load_kemar

@@ -8,7 +8,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.rooms.spec import (
     ROOMS_DIR_ENV,
     WALLS,

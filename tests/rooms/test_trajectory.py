@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.signal import oaconvolve
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.measure import dominant_freq_hz, itd_ild
 from auralgen.rooms import _ism_kernels as _ik
 from auralgen.rooms import images as _images

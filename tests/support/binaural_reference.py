@@ -12,7 +12,7 @@ import dataclasses
 import numpy as np
 import scipy.fft
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.rooms import _ism_kernels as _ik
 from auralgen.rooms import images as _images
 from auralgen.rooms import receivers

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.tasks.base import AuditSpec, Task, TaskConfig, register
 
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.synth import (
     apply_ramps,
     click_train,

@@ -13,9 +13,9 @@ import time
 import numpy as np
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
+from auralgen.core.random import item_rng
 from auralgen.generation.run import run as generate
-from auralgen.random import item_rng
 from auralgen.tasks.audiogram import POSITIONS, Audiogram, AudiogramConfig
 from auralgen.tasks.base import AudioConfig, deal, load_tasks
 from tests.support.builders import read_rows, small_run

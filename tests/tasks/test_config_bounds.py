@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig
 from auralgen.tasks.base import MAX_DURATION_S, AudioConfig, load_tasks
 from tests.support.builders import ROOT, small_run

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.tasks._spatial import LAYOUT_CUES
 from tests.support.builders import ROOT, small_run
 

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.tasks.base import AudioConfig, Level, load_tasks, task_names
 
 BY_INDEX = {"mixture", "multi_source_relation"}  # the sub-question is a function of the grid index

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from auralgen.config import build_tasks
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
+from auralgen.core.qa import UNABLE, answer_slot
+from auralgen.core.random import item_rng
 from auralgen.generation.run import run as generate
-from auralgen.qa import UNABLE, answer_slot
-from auralgen.random import item_rng
 from auralgen.sounds.events import NAMES
 from tests.support.builders import decode, params_of, read_rows, small_run
 

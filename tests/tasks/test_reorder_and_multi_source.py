@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from auralgen.config import build_tasks
+from auralgen.core.qa import answer_slot
+from auralgen.core.random import item_rng
 from auralgen.evaluation.items import load_items
 from auralgen.evaluation.prompts import is_reorder, present
 from auralgen.generation.run import run as generate
-from auralgen.qa import answer_slot
-from auralgen.random import item_rng
 from auralgen.tasks.temporal_reorder import ORDERS, PROCESSES, order_text
 from tests.support.builders import decode, params_of, read_rows, small_run
 

@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.tasks.base import SAMPLE_RATES, AudioConfig, load_tasks, task_class
 
 TASKS = sorted(load_tasks())

@@ -8,11 +8,11 @@ import pytest
 import soundfile as sf
 
 from auralgen.config import build_tasks
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
+from auralgen.core.random import item_rng
 from auralgen.generation.run import run as generate
 from auralgen.measure import itd_ild
 from auralgen.measure.geometry import direction_of
-from auralgen.random import item_rng
 from tests.support.builders import decode, read_rows, small_run
 
 SPATIAL = (
@@ -232,7 +232,7 @@ CARRIES = {
 @pytest.mark.parametrize("task", sorted(CARRIES))
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 def test_every_task_layout_pair_is_accepted_only_where_the_cue_exists(task, layout):
-    from auralgen.errors import ParameterError
+    from auralgen.core.errors import ParameterError
     from tests.support.builders import small_run
 
     if layout in CARRIES[task]:

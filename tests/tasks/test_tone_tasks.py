@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from auralgen.config import build_tasks
-from auralgen.qa import UNABLE, answer_slot
-from auralgen.random import item_rng
+from auralgen.core.qa import UNABLE, answer_slot
+from auralgen.core.random import item_rng
 from auralgen.synth.levels import db_hl_to_db_spl
 from tests.support.builders import small_run
 
@@ -187,7 +187,7 @@ def test_audiogram_items_of_a_level_cover_every_frequency(tmp_path):
 
 
 def test_an_unbounded_normal_duration_is_refused_before_any_work():
-    from auralgen.errors import ParameterError
+    from auralgen.core.errors import ParameterError
     from auralgen.tasks.base import AudioConfig
     from auralgen.tasks.pitch_relative import PitchRelativeConfig
 

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from auralgen.config import build_tasks
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
+from auralgen.core.random import item_rng
 from auralgen.generation.run import run as generate
 from auralgen.measure.geometry import direction_of
-from auralgen.random import item_rng
 from auralgen.rooms.trajectory import Trajectory
 from tests.support.builders import decode, read_rows, small_run
 

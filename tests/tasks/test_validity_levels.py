@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from auralgen.config import build_tasks
-from auralgen.errors import ParameterError
-from auralgen.random import item_rng
+from auralgen.core.errors import ParameterError
+from auralgen.core.random import item_rng
 from auralgen.tasks._compare import margin_percent
 from tests.support.builders import small_run
 

@@ -16,7 +16,7 @@ import soundfile as sf
 
 from auralgen.cli.audit import main
 from auralgen.config import build_tasks
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.export.audio import encode_flac
 from auralgen.generation.run import run
 from auralgen.tasks.base import DatasetCheck, task_class, task_names

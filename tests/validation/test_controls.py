@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from scipy import stats
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.generation.run import run
 from auralgen.validation.__main__ import controls as controls_cli
 from auralgen.validation.controls import (

@@ -5,9 +5,9 @@ import itertools
 import numpy as np
 import pytest
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
+from auralgen.core.qa import UNABLE
 from auralgen.generation.run import run
-from auralgen.qa import UNABLE
 from auralgen.synth.levels import set_level_db_spl
 from auralgen.validation import listener as L
 

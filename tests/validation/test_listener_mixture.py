@@ -2,9 +2,9 @@
 
 import pytest
 
+from auralgen.core.qa import UNABLE
 from auralgen.generation.run import run
 from auralgen.listeners import mixture as LM
-from auralgen.qa import UNABLE
 from auralgen.validation import listener as L
 from tests.support.builders import decode, params_of, read_rows, small_run
 

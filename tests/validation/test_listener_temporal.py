@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
+from auralgen.core.qa import UNABLE
 from auralgen.generation.run import run
 from auralgen.listeners import temporal as LT
-from auralgen.qa import UNABLE
 from auralgen.validation import listener as L
 from tests.support.builders import decode, params_of, read_rows, small_run
 

@@ -41,9 +41,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from auralgen.core.errors import AuralgenError, ParameterError
 from auralgen.core.mapping import from_mapping
 from auralgen.core.registry import Registry
-from auralgen.errors import AuralgenError, ParameterError
 
 __all__ = [
     "ADAPTERS",

@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 
 from .base import Adapter, BaseConfig, FatalModelError, ModelError, register
 

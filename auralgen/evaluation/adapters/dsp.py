@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 
 from auralgen.core.constants import UNABLE
-from auralgen.errors import AuralgenError, ParameterError
+from auralgen.core.errors import AuralgenError, ParameterError
 
 from ..items import read_wav
 from .base import Adapter, ModelError, audio_paths, letter, register

@@ -68,7 +68,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from urllib.parse import unquote, urlsplit
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 
 from ..redaction import redact, redact_url, scrub, url_secrets
 from .base import Adapter, BaseConfig, FatalModelError, ModelError, register

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 
 __all__ = ["LOG_SPAN", "LevelDomain", "domain_for", "easier_end"]
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from auralgen.core.constants import UNABLE
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 
 from ..adapters.base import Adapter, letter
 from .domain import LevelDomain

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 
 from ..procedure import ThresholdEstimate
 from .domain import LevelDomain

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from auralgen.errors import ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.tasks.base import Task
 
 from ..procedure import Procedure

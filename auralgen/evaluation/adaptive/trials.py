@@ -22,9 +22,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from auralgen.core.errors import ParameterError
 from auralgen.core.qa import answer_slot
 from auralgen.core.random import item_rng
-from auralgen.errors import ParameterError
 from auralgen.export.audio import encode_flac
 from auralgen.tasks.base import Level, Task
 

@@ -57,6 +57,7 @@ class DistanceRelativeConfig(SpatialConfig):
 class DistanceRelative(SpatialTask):
     name = "distance_relative"
     spatial = True
+    easier = "larger"  # a larger distance ratio (dB) is easier
     audit = AuditSpec(
         (
             *SPATIAL_FEATURES,

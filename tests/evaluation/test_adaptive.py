@@ -25,6 +25,7 @@ FAST = QuestSettings(max_trials=40)
         ("pitch_relative", 50 / 16, 1200.0, "log", "larger"),
         ("loudness_relative", 4 / 16, 48.0, "log", "larger"),
         ("duration_relative", 20 / 16, 200.0, "log", "larger"),
+        ("distance_relative", 3 / 16, 12.0, "log", "larger"),  # dB distance ratios; its own easier end
     ],
 )
 def test_domain_rule_from_the_task_grid(name, low, high, scale, easier):

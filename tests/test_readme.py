@@ -63,7 +63,8 @@ NOT_RUN = {
 SLOW = {  # command substring -> why it runs with `make test-slow` only
     "'split=[train,validation,test]'": "the default suite in three splits (~30 s at tiny size)",
     "suite=tones": "a suite in two splits",
-    " -m ": "a multirun: three generation runs (~15 s)",
+    " -m ": "a multirun: three generation runs (~15 s); also `python -m auralgen.validation` audits",
+    "out=data/seed1": "a second dataset for the learned controls, audited by the next (slow) command",
 }
 XFAIL: dict[str, str] = {}  # command substring -> reason (temporary: work in progress elsewhere)
 TIMEOUT_S = {True: 240, False: 90}  # by slow

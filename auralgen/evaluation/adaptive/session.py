@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from auralgen.core.errors import ParameterError
+from auralgen.core.mapping import plain
 from auralgen.tasks.base import Task
 
 from ..procedure import Procedure
@@ -143,7 +144,7 @@ def run_adaptive(tasks: list[Task], adapter=None, *, out: str | Path, seed: int 
     finally:
         if asker is not None:
             asker.close()
-    results = {"tracks": tracks, "seed": seed, "extend": extend, "settings": _plain(settings), "replay": replay}
+    results = {"tracks": tracks, "seed": seed, "extend": extend, "settings": plain(asdict(settings)), "replay": replay}
     if not replay:
         (out / "adaptive.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return results
@@ -155,10 +156,6 @@ def _appender(path: Path) -> Callable[[dict], None]:
             f.write(json.dumps(rec, sort_keys=True) + "\n")
 
     return append
-
-
-def _plain(settings: QuestSettings) -> dict:
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(settings).items()}
 
 
 def build_task(name: str, audio=None, **overrides) -> Task:

@@ -1,0 +1,150 @@
+"""Shared pieces of the tempo and counting tasks: sequences of short sounds placed in silence.
+
+A *sequence* is a JSON-able dict: the spectral recipe of its events (a ``tones`` stimulus:
+``kind``, ``freq_hz``, ``n_harmonics`` or ``noise_seed``; every event of a sequence has the same
+spectrum, a noise event ``k`` uses ``noise_seed + k``) and per event its ``onsets_s``,
+``durations_s`` and ``levels_db_spl``. A clip's params carry ``sample_rate_hz``,
+``full_scale_db_spl``, ``clip_s``, ``ramp_s`` and ``sequences``; :func:`render_sequences` rebuilds
+the clip from those alone.
+
+Two kinds of sequence are drawn here:
+
+- :func:`pulse_train`: isochronous pulses at a tempo (events per minute) inside a fixed window;
+  the phase of the grid in the window is roved, and each pulse lasts ``duty`` of the
+  inter-onset interval, so the sounding time of a window (``duty * window_s``) does not depend on
+  the tempo (clip size and RMS carry no tempo);
+- :func:`event_run`: ``n`` events separated by silent gaps of exactly ``gap_s`` whose durations
+  share a total sounding time ``total_s`` (jittered per event, so the onsets are not isochronous):
+  the clip's sounding time and energy do not depend on the count.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from auralgen.core.errors import ParameterError
+from auralgen.tasks import _sounds as S
+from auralgen.tasks._compare import CREST
+from auralgen.tasks.base import require
+
+MIN_PULSES = 3  # a tempo is measured from at least two inter-onset intervals
+EVENT_LEVEL_JITTER_DB = 1.5  # each event's level: the sequence level +- this (uniform), for every count
+
+
+def draw_spectrum(rng: np.random.Generator, stimuli, freq, n_harmonics: int) -> dict[str, Any]:
+    """A ``tones`` stimulus recipe shared by every event of a sequence."""
+    return S.draw_sound(rng, stimuli, freq, n_harmonics)
+
+
+def pulse_train(
+    rng: np.random.Generator,
+    spectrum: dict,
+    *,
+    bpm: float,
+    start_s: float,
+    window_s: float,
+    duty: float,
+    level_db_spl: float,
+) -> dict[str, Any]:
+    """Isochronous pulses at ``bpm`` inside ``[start_s, start_s + window_s]``, the first one a
+    uniformly drawn fraction of an interval after ``start_s`` (one draw); each pulse lasts
+    ``duty`` of the interval and ends inside the window."""
+    ioi = 60.0 / bpm
+    pulse = duty * ioi
+    phase = float(rng.uniform(0.0, 1.0)) * ioi
+    n = int(math.floor((window_s - pulse - phase) / ioi + 1e-9)) + 1
+    if n < MIN_PULSES:
+        raise ParameterError(
+            f"a {window_s:g} s window holds {n} pulses at {bpm:.1f} BPM; allowed: a window of at least {MIN_PULSES} intervals"
+        )
+    onsets = [start_s + phase + k * ioi for k in range(n)]
+    return {**spectrum, "bpm": float(bpm), "ioi_s": ioi, "duty": float(duty), "n_events": n,
+            "onsets_s": onsets, "durations_s": [pulse] * n, "levels_db_spl": [float(level_db_spl)] * n}  # fmt: skip
+
+
+def event_run(
+    rng: np.random.Generator, spectrum: dict, *, n: int, gap_s: float, start_s: float, total_s: float,
+    jitter: float, level_db_spl: float,
+) -> dict[str, Any]:  # fmt: skip
+    """``n`` events separated by silences of exactly ``gap_s``, starting at ``start_s``; their
+    durations are ``total_s / n`` each jittered by a factor ``1 +- jitter`` (uniform) and rescaled
+    to sum to ``total_s``; each event's level is ``level_db_spl +-`` :data:`EVENT_LEVEL_JITTER_DB`.
+    Draws: ``n`` duration factors, then ``n`` level offsets."""
+    factors = 1.0 + rng.uniform(-jitter, jitter, n)
+    durations = (total_s * factors / factors.sum()).tolist()
+    levels = (level_db_spl + rng.uniform(-EVENT_LEVEL_JITTER_DB, EVENT_LEVEL_JITTER_DB, n)).tolist()
+    onsets, t = [], start_s
+    for d in durations:
+        onsets.append(t)
+        t += d + gap_s
+    return {**spectrum, "n_events": int(n), "gap_s": float(gap_s), "total_s": float(total_s),
+            "onsets_s": onsets, "durations_s": durations, "levels_db_spl": levels}  # fmt: skip
+
+
+def run_span_s(total_s: float, n: int, gap_s: float) -> float:
+    """Length of an :func:`event_run`: its sounding time plus its ``n - 1`` gaps."""
+    return total_s + (n - 1) * gap_s
+
+
+def end_s(sequence: dict) -> float:
+    """When the last event of ``sequence`` ends."""
+    return sequence["onsets_s"][-1] + sequence["durations_s"][-1]
+
+
+def sounds_of(sequence: dict) -> list[dict[str, Any]]:
+    """The ``_sounds`` dicts of a sequence's events (noise event ``k`` seeded ``noise_seed + k``)."""
+    spectral = {k: sequence[k] for k in ("kind", "freq_hz", "n_harmonics", "noise_seed", "color") if k in sequence}
+    out = []
+    for k, (t, d, lv) in enumerate(zip(sequence["onsets_s"], sequence["durations_s"], sequence["levels_db_spl"])):
+        sound = {**spectral, "onset_s": t, "duration_s": d, "level_db_spl": lv}
+        if "noise_seed" in spectral:
+            sound["noise_seed"] = (int(spectral["noise_seed"]) + k) % 2**31
+        out.append(sound)
+    return out
+
+
+def render_sequences(params: dict[str, Any]) -> list[np.ndarray]:
+    """The clip ``[1, n]`` float32 of ``params['sequences']`` (one clip)."""
+    sounds = [s for seq in params["sequences"] for s in sounds_of(seq)]
+    return [S.render_sounds({**params, "sounds": sounds})]
+
+
+def check_spectrum(key: str, cfg, audio, *, extra_db: float = 0.0) -> None:
+    """Stimuli known, harmonics below Nyquist, and the loudest event (``extra_db`` above the
+    loudest ``level_db_spl``) below full scale for the stimulus' crest factor."""
+    S.check_stimuli(f"{key}.stimuli", cfg.stimuli)
+    require(cfg.n_harmonics >= 1, f"{key}.n_harmonics={cfg.n_harmonics} is too small; allowed: >= 1")
+    sr = cfg.sample_rate or audio.sample_rate
+    top = S.max_of(S.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9)) * (
+        cfg.n_harmonics if "harmonic" in cfg.stimuli else 1
+    )
+    require(
+        top < sr / 2,
+        f"{key}.freq_hz={cfg.freq_hz!r} reaches {top:.0f} Hz (highest tone or harmonic) at or above Nyquist ({sr / 2:.0f} Hz); allowed: below Nyquist",
+    )
+    loud = S.max_of(S.dist(f"{key}.level_db_spl", cfg.level_db_spl)) + extra_db
+    max_ok = audio.full_scale_db_spl - 20 * math.log10(max(CREST[s] for s in cfg.stimuli))
+    require(
+        loud <= max_ok,
+        f"{key}.level_db_spl={cfg.level_db_spl!r} reaches {loud:.1f} dB SPL, which clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {max_ok:.1f} dB SPL",
+    )
+    require(cfg.ramp_s > 0, f"{key}.ramp_s={cfg.ramp_s} is not positive; allowed: > 0 (events need ramps)")
+
+
+def check_counts(key: str, cfg, *, largest_gap_s: float) -> float:
+    """Counts, jitter, ramps and gaps of an event-run config; returns the longest run (s)."""
+    require(
+        1 <= cfg.min_count < cfg.max_count,
+        f"{key}.min_count={cfg.min_count}, max_count={cfg.max_count}; allowed: 1 <= min_count < max_count",
+    )
+    require(0 <= cfg.jitter < 1, f"{key}.jitter={cfg.jitter}; allowed: 0 <= jitter < 1")
+    total = S.dist(f"{key}.total_s", cfg.total_s, low=1e-9)
+    shortest = S.min_of(total) * (1 - cfg.jitter) / (cfg.max_count * (1 + cfg.jitter))
+    require(
+        2 * cfg.ramp_s <= shortest,
+        f"{key}.ramp_s={cfg.ramp_s} is longer than half the shortest event ({shortest:.4f} s); allowed: 2*ramp_s <= shortest event",
+    )
+    return run_span_s(S.max_of(total), cfg.max_count, largest_gap_s)

@@ -1,0 +1,163 @@
+"""counting_relative: two sequences of short sounds; does the second hold more, fewer or the same number?
+
+Difficulty: the difference in number of events (0 = the same number). The counts lie in
+``[min_count, max_count]`` (default 1-10); the smaller is drawn uniformly from the counts that
+leave room for the difference, and which sequence holds more is drawn independently.
+
+Controlled (drawn independently of the answer): both sequences share one stimulus (kind,
+frequency); each sequence's level, its gap between events (``gap_s``) and its total sounding
+time (``total_s``, shared by its events, each event's duration jittered) are roved independently
+and identically, so the sounding time and energy of a sequence do not grow with its count; the
+sequences sit ``sep_s`` apart in a fixed-length clip after a roved lead-in. More events in the
+same sounding time are shorter -- the events of a sequence are what is counted.
+
+Label: each sequence's events counted from its onsets (:func:`auralgen.measure.onsets.onset_times`,
+split at the silence between the sequences); both counts must equal the recipe's.
+Human counting of rapid tone sequences is accurate at slow rates and undercounts above about
+6-8 tones per second (Garner 1951, J Exp Psychol 41:310-316); the default gaps keep the rates
+below that, so the count difference is the difficulty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from auralgen.listeners import counting as listen
+from auralgen.tasks import _events as E
+from auralgen.tasks import _sounds as S
+from auralgen.tasks._compare import CompareTask, check_config, within
+from auralgen.tasks.base import (
+    RELATIVE_FEATURES,
+    AudioConfig,
+    AuditSpec,
+    Measurement,
+    Task,
+    TaskConfig,
+    register,
+    require,
+)
+
+
+@dataclass(frozen=True)
+class CountingRelativeConfig(TaskConfig):
+    name: str = "counting_relative"
+    levels: tuple = (0, 1, 2, 3, 5)
+    min_count: int = 1
+    max_count: int = 10
+    stimuli: tuple = ("pure", "harmonic", "noise")
+    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 300.0, "high": 1200.0})
+    n_harmonics: int = 5
+    total_s: Any = (0.4, 0.6)
+    jitter: float = 0.2
+    gap_s: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 0.08, "high": 0.2})
+    level_db_spl: Any = (60.0, 68.0)
+    sep_s: float = 1.2
+    lead_s: Any = (0.1, 0.3)
+    clip_s: float = 6.5
+    ramp_s: float = 0.005
+
+
+@check_config
+@register
+class CountingRelative(CompareTask):
+    name = "counting_relative"
+    audit = AuditSpec(
+        (*RELATIVE_FEATURES, "sequences.*.n_events", "sequences.*.onsets_s.*", "sequences.*.durations_s.*",
+         "sequences.*.levels_db_spl.*", "audio.n_segments", "audio.delta_duration_s", "audio.delta_level_db"),
+        listener_easiest="max",
+    )  # fmt: skip
+    listener = staticmethod(listen.counting_relative)
+    attribute = "counting"
+    level_unit = "count"
+    Config = CountingRelativeConfig
+    answers = {"up": "More", "down": "Fewer", "same": "The same"}
+    questions = (
+        "Two sequences of sounds are played one after the other. Does the second sequence contain more sounds, fewer sounds, or the same number as the first?",
+        "Count the sounds in each of the two sequences. Compared with the first, does the second have more, fewer, or the same number?",
+        "How does the number of sounds in the second sequence compare with the number in the first?",
+    )
+    card_note = (
+        "counting_relative: two sequences of 1-10 short sounds in one fixed-length clip; the level is the difference "
+        "in number (0 = same), counted from the onsets. Stimulus shared; level, gap between events and total sounding "
+        "time roved per sequence independently of the answer (more events share the same sounding time)."
+    )
+
+    def __init__(self, cfg: CountingRelativeConfig, audio: AudioConfig):
+        Task.__init__(self, cfg, audio)
+        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
+        self.total = S.dist("total_s", cfg.total_s, low=1e-9)
+        self.gap = S.dist("gap_s", cfg.gap_s, low=1e-9)
+        self.level = S.dist("level_db_spl", cfg.level_db_spl)
+        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
+
+    @classmethod
+    def validate_config(cls, cfg: CountingRelativeConfig, audio: AudioConfig, key: str) -> None:
+        require(
+            all(v >= 0 and float(v).is_integer() for v in cfg.levels),
+            f"{key}.levels={list(cfg.levels)!r} holds a negative or fractional difference; allowed: whole counts >= 0",
+        )
+        E.check_spectrum(key, cfg, audio, extra_db=E.EVENT_LEVEL_JITTER_DB)
+        gap = S.dist(f"{key}.gap_s", cfg.gap_s, low=1e-9)
+        span = E.check_counts(key, cfg, largest_gap_s=S.max_of(gap))
+        require(
+            max(cfg.levels) <= cfg.max_count - cfg.min_count,
+            f"{key}.levels={list(cfg.levels)!r} exceeds the count range {cfg.min_count}-{cfg.max_count}; allowed: at most {cfg.max_count - cfg.min_count}",
+        )
+        inner = S.max_of(S.dist(f"{key}.total_s", cfg.total_s)) * (1 + cfg.jitter) / 2 + S.max_of(gap)
+        require(
+            cfg.sep_s > inner,
+            f"{key}.sep_s={cfg.sep_s} is not longer than the longest interval between onsets in a sequence ({inner:.3f} s); allowed: sep_s > {inner:.3f}",
+        )
+        S.check_fits(key, S.max_of(S.dist(f"{key}.lead_s", cfg.lead_s, low=0.0)) + 2 * span + cfg.sep_s, cfg.clip_s)
+
+    def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
+        level = self.as_level(level)
+        lo, hi, diff = self.cfg.min_count, self.cfg.max_count, level.value
+        require(
+            diff >= 0 and float(diff).is_integer() and diff <= hi - lo,
+            f"{self.name} level {diff!r} is not a whole count difference in [0, {hi - lo}]",
+        )
+        direction = self.draw_direction(rng, level)
+        small = int(rng.integers(lo, hi - int(diff) + 1))
+        counts = (small, small + int(diff)) if direction != "down" else (small + int(diff), small)
+        spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
+        start = float(self.lead.sample(rng))
+        seqs = []
+        for n in counts:
+            total, gap, lv = float(self.total.sample(rng)), float(self.gap.sample(rng)), float(self.level.sample(rng))
+            seqs.append(E.event_run(rng, spectrum, n=n, gap_s=gap, start_s=start, total_s=total,
+                                    jitter=self.cfg.jitter, level_db_spl=lv))  # fmt: skip
+            start = E.end_s(seqs[-1]) + self.cfg.sep_s
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "full_scale_db_spl": self.audio.full_scale_db_spl,
+            "clip_s": self.cfg.clip_s,
+            "ramp_s": self.cfg.ramp_s,
+            "direction": direction,
+            "difference": diff,
+            "sequences": seqs,
+        }
+
+    def render(self, params: dict[str, Any]) -> list[np.ndarray]:
+        return E.render_sequences(params)
+
+    def measure(self, params, clips):
+        """Each sequence's count of onsets (split in the middle of the silence between the
+        sequences) against the recipe, and the signed count difference against the level."""
+        from auralgen.measure.onsets import onset_times
+
+        t = onset_times(clips[0][0], params["sample_rate_hz"])
+        seqs = params["sequences"]
+        cut = 0.5 * (E.end_s(seqs[0]) + seqs[1]["onsets_s"][0])
+        counts = [int(np.sum(t < cut)), int(np.sum(t >= cut))]
+        ok = counts == [s["n_events"] for s in seqs]
+        rec = within(
+            "count_difference", float(counts[1] - counts[0]), self.sign(params["direction"]) * params["difference"], 0.0
+        )
+        return Measurement.from_dict({"count_difference": rec, "events": counts, "valid": bool(ok and rec["ok"])})
+
+    def eval_fields(self, params):
+        return {"difference": params["difference"], "difference_unit": "count"}

@@ -1,0 +1,182 @@
+"""tempo_absolute: is a pulse sequence slow, moderate or fast?
+
+Options are the tempo bins delimited by ``bins_bpm`` (default: below 75, 75 to 135, above 135
+events per minute; the edges are conventions, roughly Adagio / Moderato-Allegro / Presto, set by
+config). Difficulty: the margin (percent, in ratio) of the tempo from the nearest inner bin edge,
+as in duration_absolute: every item has exactly its level's margin (a bin drawn uniformly, then one
+of its inner edges, the tempo that margin above or below it). The hardest default margin (4 %)
+is near the human tempo JND of ~2-5 % (Drake & Botte 1993, Perception & Psychophysics
+54:277-286); the easiest (30 %) far above it.
+
+Controlled (drawn independently of the answer): the stimulus (kind, frequency), its level, the
+window's place in the fixed-length clip, the pulse-grid phase in the window and the duty cycle
+(pulse length / interval), so the sounding time in the window (``duty x window_s``), the clip's
+RMS and its FLAC size carry no tempo. The number of pulses in the fixed window grows with the
+tempo -- that is the tempo.
+
+Label: the tempo measured from the onsets (least-squares inter-onset interval,
+:func:`auralgen.measure.onsets.ioi_tempo_bpm`) within :data:`TOLERANCE_BPM` of the recipe, inside
+the labelled bin, and its margin equal to the level within that tolerance mapped to percent.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from auralgen.listeners import tempo as listen
+from auralgen.tasks import _events as E
+from auralgen.tasks import _sounds as S
+from auralgen.tasks._compare import draw_at_margin, margin_check, margin_percent
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
+
+TOLERANCE_BPM = 0.3
+MAX_ONSET_ERROR_S = 0.002  # every onset within this of the isochronous grid fitted to the sequence
+EDGE_S = 0.1  # the window starts at least this after the clip's start and ends this before its end
+
+
+@dataclass(frozen=True)
+class TempoAbsoluteConfig(TaskConfig):
+    name: str = "tempo_absolute"
+    levels: tuple = (30, 15, 8, 4)
+    bins_bpm: tuple = (75.0, 135.0)
+    stimuli: tuple = ("pure", "harmonic", "noise")
+    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 300.0, "high": 1200.0})
+    n_harmonics: int = 5
+    duty: Any = (0.1, 0.3)
+    level_db_spl: Any = (60.0, 70.0)
+    window_s: float = 4.0
+    clip_s: float = 5.0
+    ramp_s: float = 0.005
+
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        E.check_spectrum(key, self, audio)
+        b = self.bins_bpm
+        require(
+            len(b) >= 1 and b[0] > 0 and all(hi > lo for lo, hi in zip(b, b[1:])),
+            f"{key}.bins_bpm={list(b)!r} is not increasing; allowed: 0 < bins_bpm...",
+        )
+        require(
+            all(v >= 0 for v in self.levels),
+            f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0",
+        )
+        m = 1 + max(self.levels) / 100.0
+        for lo, hi in zip(b, b[1:]):
+            require(
+                lo * m < hi / m,
+                f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in bin [{lo}, {hi}] BPM; allowed: a smaller margin or wider bins",
+            )
+        duty = S.dist(f"{key}.duty", self.duty, low=1e-9, high=0.5)
+        slow_ioi, fast_ioi = 60.0 / (b[0] / m), 60.0 / (b[-1] * m)
+        need = (E.MIN_PULSES + S.max_of(duty)) * slow_ioi
+        require(
+            self.window_s >= need,
+            f"{key}.window_s={self.window_s} holds fewer than {E.MIN_PULSES} pulses at the slowest tempo {b[0] / m:.1f} BPM; allowed: window_s >= {need:.3f}",
+        )
+        require(
+            S.min_of(duty) * fast_ioi >= 2 * self.ramp_s,
+            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({S.min_of(duty) * fast_ioi:.4f} s); allowed: 2*ramp_s <= shortest pulse",
+        )
+        S.check_fits(key, self.window_s + 2 * EDGE_S, self.clip_s)
+
+
+def _fmt(bpm: float) -> str:
+    return f"{bpm:g} BPM"
+
+
+@register
+class TempoAbsolute(Task):
+    name = "tempo_absolute"
+    audit = AuditSpec(
+        ("bin", "edge_side", "margin_percent", "sequences.*.bpm", "sequences.*.ioi_s", "sequences.*.n_events",
+         "sequences.*.onsets_s.*", "sequences.*.durations_s.*", "audio.n_segments", "audio.delta_duration_s"),
+        listener_easiest="max",
+    )  # fmt: skip
+    listener = staticmethod(listen.tempo_absolute)
+    sub_category = "absolute_perception"
+    attribute = "tempo"
+    regime = "absolute"
+    level_unit = "percent"
+    Config = TempoAbsoluteConfig
+    questions = (
+        "Is the tempo of this pulse sequence slow, moderate, or fast?",
+        "Listen to the sequence of sounds. Which tempo range does it fall in?",
+        "How fast are the beats in this clip?",
+    )
+    card_note = (
+        "tempo_absolute: one isochronous pulse sequence in a fixed window of a fixed-length clip; the answer is its "
+        "tempo bin (events per minute), the level the tempo's margin in percent from the nearest bin edge, measured "
+        "from the inter-onset intervals. Stimulus, level, window position, grid phase and duty cycle (hence sounding "
+        "time, RMS and file size) are roved independently of the answer."
+    )
+
+    def __init__(self, cfg: TempoAbsoluteConfig, audio: AudioConfig):
+        super().__init__(cfg, audio)
+        self.edges = (0.0, *cfg.bins_bpm, math.inf)
+        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
+        self.duty = S.dist("duty", cfg.duty, low=1e-9, high=0.5)
+        self.level = S.dist("level_db_spl", cfg.level_db_spl)
+
+    @property
+    def n_choices(self) -> int:  # type: ignore[override]
+        return len(self.edges) - 1
+
+    def bin_labels(self) -> list[str]:
+        b = self.cfg.bins_bpm
+        names = (
+            ("Slow", "Moderate", "Fast") if len(b) == 2 else tuple(f"Tempo range {k + 1}" for k in range(len(b) + 1))
+        )
+        labels = [f"{names[0]} (below {_fmt(b[0])})"]
+        labels += [f"{n} ({_fmt(lo)} to {_fmt(hi)})" for n, lo, hi in zip(names[1:], b, b[1:])]
+        return labels + [f"{names[-1]} (above {_fmt(b[-1])})"]
+
+    def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
+        level = self.as_level(level)
+        require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: percent >= 0")
+        k, side, bpm = draw_at_margin(rng, self.edges, level.value)
+        spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
+        start = float(rng.uniform(EDGE_S, self.cfg.clip_s - self.cfg.window_s - EDGE_S))
+        duty, lv = float(self.duty.sample(rng)), float(self.level.sample(rng))
+        seq = E.pulse_train(
+            rng, spectrum, bpm=bpm, start_s=start, window_s=self.cfg.window_s, duty=duty, level_db_spl=lv
+        )
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "full_scale_db_spl": self.audio.full_scale_db_spl,
+            "clip_s": self.cfg.clip_s,
+            "ramp_s": self.cfg.ramp_s,
+            "bin": k,
+            "edge_side": side,
+            "margin_percent": round(margin_percent(bpm, self.edges), 9),
+            "sequences": [seq],
+        }
+
+    def render(self, params):
+        return E.render_sequences(params)
+
+    def qa(self, params, rng, *, slot):
+        labels = self.bin_labels()
+        return self.make_qa(labels[params["bin"]], labels, rng, slot=slot)
+
+    def measure(self, params, clips):
+        """The tempo from the onsets (within :data:`TOLERANCE_BPM`, inside the labelled bin), the
+        pulse count, the onsets' regularity and the margin from the nearest inner bin edge."""
+        from auralgen.measure.onsets import ioi_regularity, ioi_tempo_bpm, onset_times
+
+        t = onset_times(clips[0][0], params["sample_rate_hz"])
+        seq = params["sequences"][0]
+        bpm = ioi_tempo_bpm(t)
+        k = params["bin"]
+        ok = (t.size == seq["n_events"] and math.isfinite(bpm) and abs(bpm - seq["bpm"]) <= TOLERANCE_BPM
+              and self.edges[k] - TOLERANCE_BPM <= bpm <= self.edges[k + 1] + TOLERANCE_BPM)  # fmt: skip
+        jitter = ioi_regularity(t)
+        margin = margin_check(bpm, seq["bpm"], self.edges, TOLERANCE_BPM)
+        return Measurement.from_dict({"bpm": round(bpm, 4) if math.isfinite(bpm) else None, "expected_bpm": round(seq["bpm"], 4),
+                "margin_percent": margin, "events": int(t.size), "max_onset_error_s": round(jitter, 5),
+                "tolerance_bpm": TOLERANCE_BPM, "valid": bool(ok and margin["ok"] and jitter <= MAX_ONSET_ERROR_S)})  # fmt: skip
+
+    def eval_fields(self, params):
+        return {"difference": params["margin_percent"], "difference_unit": "percent"}

@@ -1,0 +1,183 @@
+"""tempo_relative: two pulse sequences one after the other; is the second faster, slower or the same?
+
+Difficulty: the tempo difference in percent (faster tempo = slower tempo x (1 + level / 100)).
+The hardest non-zero default level (3 %) sits inside the human tempo-discrimination JND of
+~2-5 % for isochronous sequences (Drake & Botte 1993, Perception & Psychophysics 54:277-286);
+the easiest (25 %) is far above it; level 0 is the "same" level.
+
+Controlled (drawn independently of the answer): the pair is centred (geometrically) on a base
+tempo; both sequences share one stimulus (kind, frequency) and one window length ``window_s``,
+in the same place of a fixed-length clip (lead-in roved, sequences ``sep_s`` apart); each
+sequence's level and duty cycle (pulse length / interval) are roved independently and
+identically, so its loudness and its sounding time (``duty x window_s``) do not depend on which
+is faster, nor does the pulse length say it reliably; the phase of each pulse grid in its window
+is roved, so the number of pulses varies by one at a given tempo. The faster sequence has more
+pulses in its window -- that is its tempo.
+
+Label: each sequence's tempo measured from its onsets (least-squares inter-onset interval,
+:func:`auralgen.measure.onsets.ioi_tempo_bpm`); the signed difference equals the level within
+:data:`TOLERANCE_PERCENT` (+2 % of the level).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from auralgen.listeners import tempo as listen
+from auralgen.tasks import _events as E
+from auralgen.tasks import _sounds as S
+from auralgen.tasks._compare import CompareTask, check_config, within
+from auralgen.tasks.base import (
+    RELATIVE_FEATURES,
+    AudioConfig,
+    AuditSpec,
+    Measurement,
+    Task,
+    TaskConfig,
+    register,
+    require,
+)
+
+TOLERANCE_PERCENT = 0.3  # absolute part of the allowed error of the measured tempo difference
+MAX_ONSET_ERROR_S = 0.002  # every onset within this of the isochronous grid fitted to its sequence
+
+
+def signed_ratio_percent(first: float, second: float) -> float:
+    """``100 * (larger / smaller - 1)``, positive when ``second`` is the larger (NaN if either is not > 0)."""
+    if not (math.isfinite(first) and math.isfinite(second) and first > 0 and second > 0):
+        return math.nan
+    return math.copysign(100.0 * (max(first, second) / min(first, second) - 1.0), second - first)
+
+
+@dataclass(frozen=True)
+class TempoRelativeConfig(TaskConfig):
+    name: str = "tempo_relative"
+    levels: tuple = (0, 3, 6, 12, 25)
+    stimuli: tuple = ("pure", "harmonic", "noise")
+    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 300.0, "high": 1200.0})
+    n_harmonics: int = 5
+    base_bpm: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 80.0, "high": 160.0})
+    duty: Any = (0.1, 0.3)
+    level_db_spl: Any = (60.0, 70.0)
+    window_s: float = 3.0
+    sep_s: float = 1.5
+    lead_s: Any = (0.1, 0.3)
+    clip_s: float = 8.0
+    ramp_s: float = 0.005
+
+
+@check_config
+@register
+class TempoRelative(CompareTask):
+    name = "tempo_relative"
+    audit = AuditSpec(
+        (*RELATIVE_FEATURES, "sequences.*.bpm", "sequences.*.ioi_s", "sequences.*.n_events", "sequences.*.onsets_s.*",
+         "sequences.*.durations_s.*", "audio.n_segments", "audio.delta_duration_s"),
+        listener_easiest="max",
+    )  # fmt: skip
+    listener = staticmethod(listen.tempo_relative)
+    attribute = "tempo"
+    level_unit = "percent"
+    Config = TempoRelativeConfig
+    answers = {"up": "Faster", "down": "Slower", "same": "The same"}
+    questions = (
+        "Two sequences of sounds are played one after the other. Is the tempo of the second sequence faster, slower, or the same as the first?",
+        "Listen to the two pulse sequences. Compared with the first, is the second one faster, slower, or at the same tempo?",
+        "How does the rate of the beats in the second sequence compare with the first sequence?",
+    )
+    card_note = (
+        "tempo_relative: two isochronous pulse sequences in fixed windows of one fixed-length clip; the level is the "
+        "tempo difference in percent (0 = same tempo), measured from each sequence's inter-onset intervals. Stimulus, "
+        "window and position are shared; level and duty cycle (hence loudness and sounding time) are roved per "
+        "sequence independently of the answer; the pulse-grid phase is roved."
+    )
+
+    def __init__(self, cfg: TempoRelativeConfig, audio: AudioConfig):
+        Task.__init__(self, cfg, audio)
+        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
+        self.base = S.dist("base_bpm", cfg.base_bpm, low=1e-9)
+        self.duty = S.dist("duty", cfg.duty, low=1e-9, high=0.5)
+        self.level = S.dist("level_db_spl", cfg.level_db_spl)
+        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
+
+    @classmethod
+    def validate_config(cls, cfg: TempoRelativeConfig, audio: AudioConfig, key: str) -> None:
+        require(
+            all(v >= 0 for v in cfg.levels),
+            f"{key}.levels={list(cfg.levels)!r} has a negative difference; allowed: percent >= 0",
+        )
+        E.check_spectrum(key, cfg, audio)
+        half = math.sqrt(1 + max(cfg.levels) / 100.0)
+        base = S.dist(f"{key}.base_bpm", cfg.base_bpm, low=1e-9)
+        duty = S.dist(f"{key}.duty", cfg.duty, low=1e-9, high=0.5)
+        slow_ioi, fast_ioi = 60.0 / (S.min_of(base) / half), 60.0 / (S.max_of(base) * half)
+        need = (E.MIN_PULSES + S.max_of(duty)) * slow_ioi
+        require(
+            cfg.window_s >= need,
+            f"{key}.window_s={cfg.window_s} holds fewer than {E.MIN_PULSES} pulses at the slowest tempo {60 / slow_ioi:.1f} BPM; allowed: window_s >= {need:.3f}",
+        )
+        require(
+            cfg.sep_s > slow_ioi,
+            f"{key}.sep_s={cfg.sep_s} is not longer than the slowest interval {slow_ioi:.3f} s, so the two sequences do not separate; allowed: sep_s > {slow_ioi:.3f}",
+        )
+        require(
+            S.min_of(duty) * fast_ioi >= 2 * cfg.ramp_s,
+            f"{key}.ramp_s={cfg.ramp_s} is longer than half the shortest pulse ({S.min_of(duty) * fast_ioi:.4f} s); allowed: 2*ramp_s <= shortest pulse",
+        )
+        S.check_fits(
+            key, S.max_of(S.dist(f"{key}.lead_s", cfg.lead_s, low=0.0)) + 2 * cfg.window_s + cfg.sep_s, cfg.clip_s
+        )
+
+    def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
+        level = self.as_level(level)
+        require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: percent >= 0")
+        direction = self.draw_direction(rng, level)
+        spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
+        base = float(self.base.sample(rng))
+        step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
+        start = float(self.lead.sample(rng))
+        w = self.cfg.window_s
+        seqs = []
+        for k, bpm in enumerate((base / step, base * step)):
+            duty, lv = float(self.duty.sample(rng)), float(self.level.sample(rng))
+            seqs.append(E.pulse_train(rng, spectrum, bpm=bpm, start_s=start + k * (w + self.cfg.sep_s),
+                                      window_s=w, duty=duty, level_db_spl=lv))  # fmt: skip
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "full_scale_db_spl": self.audio.full_scale_db_spl,
+            "clip_s": self.cfg.clip_s,
+            "ramp_s": self.cfg.ramp_s,
+            "direction": direction,
+            "difference": level.value,
+            "base_bpm": base,
+            "sequences": seqs,
+        }
+
+    def render(self, params: dict[str, Any]) -> list[np.ndarray]:
+        return E.render_sequences(params)
+
+    def measure(self, params, clips):
+        """Each sequence's tempo from its own onsets (split at the second window's start), its pulse
+        count, its regularity, and the signed tempo difference in percent against the level."""
+        from auralgen.measure.onsets import ioi_regularity, ioi_tempo_bpm, onset_times
+
+        t = onset_times(clips[0][0], params["sample_rate_hz"])
+        seqs = params["sequences"]
+        cut = seqs[1]["onsets_s"][0] - 0.5 * (seqs[1]["onsets_s"][0] - E.end_s(seqs[0]))
+        groups = (t[t < cut], t[t >= cut])
+        bpm = [ioi_tempo_bpm(g) for g in groups]
+        counts_ok = all(g.size == s["n_events"] for g, s in zip(groups, seqs))
+        jitter = max(ioi_regularity(g) for g in groups)
+        diff = params["difference"]
+        rec = within("tempo_difference_percent", signed_ratio_percent(*bpm), self.sign(params["direction"]) * diff,
+                     TOLERANCE_PERCENT + 0.02 * diff)  # fmt: skip
+        ok = rec["ok"] and counts_ok and jitter <= MAX_ONSET_ERROR_S
+        return Measurement.from_dict({"tempo_difference_percent": rec, "bpm": [round(b, 3) for b in bpm],
+                "events": [int(g.size) for g in groups], "max_onset_error_s": round(jitter, 5), "valid": bool(ok)})  # fmt: skip
+
+    def eval_fields(self, params):
+        return {"difference": params["difference"], "difference_unit": "percent"}

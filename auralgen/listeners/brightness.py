@@ -1,0 +1,83 @@
+"""Reference listeners for brightness: the spectral centroid of each sound, from the audio alone.
+
+Relative: the centroid of each of the two sounds' steady parts; "brighter" / "darker" when the
+second's centroid differs from the first's by at least :data:`JND_PERCENT`, else "the same".
+Absolute: the option whose centroid range (parsed from its text, in Hz) holds the measured
+centroid, or the nearest one in log-frequency.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from auralgen.listeners.common import compare, mono, sound_segments, steady
+from auralgen.measure import segments
+from auralgen.measure.brightness import spectral_centroid_hz
+
+# the listener's own threshold: above the measurement error (~0.1 %), below the hardest default level
+JND_PERCENT = 1.0
+_HZ = re.compile(r"(\d+(?:\.\d+)?)\s*Hz\b")
+_BELOW = ("below", "under", "less", "shorter")
+_ABOVE = ("above", "over", "more", "longer")
+
+
+def value_bins(options: Sequence[str], pattern: re.Pattern = _HZ, scale: float = 1.0) -> dict[int, tuple[float, float]]:
+    """``{option index: (low, high)}`` from texts like "... between 500 Hz and 2000 Hz" ("below X":
+    ``(0, X)``, "above X": ``(X, inf)``); numbers matched by ``pattern`` are multiplied by ``scale``.
+
+    Examples
+    --------
+    >>> value_bins(["Dark: below 500 Hz", "Neutral: between 500 Hz and 2000 Hz", "Bright: above 2000 Hz"])
+    {0: (0.0, 500.0), 1: (500.0, 2000.0), 2: (2000.0, inf)}
+    """
+    bins = {}
+    for i, text in enumerate(options):
+        vals = [float(v) * scale for v in pattern.findall(text)]
+        low = text.lower()
+        if len(vals) == 2:
+            bins[i] = (min(vals), max(vals))
+        elif len(vals) == 1 and any(w in low for w in _BELOW):
+            bins[i] = (0.0, vals[0])
+        elif len(vals) == 1 and any(w in low for w in _ABOVE):
+            bins[i] = (vals[0], math.inf)
+    return bins
+
+
+def nearest_bin(bins: dict[int, tuple[float, float]], value: float) -> int:
+    """The option whose range holds ``value`` (> 0), else the nearest in log distance."""
+
+    def log_distance(i: int) -> float:
+        lo, hi = bins[i]
+        if lo <= value <= hi:
+            return 0.0
+        return math.log(lo / value) if value < lo else math.log(value / hi)
+
+    return min(bins, key=log_distance)
+
+
+def centroid_difference_percent(clip, sample_rate: int) -> float:
+    """``100 * ln(c2 / c1)`` of the two sounds' centroids (~ percent for small differences); nan without two sounds."""
+    x = mono(clip)
+    spans = sound_segments(x, sample_rate)
+    if len(spans) < 2:
+        return math.nan
+    c = [spectral_centroid_hz(steady(x, s), sample_rate) for s in spans]
+    return 100.0 * math.log(c[1] / c[0]) if all(v > 0 for v in c) else math.nan
+
+
+def brightness_relative(question, options, clips, sample_rate) -> int:
+    diff = centroid_difference_percent(clips[0], sample_rate)
+    return compare(options, diff, math.log1p(JND_PERCENT / 100.0) * 100.0, "brighter", "darker", "same")
+
+
+def brightness_absolute(question, options, clips, sample_rate) -> int:
+    x = mono(clips[0])
+    found = segments(x, sample_rate)
+    bins = value_bins(options)
+    if not found or not bins:
+        return compare(options, math.nan, 0.0, "", "", "")  # nothing to measure: the no-answer index
+    a, b = int(found[0].onset_s * sample_rate), int(found[-1].offset_s * sample_rate)
+    c = spectral_centroid_hz(steady(x, (a, b)), sample_rate)
+    return nearest_bin(bins, c)

@@ -1,0 +1,95 @@
+"""Harmonic complexes of a given spectral centroid: a spectral tilt (dB/octave) solved for the centroid.
+
+A sound here is a harmonic complex whose period is a whole number of samples
+(``f0_hz = sample_rate / period_samples``): one period is built by an inverse FFT with the
+exact harmonic amplitudes and phases, then repeated, so the spectrum is exactly the recipe's and
+rendering costs one short FFT. Harmonic ``k`` (frequency ``k * f0_hz``, all harmonics up to
+``max_freq_hz``) has amplitude ``k ** (tilt / 6.0206)``, i.e. ``tilt_db_per_octave`` dB per
+octave. The spectral centroid is the amplitude-weighted mean frequency
+``sum(f_k a_k) / sum(a_k)`` -- the same magnitude weighting :func:`auralgen.measure.brightness.
+spectral_centroid_hz` applies to the audio -- and :func:`tilt_for_centroid` finds the tilt giving
+a target centroid (the centroid rises monotonically with the tilt).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.optimize import brentq
+
+from auralgen.core.errors import ParameterError
+from auralgen.synth.levels import set_loudness_lufs
+from auralgen.synth.signals import apply_ramps, n_samples
+
+DB_PER_OCTAVE = 20.0 * math.log10(2.0)  # amplitude ratio 2 per octave, in dB (6.0206)
+TILT_RANGE_DB = (-60.0, 30.0)  # tilts the solver searches (dB/octave)
+
+
+def period_samples(f0_hz: float, sample_rate: int) -> int:
+    """The whole period (samples) nearest ``sample_rate / f0_hz``; the sound's F0 is ``sample_rate / period``."""
+    return max(2, int(round(sample_rate / float(f0_hz))))
+
+
+def harmonic_numbers(period: int, sample_rate: int, max_freq_hz: float) -> np.ndarray:
+    """Harmonic numbers ``1..K`` with ``K * f0`` at most ``max_freq_hz`` and below Nyquist (float64)."""
+    f0 = sample_rate / period
+    k_max = min(int(math.floor(max_freq_hz / f0 + 1e-9)), (period - 1) // 2)
+    if k_max < 1:
+        raise ParameterError(
+            f"max_freq_hz={max_freq_hz!r} is below f0 {f0:g} Hz; allowed: max_freq_hz >= f0 (and below Nyquist)"
+        )
+    return np.arange(1, k_max + 1, dtype=np.float64)
+
+
+def tilt_amplitudes(k: np.ndarray, tilt_db_per_octave: float) -> np.ndarray:
+    """Amplitudes ``k ** (tilt / 6.0206)`` of harmonics ``k`` (harmonic 1 has amplitude 1)."""
+    return k ** (float(tilt_db_per_octave) / DB_PER_OCTAVE)
+
+
+def centroid_hz(k: np.ndarray, f0_hz: float, tilt_db_per_octave: float) -> float:
+    """Amplitude-weighted mean frequency (Hz) of harmonics ``k`` of ``f0_hz`` at ``tilt_db_per_octave``."""
+    a = tilt_amplitudes(k, tilt_db_per_octave)
+    return float(f0_hz * np.sum(k * a) / np.sum(a))
+
+
+def centroid_range_hz(k: np.ndarray, f0_hz: float) -> tuple[float, float]:
+    """The lowest and highest centroid reachable with a tilt in :data:`TILT_RANGE_DB`."""
+    return centroid_hz(k, f0_hz, TILT_RANGE_DB[0]), centroid_hz(k, f0_hz, TILT_RANGE_DB[1])
+
+
+def tilt_for_centroid(k: np.ndarray, f0_hz: float, target_hz: float) -> float:
+    """The tilt (dB/octave) whose harmonic complex has centroid ``target_hz`` (Brent's method, to 1e-12 dB/octave).
+
+    Examples
+    --------
+    >>> k = np.arange(1.0, 41.0)
+    >>> t = tilt_for_centroid(k, 100.0, 800.0)
+    >>> round(centroid_hz(k, 100.0, t), 6)
+    800.0
+    """
+    c_lo, c_hi = centroid_range_hz(k, f0_hz)
+    if not c_lo <= target_hz <= c_hi:
+        raise ParameterError(
+            f"centroid {target_hz!r} Hz with f0 {f0_hz:g} Hz and {len(k)} harmonics is out of reach; "
+            f"allowed: {c_lo:.1f}..{c_hi:.1f} Hz"
+        )
+    return float(brentq(lambda t: centroid_hz(k, f0_hz, t) - target_hz, *TILT_RANGE_DB, xtol=1e-12, rtol=1e-14))
+
+
+def render_tilted(sound: dict, sample_rate: int, ramp_s: float) -> np.ndarray:
+    """One sound of a brightness recipe (1-D float64): the tilted complex, ramps, at its LUFS.
+
+    ``sound`` holds ``period_samples``, ``max_freq_hz``, ``tilt_db_per_octave``, ``phase_seed``
+    (harmonic phases, uniform in [0, 2 pi)), ``duration_s`` and ``loudness_lufs``.
+    """
+    period = int(sound["period_samples"])
+    k = harmonic_numbers(period, sample_rate, sound["max_freq_hz"])
+    a = tilt_amplitudes(k, sound["tilt_db_per_octave"])
+    phases = np.random.default_rng(int(sound["phase_seed"])).uniform(0.0, 2.0 * math.pi, len(k))
+    spec = np.zeros(period // 2 + 1, dtype=np.complex128)
+    spec[1 : len(k) + 1] = a * np.exp(1j * (phases - math.pi / 2))  # a_k sin(k w t + phi_k)
+    one = np.fft.irfft(spec, n=period) * period / 2.0
+    x = np.resize(one, n_samples(sound["duration_s"], sample_rate))
+    x = apply_ramps(x, sample_rate=sample_rate, ramp_s=ramp_s)
+    return set_loudness_lufs(x, sample_rate, sound["loudness_lufs"])

@@ -1,0 +1,129 @@
+"""attack_absolute: does one tone start sharply, moderately or softly (by its 10-90 % rise time)?
+
+The classes are rise-time ranges delimited by ``bins_s`` (default: sharp below 10 ms, medium 10-60 ms,
+soft above 60 ms; the option texts state the ranges in ms). Difficulty: the margin (percent, in ratio)
+of the rise time from the nearest class boundary. Every item has exactly its level's margin (a class
+drawn uniformly, then one of its inner edges, the rise time that margin inside it), stored as
+``margin_percent`` with ``edge_side``; ``measure`` reads the rise time back from the Hilbert envelope
+(within :data:`TOLERANCE_RATIO`) and the margin from it. The carrier frequency and phase, the duration,
+the onset and the steady-state loudness (LUFS of the carrier) are roved independently of the answer;
+the clip length is fixed (``clip_s``).
+
+Levels: the hardest default margin, 12 %, is about half the human rise-time difference limen of
+~20-30 % (van Heuven & van den Broecke 1979, J. Acoust. Soc. Am. 66(5), 1308-1315; see attack_relative).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from auralgen.listeners import attack as listen
+from auralgen.tasks import _sounds as S
+from auralgen.tasks._compare import draw_at_margin, margin_check, margin_percent
+from auralgen.tasks.attack_relative import check_attack, measured_rises, render_attack_clip
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
+
+TOLERANCE_RATIO = 0.02  # the measured rise time may differ from the recipe's by 2 %
+NAMES = ("Sharp", "Medium", "Soft")
+
+
+@dataclass(frozen=True)
+class AttackAbsoluteConfig(TaskConfig):
+    name: str = "attack_absolute"
+    levels: tuple = (100, 50, 25, 12)
+    bins_s: tuple = (0.01, 0.06)
+    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 500.0, "high": 2000.0})
+    release_s: float = 0.03
+    tone_s: Any = (0.9, 1.1)
+    lead_s: Any = (0.1, 1.0)
+    loudness_lufs: Any = (-32.0, -24.0)
+    clip_s: float = 2.5
+
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        b = self.bins_s
+        require(
+            len(b) == 2 and 0 < b[0] < b[1],
+            f"{key}.bins_s={list(b)!r} is not two increasing rise times; allowed: [sharp/medium, medium/soft] s, 0 < first < second",
+        )
+        require(all(v >= 0 for v in self.levels), f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0")  # fmt: skip
+        m = 1 + max(self.levels) / 100.0
+        require(
+            b[0] * m < b[1] / m,
+            f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in the medium range {list(b)} s; allowed: a smaller margin or wider bins",
+        )
+        check_attack(self, audio, key, b[0] / m, b[1] * m, relative=False)
+
+
+@register
+class AttackAbsolute(Task):
+    name = "attack_absolute"
+    audit = AuditSpec(("bin", "edge_side", "sounds.0.rise_s", "audio.rms_dbfs"), listener_easiest="max")
+    listener = staticmethod(listen.attack_absolute)
+    sub_category = "absolute_perception"
+    attribute = "attack"
+    regime = "absolute"
+    level_unit = "percent"
+    n_choices = 3
+    easier = "larger"
+    Config = AttackAbsoluteConfig
+    questions = (
+        "Does this tone start sharply, moderately, or softly?",
+        "Listen to the onset of the sound. How quickly does it rise to full level?",
+        "Classify the attack of the sound you hear.",
+    )
+    card_note = (
+        "A single pure tone whose onset is a linear amplitude ramp; the class is the range of the envelope's "
+        "10-90 % rise time (measured from the Hilbert envelope) that the option text states. Carrier frequency, "
+        "duration, onset and steady-state loudness (LUFS) are roved independently of the class; the level is the "
+        "rise time's margin in percent from the nearest class boundary."
+    )
+
+    def __init__(self, cfg: AttackAbsoluteConfig, audio: AudioConfig):
+        super().__init__(cfg, audio)
+        self.edges = (0.0, *cfg.bins_s, math.inf)
+        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
+        self.tone = S.dist("tone_s", cfg.tone_s, low=1e-9)
+        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
+        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
+
+    def labels(self) -> list[str]:
+        lo, hi = (f"{v * 1000:g} ms" for v in self.cfg.bins_s)
+        return [f"{NAMES[0]} (rise time below {lo})", f"{NAMES[1]} (rise time between {lo} and {hi})",
+                f"{NAMES[2]} (rise time above {hi})"]  # fmt: skip
+
+    def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
+        level = self.as_level(level)
+        k, side, rise = draw_at_margin(rng, self.edges, level.value)
+        sound = {"freq_hz": float(self.freq.sample(rng)), "phase_rad": float(rng.uniform(0.0, 2 * math.pi)),
+                 "duration_s": float(self.tone.sample(rng)), "release_s": self.cfg.release_s,
+                 "loudness_lufs": float(self.loudness.sample(rng)), "rise_s": rise, "onset_s": float(self.lead.sample(rng))}  # fmt: skip
+        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "bin": k, "edge_side": side,
+                "margin_percent": round(margin_percent(rise, self.edges), 9), "sounds": [sound]}  # fmt: skip
+
+    def render(self, params):
+        return [render_attack_clip(params)]
+
+    def qa(self, params, rng, *, slot):
+        labels = self.labels()
+        return self.make_qa(labels[params["bin"]], labels, rng, slot=slot)
+
+    def eval_fields(self, params):
+        """The rise time's margin from the nearest class boundary (percent, larger = easier)."""
+        return {"difference": float(params["margin_percent"]), "difference_unit": "percent"}
+
+    def measure(self, params, clips):
+        """The rise time of the sound's envelope: within :data:`TOLERANCE_RATIO` of the recipe's, inside the
+        labelled class, and at the recipe's margin from the nearest boundary (tolerance mapped to percent)."""
+        (r,) = measured_rises(params, clips[0][0].astype(np.float64))
+        expected = params["sounds"][0]["rise_s"]
+        tol = TOLERANCE_RATIO * expected
+        k = params["bin"]
+        ok = abs(r - expected) <= tol and self.edges[k] <= r <= self.edges[k + 1]
+        margin = margin_check(r, expected, self.edges, tol)
+        return Measurement.from_dict({"rise_ms": round(r * 1000, 4) if math.isfinite(r) else None,
+                                      "expected_ms": round(expected * 1000, 4), "margin_percent": margin,
+                                      "valid": bool(ok and margin["ok"])})  # fmt: skip

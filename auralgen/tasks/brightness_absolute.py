@@ -1,0 +1,146 @@
+"""brightness_absolute: is one harmonic complex dark, neutral or bright (by its spectral centroid)?
+
+The classes are centroid ranges delimited by ``bins_hz`` (default: dark below 500 Hz, neutral
+500-2000 Hz, bright above 2000 Hz; the option texts state the ranges). Difficulty: the margin
+(percent, in ratio) of the sound's centroid from the nearest class boundary. Every item has exactly
+its level's margin (a class drawn uniformly, then one of its inner edges, the centroid that margin
+inside it), stored as ``margin_percent`` with ``edge_side``; ``measure`` reads the centroid back
+from the audio (within :data:`TOLERANCE_RATIO`) and the margin from it. F0 (an integer period), the
+harmonic phases, the duration, the onset and the integrated loudness (LUFS) are roved independently
+of the answer; the clip length is fixed (``clip_s``).
+
+Levels: the hardest default margin, 5 %, is near the human spectral-centroid difference limen of a
+few percent (Allen & Oxenham 2014, J. Acoust. Soc. Am. 135(3), 1371-1379; see brightness_relative).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from auralgen.listeners import brightness as listen
+from auralgen.measure.brightness import spectral_centroid_hz
+from auralgen.synth import brightness as B
+from auralgen.synth import loudness_lufs
+from auralgen.tasks import _sounds as S
+from auralgen.tasks import _timbre_onset as T
+from auralgen.tasks._compare import draw_at_margin, margin_check, margin_percent
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
+
+TOLERANCE_RATIO = 0.005  # the measured centroid may differ from the recipe's by 0.5 %
+NAMES = ("Dark", "Neutral", "Bright")
+
+
+@dataclass(frozen=True)
+class BrightnessAbsoluteConfig(TaskConfig):
+    name: str = "brightness_absolute"
+    levels: tuple = (60, 30, 15, 5)
+    bins_hz: tuple = (500.0, 2000.0)
+    f0_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 100.0, "high": 200.0})
+    max_freq_hz: float = 7000.0
+    tone_s: Any = (0.6, 1.0)
+    lead_s: Any = (0.1, 1.0)
+    loudness_lufs: Any = (-32.0, -24.0)
+    clip_s: float = 2.5
+    ramp_s: float = 0.02
+
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        b = self.bins_hz
+        require(
+            len(b) == 2 and 0 < b[0] < b[1],
+            f"{key}.bins_hz={list(b)!r} is not two increasing centroids; allowed: [dark/neutral, neutral/bright] Hz, 0 < first < second",
+        )
+        require(all(v >= 0 for v in self.levels), f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0")  # fmt: skip
+        m = 1 + max(self.levels) / 100.0
+        require(
+            b[0] * m < b[1] / m,
+            f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in the neutral range {list(b)} Hz; allowed: a smaller margin or wider bins",
+        )
+        T.check_brightness(self, audio, key, b[0] / m, b[1] * m, relative=False)
+
+
+@register
+class BrightnessAbsolute(Task):
+    name = "brightness_absolute"
+    audit = AuditSpec(
+        ("bin", "edge_side", "sounds.0.centroid_hz", "sounds.0.tilt_db_per_octave"), listener_easiest="max"
+    )
+    listener = staticmethod(listen.brightness_absolute)
+    sub_category = "absolute_perception"
+    attribute = "brightness"
+    regime = "absolute"
+    level_unit = "percent"
+    n_choices = 3
+    easier = "larger"
+    Config = BrightnessAbsoluteConfig
+    questions = (
+        "Is the tone colour of this sound dark, neutral, or bright?",
+        "Listen to the sound. How bright is its timbre?",
+        "Classify the brightness of the sound you hear.",
+    )
+    card_note = (
+        "A single harmonic complex whose spectral tilt sets its spectral centroid (magnitude-weighted mean frequency); "
+        "the class is the centroid range the option text states (dark / neutral / bright). F0, duration, onset and "
+        "integrated loudness (LUFS) are roved independently of the class; the level is the centroid's margin in "
+        "percent from the nearest class boundary."
+    )
+
+    def __init__(self, cfg: BrightnessAbsoluteConfig, audio: AudioConfig):
+        super().__init__(cfg, audio)
+        self.edges = (0.0, *cfg.bins_hz, math.inf)
+        self.f0 = S.dist("f0_hz", cfg.f0_hz, low=1e-9)
+        self.tone = S.dist("tone_s", cfg.tone_s, low=1e-9)
+        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
+        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
+
+    def labels(self) -> list[str]:
+        lo, hi = (f"{v:g} Hz" for v in self.cfg.bins_hz)
+        return [f"{NAMES[0]} (spectral centroid below {lo})", f"{NAMES[1]} (spectral centroid between {lo} and {hi})",
+                f"{NAMES[2]} (spectral centroid above {hi})"]  # fmt: skip
+
+    def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
+        level = self.as_level(level)
+        k, side, centroid = draw_at_margin(rng, self.edges, level.value)
+        sr = self.sample_rate
+        period = B.period_samples(float(self.f0.sample(rng)), sr)
+        h = B.harmonic_numbers(period, sr, self.cfg.max_freq_hz)
+        sound = {"period_samples": period, "f0_hz": sr / period, "max_freq_hz": self.cfg.max_freq_hz,
+                 "phase_seed": int(rng.integers(2**31)), "duration_s": float(self.tone.sample(rng)),
+                 "loudness_lufs": float(self.loudness.sample(rng)), "centroid_hz": centroid,
+                 "tilt_db_per_octave": B.tilt_for_centroid(h, sr / period, centroid)}  # fmt: skip
+        sound["onset_s"] = float(self.lead.sample(rng))
+        return {"sample_rate_hz": sr, "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "bin": k, "edge_side": side,
+                "margin_percent": round(margin_percent(centroid, self.edges), 9), "sounds": [sound]}  # fmt: skip
+
+    def render(self, params):
+        ramp_s = params["ramp_s"]
+        return [T.render_placed(params, lambda s, sr: B.render_tilted(s, sr, ramp_s))]
+
+    def qa(self, params, rng, *, slot):
+        labels = self.labels()
+        return self.make_qa(labels[params["bin"]], labels, rng, slot=slot)
+
+    def eval_fields(self, params):
+        """The centroid's margin from the nearest class boundary (percent, larger = easier)."""
+        return {"difference": float(params["margin_percent"]), "difference_unit": "percent"}
+
+    def measure(self, params, clips):
+        """The centroid of the sound's steady part: within :data:`TOLERANCE_RATIO` of the recipe's, inside
+        the labelled class, and at the recipe's margin from the nearest boundary (tolerance mapped to percent)."""
+        sr = params["sample_rate_hz"]
+        x = clips[0][0].astype(np.float64)
+        ((a, b),) = S.sound_windows(params)
+        c = spectral_centroid_hz(x[a:b], sr)
+        expected = params["sounds"][0]["centroid_hz"]
+        tol = TOLERANCE_RATIO * expected
+        k = params["bin"]
+        ok = abs(c - expected) <= tol and self.edges[k] <= c <= self.edges[k + 1]
+        margin = margin_check(c, expected, self.edges, tol)
+        ((s0, s1),) = T.sound_spans(params)
+        lufs = loudness_lufs(x[s0:s1], sr)
+        loud_ok = abs(lufs - params["sounds"][0]["loudness_lufs"]) <= 0.1
+        return Measurement.from_dict({"centroid_hz": round(c, 3), "expected_hz": round(expected, 3), "margin_percent": margin,
+                                      "loudness_lufs": round(lufs, 3), "valid": bool(ok and margin["ok"] and loud_ok)})  # fmt: skip

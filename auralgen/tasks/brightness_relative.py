@@ -1,0 +1,157 @@
+"""brightness_relative: two harmonic complexes separated by a gap; is the second brighter, darker or the same?
+
+Difficulty: the spectral-centroid difference in percent, ``100 * (c_bright / c_dark - 1)``. Both sounds
+are harmonic complexes of the same F0 (an integer period, roved per item), the same harmonics (up to
+``max_freq_hz``), the same harmonic phases, the same duration and the same integrated loudness
+(``loudness_lufs``, BS.1770 via pyloudnorm, roved per item); only the spectral tilt differs, solved
+so that each sound's centroid is the recipe's (:mod:`auralgen.synth.brightness`). The pair is centred
+geometrically on a centroid drawn independently of the answer, and which sound is brighter is drawn
+uniformly, so neither position, level nor F0 predicts the answer. The clip length is fixed (``clip_s``).
+
+``measure`` reads each sound's spectral centroid from its steady part
+(:func:`auralgen.measure.brightness.spectral_centroid_hz`); the item is valid when the measured
+difference equals the level within :data:`TOLERANCE_PERCENT` (signed by the labelled direction) and
+the two sounds' measured loudness differs by at most :data:`TOLERANCE_LU`.
+
+Levels: human spectral-centroid difference limens are a few percent -- about 5 % for harmonic
+complexes whose spectral envelope is shifted (Allen & Oxenham 2014, "Symmetric interactions and
+interference between pitch and timbre", J. Acoust. Soc. Am. 135(3), 1371-1379; figure as we read it,
+of the order of their centroid thresholds). The default hardest level, 5 %, sits there; 80 % is
+easy; 0 is the "same" level.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from auralgen.core.qa import QA
+from auralgen.listeners import brightness as listen
+from auralgen.measure.brightness import spectral_centroid_hz
+from auralgen.synth import brightness as B
+from auralgen.synth import loudness_lufs
+from auralgen.tasks import _sounds as S
+from auralgen.tasks import _timbre_onset as T
+from auralgen.tasks._compare import CompareTask, check_config, within
+from auralgen.tasks.base import (
+    RELATIVE_FEATURES,
+    AudioConfig,
+    AuditSpec,
+    Measurement,
+    Task,
+    TaskConfig,
+    register,
+    require,
+)
+
+TOLERANCE_PERCENT = 0.5  # the measured centroid difference may differ from the level by this much (percentage points)
+TOLERANCE_LU = 0.1  # the two sounds' measured integrated loudness may differ by this much (LU)
+
+
+@dataclass(frozen=True)
+class BrightnessRelativeConfig(TaskConfig):
+    name: str = "brightness_relative"
+    levels: tuple = (0, 5, 10, 20, 40, 80)
+    f0_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 100.0, "high": 200.0})
+    centroid_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 500.0, "high": 1600.0})
+    max_freq_hz: float = 6000.0
+    tone_s: Any = (0.6, 1.0)
+    gap_s: Any = (0.3, 0.6)
+    lead_s: Any = (0.1, 0.5)
+    loudness_lufs: Any = (-32.0, -24.0)
+    clip_s: float = 4.0
+    ramp_s: float = 0.02
+
+
+@check_config
+@register
+class BrightnessRelative(CompareTask):
+    name = "brightness_relative"
+    # audio.delta_level_db: at equal loudness (LUFS) the brighter sound has the lower RMS, since K-weighting
+    # favours high frequencies: the RMS difference is driven by the centroid difference itself
+    audit = AuditSpec(
+        (*RELATIVE_FEATURES, "sounds.*.tilt_db_per_octave", "sounds.*.centroid_hz", "delta.tilt_db_per_octave",
+         "delta.centroid_hz", "audio.delta_level_db"),
+        listener_easiest="max",
+    )  # fmt: skip
+    listener = staticmethod(listen.brightness_relative)
+    attribute = "brightness"
+    level_unit = "percent"
+    easier = "larger"
+    Config = BrightnessRelativeConfig
+    answers = {"up": "Brighter", "down": "Darker", "same": "The same"}
+    questions = (
+        "Two sounds are played one after the other. Is the second sound brighter, darker, or the same in timbre as the first?",
+        "Listen to the two sounds. Compared with the first, does the second sound brighter, darker, or the same?",
+        "How does the brightness (the sharpness of the tone colour) of the second sound compare with the first?",
+    )
+    card_note = (
+        "Both sounds are harmonic complexes with the same F0, harmonics, phases, duration and integrated loudness "
+        "(LUFS); only the spectral tilt differs. The level is the spectral-centroid difference in percent, measured "
+        "from each sound's magnitude spectrum; 'brighter' means a higher spectral centroid."
+    )
+
+    def __init__(self, cfg: BrightnessRelativeConfig, audio: AudioConfig):
+        Task.__init__(self, cfg, audio)
+        self.f0 = S.dist("f0_hz", cfg.f0_hz, low=1e-9)
+        self.centroid = S.dist("centroid_hz", cfg.centroid_hz, low=1e-9)
+        self.tone = S.dist("tone_s", cfg.tone_s, low=1e-9)
+        self.gap = S.dist("gap_s", cfg.gap_s, low=0.0)
+        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
+        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
+
+    @classmethod
+    def validate_config(cls, cfg, audio, key):
+        require(all(v >= 0 for v in cfg.levels), f"{key}.levels={list(cfg.levels)!r} has a negative difference; allowed: percent >= 0")  # fmt: skip
+        half = math.sqrt(1 + max(cfg.levels) / 100.0)
+        c = S.dist(f"{key}.centroid_hz", cfg.centroid_hz, low=1e-9)
+        T.check_brightness(cfg, audio, key, S.min_of(c) / half, S.max_of(c) * half, relative=True)
+
+    def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
+        level = self.as_level(level)
+        direction = self.draw_direction(rng, level)
+        sr = self.sample_rate
+        period = B.period_samples(float(self.f0.sample(rng)), sr)
+        k = B.harmonic_numbers(period, sr, self.cfg.max_freq_hz)
+        centre = float(self.centroid.sample(rng))
+        step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
+        d = float(self.tone.sample(rng))
+        common = {"period_samples": period, "f0_hz": sr / period, "max_freq_hz": self.cfg.max_freq_hz,
+                  "phase_seed": int(rng.integers(2**31)), "duration_s": d, "loudness_lufs": float(self.loudness.sample(rng))}  # fmt: skip
+        sounds = []
+        for c in (centre / step, centre * step):
+            sounds.append({**common, "centroid_hz": c, "tilt_db_per_octave": B.tilt_for_centroid(k, sr / period, c)})
+        t1, t2 = S.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
+        sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
+        return {"sample_rate_hz": sr, "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "direction": direction,
+                "difference": level.value, "base_centroid_hz": centre, "sounds": sounds}  # fmt: skip
+
+    def render(self, params: dict[str, Any]) -> list[np.ndarray]:
+        ramp_s = params["ramp_s"]
+        return [T.render_placed(params, lambda s, sr: B.render_tilted(s, sr, ramp_s))]
+
+    def qa(self, params: dict[str, Any], rng: np.random.Generator, *, slot: int) -> QA:
+        return self.make_qa(self.answers[params["direction"]], list(self.answers.values()), rng, slot=slot)
+
+    def eval_fields(self, params):
+        """The centroid difference (percent, larger = easier) for a psychometric fit on it."""
+        return {"difference": float(params["difference"]), "difference_unit": "percent"}
+
+    def measure(self, params, clips):
+        sr = params["sample_rate_hz"]
+        x = clips[0][0].astype(np.float64)
+        c = [spectral_centroid_hz(x[a:b], sr) for a, b in S.sound_windows(params)]
+        lufs = [loudness_lufs(x[a:b], sr) for a, b in T.sound_spans(params)]
+        rec = within(
+            "centroid_difference_percent",
+            T.signed_percent(c[0], c[1]),
+            self.sign(params["direction"]) * params["difference"],
+            TOLERANCE_PERCENT,
+        )
+        loud = within("loudness_difference_lu", lufs[1] - lufs[0], 0.0, TOLERANCE_LU)
+        return Measurement.from_dict({"centroid_hz": [round(v, 3) for v in c], "centroid_difference_percent": rec,
+                                      "loudness_lufs": [round(v, 3) for v in lufs], "loudness_difference_lu": loud,
+                                      "valid": bool(rec["ok"] and loud["ok"])})  # fmt: skip

@@ -31,7 +31,6 @@ from auralgen.tasks._compare import CREST
 from auralgen.tasks.base import require
 
 MIN_PULSES = 3  # a tempo is measured from at least two inter-onset intervals
-EVENT_LEVEL_JITTER_DB = 1.5  # each event's level: the sequence level +- this (uniform), for every count
 
 
 def draw_spectrum(rng: np.random.Generator, stimuli, freq, n_harmonics: int) -> dict[str, Any]:
@@ -48,12 +47,14 @@ def pulse_train(
     window_s: float,
     duty: float,
     level_db_spl: float,
+    ramp_s: float,
 ) -> dict[str, Any]:
     """Isochronous pulses at ``bpm`` inside ``[start_s, start_s + window_s]``, the first one a
     uniformly drawn fraction of an interval after ``start_s`` (one draw); each pulse lasts
-    ``duty`` of the interval and ends inside the window."""
+    ``duty`` of the interval plus one ramp (its two raised-cosine ramps hold the energy of one
+    ramp, so its energy is that of ``duty`` of the interval at full level) and ends inside the window."""
     ioi = 60.0 / bpm
-    pulse = duty * ioi
+    pulse = duty * ioi + ramp_s
     phase = float(rng.uniform(0.0, 1.0)) * ioi
     n = int(math.floor((window_s - pulse - phase) / ioi + 1e-9)) + 1
     if n < MIN_PULSES:
@@ -67,15 +68,17 @@ def pulse_train(
 
 def event_run(
     rng: np.random.Generator, spectrum: dict, *, n: int, gap_s: float, start_s: float, total_s: float,
-    jitter: float, level_db_spl: float,
+    jitter: float, level_db_spl: float, ramp_s: float,
 ) -> dict[str, Any]:  # fmt: skip
-    """``n`` events separated by silences of exactly ``gap_s``, starting at ``start_s``; their
-    durations are ``total_s / n`` each jittered by a factor ``1 +- jitter`` (uniform) and rescaled
-    to sum to ``total_s``; each event's level is ``level_db_spl +-`` :data:`EVENT_LEVEL_JITTER_DB`.
-    Draws: ``n`` duration factors, then ``n`` level offsets."""
+    """``n`` events at ``level_db_spl`` separated by silences of exactly ``gap_s``, starting at
+    ``start_s``; their durations are ``total_s / n`` each jittered by a factor ``1 +- jitter``
+    (uniform, ``n`` draws), rescaled to sum to ``total_s``, plus one ramp each (two raised-cosine
+    ramps hold the energy of one ramp), so the run's energy is that of ``total_s`` at full level
+    for every ``n``. Every event has the same level: a per-event rove would make the loudest
+    event (the clip's peak) grow with the count."""
     factors = 1.0 + rng.uniform(-jitter, jitter, n)
-    durations = (total_s * factors / factors.sum()).tolist()
-    levels = (level_db_spl + rng.uniform(-EVENT_LEVEL_JITTER_DB, EVENT_LEVEL_JITTER_DB, n)).tolist()
+    durations = (total_s * factors / factors.sum() + ramp_s).tolist()
+    levels = [float(level_db_spl)] * n
     onsets, t = [], start_s
     for d in durations:
         onsets.append(t)
@@ -84,9 +87,9 @@ def event_run(
             "onsets_s": onsets, "durations_s": durations, "levels_db_spl": levels}  # fmt: skip
 
 
-def run_span_s(total_s: float, n: int, gap_s: float) -> float:
-    """Length of an :func:`event_run`: its sounding time plus its ``n - 1`` gaps."""
-    return total_s + (n - 1) * gap_s
+def run_span_s(total_s: float, n: int, gap_s: float, ramp_s: float) -> float:
+    """Length of an :func:`event_run`: its sounding time, one ramp per event and its ``n - 1`` gaps."""
+    return total_s + n * ramp_s + (n - 1) * gap_s
 
 
 def end_s(sequence: dict) -> float:
@@ -112,9 +115,9 @@ def render_sequences(params: dict[str, Any]) -> list[np.ndarray]:
     return [S.render_sounds({**params, "sounds": sounds})]
 
 
-def check_spectrum(key: str, cfg, audio, *, extra_db: float = 0.0) -> None:
-    """Stimuli known, harmonics below Nyquist, and the loudest event (``extra_db`` above the
-    loudest ``level_db_spl``) below full scale for the stimulus' crest factor."""
+def check_spectrum(key: str, cfg, audio) -> None:
+    """Stimuli known, harmonics below Nyquist, and the loudest event below full scale for the
+    stimulus' crest factor."""
     S.check_stimuli(f"{key}.stimuli", cfg.stimuli)
     require(cfg.n_harmonics >= 1, f"{key}.n_harmonics={cfg.n_harmonics} is too small; allowed: >= 1")
     sr = cfg.sample_rate or audio.sample_rate
@@ -125,7 +128,7 @@ def check_spectrum(key: str, cfg, audio, *, extra_db: float = 0.0) -> None:
         top < sr / 2,
         f"{key}.freq_hz={cfg.freq_hz!r} reaches {top:.0f} Hz (highest tone or harmonic) at or above Nyquist ({sr / 2:.0f} Hz); allowed: below Nyquist",
     )
-    loud = S.max_of(S.dist(f"{key}.level_db_spl", cfg.level_db_spl)) + extra_db
+    loud = S.max_of(S.dist(f"{key}.level_db_spl", cfg.level_db_spl))
     max_ok = audio.full_scale_db_spl - 20 * math.log10(max(CREST[s] for s in cfg.stimuli))
     require(
         loud <= max_ok,
@@ -147,4 +150,4 @@ def check_counts(key: str, cfg, *, largest_gap_s: float) -> float:
         2 * cfg.ramp_s <= shortest,
         f"{key}.ramp_s={cfg.ramp_s} is longer than half the shortest event ({shortest:.4f} s); allowed: 2*ramp_s <= shortest event",
     )
-    return run_span_s(S.max_of(total), cfg.max_count, largest_gap_s)
+    return run_span_s(S.max_of(total), cfg.max_count, largest_gap_s, cfg.ramp_s)

@@ -7,8 +7,7 @@ hardest default gap (20 ms, with events of ~25-70 ms at ten events) puts up to ~
 second, where human counting of tone sequences undercounts (accuracy falls above about 6-8 tones
 per second, Garner 1951, J Exp Psychol 41:310-316); the easiest (300 ms) is a slow, countable rate.
 
-Controlled (drawn independently of the answer): the stimulus (kind, frequency) and level, each
-event's level (+- 1.5 dB around it), the sequence's start in the fixed-length clip (drawn from the
+Controlled (drawn independently of the answer): the stimulus (kind, frequency) and level, the sequence's start in the fixed-length clip (drawn from the
 same range for every count) and its total sounding time ``total_s``, which its events share (each
 duration jittered by +- ``jitter``, so the onsets are not isochronous): the clip's sounding time,
 RMS and FLAC size do not grow with the count. More events in the same sounding time are shorter
@@ -56,7 +55,7 @@ class CountingAbsoluteConfig(TaskConfig):
             all(v > 0 for v in self.levels),
             f"{key}.levels={list(self.levels)!r} holds a gap <= 0 ms; allowed: gaps > 0 ms",
         )
-        E.check_spectrum(key, self, audio, extra_db=E.EVENT_LEVEL_JITTER_DB)
+        E.check_spectrum(key, self, audio)
         span = E.check_counts(key, self, largest_gap_s=max(self.levels) / 1000.0)
         S.check_fits(key, span + 2 * EDGE_S, self.clip_s)
 
@@ -106,7 +105,9 @@ class CountingAbsolute(Task):
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
         gap = level.value / 1000.0
-        longest = E.run_span_s(S.max_of(self.total), self.cfg.max_count, max(max(self.cfg.levels) / 1000.0, gap))
+        longest = E.run_span_s(
+            S.max_of(self.total), self.cfg.max_count, max(max(self.cfg.levels) / 1000.0, gap), self.cfg.ramp_s
+        )
         require(
             gap > 0 and longest <= self.room_s,
             f"{self.name} level {level.value!r} ms does not fit {self.cfg.max_count} events in clip_s={self.cfg.clip_s}; allowed: 0 < gap <= the grid's largest",
@@ -116,7 +117,15 @@ class CountingAbsolute(Task):
         start = float(rng.uniform(EDGE_S, EDGE_S + self.room_s - longest))  # the same range for every count
         total, lv = float(self.total.sample(rng)), float(self.level.sample(rng))
         seq = E.event_run(
-            rng, spectrum, n=n, gap_s=gap, start_s=start, total_s=total, jitter=self.cfg.jitter, level_db_spl=lv
+            rng,
+            spectrum,
+            n=n,
+            gap_s=gap,
+            start_s=start,
+            total_s=total,
+            jitter=self.cfg.jitter,
+            level_db_spl=lv,
+            ramp_s=self.cfg.ramp_s,
         )
         return {
             "sample_rate_hz": self.sample_rate,

@@ -99,7 +99,7 @@ class CountingRelative(CompareTask):
             all(v >= 0 and float(v).is_integer() for v in cfg.levels),
             f"{key}.levels={list(cfg.levels)!r} holds a negative or fractional difference; allowed: whole counts >= 0",
         )
-        E.check_spectrum(key, cfg, audio, extra_db=E.EVENT_LEVEL_JITTER_DB)
+        E.check_spectrum(key, cfg, audio)
         gap = S.dist(f"{key}.gap_s", cfg.gap_s, low=1e-9)
         span = E.check_counts(key, cfg, largest_gap_s=S.max_of(gap))
         require(
@@ -129,7 +129,7 @@ class CountingRelative(CompareTask):
         for n in counts:
             total, gap, lv = float(self.total.sample(rng)), float(self.gap.sample(rng)), float(self.level.sample(rng))
             seqs.append(E.event_run(rng, spectrum, n=n, gap_s=gap, start_s=start, total_s=total,
-                                    jitter=self.cfg.jitter, level_db_spl=lv))  # fmt: skip
+                                    jitter=self.cfg.jitter, level_db_spl=lv, ramp_s=self.cfg.ramp_s))  # fmt: skip
             start = E.end_s(seqs[-1]) + self.cfg.sep_s
         return {
             "sample_rate_hz": self.sample_rate,

@@ -71,7 +71,7 @@ class TempoAbsoluteConfig(TaskConfig):
             )
         duty = S.dist(f"{key}.duty", self.duty, low=1e-9, high=0.5)
         slow_ioi, fast_ioi = 60.0 / (b[0] / m), 60.0 / (b[-1] * m)
-        need = (E.MIN_PULSES + S.max_of(duty)) * slow_ioi
+        need = (E.MIN_PULSES + S.max_of(duty)) * slow_ioi + self.ramp_s
         require(
             self.window_s >= need,
             f"{key}.window_s={self.window_s} holds fewer than {E.MIN_PULSES} pulses at the slowest tempo {b[0] / m:.1f} BPM; allowed: window_s >= {need:.3f}",
@@ -92,7 +92,7 @@ class TempoAbsolute(Task):
     name = "tempo_absolute"
     audit = AuditSpec(
         ("bin", "edge_side", "margin_percent", "sequences.*.bpm", "sequences.*.ioi_s", "sequences.*.n_events",
-         "sequences.*.onsets_s.*", "sequences.*.durations_s.*", "audio.n_segments", "audio.delta_duration_s"),
+         "sequences.*.onsets_s.*", "sequences.*.durations_s.*", "sequences.*.levels_db_spl.*", "audio.n_segments", "audio.delta_duration_s"),
         listener_easiest="max",
     )  # fmt: skip
     listener = staticmethod(listen.tempo_absolute)
@@ -141,7 +141,14 @@ class TempoAbsolute(Task):
         start = float(rng.uniform(EDGE_S, self.cfg.clip_s - self.cfg.window_s - EDGE_S))
         duty, lv = float(self.duty.sample(rng)), float(self.level.sample(rng))
         seq = E.pulse_train(
-            rng, spectrum, bpm=bpm, start_s=start, window_s=self.cfg.window_s, duty=duty, level_db_spl=lv
+            rng,
+            spectrum,
+            bpm=bpm,
+            start_s=start,
+            window_s=self.cfg.window_s,
+            duty=duty,
+            level_db_spl=lv,
+            ramp_s=self.cfg.ramp_s,
         )
         return {
             "sample_rate_hz": self.sample_rate,

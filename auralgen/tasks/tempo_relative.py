@@ -60,13 +60,13 @@ class TempoRelativeConfig(TaskConfig):
     stimuli: tuple = ("pure", "harmonic", "noise")
     freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 300.0, "high": 1200.0})
     n_harmonics: int = 5
-    base_bpm: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 80.0, "high": 160.0})
+    base_bpm: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 90.0, "high": 160.0})
     duty: Any = (0.1, 0.3)
     level_db_spl: Any = (60.0, 70.0)
-    window_s: float = 3.0
-    sep_s: float = 1.5
+    window_s: float = 2.5
+    sep_s: float = 1.2
     lead_s: Any = (0.1, 0.3)
-    clip_s: float = 8.0
+    clip_s: float = 6.8
     ramp_s: float = 0.005
 
 
@@ -76,7 +76,7 @@ class TempoRelative(CompareTask):
     name = "tempo_relative"
     audit = AuditSpec(
         (*RELATIVE_FEATURES, "sequences.*.bpm", "sequences.*.ioi_s", "sequences.*.n_events", "sequences.*.onsets_s.*",
-         "sequences.*.durations_s.*", "audio.n_segments", "audio.delta_duration_s"),
+         "sequences.*.durations_s.*", "sequences.*.levels_db_spl.*", "audio.n_segments", "audio.delta_duration_s"),
         listener_easiest="max",
     )  # fmt: skip
     listener = staticmethod(listen.tempo_relative)
@@ -115,7 +115,7 @@ class TempoRelative(CompareTask):
         base = S.dist(f"{key}.base_bpm", cfg.base_bpm, low=1e-9)
         duty = S.dist(f"{key}.duty", cfg.duty, low=1e-9, high=0.5)
         slow_ioi, fast_ioi = 60.0 / (S.min_of(base) / half), 60.0 / (S.max_of(base) * half)
-        need = (E.MIN_PULSES + S.max_of(duty)) * slow_ioi
+        need = (E.MIN_PULSES + S.max_of(duty)) * slow_ioi + cfg.ramp_s
         require(
             cfg.window_s >= need,
             f"{key}.window_s={cfg.window_s} holds fewer than {E.MIN_PULSES} pulses at the slowest tempo {60 / slow_ioi:.1f} BPM; allowed: window_s >= {need:.3f}",
@@ -145,7 +145,7 @@ class TempoRelative(CompareTask):
         for k, bpm in enumerate((base / step, base * step)):
             duty, lv = float(self.duty.sample(rng)), float(self.level.sample(rng))
             seqs.append(E.pulse_train(rng, spectrum, bpm=bpm, start_s=start + k * (w + self.cfg.sep_s),
-                                      window_s=w, duty=duty, level_db_spl=lv))  # fmt: skip
+                                      window_s=w, duty=duty, level_db_spl=lv, ramp_s=self.cfg.ramp_s))  # fmt: skip
         return {
             "sample_rate_hz": self.sample_rate,
             "full_scale_db_spl": self.audio.full_scale_db_spl,

@@ -88,17 +88,19 @@ def onset_times(
     edges = np.diff(active)
     starts, stops = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
     keep = np.concatenate([[True], (starts[1:] - stops[:-1]) * hop >= min_gap_s * sr])
-    starts = starts[keep]
-    edge = level * 0.01
+    return _refined_onsets(power, starts[keep], hop, level * 0.01) / sr
+
+
+def _refined_onsets(power: np.ndarray, starts: np.ndarray, hop: int, edge: float) -> np.ndarray:
+    """Sample index of each rise: the first sample from two blocks before the active block
+    ``starts[i]`` whose mean power over the next ``hop // 4`` samples exceeds ``edge``."""
     width = max(hop // 4, 1)
     out = []
     for b in starts:
         lo = max((int(b) - 2) * hop, 0)
-        seg = power[lo : (int(b) + 1) * hop + width]
-        c = np.concatenate([[0.0], np.cumsum(seg)])
-        ahead = (c[width:] - c[:-width]) / width  # mean power over the next ``width`` samples
-        above = np.flatnonzero(ahead > edge)
-        out.append((lo + (int(above[0]) if above.size else 2 * hop)) / sr)
+        c = np.concatenate([[0.0], np.cumsum(power[lo : (int(b) + 1) * hop + width])])
+        above = np.flatnonzero((c[width:] - c[:-width]) / width > edge)
+        out.append(lo + (int(above[0]) if above.size else 2 * hop))
     return np.asarray(out, dtype=np.float64)
 
 

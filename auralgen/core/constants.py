@@ -13,5 +13,3 @@ DEFAULT_FULL_SCALE_DB_SPL = 136.0
 
 DEFAULT_SAMPLE_RATE = 16000  # Hz
 SAMPLE_RATES = (8000, 16000, 22050, 24000, 32000, 44100, 48000)  # every sample rate a run accepts
-
-UNABLE = "Unable to determine"  # the last option of every item, never its answer

@@ -2,9 +2,10 @@
 
 The item stores its options in a *canonical* order chosen here: the correct option
 sits at a slot assigned by the pipeline so that, within a task and split, no option
-position holds the answer more than one item above uniform. "Unable to determine"
-is always the last option and never the answer of a well-formed item. Rotating the
-options is the evaluator's job, not the generator's.
+position holds the answer more than one item above uniform. Every option can be the
+answer of some item (there is no "Unable to determine" option: it was never correct, so it
+only lowered the real chance below the stated one). Rotating the options is the
+evaluator's job, not the generator's.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from auralgen.core.constants import UNABLE
 from auralgen.core.errors import ParameterError
 from auralgen.core.random import item_rng
 
@@ -46,8 +46,8 @@ def answer_slot(seed: int, split: str, task: str, index: int, n_choices: int) ->
     return int(perm[pos])
 
 
-def arrange(answer: str, distractors: Sequence[str], *, slot: int, rng: np.random.Generator, unable: bool = True):
-    """Options with ``answer`` at ``slot``, distractors shuffled around it, UNABLE last.
+def arrange(answer: str, distractors: Sequence[str], *, slot: int, rng: np.random.Generator):
+    """Options with ``answer`` at ``slot``, distractors shuffled around it.
 
     Returns ``(options, answer_index)``.
     """
@@ -58,8 +58,6 @@ def arrange(answer: str, distractors: Sequence[str], *, slot: int, rng: np.rando
         raise ParameterError(f"options {[answer, *distractors]!r} repeat; allowed: distinct option texts")
     others = [distractors[i] for i in rng.permutation(len(distractors))]
     options = others[:slot] + [answer] + others[slot:]
-    if unable:
-        options.append(UNABLE)
     return tuple(options), slot
 
 

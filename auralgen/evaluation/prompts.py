@@ -16,7 +16,6 @@ Robust evaluation
 * **Option rotation** -- an ordinary item is asked under rotations ``r = 0 .. k-1`` (``k`` =
   number of options, or ``eval.rotations``); rotation ``r`` presents
   ``options[r:] + options[:r]`` (:func:`~auralgen.evaluation.parsing.rotate_options`).
-  "Unable to determine" rotates like any option.
 * **Clip reordering** -- a *reorder item* (several clips, every option a clip sequence such as
   ``"clip 2 -> clip 1 -> clip 3"``) keeps its options in place and is asked under
   ``eval.reorder_runs`` different clip orders; the correct option is recomputed for each
@@ -34,7 +33,6 @@ import zlib
 from dataclasses import dataclass
 
 from auralgen.core.errors import ParameterError
-from auralgen.core.qa import UNABLE
 
 from .items import Item
 from .parsing import rotate_options
@@ -74,7 +72,7 @@ def is_reorder(item: Item) -> bool:
     n = len(item.clips)
     if n < 2:
         return False
-    seqs = [_clip_sequence(o) for o in item.options if o != UNABLE]  # "Unable to determine" may stand beside them
+    seqs = [_clip_sequence(o) for o in item.options]
     return len(seqs) >= 2 and all(s is not None and sorted(s) == list(range(1, n + 1)) for s in seqs)
 
 

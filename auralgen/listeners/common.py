@@ -13,24 +13,23 @@ import numpy as np
 
 from auralgen.measure import segments
 
-UNABLE_WORDS = ("unable", "cannot", "can't")
+NO_ANSWER = -1  # what a listener returns when the audio gives it nothing to measure (scored wrong, never a guess)
 SEGMENT_THRESHOLDS_DB = (-30.0, -50.0, -70.0)  # tried in turn until two sounds are found
 STEADY_FRACTION = 0.8  # central part of a segment analysed for level / pitch
 
 
 def option_index(options: Sequence[str], *keywords: str) -> int:
-    """First option containing any of ``keywords`` (case-insensitive); else the "unable" option."""
+    """First option containing any of ``keywords`` (case-insensitive); else :data:`NO_ANSWER`."""
     low = [o.lower() for o in options]
     for i, text in enumerate(low):
         if any(k in text for k in keywords):
             return i
-    return unable_index(options)
+    return NO_ANSWER
 
 
-def unable_index(options: Sequence[str]) -> int:
-    low = [o.lower() for o in options]
-    hits = [i for i, text in enumerate(low) if any(w in text for w in UNABLE_WORDS)]
-    return hits[0] if hits else len(options) - 1
+def no_answer(options: Sequence[str]) -> int:
+    """:data:`NO_ANSWER`: the listener cannot measure what ``options`` ask about (it does not guess)."""
+    return NO_ANSWER
 
 
 def mono(clip: np.ndarray) -> np.ndarray:
@@ -62,7 +61,7 @@ def steady(x: np.ndarray, span: tuple[int, int]) -> np.ndarray:
 
 def compare(options, value: float, jnd: float, up: str, down: str, same: str) -> int:
     if not math.isfinite(value):
-        return unable_index(options)
+        return no_answer(options)
     if abs(value) < jnd:
         return option_index(options, same)
     return option_index(options, up if value > 0 else down)

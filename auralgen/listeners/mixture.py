@@ -23,7 +23,7 @@ import re
 
 import numpy as np
 
-from auralgen.listeners.common import unable_index
+from auralgen.listeners.common import no_answer
 from auralgen.listeners.spatial import direct_onsets
 
 MAX_COUNT = 8  # onsets searched for (more than any option offers)
@@ -69,13 +69,13 @@ def count_sounds(clip: np.ndarray, sample_rate: int) -> int:
 
 def mixture(question, options, clips, sample_rate) -> int:
     if sub_question(question) != "count":
-        return unable_index(options)  # needs named-sound attribution (see module doc)
+        return no_answer(options)  # needs named-sound attribution (see module doc)
     counts = count_options(options)
     n = count_sounds(clips[0], sample_rate)
     if not counts or n == 0:
-        return unable_index(options)
+        return no_answer(options)
     return min(counts, key=lambda i: (abs(math.log(counts[i] / n)), counts[i]))
 
 
 def multi_source_relation(question, options, clips, sample_rate, layout=None) -> int:
-    return unable_index(options)  # options are sound names: needs a sound-type classifier (see module doc)
+    return no_answer(options)  # options are sound names: needs a sound-type classifier (see module doc)

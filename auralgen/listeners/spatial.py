@@ -39,7 +39,7 @@ import numpy as np
 
 from auralgen.core.constants import DEFAULT_FULL_SCALE_DB_SPL as FULL_SCALE_DB_SPL  # documented default
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
-from auralgen.listeners.common import option_index, unable_index
+from auralgen.listeners.common import no_answer, option_index
 from auralgen.measure import doa_foa, itd_ild
 from auralgen.measure.geometry import az_el_to_unit, unit_to_az_el
 
@@ -254,14 +254,14 @@ def azimuth_absolute(question, options, clips, sample_rate, layout=None, *, tetr
     layout = layout or infer_layout(clips[0])
     ws = _windows(clips, sample_rate, 1)
     if ws is None:
-        return unable_index(options)
+        return no_answer(options)
     if layout == "binaural":
         cue = binaural_cues(ws[0], sample_rate)
         left = cue["itd_s"] > 0 if abs(cue["itd_s"]) >= SPATIAL_JND["itd_s"] / 2 else cue["ild_db"] > 0
         return _quadrant(options, True, left)  # front/back: not measured, "front" guessed
     d = direction(ws[0], sample_rate, layout, tetra_offsets_m)
     if d is None:
-        return unable_index(options)
+        return no_answer(options)
     return _quadrant(options, abs(d[0]) < 90.0, d[0] > 0)
 
 
@@ -272,7 +272,7 @@ def elevation_absolute(question, options, clips, sample_rate, layout=None, *, te
     ws = _windows(clips, sample_rate, 1)
     d = direction(ws[0], sample_rate, layout, tetra_offsets_m) if ws else None
     if d is None:
-        return unable_index(options)
+        return no_answer(options)
     if d[1] > ELEVATION_CLASS_DEG:
         return option_index(options, "above")
     if d[1] < -ELEVATION_CLASS_DEG:
@@ -282,7 +282,7 @@ def elevation_absolute(question, options, clips, sample_rate, layout=None, *, te
 
 def _same_or_different(options, different: bool | None) -> int:
     if different is None:
-        return unable_index(options)
+        return no_answer(options)
     return option_index(options, "different") if different else option_index(options, "same")
 
 
@@ -301,14 +301,14 @@ def relative_direction(question, options, clips, sample_rate, layout=None, *, te
     layout = layout or infer_layout(clips[0])
     ws = _windows(clips, sample_rate, 2)
     if ws is None:
-        return unable_index(options)
+        return no_answer(options)
     n = min(w.shape[1] for w in ws)
     a, b = ws[0][:, :n], ws[1][:, :n]
     if layout == "binaural":
         return _same_or_different(options, binaural_differ(a, b, sample_rate))
     da, db = direction(a, sample_rate, layout, tetra_offsets_m), direction(b, sample_rate, layout, tetra_offsets_m)
     if da is None or db is None:
-        return unable_index(options)
+        return no_answer(options)
     return _same_or_different(options, _angle_deg(da, db) > SPATIAL_JND["angle_deg"])
 
 
@@ -370,7 +370,7 @@ def distance_absolute(question, options, clips, sample_rate, layout=None) -> int
     bins = distance_bins(options)
     lv = direct_level_db_spl(clips[0], sample_rate)
     if not bins or not math.isfinite(lv):
-        return unable_index(options)
+        return no_answer(options)
     d = 10 ** ((ASSUMED_SOURCE_DB_SPL - lv) / 20)  # inverse-distance law re 1 m
 
     def log_distance(i: int) -> float:
@@ -386,7 +386,7 @@ def distance_relative(question, options, clips, sample_rate, layout=None) -> int
     x = np.asarray(clips[0], dtype=np.float64)
     ons = direct_onsets(x, sample_rate, want=2)
     if len(ons) < 2:
-        return unable_index(options)
+        return no_answer(options)
     ons[1] = align_repeat(x, ons[0], ons[1], sample_rate)
     n = int(DISTANCE_WINDOW_S * sample_rate)
     pre = int(PRE_ONSET_S * sample_rate)

@@ -39,7 +39,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from auralgen.listeners.common import option_index, unable_index
+from auralgen.listeners.common import no_answer, option_index
 from auralgen.listeners.spatial import infer_layout
 from auralgen.measure import itd_ild
 
@@ -136,12 +136,12 @@ def reorder(clips: Sequence[np.ndarray], sample_rate: int) -> tuple[tuple[int, .
 def temporal_reorder(question, options, clips, sample_rate) -> int:
     found = reorder(clips, sample_rate)
     if found is None:
-        return unable_index(options)
+        return no_answer(options)
     want = tuple(k + 1 for k in found[0])
     for i, text in enumerate(options):
         if parse_order(text) == want:
             return i
-    return unable_index(options)
+    return no_answer(options)
 
 
 # -- trajectory --------------------------------------------------------------------------------
@@ -236,7 +236,7 @@ def trajectory(question, options, clips, sample_rate, layout=None) -> int:
     layout = "foa" if layout.startswith("foa") else layout
     cues = motion_cues(clips[0], sample_rate, layout)
     if cues is None or not math.isfinite(cues["level_db"]):
-        return unable_index(options)
+        return no_answer(options)
     lat_scale = TRAJ_SCALE["itd_s" if layout == "binaural" else "foa_lateral"]
     lateral = cues["lateral"] / lat_scale if math.isfinite(cues["lateral"]) else 0.0
     radial = cues["level_db"] / TRAJ_SCALE["level_db"]

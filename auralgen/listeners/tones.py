@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from auralgen.listeners.common import compare, mono, option_index, sound_segments, steady, unable_index
+from auralgen.listeners.common import compare, mono, no_answer, option_index, sound_segments, steady
 from auralgen.measure import f0_hz, level_db_rms, segments
 
 JND = {
@@ -29,14 +29,14 @@ def pitch_relative(question, options, clips, sample_rate) -> int:
     x = mono(clips[0])
     spans = sound_segments(x, sample_rate)
     if len(spans) < 2:
-        return unable_index(options)
+        return no_answer(options)
     half = int(F0_WINDOW_S * sample_rate / 2)
     f = []
     for a, b in spans:
         mid, h = (a + b) // 2, min(half, (b - a) // 2)
         f.append(f0_hz(x[mid - h : mid + h], sample_rate))
     if not all(math.isfinite(v) and v > 0 for v in f):
-        return unable_index(options)
+        return no_answer(options)
     return compare(options, 1200.0 * math.log2(f[1] / f[0]), JND["pitch_cents"], "higher", "lower", "same")
 
 
@@ -44,7 +44,7 @@ def loudness_relative(question, options, clips, sample_rate) -> int:
     x = mono(clips[0])
     spans = sound_segments(x, sample_rate)
     if len(spans) < 2:
-        return unable_index(options)
+        return no_answer(options)
     lv = [level_db_rms(steady(x, s)) for s in spans]
     return compare(options, lv[1] - lv[0], JND["level_db"], "louder", "softer", "same")
 
@@ -52,7 +52,7 @@ def loudness_relative(question, options, clips, sample_rate) -> int:
 def duration_relative(question, options, clips, sample_rate) -> int:
     spans = sound_segments(mono(clips[0]), sample_rate)
     if len(spans) < 2 or min(b - a for a, b in spans) <= 0:
-        return unable_index(options)
+        return no_answer(options)
     ratio = math.log((spans[1][1] - spans[1][0]) / (spans[0][1] - spans[0][0]))
     return compare(options, ratio, math.log1p(JND["duration_ratio"]), "longer", "shorter", "same")
 
@@ -68,7 +68,7 @@ def duration_bins(options: Sequence[str]) -> dict[int, tuple[float, float]]:
 
     Examples
     --------
-    >>> duration_bins(["Shorter than 0.5 s", "Between 0.5 s and 1 s", "Longer than 1 s", "Unable to determine"])
+    >>> duration_bins(["Shorter than 0.5 s", "Between 0.5 s and 1 s", "Longer than 1 s"])
     {0: (0.0, 0.5), 1: (0.5, 1.0), 2: (1.0, inf)}
     """
     bins = {}
@@ -88,7 +88,7 @@ def duration_absolute(question, options, clips, sample_rate) -> int:
     found = segments(mono(clips[0]), sample_rate)
     bins = duration_bins(options)
     if not found or not bins:
-        return unable_index(options)
+        return no_answer(options)
     d = found[-1].offset_s - found[0].onset_s  # the sound's span (bridges any dips inside it)
 
     def log_distance(i: int) -> float:

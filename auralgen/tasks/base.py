@@ -20,7 +20,7 @@ import numpy as np
 from auralgen.core.constants import DEFAULT_FULL_SCALE_DB_SPL, DEFAULT_SAMPLE_RATE, SAMPLE_RATES  # noqa: F401  (SAMPLE_RATES: re-exported)
 from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import is_num, plain
-from auralgen.core.qa import QA, UNABLE, arrange, pick_question
+from auralgen.core.qa import QA, arrange, pick_question
 from auralgen.core.random import owner
 from auralgen.core.registry import Registry
 
@@ -285,7 +285,7 @@ class Task:
     attribute: ClassVar[str]
     regime: ClassVar[str]
     level_unit: ClassVar[str]
-    n_choices: ClassVar[int]  # answerable options (excluding "Unable to determine")
+    n_choices: ClassVar[int]  # options per item (every one can be the answer of some item)
     Config: ClassVar[type[TaskConfig]] = TaskConfig
     questions: ClassVar[tuple[str, ...]]
     # params fields forming the "parameter tuple" kept disjoint across splits (None = all)
@@ -363,8 +363,7 @@ class Task:
         raise NotImplementedError
 
     def make_qa(self, answer: str, choices, rng: np.random.Generator, *, slot: int, templates=None) -> QA:
-        """The item's QA: ``answer`` at ``slot`` among ``choices`` (the others shuffled around it,
-        "Unable to determine" last) and a question drawn from ``templates`` (default: the task's)."""
+        """The item's QA: ``answer`` at ``slot`` among ``choices`` (the others shuffled around it) and a question drawn from ``templates`` (default: the task's)."""
         options, index = arrange(answer, [c for c in choices if c != answer], slot=slot, rng=rng)
         return QA(pick_question(templates or self.questions, self.cfg.phrasings, rng), options, index)
 
@@ -381,8 +380,8 @@ class Task:
 
     def expected_answers(self, level_value: float, options: list[str]) -> set[str]:
         """The option texts that can be the answer of an item at ``level_value`` (the audit checks
-        every answer is one, and balances them). Default: any option but "Unable to determine"."""
-        return {o for o in options if o != UNABLE}
+        every answer is one, and balances them). Default: every option."""
+        return set(options)
 
     def eval_fields(self, params: dict[str, Any]) -> dict[str, float | str]:
         """Fields the evaluation adds to an item's record from its ``params``: ``difference`` and

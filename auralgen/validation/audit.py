@@ -4,7 +4,7 @@
 whole dataset is never held in memory) and folds every row through a list of checks
 (:class:`~auralgen.validation.read.Check`: ``observe`` each row, then ``finish`` into the report):
 
-- the per-item checks of :mod:`auralgen.validation.checks` (label, unable, measurement, clipped,
+- the per-item checks of :mod:`auralgen.validation.checks` (label, measurement, clipped,
   silent, duplicate audio, duplicate parameters across splits, leak; ``bad_row`` from reading);
 - per task: answer-position balance and option balance (chi-square, :mod:`~auralgen.validation.balance`);
 - the checks a task declares over all of its items (``audit.dataset_checks``) and the shortcut

@@ -67,7 +67,7 @@ class AnswerBalance(Check):
 
     def __init__(self):
         self.positions: dict[str, Counter] = defaultdict(Counter)  # task -> answer_index -> count
-        self.n_positions: dict[str, int] = {}  # task -> answerable options
+        self.n_positions: dict[str, int] = {}  # task -> options per item
         self.by_level: dict[tuple, Counter] = defaultdict(Counter)  # (task, level) -> answer -> count
         self.expected: dict[tuple, Counter] = {}  # (task, level) -> answer -> expected weight
         self.unexpected_rows: dict[tuple, list] = defaultdict(list)  # (task, level) -> answers not expected
@@ -76,7 +76,7 @@ class AnswerBalance(Check):
         row, task = seen.row, seen.task
         opts, ai = list(row["options"]), row["answer_index"]
         self.positions[row["task"]][ai] += 1
-        self.n_positions[row["task"]] = max(self.n_positions.get(row["task"], 0), len(opts) - 1)
+        self.n_positions[row["task"]] = max(self.n_positions.get(row["task"], 0), len(opts))
         self.by_level[(row["task"], row["level"])][row["answer"]] += 1
         if task is None:
             return

@@ -3,7 +3,6 @@
 ==================  ====================================================================
 ``label``           ``answer`` is ``options[answer_index]`` and is the answer ``params`` imply
                     (the task's own ``qa``); the option set is the one ``params`` imply
-``unable``          "Unable to determine" is last and never the answer
 ``measurement``     the task's ``check(params, decoded clips)`` supports the label
 ``clipped``         a sample within 2^-15 of full scale (FLAC integers cannot exceed it)
 ``silent``          digital silence, or the loudest 50 ms far below the level ``params`` ask for
@@ -26,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 
-from auralgen.core.qa import UNABLE
 from auralgen.validation.read import Check, Observed
 from auralgen.validation.shortcuts import scalars
 
@@ -102,7 +100,7 @@ def silent(clips: list[np.ndarray], sample_rate: int, params: dict) -> str | Non
 
 
 class LabelCheck(Check):
-    """``label`` and ``unable``: the stored answer against the options and against what ``params``
+    """``label``: the stored answer against the options and against what ``params``
     imply (the task's ``qa``, drawn from one generator shared by every row, seed 0)."""
 
     def __init__(self):
@@ -113,8 +111,6 @@ class LabelCheck(Check):
         opts, ai, out = list(row["options"]), row["answer_index"], seen.problems
         if not (0 <= ai < len(opts)) or opts[ai] != row["answer"]:
             out.append(("label", f"answer {row['answer']!r} is not options[{ai}] of {opts!r}"))
-        if not opts or opts[-1] != UNABLE or row["answer"] == UNABLE or ai == len(opts) - 1:
-            out.append(("unable", f"{UNABLE!r} must be last and never the answer; options={opts!r}, answer_index={ai}"))
         if task is None or params is None:
             return
         try:

@@ -12,7 +12,7 @@ Examples
 >>> clip = np.zeros((1, 2 * sr), np.float32)
 >>> clip[0, 1600:1600 + t.size] = 0.1 * np.sin(2 * np.pi * 440 * t)
 >>> clip[0, 16000:16000 + t.size] = 0.1 * np.sin(2 * np.pi * 470 * t)
->>> answer("pitch_relative", "", ["Lower", "The same", "Higher", "Unable to determine"], [clip], sr)
+>>> answer("pitch_relative", "", ["Lower", "The same", "Higher"], [clip], sr)
 2
 """
 
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from auralgen.core.errors import ParameterError
-from auralgen.listeners.common import option_index, unable_index  # noqa: F401  (re-exported)
+from auralgen.listeners.common import no_answer, option_index  # noqa: F401  (re-exported)
 from auralgen.listeners.tones import JND, duration_bins  # noqa: F401  (re-exported)
 from auralgen.tasks.base import TASKS, task_class
 from auralgen.validation.read import iter_items
@@ -80,7 +80,7 @@ def answer(
         Task name; its class's ``listener`` answers.
     question : str
     options : sequence of str
-        The option texts as stored (canonical order, "Unable to determine" last).
+        The option texts as stored (canonical order).
     clips : sequence of np.ndarray [shape=(channels, samples)]
         Decoded audio.
     sample_rate : int > 0
@@ -92,7 +92,8 @@ def answer(
     Returns
     -------
     int
-        The chosen option; the "Unable to determine" option when nothing can be measured.
+        The chosen option; ``-1`` (:data:`auralgen.listeners.common.NO_ANSWER`, scored wrong) when
+        nothing can be measured.
     """
     fn = listener_of(task)
     if fn is None:

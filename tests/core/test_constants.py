@@ -37,10 +37,10 @@ def test_full_scale_calibration_written_once():
     assert _copies(136.0) == [] and _copies(136) == []
 
 
-def test_unable_text_written_once_and_last():
-    assert _copies(C.UNABLE) == []
-    options, _ = arrange("a", ["b"], slot=0, rng=np.random.default_rng(0))
-    assert options[-1] == C.UNABLE
+def test_options_are_the_answer_and_its_distractors_only():
+    options, index = arrange("a", ["b", "c"], slot=1, rng=np.random.default_rng(0))
+    assert sorted(options) == ["a", "b", "c"] and options[index] == "a" and index == 1
+    assert _copies("Unable to determine") == []  # no never-correct option is offered
 
 
 def test_sample_rates_written_once():

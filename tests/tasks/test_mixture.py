@@ -9,7 +9,7 @@ import pytest
 
 from auralgen.config import build_tasks
 from auralgen.core.errors import ParameterError
-from auralgen.core.qa import UNABLE, answer_slot
+from auralgen.core.qa import answer_slot
 from auralgen.core.random import item_rng
 from auralgen.generation.run import run as generate
 from auralgen.sounds.events import NAMES
@@ -102,7 +102,7 @@ def test_options_name_the_sounds_and_answer_slots_are_balanced(sub):
         rng = item_rng(0, "test", "mixture", i)
         p = TASK.sample(rng, lvs[i % len(lvs)])
         qa = TASK.qa(p, rng, slot=answer_slot(0, "test", "mixture", i, TASK.n_choices))
-        assert qa.options[-1] == UNABLE and len(set(qa.options)) == 4
+        assert len(set(qa.options)) == len(qa.options) == 3
         slots[qa.answer_index] += 1
         if sub in ("louder", "first"):
             assert qa.answer.lower() == NAMES[p["sounds"][p["answer"]]["kind"]]
@@ -174,7 +174,7 @@ def test_pipeline_generates_and_loads_back(tmp_path):
     for r in rows[::4]:
         p = params_of(r)
         x, sr = decode(r["audio"][0])
-        assert sr == 16000 and r["options"][r["answer_index"]] == r["answer"] and r["answer"] != UNABLE
+        assert sr == 16000 and r["options"][r["answer_index"]] == r["answer"] and len(r["options"]) == 3
         np.testing.assert_allclose(x, task.render(p)[0], atol=2.0**-22)
         assert json.loads(r["measured"])["valid"] is True
 

@@ -31,7 +31,7 @@ def test_reorder_answer_follows_the_shuffle_and_orders_are_balanced():
         order = REORDER.chronological(p)
         # clip order[k]-1 holds segment k
         assert [p["shuffle"][c - 1] for c in order] == [0, 1, 2]
-        assert qa.answer == order_text(order) and len(qa.options) == 7
+        assert qa.answer == order_text(order) and len(qa.options) == 6
         counts[order] += 1
     assert set(counts) == set(ORDERS)
     chi2 = sum((c - n / 6) ** 2 / (n / 6) for c in counts.values())

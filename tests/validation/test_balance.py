@@ -29,11 +29,11 @@ class _Task:
 
     @staticmethod
     def expected_answers(level_value, options):
-        return ["The same"] if level_value == 0 else [o for o in options[:-1] if o != "The same"]
+        return ["The same"] if level_value == 0 else [o for o in options if o != "The same"]
 
 
 def _seen(level, level_value, answer, task=_Task):
-    options = ["Lower", "The same", "Higher", "Unable to determine"]
+    options = ["Lower", "The same", "Higher"]
     row = {"task": "t", "level": level, "level_value": level_value, "options": options,
            "answer": answer, "answer_index": options.index(answer)}  # fmt: skip
     return Observed(Item(row, "data/t/test-00000-of-00001.parquet", None, 16000, 0, []), task, None, [])

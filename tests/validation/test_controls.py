@@ -153,7 +153,7 @@ def test_options_that_are_never_right_raise_the_prior_flag_and_too_few_items_are
     [row] = report.tasks
     assert row["n"] == 48 < MIN_ITEMS and row["status"] == "too few items"
     assert report.verdict == "too few items" and not report.ok and not report.flags
-    assert row["stated_chance"] == 0.25 and row["balanced_chance"] == 0.5  # 'The same' and 'Unable' never right
+    assert row["stated_chance"] == 1 / 3 and row["balanced_chance"] == 0.5  # 'The same' never right at these levels
     assert row["honest_chance"] == max(row["controls"]["text_prior"]["accuracy"],
                                        row["controls"]["position_prior"]["accuracy"])  # fmt: skip
     small = audit_controls(*pair, min_items=40)

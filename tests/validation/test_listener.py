@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from auralgen.core.errors import ParameterError
-from auralgen.core.qa import UNABLE
 from auralgen.generation.run import run
+from auralgen.listeners.common import NO_ANSWER
 from auralgen.synth.levels import set_level_db_spl
 from auralgen.validation import listener as L
 
@@ -81,14 +81,14 @@ def test_answer_is_found_by_option_text_whatever_the_order(task, clip, expected)
     texts = {"pitch_relative": ("Higher", "Lower", "The same"), "loudness_relative": ("Louder", "Softer", "The same"),
              "duration_relative": ("Longer", "Shorter", "The same")}[task]  # fmt: skip
     for perm in itertools.permutations(texts):
-        options = [*perm, UNABLE]
+        options = list(perm)
         assert options[L.answer(task, "", options, [clip], SR)] == expected
 
 
 def test_duration_absolute_picks_the_bin_from_the_option_texts():
     x = np.zeros((1, 4 * SR), np.float32)
     x[0, SR : SR + int(1.3 * SR)] = 0.01
-    options = ["Longer than 2 s", "Between 1 s and 2 s", "Shorter than 0.5 s", "Between 0.5 s and 1 s", UNABLE]
+    options = ["Longer than 2 s", "Between 1 s and 2 s", "Shorter than 0.5 s", "Between 0.5 s and 1 s"]
     assert L.answer("duration_absolute", "", options, [x], SR) == 1
     assert L.duration_bins(["Shorter than 250 ms", "Longer than 250 ms"]) == {0: (0.0, 0.25), 1: (0.25, float("inf"))}
 
@@ -100,16 +100,16 @@ def test_audiogram_finds_a_dither_level_tone_without_knowing_its_frequency():
     t = np.arange(sr) / sr
     tone = dither.copy()
     tone[int(2.5 * sr) : int(3.5 * sr)] += 0.5 * lsb * np.sin(2 * np.pi * 3150.0 * t)  # half an LSB
-    options = ["Not present", "In the second half", "In the first half", UNABLE]
+    options = ["Not present", "In the second half", "In the first half"]
     assert L.answer("audiogram", "", options, [tone[None]], sr) == 1
     assert L.answer("audiogram", "", options, [dither[None]], sr) == 0
 
 
-def test_no_sound_gives_unable_and_unknown_task_raises():
+def test_no_sound_gives_no_answer_and_unknown_task_raises():
     silence = np.zeros((1, SR), np.float32)
-    assert L.answer("pitch_relative", "", ["Higher", "Lower", "The same", UNABLE], [silence], SR) == 3
+    assert L.answer("pitch_relative", "", ["Higher", "Lower", "The same"], [silence], SR) == NO_ANSWER
     with pytest.raises(ParameterError, match="task='azimuth' has no listener"):
-        L.answer("azimuth", "", ["Left", UNABLE], [silence], SR)
+        L.answer("azimuth", "", ["Left", "Right"], [silence], SR)
 
 
 def test_a_task_answers_with_the_listener_its_class_binds():
@@ -143,6 +143,6 @@ def test_a_task_whose_listener_is_none_has_no_listener():
     try:
         assert "_test_deaf" not in L.LISTENERS
         with pytest.raises(ParameterError, match="task='_test_deaf' has no listener; allowed: .*pitch_relative"):
-            L.answer("_test_deaf", "q", ["a", UNABLE], [], SR)
+            L.answer("_test_deaf", "q", ["a", "b"], [], SR)
     finally:
         TASKS.unregister("_test_deaf")

@@ -98,5 +98,5 @@ def test_layout_is_inferred_from_the_channels():
 
 
 def test_distance_bins_parse_the_option_texts():
-    opts = ["Near (0-3 m)", "Medium (3-8 m)", "Far (more than 8 m)", "Unable to determine"]
+    opts = ["Near (0-3 m)", "Medium (3-8 m)", "Far (more than 8 m)"]
     assert LS.distance_bins(opts) == {0: (0.0, 3.0), 1: (3.0, 8.0), 2: (8.0, float("inf"))}

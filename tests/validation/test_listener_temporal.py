@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from auralgen.core.qa import UNABLE
 from auralgen.generation.run import run
 from auralgen.listeners import temporal as LT
+from auralgen.listeners.common import NO_ANSWER
 from auralgen.validation import listener as L
 from tests.support.builders import decode, params_of, read_rows, small_run
 
@@ -66,17 +66,17 @@ def test_a_sweep_in_either_direction_is_put_back_in_order(shuffle, f_start, f_en
     clips = [parts[k] for k in shuffle]  # clip i holds segment shuffle[i]
     truth = tuple(shuffle.index(j) + 1 for j in range(3))
     options = ["Audio 1, then Audio 2, then Audio 3", "Audio 3, then Audio 2, then Audio 1",
-               f"Audio {truth[0]}, then Audio {truth[1]}, then Audio {truth[2]}", UNABLE]  # fmt: skip
+               f"Audio {truth[0]}, then Audio {truth[1]}, then Audio {truth[2]}"]  # fmt: skip
     got = L.answer("temporal_reorder", "", options, clips, SR)
     assert LT.parse_order(options[got]) == truth
 
 
-def test_silence_gives_unable():
+def test_silence_gives_no_answer_never_a_guess():
     silent = [np.zeros((1, SR), np.float32)] * 3
-    opts = ["Audio 1, then Audio 2, then Audio 3", "Audio 2, then Audio 1, then Audio 3", UNABLE]
-    assert L.answer("temporal_reorder", "", opts, silent, SR) in (0, 1, 2)  # never raises
-    motion = ["Left to right", "Right to left", "Approaching", "Receding", UNABLE]
-    assert L.answer("trajectory", "", motion, [np.zeros((2, 2 * SR), np.float32)], SR, layout="binaural") == 4
+    opts = ["Audio 1, then Audio 2, then Audio 3", "Audio 2, then Audio 1, then Audio 3"]
+    assert L.answer("temporal_reorder", "", opts, silent, SR) in (0, 1, NO_ANSWER)  # never raises
+    motion = ["Left to right", "Right to left", "Approaching", "Receding"]
+    assert L.answer("trajectory", "", motion, [np.zeros((2, 2 * SR), np.float32)], SR, layout="binaural") == NO_ANSWER
 
 
 def _moving_noise(itd_start_s, itd_end_s, gain_start_db, gain_end_db, seed=0):
@@ -102,11 +102,11 @@ def _moving_noise(itd_start_s, itd_end_s, gain_start_db, gain_end_db, seed=0):
     (0.0, 0.0, 6.0, -6.0, "Receding"),
 ])  # fmt: skip
 def test_synthetic_motion_is_classified_by_its_strongest_trend(itd0, itd1, g0, g1, expected):
-    options = ["Approaching", "Left to right", "Receding", "Right to left", UNABLE]
+    options = ["Approaching", "Left to right", "Receding", "Right to left"]
     got = L.answer("trajectory", "", options, [_moving_noise(itd0, itd1, g0, g1)], SR, layout="binaural")
     assert options[got] == expected
 
 
 def test_parse_order_reads_the_option_text():
     assert LT.parse_order("Audio 3, then Audio 1, then Audio 2") == (3, 1, 2)
-    assert LT.parse_order(UNABLE) is None
+    assert LT.parse_order("Cannot tell") is None

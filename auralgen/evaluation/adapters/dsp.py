@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import importlib
 
-from auralgen.core.constants import UNABLE
 from auralgen.core.errors import AuralgenError, ParameterError
 
 from ..items import read_wav
 from .base import Adapter, ModelError, audio_paths, letter, register
+
+NO_REPLY = "I cannot determine the answer from the audio."  # the listener measured nothing: a refusal, scored wrong
 
 __all__ = ["DSPAdapter"]
 
@@ -47,6 +48,6 @@ class DSPAdapter(Adapter):
             )
         except (AuralgenError, KeyError, NotImplementedError, ValueError) as exc:
             raise ModelError(f"dsp listener cannot answer task={meta['task']!r}: {exc}") from None
-        if idx is None:
-            return UNABLE
+        if idx is None or idx < 0:
+            return NO_REPLY
         return letter(int(idx))

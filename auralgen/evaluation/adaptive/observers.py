@@ -3,7 +3,7 @@
 :class:`SimulatedObserver` answers from a known psychometric function (no audio): the session
 uses it in place of a model to check that the procedure recovers the threshold it was given.
 :class:`FlipAdapter` wraps a real adapter (e.g. the reference DSP listener) and, with a known
-probability, replaces its answer by a uniform guess among the answerable options: accuracy
+probability, replaces its answer by a uniform guess among the options: accuracy
 becomes ``guess + (1 - flip) * (p - guess)``, i.e. a lapse of ``flip * (1 - guess)``, so the
 threshold at a fixed criterion must rise by a predictable amount while the curve's position
 (its Weibull scale) stays.
@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from auralgen.core.constants import UNABLE
 from auralgen.core.errors import ParameterError
 
 from ..adapters.base import Adapter, letter
@@ -75,7 +74,7 @@ class SimulatedObserver:
 
 class FlipAdapter(Adapter):
     """``inner``'s reply, replaced with probability ``flip`` by a letter drawn uniformly among the
-    answerable options (every option but "Unable to determine"); the draws depend on ``(seed, unique_id)``."""
+    options; the draws depend on ``(seed, unique_id)``."""
 
     kind = "flip"
 
@@ -88,10 +87,9 @@ class FlipAdapter(Adapter):
     def _guess(self, msg: dict) -> str | None:
         rng = np.random.default_rng([self.seed, zlib.crc32(msg["meta"]["unique_id"].encode())])
         options = msg["meta"]["options"]
-        answerable = [i for i, o in enumerate(options) if o != UNABLE]
         if rng.random() >= self.flip:
             return None
-        return letter(answerable[int(rng.integers(len(answerable)))])
+        return letter(int(rng.integers(len(options))))
 
     def generate_inner(self, msg):
         return self._guess(msg) or self.inner.generate_inner(msg)

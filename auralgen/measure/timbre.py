@@ -1,0 +1,55 @@
+"""Timbre measurements: the mel cepstrum of a note and the timbre distance of two notes.
+
+The spectral envelope of a note is read as its mel-band levels (:data:`~auralgen.synth.instruments.N_BANDS`
+triangular bands, 200-7000 Hz, one FFT over the note) and summarised by the mel-cepstral
+coefficients 1..:data:`~auralgen.synth.instruments.N_CEPS` (dB, orthonormal DCT-II; c0, the
+level, left out) -- the MFCCs of one frame as long as the note. The timbre distance of two notes
+is the Euclidean distance of their cepstra (dB); with the orthonormal DCT it is the RMS-free
+distance of their smoothed spectral envelopes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from auralgen.measure.common import as_mono, check_rate
+from auralgen.measure.level import segments
+from auralgen.synth.instruments import ceps_distance_db, note_cepstrum
+
+__all__ = ["ceps_distance_db", "mel_cepstrum", "nearest", "note_spans", "timbre_distance_db"]
+MIN_NOTE_S = 0.1  # a detected note shorter than this is not analysed
+
+
+def mel_cepstrum(x, sample_rate) -> np.ndarray:
+    """Mel cepstrum (coefficients 1..N_CEPS, dB) of the samples ``x`` of one note.
+
+    Examples
+    --------
+    >>> from auralgen.synth.instruments import render_note
+    >>> c = [0.0] * 10; c[1] = 4.0
+    >>> note = {"excitation": "noise", "f0_hz": 150.0, "duration_s": 0.5, "seed": 1, "ceps": c, "loudness_lufs": -26.0}
+    >>> round(float(mel_cepstrum(render_note(note, 16000), 16000)[1]), 1)
+    4.0
+    """
+    sr = int(check_rate(sample_rate))
+    return note_cepstrum(as_mono(x, min_samples=16), sr)
+
+
+def timbre_distance_db(a, b, sample_rate) -> float:
+    """Timbre distance (dB) of two notes' samples: the distance of their mel cepstra."""
+    return ceps_distance_db(mel_cepstrum(a, sample_rate), mel_cepstrum(b, sample_rate))
+
+
+def nearest(ceps, templates) -> tuple[int, list[float]]:
+    """Index of the template nearest to ``ceps`` and the distances (dB) to every template."""
+    d = [ceps_distance_db(ceps, t) for t in templates]
+    return int(np.argmin(d)), d
+
+
+def note_spans(x, sample_rate, *, want: int) -> list[tuple[int, int]]:
+    """Sample ranges of the ``want`` longest sounding stretches (-40 dB re the loudest), in time
+    order (fewer when fewer are found, stretches under :data:`MIN_NOTE_S` ignored)."""
+    sr = int(check_rate(sample_rate))
+    segs = [s for s in segments(x, sr, threshold_db=-40.0) if s.duration_s >= MIN_NOTE_S]
+    segs = sorted(segs, key=lambda s: s.duration_s, reverse=True)[:want]
+    return sorted((int(round(s.onset_s * sr)), int(round(s.offset_s * sr))) for s in segs)

@@ -1,0 +1,136 @@
+"""timbre_absolute: which instrument family does a note's timbre belong to?
+
+The families are spectral-envelope templates (:data:`auralgen.synth.instruments.FAMILIES`:
+string-like, brass-like, flute-like, reed-like), a regular simplex in mel-cepstral space, every
+pair :data:`~auralgen.synth.instruments.FAMILY_DISTANCE_DB` (10 dB) apart. Difficulty: a morph
+between the target family and another one (a foil drawn uniformly among the rest); the level is
+the share of the target recipe in percent (100 = the template itself, 50 = the boundary), so the
+note lies ``(level / 100 - 0.5) x 10 dB`` of cepstral distance inside its family's region. The
+hardest default level (57 %, 0.7 dB inside the boundary) is below the human threshold for a
+change of spectral shape (1-2 dB for one component, profile analysis: Green 1988, *Profile
+Analysis*, Oxford UP); the easiest (100 %) is far from any boundary.
+
+Controlled (drawn independently of the answer): the excitation (harmonic, bowed, brass-like, FM,
+plucked string or noise-excited: the family is the envelope only, so the excitation carries no
+cue), the pitch, the loudness (LUFS), the note's place in a fixed-length clip (duration fixed),
+the natural roving of the envelope, and the foil.
+
+Label: the mel cepstrum measured from the audio is nearest to the target's template, and its
+share ``d_foil / (d_target + d_foil)`` equals the level within :data:`TOLERANCE_PERCENT`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from auralgen.core.random import Choice
+from auralgen.listeners import timbre as listen
+from auralgen.synth import instruments as I
+from auralgen.synth.levels import loudness_lufs
+from auralgen.tasks import _sounds as S
+from auralgen.tasks._compare import within
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
+from auralgen.tasks.timbre_relative import TOLERANCE_LU, check_notes, note_recipe, note_samples, render_notes
+
+TOLERANCE_PERCENT = 5.0  # measured share of the target vs the level (percentage points)
+EDGE_S = 0.1  # the note starts at least this after the clip's start and ends this before its end
+
+
+@dataclass(frozen=True)
+class TimbreAbsoluteConfig(TaskConfig):
+    name: str = "timbre_absolute"
+    levels: tuple = (100, 80, 65, 57)
+    excitations: tuple = I.EXCITATIONS
+    f0_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 110.0, "high": 200.0})
+    note_s: float = 0.6
+    loudness_lufs: Any = (-36.0, -30.0)
+    clip_s: float = 1.2
+
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        check_notes(self, audio, key)
+        require(
+            all(50 < v <= 100 for v in self.levels),
+            f"{key}.levels={list(self.levels)!r} leaves (50, 100]; allowed: 50 < percent of the target recipe <= 100",
+        )
+        S.check_fits(key, self.note_s + 2 * EDGE_S, self.clip_s)
+
+
+@register
+class TimbreAbsolute(Task):
+    name = "timbre_absolute"
+    audit = AuditSpec(("family", "foil", "margin_db", "notes.0.ceps.*"), listener_easiest="max")
+    listener = staticmethod(listen.timbre_absolute)
+    sub_category = "absolute_perception"
+    attribute = "timbre"
+    regime = "absolute"
+    level_unit = "percent"
+    n_choices = len(I.FAMILIES)
+    easier = "larger"
+    Config = TimbreAbsoluteConfig
+    questions = (
+        "Which instrument family does the timbre of this note sound most like?",
+        "Listen to the note. Which family of instruments does its tone colour belong to?",
+        "Judging by its timbre, which kind of instrument plays this note?",
+    )
+    card_note = (
+        "timbre_absolute: one note in a fixed-length clip; the answer is the family (string-like, brass-like, "
+        "flute-like, reed-like) whose spectral-envelope template its mel cepstrum (MFCC) is nearest to, measured from "
+        "the audio; the level is the share of the target recipe in a morph toward another family (percent, 50 = the "
+        "boundary). Excitation (harmonic, bowed, brass-like, FM, plucked, noise-excited), pitch, loudness (LUFS) and "
+        "onset are roved independently of the answer; the family is the envelope only."
+    )
+
+    def __init__(self, cfg: TimbreAbsoluteConfig, audio: AudioConfig):
+        super().__init__(cfg, audio)
+        self.f0 = S.dist("f0_hz", cfg.f0_hz, low=1e-9)
+        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
+
+    def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
+        level = self.as_level(level)
+        require(50 < level.value <= 100, f"{self.name} level {level.value!r} leaves (50, 100]; allowed: 50 < percent <= 100")  # fmt: skip
+        names = list(I.FAMILIES)
+        family = names[int(rng.integers(len(names)))]
+        others = [n for n in names if n != family]
+        foil = others[int(rng.integers(len(others)))]
+        share = level.value / 100.0
+        ceps = share * np.asarray(I.FAMILIES[family]) + (1 - share) * np.asarray(I.FAMILIES[foil])
+        excitation = Choice(tuple(self.cfg.excitations)).sample(rng)
+        f0, lufs = float(self.f0.sample(rng)), float(self.loudness.sample(rng))
+        note = note_recipe(rng, excitation, f0, self.cfg.note_s, ceps, lufs)
+        note["onset_s"] = float(rng.uniform(EDGE_S, self.cfg.clip_s - self.cfg.note_s - EDGE_S))
+        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "family": family, "foil": foil,
+                "share_percent": level.value, "margin_db": round((share - 0.5) * I.FAMILY_DISTANCE_DB, 9),
+                "notes": [note]}  # fmt: skip
+
+    def render(self, params):
+        return render_notes(params)
+
+    def qa(self, params, rng, *, slot):
+        labels = [I.FAMILY_LABELS[n] for n in I.FAMILIES]
+        return self.make_qa(I.FAMILY_LABELS[params["family"]], labels, rng, slot=slot)
+
+    def measure(self, params, clips):
+        """The note's mel cepstrum (from the audio): nearest template, share of the target
+        (``d_foil / (d_target + d_foil)``) against the level, loudness against the recipe."""
+        from auralgen.measure.timbre import mel_cepstrum, nearest
+
+        sr = int(params["sample_rate_hz"])
+        (x,) = note_samples(params, clips[0])
+        names = list(I.FAMILIES)
+        k, d = nearest(mel_cepstrum(x, sr), [I.FAMILIES[n] for n in names])
+        dt, df = d[names.index(params["family"])], d[names.index(params["foil"])]
+        rec = within("share_percent", 100.0 * df / (dt + df), params["share_percent"], TOLERANCE_PERCENT)
+        lufs = loudness_lufs(x, sr)
+        ok = (
+            rec["ok"]
+            and names[k] == params["family"]
+            and abs(lufs - params["notes"][0]["loudness_lufs"]) <= TOLERANCE_LU
+        )
+        return Measurement.from_dict({"share_percent": rec, "nearest": names[k], "distances_db": [round(v, 3) for v in d],
+                                      "loudness_lufs": round(lufs, 3), "valid": bool(ok)})  # fmt: skip
+
+    def eval_fields(self, params):
+        return {"difference": params["share_percent"], "difference_unit": "percent"}

@@ -1,0 +1,201 @@
+"""timbre_relative: two notes one after the other; are they played by the same instrument?
+
+An instrument here is a spectral envelope (mel cepstrum, :mod:`auralgen.synth.instruments`)
+imposed on an excitation. Difficulty: the timbre distance of the two notes' recipes, in dB of
+mel-cepstral distance (the Euclidean distance of their cepstra, i.e. of their smoothed spectral
+envelopes). Level 0 is the same instrument, the two notes differing only by its natural roving
+(each note its own excitation seed -- pluck noise, vibrato, phases -- and an envelope jitter of
+:data:`ROVING_DB` per coefficient); a level ``L > 0`` moves the second instrument ``L`` dB from the
+first in a random direction of cepstral space. The hardest non-zero default level (1 dB) is near
+the human threshold for a change of spectral shape: in profile analysis a 1-2 dB change of one
+component of a multi-tone complex is detected (Green 1988, *Profile Analysis*, Oxford UP; Green,
+Mason & Kidd 1984, JASA 75:1163-1167), which spread over the mel bands is a cepstral distance
+of the same size; the easiest (8 dB) is far above it.
+
+Controlled (drawn independently of the answer, shared by both notes): the excitation (harmonic,
+bowed, brass-like, FM, plucked string or noise-excited), the pitch (f0), the duration, the
+integrated loudness (LUFS, BS.1770, equal for both notes) and the notes' places in a fixed-length
+clip. The answer is "Same" only at level 0.
+
+Label: the timbre distance measured from the audio (the mel cepstra of the two notes,
+:func:`auralgen.measure.timbre.timbre_distance_db`) equals the level within
+:data:`TOLERANCE_DB` + :data:`TOLERANCE_FRACTION` of the level; both notes' loudness within
+:data:`TOLERANCE_LU`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from auralgen.core.random import Choice
+from auralgen.listeners import timbre as listen
+from auralgen.synth import instruments as I
+from auralgen.synth.levels import loudness_lufs
+from auralgen.synth.signals import n_samples, place
+from auralgen.tasks import _sounds as S
+from auralgen.tasks._compare import within
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
+
+ROVING_DB = 0.05  # natural roving of an instrument's envelope: per cepstral coefficient (dB, Gaussian SD)
+TOLERANCE_DB = 0.6  # measured distance vs the level: this + TOLERANCE_FRACTION * level
+TOLERANCE_FRACTION = 0.1
+TOLERANCE_LU = 0.2  # each note's measured loudness vs the recipe's
+LOUDEST_LUFS = (
+    -30.0
+)  # loudest note allowed (peaks of these notes stay under full scale; plucked attacks reach ~ +25 dB)
+
+
+@dataclass(frozen=True)
+class TimbreRelativeConfig(TaskConfig):
+    name: str = "timbre_relative"
+    levels: tuple = (0, 1, 2, 4, 8)
+    excitations: tuple = I.EXCITATIONS
+    f0_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 110.0, "high": 200.0})
+    spread_db: float = 2.0  # how far an instrument lies from its family template (per coefficient, SD)
+    note_s: float = 0.6
+    gap_s: Any = (0.3, 0.5)
+    lead_s: Any = (0.1, 0.3)
+    loudness_lufs: Any = (-36.0, -30.0)
+    clip_s: float = 2.2
+
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        check_notes(self, audio, key)
+        require(
+            all(v >= 0 for v in self.levels),
+            f"{key}.levels={list(self.levels)!r} has a negative distance; allowed: dB >= 0",
+        )
+        require(self.spread_db >= 0, f"{key}.spread_db={self.spread_db} is negative; allowed: >= 0")
+        worst = S.max_of(S.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + S.max_of(
+            S.dist(f"{key}.gap_s", self.gap_s, low=0.0)
+        )
+        S.check_fits(key, worst + 2 * self.note_s, self.clip_s)
+
+
+def check_notes(cfg, audio: AudioConfig, key: str) -> None:
+    """Excitations known, f0 in the range where every mel band holds a partial, the note long
+    enough for BS.1770 loudness, Nyquist above the top band, loudness below clipping."""
+    bad = [e for e in cfg.excitations if e not in I.EXCITATIONS]
+    require(cfg.excitations and not bad,
+            f"{key}.excitations={list(cfg.excitations)!r} is invalid; allowed: a non-empty list from {list(I.EXCITATIONS)}")  # fmt: skip
+    f0 = S.dist(f"{key}.f0_hz", cfg.f0_hz, low=1e-9)
+    require(
+        S.min_of(f0) >= 50.0 and S.max_of(f0) <= 200.0,
+        f"{key}.f0_hz={cfg.f0_hz!r} leaves 50..200 Hz; allowed: 50 <= f0_hz <= 200 (a partial in every mel band)",
+    )
+    sr = cfg.sample_rate or audio.sample_rate
+    require(
+        sr > 2 * I.FMAX_HZ, f"{key}.sample_rate={sr} puts Nyquist below {I.FMAX_HZ} Hz; allowed: > {2 * I.FMAX_HZ:g}"
+    )
+    require(
+        0.4 <= cfg.note_s <= 4.0,
+        f"{key}.note_s={cfg.note_s} is out of range; allowed: 0.4 <= note_s <= 4 (BS.1770 needs 0.4 s)",
+    )
+    loud = S.max_of(S.dist(f"{key}.loudness_lufs", cfg.loudness_lufs))
+    require(
+        loud <= LOUDEST_LUFS,
+        f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS} LUFS",
+    )
+
+
+def note_recipe(rng: np.random.Generator, excitation: str, f0: float, dur: float, ceps, lufs: float) -> dict[str, Any]:
+    """A note of an instrument (``ceps``) with its natural roving: an envelope jitter of
+    :data:`ROVING_DB` per coefficient and its own excitation seed. Draws: the jitter, then the seed."""
+    rov = np.asarray(ceps) + rng.normal(0.0, ROVING_DB, I.N_CEPS)
+    return {"excitation": excitation, "f0_hz": f0, "duration_s": dur, "seed": int(rng.integers(2**31)),
+            "ceps": [round(float(c), 6) for c in rov], "loudness_lufs": lufs}  # fmt: skip
+
+
+def render_notes(params: dict[str, Any]) -> list[np.ndarray]:
+    """The clip ``[1, n]`` float32 of ``params['notes']`` placed at their ``onset_s``."""
+    sr = int(params["sample_rate_hz"])
+    segs = [(I.render_note(nt, sr), n_samples(nt["onset_s"], sr)) for nt in params["notes"]]
+    return [place(segs, n_samples(params["clip_s"], sr))[None, :].astype(np.float32)]
+
+
+def note_samples(params: dict[str, Any], clip: np.ndarray) -> list[np.ndarray]:
+    """Each note's samples in ``clip`` (from its recipe's onset and duration)."""
+    sr = int(params["sample_rate_hz"])
+    x = np.asarray(clip, dtype=np.float64).reshape(-1)
+    out = []
+    for nt in params["notes"]:
+        a = n_samples(nt["onset_s"], sr)
+        out.append(x[a : a + n_samples(nt["duration_s"], sr)])
+    return out
+
+
+@register
+class TimbreRelative(Task):
+    name = "timbre_relative"
+    audit = AuditSpec(("direction", "difference", "row.level"), listener_easiest="max")
+    listener = staticmethod(listen.timbre_relative)
+    sub_category = "relative_discrimination"
+    attribute = "timbre"
+    regime = "relative"
+    level_unit = "dB"
+    n_choices = 2
+    easier = "larger"
+    Config = TimbreRelativeConfig
+    answers = {"same": "Same instrument", "different": "Different instruments"}
+    questions = (
+        "Two notes are played one after the other at the same pitch and loudness. Are they played by the same instrument or by different instruments?",
+        "Listen to the two notes. Do they come from the same instrument?",
+        "Do the two notes in this clip have the same timbre (same instrument) or different timbres?",
+    )
+    card_note = (
+        "timbre_relative: two notes of equal pitch, duration and loudness (LUFS) with a shared excitation (harmonic, "
+        "bowed, brass-like, FM, plucked string or noise-excited) in a fixed-length clip; the level is the timbre "
+        "distance of the two instruments in dB of mel-cepstral (MFCC) distance, 0 = the same instrument with only its "
+        "natural roving, measured from the audio. The answer is 'Same instrument' only at level 0."
+    )
+
+    def __init__(self, cfg: TimbreRelativeConfig, audio: AudioConfig):
+        super().__init__(cfg, audio)
+        self.f0 = S.dist("f0_hz", cfg.f0_hz, low=1e-9)
+        self.gap = S.dist("gap_s", cfg.gap_s, low=0.0)
+        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
+        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
+
+    def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
+        level = self.as_level(level)
+        require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: dB >= 0")
+        direction = "same" if level.value == 0 else "different"
+        excitation = Choice(tuple(self.cfg.excitations)).sample(rng)
+        family = list(I.FAMILIES)[int(rng.integers(len(I.FAMILIES)))]
+        base = np.asarray(I.FAMILIES[family]) + rng.normal(0.0, self.cfg.spread_db, I.N_CEPS)
+        u = rng.standard_normal(I.N_CEPS)
+        other = base + level.value * u / np.linalg.norm(u)
+        f0, lufs = float(self.f0.sample(rng)), float(self.loudness.sample(rng))
+        notes = [note_recipe(rng, excitation, f0, self.cfg.note_s, c, lufs) for c in (base, other)]
+        t1, t2 = S.two_interval_timing(rng, self.cfg.note_s, self.cfg.note_s, self.gap, self.lead, self.cfg.clip_s)
+        notes[0]["onset_s"], notes[1]["onset_s"] = t1, t2
+        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "direction": direction,
+                "difference": level.value, "family": family, "notes": notes}  # fmt: skip
+
+    def render(self, params: dict[str, Any]) -> list[np.ndarray]:
+        return render_notes(params)
+
+    def qa(self, params, rng, *, slot):
+        return self.make_qa(self.answers[params["direction"]], list(self.answers.values()), rng, slot=slot)
+
+    def expected_answers(self, level_value: float, options: list[str]) -> set[str]:
+        return {self.answers["same" if level_value == 0 else "different"]}
+
+    def measure(self, params, clips):
+        """The two notes' timbre distance (mel cepstra from the audio) against the level, and each
+        note's loudness (LUFS) against the recipe's."""
+        from auralgen.measure.timbre import timbre_distance_db
+
+        sr = int(params["sample_rate_hz"])
+        a, b = note_samples(params, clips[0])
+        diff = float(params["difference"])
+        rec = within("timbre_distance_db", timbre_distance_db(a, b, sr), diff, TOLERANCE_DB + TOLERANCE_FRACTION * diff)
+        lufs = [loudness_lufs(x, sr) for x in (a, b)]
+        loud_ok = all(abs(v - nt["loudness_lufs"]) <= TOLERANCE_LU for v, nt in zip(lufs, params["notes"]))
+        return Measurement.from_dict({"timbre_distance_db": rec, "loudness_lufs": [round(v, 3) for v in lufs],
+                                      "valid": bool(rec["ok"] and loud_ok)})  # fmt: skip
+
+    def eval_fields(self, params):
+        return {"difference": params["difference"], "difference_unit": "dB"}

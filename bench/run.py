@@ -13,6 +13,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 BENCHES = (
     "bench_generation",
+    "bench_tasks",
     "bench_rooms",
     "bench_receivers",
     "bench_trajectory",

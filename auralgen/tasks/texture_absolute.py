@@ -1,0 +1,150 @@
+"""texture_absolute: is a grain texture a sparse crackle, a dense rain-like patter or a buzz?
+
+Options are the event-density bins delimited by ``bins_hz`` (default: below 6, 6 to 24, above 24
+grains per second; conventions of this task, set by config: below ~6 /s single crackles are
+heard, above ~20-25 /s the grains fuse toward a buzz). Difficulty: the margin (percent, in ratio)
+of the density from the nearest inner bin edge, as in tempo_absolute: a bin drawn uniformly, then
+one of its inner edges, the density exactly that margin inside it. The hardest default margin
+(6 %) is below the ~10-20 % Weber fraction for the density of irregular textures (see
+texture_relative; McDermott & Simoncelli 2011, Neuron 71:926-940); the easiest (50 %) far above.
+
+Controlled (drawn independently of the answer): the grain (kind, frequency, size), the texture's
+loudness (LUFS), the window (fixed length, roved place in a fixed-length clip), the timing jitter
+and phase and the grain levels. The number of grains in the window grows with the density -- that
+is the density.
+
+Label: the density measured from the audio (grains' energy centroids,
+:func:`auralgen.measure.texture.density_hz`) within :data:`TOLERANCE_HZ` of the recipe, inside the
+labelled bin, its margin equal to the level within that tolerance mapped to percent, the grain
+count and the loudness those of the recipe.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from auralgen.listeners import texture as listen
+from auralgen.synth import textures as X
+from auralgen.tasks import _sounds as S
+from auralgen.tasks._compare import draw_at_margin, margin_check, margin_percent
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, register, require
+from auralgen.tasks.texture_relative import (
+    GrainConfig,
+    check_grains,
+    draw_grain,
+    measure_window,
+    render_textures,
+    texture_samples,
+)
+
+TOLERANCE_HZ = 0.02
+EDGE_S = 0.1  # the window starts at least this after the clip's start and ends this before its end
+
+
+@dataclass(frozen=True)
+class TextureAbsoluteConfig(GrainConfig):
+    name: str = "texture_absolute"
+    levels: tuple = (50, 25, 12, 6)
+    bins_hz: tuple = (6.0, 24.0)
+    window_s: float = 2.0
+    clip_s: float = 2.5
+
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        b = self.bins_hz
+        require(len(b) >= 1 and b[0] > 0 and all(hi > lo for lo, hi in zip(b, b[1:])),
+                f"{key}.bins_hz={list(b)!r} is not increasing; allowed: 0 < bins_hz...")  # fmt: skip
+        require(all(v >= 0 for v in self.levels), f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0")  # fmt: skip
+        m = 1 + max(self.levels) / 100.0
+        for lo, hi in zip(b, b[1:]):
+            require(lo * m < hi / m,
+                    f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in bin [{lo}, {hi}] /s; allowed: a smaller margin or wider bins")  # fmt: skip
+        check_grains(self, audio, key, densest_hz=b[-1] * m, sparsest_hz=b[0] / m)
+        S.check_fits(key, self.window_s + 2 * EDGE_S, self.clip_s)
+
+
+@register
+class TextureAbsolute(Task):
+    name = "texture_absolute"
+    # density drives the silences between grains the segment features see (> 50 ms: sparse textures split into many segments)
+    audit = AuditSpec(
+        ("bin", "edge_side", "margin_percent", "textures.*.density_hz", "textures.*.n_grains",
+         "audio.delta_duration_s", "audio.first_onset_s", "audio.last_offset_s", "audio.peak_dbfs",
+         "audio.n_segments", "audio.active_s", "audio.delta_level_db", "row.flac_bytes"),
+        listener_easiest="max",
+    )  # fmt: skip
+    listener = staticmethod(listen.texture_absolute)
+    sub_category = "absolute_perception"
+    attribute = "texture"
+    regime = "absolute"
+    level_unit = "percent"
+    Config = TextureAbsoluteConfig
+    questions = (
+        "What kind of sound texture is this: a sparse crackle, a dense rain-like patter, or a buzz?",
+        "Listen to the texture. How dense are its grains?",
+        "How many sound events per second does this texture have?",
+    )
+    card_note = (
+        "texture_absolute: one grain texture (irregular noise or tone bursts) in a fixed window of a fixed-length "
+        "clip; the answer is its density bin (grains per second: sparse crackle, dense rain-like, buzzing), the level "
+        "the density's margin in percent from the nearest bin edge, measured from the grains' times. Grain, loudness "
+        "(LUFS), window place, timing jitter and grain levels are roved independently of the answer."
+    )
+
+    def __init__(self, cfg: TextureAbsoluteConfig, audio: AudioConfig):
+        super().__init__(cfg, audio)
+        self.edges = (0.0, *cfg.bins_hz, math.inf)
+        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
+        self.grain = S.dist("grain_s", cfg.grain_s, low=1e-9)
+        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
+
+    @property
+    def n_choices(self) -> int:  # type: ignore[override]
+        return len(self.edges) - 1
+
+    def bin_labels(self) -> list[str]:
+        b = self.cfg.bins_hz
+        names = (("Sparse crackle", "Dense rain-like patter", "Buzzing") if len(b) == 2
+                 else tuple(f"Density range {k + 1}" for k in range(len(b) + 1)))  # fmt: skip
+        labels = [f"{names[0]} (below {b[0]:g} events per second)"]
+        labels += [f"{n} ({lo:g} to {hi:g} events per second)" for n, lo, hi in zip(names[1:], b, b[1:])]
+        return labels + [f"{names[-1]} (above {b[-1]:g} events per second)"]
+
+    def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
+        level = self.as_level(level)
+        require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: percent >= 0")
+        k, side, density = draw_at_margin(rng, self.edges, level.value)
+        grain = draw_grain(rng, self.cfg.grain_kinds, self.freq, self.grain)
+        start = float(rng.uniform(EDGE_S, self.cfg.clip_s - self.cfg.window_s - EDGE_S))
+        texture = X.draw_texture(rng, grain, density_hz=density, start_s=start, window_s=self.cfg.window_s,
+                                 jitter=self.cfg.jitter, loudness_lufs=float(self.loudness.sample(rng)))  # fmt: skip
+        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "bin": k, "edge_side": side,
+                "margin_percent": round(margin_percent(density, self.edges), 9), "textures": [texture]}  # fmt: skip
+
+    def render(self, params):
+        return render_textures(params)
+
+    def qa(self, params, rng, *, slot):
+        labels = self.bin_labels()
+        return self.make_qa(labels[params["bin"]], labels, rng, slot=slot)
+
+    def measure(self, params, clips):
+        """The density from the grains (within :data:`TOLERANCE_HZ`, inside the labelled bin), the
+        grain count, the loudness and the margin from the nearest inner bin edge."""
+        sr = int(params["sample_rate_hz"])
+        tex = params["textures"][0]
+        (x,) = texture_samples(params, clips[0])
+        d, ok = measure_window(x, tex, sr)
+        k = params["bin"]
+        ok = ok and math.isfinite(d) and abs(d - tex["density_hz"]) <= TOLERANCE_HZ
+        ok = ok and self.edges[k] - TOLERANCE_HZ <= d <= self.edges[k + 1] + TOLERANCE_HZ
+        margin = margin_check(d, tex["density_hz"], self.edges, TOLERANCE_HZ)
+        return Measurement.from_dict({"density_hz": round(d, 4) if math.isfinite(d) else None,
+                                      "expected_density_hz": round(tex["density_hz"], 4), "margin_percent": margin,
+                                      "valid": bool(ok and margin["ok"])})  # fmt: skip
+
+    def eval_fields(self, params):
+        return {"difference": params["margin_percent"], "difference_unit": "percent"}

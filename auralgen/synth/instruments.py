@@ -203,7 +203,8 @@ def impose_envelope(x: np.ndarray, sample_rate: int, ceps) -> np.ndarray:
     First :data:`WHITEN_PASSES` passes flatten the excitation (each band's level error, as a dB
     gain interpolated on the mel axis); then the power gain, interpolated on the mel axis between
     per-band values ``h``, gives band energies linear in ``h`` (``M @ h``), and ``h`` solves
-    ``M h = target`` (non-negative least squares): exact where the excitation has energy in every band."""
+    ``M h = target`` (non-negative least squares): exact where the excitation has energy in every band;
+    :data:`WHITEN_PASSES` more dB passes correct what it leaves."""
     n = x.size + PAD
     spec = np.fft.rfft(x, n)
     w, u = mel_weights(n, sample_rate), _hats(n, sample_rate)
@@ -219,7 +220,11 @@ def impose_envelope(x: np.ndarray, sample_rate: int, ceps) -> np.ndarray:
     h = np.linalg.solve(m, target)
     if np.any(h <= 0):
         h = nnls(m / current[:, None], target / current)[0]
-    return np.fft.irfft(spec * np.sqrt(h @ u), n)[: x.size]
+    spec = spec * np.sqrt(h @ u)
+    for _ in range(WHITEN_PASSES):  # what the solve left (bands it could not reach exactly)
+        err = target_db - band_db(np.abs(spec) ** 2, w)
+        spec = spec * 10.0 ** ((err - err.mean()) @ u / 20.0)
+    return np.fft.irfft(spec, n)[: x.size]
 
 
 def render_note(note: dict[str, Any], sample_rate: int) -> np.ndarray:

@@ -16,7 +16,8 @@ cue), the pitch, the loudness (LUFS), the note's place in a fixed-length clip (d
 the natural roving of the envelope, and the foil.
 
 Label: the mel cepstrum measured from the audio is nearest to the target's template, and its
-share ``d_foil / (d_target + d_foil)`` equals the level within :data:`TOLERANCE_PERCENT`.
+share of the target (its place on the line from the foil's template to the target's,
+:func:`share_percent`) equals the level within :data:`TOLERANCE_PERCENT`.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class TimbreAbsoluteConfig(TaskConfig):
     name: str = "timbre_absolute"
     levels: tuple = (100, 80, 65, 57)
     excitations: tuple = I.EXCITATIONS
-    f0_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 110.0, "high": 200.0})
+    f0_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 110.0, "high": 180.0})
     note_s: float = 0.6
     loudness_lufs: Any = (-36.0, -30.0)
     clip_s: float = 1.2
@@ -56,6 +57,14 @@ class TimbreAbsoluteConfig(TaskConfig):
             f"{key}.levels={list(self.levels)!r} leaves (50, 100]; allowed: 50 < percent of the target recipe <= 100",
         )
         S.check_fits(key, self.note_s + 2 * EDGE_S, self.clip_s)
+
+
+def share_percent(ceps, family: str, foil: str) -> float:
+    """The share (percent) of ``family`` in a cepstrum on the morph toward ``foil``: 100 minus its
+    projection on the line from the family's template to the foil's, in percent of their distance
+    (the part of a deviation across that line, which does not move the note toward either, is left out)."""
+    t, o = np.asarray(I.FAMILIES[family]), np.asarray(I.FAMILIES[foil])
+    return float(100.0 * (1.0 - np.dot(np.asarray(ceps) - t, o - t) / np.dot(o - t, o - t)))
 
 
 @register
@@ -114,15 +123,20 @@ class TimbreAbsolute(Task):
 
     def measure(self, params, clips):
         """The note's mel cepstrum (from the audio): nearest template, share of the target
-        (``d_foil / (d_target + d_foil)``) against the level, loudness against the recipe."""
+        (:func:`share_percent`) against the level, loudness against the recipe."""
         from auralgen.measure.timbre import mel_cepstrum, nearest
 
         sr = int(params["sample_rate_hz"])
         (x,) = note_samples(params, clips[0])
         names = list(I.FAMILIES)
-        k, d = nearest(mel_cepstrum(x, sr), [I.FAMILIES[n] for n in names])
-        dt, df = d[names.index(params["family"])], d[names.index(params["foil"])]
-        rec = within("share_percent", 100.0 * df / (dt + df), params["share_percent"], TOLERANCE_PERCENT)
+        c = mel_cepstrum(x, sr)
+        k, d = nearest(c, [I.FAMILIES[n] for n in names])
+        rec = within(
+            "share_percent",
+            share_percent(c, params["family"], params["foil"]),
+            params["share_percent"],
+            TOLERANCE_PERCENT,
+        )
         lufs = loudness_lufs(x, sr)
         ok = (
             rec["ok"]

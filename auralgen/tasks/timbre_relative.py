@@ -43,9 +43,10 @@ ROVING_DB = 0.05  # natural roving of an instrument's envelope: per cepstral coe
 TOLERANCE_DB = 0.6  # measured distance vs the level: this + TOLERANCE_FRACTION * level
 TOLERANCE_FRACTION = 0.1
 TOLERANCE_LU = 0.2  # each note's measured loudness vs the recipe's
-LOUDEST_LUFS = (
-    -30.0
-)  # loudest note allowed (peaks of these notes stay under full scale; plucked attacks reach ~ +25 dB)
+# above ~185 Hz the two lowest mel bands share one partial and the envelope there cannot be set (errors ~1-2 dB)
+MAX_F0_HZ = 180.0
+# loudest note allowed: peaks stay under full scale (plucked attacks reach ~25 dB above the loudness)
+LOUDEST_LUFS = -30.0
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class TimbreRelativeConfig(TaskConfig):
     name: str = "timbre_relative"
     levels: tuple = (0, 1, 2, 4, 8)
     excitations: tuple = I.EXCITATIONS
-    f0_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 110.0, "high": 200.0})
+    f0_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 110.0, "high": 180.0})
     spread_db: float = 2.0  # how far an instrument lies from its family template (per coefficient, SD)
     note_s: float = 0.6
     gap_s: Any = (0.3, 0.5)
@@ -82,8 +83,8 @@ def check_notes(cfg, audio: AudioConfig, key: str) -> None:
             f"{key}.excitations={list(cfg.excitations)!r} is invalid; allowed: a non-empty list from {list(I.EXCITATIONS)}")  # fmt: skip
     f0 = S.dist(f"{key}.f0_hz", cfg.f0_hz, low=1e-9)
     require(
-        S.min_of(f0) >= 50.0 and S.max_of(f0) <= 200.0,
-        f"{key}.f0_hz={cfg.f0_hz!r} leaves 50..200 Hz; allowed: 50 <= f0_hz <= 200 (a partial in every mel band)",
+        S.min_of(f0) >= 50.0 and S.max_of(f0) <= MAX_F0_HZ,
+        f"{key}.f0_hz={cfg.f0_hz!r} leaves 50..{MAX_F0_HZ:g} Hz; allowed: 50 <= f0_hz <= {MAX_F0_HZ:g} (partials enough in the lowest mel bands)",
     )
     sr = cfg.sample_rate or audio.sample_rate
     require(

@@ -123,7 +123,7 @@ def test_absolute_labels_listener_and_balance(absolute_rows):
     ("name", "override", "match"),
     [
         ("timbre_relative", "task.levels=[0,-1]", r"negative distance"),
-        ("timbre_relative", "task.f0_hz.high=400", r"f0_hz=.* leaves 50\.\.200 Hz"),
+        ("timbre_relative", "task.f0_hz.high=400", r"f0_hz=.* leaves 50\.\.180 Hz"),
         ("timbre_absolute", "task.levels=[100,40]", r"leaves \(50, 100\]"),
         ("timbre_absolute", "task.excitations=[violin]", r"excitations=\['violin'\] is invalid"),
     ],

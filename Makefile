@@ -35,11 +35,13 @@ golden: $(STAMP)  ## check the default suite's shard SHA-256s against tests/gold
 	$(BIN)/python bench/golden.py check default fast
 	$(BIN)/python bench/golden.py check default --workers 2
 
-eval: $(STAMP)  ## score the built-in baselines on the default suite (data/default) into results/ (+ results/leaderboard.md)
+eval: $(STAMP)  ## score the baselines on data/default into results/ (+ results/leaderboard.md, with the audio-free controls trained on seed 1)
 	@test -f data/default/manifest.json || $(BIN)/python generate.py
+	@test -f data/default_seed1/manifest.json || $(BIN)/python generate.py seed=1 out=data/default_seed1 progress=false
 	@for m in random constant text_only dsp noise; do \
 	  $(BIN)/python evaluate.py model=$$m data=data/default out=results/$$m leaderboard=results/leaderboard.md progress=false || exit $$?; \
 	done
+	$(BIN)/python -m auralgen.evaluation.controls_board data/default_seed1 data/default --leaderboard results/leaderboard.md
 
 bench: $(STAMP)  ## print speed and memory figures (bench/)
 	$(BIN)/python bench/run.py

@@ -7,6 +7,13 @@ Each ``evaluate`` run upserts its own row, keyed by its ``out`` folder; a failed
 of the dataset's ``manifest.json`` (which names every shard by its hash), the split and the
 items asked -- so runs on different data never share a table. Plots go to
 ``<name>_plots/<key>/`` with safe file names; the markdown links to them relatively.
+
+Each table ends with the chance rows: the **honest chance** (the best audio-free rule's AA /
+ACR, :mod:`.chance`) and the stated chance (``1/options``). The store also holds the learned
+**audio-free controls** (:mod:`auralgen.validation.controls`, ``store["controls"]`` keyed by the
+tested dataset's manifest SHA-256; :func:`update_controls`): each control is one row, marked
+*audio-free control*, in the table of every run on that dataset, with its per-task accuracy in
+the models' AA column (one answer per item, in canonical option order: no rotation, so no ACR).
 """
 
 from __future__ import annotations
@@ -20,11 +27,14 @@ from pathlib import Path
 
 from auralgen.core.errors import ParameterError
 from auralgen.tasks.base import task_class
+from auralgen.validation.controls import CONTROLS
 
 from .plots import plot_audiogram, plot_psychometric, plot_task_bars
 from .report import _pct, _thr, audiogram_levels, fit_from_json, frequency_tasks, safe_name, write_json
 
-__all__ = ["rebuild_leaderboard", "render_leaderboard", "update_leaderboard"]
+__all__ = ["control_rows", "rebuild_leaderboard", "render_leaderboard", "update_controls", "update_leaderboard"]
+
+CONTROL_KIND = "audio-free control"
 
 NOTE = (
     "AA / ACR in %, circular evaluation (AA: mean over rotations; ACR: items right under every rotation). "
@@ -38,11 +48,27 @@ def _store_path(path: Path) -> Path:
 
 
 def _load_store(path: Path) -> dict:
+    """The runs of the store beside ``path`` (``{}`` when there is none)."""
+    return _load(path)["runs"]
+
+
+def _load_controls(path: Path) -> dict:
+    """The controls of the store beside ``path``: ``{manifest SHA-256: entry}`` (see :func:`update_controls`)."""
+    return _load(path)["controls"]
+
+
+def _write_store(path: Path, runs: dict, controls: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json(_store_path(path), {"runs": runs, "controls": controls})
+
+
+def _load(path: Path) -> dict:
     store = _store_path(path)
     if not store.exists():
-        return {}
+        return {"runs": {}, "controls": {}}
     try:
-        return dict(json.loads(store.read_text(encoding="utf-8"))["runs"])
+        data = json.loads(store.read_text(encoding="utf-8"))
+        return {"runs": dict(data["runs"]), "controls": dict(data.get("controls", {}))}
     except (ValueError, KeyError, TypeError) as exc:
         raise ParameterError(
             f"leaderboard store {str(store)!r} is unreadable ({exc}); allowed: a file written by evaluate.py "
@@ -53,15 +79,25 @@ def _load_store(path: Path) -> dict:
 def update_leaderboard(path: str | os.PathLike, out: str | os.PathLike, results: dict | None) -> Path:
     """Put ``results`` as the row of run ``out`` (``None``: remove that row), then render ``path``."""
     path = Path(path)
-    runs = _load_store(path)
+    runs, controls = _load_store(path), _load_controls(path)
     key = str(Path(out).resolve())
     if results is None:
         runs.pop(key, None)
     else:
         runs[key] = results
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_json(_store_path(path), {"runs": runs})
-    return render_leaderboard(path, runs)
+    _write_store(path, runs, controls)
+    return render_leaderboard(path, runs, controls)
+
+
+def update_controls(path: str | os.PathLike, report: dict, manifest_sha256: str) -> Path:
+    """Store the learned controls ``report`` (``ControlsReport.to_dict()``) as tested on the dataset
+    whose ``manifest.json`` has SHA-256 ``manifest_sha256`` (16 hex digits, as in a run's
+    ``dataset.manifest_sha256``), then render ``path``; runs on that dataset show them as rows."""
+    path = Path(path)
+    runs, controls = _load_store(path), _load_controls(path)
+    controls[manifest_sha256] = {k: report[k] for k in ("train", "test", "verdict", "tasks", "flags", "notes")}
+    _write_store(path, runs, controls)
+    return render_leaderboard(path, runs, controls)
 
 
 def rebuild_leaderboard(root: str | os.PathLike, path: str | os.PathLike) -> Path:
@@ -82,9 +118,9 @@ def rebuild_leaderboard(root: str | os.PathLike, path: str | os.PathLike) -> Pat
             f"out={str(root)!r} holds no results.json of a finished run; allowed: a folder of evaluate.py runs"
         )
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_json(_store_path(path), {"runs": runs})
-    return render_leaderboard(path, runs)
+    controls = _load_controls(path)  # the controls are not runs: kept from the store
+    _write_store(path, runs, controls)
+    return render_leaderboard(path, runs, controls)
 
 
 def _dataset_key(res: dict) -> str:
@@ -95,8 +131,9 @@ def _dataset_key(res: dict) -> str:
     return "unfingerprinted_" + hashlib.sha256(str(ds.get("path")).encode()).hexdigest()[:8]
 
 
-def render_leaderboard(path: Path, runs: dict[str, dict]) -> Path:
-    """Write ``path``: one section per dataset key, models by macro AA (best first)."""
+def render_leaderboard(path: Path, runs: dict[str, dict], controls: dict[str, dict] | None = None) -> Path:
+    """Write ``path``: one section per dataset key, models by macro AA (best first), then the
+    audio-free controls tested on that dataset (``controls``: see :func:`update_controls`) and chance."""
     groups: dict[str, dict[str, dict]] = defaultdict(dict)
     for out, res in runs.items():
         label = res["model"]["label"]
@@ -108,12 +145,14 @@ def render_leaderboard(path: Path, runs: dict[str, dict]) -> Path:
     for key, group in sorted(groups.items()):
         ranked = dict(sorted(group.items(), key=lambda kv: -(kv[1]["scores"]["macro"]["AA"] or 0.0)))
         plot_dir = path.parent / f"{safe_name(path.stem)}_plots" / safe_name(key)
-        lines += ["", *_section(key, ranked, plot_dir, path.parent)]
+        ds = next(iter(ranked.values()))["dataset"]
+        tested = (controls or {}).get(str(ds.get("manifest_sha256")))
+        lines += ["", *_section(key, ranked, plot_dir, path.parent, tested)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
-def _section(key: str, runs: dict[str, dict], plot_dir: Path, base: Path) -> list[str]:
+def _section(key: str, runs: dict[str, dict], plot_dir: Path, base: Path, controls: dict | None) -> list[str]:
     ds = next(iter(runs.values()))["dataset"]
     lines = [
         f"## Dataset `{key}`",
@@ -126,23 +165,77 @@ def _section(key: str, runs: dict[str, dict], plot_dir: Path, base: Path) -> lis
     head = ["model", "kind", "macro AA", "macro ACR", *[f"{t} AA / ACR" for t in tasks]]
     head += ["unparseable %", "errors", "acc. answered %"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    chance = {}
     for label, r in runs.items():
         bt = r["scores"]["by_task"]
-        chance.update({t: bt[t]["chance"] for t in tasks if t in bt and bt[t].get("chance") is not None})
         acc = r["accounting"]["overall"]
         row = [label, r["model"].get("kind", ""), _pct(r["scores"]["macro"]["AA"]), _pct(r["scores"]["macro"]["ACR"])]
         row += [f"{_pct(bt[t]['AA'])} / {_pct(bt[t]['ACR'])}" if t in bt else "–" for t in tasks]
         row += [_pct(acc["unparseable"] / acc["asked"] if acc["asked"] else None), f"{acc['error']} of {acc['asked']}"]
         row += [_pct(acc.get("accuracy_over_answered"))]
         lines.append("| " + " | ".join(row) + " |")
-    lines.append("| *chance* | | | | " + " | ".join(f"{_pct(chance.get(t))} / –" for t in tasks) + " | | | |")
+    rows = control_rows(controls) if controls else {}
+    for label, row in rows.items():
+        cells = [f"{_pct(row['by_task'][t])} / –" if t in row["by_task"] else "–" for t in tasks]
+        lines.append(
+            f"| *{label}* | {CONTROL_KIND} | {_pct(row['macro_AA'])} | – | " + " | ".join(cells) + " | – | – | – |"
+        )
+    lines += _chance_rows(runs, tasks)
+    if controls:
+        lines += ["", f"*{CONTROL_KIND}s*: never hear the audio; trained on `{controls['train']}`, tested on every item "
+                  f"of `{controls['test']}` (one answer per item, canonical option order); verdict "
+                  f"**{controls['verdict']}** (`python -m auralgen.validation controls TRAIN TEST` gives the table "
+                  "with 95 % intervals and the minimum detectable effect)."]  # fmt: skip
     lines += _threshold_tables(runs)
     plots = _plots(runs, plot_dir)
     if plots:
         rel = plot_dir.relative_to(base).as_posix()
         lines += ["", "### Plots", ""] + [f"![{p}]({rel}/{p})" for p in plots]
     return lines
+
+
+def _chance_rows(runs: dict[str, dict], tasks: list[str]) -> list[str]:
+    """The honest chance (best audio-free rule, AA / ACR) and the stated chance (``1/options``) per task."""
+    honest, stated = {}, {}
+    for r in runs.values():
+        for t, s in r["scores"]["by_task"].items():
+            if s.get("chance") is not None:
+                honest[t] = (s["chance"], s.get("chance_ACR"))
+            if s.get("stated_chance", s.get("chance")) is not None:  # results before issue 12: chance was 1/options
+                stated[t] = s.get("stated_chance", s.get("chance"))
+    cells = [f"{_pct(honest[t][0])} / {_pct(honest[t][1])}" if t in honest else "– / –" for t in tasks]
+    row = ["| *chance (best audio-free rule)* | | | | " + " | ".join(cells) + " | | | |"]
+    return row + [
+        "| *stated chance (1/options)* | | | | " + " | ".join(f"{_pct(stated.get(t))} / –" for t in tasks) + " | | | |"
+    ]
+
+
+def control_rows(controls: dict) -> dict[str, dict]:
+    """One row per learned control from a stored controls entry (:func:`update_controls`):
+    ``{"control: <name>": {"by_task": {task: accuracy}, "macro_AA"}}``. The macro AA is the
+    models' macro: accuracy pooled within each sub-category (``Task.sub_category``; an unknown task
+    is its own), then the unweighted mean over the sub-categories."""
+    out = {}
+    names = [c for c in CONTROLS if any(c in t["controls"] for t in controls["tasks"])]
+    for name in names:
+        by_task, pooled = {}, defaultdict(lambda: [0, 0])
+        for t in controls["tasks"]:
+            if name not in t["controls"]:
+                continue
+            c = t["controls"][name]
+            by_task[t["task"]] = c["accuracy"]
+            sub = pooled[_sub_category(t["task"])]
+            sub[0], sub[1] = sub[0] + c["correct"], sub[1] + t["n"]
+        macro = [k / n for k, n in pooled.values() if n]
+        out[f"control: {name}"] = {"by_task": by_task, "macro_AA": sum(macro) / len(macro) if macro else None}
+    return out
+
+
+def _sub_category(task: str) -> tuple[str, str]:
+    try:
+        cls = task_class(task)
+    except ParameterError:
+        return ("", task)
+    return (cls.category, cls.sub_category)
 
 
 def _threshold_tables(runs: dict[str, dict]) -> list[str]:

@@ -13,7 +13,9 @@ dicts with
 ``category``              optional; e.g. ``foundational_perception``
 ``sub_category``          optional; e.g. ``relative_discrimination``
 ``level`` / ``level_value``  optional; difficulty index and its physical value
-``n_options``             optional (or ``options``, a list); gives the chance level
+``n_options``             optional (or ``options``, a list); gives the stated chance ``1/n_options``
+``options`` / ``truth``   optional: the presented option texts and the presented index of the
+                          correct one; give the honest chance (below)
 ========================  ==========================================================
 
 Definitions (as in STAR-Bench's circular evaluation)
@@ -24,9 +26,21 @@ AA
 ACR
     All-correct rate: share of items answered correctly under *every* recorded rotation.
 Unparseable, refusal and multiple-choice answers stay in every denominator and count as
-wrong. Chance is the expected AA of a uniform random choice among each answer's options
-(mean of ``1 / n_options``); with ``k`` options and all ``k`` rotations, the chance ACR is
-``(1/k)**k``-ish and is not reported.
+wrong.
+
+Chance
+    ``chance`` is the **honest** chance (issue 12): the AA of the best rule that ignores the
+    audio -- always the most frequent answer text, always the most frequent presented position,
+    or a uniform guess, whichever scores best on the group's answers
+    (:mod:`~auralgen.evaluation.chance`; ``chance_rule`` names it). ``chance_ACR`` is the same for
+    ACR (under circular rotation a position rule is right under one rotation only, a text rule
+    under all of them or none). ``stated_chance`` is the mean ``1 / n_options`` beside it. A
+    task's rule is fitted on the task's answers and a (task, level)'s on that level's answers (so
+    at a level where one text is always right the chance is 100 %); a group spanning several
+    tasks (overall, category, sub-category) gets the answer-weighted (ACR: item-weighted) mean of
+    its tasks' honest chances, since a rule may know the task (the question names it) but not the
+    level. Records without presented ``options`` and ``truth`` give only the stated chance
+    (``chance_rule`` says so; ``chance_ACR`` is then ``None``).
 
 Macro averages follow STAR-Bench's perception scorer: AA and ACR are pooled within each
 sub-category; a category's macro score is the unweighted mean over its sub-categories; the
@@ -39,6 +53,7 @@ are not, so the AA interval is optimistic. The ACR interval is over items.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -46,6 +61,7 @@ from scipy.stats import norm
 
 from auralgen.core.errors import ParameterError
 
+from .chance import audio_free_chance, has_answers
 from .parsing import STATUSES
 
 __all__ = ["MACRO_DEFINITION", "RECORD_STATUSES", "score", "wilson_interval"]
@@ -208,7 +224,7 @@ class _Scorer:
             }
             for s in RECORD_STATUSES[1:]:
                 entry[f"{s}_rate"] = float(rates[s][g] / ng) if s in rates and ng else 0.0
-            entry["chance"] = None if chance is None or not ng else float(chance[g] / ng)
+            entry["stated_chance"] = None if chance is None or not ng else float(chance[g] / ng)
             out.append(entry)
         return out
 
@@ -248,8 +264,9 @@ def score(records: Sequence[dict]) -> dict:
 
         where ``stats`` holds ``AA``, ``ACR`` (fractions in [0, 1]), their 95 % Wilson
         intervals, ``n_answers``, ``n_items``, ``answers_per_item`` ([min, max]),
-        ``unparseable_rate``, ``refusal_rate``, ``multiple_rate``, ``error_rate`` and ``chance`` (``None``
-        when the records carry no ``n_options``/``options``).
+        ``unparseable_rate``, ``refusal_rate``, ``multiple_rate``, ``error_rate``, ``stated_chance``
+        (mean ``1/options``; ``None`` when the records carry no ``n_options``/``options``) and the
+        honest ``chance``, ``chance_ACR``, ``chance_rule`` (module docstring, "Chance").
 
     Examples
     --------
@@ -257,6 +274,15 @@ def score(records: Sequence[dict]) -> dict:
     >>> s = score(recs)
     >>> s["by_task"]["t"]["AA"], s["by_task"]["t"]["ACR"], s["by_task"]["t"]["chance"]
     (0.5, 0.0, 0.5)
+
+    With presented options and truth, "always first" is right for two items of three:
+
+    >>> opts = [["first", "second"], ["second", "first"]]
+    >>> recs = [dict(id=i, task="t", rotation=r, correct=True, status="ok", options=opts[r],
+    ...              truth=opts[r].index(a)) for i, a in zip("xyz", ["first", "first", "second"]) for r in (0, 1)]
+    >>> t = score(recs)["by_task"]["t"]
+    >>> round(t["chance"], 3), round(t["chance_ACR"], 3), t["chance_rule"], t["stated_chance"]
+    (0.667, 0.667, 'text "first"', 0.5)
     """
     scorer = _Scorer(records)
     n = len(records)
@@ -267,15 +293,75 @@ def score(records: Sequence[dict]) -> dict:
     categories = _column(records, "category", required=False)
     subs = _column(records, "sub_category", required=False)
     result["by_category"] = _grouped(scorer, categories, key="category")
-    pairs = [None if s is None else (c, s) for c, s in zip(categories, subs)]
-    by_pair = _grouped_pairs(scorer, pairs)
+    by_pair = _grouped_pairs(scorer, [None if s is None else (c, s) for c, s in zip(categories, subs)])
     result["by_sub_category"] = by_pair
 
     levels = _column(records, "level", required=False)
-    level_values = _column(records, "level_value", required=False)
-    result["by_task_level"] = _by_task_level(scorer, levels, level_values)
+    result["by_task_level"] = _by_task_level(scorer, levels, _column(records, "level_value", required=False))
     result["macro"] = _macro(by_pair)
+    _add_chance(result, records, categories, subs, levels)
     return result
+
+
+def _add_chance(result: dict, records: Sequence[dict], categories: list, subs: list, levels: list) -> None:
+    """Put ``chance``, ``chance_ACR`` and ``chance_rule`` beside every group's ``stated_chance``
+    (see "Chance" in the module docstring)."""
+    if not has_answers(records):
+        for entry in _entries(result):
+            entry.update(chance=entry["stated_chance"], chance_ACR=None, chance_rule=STATED_ONLY)
+        return
+    by_task: dict[str, list[int]] = {}
+    by_level: dict[tuple, list[int]] = {}
+    for i, r in enumerate(records):
+        by_task.setdefault(str(r["task"]), []).append(i)
+        if levels[i] is not None:
+            by_level.setdefault((str(r["task"]), str(levels[i])), []).append(i)
+    fits = {t: audio_free_chance([records[i] for i in idx]) for t, idx in by_task.items()}
+    for t, entry in result["by_task"].items():
+        _put(entry, fits[t])
+    for (t, level), idx in by_level.items():
+        _put(result["by_task_level"][t][level], audio_free_chance([records[i] for i in idx]))
+    tasks = [str(r["task"]) for r in records]
+    ids = [r["id"] for r in records]
+    _mixed(result["overall"], range(len(records)), tasks, ids, fits)
+    for cat, entry in result["by_category"].items():
+        _mixed(entry, [i for i, c in enumerate(categories) if c is not None and str(c) == cat], tasks, ids, fits)
+    for cat, by_sub in result["by_sub_category"].items():
+        for sub, entry in by_sub.items():
+            idx = [
+                i for i, (c, s) in enumerate(zip(categories, subs)) if s is not None and (str(c), str(s)) == (cat, sub)
+            ]
+            _mixed(entry, idx, tasks, ids, fits)
+
+
+STATED_ONLY = "stated: 1/options (the records carry no presented options/truth)"
+MIXED_RULE = "per task: the mean of its tasks' honest chances"
+
+
+def _entries(result: dict):
+    yield result["overall"]
+    yield from result["by_task"].values()
+    yield from result["by_category"].values()
+    for by_sub in result["by_sub_category"].values():
+        yield from by_sub.values()
+    for by_level in result["by_task_level"].values():
+        yield from by_level.values()
+
+
+def _put(entry: dict, fit: dict) -> None:
+    entry.update(chance=fit["AA"], chance_ACR=fit["ACR"], chance_rule=fit["rule"])
+
+
+def _mixed(entry: dict, idx, tasks: list[str], ids: list, fits: dict) -> None:
+    """A group of several tasks: answer-weighted mean of the tasks' honest AA chance, item-weighted of ACR."""
+    answers = Counter(tasks[i] for i in idx)
+    items = Counter(tasks[i] for i in {ids[i]: i for i in idx}.values())
+    if len(answers) == 1:
+        _put(entry, fits[next(iter(answers))])
+        return
+    entry["chance"] = sum(n * fits[t]["AA"] for t, n in answers.items()) / sum(answers.values())
+    entry["chance_ACR"] = sum(n * fits[t]["ACR"] for t, n in items.items()) / sum(items.values())
+    entry["chance_rule"] = MIXED_RULE
 
 
 def _grouped_pairs(scorer: _Scorer, pairs: list) -> dict:

@@ -11,7 +11,8 @@
                  wrong, as in ``scores``) and ``accuracy_over_answered`` (``correct /
                  answered``: errors left out), so a failing model is never silently a bad one.
 ``psychometric`` per relative task (``regime == "relative"``): a Weibull fit of accuracy vs
-                 ``level_value`` (x = 0 excluded; psignifit 4, see :mod:`.psychometrics`) with
+                 ``level_value`` (x = 0 excluded; psignifit 4, see :mod:`.psychometrics`; guess
+                 rate ``1/options``, not the honest chance of ``scores``, see :func:`psychometrics`) with
                  the threshold at ``eval.criterion`` and its 95 % credible interval
                  (``ci95``; an end beyond the tested range is ``null`` with ``ci95_open``
                  true), and unit. ``threshold`` is a number only within the tested range;
@@ -137,6 +138,13 @@ def psychometrics(records: list[dict], *, criterion: float, n_boot: int, seed: i
     """Per relative task (and unit), a psychometric fit of accuracy vs the stimulus difference.
 
     ``n_boot = 0`` skips the intervals; ``seed`` is not used (the fit draws no random numbers).
+
+    The fit's guess rate stays the mean ``1/options`` of the task's items: it is the per-item
+    probability that a model which knows nothing (no audio, no answer prior) picks the right
+    option, which is what the psychometric function's lower asymptote models. The honest chance
+    of ``scores`` (the best audio-free rule, :mod:`.chance`) is a property of the item set, not of
+    an observer, and would misplace the curve's floor (a model with no text preference does not
+    start at it).
 
     The difference is the item's ``difference`` when its task records one (a quantity that
     grows as the item gets easier, e.g. the distance ratio of a distance pair in dB), else

@@ -41,7 +41,9 @@ def test_random_baseline_end_to_end(tiny_dataset, tmp_path):
     assert 0.05 < res["scores"]["overall"]["AA"] < 0.5
     assert set(res["scores"]["by_task"]) == {it.task for it in items}
     pitch = [it for it in items if it.task == "pitch_relative"]
-    assert res["scores"]["by_task"]["pitch_relative"]["chance"] == pytest.approx(1 / len(pitch[0].options))
+    pitch_scores = res["scores"]["by_task"]["pitch_relative"]
+    assert pitch_scores["stated_chance"] == pytest.approx(1 / len(pitch[0].options))
+    assert pitch_scores["stated_chance"] <= pitch_scores["chance"] <= 1.0 and pitch_scores["chance_rule"]
     saved = json.loads((tmp_path / "random" / "results.json").read_text())
     assert saved["accounting"] == res["accounting"]
     for name in ("task_bars.png", "audiogram.png", "psychometric_pitch_relative.png"):

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from auralgen.core.errors import ParameterError
 from auralgen.evaluation.metrics import score, wilson_interval
+from auralgen.evaluation.parsing import rotate_options
 
 
 def rec(
@@ -178,3 +179,106 @@ def test_wilson_contains_estimate(n, frac, conf):
 def test_wilson_bad_input(k, n, kw, match):
     with pytest.raises(ParameterError, match=match):
         wilson_interval(k, n, **kw)
+
+
+# --- honest chance: the best audio-free rule (issue 12) --------------------------------------------
+
+
+def presented(item, options, answer, *, rotations=None, task="t", level=0, correct=True):
+    """The records of one item asked under ``rotations`` (default: all) rotations of ``options``."""
+    out = []
+    for r in range(len(options) if rotations is None else rotations):
+        shown, _ = rotate_options(list(options), r)
+        out.append(dict(id=item, task=task, rotation=r, correct=correct, status="ok", level=level,
+                        category="c", sub_category=task, options=shown, truth=shown.index(answer)))  # fmt: skip
+    return out
+
+
+REL = ("first", "second", "the same")
+
+
+def test_honest_chance_is_the_most_frequent_answer_text_under_rotation():
+    records = [rec for i, a in enumerate(["first"] * 3 + ["second"]) for rec in presented(f"i{i}", REL, a)]
+    task = score(records)["by_task"]["t"]
+    assert task["stated_chance"] == pytest.approx(1 / 3)
+    # "always first" is right for 3 items of 4 under every rotation: AA and ACR 75 %
+    assert (task["chance"], task["chance_ACR"], task["chance_rule"]) == (0.75, 0.75, 'text "first"')
+
+
+def test_honest_chance_is_the_most_frequent_position_without_rotation():
+    texts = [("a", "b", "c"), ("d", "e", "f"), ("g", "h", "i"), ("j", "k", "l")]
+    records = [rec for i, (o, at) in enumerate(zip(texts, [0, 0, 0, 2])) for rec in
+               presented(f"i{i}", o, o[at], rotations=1)]  # fmt: skip
+    task = score(records)["by_task"]["t"]
+    assert (task["chance"], task["chance_ACR"], task["chance_rule"]) == (0.75, 0.75, "position A")
+    # asked under every rotation the position rule is right once per item: the texts decide (all distinct)
+    rotated = [rec for i, (o, at) in enumerate(zip(texts, [0, 0, 0, 2])) for rec in presented(f"i{i}", o, o[at])]
+    task = score(rotated)["by_task"]["t"]
+    assert task["chance"] == pytest.approx(0.25 * 1 + 0.75 * 1 / 3)  # text "a": right on i0, a guess on i1..i3
+    assert task["chance_ACR"] == pytest.approx(0.25 + 0.75 * (1 / 3) ** 3)
+
+
+def test_balanced_answers_give_the_stated_chance_and_the_guess_rule():
+    records = [rec for i, a in enumerate(REL * 2) for rec in presented(f"i{i}", REL, a)]
+    task = score(records)["by_task"]["t"]
+    assert task["chance"] == pytest.approx(1 / 3) and task["chance_rule"] == "guess"
+    assert task["chance_ACR"] == pytest.approx(1 / 3)  # a text rule: two items of six right under all rotations
+
+
+def test_level_chance_is_fitted_on_the_level_and_groups_of_tasks_weight_their_tasks():
+    same = [rec for i in range(4) for rec in presented(f"z{i}", REL, "the same", level=0)]
+    diff = [rec for i, a in enumerate(["first", "second"] * 2) for rec in presented(f"d{i}", REL, a, level=1)]
+    other = [rec for i, a in enumerate("xxxy") for rec in presented(f"o{i}", ("x", "y"), a, task="u")]
+    result = score(same + diff + other)
+    levels = result["by_task_level"]["t"]
+    assert (levels["0"]["chance"], levels["0"]["chance_rule"]) == (1.0, 'text "the same"')
+    assert levels["1"]["chance"] == pytest.approx(0.5)  # only first/second can be right at level 1
+    t, u = result["by_task"]["t"], result["by_task"]["u"]
+    assert t["chance"] == pytest.approx(0.5) and u["chance"] == pytest.approx(0.75)  # "the same" 4 of 8; "x" 3 of 4
+    n_t, n_u = len(same + diff), len(other)
+    assert result["overall"]["chance"] == pytest.approx((n_t * 0.5 + n_u * 0.75) / (n_t + n_u))
+    assert result["overall"]["chance_ACR"] == pytest.approx((8 * 0.5 + 4 * 0.75) / 12)
+    assert result["by_category"]["c"]["chance"] == result["overall"]["chance"]
+    assert result["by_sub_category"]["c"]["u"]["chance"] == pytest.approx(0.75)
+
+
+def test_a_text_not_offered_is_a_guess():
+    records = presented("a", ("x", "y"), "x", rotations=1) + presented("b", ("p", "q", "r", "s"), "p", rotations=1)
+    records[1]["options"], records[1]["truth"] = ["q", "p", "r", "s"], 1  # position rules cannot win
+    task = score(records)["by_task"]["t"]
+    # "always p": right on b, a guess (1/2) on a, which does not offer it; "always x": 1 and 1/4
+    assert task["chance"] == pytest.approx((1 / 2 + 1) / 2) and task["chance_rule"] == 'text "p"'
+
+
+def test_records_without_options_give_the_stated_chance_and_say_so():
+    task = score(four_rotations("x", [1, 0, 0, 0], n_options=4))["by_task"]["pitch_relative"]
+    assert task["chance"] == task["stated_chance"] == 0.25
+    assert task["chance_ACR"] is None and "no presented options" in task["chance_rule"]
+
+
+@given(
+    answers=st.lists(st.integers(0, 3), min_size=1, max_size=30),
+    n_opt=st.integers(2, 4),
+    rotations=st.integers(1, 4),
+)
+def test_no_constant_text_or_position_beats_the_honest_chance(answers, n_opt, rotations):
+    options = tuple(f"o{j}" for j in range(n_opt))
+    records = [rec for i, a in enumerate(answers) for rec in
+               presented(f"i{i}", options, options[a % n_opt], rotations=min(rotations, n_opt))]  # fmt: skip
+    task = score(records)["by_task"]["t"]
+    assert task["stated_chance"] - 1e-12 <= task["chance"] <= 1.0
+    for j in range(n_opt):
+        text = np.mean([r["options"][r["truth"]] == options[j] for r in records])
+        position = np.mean([r["truth"] == j for r in records])
+        assert text <= task["chance"] + 1e-12 and position <= task["chance"] + 1e-12
+
+
+def test_honest_chance_of_100k_records_quickly():
+    rng = np.random.default_rng(1)
+    opts = [["first", "second", "the same"][r:] + ["first", "second", "the same"][:r] for r in range(3)]
+    answers = rng.choice(3, size=100_000 // 3)
+    records = [dict(id=f"i{i}", task=f"t{i % 12}", category="c", sub_category=f"s{i % 6}", level=i % 5,
+                    rotation=r, correct=True, status="ok", options=opts[r], truth=(a - r) % 3)
+               for i, a in enumerate(answers) for r in range(3)]  # fmt: skip
+    result = score(records)
+    assert result["overall"]["chance"] == pytest.approx(max(np.bincount(answers)) / len(answers), abs=0.01)

@@ -5,6 +5,17 @@ Clips are float32 ``[channels, samples]`` in [-1, 1). They are rounded to the
 back exactly those integers, so a decoded clip equals the rendered one within half an
 LSB. A sample at or beyond full scale is an :class:`~auralgen.core.errors.ExportError`:
 clipping is never done silently.
+
+**File size carries nothing but the clip's shape** (issue 12, "content proxies"): a lossless
+coder's output size is a function of the content (digital silence costs almost nothing, a loud noise
+burst almost full rate), so FLAC byte size told a sound's duration, a tone's presence or a count.
+:func:`encode_flac` therefore pads every file with PADDING metadata blocks to :func:`flac_size_bound`,
+the size of the stream with every subframe stored verbatim -- which the FLAC encoder never exceeds,
+as it keeps a verbatim subframe whenever its prediction would be larger (FLAC format, "SUBFRAME_VERBATIM";
+libFLAC ``stream_encoder.c``). The size then depends only on (samples, channels, bits, block size),
+not on the audio. STREAMINFO's content-dependent fields (minimum/maximum frame size and the MD5 of
+the audio, both "unknown" when zero per the format) are zeroed. The price: files are as large as
+uncompressed PCM (plus < 0.1 %).
 """
 
 from __future__ import annotations
@@ -17,6 +28,9 @@ import soundfile as sf
 from auralgen.core.errors import ExportError
 
 SUBTYPES = {16: "PCM_16", 24: "PCM_24"}
+FRAME_OVERHEAD = 16 + 2  # bytes: the longest frame header (sync .. CRC-8) and the CRC-16 footer
+MAX_BLOCK = 2**24 - 1  # longest metadata block body (a 24-bit length)
+_STREAMINFO = 8  # offset of the STREAMINFO body ("fLaC" + a 4-byte block header)
 
 
 def quantise(clip: np.ndarray, bits: int = 24) -> np.ndarray:
@@ -31,12 +45,58 @@ def quantise(clip: np.ndarray, bits: int = 24) -> np.ndarray:
     return q.astype(np.int32)
 
 
-def encode_flac(clip: np.ndarray, sample_rate: int, *, bits: int = 24) -> bytes:
-    """FLAC bytes of ``clip`` (every channel kept)."""
+def encode_flac(clip: np.ndarray, sample_rate: int, *, bits: int = 24, fixed_size: bool = True) -> bytes:
+    """FLAC bytes of ``clip`` (every channel kept); with ``fixed_size`` (the default) padded to
+    :func:`flac_size_bound` and with STREAMINFO's content-dependent fields zeroed, so the size says
+    nothing about the audio (module docstring)."""
     q = quantise(clip, bits)
     buf = io.BytesIO()
     sf.write(buf, (q.T << (32 - bits)), int(sample_rate), format="FLAC", subtype=SUBTYPES[bits])
-    return buf.getvalue()
+    data = buf.getvalue()
+    return pad_flac(data, q.shape[1], q.shape[0], bits) if fixed_size else data
+
+
+def _blocks(data: bytes) -> tuple[int, int]:
+    """``(offset of the last metadata block's header, offset of the first frame)`` of a FLAC stream."""
+    if data[:4] != b"fLaC":
+        raise ExportError("FLAC stream does not start with 'fLaC'; allowed: the output of the FLAC encoder")
+    at = 4
+    while True:
+        last, length = data[at] >> 7, int.from_bytes(data[at + 1 : at + 4], "big")
+        if last:
+            return at, at + 4 + length
+        at += 4 + length
+
+
+def flac_size_bound(n_samples: int, channels: int, bits: int, block: int) -> tuple[int, int]:
+    """``(audio bytes, padding blocks)``: the size of the frames of a stream of ``n_samples`` per
+    channel with every subframe verbatim (``channels * bits`` bits per sample, a one-byte subframe
+    header per channel and :data:`FRAME_OVERHEAD` per frame of ``block`` samples), and the number of
+    PADDING blocks that holds the slack (each at most :data:`MAX_BLOCK` bytes)."""
+    frames = max(1, -(-n_samples // block))
+    audio = frames * (FRAME_OVERHEAD + channels + 1) + -(-(channels * bits * n_samples) // 8)
+    return audio, -(-audio // MAX_BLOCK)
+
+
+def pad_flac(data: bytes, n_samples: int, channels: int, bits: int) -> bytes:
+    """``data`` (a FLAC stream) padded to its :func:`flac_size_bound` with PADDING blocks after its
+    metadata, STREAMINFO's frame sizes and MD5 zeroed. ExportError if the frames exceed the bound."""
+    last, first_frame = _blocks(data)
+    block = int.from_bytes(data[_STREAMINFO + 2 : _STREAMINFO + 4], "big")
+    bound, n_pad = flac_size_bound(n_samples, channels, bits, block)
+    slack = bound - (len(data) - first_frame)
+    if slack < 0:
+        raise ExportError(f"FLAC frames of {len(data) - first_frame} bytes exceed the verbatim bound {bound}; "
+                          "allowed: a stream of fixed-size blocks (the FLAC reference encoder)")  # fmt: skip
+    head = bytearray(data[:first_frame])
+    head[last] &= 0x7F  # the stream's last metadata block is no longer the last
+    head[_STREAMINFO + 4 : _STREAMINFO + 10] = bytes(6)  # minimum and maximum frame size: unknown
+    head[_STREAMINFO + 18 : _STREAMINFO + 34] = bytes(16)  # MD5 of the audio: unknown
+    for i in range(n_pad):
+        size = min(slack, MAX_BLOCK)
+        slack -= size
+        head += bytes([(0x80 if i == n_pad - 1 else 0) | 1]) + size.to_bytes(3, "big") + bytes(size)
+    return bytes(head) + data[first_frame:]
 
 
 def decode_flac(data: bytes) -> tuple[np.ndarray, int]:

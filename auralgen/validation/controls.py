@@ -8,9 +8,16 @@ task by task; none of them sees the audio content:
 - ``option_text`` (b): a conditional-logit model on token features of the question and each option
   string (option words, the whole option, question word x option word pairs), L2-regularised;
 - ``metadata`` (c): k nearest neighbours (k chosen by leave-one-out on the training set) on
-  everything but the audio content -- number of clips, sample rate, channels, and per clip its
-  duration, FLAC byte size, RMS and peak level, plus the clips' ranks by each of these -- voting for
-  the answer text;
+  everything but the audio content -- number of clips, sample rate, channels, total FLAC bytes, and
+  per clip its duration (clip length), FLAC byte size, RMS and peak level, plus the clips' ranks by
+  each of these -- voting for the answer text. The container features (counts, rate, channels,
+  lengths, byte sizes) are always used. RMS and peak are measurements *of* the audio content: where
+  the task's :class:`~auralgen.tasks.base.AuditSpec` declares the matching audit feature
+  (``audio.rms_dbfs``, ``audio.peak_dbfs``; fnmatch patterns such as ``audio.*`` count) a target
+  feature -- level is, or is driven by, the probed cue (loudness, tone presence, distance, a sound's
+  energy over its duration, a process that grows louder) -- a model reading it is listening, not
+  cheating, and the control leaves it out (:func:`content_features`); otherwise it is in. A task
+  the registry does not know keeps every feature;
 - ``position_prior`` (d): the answer position most often right in training.
 
 Per task the report gives each control's test accuracy with its 95 % Wilson interval, the stated
@@ -42,11 +49,15 @@ import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
+from functools import cache
 from typing import Any
 
 import numpy as np
 from scipy import optimize, stats
 
+from auralgen.core.errors import AuralgenError
+from auralgen.tasks.base import task_class
 from auralgen.validation.read import Item, iter_items
 
 CONTROLS = ("text_prior", "option_text", "metadata", "position_prior")
@@ -99,6 +110,34 @@ def metadata(item: Item) -> dict[str, float]:
             out[f"clip{i}.{name}"] = float(v)
             out[f"clip{i}.{name}_rank"] = float(r)
     return out
+
+
+# per-clip audio-content features of :func:`metadata` -> the audit feature each one measures
+CONTENT = {"rms_db": "audio.rms_dbfs", "peak_db": "audio.peak_dbfs"}
+
+
+@cache
+def content_features(task: str) -> frozenset[str]:
+    """The audio-content features (keys of :data:`CONTENT`) the metadata model may use for ``task``:
+    those whose audit feature matches none of the task's ``AuditSpec.target_features`` (all of them
+    for a task the registry does not know).
+
+    Examples
+    --------
+    >>> sorted(content_features("pitch_relative")), sorted(content_features("audiogram"))
+    (['peak_db', 'rms_db'], [])
+    """
+    try:
+        targets = task_class(task).audit.target_features
+    except (AuralgenError, KeyError, ImportError):
+        targets = ()
+    return frozenset(k for k, feature in CONTENT.items() if not any(fnmatch(feature, p) for p in targets))
+
+
+def usable(task: str, name: str) -> bool:
+    """Whether metadata feature ``name`` (e.g. ``clip1.rms_db_rank``) may be used for ``task``."""
+    base = name.split(".", 1)[-1].removesuffix("_rank")
+    return base not in CONTENT or base in content_features(task)
 
 
 def samples(path) -> list[Sample]:
@@ -206,17 +245,24 @@ def _logit_loss(w: np.ndarray, x: np.ndarray, groups: np.ndarray, answers: np.nd
 
 
 class Metadata:
-    """(c) k nearest neighbours on the standardised metadata features (:func:`metadata`), voting
+    """(c) k nearest neighbours on the standardised metadata features (:func:`metadata`, those
+    :func:`usable` for the task), voting
     for the answer text among the item's options; k from ``K_CHOICES`` by leave-one-out accuracy on
-    the training set; ties go to the text prior's order, then the lowest index."""
+    the training set; ties go to the text prior's order, then the lowest index. Features constant in
+    training are dropped; with none left the model is the text prior (k = 0)."""
 
     def fit(self, train: list[Sample]) -> Metadata:
-        self.names = sorted({k for s in train for k in s.meta})
+        self.names = sorted({k for s in train for k in s.meta if usable(s.task, k)})
         x = self._matrix(train)
+        keep = x.std(axis=0) > 0  # a feature constant in training says nothing (all of them: the text prior)
+        self.names = [n for n, k in zip(self.names, keep, strict=True) if k]
+        x = x[:, keep]
         self.mean, self.std = x.mean(axis=0), x.std(axis=0)
-        self.std[self.std == 0] = 1.0
         self.x, self.train = (x - self.mean) / self.std, train
         self.prior = TextPrior().fit(train)
+        if not self.names:
+            self.k = 0
+            return self
         d = _sq_distances(self.x, self.x)
         np.fill_diagonal(d, np.inf)
         order = np.argsort(d, axis=1, kind="stable")

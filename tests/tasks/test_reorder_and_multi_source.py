@@ -52,6 +52,22 @@ def test_reorder_segments_are_consecutive_pieces_of_one_process(process):
     assert REORDER.check(shuffled, clips)["valid"] is False  # the wrong order is caught by measurement
 
 
+@pytest.mark.parametrize("process", PROCESSES)
+def test_reorder_segment_level_follows_the_order_only_in_the_level_processes(process):
+    """Sweep, filling and scale segments share one RMS (their order is spectral); approaching and
+    bouncing keep their level change, which is their cue (issue 12: no level proxy of the order)."""
+    from auralgen.tasks.temporal_reorder import LEVEL_CUE
+
+    p = next(
+        q
+        for i in range(80)
+        if (q := REORDER.sample(item_rng(2, "test", "temporal_reorder", i), 0))["process"] == process
+    )
+    rms = [10 * math.log10(float(np.mean(c[0].astype(np.float64) ** 2))) for c in REORDER.render(p)]
+    spread = max(rms) - min(rms)
+    assert (spread > 1.0) if process in LEVEL_CUE else (spread < 0.05), (process, rms)
+
+
 def test_reorder_items_export_three_clips_in_order_and_the_harness_reorders_them(tmp_path):
     run = small_run("task=temporal_reorder", "task.items_per_level=2", out=tmp_path / "ds")
     generate(run, log=QUIET)

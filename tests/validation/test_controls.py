@@ -21,8 +21,10 @@ from auralgen.validation.controls import (
     Sample,
     TextPrior,
     audit_controls,
+    content_features,
     min_detectable_effect,
     p_above,
+    usable,
     wilson,
 )
 from tests.support.builders import decode, small_run
@@ -59,7 +61,7 @@ def test_p_above_is_the_one_sided_binomial_tail():
 # --- the models on hand-made samples ---------------------------------------------------------------
 
 
-def _samples(n, rng, *, answer_text=None, meta_key=None):
+def _samples(n, rng, *, answer_text=None, meta_key=None, task="t"):
     """Pitch-like samples: options shuffled, the answer a random non-'Unable' text (or always
     ``answer_text``); ``meta_key`` set to the answer's text index leaks it through metadata."""
     out = []
@@ -69,7 +71,7 @@ def _samples(n, rng, *, answer_text=None, meta_key=None):
         meta = {"clip0.dur_s": float(rng.uniform(1, 2)), "bytes": float(rng.integers(1000, 2000))}
         if meta_key:
             meta[meta_key] = 1.0 + OPTIONS.index(text)
-        out.append(Sample("t", f"Compare tone {int(rng.integers(100))} Hz", tuple(opts), opts.index(text), meta))
+        out.append(Sample(task, f"Compare tone {int(rng.integers(100))} Hz", tuple(opts), opts.index(text), meta))
     return out
 
 
@@ -93,6 +95,34 @@ def test_metadata_model_reads_an_answer_encoded_in_clip_length_and_nothing_else_
     assert _accuracy(TextPrior, train, test) < 0.5
     clean_train, clean_test = _samples(90, rng), _samples(90, rng)
     assert _accuracy(Metadata, clean_train, clean_test) < 0.5  # three texts right equally often: chance 1/3
+
+
+def test_metadata_model_reads_file_size_and_clip_length_for_every_task():
+    rng = np.random.default_rng(2)
+    for task in ("pitch_relative", "loudness_relative", "audiogram", "t"):
+        for key in ("clip0.bytes", "bytes", "clip2.dur_s"):
+            train, test = _samples(90, rng, meta_key=key, task=task), _samples(90, rng, meta_key=key, task=task)
+            assert _accuracy(Metadata, train, test) > 0.95, (task, key)  # chance: 1/3
+
+
+@pytest.mark.parametrize(("task", "uses_level"), [("pitch_relative", True), ("temporal_reorder", False),
+                                                  ("loudness_relative", False), ("audiogram", False),
+                                                  ("distance_absolute", False), ("unregistered_task", True)])  # fmt: skip
+def test_metadata_model_reads_rms_and_peak_only_where_level_is_not_the_probed_cue(task, uses_level):
+    """A task declaring ``audio.rms_dbfs`` / ``audio.peak_dbfs`` (or ``audio.*``) a target feature: a model reading
+    the clip's level is listening, so the control leaves it out; elsewhere the level is a shortcut it must find."""
+    rng = np.random.default_rng(3)
+    for key in ("clip0.rms_db", "clip1.peak_db_rank"):
+        train, test = _samples(90, rng, meta_key=key, task=task), _samples(90, rng, meta_key=key, task=task)
+        acc = _accuracy(Metadata, train, test)
+        assert (acc == 1.0) if uses_level else (acc < 0.5), (task, key, acc)
+    assert (content_features(task) == {"rms_db", "peak_db"}) == uses_level
+    assert usable(task, "clip2.bytes_rank") and usable(task, "n_clips") and usable(task, "clip0.dur_s")
+
+
+def test_the_level_rule_reads_each_feature_separately():
+    assert content_features("duration_absolute") == {"peak_db"}  # declares audio.rms_dbfs only
+    assert usable("duration_absolute", "clip0.peak_db_rank") and not usable("duration_absolute", "clip0.rms_db")
 
 
 def test_position_prior_picks_the_most_frequent_position_within_the_items_options():

@@ -20,7 +20,8 @@ need. Every sub-question has 3 answerable options (``n_choices = 3``).
 Everything not probed is drawn from the mixing spec (``MixSpec`` defaults, or a ``conf/mixing/*.yaml`` preset,
 :class:`~auralgen.mixing.MixSpec`) independently of the answer: which sound types appear
 and in which role, the reference loudness (roved), the other sounds' levels, durations
-and (for louder / count) the timeline. Levels are set in LUFS by the mixer
+and (for louder / count) the timeline. In count items the sounds' levels sum (in power) to the
+roved reference, so the mix's level does not grow with the count. Levels are set in LUFS by the mixer
 (:func:`auralgen.mixing.mix`), whose record is stored in ``params["mix"]``; ``render``
 re-applies it without measuring, so ``render(params)`` reproduces the audio bit for bit.
 
@@ -264,7 +265,7 @@ class Mixture(Task):
             onsets = spec.sample_onsets(rng, durations)
         elif sub == "count":
             levels = [ref, ref - value] + [ref - float(Uniform(0.0, value).sample(rng)) for _ in range(n - 2)]
-            levels = levels[:n]
+            levels = count_levels(levels[:n], ref)
             onsets = spec.sample_onsets(rng, durations)
         elif sub == "first":
             t0 = float(spec.lead_s.sample(rng))
@@ -315,6 +316,20 @@ class Mixture(Task):
     # -- validation ---------------------------------------------------------------------
     def measure(self, params: dict[str, Any], clips: list[np.ndarray]) -> Measurement:
         return Measurement.from_dict(check_mixture(params, clips[0]))
+
+
+def count_levels(levels: list[float], ref: float) -> list[float]:
+    """The count sub-question's levels shifted together so their power sum is the drawn ``ref``:
+    the mix's loudness follows the roved reference, not the number of sounds (before, the clip's
+    RMS rose ~1.8 dB per added sound, a level proxy of the count). Relative levels are unchanged.
+
+    Examples
+    --------
+    >>> [round(v, 2) for v in count_levels([-20.0, -20.0], -20.0)]
+    [-23.01, -23.01]
+    """
+    shift = 10 * math.log10(sum(10 ** ((lv - ref) / 10) for lv in levels))
+    return [lv - shift for lv in levels]
 
 
 def check_mixture(params: dict[str, Any], clip: np.ndarray) -> dict[str, Any]:

@@ -39,6 +39,22 @@ def test_level_grid_runs_over_sub_questions_with_their_units():
     assert TASK.level_value(6) == 0.05 and TASK.level_value(14) == 0.1
 
 
+def test_count_mix_level_does_not_follow_the_count():
+    """The count's sounds sum (in power) to the roved reference: the clip's RMS has the same mean for
+    2, 3 and 4 sounds (it rose ~1.8 dB per sound before), and the quietest-re-loudest difference is kept."""
+    by_count = {2: [], 3: [], 4: []}
+    for lv, p in draws("count", 90):
+        x = TASK.render(p)[0].astype(np.float64)
+        by_count[p["answer"]].append(10 * math.log10(float(np.mean(x**2))))
+        levels = [s["level"] for s in p["sounds"]]
+        assert max(levels) - min(levels) == pytest.approx(TASK.level_value(lv), abs=1e-9)
+        assert 10 * math.log10(sum(10 ** (v / 10) for v in levels)) < -21.9  # power sum at the reference (-30..-22)
+    means = {n: float(np.mean(v)) for n, v in by_count.items()}
+    assert max(means.values()) - min(means.values()) < 1.5, (
+        means
+    )  # 3.6 dB before; standard error of a difference ~0.8 dB
+
+
 @pytest.mark.parametrize("sub", SUBS)
 def test_params_reproduce_the_audio_and_the_probed_value_is_exact(sub):
     lv, p = draws(sub, 1)[0]

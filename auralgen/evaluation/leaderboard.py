@@ -203,9 +203,9 @@ def _chance_rows(runs: dict[str, dict], tasks: list[str]) -> list[str]:
             if s.get("stated_chance", s.get("chance")) is not None:  # results before issue 12: chance was 1/options
                 stated[t] = s.get("stated_chance", s.get("chance"))
     cells = [f"{_pct(honest[t][0])} / {_pct(honest[t][1])}" if t in honest else "– / –" for t in tasks]
-    row = ["| *chance (best audio-free rule)* | | | | " + " | ".join(cells) + " | | | |"]
+    row = ["| *chance* | best audio-free rule | | | " + " | ".join(cells) + " | | | |"]
     return row + [
-        "| *stated chance (1/options)* | | | | " + " | ".join(f"{_pct(stated.get(t))} / –" for t in tasks) + " | | | |"
+        "| *chance* (stated) | 1/options | | | " + " | ".join(f"{_pct(stated.get(t))} / –" for t in tasks) + " | | | |"
     ]
 
 

@@ -42,7 +42,7 @@ def table_rows(board: str) -> dict[str, list[str]]:
 
 def test_controls_are_rows_beside_the_models_with_the_reports_accuracy(tiny_dataset, seed1_dataset, tmp_path):
     board = tmp_path / "board.md"
-    evaluate(tiny_dataset, tmp_path / "constant", "model=constant", TASKS, f"leaderboard={board}")
+    res = evaluate(tiny_dataset, tmp_path / "constant", "model=constant", TASKS, f"leaderboard={board}")
     lines = []
     assert controls_board([str(seed1_dataset), str(tiny_dataset), "--leaderboard", str(board)], log=lines.append) == 0
     report = audit_controls(seed1_dataset, tiny_dataset)  # deterministic: the same numbers again
@@ -59,8 +59,18 @@ def test_controls_are_rows_beside_the_models_with_the_reports_accuracy(tiny_data
             acc = by_task[t]["controls"][control]["accuracy"]
             assert row[head.index(f"{t} AA / ACR")] == f"{100 * acc:.1f} / –"
     assert rows["constant"][1] == "constant"  # the model's row is still there, controls after it
+    honest, stated = rows["*chance*"], rows["*chance* (stated)"]
+    for t in tasks:
+        s = res["scores"]["by_task"][t]
+        acr = "–" if s["chance_ACR"] is None else f"{100 * s['chance_ACR']:.1f}"
+        assert honest[head.index(f"{t} AA / ACR")] == f"{100 * s['chance']:.1f} / {acr}"
+        assert stated[head.index(f"{t} AA / ACR")] == f"{100 * s['stated_chance']:.1f} / –"
     text = board.read_text()
-    assert text.index("| constant |") < text.index("*control: text_prior*") < text.index("*chance (best audio-free")
+    assert (
+        text.index("| constant |")
+        < text.index("*control: text_prior*")
+        < text.index("| *chance* | best audio-free rule |")
+    )
     assert f"trained on `{seed1_dataset}`" in text and f"**{report.verdict}**" in text
 
 

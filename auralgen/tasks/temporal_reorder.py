@@ -111,11 +111,10 @@ class TemporalReorder(Task):
         x = render_process(params)
         x = set_level_db_spl(x, params["level_db_spl"], full_scale_db_spl=params["full_scale_db_spl"])
         seg = n_samples(params["segment_s"], sr)
-        parts = [x[i * seg : (i + 1) * seg] for i in range(3)]
-        if params["process"] not in LEVEL_CUE:  # every segment at the process's RMS: no level cue
-            ref = float(np.sqrt(np.mean(x[: 3 * seg] ** 2)))
+        parts = [apply_ramps(x[i * seg : (i + 1) * seg], sample_rate=sr, ramp_s=params["ramp_s"]) for i in range(3)]
+        if params["process"] not in LEVEL_CUE:  # every clip at the segments' mean power: no level cue
+            ref = float(np.sqrt(np.mean([np.mean(p**2) for p in parts])))
             parts = [p * (ref / max(float(np.sqrt(np.mean(p**2))), 1e-30)) for p in parts]
-        parts = [apply_ramps(p, sample_rate=sr, ramp_s=params["ramp_s"]) for p in parts]
         clips = [parts[k][None, :].astype(np.float32) for k in params["shuffle"]]
         if max(float(np.max(np.abs(c))) for c in clips) >= 1.0:
             raise ParameterError(f"level_db_spl={params['level_db_spl']:.1f} clips; allowed: lower levels")

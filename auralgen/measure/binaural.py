@@ -81,7 +81,7 @@ def _unit(d: np.ndarray) -> np.ndarray:
 
 
 def match_known_source(
-    x, dry, hrirs, directions_deg, *, max_lag: float = 0.0, lag_step: float = 0.25
+    x, dry, hrirs, directions_deg, *, max_lag: float = 0.0, lag_step: float = 0.25, lag: float = 0.0
 ) -> DirectionMatch:
     """Direction whose HRIR pair, applied to the known ``dry`` signal, best explains ``x``.
 
@@ -99,6 +99,9 @@ def match_known_source(
     max_lag : float >= 0
         The arrival is searched within +-``max_lag`` samples of that alignment, in steps of
         ``lag_step`` samples (fractional delays by a linear phase); each direction keeps its best lag.
+    lag : float
+        A known delay (samples, fractional) of the arrival after that alignment: the search is
+        centred on it (with ``max_lag=0`` the one lag evaluated: one inverse FFT per direction).
 
     Examples
     --------
@@ -116,7 +119,7 @@ def match_known_source(
         raise ParameterError(f"dry has {s.size} samples; allowed: at least the window's {n}")
     if not (max_lag >= 0 and lag_step > 0):
         raise ParameterError(f"max_lag={max_lag!r}, lag_step={lag_step!r}; allowed: max_lag >= 0, lag_step > 0")
-    pad = int(np.ceil(max_lag)) + 1
+    pad = int(np.ceil(max_lag + abs(lag))) + 1
     nfft = scipy.fft.next_fast_len(s.size + 2 * pad + h.shape[2] - 1, real=True)
     hf = scipy.fft.rfft(h, nfft, axis=-1)
     sf = scipy.fft.rfft(np.concatenate([np.zeros(pad), s, np.zeros(pad)]), nfft)
@@ -124,8 +127,8 @@ def match_known_source(
     energy = float(np.sum(w**2))
     end = pad + s.size
     residual = np.ones(h.shape[0])
-    for lag in np.arange(-max_lag, max_lag + lag_step / 2, lag_step) if max_lag > 0 else [0.0]:
-        pred = scipy.fft.irfft(hf * (sf * np.exp(-1j * omega * lag)), nfft, axis=-1)[..., end - n : end]
+    for shift in lag + (np.arange(-max_lag, max_lag + lag_step / 2, lag_step) if max_lag > 0 else np.zeros(1)):
+        pred = scipy.fft.irfft(hf * (sf * np.exp(-1j * omega * shift)), nfft, axis=-1)[..., end - n : end]
         num = np.einsum("ken,en->k", pred, w)
         den = np.einsum("ken,ken->k", pred, pred)
         residual = np.minimum(residual, 1.0 - num**2 / np.maximum(den * energy, 1e-300))  # best shared gain

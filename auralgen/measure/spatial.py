@@ -21,7 +21,7 @@ from auralgen.measure.common import (
     db_power,
     parabolic_offset,
 )
-from auralgen.measure.geometry import unit_to_az_el, wrap_azimuth_deg
+from auralgen.measure.geometry import az_el_to_unit, unit_to_az_el, wrap_azimuth_deg
 
 _DOA_METHODS = ("SRP", "MUSIC")
 
@@ -195,3 +195,70 @@ def doa_foa(x, sample_rate=None, *, freq_range: tuple[float, float] | None = Non
         raise ParameterError("x carries no directional energy (zero intensity vector)")
     az, el = unit_to_az_el(intensity)
     return float(az), float(el)
+
+
+def srp_phat_direction(
+    x,
+    mic_positions_m,
+    sample_rate,
+    *,
+    freq_range: tuple[float, float] = (300.0, 7000.0),
+    grid_step_deg: float = 2.0,
+    c_m_s: float = SPEED_OF_SOUND_M_S,
+) -> tuple[float, float]:
+    """Direction ``(azimuth_deg, elevation_deg)`` of one far-field source by SRP-PHAT over the sphere.
+
+    The steered response power ``P(u) = sum_f |sum_m X_m(f) / |X_m(f)| exp(-j 2 pi f r_m . u / c)|^2``
+    (DiBiase, Silverman & Brandstein 2001, "Robust localization in reverberant rooms", in
+    *Microphone Arrays*, Springer) is evaluated on an azimuth x elevation grid of ``grid_step_deg``;
+    a source at ``u`` reaches mic ``m`` ``r_m . u / c`` early. Meant for a short window of the
+    direct sound (or the direct part of measured impulse responses). A planar array (all mics at
+    one height) cannot tell above from below: its grid is the horizontal plane (elevation 0).
+
+    Parameters
+    ----------
+    x : np.ndarray [shape=(n_mics, n)]
+    mic_positions_m : np.ndarray [shape=(n_mics, 3)], listener frame (x ahead, y left, z up)
+
+    Examples
+    --------
+    >>> sr = 16000; s = np.random.default_rng(0).standard_normal(256)
+    >>> mics = np.array([[0.03, 0.03, 0.03], [0.03, -0.03, -0.03], [-0.03, 0.03, -0.03], [-0.03, -0.03, 0.03]])
+    >>> from auralgen.measure.geometry import az_el_to_unit
+    >>> lead = mics @ az_el_to_unit(60.0, 30.0) / 343.0; f = np.fft.rfftfreq(256, 1 / sr)
+    >>> x = np.fft.irfft(np.fft.rfft(s) * np.exp(2j * np.pi * f * lead[:, None]), 256)
+    >>> [round(v) for v in srp_phat_direction(x, mics, sr)]
+    [60, 30]
+    """
+    sr = check_rate(sample_rate)
+    xc = _as_signal_2d(x)
+    pos = np.asarray(mic_positions_m, dtype=float)
+    if pos.shape != (xc.shape[0], 3) or xc.shape[0] < 2 or not np.all(np.isfinite(pos)):
+        raise ParameterError(
+            f"mic_positions_m shape={pos.shape} for x with {xc.shape[0]} channels; allowed: (n_mics >= 2, 3)"
+        )
+    f_lo, f_hi = check_band("freq_range", *freq_range, sr)
+    step = check_positive("grid_step_deg", grid_step_deg)
+    nfft = max(64, 1 << int(math.ceil(math.log2(2 * xc.shape[1]))))
+    f = np.fft.rfftfreq(nfft, 1.0 / sr)
+    band = (f >= f_lo) & (f <= f_hi)
+    spec = np.fft.rfft(xc, nfft, axis=-1)[:, band]
+    mag = np.abs(spec)
+    if not np.any(mag):
+        raise ParameterError("x carries no energy in freq_range; allowed: a window holding the direct sound")
+    spec = spec / np.maximum(mag, 1e-12 * mag.max())
+    return _srp_grid(spec, pos, 2.0 * np.pi * f[band] / float(c_m_s), step)
+
+
+def _srp_grid(spec: np.ndarray, pos: np.ndarray, k: np.ndarray, step: float) -> tuple[float, float]:
+    """Grid point of the largest steered power of PHAT spectra ``spec [mics, bins]`` (``k``: rad/m)."""
+    els = np.array([0.0]) if np.ptp(pos[:, 2]) < 1e-9 else np.arange(-90.0, 90.0 + step / 2, step)
+    az, el = np.meshgrid(np.arange(-180.0, 180.0, step), els, indexing="ij")
+    grid = az_el_to_unit(az.ravel(), el.ravel())  # [g, 3]
+    power = np.empty(grid.shape[0])
+    for a in range(0, grid.shape[0], 2048):
+        lead = grid[a : a + 2048] @ pos.T  # [g, mics] (m)
+        steer = np.exp(-1j * lead[:, None, :] * k[None, :, None])  # undo each mic's lead
+        power[a : a + 2048] = np.sum(np.abs(np.einsum("gfm,mf->gf", steer, spec)) ** 2, axis=1)
+    best = int(np.argmax(power))
+    return float(az.ravel()[best]), float(el.ravel()[best])

@@ -309,51 +309,6 @@ class SpatialTask(Task):
         return {"sounds": recs, "valid": bool(ok)}
 
 
-TEMPLATE_PRE = 8  # samples of the deconvolved response kept before the direct sound's nominal arrival
-TEMPLATE_RING = 32  # samples of the source kernel's pre-ringing passed with the window
-TEMPLATE_MAX_S = 0.004  # the direct-sound window ends at most this long after the arrival ...
-REFLECTION_GUARD_S = 0.00025  # ... and this long before the first reflection reaches the head
-TEMPLATE_MIN_S = 0.0006  # a shorter direct-sound window (source or head near a wall) is not measured
-
-
-def first_reflection_delay_s(params: dict[str, Any], sound: dict[str, Any]) -> float:
-    """Extra path (s) of the sound's earliest first-order wall image over its direct path."""
-    dims = np.asarray(params["room_dims_m"], dtype=float)
-    src = np.asarray(sound["position_m"], dtype=float)
-    head = np.asarray(params["listener_m"], dtype=float)
-    direct = float(np.linalg.norm(src - head))
-    images = []
-    for axis in range(3):
-        for wall in (0.0, dims[axis]):
-            img = src.copy()
-            img[axis] = 2 * wall - src[axis]
-            images.append(float(np.linalg.norm(img - head)))
-    return (min(images) - direct) / SPEED_OF_SOUND_M_S
-
-
-def template_direction(params: dict[str, Any], clip: np.ndarray, sound: dict[str, Any]):
-    """The direct sound's direction by the known-source KEMAR template observer
-    (:func:`auralgen.measure.binaural.match_known_source`) on the clip deconvolved by the sound's dry
-    signal; ``None`` when the window before the first reflection is too short."""
-    from auralgen.measure.binaural import deconvolve, match_known_source
-
-    sr = params["sample_rate_hz"]
-    receiver = receiver_from_config(params["receiver"])
-    hrtf = receiver.hrtf_at(sr)
-    dry = source_signal(sound["source"], sr, ramp_s=params["ramp_s"])
-    a = S.n_samples(sound["onset_s"], sr)
-    arrival = int(round(sound["distance_m"] / SPEED_OF_SOUND_M_S * sr)) + FDL2
-    span = min(TEMPLATE_MAX_S, first_reflection_delay_s(params, sound) - REFLECTION_GUARD_S)
-    stop = arrival + int(span * sr)
-    if stop - arrival < int(TEMPLATE_MIN_S * sr):
-        return None
-    seg = np.asarray(clip, dtype=np.float64)[:, a : a + len(dry) + stop + 1]
-    h, kernel = deconvolve(seg, dry, n_out=stop)
-    idx = np.arange(stop - arrival + TEMPLATE_PRE + TEMPLATE_RING) - TEMPLATE_RING - TEMPLATE_PRE
-    return match_known_source(h[:, arrival - TEMPLATE_PRE : stop], kernel[idx % kernel.size], hrtf.hrirs,
-                              hrtf.directions_deg, max_lag=2.0)  # fmt: skip
-
-
 def room_of(params: dict[str, Any]) -> RoomSpec:
     """The item's room from its own recipe (``room_spec``), so editing a preset later cannot change it."""
     return room_from_config(params["room_spec"])

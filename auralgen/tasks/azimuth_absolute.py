@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from auralgen.listeners import spatial as listen
+from auralgen.tasks._direction import BROADBAND_SOURCES, quadrant_check
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
@@ -21,6 +22,7 @@ QUADRANTS = {"front_left": (0.0, "Front left"), "front_right": (-90.0, "Front ri
 class AzimuthAbsoluteConfig(SpatialConfig):
     unused_fields: ClassVar[dict[str, str]] = {"gap_s": "one sound per clip"}
     name: str = "azimuth_absolute"
+    sources: tuple = BROADBAND_SOURCES
     levels: tuple = (30, 15, 5)
 
     def cue_needs(self):
@@ -69,4 +71,4 @@ class AzimuthAbsolute(SpatialTask):
         return self.make_qa(answer, [t for _, t in QUADRANTS.values()], rng, slot=slot)
 
     def measure(self, params, clips):
-        return Measurement.from_dict(self.direction_check(params, clips, sides=[params["quadrant"].endswith("left")]))
+        return Measurement.from_dict(quadrant_check(params, clips))

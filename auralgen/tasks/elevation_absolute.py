@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from auralgen.listeners import spatial as listen
+from auralgen.tasks._direction import BROADBAND_SOURCES, elevation_check
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
@@ -20,6 +21,7 @@ CLASSES = {"above": (1.0, "Above ear level"), "ear": (0.0, "At ear level"), "bel
 class ElevationAbsoluteConfig(SpatialConfig):
     unused_fields: ClassVar[dict[str, str]] = {"gap_s": "one sound per clip"}
     name: str = "elevation_absolute"
+    sources: tuple = BROADBAND_SOURCES
     levels: tuple = (40, 30, 20)
     listener_height_m: object = (1.3, 1.5)
     rooms: tuple = (
@@ -43,7 +45,7 @@ class ElevationAbsolute(SpatialTask):
     name = "elevation_absolute"
     spatial = True
     audit = AuditSpec(
-        (*SPATIAL_FEATURES, "elevation_class", "sounds.*.elevation_deg"),
+        (*SPATIAL_FEATURES, "elevation_class", "margin_deg", "sounds.*.elevation_deg"),
         listener_easiest=None,
         reason="elevation needs knowledge of the source spectrum a DSP listener does not have",
     )
@@ -69,11 +71,11 @@ class ElevationAbsolute(SpatialTask):
             "elevation_deg": el,
             "distance_m": float(self.distance.sample(rng)),
         }
-        return self.make_params(rng, [sound], elevation_class=cls)
+        return self.make_params(rng, [sound], elevation_class=cls, margin_deg=level.value)
 
     def qa(self, params, rng, *, slot):
         answer = CLASSES[params["elevation_class"]][1]
         return self.make_qa(answer, [t for _, t in CLASSES.values()], rng, slot=slot)
 
     def measure(self, params, clips):
-        return Measurement.from_dict(self.direction_check(params, clips))
+        return Measurement.from_dict(elevation_check(params, clips))

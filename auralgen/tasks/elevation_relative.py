@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from auralgen.listeners import spatial as listen
+from auralgen.tasks._direction import BROADBAND_SOURCES, pair_check
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
@@ -27,6 +28,7 @@ def arc_to_direction(phi_deg: float) -> tuple[float, float]:
 @dataclass(frozen=True)
 class ElevationRelativeConfig(SpatialConfig):
     name: str = "elevation_relative"
+    sources: tuple = BROADBAND_SOURCES
     levels: tuple = (15, 90, 120, 150)
     listener_height_m: object = (1.3, 1.5)
     rooms: tuple = (
@@ -101,4 +103,4 @@ class ElevationRelative(SpatialTask):
         return self.make_qa(answer, ANSWERS.values(), rng, slot=slot)
 
     def measure(self, params, clips):
-        return Measurement.from_dict(self.direction_check(params, clips))
+        return Measurement.from_dict(pair_check(params, clips))

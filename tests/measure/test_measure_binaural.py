@@ -79,3 +79,14 @@ def test_bad_input_is_one_line(call, msg):
     with pytest.raises(ParameterError, match=msg) as err:
         call(h, d)
     assert "\n" not in str(err.value)
+
+
+def test_known_source_with_a_known_fractional_lag_needs_no_search(kemar):
+    i = int(kemar.nearest(120.0, -10.0))
+    dry = np.random.default_rng(8).standard_normal(256)
+    f = np.fft.rfftfreq(512)
+    late = np.fft.irfft(np.fft.rfft(dry, 512) * np.exp(-2j * np.pi * f * 0.4), 512)[:256]  # 0.4 samples late
+    x = _ears(kemar, i, late)[:, :256]
+    m = match_known_source(x[:, -64:], dry, kemar.hrirs, kemar.directions_deg, lag=0.4)
+    assert m.index == i and m.residual < 1e-6
+    assert match_known_source(x[:, -64:], dry, kemar.hrirs, kemar.directions_deg).residual > 10 * m.residual

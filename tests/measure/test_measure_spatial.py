@@ -8,6 +8,7 @@ import pytest
 from auralgen.core.errors import ParameterError
 from auralgen.measure import doa_array, doa_foa, itd_ild
 from auralgen.measure.geometry import az_el_to_unit
+from auralgen.measure.spatial import srp_phat_direction
 
 SR = 48000
 C = 343.0
@@ -118,3 +119,24 @@ def test_doa_foa_band_limited_ignores_out_of_band_interferer():
 def test_doa_foa_rejects_wrong_channel_count():
     with pytest.raises(ParameterError, match="4 FOA channels"):
         doa_foa(np.ones((3, 100)))
+
+
+def _plane_wave_3d(mics: np.ndarray, az_deg: float, el_deg: float, n: int) -> np.ndarray:
+    return _delayed(_noise(n, 7), -(mics @ az_el_to_unit(az_deg, el_deg) / C))
+
+
+@pytest.mark.parametrize("az_deg,el_deg", [(30.0, 40.0), (-140.0, -30.0), (100.0, 0.0)])
+def test_srp_phat_finds_azimuth_and_elevation_with_a_tetrahedron(az_deg, el_deg):
+    az, el = srp_phat_direction(_plane_wave_3d(TETRA, az_deg, el_deg, 256), TETRA, SR, grid_step_deg=2.0)
+    assert abs((az - az_deg + 180) % 360 - 180) <= 4.0 and abs(el - el_deg) <= 4.0
+
+
+def test_srp_phat_on_a_planar_ring_searches_the_horizontal_plane_only():
+    az, el = srp_phat_direction(_plane_wave_3d(SQUARE, -75.0, 30.0, 256), SQUARE, SR)
+    assert el == 0.0 and abs(az + 75.0) <= 4.0  # above/below mirror each other: elevation not asked
+
+
+def test_srp_phat_rejects_a_position_shape_mismatch_in_one_line():
+    with pytest.raises(ParameterError, match=r"mic_positions_m shape=\(3, 3\) for x with 4 channels") as err:
+        srp_phat_direction(np.ones((4, 64)), TETRA[:3], SR)
+    assert "\n" not in str(err.value)

@@ -119,6 +119,36 @@ def test_check_rejects_wrong_side_label():
     assert task.check({**p, "quadrant": flipped[p["quadrant"]]}, clips)["valid"] is False
 
 
+@pytest.mark.parametrize("receiver", ["binaural", "foa", "tetra"])
+def test_direction_is_measured_in_every_layout_and_a_contradicting_label_is_refused(receiver):
+    """The label check measures the direction (KEMAR template / FOA intensity / SRP-PHAT), front/back
+    and elevation included: the true label is confirmed, the mirrored one refused."""
+    tasks = build_tasks(small_run("task=azimuth_absolute", f"task.receiver.type={receiver}"))
+    task = tasks["azimuth_absolute"]
+    back = {
+        "front_left": "back_left",
+        "front_right": "back_right",
+        "back_left": "front_left",
+        "back_right": "front_right",
+    }
+    confirmed = 0
+    for i in range(6):
+        p = task.sample(item_rng(4, "test", "azimuth_absolute", i), 0)
+        clips = task.render(p)
+        got = task.check(p, clips)
+        confirmed += got["valid"]
+        assert got["quadrant"]["measured"] in (p["quadrant"], None) or not got["valid"]
+        assert task.check({**p, "quadrant": back[p["quadrant"]]}, clips)["valid"] is False
+    assert confirmed >= 5
+    elev = build_tasks(small_run("task=elevation_absolute", f"task.receiver.type={receiver}"))["elevation_absolute"]
+    for i in range(4):
+        p = elev.sample(item_rng(4, "test", "elevation_absolute", i), 0)
+        got = elev.check(p, elev.render(p))
+        other = {"above": "below", "below": "ear", "ear": "above"}[p["elevation_class"]]
+        assert got["valid"] and got["elevation_class"]["measured"] == p["elevation_class"]
+        assert elev.check({**p, "elevation_class": other}, elev.render(p))["valid"] is False
+
+
 @pytest.mark.parametrize(
     "receiver,channels,layout", [("binaural", 2, "binaural"), ("foa", 4, "foa_acn_sn3d"), ("tetra", 4, "tetra")]
 )

@@ -4,30 +4,44 @@ Difficulty: the pair's distance ratio in dB, ``20 log10(far / near)`` (default 1
 ratios 4, 2.8, 2, 1.4). The nearer distance is roved (log-uniform over ``near_m``) so neither
 distance alone answers it, and each sound's source level (at 1 m) is drawn independently from
 ``level_db_spl`` so the received level alone does not answer it either. Both sounds share the
-source signal and direction.
+source signal and direction; the room is one (the hall by default), so its reverberant field is
+the same for both.
 
 Cues, per level (statistical room model, :func:`auralgen.rooms.scene.expected_drr_db`):
 
-- **direct-to-reverberant ratio**: the nearer sound's DRR is higher by exactly the level (dB);
-  this is the cue every level tests, and the one ``measure`` checks on the rendered impulse
-  responses (:func:`auralgen.measure.drr_db`; measured steps are smaller than the statistical
-  ones, median 6.8 dB at 12 dB and 2.7 dB at 3 dB). The reference listener does not read DRR
-  yet (see the AuditSpec's reason).
+- **direct-to-reverberant ratio** (every level tests it): the nearer sound's DRR is higher by
+  exactly the level (dB). The diffuse field's level does not depend on the distance, so a
+  sound's steady power over its own reverberant tail orders the pair whatever the source
+  levels. ``measure`` checks it twice: on the rendered impulse responses
+  (:func:`auralgen.measure.drr_db`; measured steps are smaller than the statistical ones,
+  median ~7 dB at 12 dB and ~2.7 dB at 3 dB) and in the clip (steady power over tail power at
+  the same delays after each onset, :func:`auralgen.listeners.distance.pair_excess_db`, on the
+  known arrivals). The reference listener reads the same clip cue with onsets it finds itself.
 - **level at fixed source power**: the direct sound is louder by the level (dB), but the source
-  levels are roved over ``level_db_spl`` (20 dB by default) and beyond the critical distance the
-  reverberant field dominates the received level, so level alone answers only part of the items,
-  more at 12 dB than at 3 dB.
+  levels are roved over ``level_db_spl`` (20 dB by default, wider than the 12 dB easiest ratio)
+  and beyond the critical distance (2.7 m in the hall) the reverberant field dominates the
+  received level, so level alone answers only part of the items (~70 % at 12 dB, ~55 % at 3 dB).
+- **spectrum and early reflections**: not a cue here (the hall has no air absorption; the
+  same source signal and direction in both sounds), beyond what the DRR carries.
+
+Sources are broadband noise and click trains by default: a periodic tone (harmonic complex) makes
+the reverberant field modal, so its level, and the DRR read from it, swings by several dB; a
+sweep's changing spectrum makes the steady and tail windows hear different bands.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
+from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.random import LogUniform
-from auralgen.listeners import spatial as listen
+from auralgen.listeners import distance as listen
+from auralgen.rooms.images import FDL2
+from auralgen.tasks import _sounds as S
 from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig, SpatialTask, check_spatial
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 from auralgen.tasks.distance_absolute import received_db
@@ -43,6 +57,7 @@ class DistanceRelativeConfig(SpatialConfig):
     levels: tuple = (12.0, 9.0, 6.0, 3.0)
     near_m: tuple = (1.0, 2.5)
     rooms: tuple = ("hall",)
+    sources: tuple = ("noise", "clicks")
     level_db_spl: Any = (50.0, 70.0)
 
     def check_task(self, audio, key):
@@ -70,10 +85,8 @@ class DistanceRelative(SpatialTask):
             "delta.drr_db_expected",
             "audio.delta_level_db",
         ),
-        listener_easiest=None,
-        reason="the DSP listener compares the two onset windows' levels; with source levels roved over 20 dB "
-        "that rule (and its onset detection of a much quieter second sound) reaches about 70 % at 12 dB, "
-        "while the task's cue, DRR, is confirmed on every item's rendered impulse responses by measure",
+        listener_easiest="max",
+        listener_floor=0.95,
     )
     listener = staticmethod(listen.distance_relative)
     sub_category = "relative_localisation"
@@ -114,18 +127,26 @@ class DistanceRelative(SpatialTask):
 
     def measure(self, params, clips):
         """Each sound's DRR measured on the impulse response it was rendered with (rebuilt from
-        ``params``), and its received level. Valid when the nearer sound's measured DRR exceeds the
-        farther one's by more than :data:`MIN_DRR_STEP_DB`."""
+        ``params``), the clip's DRR order (steady power over reverberant tail power on the known
+        arrivals, :func:`~auralgen.listeners.distance.pair_excess_db`) and the received levels.
+        Valid when the nearer sound's measured DRR exceeds the farther one's by more than
+        :data:`MIN_DRR_STEP_DB` and the clip orders the pair the same way."""
         drrs = [rendered_drr_db(params, s) for s in params["sounds"]]
         levels = [received_db(params, clips, s) for s in params["sounds"]]
         closer = params["closer"]
         step = drrs[closer] - drrs[1 - closer]
-        ok = step > MIN_DRR_STEP_DB
+        sr = params["sample_rate_hz"]
+        arrivals = tuple(S.n_samples(s["onset_s"] + s["distance_m"] / SPEED_OF_SOUND_M_S, sr) + FDL2
+                         for s in params["sounds"])  # fmt: skip
+        excess = listen.pair_excess_db(clips[0], sr, onsets=arrivals)
+        clip_step = math.nan if excess is None else excess[closer] - excess[1 - closer]
+        ok_rir, ok_clip = step > MIN_DRR_STEP_DB, bool(clip_step > 0)
         return Measurement.from_dict({
             "drr_db": [{"measured": round(m, 3), "expected": s["drr_db_expected"]} for m, s in zip(drrs, params["sounds"])],
-            "drr_step_db": {"measured": round(step, 3), "expected": params["difference"], "minimum": MIN_DRR_STEP_DB, "ok": bool(ok)},
+            "drr_step_db": {"measured": round(step, 3), "expected": params["difference"], "minimum": MIN_DRR_STEP_DB, "ok": bool(ok_rir)},
+            "clip_excess_step_db": {"measured": round(clip_step, 3), "minimum": 0.0, "ok": ok_clip},
             "received_level_db_spl": [round(v, 3) for v in levels],
-            "valid": bool(ok),
+            "valid": bool(ok_rir and ok_clip),
         })  # fmt: skip
 
 

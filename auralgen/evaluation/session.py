@@ -339,6 +339,7 @@ def record(item: Item, p: Presentation, entry: dict, judge=None) -> dict:
     """The scoring record of one cached reply (``status`` ``error`` when there is no reply)."""
     rec = item.record_fields()
     rec["rotation"] = p.rotation
+    rec["options"], rec["truth"] = list(p.options), p.truth  # as presented: the honest chance reads them
     if entry is None or entry.get("reply") is None:
         rec.update(status="error", correct=False, choice=None)
         return rec

@@ -24,10 +24,14 @@ question, the option texts, the decoded clips and the channel layout -- never ``
     level per window (a click's direct part; for noise it follows the level). Each change
     is divided by a fixed scale (:data:`TRAJ_SCALE`: roughly what the slowest level moves
     each cue by), and the larger normalised change decides lateral vs radial; its sign
-    decides the direction. Other layouts (tetra, mono) get the level trend only, so a pass
-    is always answered as approaching or receding there. Known weakness: in a reverberant
-    room radial motion moves the received level by only ~1-4 dB, so slow radial paths, and
-    radial paths whose ITD wobbles, are misread (~75-90 % overall at 2 m/s).
+    decides the direction. A radial path at the side keeps its lateral cue on one side and
+    only moves it toward the midline as the (centred) reverberant field grows against the
+    direct sound, while a pass crosses the midline: a lateral change with both ends on one
+    side counts :data:`SAME_SIDE_WEIGHT` as much. Click trains are read click by click
+    (:func:`click_cues`: each click's first 3 ms is its direct sound). Other layouts (tetra,
+    mono) get the level trend only, so a pass is always answered as approaching or receding
+    there. On 50 items per level (seed 0): 98, 96, 88, 88, 72 % at 2, 1.4, 1, 0.6, 0.3 m/s
+    (was 88, 80, 80, 76, 58 %): slow radial paths move the received level by ~1-2 dB.
 """
 
 from __future__ import annotations
@@ -149,6 +153,11 @@ EDGE_FRACTION = 0.3  # start / end: this fraction of the sound's active span eac
 TRAJ_WINDOW_S = 0.04  # analysis windows (s), hop half a window
 EDGE_SMOOTH_S = 0.1  # envelope smoothing for the sound's edges (bridges click gaps)
 TRAJ_ACTIVE_DB = -25.0  # windows this far below the loudest are skipped (gaps between clicks)
+CLICK_CREST_DB = 12.0  # click_cues: an impulsive sound's loudest 1 ms frames over its median frame
+CLICK_GAP_S = 0.04  # ... clicks at least this far apart (trains up to 25 Hz)
+CLICK_WINDOW_S = 0.003  # ... each click's direct sound (before the first reflection in most rooms)
+SAME_SIDE_MIN = 1.0  # |lateral cue| / scale at both ends for "one side throughout"
+SAME_SIDE_WEIGHT = 0.3  # ... then the lateral change counts this much against the level change
 TRAJ_SCALE = {
     "itd_s": 1e-4,  # a 0.3 m/s pass moves the ITD by ~0.1-0.2 ms
     "foa_lateral": 0.1,  # ... the FOA lateral component by ~0.1-0.3
@@ -205,6 +214,9 @@ def motion_cues(clip: np.ndarray, sample_rate: int, layout: str) -> dict[str, fl
     """
     x = np.asarray(clip, dtype=np.float64)
     x = x[None] if x.ndim == 1 else x
+    clicks = click_cues(x, sample_rate, layout)
+    if clicks is not None:
+        return clicks
     span = active_span(x, sample_rate)
     if span is None:
         return None
@@ -224,11 +236,58 @@ def motion_cues(clip: np.ndarray, sample_rate: int, layout: str) -> dict[str, fl
             vals.append(10 * math.log10(float(np.max(p[: nf * f].reshape(nf, f).mean(axis=1))) + 1e-30))
         return float(np.median(vals))
 
-    lateral = math.nan
+    return _cues(first, last, level, sample_rate, layout)
+
+
+def _cues(first, last, level, sample_rate: int, layout: str) -> dict[str, float]:
+    """End-minus-start changes of the lateral cue and the level, and the lateral cue at each end."""
+    ends = [math.nan, math.nan]
     if layout in ("binaural", "foa"):
-        lateral = float(np.median([_lateral(w, sample_rate, layout) for w in last])
-                        - np.median([_lateral(w, sample_rate, layout) for w in first]))  # fmt: skip
-    return {"lateral": lateral, "level_db": level(last) - level(first)}
+        ends = [float(np.median([_lateral(w, sample_rate, layout) for w in ws])) for ws in (first, last)]
+    return {"lateral": ends[1] - ends[0], "level_db": level(last) - level(first), "lateral_start": ends[0],
+            "lateral_end": ends[1]}  # fmt: skip
+
+
+def click_cues(x: np.ndarray, sample_rate: int, layout: str) -> dict[str, float] | None:
+    """:func:`motion_cues` of an impulsive sound (a click train), click by click; None if not impulsive.
+
+    Over a long window a click's reverberation outweighs its direct sound; each click's first
+    :data:`CLICK_WINDOW_S` holds the direct sound alone. A sound is impulsive when its loudest
+    1 ms frames stand :data:`CLICK_CREST_DB` above the clip's median frame (frames within 60 dB of
+    the loudest; a reverberant tail decays smoothly and has no such peaks). Clicks are the frames
+    :data:`CLICK_CREST_DB` above the median, at least :data:`CLICK_GAP_S` apart; the cues are the
+    medians over the first and last :data:`EDGE_FRACTION` of them.
+    """
+    f = max(1, int(0.001 * sample_rate))
+    p = np.mean(x**2, axis=0)
+    nf = p.size // f
+    fp = p[: nf * f].reshape(nf, f).mean(axis=1)
+    live = fp[fp > fp.max() * 1e-6]
+    med = float(np.median(live)) if live.size else 0.0
+    if nf < 8 or med <= 0 or 10 * math.log10(float(np.percentile(fp, 99)) / med) < CLICK_CREST_DB:
+        return None
+    gap = int(CLICK_GAP_S / 0.001)
+    peaks: list[int] = []
+    for i in np.argsort(-fp, kind="stable"):
+        if fp[i] < med * 10 ** (CLICK_CREST_DB / 10):
+            break
+        if all(abs(int(i) - j) >= gap for j in peaks):
+            peaks.append(int(i))
+    peaks.sort()
+    if len(peaks) < 4:
+        return None
+    n, pre = int(CLICK_WINDOW_S * sample_rate), int(0.0005 * sample_rate)
+    wins = [x[:, max(i * f - pre, 0) : max(i * f - pre, 0) + n] for i in peaks]
+    wins = [w for w in wins if w.shape[1] == n and np.all(np.sum(w**2, axis=1) > 0)]
+    k = max(2, int(EDGE_FRACTION * len(wins)))
+    if len(wins) < 4:
+        return None
+    first, last = wins[:k], wins[-k:]
+
+    def level(ws):
+        return float(np.median([10 * math.log10(float(np.mean((w[:1] if layout == "foa" else w) ** 2))) for w in ws]))
+
+    return _cues(first, last, level, sample_rate, layout)
 
 
 def trajectory(question, options, clips, sample_rate, layout=None) -> int:
@@ -239,6 +298,11 @@ def trajectory(question, options, clips, sample_rate, layout=None) -> int:
         return no_answer(options)
     lat_scale = TRAJ_SCALE["itd_s" if layout == "binaural" else "foa_lateral"]
     lateral = cues["lateral"] / lat_scale if math.isfinite(cues["lateral"]) else 0.0
+    a, b = cues["lateral_start"] / lat_scale, cues["lateral_end"] / lat_scale
+    if a * b > 0 and min(abs(a), abs(b)) >= SAME_SIDE_MIN:
+        # both ends on one side: a pass crosses the midline, a radial path at the side only moves
+        # toward it as the reverberant field (centred) grows against the direct sound
+        lateral *= SAME_SIDE_WEIGHT
     radial = cues["level_db"] / TRAJ_SCALE["level_db"]
     if abs(lateral) > abs(radial):
         return option_index(options, "right to left" if lateral > 0 else "left to right")

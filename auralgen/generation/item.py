@@ -95,7 +95,7 @@ def _draw_valid(task: Task, spec: ItemSpec, splits, *, seed: int, validate: bool
 
 
 def _row(task: Task, spec: ItemSpec, params, clips: list[np.ndarray], measured, qa, *, seed: int, validate: bool,
-         flac_bits: int, fp: str, seed_secret: bool) -> Row:  # fmt: skip
+         flac_bits: int, fp: str, seed_secret: bool, fixed_size: bool = True) -> Row:  # fmt: skip
     attribute, regime, unit = task.level_info(spec.level)
     iid = item_id(fp, seed, spec)
     sr = int(params.get("sample_rate_hz", task.sample_rate))
@@ -104,7 +104,7 @@ def _row(task: Task, spec: ItemSpec, params, clips: list[np.ndarray], measured, 
         attribute=attribute, regime=regime, level=spec.level, level_value=task.level_value(spec.level),
         level_unit=unit, question=qa.question, options=list(qa.options), answer=qa.answer,
         answer_index=qa.answer_index,
-        audio=[{"bytes": encode_flac(c, sr, bits=flac_bits), "path": f"{iid}-{k}.flac"} for k, c in enumerate(clips)],
+        audio=[{"bytes": encode_flac(c, sr, bits=flac_bits, fixed_size=fixed_size), "path": f"{iid}-{k}.flac"} for k, c in enumerate(clips)],
         sampling_rate=sr, num_channels=int(clips[0].shape[0]), channel_layout=task.channel_layout(params),
         params=json.dumps(params, sort_keys=True), measured=json.dumps(measured, sort_keys=True),
         valid=bool(measured.get("valid", True)) if validate else True,
@@ -113,7 +113,8 @@ def _row(task: Task, spec: ItemSpec, params, clips: list[np.ndarray], measured, 
 
 
 def make_row(task: Task, spec: ItemSpec, *, seed: int, splits: tuple[str, ...] | None = None, validate: bool = True,
-             max_resample: int = 8, flac_bits: int = 24, fp: str = "", seed_secret: bool = False) -> ItemResult:  # fmt: skip
+             max_resample: int = 8, flac_bits: int = 24, fp: str = "", seed_secret: bool = False,
+             fixed_size: bool = True) -> ItemResult:  # fmt: skip
     """Make the item ``spec`` of ``task``: its parameters are owned by ``spec.split`` among ``splits``
     (default: that split alone); with ``validate``, an item whose measurement does not support its
     label is drawn again, at most ``max_resample`` times, then dropped (``row`` is None). ``fp`` (the
@@ -128,7 +129,7 @@ def make_row(task: Task, spec: ItemSpec, *, seed: int, splits: tuple[str, ...] |
     if reason is not None:
         return ItemResult(None, stat, time.perf_counter() - t0)
     row = _row(task, spec, params, clips, measured, qa, seed=seed, validate=validate, flac_bits=flac_bits, fp=fp,
-               seed_secret=seed_secret)  # fmt: skip
+               seed_secret=seed_secret, fixed_size=fixed_size)  # fmt: skip
     return ItemResult(row, stat, time.perf_counter() - t0)
 
 
@@ -146,6 +147,7 @@ class Renderer:
         return make_row(
             self.tasks[spec.task], spec, seed=run.seed, splits=run.splits, validate=run.validate,
             max_resample=run.max_resample, flac_bits=run.export.flac_bits, fp=self.fp, seed_secret=run.seed_secret,
+            fixed_size=run.export.fixed_size,
         ).to_wire()  # fmt: skip
 
 

@@ -74,3 +74,19 @@ def test_generated_clips_of_a_task_have_one_length_and_one_byte_size(task, per_l
     lengths = {sf.info(io.BytesIO(a["bytes"])).frames for r in rows for a in r["audio"]}
     assert len(rows) >= 9 and len({r["answer"] for r in rows}) >= 3
     assert len(sizes) == 1 and len(lengths) == 1
+
+
+def test_export_fixed_size_is_a_run_option_that_only_changes_the_file_sizes(tmp_path):
+    from auralgen.generation.run import run
+
+    sizes = {}
+    for fixed in (True, False):
+        out = tmp_path / str(fixed)
+        run(small_run("task=duration_absolute", "task.items_per_level=3", f"export.fixed_size={str(fixed).lower()}",
+                      out=out), log=QUIET)  # fmt: skip
+        rows = read_rows(out)
+        sizes[fixed] = [len(r["audio"][0]["bytes"]) for r in rows]
+        sizes[f"ids{fixed}"] = [r["id"] for r in rows]
+    assert len(set(sizes[True])) == 1  # one size for every clip of the task: the size tells nothing
+    assert len(set(sizes[False])) > 1 and max(sizes[False]) < min(sizes[True])  # compressed, and content-dependent
+    assert sizes["idsTrue"] == sizes["idsFalse"]  # the same items

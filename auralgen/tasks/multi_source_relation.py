@@ -17,13 +17,16 @@ Which sound type takes which role is a random permutation, so no timbre predicts
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
+from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.qa import QA, arrange
 from auralgen.listeners import mixture as listen
+from auralgen.tasks import _sounds as S
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, is_binaural
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
@@ -33,6 +36,12 @@ RELATIONS = ("left", "closer", "higher", "left_of")
 SIDES = ("left", "right", "same")
 ITD_KINDS = ("noise", "harmonic", "clicks")
 LEFT_OF_MIN_MS = 0.04  # onset-ITD difference that separates two directions
+LEFT_OF_MIN_LATERAL = 0.1  # non-binaural left_of: measured lateral components (sin az cos el) this far apart differ
+ONSET_FLOOR_DB = -50.0  # a source's onset: its 1 ms power first within this of its loudest (a sweep starts weak)
+ONSET_TOLERANCE_S = (
+    0.005  # ... against onset_s + distance / c + the delay filter's lead (its pre-ringing is earlier by < 2.5 ms)
+)
+LEVEL_TOLERANCE_DB = 0.5  # a source's received level (RMS over its duration) against its roved level
 MAX_DELAY_S = 0.025  # 8.6 m: beyond any source of this task
 UNITS = {
     "left": ("azimuth", "deg"),
@@ -117,7 +126,9 @@ class MultiSourceRelation(SpatialTask):
             "row.question",
         ),
         listener_easiest=None,
-        reason="named-sound options need a sound classifier",
+        reason="named-sound options need a sound classifier (the DSP listener answers NO_ANSWER where it cannot "
+        "name the sounds); measure confirms every named source's onset, received level and direction on its solo "
+        "render, and the labelled relation among the measured positions",
     )
     listener = staticmethod(listen.multi_source_relation)
     category = "spatiotemporal_reasoning"
@@ -209,36 +220,78 @@ class MultiSourceRelation(SpatialTask):
         return QA(QUESTIONS[params["relation"]], options, index)
 
     def measure(self, params, clips):
-        """Each source rendered alone (same recipe) must carry the labelled relation; the clip is their sum."""
+        """Each source rendered alone (same recipe): its onset, received level and direction
+        (:func:`source_record`) against the recipe, and the labelled relation among the measured
+        positions (:meth:`relation_check`); the clip must be the sources' sum."""
         solos = [self.render({**params, "sounds": [s]})[0].astype(np.float64) for s in params["sounds"]]
-        summed = np.sum(solos, axis=0)
-        same_audio = bool(np.max(np.abs(summed - clips[0])) <= 1e-5)
+        same_audio = bool(np.max(np.abs(np.sum(solos, axis=0) - clips[0])) <= 1e-5)
+        sources = [source_record(params, s, x) for s, x in zip(params["sounds"], solos)]
+        ok, measured = self.relation_check(params, solos, sources)
+        each = all(r["onset_s"]["ok"] and r["level_db_spl"]["ok"] for r in sources)
+        return Measurement.from_dict({**measured, "sources": sources, "clip_is_sum_of_sources": same_audio,
+                                      "valid": bool(ok and each and same_audio)})  # fmt: skip
+
+    def relation_check(self, params, solos, sources) -> tuple[bool, dict[str, Any]]:
+        """Whether the measured positions carry the labelled relation, and what was measured."""
         rel, ans = params["relation"], params.get("answer_sound")
-        if rel == "left" and is_binaural(params):
+        dirs = [r["direction"] for r in sources]
+        if rel in ("left", "left_of") and is_binaural(params):
             cues = [
                 self.direction_check({**params, "sounds": [s]}, [x.astype(np.float32)])["sounds"][0]
                 for s, x in zip(params["sounds"], solos)
             ]
-            ok = max(range(3), key=lambda i: cues[i]["itd_ms"] + 0.05 * cues[i]["ild_db"]) == ans
             measured = {"itd_ms": [c["itd_ms"] for c in cues], "ild_db": [c["ild_db"] for c in cues]}
-        elif rel == "left_of" and is_binaural(params):
-            cues = [
-                self.direction_check({**params, "sounds": [s]}, [x.astype(np.float32)])["sounds"][0]
-                for s, x in zip(params["sounds"], solos)
-            ]
+            if rel == "left":
+                return max(range(3), key=lambda i: cues[i]["itd_ms"] + 0.05 * cues[i]["ild_db"]) == ans, measured
             lead = cues[0]["itd_ms"] - cues[1]["itd_ms"]  # ILDs of different spectra are not comparable
             seen = "same" if abs(lead) < LEFT_OF_MIN_MS else ("left" if lead > 0 else "right")
-            ok = seen == params["side"]
-            measured = {"itd_ms": [c["itd_ms"] for c in cues], "ild_db": [c["ild_db"] for c in cues], "side": seen}
-        elif rel == "closer":  # the direct sound's travel time, from each solo against its dry signal
+            return seen == params["side"], {**measured, "side": seen}
+        if rel == "closer":  # the direct sound's travel time, from each solo against its dry signal
             delays = [arrival_delay_s(params, s, x) for s, x in zip(params["sounds"], solos)]
-            ok = int(np.argmin(delays)) == ans
-            measured = {"arrival_delay_ms": [round(1e3 * d, 3) for d in delays]}
-        else:
-            ok, measured = True, {"note": "elevation order is not measured by the DSP check"}
-        return Measurement.from_dict(
-            {**measured, "clip_is_sum_of_sources": same_audio, "valid": bool(ok and same_audio)}
-        )
+            return int(np.argmin(delays)) == ans, {"arrival_delay_ms": [round(1e3 * d, 3) for d in delays]}
+        if any(d is None for d in dirs):
+            return False, {"note": "a source's direct sound is too short to measure its direction"}
+        if rel == "higher":
+            return int(np.argmax([d["elevation_deg"] for d in dirs])) == ans, {}
+        lateral = [math.sin(math.radians(d["azimuth_deg"])) * math.cos(math.radians(d["elevation_deg"])) for d in dirs]
+        if rel == "left":
+            return int(np.argmax(lateral)) == ans, {}
+        diff = lateral[0] - lateral[1]
+        seen = "same" if abs(diff) < LEFT_OF_MIN_LATERAL else ("left" if diff > 0 else "right")
+        return seen == params["side"], {"side": seen}
+
+
+def source_record(params, sound, solo: np.ndarray) -> dict[str, Any]:
+    """One named source, rendered alone: its measured onset (the direct sound's arrival, where the
+    solo first rises within :data:`ONSET_FLOOR_DB` of its loudest 1 ms) against ``onset_s`` plus the
+    travel time, its received level against the recipe (the roved received level, or the statistical
+    level at its distance for ``closer``), and its direction (:func:`~auralgen.tasks._direction.measure_direction`)."""
+    from auralgen.measure import level_db_spl
+    from auralgen.rooms.images import FDL2
+    from auralgen.tasks._direction import measure_direction
+    from auralgen.tasks.distance_absolute import TOLERANCE_DB, expected_received_db
+
+    sr = params["sample_rate_hz"]
+    f = max(1, sr // 1000)
+    p = np.mean(solo**2, axis=0)
+    frames = p[: p.size // f * f].reshape(-1, f).mean(axis=1)
+    onset = int(np.flatnonzero(frames >= frames.max() * 10 ** (ONSET_FLOOR_DB / 10))[0]) * f / sr
+    want_onset = sound["onset_s"] + sound["distance_m"] / SPEED_OF_SOUND_M_S + FDL2 / sr  # + the filter's delay
+    a = S.n_samples(sound["onset_s"], sr)
+    got = level_db_spl(solo[:, a : a + S.n_samples(sound["source"]["duration_s"], sr)],
+                       full_scale_db_spl=params["full_scale_db_spl"])  # fmt: skip
+    received = params["level_reference"] == "received"
+    want, tol = (
+        (sound["level_db_spl"], LEVEL_TOLERANCE_DB) if received else (expected_received_db(params, sound), TOLERANCE_DB)
+    )
+    d = measure_direction(params, solo.astype(np.float32), sound)
+    return {
+        "kind": sound["source"]["kind"],
+        "onset_s": {"measured": round(onset, 4), "expected": round(want_onset, 4), "tolerance": ONSET_TOLERANCE_S,
+                    "ok": bool(abs(onset - want_onset) <= ONSET_TOLERANCE_S)},
+        "level_db_spl": {"measured": round(got, 3), "expected": round(want, 3), "tolerance": tol, "ok": bool(abs(got - want) <= tol)},
+        "direction": None if d is None else {k: d[k] for k in ("azimuth_deg", "elevation_deg")},
+    }  # fmt: skip
 
 
 def arrival_delay_s(params, sound, solo: np.ndarray) -> float:

@@ -11,9 +11,11 @@ of such a listener, not of a human):
 ===================  =========================================================================
 receiver             what is measured
 ===================  =========================================================================
-``binaural``         onset ITD (GCC-PHAT) and ILD: left/right. Front/back and elevation need
-                     pinna cues of an unknown source spectrum: not attempted (front / ear level
-                     are guessed, so azimuth quadrants sit near 50 %, elevation near chance).
+``binaural``         with the HRTF set the clip was rendered with (``hrtf``: the upper bound of
+                     what the audio carries) the cross relation of the direct sound
+                     (:func:`binaural_direction`): left/right, front/back, and elevation away
+                     from the median plane. Without it: onset ITD (GCC-PHAT) and ILD give
+                     left/right only (front / ear level are guessed).
 ``foa_acn_sn3d``     :func:`~auralgen.measure.doa_foa` (active intensity) on the
                      onset window: azimuth and elevation.
 ``tetra``            pairwise onset TDOAs (GCC-PHAT) solved for the direction vector by least
@@ -41,12 +43,15 @@ from auralgen.core.constants import DEFAULT_FULL_SCALE_DB_SPL as FULL_SCALE_DB_S
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.listeners.common import no_answer, option_index
 from auralgen.measure import doa_foa, itd_ild
+from auralgen.measure.binaural import match_cross_relation
 from auralgen.measure.geometry import az_el_to_unit, unit_to_az_el
 
 ONSET_WINDOW_S = 0.008  # direction: the first 8 ms after the direct sound's onset
 PRE_ONSET_S = 0.0005  # the window starts this long before the detected onset
 RISE_FRAME_S = 0.0025  # envelope frames for onset detection
 RISE_DB = 10.0  # an onset: the next 10 ms this far above the preceding background
+DIRECT_WINDOW_S = 0.004  # binaural cross relation: the first 4 ms (before most first reflections)
+DIRECT_PRE = 24  # ... starting this many samples before the detected onset (in the silence before it)
 ALIGN_TEMPLATE_S = 0.03  # relative tasks: template of the first sound used to align the second
 ALIGN_SEARCH_S = 0.06  # ... searched this far before the detected onset
 RISE_FALLBACK_DB = 3.0  # ... when fewer sounds than expected rise by RISE_DB
@@ -209,6 +214,26 @@ def direction(
     return None
 
 
+def binaural_direction(x: np.ndarray, onset: int, sample_rate: int, hrtf) -> tuple[float, float] | None:
+    """``(azimuth_deg, elevation_deg)`` of a binaural sound from its direct sound, any source signal.
+
+    The cross relation ``x_left * h_right(d) = x_right * h_left(d)``
+    (:func:`~auralgen.measure.binaural.match_cross_relation`) against every direction of ``hrtf``
+    (an object with ``hrirs`` [n, 2, taps] and ``directions_deg`` [n, 2] at ``sample_rate``), on the
+    :data:`DIRECT_WINDOW_S` after the detected ``onset``, starting :data:`DIRECT_PRE` samples before it.
+    """
+    w = np.asarray(x, dtype=np.float64)[:, max(onset - DIRECT_PRE, 0) : onset + int(DIRECT_WINDOW_S * sample_rate)]
+    if w.shape[1] < 8 or not np.any(w):
+        return None
+    m = match_cross_relation(w, hrtf.hrirs, hrtf.directions_deg)
+    return m.azimuth_deg, m.elevation_deg
+
+
+def _hrtf_of(hrtf, sample_rate: int):
+    """``hrtf`` as given, or called with the sample rate when it is a callable (a receiver's ``hrtf_at``)."""
+    return hrtf(sample_rate) if callable(hrtf) else hrtf
+
+
 def tetra_direction(w: np.ndarray, sample_rate: int, offsets_m: np.ndarray) -> tuple[float, float] | None:
     """Direction from the six pairwise TDOAs of a tetrahedral omni array (least squares).
 
@@ -250,8 +275,19 @@ def _quadrant(options, front: bool, left: bool) -> int:
     return option_index(options, want)
 
 
-def azimuth_absolute(question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None) -> int:
+def _binaural_single(clips, sample_rate, hrtf) -> tuple[float, float] | None:
+    x = np.asarray(clips[0], dtype=np.float64)
+    ons = direct_onsets(x, sample_rate, want=1)
+    return binaural_direction(x, ons[0], sample_rate, _hrtf_of(hrtf, sample_rate)) if ons else None
+
+
+def azimuth_absolute(question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None, hrtf=None) -> int:
+    """``hrtf``: the binaural set the clip was rendered with (or a callable of the sample rate
+    returning it); without it a binaural clip's front/back is guessed "front"."""
     layout = layout or infer_layout(clips[0])
+    if layout == "binaural" and hrtf is not None:
+        d = _binaural_single(clips, sample_rate, hrtf)
+        return no_answer(options) if d is None else _quadrant(options, abs(d[0]) < 90.0, d[0] > 0)
     ws = _windows(clips, sample_rate, 1)
     if ws is None:
         return no_answer(options)
@@ -265,12 +301,16 @@ def azimuth_absolute(question, options, clips, sample_rate, layout=None, *, tetr
     return _quadrant(options, abs(d[0]) < 90.0, d[0] > 0)
 
 
-def elevation_absolute(question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None) -> int:
+def elevation_absolute(question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None, hrtf=None) -> int:
+    """``hrtf``: as for :func:`azimuth_absolute`; without it a binaural clip is answered "ear level"."""
     layout = layout or infer_layout(clips[0])
     if layout == "binaural":
-        return option_index(options, "at ear level", "ear level")  # no elevation cue measured
-    ws = _windows(clips, sample_rate, 1)
-    d = direction(ws[0], sample_rate, layout, tetra_offsets_m) if ws else None
+        if hrtf is None:
+            return option_index(options, "at ear level", "ear level")  # no elevation cue measured
+        d = _binaural_single(clips, sample_rate, hrtf)
+    else:
+        ws = _windows(clips, sample_rate, 1)
+        d = direction(ws[0], sample_rate, layout, tetra_offsets_m) if ws else None
     if d is None:
         return no_answer(options)
     if d[1] > ELEVATION_CLASS_DEG:

@@ -43,7 +43,9 @@ class AzimuthAbsolute(SpatialTask):
     audit = AuditSpec(
         (*SPATIAL_FEATURES, "margin_deg", "quadrant", "sounds.*.azimuth_deg"),
         listener_easiest=None,
-        reason="front/back needs knowledge of the source spectrum a DSP listener does not have",
+        reason="the bound listener gets no HRTF set (tasks/_spatial.with_tetra binds none): ITD/ILD give left/right, "
+        "front/back is guessed (46-48 %); with the KEMAR set bound (hrtf=receiver.hrtf_at) the direct-sound cross "
+        "relation reaches 82/94/84 % at 30/15/5 deg (50 items/level, seed 0; chirps excite a narrow band in 4 ms)",
     )
     listener = with_tetra(listen.azimuth_absolute)
     sub_category = "absolute_localisation"

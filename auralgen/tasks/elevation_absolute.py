@@ -47,7 +47,9 @@ class ElevationAbsolute(SpatialTask):
     audit = AuditSpec(
         (*SPATIAL_FEATURES, "elevation_class", "margin_deg", "sounds.*.elevation_deg"),
         listener_easiest=None,
-        reason="elevation needs knowledge of the source spectrum a DSP listener does not have",
+        reason="the bound listener gets no HRTF set (answers ear level); with the KEMAR set bound the direct-sound "
+        "cross relation reaches 76/66/74 % at 40/30/20 deg (50 items/level, seed 0): near the median plane the "
+        "interaural transfer function carries no elevation, and the source spectrum is unknown",
     )
     listener = with_tetra(listen.elevation_absolute)
     sub_category = "absolute_localisation"

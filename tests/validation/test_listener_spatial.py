@@ -103,3 +103,18 @@ def test_layout_is_inferred_from_the_channels():
 def test_distance_bins_parse_the_option_texts():
     opts = ["Near (0-3 m)", "Medium (3-8 m)", "Far (more than 8 m)"]
     assert LS.distance_bins(opts) == {0: (0.0, 3.0), 1: (3.0, 8.0), 2: (8.0, float("inf"))}
+
+
+def test_binaural_direction_with_the_hrtf_set_hears_front_back_from_the_audio_alone():
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(3)
+    dirs = np.array([[45.0, 0.0], [-45.0, 0.0], [135.0, 0.0], [-135.0, 0.0]])
+    hrtf = SimpleNamespace(hrirs=rng.standard_normal((4, 2, 24)) * np.exp(-np.arange(24) / 6), directions_deg=dirs)
+    options = ["Front left", "Front right", "Back left", "Back right"]
+    for i in range(len(options)):
+        clip = np.zeros((2, 16000))
+        s = rng.standard_normal(4000)
+        clip[:, 3000:7023] = [np.convolve(s, hrtf.hrirs[i, e]) for e in (0, 1)]
+        assert LS.binaural_direction(clip, LS.direct_onsets(clip, 16000, want=1)[0], 16000, hrtf) == tuple(dirs[i])
+        assert LS.azimuth_absolute("", options, [clip], 16000, "binaural", hrtf=lambda sr: hrtf) == i

@@ -30,7 +30,9 @@ reverberant ratio); passes rise and fall symmetrically.
 ``check`` measures the audio: for a pass, the interaural time difference (binaural;
 GCC-PHAT, median over 100 ms windows of the first and last 30 % of the motion) or the
 FOA lateral component ``<W Y> / <W W>`` must move toward the labelled side; for radial
-paths the received level must rise (approaching) or fall (receding) by >= 1 dB.
+paths the direct sound's level must rise (approaching) or fall (receding) by >= 1 dB and its
+propagation delay (the Doppler time compression) must shrink or grow by at least half of what
+the path implies.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ WINDOW_S = 0.1  # ITD analysis window (s)
 ITD_CHANGE_MIN_S = 5e-5  # a pass must move the median ITD by at least this much
 FOA_CHANGE_MIN = 0.05  # ... or the FOA lateral component by this much
 LEVEL_CHANGE_MIN_DB = 1.0  # radial paths: the direct-sound level must change by at least this much
+DELAY_CHANGE_MIN = 0.5  # radial paths: the direct sound's delay must change by at least half the path's travel time
 MATCH_WINDOW_S = 0.025  # dry-source windows matched against the audio (s)
 PLACEMENT_MARGIN_M = 0.05
 
@@ -269,15 +272,17 @@ def _median_itd_s(x: np.ndarray, span: tuple[int, int], sr: int) -> float:
     return float(np.median(vals)) if vals else math.nan
 
 
-def _direct_level_db(x: np.ndarray, params, edge: str) -> float:
-    """Level (dB) of the part of the audio coherent with the dry source, median over windows.
+def _direct_level_db(x: np.ndarray, params, edge: str) -> tuple[float, float]:
+    """Level (dB) of the part of the audio coherent with the dry source and its delay (s), medians over windows.
 
     The dry source is cut into ``MATCH_WINDOW_S`` windows (emission time) over the first or
     last ``EDGE_FRACTION`` of the motion; for each, the response from the dry window to the
     audio is estimated by regularised deconvolution (whitened cross-correlation) over the
     delays up to the farthest direct sound, and its peak (RMS over channels) is that window's
     direct-sound amplitude. The reverberation, which arrives later or does not correlate
-    with the window, barely contributes (unlike in the plain level).
+    with the window, barely contributes (unlike in the plain level). The peak's lag is the
+    window's propagation delay: its change over the motion is the Doppler time compression
+    (``path length / c``: shorter for an approaching source).
     """
     sr = params["sample_rate_hz"]
     s = params["sounds"][0]
@@ -290,7 +295,7 @@ def _direct_level_db(x: np.ndarray, params, edge: str) -> float:
     max_lag = (
         int(math.ceil(max(s["distance_m"], s["end_distance_m"]) / SPEED_OF_SOUND_M_S * sr)) + FDL2 + 8
     )  # the direct sound
-    amps = []
+    amps, lags = [], []
     for a in range(span[0], span[1] - w + 1, w):
         ref = dry[a : a + w]
         e = float(np.sum(ref**2))
@@ -304,8 +309,12 @@ def _direct_level_db(x: np.ndarray, params, edge: str) -> float:
         power = np.abs(ref_f) ** 2
         whiten = np.conj(ref_f) / (power + 1e-2 * float(np.mean(power)))  # regularised deconvolution
         h = np.fft.irfft(np.fft.rfft(seg, n_fft, axis=1) * whiten, n_fft, axis=1)[:, : max_lag + 1]
-        amps.append(float(np.max(np.sqrt(np.mean(h**2, axis=0)))))
-    return 20.0 * math.log10(float(np.median(amps))) if amps else math.nan
+        env = np.sqrt(np.mean(h**2, axis=0))
+        amps.append(float(np.max(env)))
+        lags.append(int(np.argmax(env)))
+    if not amps:
+        return math.nan, math.nan
+    return 20.0 * math.log10(float(np.median(amps))), float(np.median(lags)) / sr
 
 
 def motion_check(params, clips) -> dict[str, Any]:
@@ -330,10 +339,15 @@ def motion_check(params, clips) -> dict[str, Any]:
         else:
             return {**out, "valid": True, "note": "lateral motion measured for binaural and FOA receivers only"}
     else:
-        lv = [_direct_level_db(x, params, span) for span in ("first", "last")]
-        change = lv[1] - lv[0]
-        out.update(direct_level_start_db=round(lv[0], 3), direct_level_end_db=round(lv[1], 3))
-        ok = math.isfinite(change) and change * (1.0 if motion == "approaching" else -1.0) >= LEVEL_CHANGE_MIN_DB
+        (lv0, d0), (lv1, d1) = (_direct_level_db(x, params, span) for span in ("first", "last"))
+        sign = 1.0 if motion == "approaching" else -1.0
+        change, nearer_s = lv1 - lv0, d0 - d1  # level up and delay down when approaching
+        out.update(direct_level_start_db=round(lv0, 3), direct_level_end_db=round(lv1, 3),
+                   delay_start_ms=round(d0 * 1e3, 3), delay_end_ms=round(d1 * 1e3, 3))  # fmt: skip
+        # the windows' centres are (1 - EDGE_FRACTION) of the path apart
+        want_s = (1 - EDGE_FRACTION) * params["path_length_m"] / SPEED_OF_SOUND_M_S
+        ok = (math.isfinite(change) and change * sign >= LEVEL_CHANGE_MIN_DB
+              and math.isfinite(nearer_s) and nearer_s * sign >= DELAY_CHANGE_MIN * want_s)  # fmt: skip
     return {**out, "valid": bool(ok)}
 
 

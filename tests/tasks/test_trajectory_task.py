@@ -92,6 +92,14 @@ def test_check_accepts_the_label_and_rejects_the_opposite(motion, wrong):
         expected = 20 * math.log10(s["distance_m"] / s["end_distance_m"])
         measured = good["direct_level_end_db"] - good["direct_level_start_db"]
         assert 0.3 * abs(expected) < abs(measured) <= abs(expected) + 1.0 and measured * expected > 0
+        # Doppler: the direct sound's delay shrinks (approaching) or grows by the path's travel time between the
+        # edge windows' centres, 0.7 of the path
+        nearer_ms = good["delay_start_ms"] - good["delay_end_ms"]
+        want_ms = 0.7 * p["path_length_m"] / 343.0 * 1e3
+        assert (
+            nearer_ms * (1 if motion == "approaching" else -1) > 0
+            and abs(abs(nearer_ms) - want_ms) <= 0.3 * want_ms + 0.2
+        )
 
 
 def test_received_level_is_normalised_to_the_roved_target():

@@ -65,6 +65,7 @@ def test_distance_relative_drr_carries_the_answer_and_level_is_roved():
         expected = [s["drr_db_expected"] for s in p["sounds"]]
         assert expected[c] - expected[1 - c] == pytest.approx(value, abs=0.01)  # statistical DRR step = level
         assert m.valid and m.checks["drr_step_db"]["measured"] > 0
+        assert m.extra["clip_excess_step_db"]["measured"] > 0  # the clip orders the pair like the DRR
         steps[value].append(m.checks["drr_step_db"]["measured"])
         lv = m.extra["received_level_db_spl"]
         louder.append(lv[c] > lv[1 - c])

@@ -17,8 +17,9 @@ from auralgen.core.mapping import from_mapping
 from auralgen.core.mapping import plain as _plain
 
 ACTIONS = ("evaluate", "rescore", "leaderboard", "score_predictions", "export")
-PREDICTION_FORMATS = ("starbench", "mmar", "mmau")
-EXPORT_FORMATS = ("starbench", "mmar")
+PREDICTION_FORMATS = ("starbench", "mmar", "mmau", "sonicbench")
+EXPORT_FORMATS = ("starbench", "mmar", "sonicbench")
+SCORERS = ("parser", "file", "mmar")  # whose verdict scores a prediction file (evaluation.interop)
 ON_ERROR = ("count", "stop")
 
 
@@ -79,6 +80,7 @@ class EvalRunConfig:
     predictions_format: str = "starbench"
     prediction_field: str | None = None
     export_format: str = "starbench"
+    scorer: str = "parser"
     progress: bool = True
     overwrite: bool = False
     leaderboard: str | None = None  # None: <out>/leaderboard.md
@@ -90,7 +92,7 @@ class EvalRunConfig:
 
 TOP_KEYS = {
     "action", "data", "out", "model", "eval", "tasks", "split", "max_items", "predictions",
-    "predictions_format", "prediction_field", "export_format", "progress", "overwrite", "leaderboard",
+    "predictions_format", "prediction_field", "export_format", "scorer", "progress", "overwrite", "leaderboard",
     "mode", "adaptive", "replay",
 }  # fmt: skip
 MODES = ("grid", "adaptive")
@@ -141,6 +143,7 @@ def validate_eval(cfg) -> EvalRunConfig:
         ),
         prediction_field=cfg.get("prediction_field"),
         export_format=_choice("export_format", cfg.get("export_format", "starbench"), EXPORT_FORMATS),
+        scorer=_choice("scorer", cfg.get("scorer", "parser"), SCORERS),
         progress=_coerce("progress", cfg.get("progress", True), bool),
         overwrite=_coerce("overwrite", cfg.get("overwrite", False), bool),
         leaderboard=_leaderboard(cfg.get("leaderboard")),

@@ -1,0 +1,72 @@
+"""Interoperability with peers' toolkits: export a split in their layout (``action=export``),
+score their result files (``action=score_predictions``).
+
+One module per toolkit, each documenting its layout and its scoring:
+
+``starbench``   STAR-Bench's ``ALMEval_code`` (:mod:`.starbench`): ``meta_info/*.json`` its
+                ``build_dataset`` loads for every alias; its ``infer_results.jsonl`` scored, with
+                ``performance.json`` as its ``evaluate`` writes it.
+``mmar`` / ``mmau``  MMAR's and MMAU's metadata and prediction files (:mod:`.mmar`), with their
+                token string-match (``scorer=mmar``).
+``sonicbench``  SonicBench's layout and its published result files (:mod:`.sonicbench`).
+
+``scorer`` picks whose verdict decides ``scores``: ``parser`` (auralgen's answer parser, the
+default), ``file`` (the verdict the toolkit records or computes: STAR-Bench's ``is_correct``,
+SonicBench's exact letter match) or ``mmar``; the other verdicts are reported beside
+(``parser_scores`` / ``toolkit_scores`` and ``verdicts`` in ``results.json``). A line that lacks a
+required field, or whose answer is not among its options, ends the run with an error naming the
+file and line. WAV files keep every channel (24-bit PCM).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from auralgen.core.errors import ParameterError
+
+from ..config import EvalRunConfig
+from ..items import load_items
+from . import mmar, sonicbench, starbench
+from .common import need, parsed_record, read_predictions
+
+__all__ = ["export_split", "prediction_records", "read_predictions", "score_predictions_file"]
+
+EXPORTERS = {"starbench": starbench.export, "mmar": mmar.export, "sonicbench": sonicbench.export}
+
+
+def prediction_records(
+    rows: list[dict], fmt: str, *, path: str = "predictions", field: str | None = None
+) -> list[dict]:
+    """Scoring records read by the answer parser from STAR-Bench or MMAR/MMAU prediction rows."""
+    if fmt == "starbench":
+        return starbench.records(rows, path, field)[0]
+    field = mmar.pick_field(rows, field, path)
+    recs = []
+    for n, row in enumerate(rows, 1):
+        where = f"{path} entry {n}"
+        options, answer = list(need(row, "choices", where)), need(row, "answer", where)
+        if answer not in options:
+            raise ParameterError(f"{where}: answer={answer!r} is not among the options; allowed: one of {options!r}")
+        sub = row.get("sub-category", row.get("sub_category"))
+        recs.append(parsed_record(item_id=need(row, "id", where), task=row.get("task") or sub or row.get("category") or fmt,
+                                  rotation=0, options=options, truth=options.index(answer), reply=need(row, field, where),
+                                  where=where, field=field))  # fmt: skip
+    return recs
+
+
+def score_predictions_file(cfg: EvalRunConfig, *, log=print) -> dict:
+    """``action=score_predictions``: score ``cfg.predictions`` into ``<out>/results.json``."""
+    if cfg.predictions_format == "sonicbench":
+        return sonicbench.score_file(cfg, log)
+    rows = read_predictions(cfg.predictions)
+    if cfg.predictions_format == "starbench":
+        if cfg.scorer == "mmar":
+            raise ParameterError("scorer=mmar with predictions_format=starbench; allowed: parser or file")
+        return starbench.score_file(cfg, rows, log)
+    return mmar.score_file(cfg, rows, log)
+
+
+def export_split(cfg: EvalRunConfig, *, log=print) -> dict:
+    """``action=export``: write ``cfg.split`` of ``cfg.data`` in ``cfg.export_format``'s layout."""
+    items = load_items(cfg.data, split=cfg.split, tasks=cfg.tasks, max_items=cfg.max_items)
+    return EXPORTERS[cfg.export_format](items, Path(cfg.out), log)

@@ -1,0 +1,129 @@
+"""What every toolkit's reader and scorer shares: reading prediction files, checked fields,
+scoring records, and ``results.json`` with the toolkit's verdicts beside the parser's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from auralgen.core.errors import ParameterError
+
+from ..metrics import score
+from ..parsing import extract_choice
+from ..report import accounting, frequency_tasks, write_json
+
+
+def read_predictions(path: str | Path) -> list[dict]:
+    """Rows of a JSON list or JSONL file; errors name the file and line."""
+    path = Path(path)
+    if not path.is_file():
+        raise ParameterError(f"predictions={str(path)!r} is not a file; allowed: a JSON or JSONL prediction file")
+    text = path.read_text(encoding="utf-8")
+    if text.lstrip().startswith("["):
+        try:
+            rows = json.loads(text)
+        except ValueError as exc:
+            raise ParameterError(
+                f"predictions={str(path)!r} is not valid JSON ({exc}); allowed: a JSON list or JSONL"
+            ) from None
+    else:
+        rows = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except ValueError:
+                    raise ParameterError(
+                        f"predictions={str(path)!r} line {n} is not JSON; allowed: one JSON object per line"
+                    ) from None
+    if not rows:
+        raise ParameterError(f"predictions={str(path)!r} holds no prediction; allowed: at least one")
+    for n, row in enumerate(rows, 1):
+        if not isinstance(row, dict):
+            raise ParameterError(f"predictions={str(path)!r} entry {n} is {type(row).__name__}; allowed: JSON objects")
+    return rows
+
+
+def need(row: dict, key: str, where: str):
+    """``row[key]``, or one line naming the entry and the missing key."""
+    if key not in row or row[key] is None:
+        raise ParameterError(
+            f"{where} has no {key!r}; allowed: rows with {key!r} (set prediction_field= for the reply)"
+        )
+    return row[key]
+
+
+def parsed_record(*, item_id, task, rotation, options, truth, reply, where, field) -> dict:
+    """One scoring record: the reply read by :func:`~auralgen.evaluation.parsing.extract_choice`
+    against the *presented* ``options`` (``truth`` = presented index of the answer)."""
+    if not isinstance(reply, str):
+        raise ParameterError(f"{where}: {field}={reply!r} is not text; allowed: the model's reply as a string")
+    parsed = extract_choice(reply, options)
+    return {
+        "id": str(item_id),
+        "task": str(task),
+        "rotation": int(rotation),
+        "status": parsed.status,
+        "correct": parsed.status == "ok" and parsed.index == truth,
+        "choice": parsed.index,
+        "n_options": len(options),
+        "options": list(options),
+        "truth": int(truth),
+    }
+
+
+def verdict_summary(records: list[dict], toolkit: list[bool]) -> dict:
+    """How the toolkit's verdicts and the parser's compare, answer by answer."""
+    pairs = list(zip((bool(r["correct"]) for r in records), toolkit, strict=True))
+    return {
+        "answers": len(pairs),
+        "agree": sum(p == t for p, t in pairs),
+        "toolkit_right_parser_wrong": sum(t and not p for p, t in pairs),
+        "parser_right_toolkit_wrong": sum(p and not t for p, t in pairs),
+    }
+
+
+def write_results(cfg, records: list[dict], *, toolkit: list[bool] | None, extra: dict, log) -> dict:
+    """Score ``records`` into ``<out>/results.json``.
+
+    ``toolkit`` (one verdict per record, or ``None``) is what the toolkit's own scoring says;
+    with ``cfg.scorer != "parser"`` it decides ``scores`` and the parser's ``parser_scores``
+    stand beside it; with the parser deciding, the toolkit's stand beside as ``toolkit_scores``.
+    """
+    parser_recs = records
+    toolkit_recs = (
+        None if toolkit is None else [dict(r, correct=bool(t)) for r, t in zip(records, toolkit, strict=True)]
+    )
+    main = toolkit_recs if cfg.scorer != "parser" else parser_recs
+    results = {
+        "model": {"label": Path(cfg.out).name, "kind": "predictions", "config": {"file": cfg.predictions}},
+        "dataset": {
+            "path": cfg.predictions,
+            "format": cfg.predictions_format,
+            "scorer": cfg.scorer,
+            "tasks": sorted({r["task"] for r in records}),
+            **extra,
+        },
+        "accounting": accounting(main),
+        "scores": score(main),
+        "psychometric": {},
+        **{task: {} for task in frequency_tasks()},
+    }
+    if toolkit_recs is not None:
+        other, key = (parser_recs, "parser_scores") if cfg.scorer != "parser" else (toolkit_recs, "toolkit_scores")
+        results[key] = score(other)
+        results["verdicts"] = verdict_summary(parser_recs, list(toolkit))
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(out / "results.json", results)
+    s = results["scores"]["overall"]
+    msg = (
+        f"{len(records)} predictions ({cfg.scorer} verdicts): AA {100 * s['AA']:.1f} %, ACR {100 * s['ACR']:.1f} %, "
+        f"{results['accounting']['overall']['unparseable']} unparseable"
+    )
+    for key in ("parser_scores", "toolkit_scores"):
+        if key in results:
+            o = results[key]["overall"]
+            msg += f"; {key.split('_')[0]} verdicts: AA {100 * o['AA']:.1f} %, ACR {100 * o['ACR']:.1f} %"
+    log(f"{msg} -> {out / 'results.json'}")
+    return results

@@ -1,0 +1,135 @@
+"""MMAR (github ddlBoJack/MMAR, ``code/evaluation.py``) and MMAU (github Sakshi113/MMAU,
+``evaluation.py``): export a split as MMAR metadata, and score files in their format.
+
+Export (``export_format=mmar``)
+-------------------------------
+``<out>/MMAR-meta.json`` (a JSON list) and the same rows as ``<out>/MMAR-meta.jsonl``:
+``{id, audio_path, question, choices, answer, modality, category, sub-category, language, task}``,
+audio in ``<out>/audio/<id>.wav``. ``modality`` is ``sound`` and ``category`` one of MMAR's layers
+(its evaluation script counts per layer and fails on any other name): ``Signal Layer`` for the
+foundational single-sound attributes, ``Perception Layer`` for spatial and spatio-temporal items;
+``sub-category`` is the item's own, ``task`` the auralgen task. MMAR holds one audio per item: an
+item with several clips is skipped, counted, with the reason in the log and the summary.
+
+Scoring (``predictions_format=mmar`` / ``mmau``)
+------------------------------------------------
+Rows carry ``id``, ``choices``, ``answer`` (text) and the reply. Which key holds the reply differs
+between the toolkits and their versions: MMAU's README names ``model_prediction``, its current
+script reads ``model_output``, MMAR's script reads ``answer_prediction``. ``prediction_field``
+names it; unset, the first of ``model_prediction``, ``answer_prediction``, ``model_output`` found
+in the file is used (and named in ``results.json``). ``task`` (else ``sub-category``, else
+``category``) names the task; each row is one run (rotation 0).
+
+``scorer=mmar`` scores as both scripts do: a reply is right when its word tokens (``\\w+``,
+lower-cased) contain every token of the answer and none of the tokens that only wrong choices
+have; rows without the reply key are left out of the count, as the scripts skip them (their number
+is reported). ``scorer=parser`` (default) reads the reply with the answer parser; the other
+verdicts are reported beside. A letter-only reply (``"B"``) is right under the parser and wrong
+under MMAR's rule, which matches words only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from auralgen.core.errors import ParameterError
+from auralgen.tasks.base import task_class
+
+from ..items import export_wav
+from ..report import write_json
+from .common import need, parsed_record, write_results
+
+FIELDS = ("model_prediction", "answer_prediction", "model_output")
+LAYERS = {"foundational_perception": "Signal Layer"}  # every other category: "Perception Layer"
+
+
+def layer(item) -> str:
+    """The MMAR layer an item is counted under."""
+    if task_class(item.task).spatial:
+        return "Perception Layer"
+    return LAYERS.get(item.category, "Perception Layer")
+
+
+def export(items, out: Path, log) -> dict:
+    """Write the one-clip items of ``items`` in MMAR's layout; items with several clips are skipped and counted."""
+    rows, skipped = [], {}
+    for it in items:
+        if len(it.clips) != 1:
+            why = f"{it.task}: {len(it.clips)} clips per item (MMAR holds one audio per item)"
+            skipped[why] = skipped.get(why, 0) + 1
+            continue
+        export_wav(it.clips[0], out / "audio" / f"{it.id}.wav")
+        rows.append({
+            "id": it.id, "audio_path": f"./audio/{it.id}.wav", "question": it.question, "choices": list(it.options),
+            "answer": it.answer, "modality": "sound", "category": layer(it), "sub-category": it.sub_category,
+            "language": "en", "task": it.task,
+        })  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(out / "MMAR-meta.json", rows)
+    (out / "MMAR-meta.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
+    log(
+        f"wrote {len(rows)} items in MMAR layout to {out} (MMAR-meta.json, MMAR-meta.jsonl, audio/)"
+        + "".join(f"; skipped {n} ({why})" for why, n in skipped.items())
+    )
+    return {"items": len(rows), "format": "mmar", "out": str(out), "skipped": skipped}
+
+
+def _tokens(text: str) -> set[str]:
+    return set(re.findall(r"\b\w+\b", text.lower()))
+
+
+def token_match(answer: str, reply: str, choices: list[str]) -> bool:
+    """MMAR's / MMAU's string-match verdict (see the module docstring)."""
+    said, right = _tokens(reply), _tokens(answer)
+    if not said:
+        return False
+    wrong = set().union(*(_tokens(c) - right for c in choices if _tokens(c) != right))
+    return right <= said and not (said & wrong)
+
+
+def pick_field(rows: list[dict], field: str | None, path: str) -> str:
+    """The key that holds the replies: ``field``, else the first of :data:`FIELDS` the file has."""
+    if field:
+        return field
+    found = next((f for f in FIELDS if any(f in r for r in rows)), None)
+    if found is None:
+        raise ParameterError(
+            f"{path} has none of {', '.join(FIELDS)}; allowed: one of them, or prediction_field=<the reply's key>"
+        )
+    return found
+
+
+def score_file(cfg, rows: list[dict], log) -> dict:
+    """``action=score_predictions`` for an MMAR / MMAU prediction file."""
+    field = pick_field(rows, cfg.prediction_field, cfg.predictions)
+    if cfg.scorer == "file":
+        raise ParameterError(
+            f"scorer=file with predictions_format={cfg.predictions_format}; allowed: parser or mmar "
+            "(MMAR/MMAU files record no verdict)"
+        )
+    recs, toolkit, left_out = [], [], 0
+    for n, row in enumerate(rows, 1):
+        where = f"{cfg.predictions} entry {n}"
+        if cfg.scorer == "mmar" and field not in row:
+            left_out += 1  # the scripts skip a row without the reply key
+            continue
+        options = list(need(row, "choices", where))
+        answer = need(row, "answer", where)
+        if answer not in options:
+            raise ParameterError(f"{where}: answer={answer!r} is not among the options; allowed: one of {options!r}")
+        sub = row.get("sub-category", row.get("sub_category"))
+        rec = parsed_record(item_id=need(row, "id", where), task=row.get("task") or sub or row.get("category") or cfg.predictions_format,
+                            rotation=0, options=options, truth=options.index(answer), reply=need(row, field, where),
+                            where=where, field=field)  # fmt: skip
+        if row.get("category") is not None and sub is not None:
+            rec["category"], rec["sub_category"] = str(row["category"]), str(sub)
+        recs.append(rec)
+        toolkit.append(token_match(answer, row[field], options))
+    if not recs:
+        raise ParameterError(f"{cfg.predictions}: no row has {field!r}; allowed: rows with the model's reply")
+    extra = {"prediction_field": field, "rows_without_reply": left_out}
+    return write_results(cfg, recs, toolkit=toolkit, extra=extra, log=log)

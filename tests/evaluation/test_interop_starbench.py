@@ -1,0 +1,184 @@
+"""STAR-Bench interop checked with STAR-Bench's own code (github InternLM/StarBench, ALMEval_code).
+
+The toolkit's ``datasets`` package is read from the fetched mirror (git show into a tmp dir, loaded
+under another package name); ``torch`` and ``loguru``, which it imports only for a base class and
+a logger, get minimal stand-in modules. Its ``build_dataset`` loads our export for every alias, its
+``build_prompt`` / ``evaluate_item`` / ``evaluate`` make a run of a scripted "model", and our
+``score_predictions`` must reproduce its ``performance.json`` byte for byte with ``scorer=file``.
+Skipped only when the mirror directory is absent (it is fetched with the search tool's ``fetch``).
+"""
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from auralgen.cli._hydra import compose
+from auralgen.evaluation.config import validate_eval
+from auralgen.evaluation.interop import starbench
+from auralgen.evaluation.items import load_items
+from auralgen.evaluation.parsing import rotate_options
+from auralgen.evaluation.runner import run
+from auralgen.generation.run import run as generate
+from tests.support.builders import small_run
+
+MIRROR = Path("/work/.mirror/InternLM+StarBench/repo")
+QUIET = lambda *_: None  # noqa: E731
+ALIASES = ["pc", "pc_sp", "pc_nsp", "tr", "tr_cap", "tr_uncut", "sr", "sr_ch"]
+pytestmark = pytest.mark.skipif(not MIRROR.is_dir(), reason=f"STAR-Bench mirror absent: {MIRROR}")
+
+
+def _stand_ins():
+    torch = types.ModuleType("torch")
+    torch.utils = types.ModuleType("torch.utils")
+    torch.utils.data = types.ModuleType("torch.utils.data")
+    torch.utils.data.Dataset = type("Dataset", (), {})
+    loguru = types.ModuleType("loguru")
+    loguru.logger = types.SimpleNamespace(info=QUIET, warning=QUIET, error=QUIET)
+    return {"torch": torch, "torch.utils": torch.utils, "torch.utils.data": torch.utils.data, "loguru": loguru}
+
+
+@pytest.fixture(scope="module")
+def toolkit(tmp_path_factory):
+    """STAR-Bench's ``datasets`` package, imported as ``sb_almeval_datasets``."""
+    pkg = tmp_path_factory.mktemp("almeval") / "sb_almeval_datasets"
+    pkg.mkdir()
+    for name in ("__init__.py", "starbench.py", "utils.py"):
+        src = subprocess.run(["git", "-C", str(MIRROR), "show", f"HEAD:ALMEval_code/datasets/{name}"],
+                             check=True, capture_output=True, text=True).stdout  # fmt: skip
+        (pkg / name).write_text(src)
+    stand_ins = {k: v for k, v in _stand_ins().items() if k not in sys.modules}
+    sys.modules.update(stand_ins)  # only while the toolkit imports: other libraries probe sys.modules for torch
+    try:
+        spec = importlib.util.spec_from_file_location("sb_almeval_datasets", pkg / "__init__.py",
+                                                      submodule_search_locations=[str(pkg)])  # fmt: skip
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["sb_almeval_datasets"] = mod
+        spec.loader.exec_module(mod)
+    finally:
+        for k in stand_ins:
+            sys.modules.pop(k, None)
+    yield mod
+    for k in [k for k in sys.modules if k.startswith("sb_almeval_datasets")]:
+        sys.modules.pop(k)
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """A split with foundational (spatial and not), temporal-reorder and holistic spatial items, exported."""
+    data = tmp_path_factory.mktemp("sb_data")
+    overrides = ["suite=spatial"] + [f"~tasks.{t}" for t in ("elevation_absolute", "elevation_relative",
+                 "distance_absolute", "distance_relative", "azimuth_relative")]  # fmt: skip
+    overrides += ["+task@tasks.temporal_reorder=temporal_reorder", "+task@tasks.pitch_relative=pitch_relative"]
+    overrides += [f"tasks.{t}.items_per_level=1" for t in ("azimuth_absolute", "trajectory", "pitch_relative")]
+    overrides += ["tasks.temporal_reorder.items_per_level=2"]
+    generate(small_run(*overrides, out=data, workers=1), log=QUIET)
+    out = tmp_path_factory.mktemp("sb_export")
+    res = run(
+        validate_eval(compose(["action=export", f"data={data}", f"out={out}"], config_name="evaluate")), log=QUIET
+    )
+    return data, out, res
+
+
+def _reply(meta: dict, k: int) -> str:
+    """A scripted model: right, wrong, or said in ways the two parsers read differently."""
+    letter = meta["answer_letter"][1]
+    wrong = "AB"[letter == "A"]
+    return [f"<{letter}>", f"The answer is {wrong}.", f'{{"answer": "{letter.lower()}"}}', f"I think {letter}.",
+            f"Not {letter}; going with {wrong}", "I cannot listen to audio."][k % 6]  # fmt: skip
+
+
+def _toolkit_run(toolkit, root: Path, alias: str, work: Path) -> tuple[Path, dict]:
+    """A run.py-style robust run of ``alias``: infer_results.jsonl and the toolkit's performance."""
+    (ds,) = toolkit.build_dataset([alias], dataset_root=str(root))
+    rows, k = [], 0
+    for item in ds.data:
+        runs = len(item["options"]) if alias.startswith("pc") else 3
+        for r in range(runs):
+            msg = ds.build_prompt(item, rotate_id=r)
+            for p in msg["prompts"]:
+                assert p["type"] == "text" or Path(p["value"]).is_file(), (alias, p)
+            res = ds.evaluate_item(msg["meta"], _reply(msg["meta"], k))
+            res["unique_id"] = f"{item['id']}@{r}"
+            rows.append(res)
+            k += 1
+    path = work / "model" / alias / "infer_results.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows))
+    return path, ds.evaluate(str(path))
+
+
+def test_every_alias_loads_with_the_toolkits_own_build_dataset(toolkit, exported):
+    data, out, res = exported
+    sets = {a: toolkit.build_dataset([a], dataset_root=str(out))[0] for a in ALIASES}
+    by_task = {}
+    for a in ("pc_sp", "pc_nsp", "tr", "sr"):
+        for row in sets[a].data:
+            by_task.setdefault(row["task"], set()).add(a)
+    spatial = {t for t, (a,) in by_task.items() if a in ("pc_sp", "sr")}
+    assert {t: a.pop() for t, a in by_task.items()} == {
+        "azimuth_absolute": "pc_sp", "pitch_relative": "pc_nsp", "temporal_reorder": "tr", "trajectory": "sr",
+    }  # fmt: skip
+    assert spatial == {"azimuth_absolute", "trajectory"}
+    assert len(sets["pc"].data) == len(sets["pc_sp"].data) + len(sets["pc_nsp"].data)
+    assert res["files"]["tr"] == 6 and res["sr_ch_split"] == res["files"]["sr"] > 0
+    for a in ALIASES:  # every prompt of every alias builds, every audio it names exists
+        for item in sets[a].data:
+            for r in range(3):
+                msg = sets[a].build_prompt(item, rotate_id=r)
+                assert all(p["type"] == "text" or Path(p["value"]).is_file() for p in msg["prompts"])
+
+
+def test_reorder_items_are_shuffled_by_the_toolkit_and_its_answer_is_the_true_order(toolkit, exported):
+    """For every run the toolkit makes, its recomputed answer lists the shown clips in the order the
+    stored item says they happened (the exported clips keep their stored index in the file name)."""
+    data, out, _ = exported
+    items = {it.id: it for it in load_items(data)}
+    (ds,) = toolkit.build_dataset(["tr"], dataset_root=str(out))
+    orders = set()
+    for row in ds.data:
+        it = items[row["id"].split("_")[0]]
+        happened = [int(n) - 1 for n in re.findall(r"\d+", it.answer)]  # stored clip indices, in time order
+        for r in range(3):
+            msg = ds.build_prompt(row, rotate_id=r)
+            shown = [int(Path(p["value"]).stem.rsplit("_", 1)[1]) for p in msg["prompts"] if p["type"] == "audio"]
+            told = [int(n) for n in re.findall(r"\d+", msg["meta"]["answer"])]  # shown positions, in time order
+            assert [shown[j - 1] for j in told] == happened
+            assert msg["meta"]["answer"] in row["options"] and len(set(row["options"])) == 6
+            orders.add(tuple(shown))
+    assert len(orders) > 3  # the toolkit's round-robin spreads the clip orders
+
+
+@pytest.mark.parametrize("alias", ["pc", "pc_sp", "tr", "sr"])
+def test_file_verdicts_reproduce_the_toolkits_performance_json(toolkit, exported, tmp_path, alias):
+    _, out, _ = exported
+    path, perf = _toolkit_run(toolkit, out, alias, tmp_path)
+    (tmp_path / "theirs.json").write_text(json.dumps(perf, indent=4, ensure_ascii=False))
+    res = run(validate_eval(compose(["action=score_predictions", f"predictions={path}", "+scorer=file",
+                                     f"out={tmp_path / 'ours'}"], config_name="evaluate")), log=QUIET)  # fmt: skip
+    assert (tmp_path / "ours" / "performance.json").read_bytes() == (tmp_path / "theirs.json").read_bytes()
+    assert res["dataset"]["starbench_alias"] == alias
+    v = res["verdicts"]
+    # lowercase JSON is read by our parser only; "Not X; going with Y" fools the toolkit's keyword rule
+    assert v["parser_right_toolkit_wrong"] > 0 and v["agree"] < v["answers"]
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    assert res["scores"]["overall"]["AA"] == pytest.approx(sum(r["is_correct"] for r in rows) / len(rows))
+    parser = run(validate_eval(compose(["action=score_predictions", f"predictions={path}",
+                                        f"out={tmp_path / 'p'}"], config_name="evaluate")), log=QUIET)  # fmt: skip
+    assert parser["toolkit_scores"] == res["scores"] and parser["scores"] == res["parser_scores"]
+
+
+def test_rotation_is_stored_in_auralgens_convention(toolkit, exported, tmp_path):
+    data, out, _ = exported
+    path, _ = _toolkit_run(toolkit, out, "pc", tmp_path)
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    items = {it.id: it for it in load_items(data)}
+    recs, _ = starbench.records(rows, str(path), None)
+    assert {r["starbench_rotate_id"] for r in recs} >= {0, 1, 2}
+    for row, rec in zip(rows, recs, strict=True):
+        assert rotate_options(list(items[row["id"]].options), rec["rotation"])[0] == row["options"]

@@ -32,7 +32,7 @@ def sound_rt60s(clip, sample_rate: int, *, want: int) -> list[float]:
     """T20 (s) of the first ``want`` sounds of ``clip`` (nan where a decay cannot be measured); [] if
     fewer sounds are found."""
     x = np.asarray(clip, dtype=np.float64)
-    onsets = rises(x, sample_rate)[:want]
+    onsets = rises(x, sample_rate, n=want)
     if len(onsets) < want:
         return []
     back = int(ENVELOPE_S * sample_rate)  # an onset is found up to one envelope window late

@@ -72,21 +72,25 @@ def decay_start(x, sample_rate, start: int, stop: int | None = None, *, near_db:
     return int(start) + last + 1
 
 
-def rises(x, sample_rate, *, rise_db: float = RISE_DB) -> list[int]:
-    """Onsets (sample indices) of the sounds of ``x``: where the envelope first stands ``rise_db``
-    above its minimum over the preceding :data:`RISE_LOOKBACK_S` (and within ``rise_db`` of the
-    clip's maximum); onsets within :data:`MIN_SOUND_S` of the previous one are dropped."""
+def rises(x, sample_rate, *, rise_db: float = RISE_DB, n: int | None = None) -> list[int]:
+    """Onsets (sample indices, in time order) of the sounds of ``x``: where the envelope first stands
+    ``rise_db`` above its minimum over the preceding :data:`RISE_LOOKBACK_S` (and within ``rise_db``
+    of the clip's maximum); onsets within :data:`MIN_SOUND_S` of the previous one are dropped. With
+    ``n``, the ``n`` onsets that rise highest above their preceding minimum: a sound that starts
+    out of silence, rather than a click of a train rising out of the decay of the click before."""
     sr = check_rate(sample_rate)
     env = _envelope_db(x, sr, 0, None)
     back = max(int(RISE_LOOKBACK_S * sr), 1)
     padded = np.concatenate([np.full(back, env.min()), env])
-    windows = np.lib.stride_tricks.sliding_window_view(padded[:-1], back)
-    floor = windows.min(axis=1)
-    hits = np.flatnonzero((env - floor >= rise_db) & (env >= env.max() - rise_db))
+    floor = np.lib.stride_tricks.sliding_window_view(padded[:-1], back).min(axis=1)
+    lift = env - floor
+    hits = np.flatnonzero((lift >= rise_db) & (env >= env.max() - rise_db))
     out: list[int] = []
     for i in hits:
         if not out or i - out[-1] >= MIN_SOUND_S * sr:
             out.append(int(i))
+    if n is not None:
+        out = sorted(sorted(out, key=lambda i: -lift[i])[: int(n)])
     # the envelope's window is centred: its leading edge (half a window on) meets the rise first
     half = max(int(ENVELOPE_S * sr), 1) // 2
     return [min(i + half, env.size - 1) for i in out]

@@ -72,6 +72,7 @@ class ReverberationAbsolute(R.ReverbTask):
     audit = AuditSpec(
         ("bin", "edge_side", "margin_percent", "row.level", "sounds.0.rt60_s", *REVERB_AUDIO_FEATURES),
         listener_easiest="max",
+        listener_floor=0.95,
     )
     listener = staticmethod(listen.reverberation_absolute)
     sub_category = "absolute_perception"

@@ -71,7 +71,9 @@ class ReverberationRelative(R.ReverbTask):
     name = "reverberation_relative"
     n_sounds = 2
     audit = AuditSpec(
-        (*RELATIVE_FEATURES, "sounds.*.rt60_s", "delta.rt60_s", *REVERB_AUDIO_FEATURES), listener_easiest="max"
+        (*RELATIVE_FEATURES, "sounds.*.rt60_s", "delta.rt60_s", *REVERB_AUDIO_FEATURES),
+        listener_easiest="max",
+        listener_floor=0.95,
     )
     listener = staticmethod(listen.reverberation_relative)
     sub_category = "relative_discrimination"

@@ -54,6 +54,18 @@ def test_decay_rt60_reads_a_known_exponential_decay():
         decay_rt60_s(rng.standard_normal(sr), sr, 0)  # steady noise: no decay
 
 
+def test_rises_keeps_sounds_out_of_silence_not_clicks_out_of_a_decay():
+    sr = 16000
+    h = np.random.default_rng(4).standard_normal(sr // 2) * 10 ** (-3 * np.arange(sr // 2) / sr / 0.2)  # RT60 0.2 s
+    dry = np.zeros(sr // 2)
+    dry[:: sr // 6] = 1.0  # clicks at 6 per second: each rises ~45 dB out of the previous one's decay
+    x = np.zeros(3 * sr)
+    for onset in (1000, 25000):
+        x[onset : onset + sr - 1] += np.convolve(dry, h)
+    assert len(rises(x, sr)) == 8  # every click (4 a sound) is a rise
+    assert [abs(i - o) < 0.02 * sr for i, o in zip(rises(x, sr, n=2), (1000, 25000))] == [True, True]
+
+
 def test_relative_labels_are_measured_and_equal_the_level(relative):
     rows = read_rows(relative)
     assert len(rows) == 3 * N and all(r["valid"] for r in rows)

@@ -1,0 +1,84 @@
+"""SonicBench interop: its published result files (github qiuxins/SonicBench, read from the fetched
+mirror; skipped only when the mirror directory is absent) and an export in its layout.
+
+SonicBench publishes no scoring script; its accuracy is the share of rows whose ``prediction`` is
+the ``reference`` letter (its README's "about 72 %" for Qwen3-Omni is 72.25 % so counted)."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from auralgen.cli._hydra import compose
+from auralgen.evaluation.config import validate_eval
+from auralgen.evaluation.runner import run
+
+MIRROR = Path("/work/.mirror/qiuxins+SonicBench/repo")
+QUIET = lambda *_: None  # noqa: E731
+SYSTEMS = ["Kimi-Audio", "MiMo-Audio", "Ola"]  # letter replies: parser and exact match agree on every row
+
+
+def _system(name: str, dest: Path) -> Path:
+    if not MIRROR.is_dir():
+        pytest.skip(f"SonicBench mirror absent: {MIRROR}")
+    git = ["git", "-C", str(MIRROR)]
+    files = subprocess.run([*git, "ls-tree", "--name-only", "HEAD", f"Results/{name}/"], check=True,
+                           capture_output=True, text=True).stdout.split()  # fmt: skip
+    dest.mkdir(parents=True)
+    for f in files:
+        if f.endswith(".jsonl"):
+            (dest / Path(f).name).write_text(subprocess.run([*git, "show", f"HEAD:{f}"], check=True,
+                                                            capture_output=True, text=True).stdout)  # fmt: skip
+    return dest
+
+
+def _score(pred: Path, out: Path, *extra: str) -> dict:
+    args = ["action=score_predictions", f"predictions={pred}", "predictions_format=sonicbench", f"out={out}", *extra]
+    return run(validate_eval(compose(args, config_name="evaluate")), log=QUIET)
+
+
+def _exact(path: Path) -> tuple[int, int]:
+    rows = [json.loads(x) for f in sorted(path.glob("*.jsonl")) for x in f.read_text().splitlines() if x.strip()]
+    return sum(str(r["prediction"]).strip() == r["reference"] for r in rows), len(rows)
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_published_systems_score_as_sonicbench_counts_them(tmp_path, name):
+    path = _system(name, tmp_path / name)
+    right, n = _exact(path)
+    parser = _score(path, tmp_path / "p")
+    file = _score(path, tmp_path / "f", "+scorer=file")
+    assert parser["scores"]["overall"]["n_answers"] == n == 2400
+    assert parser["scores"]["overall"]["AA"] == file["scores"]["overall"]["AA"] == pytest.approx(right / n)
+    assert parser["verdicts"]["agree"] == n and len(parser["scores"]["by_task"]) == 24
+
+
+def test_a_reasoning_system_shows_both_verdicts(tmp_path):
+    path = _system("Qwen2.5-Omni", tmp_path / "q")  # replies such as "A." or option words, not bare letters
+    right, n = _exact(path)
+    res = _score(path, tmp_path / "f", "+scorer=file")
+    assert res["scores"]["overall"]["AA"] == pytest.approx(right / n)
+    assert res["parser_scores"]["overall"]["AA"] > res["scores"]["overall"]["AA"]
+    assert res["verdicts"]["parser_right_toolkit_wrong"] > 0
+
+
+def test_export_in_sonicbench_layout_and_score_it_back(tiny_dataset, tmp_path):
+    out = tmp_path / "sonic"
+    res = run(validate_eval(compose(["action=export", "export_format=sonicbench", f"data={tiny_dataset}", f"out={out}"],
+                                    config_name="evaluate")), log=QUIET)  # fmt: skip
+    assert set(res["files"]) == {"pitch_comparison", "loudness_comparison", "duration_comparison", "duration_recog"}
+    assert sum(res["skipped"].values()) + res["items"] > res["items"] > 0  # the threshold (audiogram) items left out
+    preds = tmp_path / "preds"
+    preds.mkdir()
+    for f in sorted((out / "json").glob("*.jsonl")):
+        rows = [json.loads(x) for x in f.read_text().splitlines()]
+        for k, r in enumerate(rows):
+            assert (out / r["audio_path"]).is_file() and f"'{r['reference']}' for " in r["prompt"]
+            # every other reply names the right option in words: the parser reads it, the exact match does not
+            r["prediction"] = r["reference"] if k % 2 == 0 else r["options"]["ABCDEFGHIJ".index(r["reference"])]
+        (preds / f.name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    right, n = _exact(preds)
+    back = _score(preds, tmp_path / "s", "+scorer=file")
+    assert back["scores"]["overall"]["AA"] == pytest.approx(right / n) and n == res["items"]
+    assert back["parser_scores"]["overall"]["AA"] == 1.0 > back["scores"]["overall"]["AA"]

@@ -12,6 +12,11 @@ Run: ``.venv/bin/python bench/bench_scoring.py``
 corpus in ``tests/evaluation/replies/`` (real SonicBench replies plus written tricky ones):
 stated answers read right, replies with no stated answer left unparsed, and the statuses.
 Run: ``.venv/bin/python bench/bench_scoring.py --corpus``
+
+``--sonicbench [MIRROR]`` scores every published SonicBench system (``Results/<system>/``, default
+mirror ``/work/.mirror/qiuxins+SonicBench/repo``) both ways: SonicBench's count (``prediction`` equal
+to ``reference``) and the answer parser, with the rows where they differ.
+Run: ``.venv/bin/python bench/bench_scoring.py --sonicbench``
 """
 
 from __future__ import annotations
@@ -199,9 +204,42 @@ def print_corpus_table() -> None:
     )
 
 
+def print_sonicbench_table(mirror: str) -> None:
+    """Per published SonicBench system: exact-match accuracy, parser accuracy, rows that differ."""
+    import subprocess
+
+    from auralgen.evaluation.interop.sonicbench import options_of
+
+    git = ["git", "-C", mirror]
+    files = subprocess.run([*git, "ls-tree", "-r", "--name-only", "HEAD", "Results"], check=True,
+                           capture_output=True, text=True).stdout.split()  # fmt: skip
+    table: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for f in (f for f in files if f.endswith(".jsonl")):
+        system, stem = f.split("/")[1], Path(f).stem
+        attr, _, paradigm = stem.rpartition("_")
+        text = subprocess.run([*git, "show", f"HEAD:{f}"], check=True, capture_output=True, text=True).stdout
+        for line in filter(str.strip, text.splitlines()):
+            row = json.loads(line)
+            res = extract_choice(row["prediction"], options_of(row, attr, paradigm))
+            exact = str(row["prediction"]).strip() == row["reference"]
+            parsed = res.status == "ok" and "AB"[res.index] == row["reference"]
+            table[system].update(n=1, exact=exact, parser=parsed, differ=exact != parsed)
+    print(f"{'system':30s}{'rows':>6s}{'SonicBench %':>14s}{'parser %':>10s}{'differ':>8s}")
+    for system, c in sorted(table.items()):
+        print(
+            f"{system:30s}{c['n']:6d}{100 * c['exact'] / c['n']:14.2f}{100 * c['parser'] / c['n']:10.2f}{c['differ']:8d}"
+        )
+    same = sorted(s for s, c in table.items() if c["differ"] == 0)
+    print(f"identical on {len(same)} of {len(table)} systems: {', '.join(same)}")
+
+
 if __name__ == "__main__":
     if "--corpus" in sys.argv[1:]:
         print_corpus_table()
+        sys.exit(0)
+    if "--sonicbench" in sys.argv[1:]:
+        rest = sys.argv[sys.argv.index("--sonicbench") + 1 :]
+        print_sonicbench_table(rest[0] if rest else "/work/.mirror/qiuxins+SonicBench/repo")
         sys.exit(0)
     figures = run()
     print(json.dumps(figures, indent=2))

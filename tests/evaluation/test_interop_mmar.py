@@ -115,3 +115,22 @@ def test_the_default_field_is_the_first_the_file_has():
     assert mmar.pick_field(rows, None, "p") == "model_prediction"
     assert mmar.pick_field([{"answer_prediction": "a"}], None, "p") == "answer_prediction"
     assert mmar.pick_field(rows, "answer_prediction", "p") == "answer_prediction"
+
+
+@pytest.mark.parametrize(
+    "fmt,scorer,needle",
+    [
+        ("mmar", "file", "scorer=file with predictions_format=mmar; allowed: parser or mmar"),
+        ("starbench", "mmar", "scorer=mmar with predictions_format=starbench; allowed: parser or file"),
+        ("sonicbench", "mmar", "scorer=mmar with predictions_format=sonicbench; allowed: parser or file"),
+    ],
+)
+def test_a_scorer_the_format_has_no_verdict_for_is_one_clear_error(tmp_path, fmt, scorer, needle):
+    from auralgen.core.errors import ParameterError
+
+    pred = tmp_path / "p_recog.jsonl"
+    pred.write_text(json.dumps({"id": "1", "choices": ["a", "b"], "options": ["a", "b"], "answer": "a",
+                                "model_prediction": "a", "model_response": "a", "rotate_id": 0,
+                                "prompt": "p", "prediction": "A", "reference": "A"}) + "\n")  # fmt: skip
+    with pytest.raises(ParameterError, match=re.escape(needle)):
+        _score(pred, fmt, tmp_path / "o", f"+scorer={scorer}")

@@ -27,7 +27,7 @@ from auralgen.core.errors import ParameterError
 from ..config import EvalRunConfig
 from ..items import load_items
 from . import mmar, sonicbench, starbench
-from .common import need, parsed_record, read_predictions
+from .common import read_predictions
 
 __all__ = ["export_split", "prediction_records", "read_predictions", "score_predictions_file"]
 
@@ -40,18 +40,7 @@ def prediction_records(
     """Scoring records read by the answer parser from STAR-Bench or MMAR/MMAU prediction rows."""
     if fmt == "starbench":
         return starbench.records(rows, path, field)[0]
-    field = mmar.pick_field(rows, field, path)
-    recs = []
-    for n, row in enumerate(rows, 1):
-        where = f"{path} entry {n}"
-        options, answer = list(need(row, "choices", where)), need(row, "answer", where)
-        if answer not in options:
-            raise ParameterError(f"{where}: answer={answer!r} is not among the options; allowed: one of {options!r}")
-        sub = row.get("sub-category", row.get("sub_category"))
-        recs.append(parsed_record(item_id=need(row, "id", where), task=row.get("task") or sub or row.get("category") or fmt,
-                                  rotation=0, options=options, truth=options.index(answer), reply=need(row, field, where),
-                                  where=where, field=field))  # fmt: skip
-    return recs
+    return mmar.records(rows, fmt, path, mmar.pick_field(rows, field, path))[0]
 
 
 def score_predictions_file(cfg: EvalRunConfig, *, log=print) -> dict:

@@ -103,6 +103,29 @@ def pick_field(rows: list[dict], field: str | None, path: str) -> str:
     return found
 
 
+def records(rows: list[dict], fmt: str, path: str, field: str, *, skip_missing: bool = False):
+    """``(records read by the parser, token-match verdicts, rows left out for lacking the reply)``."""
+    recs, toolkit, left_out = [], [], 0
+    for n, row in enumerate(rows, 1):
+        where = f"{path} entry {n}"
+        if skip_missing and field not in row:
+            left_out += 1  # the scripts skip a row without the reply key
+            continue
+        options = list(need(row, "choices", where))
+        answer = need(row, "answer", where)
+        if answer not in options:
+            raise ParameterError(f"{where}: answer={answer!r} is not among the options; allowed: one of {options!r}")
+        sub = row.get("sub-category", row.get("sub_category"))
+        rec = parsed_record(item_id=need(row, "id", where), task=row.get("task") or sub or row.get("category") or fmt,
+                            rotation=0, options=options, truth=options.index(answer), reply=need(row, field, where),
+                            where=where, field=field)  # fmt: skip
+        if row.get("category") is not None and sub is not None:
+            rec["category"], rec["sub_category"] = str(row["category"]), str(sub)
+        recs.append(rec)
+        toolkit.append(token_match(answer, row[field], options))
+    return recs, toolkit, left_out
+
+
 def score_file(cfg, rows: list[dict], log) -> dict:
     """``action=score_predictions`` for an MMAR / MMAU prediction file."""
     field = pick_field(rows, cfg.prediction_field, cfg.predictions)
@@ -111,24 +134,8 @@ def score_file(cfg, rows: list[dict], log) -> dict:
             f"scorer=file with predictions_format={cfg.predictions_format}; allowed: parser or mmar "
             "(MMAR/MMAU files record no verdict)"
         )
-    recs, toolkit, left_out = [], [], 0
-    for n, row in enumerate(rows, 1):
-        where = f"{cfg.predictions} entry {n}"
-        if cfg.scorer == "mmar" and field not in row:
-            left_out += 1  # the scripts skip a row without the reply key
-            continue
-        options = list(need(row, "choices", where))
-        answer = need(row, "answer", where)
-        if answer not in options:
-            raise ParameterError(f"{where}: answer={answer!r} is not among the options; allowed: one of {options!r}")
-        sub = row.get("sub-category", row.get("sub_category"))
-        rec = parsed_record(item_id=need(row, "id", where), task=row.get("task") or sub or row.get("category") or cfg.predictions_format,
-                            rotation=0, options=options, truth=options.index(answer), reply=need(row, field, where),
-                            where=where, field=field)  # fmt: skip
-        if row.get("category") is not None and sub is not None:
-            rec["category"], rec["sub_category"] = str(row["category"]), str(sub)
-        recs.append(rec)
-        toolkit.append(token_match(answer, row[field], options))
+    recs, toolkit, left_out = records(rows, cfg.predictions_format, cfg.predictions, field,
+                                      skip_missing=cfg.scorer == "mmar")  # fmt: skip
     if not recs:
         raise ParameterError(f"{cfg.predictions}: no row has {field!r}; allowed: rows with the model's reply")
     extra = {"prediction_field": field, "rows_without_reply": left_out}

@@ -39,6 +39,7 @@ class CompareTask(Task):
     regime = "relative"
     sub_category = "relative_discrimination"
     n_choices = 3
+    zero_level_answer = True  # "The same" is the answer at the zero level only
     answers: ClassVar[dict[str, str]]  # direction -> option text; directions: up, down, same
     allowed_stimuli: ClassVar[tuple[str, ...]] = S.STIMULI
 

@@ -299,6 +299,10 @@ class Task:
     # which end of the level values is easier for any listener, "larger" or "smaller" (a property of the task's
     # stimulus, used by mode=adaptive); None: the end audit.listener_easiest names ("max" larger, "min" smaller)
     easier: ClassVar[str | None] = None
+    # the zero level (no difference) has an answer text of its own ("The same") that no other level has;
+    # the other levels share the remaining n_choices - 1 texts. items_at then gives the zero level as many
+    # items as each of those texts gets, so every text is the answer equally often over the task (issue 12)
+    zero_level_answer: ClassVar[bool] = False
 
     def __init__(self, cfg: TaskConfig, audio: AudioConfig):
         self.cfg = cfg
@@ -310,7 +314,21 @@ class Task:
         return len(self.cfg.levels)
 
     def items_at(self, level: int) -> int:
-        return self.cfg.items_per_level
+        """Items at grid ``level``: ``items_per_level``; with :attr:`zero_level_answer`, the zero level
+        holds ``items_per_level * (non-zero levels) / (n_choices - 1)`` (rounded up) instead.
+
+        >>> t = Task.__new__(Task); t.cfg = TaskConfig(name="t", levels=(0, 10, 20), items_per_level=6)
+        >>> t.zero_level_answer, t.n_choices = True, 3
+        >>> [t.items_at(i) for i in range(3)]  # 'same' 6 times; 'up' and 'down' 6 times each over levels 1, 2
+        [6, 6, 6]
+        >>> t.cfg = TaskConfig(name="t", levels=(0, 10, 20, 40, 80), items_per_level=6); [t.items_at(i) for i in range(5)]
+        [12, 6, 6, 6, 6]
+        """
+        n = self.cfg.items_per_level
+        if not self.zero_level_answer or self.level_value(level) != 0:
+            return n
+        others = sum(1 for i in range(self.n_levels()) if self.level_value(i) != 0)
+        return -(-n * others // (self.n_choices - 1)) if others else n
 
     def level_value(self, level: int) -> float:
         return float(self.cfg.levels[level])

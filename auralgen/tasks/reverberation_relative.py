@@ -81,6 +81,7 @@ class ReverberationRelative(R.ReverbTask):
     regime = "relative"
     level_unit = "percent"
     n_choices = 3
+    zero_level_answer = True  # "Equally reverberant" is the answer at the zero level only
     easier = "larger"
     Config = ReverberationRelativeConfig
     answers = {"up": "More reverberant", "down": "Less reverberant", "same": "Equally reverberant"}

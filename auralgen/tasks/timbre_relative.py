@@ -137,6 +137,7 @@ class TimbreRelative(Task):
     regime = "relative"
     level_unit = "dB"
     n_choices = 2
+    zero_level_answer = True  # "Same instrument" is the answer at the zero level only
     easier = "larger"
     Config = TimbreRelativeConfig
     answers = {"same": "Same instrument", "different": "Different instruments"}

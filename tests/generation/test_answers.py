@@ -57,7 +57,10 @@ def test_the_deal_is_seeded_and_depends_on_the_split():
     assert a == deal(task, 0, "test", ("test",))[0]
     assert a != deal(task, 1, "test", ("test",))[0]
     assert a != deal(task, 0, "train", ("train",))[0]
-    assert Counter(a[8:16]) == {"Higher": 4, "Lower": 4}  # level 1 of [0, ...]: two texts, 4 each
+    zero = task.items_at(0)  # 5 non-zero levels x 8 items / 2 texts: "The same" as often as each direction
+    assert zero == 20 and Counter(a[:zero]) == {"The same": 20}
+    assert Counter(a[zero : zero + 8]) == {"Higher": 4, "Lower": 4}  # level 1: two texts, 4 each
+    assert Counter(a) == {"The same": 20, "Higher": 20, "Lower": 20}  # every text equally often over the task
 
 
 def test_items_carry_their_dealt_answer_for_any_worker_count(tmp_path):

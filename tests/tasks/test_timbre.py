@@ -82,7 +82,7 @@ def test_family_templates_are_a_regular_simplex():
 
 
 def test_relative_labels_measured_and_controls_equal(relative_rows):
-    assert len(relative_rows) == 5 * N and all(r["valid"] for r in relative_rows)
+    assert len(relative_rows) == 4 * N + 4 * N and all(r["valid"] for r in relative_rows)
     errors = []
     for row in relative_rows:
         p, (a, b), sr = _notes(row)

@@ -125,7 +125,7 @@ def test_clean_suite_audits_clean(clean):
         "duration_relative",
         "duration_absolute",
     }
-    assert report.balance["pitch_relative"]["positions"] == [8, 8, 8]
+    assert report.balance["pitch_relative"]["positions"] == [10, 10, 10]  # 30 items: 10 at level 0 ("The same"), 4 x 5
     assert "sounds.0.freq_hz" in report.shortcuts["pitch_relative"]["excluded"]
     features = {r["feature"] for r in report.shortcuts["pitch_relative"]["features"]}
     assert {"sounds.0.level_db_spl", "delta.level_db_spl", "audio.rms_dbfs"} <= features

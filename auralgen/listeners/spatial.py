@@ -26,20 +26,15 @@ receiver             what is measured
 
 Relative direction tasks compare the two onset windows (same dry signal in both): interaural
 cues and the per-ear band spectra must agree within fixed just-noticeable differences
-(:data:`SPATIAL_JND`). Distance: the received level re an assumed source level
-(:data:`ASSUMED_SOURCE_DB_SPL` at 1 m, the documented calibration :data:`FULL_SCALE_DB_SPL`)
-after removing the reverberant part estimated from the decay after the sound's offset;
-relative distance: the louder onset window (direct sound and first reflections) is closer.
+(:data:`SPATIAL_JND`). Distance listeners are in :mod:`auralgen.listeners.distance`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
 
-from auralgen.core.constants import DEFAULT_FULL_SCALE_DB_SPL as FULL_SCALE_DB_SPL  # documented default
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.listeners.common import no_answer, option_index
 from auralgen.measure import doa_foa, itd_ild
@@ -57,9 +52,6 @@ ALIGN_SEARCH_S = 0.06  # ... searched this far before the detected onset
 RISE_FALLBACK_DB = 3.0  # ... when fewer sounds than expected rise by RISE_DB
 BACKGROUND_S = 0.1  # background = mean power over this span before a frame
 MIN_SOUND_GAP_S = 0.5  # two sounds' onsets lie at least this far apart (source >= 0.5 s + gap)
-DISTANCE_WINDOW_S = 0.02  # distance_relative: energy of the first 20 ms (direct + early)
-TAIL_FIT_S = (0.015, 0.08)  # after the offset: span of the decay fitted (s re the offset)
-ASSUMED_SOURCE_DB_SPL = 65.0  # a "typical" source level at 1 m (the default roving range's centre)
 SPATIAL_JND = {
     "itd_s": 6e-5,  # ~1 sample at 16 kHz; human ITD JND ~10-20 us
     "ild_db": 1.5,  # human ILD JND ~1 dB
@@ -353,84 +345,3 @@ def relative_direction(question, options, clips, sample_rate, layout=None, *, te
 
 
 # -- distance tasks -----------------------------------------------------------------------------
-def direct_level_db_spl(clip: np.ndarray, sample_rate: int) -> float:
-    """Level (dB SPL, documented calibration) of a single sound's direct part.
-
-    The sound's steady level (onset + 20 ms to the offset - 20 ms) minus the reverberant
-    level, read from the decay after the offset (a fit of the dB envelope over
-    :data:`TAIL_FIT_S`, extrapolated back to the offset instant: when the source stops, the
-    direct sound stops at once and the diffuse field starts decaying from its steady level).
-    """
-    x = np.asarray(clip, dtype=np.float64)
-    ons = direct_onsets(x, sample_rate, want=1)
-    if not ons:
-        return math.nan
-    p = np.sum(x**2, axis=0) / x.shape[0]
-    f = int(0.005 * sample_rate)
-    nf = p.size // f
-    env = 10 * np.log10(p[: nf * f].reshape(nf, f).mean(axis=1) + 1e-30)
-    start = ons[0] // f + 4
-    # offset: the steepest 20 ms drop after the onset
-    k = 4
-    drops = env[start : nf - k] - env[start + k : nf]
-    if drops.size < 2:
-        return math.nan
-    off = start + int(np.argmax(drops)) + k // 2
-    steady = p[(ons[0] + int(0.02 * sample_rate)) : off * f - int(0.02 * sample_rate)]
-    if steady.size < f:
-        return math.nan
-    total = float(steady.mean())
-    t0, t1 = off + int(TAIL_FIT_S[0] / 0.005), off + int(TAIL_FIT_S[1] / 0.005)
-    if t1 >= nf:
-        return 10 * math.log10(total) + FULL_SCALE_DB_SPL
-    t = np.arange(t0, t1)
-    slope, icept = np.polyfit(t, env[t0:t1], 1)
-    rev = 10 ** ((icept + slope * off) / 10)
-    direct = max(total - rev, total * 1e-3)
-    return 10 * math.log10(direct) + FULL_SCALE_DB_SPL
-
-
-def distance_bins(options: Sequence[str]) -> dict[int, tuple[float, float]]:
-    """``{option index: (low_m, high_m)}`` from texts like "Medium (3-8 m)", "Far (more than 8 m)"."""
-    import re
-
-    out = {}
-    for i, text in enumerate(options):
-        m = re.search(r"(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*m\b", text)
-        if m:
-            out[i] = (float(m[1]), float(m[2]))
-            continue
-        m = re.search(r"(?:more than|over|beyond)\s*(\d+(?:\.\d+)?)\s*m\b", text.lower())
-        if m:
-            out[i] = (float(m[1]), math.inf)
-    return out
-
-
-def distance_absolute(question, options, clips, sample_rate, layout=None) -> int:
-    bins = distance_bins(options)
-    lv = direct_level_db_spl(clips[0], sample_rate)
-    if not bins or not math.isfinite(lv):
-        return no_answer(options)
-    d = 10 ** ((ASSUMED_SOURCE_DB_SPL - lv) / 20)  # inverse-distance law re 1 m
-
-    def log_distance(i: int) -> float:
-        lo, hi = bins[i]
-        if lo <= d <= hi:
-            return 0.0
-        return math.log(max(lo, 1e-3) / d) if d < lo else math.log(d / hi)
-
-    return min(bins, key=log_distance)
-
-
-def distance_relative(question, options, clips, sample_rate, layout=None) -> int:
-    x = np.asarray(clips[0], dtype=np.float64)
-    ons = direct_onsets(x, sample_rate, want=2)
-    if len(ons) < 2:
-        return no_answer(options)
-    ons[1] = align_repeat(x, ons[0], ons[1], sample_rate)
-    n = int(DISTANCE_WINDOW_S * sample_rate)
-    pre = int(PRE_ONSET_S * sample_rate)
-    # energy of each window, the second minus the first sound's tail under it
-    e = [float(np.mean(x[:, o - pre : o - pre + n] ** 2)) for o in ons]
-    e[1] = max(e[1] - background_power(x, ons[1] - pre, sample_rate), 0.0)
-    return option_index(options, "first" if e[0] >= e[1] else "second")

@@ -13,8 +13,9 @@ Each item goes to the file STAR-Bench would put it in (the toolkit's aliases in 
     reorder items (three clips, options clip orders): ``audio_paths`` in chronological order and
     the options written ``"clip 2 -> clip 1 -> clip 3"``, as the toolkit expects: it shuffles the
     clips itself (``_perm_by_roundrobin`` over 3 runs) and recomputes the answer. The id ends
-    ``_OSM_<n>`` (the toolkit reads its round-robin offset from it; ``n`` counts the exported
-    reorder items, so successive items start at successive orders). ``uncut_audio_path`` is the
+    ``_OSM_<crc32 of the item id>``: the toolkit reads its round-robin offset from it, so run ``r``
+    shows the chronological segments in the order ``permutations((1, 2, 3))[(crc32(id) + r) % 6]``
+    (:func:`clip_order`), whatever else is exported. ``uncut_audio_path`` is the
     clips joined in order; ``global_caption`` is neutral (auralgen has no scene captions, so
     ``tr_cap`` adds no information). WAV names keep the item's stored (shuffled) clip index.
 ``meta_info/holistic_reasoning_spatial.json`` (``sr``, ``sr_ch``)
@@ -40,8 +41,10 @@ rows carry ``shuffled_seg_order``, else ``pc``): ``pc*`` macro-average over sub-
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -72,7 +75,7 @@ ALIASES = {
     "sr": "sr",
     "sr_ch": "sr",
 }
-TR_SUBTASK = "OSM"  # one of the toolkit's SUB_TASKS; it only sets the round-robin offset
+TR_SUBTASK = "OSM"  # the toolkit's first SUB_TASKS entry: it adds 0 to the round-robin offset
 SPATIAL_AUDIO = "starbench_audios/holistic_reasoning/spatial"
 CAPTION = "One continuous sound, cut into three equal segments."
 
@@ -96,7 +99,19 @@ def _clip_order(option: str) -> list[int]:
     return [int(n) for n in re.findall(r"\d+", option)]
 
 
-def _temporal_row(it, n: int, out: Path) -> dict:
+def clip_order(item_id: str, chronological: list[int], r: int) -> list[int]:
+    """The item's clips (stored numbers, 1-based) in the order the toolkit shows them in run ``r``.
+
+    ``chronological`` lists the stored clip numbers in the order they happened. The toolkit shows
+    segment ``p`` at each position for ``p`` in ``PERMS[(subid + r % 6 + SUB_TASKS.index("OSM")) % 6]``
+    (``PERMS`` the lexicographic permutations of 1, 2, 3; ``"OSM"`` is its index 0); our ids make
+    ``subid = crc32(item_id)``.
+    """
+    perm = list(itertools.permutations((1, 2, 3)))[(zlib.crc32(item_id.encode()) + r % 6) % 6]
+    return [chronological[p - 1] for p in perm]
+
+
+def _temporal_row(it, out: Path) -> dict:
     """A reorder item as the toolkit's temporal row: clips in chronological order, clip-order options."""
     chrono = _clip_order(it.answer)  # stored clip numbers in the order they happened
     pos = {c: j + 1 for j, c in enumerate(chrono)}
@@ -110,7 +125,7 @@ def _temporal_row(it, n: int, out: Path) -> dict:
     uncut = f"audios/{it.task}/{it.id}_uncut.wav"
     write_wav(out / uncut, np.concatenate([x for x, _ in decoded], axis=1), decoded[0][1])
     row = _row(it, options, " -> ".join(f"clip {j}" for j in (1, 2, 3)), paths)
-    row.update(id=f"{it.id}_{TR_SUBTASK}_{n}", uncut_audio_path=uncut, global_caption=CAPTION)
+    row.update(id=f"{it.id}_{TR_SUBTASK}_{zlib.crc32(it.id.encode())}", uncut_audio_path=uncut, global_caption=CAPTION)
     return row
 
 
@@ -139,7 +154,7 @@ def export(items, out: Path, log) -> dict:
             why = f"{it.task}: {len(it.clips)} clips (STAR-Bench temporal items hold 3)"
             skipped[why] = skipped.get(why, 0) + 1
         elif where == "tr":
-            rows["tr"].append(_temporal_row(it, len(rows["tr"]), out))
+            rows["tr"].append(_temporal_row(it, out))
         elif where == "sr":
             row, split = _spatial_row(it, out)
             rows["sr"].append(row)

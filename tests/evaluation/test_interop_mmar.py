@@ -62,7 +62,7 @@ def test_mmar_export_scored_by_mmars_own_script_equals_scorer_mmar(tiny_dataset,
     stdout = subprocess.run([sys.executable, str(script), "--input", str(pred)], check=True, capture_output=True,
                             text=True).stdout  # fmt: skip
     acc, n = _total(stdout)  # MMAR's script counts per layer: it fails on any category outside its four
-    res = _score(pred, "mmar", tmp_path / "o", "+scorer=mmar")
+    res = _score(pred, "mmar", tmp_path / "o", "++scorer=mmar")
     assert (f"{100 * res['scores']['overall']['AA']:.2f}", res["scores"]["overall"]["n_answers"]) == (f"{acc:.2f}", n)
     assert res["dataset"]["rows_without_reply"] == len(rows) - n > 0
     assert res["dataset"]["prediction_field"] == "answer_prediction"
@@ -89,7 +89,7 @@ def test_mmau_file_scored_by_mmaus_own_script_equals_scorer_mmar(tmp_path):
     stdout = subprocess.run([sys.executable, str(script), "--input", str(pred)], check=True, capture_output=True,
                             text=True).stdout  # fmt: skip
     acc, n = _total(stdout)
-    res = _score(pred, "mmau", tmp_path / "o", "+scorer=mmar")
+    res = _score(pred, "mmau", tmp_path / "o", "++scorer=mmar")
     assert (f"{100 * res['scores']['overall']['AA']:.2f}", res["scores"]["overall"]["n_answers"]) == (f"{acc:.2f}", n)
     assert res["dataset"]["prediction_field"] == "model_output" and 0 < acc < 100
 
@@ -133,4 +133,4 @@ def test_a_scorer_the_format_has_no_verdict_for_is_one_clear_error(tmp_path, fmt
                                 "model_prediction": "a", "model_response": "a", "rotate_id": 0,
                                 "prompt": "p", "prediction": "A", "reference": "A"}) + "\n")  # fmt: skip
     with pytest.raises(ParameterError, match=re.escape(needle)):
-        _score(pred, fmt, tmp_path / "o", f"+scorer={scorer}")
+        _score(pred, fmt, tmp_path / "o", f"++scorer={scorer}")

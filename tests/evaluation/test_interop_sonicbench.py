@@ -48,7 +48,7 @@ def test_published_systems_score_as_sonicbench_counts_them(tmp_path, name):
     path = _system(name, tmp_path / name)
     right, n = _exact(path)
     parser = _score(path, tmp_path / "p")
-    file = _score(path, tmp_path / "f", "+scorer=file")
+    file = _score(path, tmp_path / "f", "++scorer=file")
     assert parser["scores"]["overall"]["n_answers"] == n == 2400
     assert parser["scores"]["overall"]["AA"] == file["scores"]["overall"]["AA"] == pytest.approx(right / n)
     assert parser["verdicts"]["agree"] == n and len(parser["scores"]["by_task"]) == 24
@@ -57,7 +57,7 @@ def test_published_systems_score_as_sonicbench_counts_them(tmp_path, name):
 def test_a_reasoning_system_shows_both_verdicts(tmp_path):
     path = _system("Qwen2.5-Omni", tmp_path / "q")  # replies such as "A." or option words, not bare letters
     right, n = _exact(path)
-    res = _score(path, tmp_path / "f", "+scorer=file")
+    res = _score(path, tmp_path / "f", "++scorer=file")
     assert res["scores"]["overall"]["AA"] == pytest.approx(right / n)
     assert res["parser_scores"]["overall"]["AA"] > res["scores"]["overall"]["AA"]
     assert res["verdicts"]["parser_right_toolkit_wrong"] > 0
@@ -79,6 +79,6 @@ def test_export_in_sonicbench_layout_and_score_it_back(tiny_dataset, tmp_path):
             r["prediction"] = r["reference"] if k % 2 == 0 else r["options"]["ABCDEFGHIJ".index(r["reference"])]
         (preds / f.name).write_text("".join(json.dumps(r) + "\n" for r in rows))
     right, n = _exact(preds)
-    back = _score(preds, tmp_path / "s", "+scorer=file")
+    back = _score(preds, tmp_path / "s", "++scorer=file")
     assert back["scores"]["overall"]["AA"] == pytest.approx(right / n) and n == res["items"]
     assert back["parser_scores"]["overall"]["AA"] == 1.0 > back["scores"]["overall"]["AA"]

@@ -161,7 +161,7 @@ def test_file_verdicts_reproduce_the_toolkits_performance_json(toolkit, exported
     _, out, _ = exported
     path, perf = _toolkit_run(toolkit, out, alias, tmp_path)
     (tmp_path / "theirs.json").write_text(json.dumps(perf, indent=4, ensure_ascii=False))
-    res = run(validate_eval(compose(["action=score_predictions", f"predictions={path}", "+scorer=file",
+    res = run(validate_eval(compose(["action=score_predictions", f"predictions={path}", "++scorer=file",
                                      f"out={tmp_path / 'ours'}"], config_name="evaluate")), log=QUIET)  # fmt: skip
     assert (tmp_path / "ours" / "performance.json").read_bytes() == (tmp_path / "theirs.json").read_bytes()
     assert res["dataset"]["starbench_alias"] == alias

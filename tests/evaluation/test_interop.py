@@ -144,3 +144,15 @@ def test_the_spatial_split_is_the_tasks_flag_and_matches_the_old_attribute_list(
     changed = {name for name, (old, new) in split.items() if old != new}
     assert changed == {"trajectory"} and split["trajectory"] == (False, True)
     assert sum(new for _, new in split.values()) == 8
+
+
+def test_starbench_rows_read_in_auralgens_rotation_and_errors_counted():
+    from auralgen.evaluation.interop import starbench
+
+    base = {"id": "x", "task": "t", "answer": "b", "is_correct": False}
+    rows = [dict(base, options=rotate_options(["a", "b", "c"], -r)[0], rotate_id=r, model_response=resp)
+            for r, resp in ((0, "<B>"), (1, "ERROR: timeout"), (2, "I pick C"))]  # fmt: skip
+    recs, toolkit = starbench.records(rows, "f", None)
+    assert [r["rotation"] for r in recs] == [0, 2, 1] and toolkit == [False] * 3
+    assert [(r["status"], r["correct"]) for r in recs] == [("ok", True), ("error", False), ("ok", False)]
+    assert all(rotate_options(["a", "b", "c"], r["rotation"])[0] == row["options"] for r, row in zip(recs, rows))

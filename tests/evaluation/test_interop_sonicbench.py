@@ -61,6 +61,9 @@ def test_a_reasoning_system_shows_both_verdicts(tmp_path):
     assert res["scores"]["overall"]["AA"] == pytest.approx(right / n)
     assert res["parser_scores"]["overall"]["AA"] > res["scores"]["overall"]["AA"]
     assert res["verdicts"]["parser_right_toolkit_wrong"] > 0
+    ex = res["verdicts"]["differ_examples"]  # both verdicts shown where they differ
+    assert 0 < len(ex) <= 20 and all(e["parser_correct"] != e["toolkit_correct"] for e in ex)
+    assert all(e["reply"].strip() != e["parser"] for e in ex if e["toolkit_correct"] is False)
 
 
 def test_export_in_sonicbench_layout_and_score_it_back(tiny_dataset, tmp_path):

@@ -69,17 +69,25 @@ def parsed_record(*, item_id, task, rotation, options, truth, reply, where, fiel
         "n_options": len(options),
         "options": list(options),
         "truth": int(truth),
+        "reply": reply[:300],
     }
 
 
-def verdict_summary(records: list[dict], toolkit: list[bool]) -> dict:
-    """How the toolkit's verdicts and the parser's compare, answer by answer."""
+def verdict_summary(records: list[dict], toolkit: list[bool], *, examples: int = 20) -> dict:
+    """How the toolkit's verdicts and the parser's compare, answer by answer, with the first
+    ``examples`` answers they disagree on (id, reply, the parser's reading, both verdicts)."""
     pairs = list(zip((bool(r["correct"]) for r in records), toolkit, strict=True))
+    differ = [
+        {"id": r["id"], "task": r["task"], "reply": r["reply"], "parser": r["status"] if r["choice"] is None
+         else "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[r["choice"]], "parser_correct": p, "toolkit_correct": t}
+        for r, (p, t) in zip(records, pairs) if p != t
+    ][:examples]  # fmt: skip
     return {
         "answers": len(pairs),
         "agree": sum(p == t for p, t in pairs),
         "toolkit_right_parser_wrong": sum(t and not p for p, t in pairs),
         "parser_right_toolkit_wrong": sum(p and not t for p, t in pairs),
+        "differ_examples": differ,
     }
 
 

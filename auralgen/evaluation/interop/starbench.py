@@ -29,7 +29,8 @@ options in canonical order: the toolkit rotates them (``options[-r:] + options[:
 Scoring (``predictions_format=starbench``)
 ------------------------------------------
 Each line of ``infer_results.jsonl`` is one run: presented ``options``, ``answer`` text,
-``rotate_id``, ``model_response`` and the toolkit's own ``is_correct``. The rotation is stored in
+``rotate_id``, ``model_response`` and the toolkit's own ``is_correct`` (a response the toolkit
+wrote as ``"ERROR: ..."``, a failed generation, counts as an error). The rotation is stored in
 auralgen's convention (STAR-Bench's ``rotate_id = r`` presents what auralgen's rotation
 ``-r mod k`` presents). ``scorer=file`` scores the file's ``is_correct``; ``scorer=parser``
 (default) reads ``model_response`` again. Either way the other verdicts are reported beside, and
@@ -217,6 +218,8 @@ def records(rows: list[dict], path: str, field: str | None) -> tuple[list[dict],
             field=field,
         )
         rec["starbench_rotate_id"] = r
+        if str(row.get(field, "")).startswith("ERROR: "):  # the toolkit's mark of a failed generation
+            rec.update(status="error", correct=False)
         if row.get("category") is not None and row.get("sub-category") is not None:
             rec["category"], rec["sub_category"] = str(row["category"]), str(row["sub-category"])
         recs.append(rec)

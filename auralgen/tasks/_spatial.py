@@ -15,6 +15,7 @@ cue and leaves DRR and spectrum).
 
 from __future__ import annotations
 
+import inspect
 import math
 import stat
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from auralgen.core.random import Choice
 from auralgen.measure.geometry import az_el_to_unit, listener_to_room, wrap_azimuth_deg
 from auralgen.rooms.backends import check_backend
 from auralgen.rooms.images import FDL2
-from auralgen.rooms.receivers import Tetrahedral, receiver_from_config
+from auralgen.rooms.receivers import Binaural, Tetrahedral, receiver_from_config
 from auralgen.rooms.scene import convolve, expected_drr_db, spatial_rir
 from auralgen.rooms.spec import WALL_MARGIN_M, RoomSpec, load_preset, room_from_config, room_names
 from auralgen.sounds.spatial import SOURCE_KINDS, SPATIAL, source_signal
@@ -326,9 +327,13 @@ def is_binaural(params) -> bool:
 
 def with_tetra(listener):
     """A direction listener of :mod:`auralgen.listeners.spatial` with the mic offsets of the
-    ``tetra`` receiver (its default radius: a row names the layout, not the radius) bound, as a
+    ``tetra`` receiver (its default radius: a row names the layout, not the radius) and, where it takes
+    one, the default binaural receiver's HRTF set (a row says "binaural", not which set) bound, as a
     task's ``listener`` class attribute."""
-    return staticmethod(partial(listener, tetra_offsets_m=Tetrahedral().local_offsets_m()))
+    bound = {"tetra_offsets_m": Tetrahedral().local_offsets_m()}
+    if "hrtf" in inspect.signature(listener).parameters:  # binaural: the set the default receiver renders with
+        bound["hrtf"] = Binaural(position_m=(0.0, 0.0, 0.0)).hrtf_at
+    return staticmethod(partial(listener, **bound))
 
 
 __all__ = ["SpatialConfig", "SpatialTask", "check_spatial"]

@@ -49,18 +49,19 @@ def test_listener_solves_the_physically_easy_levels(accuracy, task, value, n, fl
     assert rec["n"] == n and rec["accuracy"] >= floor
 
 
-def test_binaural_side_is_heard_and_front_back_is_guessed(spatial):
+def test_binaural_side_and_front_back_are_heard_with_the_bound_hrtf_set(spatial):
     from tests.support.builders import decode, read_rows
 
     rows = read_rows(spatial, "azimuth_absolute")
-    side_ok, front = 0, 0
+    side_ok, quadrant_ok = 0, 0
     for r in rows:
         x, sr = decode(r["audio"][0])
         got = r["options"][L.answer("azimuth_absolute", r["question"], r["options"], [x], sr, layout="binaural")]
         side_ok += got.split()[-1] == r["answer"].split()[-1]
-        front += got.startswith("Front")
-    assert side_ok / len(rows) >= 0.8  # left/right from the onset ITD/ILD: ~87 % (139/160, seeds 0-3); here 14/16
-    assert front == len(rows)  # front/back is not measured: documented guess
+        quadrant_ok += got == r["answer"]
+    assert side_ok / len(rows) >= 0.8
+    # front/back from the KEMAR cross relation: 82-94 % per level on 50 items (seed 0); a guess would give ~50 %
+    assert quadrant_ok / len(rows) >= 0.7, (quadrant_ok, len(rows))
 
 
 def test_default_spatial_suite_audits_clean(spatial):

@@ -25,7 +25,7 @@ dataset: $(STAMP)  ## generate the default suite into data/default/ (no network)
 	$(BIN)/python generate.py
 
 test: $(STAMP)  ## run the test suite (fast tests; slow ones are marked) on 2 processes (pytest-xdist)
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 test-slow: $(STAMP)  ## run only the slow tests (installs the ray extra: a 2-node Ray cluster test)
 	$(BIN)/pip install -q -e '.[dev,ray]'

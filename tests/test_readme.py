@@ -53,6 +53,9 @@ from auralgen.generation.plan import check_capacity, plan
 from tests.support.builders import ROOT
 from tests.support.chat_server import ChatServer
 
+# the commands run in order in one directory (a later command reads what an earlier one wrote): under
+# pytest-xdist the whole file goes to one worker (`make test` runs `pytest -n 2 --dist loadfile`)
+
 NOT_RUN = {
     "make dataset": "builds the full default suite (covered by tests/test_default_suite.py, slow); its recipe "
     "`.venv/bin/python generate.py` builds data/default here at tiny size",
@@ -189,7 +192,7 @@ def prepare(cmd: str, wd: Path, env: dict) -> str:
     if "predictions=infer_results.jsonl" in cmd:
         export = ".venv/bin/python evaluate.py action=export data=data/default out=_setup/starbench"
         assert run(tiny(export), wd, TIMEOUT_S[False], env).returncode == 0
-        rows = json.loads((wd / "_setup/starbench/meta_info/foundation_perception_total.json").read_text())
+        rows = json.loads((wd / "_setup/starbench/meta_info/foundation_perception.json").read_text())
         lines = [json.dumps({**r, "rotate_id": 0, "model_response": "Answer: A"}) for r in rows]
         (wd / "infer_results.jsonl").write_text("\n".join(lines) + "\n")
     return cmd

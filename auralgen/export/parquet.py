@@ -61,9 +61,13 @@ class ShardWriter:
         self.final = Path(final_path)
         self.final.parent.mkdir(parents=True, exist_ok=True)
         self.tmp = self.final.with_name(self.final.name + ".tmp")
-        self.writer = pq.ParquetWriter(
-            self.tmp, SCHEMA, compression="zstd", use_dictionary=False, write_statistics=False
-        )
+        try:
+            self.writer = pq.ParquetWriter(
+                self.tmp, SCHEMA, compression="zstd", use_dictionary=False, write_statistics=False
+            )
+        except BaseException:  # an interrupt while the file is being opened leaves no .tmp behind
+            self.tmp.unlink(missing_ok=True)
+            raise
         self.buffer: list[dict] = []
         self.rows = 0
 
@@ -87,5 +91,8 @@ class ShardWriter:
         return sha256_file(self.final), self.rows
 
     def abort(self) -> None:
-        self.writer.close()
-        self.tmp.unlink(missing_ok=True)
+        """Drop the unfinished shard: its ``.tmp`` is removed even when closing the writer fails."""
+        try:
+            self.writer.close()
+        finally:
+            self.tmp.unlink(missing_ok=True)

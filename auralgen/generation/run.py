@@ -88,9 +88,9 @@ def preflight(cfg) -> RunConfig:
 
 def _write_shard(out: Path, sh: ShardPlan, results, bar, seconds: dict[str, float]) -> dict[str, Any]:
     """Write the rows of shard ``sh`` from ``results`` (in plan order); returns its journal record."""
-    writer = ShardWriter(out / sh.path)
-    stats = []
+    writer, stats = None, []
     try:
+        writer = ShardWriter(out / sh.path)
         for _ in range(0, len(sh.items), BATCH):
             for res in next(results):
                 seconds[res["stat"]["task"]] += res["seconds"]
@@ -100,7 +100,8 @@ def _write_shard(out: Path, sh: ShardPlan, results, bar, seconds: dict[str, floa
                 bar.update(1)
         digest, rows = writer.close()
     except BaseException:
-        writer.abort()
+        if writer is not None:
+            writer.abort()
         raise
     return {"path": sh.path, "task": sh.task, "split": sh.split, "rows": rows, "sha256": digest, "items": stats}
 

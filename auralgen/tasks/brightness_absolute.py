@@ -65,8 +65,19 @@ class BrightnessAbsoluteConfig(TaskConfig):
 @register
 class BrightnessAbsolute(Task):
     name = "brightness_absolute"
+    # the clip's peak/RMS (crest factor) follows the spectral tilt: a steep tilt leaves one strong harmonic (a
+    # near-sinusoid), a flat one many in phase-roved sum -- a property of the sound's brightness, read from the
+    # waveform, not a file proxy (the learned metadata control reached 67 % on it at 200 items, honest chance 38 %)
     audit = AuditSpec(
-        ("bin", "edge_side", "sounds.0.centroid_hz", "sounds.0.tilt_db_per_octave"), listener_easiest="max"
+        (
+            "bin",
+            "edge_side",
+            "sounds.0.centroid_hz",
+            "sounds.0.tilt_db_per_octave",
+            "audio.rms_dbfs",
+            "audio.peak_dbfs",
+        ),
+        listener_easiest="max",
     )
     listener = staticmethod(listen.brightness_absolute)
     sub_category = "absolute_perception"

@@ -33,9 +33,9 @@ from auralgen.tasks.base import require
 MIN_PULSES = 3  # a tempo is measured from at least two inter-onset intervals
 
 
-def draw_spectrum(rng: np.random.Generator, stimuli, freq, n_harmonics: int) -> dict[str, Any]:
-    """A ``tones`` stimulus recipe shared by every event of a sequence."""
-    return S.draw_sound(rng, stimuli, freq, n_harmonics)
+def draw_spectrum(rng: np.random.Generator, stimuli, freq, n_harmonics: int, kind: str | None = None) -> dict[str, Any]:
+    """A ``tones`` stimulus recipe shared by every event of a sequence (of ``kind`` when given)."""
+    return S.draw_sound(rng, stimuli, freq, n_harmonics, kind)
 
 
 def pulse_train(

@@ -78,9 +78,9 @@ def render_sounds(params: dict[str, Any], *, dither_seed: int | None = None) -> 
     return x[None, :].astype(np.float32)
 
 
-def draw_sound(rng: np.random.Generator, stimuli, freq, n_harmonics: int) -> dict[str, Any]:
-    """Draw a stimulus kind and its spectral parameters (no timing, no level)."""
-    kind = Choice(tuple(stimuli)).sample(rng)
+def draw_sound(rng: np.random.Generator, stimuli, freq, n_harmonics: int, kind: str | None = None) -> dict[str, Any]:
+    """Draw a stimulus kind (unless ``kind`` is given) and its spectral parameters (no timing, no level)."""
+    kind = Choice(tuple(stimuli)).sample(rng) if kind is None else kind
     return TONES.draw(rng, kind, key="stimuli", freq=freq, n_harmonics=n_harmonics)
 
 

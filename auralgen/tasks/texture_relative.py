@@ -125,7 +125,8 @@ class TextureRelative(CompareTask):
     # at equal loudness the denser texture's grains are softer (peak level)
     audit = AuditSpec(
         (*("direction", "difference", "row.level"), "textures.*.density_hz", "textures.*.n_grains",
-         "audio.peak_dbfs", "audio.n_segments", "audio.active_s", "audio.delta_level_db", "row.flac_bytes"),
+         "audio.peak_dbfs", "audio.n_segments", "audio.active_s", "audio.delta_level_db", "row.flac_bytes",
+         "audio.delta_duration_s"),  # the sounding span of a sparser texture ends sooner: a cue of its density
         listener_easiest="max",
     )  # fmt: skip
     listener = staticmethod(listen.texture_relative)

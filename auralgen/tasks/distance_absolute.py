@@ -64,6 +64,7 @@ class DistanceAbsolute(SpatialTask):
             *SPATIAL_FEATURES,
             *DISTANCE_CUE_FEATURES,
             "margin_percent",
+            "edge_side",  # which inner bin edge the item sits by: the near/far bins have one, so it names the bin
             "bin",
             "sounds.*.distance_m",
             "sounds.*.drr_db_expected",

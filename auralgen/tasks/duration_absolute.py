@@ -95,6 +95,7 @@ class DurationAbsolute(Task):
     audit = AuditSpec(
         (
             "bin",
+            "edge_side",  # which inner bin edge the item sits by: the outer bins have one, so it names the bin
             "sounds.0.duration_s",
             "audio.active_s",
             "audio.last_offset_s",

@@ -132,7 +132,11 @@ def _render_shards(run_cfg: RunConfig, out: Path, todo: list[ShardPlan], journal
             journal["shards"][sh.path] = _write_shard(out, sh, results, bar, seconds)
             write_json(out / JOURNAL, journal)
     except BaseException:
-        executor.close(cancel=True)
+        try:
+            executor.close(cancel=True)
+        finally:  # no partial shard survives an interrupt, wherever it landed (the writer's own abort aside)
+            for tmp in out.rglob("*.parquet.tmp"):
+                tmp.unlink(missing_ok=True)
         raise
     finally:
         _WORKER = None

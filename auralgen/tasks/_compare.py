@@ -53,11 +53,16 @@ class CompareTask(Task):
 
     # -- validation ------------------------------------------------------------
     @classmethod
-    def validate_config(cls, cfg: CompareConfig, audio: AudioConfig, key: str) -> None:
+    def check_differences(cls, cfg, key: str) -> None:
+        """Every level is a difference >= 0 (the direction is drawn, not signed in the level)."""
         require(
             all(v >= 0 for v in cfg.levels),
             f"{key}.levels={list(cfg.levels)!r} has a negative difference; allowed: {cls.level_unit} >= 0",
         )
+
+    @classmethod
+    def validate_config(cls, cfg: CompareConfig, audio: AudioConfig, key: str) -> None:
+        cls.check_differences(cfg, key)
         S.check_stimuli(f"{key}.stimuli", cfg.stimuli, cls.allowed_stimuli)
         sr = cfg.sample_rate or audio.sample_rate
         freq = S.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9)

@@ -144,7 +144,7 @@ class AttackRelative(CompareTask):
 
     @classmethod
     def validate_config(cls, cfg, audio, key):
-        require(all(v >= 0 for v in cfg.levels), f"{key}.levels={list(cfg.levels)!r} has a negative difference; allowed: percent >= 0")  # fmt: skip
+        cls.check_differences(cfg, key)
         half = math.sqrt(1 + max(cfg.levels) / 100.0)
         r = S.dist(f"{key}.rise_s", cfg.rise_s, low=1e-9)
         check_attack(cfg, audio, key, S.min_of(r) / half, S.max_of(r) * half, relative=True)

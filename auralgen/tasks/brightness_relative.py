@@ -44,7 +44,6 @@ from auralgen.tasks.base import (
     Task,
     TaskConfig,
     register,
-    require,
 )
 
 TOLERANCE_PERCENT = 0.5  # the measured centroid difference may differ from the level by this much (percentage points)
@@ -105,7 +104,7 @@ class BrightnessRelative(CompareTask):
 
     @classmethod
     def validate_config(cls, cfg, audio, key):
-        require(all(v >= 0 for v in cfg.levels), f"{key}.levels={list(cfg.levels)!r} has a negative difference; allowed: percent >= 0")  # fmt: skip
+        cls.check_differences(cfg, key)
         half = math.sqrt(1 + max(cfg.levels) / 100.0)
         c = S.dist(f"{key}.centroid_hz", cfg.centroid_hz, low=1e-9)
         T.check_brightness(cfg, audio, key, S.min_of(c) / half, S.max_of(c) * half, relative=True)

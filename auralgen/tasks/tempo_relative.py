@@ -106,10 +106,7 @@ class TempoRelative(CompareTask):
 
     @classmethod
     def validate_config(cls, cfg: TempoRelativeConfig, audio: AudioConfig, key: str) -> None:
-        require(
-            all(v >= 0 for v in cfg.levels),
-            f"{key}.levels={list(cfg.levels)!r} has a negative difference; allowed: percent >= 0",
-        )
+        cls.check_differences(cfg, key)
         E.check_spectrum(key, cfg, audio)
         half = math.sqrt(1 + max(cfg.levels) / 100.0)
         base = S.dist(f"{key}.base_bpm", cfg.base_bpm, low=1e-9)

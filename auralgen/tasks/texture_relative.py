@@ -156,7 +156,7 @@ class TextureRelative(CompareTask):
 
     @classmethod
     def validate_config(cls, cfg: TextureRelativeConfig, audio: AudioConfig, key: str) -> None:
-        require(all(v >= 0 for v in cfg.levels), f"{key}.levels={list(cfg.levels)!r} has a negative difference; allowed: percent >= 0")  # fmt: skip
+        cls.check_differences(cfg, key)
         half = math.sqrt(1 + max(cfg.levels) / 100.0)
         base = S.dist(f"{key}.base_density_hz", cfg.base_density_hz, low=1e-9)
         check_grains(cfg, audio, key, densest_hz=S.max_of(base) * half, sparsest_hz=S.min_of(base) / half)

@@ -1,11 +1,23 @@
-"""distance_absolute: is the sound near (0-3 m), at medium distance (3-8 m) or far (> 8 m)?
+"""distance_absolute: is the sound near (0-1 m), at medium distance (1-4.5 m) or far (> 4.5 m)?
 
 Difficulty: the margin (percent, in ratio) of the distance from the nearest bin edge: every
 item sits exactly at its level's margin (within :data:`MARGIN_TOLERANCE_PP`), above or below an
 inner edge (a bin drawn uniformly, then one of its inner edges), and stores it as
 ``margin_percent`` with the ``edge_side``. All items use the same room (default: the hall) so that the room cannot give the
-distance away; the source level is fixed at 1 m, so the received level follows the
-inverse-distance law and the direct-to-reverberant ratio follows the room.
+distance away; the source level at 1 m is roved over ``level_db_spl`` (10 dB), so the received level
+alone does not place the source, and the cue is the direct-to-reverberant ratio (DRR), which falls by
+6 dB per doubling of distance in the room's diffuse field whatever the source level.
+
+The grid follows what the cue carries (issue 12, point 4). In the hall (RT60 1.8 s, critical
+distance 2.7 m) the DRR is about +15 dB at 0.5 m and -11 dB at 9 m; beyond about 6 m the direct
+sound sits more than 7 dB under the diffuse field and its level can no longer be read from the clip
+with any precision, so the inner edges are 1 m and 4.5 m (the far side of the far edge needs only
+"the DRR is low"). Levels are margins of 100 / 50 / 25 % (a distance ratio of 2 / 1.5 / 1.25 from
+the edge: a DRR span of +-6 / +-3.5 / +-1.9 dB). The sources are steady noise: the DRR of a
+harmonic complex or a click train read from one clip swings by several dB with the room's modes and
+the sound's own gaps (:mod:`auralgen.listeners.distance`), which would make the label's cue a
+property of the source kind; they last 1.0-1.2 s, so the steady part averages the noise's envelope
+fluctuations over about a second. The blind DRR listener's accuracy at the 100 % margin is in the README's validity table.
 """
 
 from __future__ import annotations
@@ -36,9 +48,11 @@ class DistanceAbsoluteConfig(SpatialConfig):
         "max_m": "every distance sits at its level's margin from an inner bin edge; the farthest is bins_m[-1] * (1 + margin)",
     }
     name: str = "distance_absolute"
-    levels: tuple = (30, 15, 5)
+    levels: tuple = (100, 50, 25)
     rooms: tuple = ("hall",)
-    bins_m: tuple = (3.0, 8.0)
+    sources: tuple = ("noise",)
+    source_s: tuple = (1.0, 1.2)  # the DRR is read from the steady part and the decay after the offset
+    bins_m: tuple = (1.0, 4.5)
     min_m: float = 0.7
     max_m: float = 14.0
 
@@ -69,12 +83,7 @@ class DistanceAbsolute(SpatialTask):
             "sounds.*.distance_m",
             "sounds.*.drr_db_expected",
         ),
-        listener_easiest=None,
-        reason="the clip's DRR read blind (auralgen.listeners.distance: steady power over the reverberant tail, "
-        "distance through the hall's critical distance) scores 44/56/58 % at 30/15/5 % margins on 50 items/level; "
-        "even on the known onset and offset its DRR errs by about +-5 dB (10-90 %), wider than the +-2.3 dB a 30 % "
-        "margin spans, and the source level is roved over 10 dB: the bins (3, 8 m) allow margins below 63 % only, "
-        "so reaching 95 % needs wider bins, not a finer listener",
+        listener_easiest="max",
     )
     listener = staticmethod(listen.distance_absolute)
     sub_category = "absolute_localisation"
@@ -83,7 +92,7 @@ class DistanceAbsolute(SpatialTask):
     level_unit = "percent"
     Config = DistanceAbsoluteConfig
     questions = (
-        "How far away is the sound source: near (0-3 m), medium (3-8 m), or far (more than 8 m)?",
+        "How far away is the sound source: near, at a medium distance, or far? The options give each range.",
         "Listen to the recording. Estimate the distance between the listener and the sound source.",
         "Is the sound source close to you, at a medium distance, or far away?",
     )

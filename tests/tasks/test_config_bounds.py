@@ -84,9 +84,9 @@ def test_distance_absolute_refuses_a_too_near_nearest_distance():
     """The nearest distance drawn is the first bin edge less the largest margin; min_m is no longer read."""
     with pytest.raises(
         ParameterError,
-        match=r"task\.bins_m=\[0\.6, 8\.0\]: the nearest distance 0\.461538 m .* is too near; allowed: .*>= 0\.5 m",
+        match=r"task\.bins_m=\[0\.8, 8\.0\]: the nearest distance 0\.4 m .* is too near; allowed: .*>= 0\.5 m",
     ):
-        small_run("task=distance_absolute", "task.bins_m=[0.6,8.0]")
+        small_run("task=distance_absolute", "task.bins_m=[0.8,8.0]")
     with pytest.raises(ParameterError, match=r"task\.min_m=0\.0 is not used by distance_absolute"):
         small_run("task=distance_absolute", "task.min_m=0")
 

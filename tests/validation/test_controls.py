@@ -15,6 +15,7 @@ from auralgen.generation.run import run
 from auralgen.validation.__main__ import controls as controls_cli
 from auralgen.validation.controls import (
     MIN_ITEMS,
+    ControlsReport,
     Metadata,
     OptionText,
     PositionPrior,
@@ -22,8 +23,10 @@ from auralgen.validation.controls import (
     TextPrior,
     audit_controls,
     content_features,
+    holm,
     min_detectable_effect,
     p_above,
+    task_controls,
     usable,
     wilson,
 )
@@ -187,8 +190,24 @@ def test_options_that_are_never_right_raise_the_prior_flag_and_too_few_items_are
     assert row["honest_chance"] == max(row["controls"]["text_prior"]["accuracy"],
                                        row["controls"]["position_prior"]["accuracy"])  # fmt: skip
     small = audit_controls(*pair, min_items=40)
-    assert ("prior", "pitch_relative") in [(f["audit"], f["task"]) for f in small.flags]
-    assert small.tasks[0]["controls"]["text_prior"]["accuracy"] > 0.4
+    prior = small.tasks[0]["controls"]["text_prior"]
+    assert prior["accuracy"] > 0.4 and prior["p"] == p_above(prior["correct"], 48, 1 / 3 + 0.02)
+
+
+def test_the_verdict_flags_an_excess_beyond_two_points_and_not_a_chance_excess():
+    """A never-right option (stated chance 1/4, a text prior reaches 1/3) is flagged at n = 600; a
+    metadata control 5 pp above chance at n = 255 (the validity suite's pitch_relative, 38.8 %) is not:
+    the null hypothesis is chance + 2 pp, Holm-corrected over the task's four controls."""
+    rng = np.random.default_rng(3)
+    report = ControlsReport("train", "test")
+    row = task_controls("t", _samples(600, rng), _samples(600, rng), report)
+    assert row["controls"]["text_prior"]["accuracy"] > 0.3 and row["stated_chance"] == 0.25
+    assert row["status"] == "fail" and ("prior", "t") in [(f["audit"], f["task"]) for f in report.flags]
+    assert holm({"a": p_above(99, 255, 1 / 3 + 0.02)} | {c: 0.5 for c in "bcd"}) == set()  # 38.8 % of 255
+    assert holm({"a": p_above(120, 255, 1 / 3 + 0.02)} | {c: 0.5 for c in "bcd"}) == {"a"}  # 47 % of 255
+    clean = ControlsReport("train", "test")
+    two = [Sample(s.task, s.template, s.options[:3], s.answer, s.meta) for s in _samples(600, rng)]
+    assert task_controls("t", two[:300], two[300:], clean)["status"] == "clean" and not clean.flags
 
 
 def test_a_balanced_two_choice_pair_is_clean(pair, tmp_path):

@@ -47,6 +47,9 @@ RISE_FRAME_S = 0.0025  # envelope frames for onset detection
 RISE_DB = 10.0  # an onset: the next 10 ms this far above the preceding background
 DIRECT_WINDOW_S = 0.004  # binaural cross relation: the first 4 ms (before most first reflections)
 DIRECT_PRE = 24  # ... starting this many samples before the detected onset (in the silence before it)
+PAIR_WINDOW_S = 0.012  # binaural pairs: direct sound and the first reflections (the room's, the same for one position)
+PAIR_MAX_LAG = 3  # ... compared at lags within this many samples of the aligned onsets
+SAME_CORRELATION = 0.9  # ... "same position" when both ears' waveforms correlate at least this well
 ALIGN_TEMPLATE_S = 0.03  # relative tasks: template of the first sound used to align the second
 ALIGN_SEARCH_S = 0.06  # ... searched this far before the detected onset
 RISE_FALLBACK_DB = 3.0  # ... when fewer sounds than expected rise by RISE_DB
@@ -55,7 +58,6 @@ MIN_SOUND_GAP_S = 0.5  # two sounds' onsets lie at least this far apart (source 
 SPATIAL_JND = {
     "itd_s": 6e-5,  # ~1 sample at 16 kHz; human ITD JND ~10-20 us
     "ild_db": 1.5,  # human ILD JND ~1 dB
-    "band_db": 3.0,  # per-ear band level (1/3-octave-ish), a pinna-notch-sized change
     "angle_deg": 12.0,  # FOA / array: half the smallest default separation
 }
 ELEVATION_CLASS_DEG = 10.0  # FOA/tetra: |elevation| above this is above / below
@@ -250,8 +252,8 @@ def tetra_direction(w: np.ndarray, sample_rate: int, offsets_m: np.ndarray) -> t
     return float(az), float(el)
 
 
-def _windows(clips, sample_rate, want):
-    ws = onset_windows(clips[0], sample_rate, want=want, repeat=want > 1)
+def _windows(clips, sample_rate, want, length_s: float = ONSET_WINDOW_S):
+    ws = onset_windows(clips[0], sample_rate, want=want, repeat=want > 1, length_s=length_s)
     ok = len(ws) == want and all(w.shape[1] >= 16 and np.all(np.sum(w**2, axis=1) > 0) for w in ws)
     return ws if ok else None
 
@@ -319,19 +321,29 @@ def _same_or_different(options, different: bool | None) -> int:
 
 
 def binaural_differ(a: np.ndarray, b: np.ndarray, sample_rate: int) -> bool:
-    """Do two onset windows (same dry signal) come from different directions?"""
-    ca, cb = binaural_cues(a, sample_rate), binaural_cues(b, sample_rate)
-    band = np.abs((ca["bands_db"] - ca["bands_db"].mean()) - (cb["bands_db"] - cb["bands_db"].mean()))
-    return bool(
-        abs(ca["itd_s"] - cb["itd_s"]) > SPATIAL_JND["itd_s"]
-        or abs(ca["ild_db"] - cb["ild_db"]) > SPATIAL_JND["ild_db"]
-        or float(np.median(band)) > SPATIAL_JND["band_db"]
-    )
+    """Do two binaural onset windows of one dry signal come from different positions?
+
+    The two sounds share their dry signal, so from one position their direct sounds (and the
+    first image sources, which the room fixes) reach the ears as the same two waveforms; from two
+    positions each ear filters the signal through another head-related impulse response. The
+    windows (:data:`PAIR_WINDOW_S` after the aligned onsets) are "the same" when the normalised
+    correlation of both ears' waveforms at the best lag within +-:data:`PAIR_MAX_LAG` samples
+    reaches :data:`SAME_CORRELATION`. It reads lateral and spectral (pinna) differences alike,
+    so it serves azimuth and median-plane pairs; on 120 noise pairs per task (40 per level)
+    same-position pairs reached 0.96-0.99 (median), different ones at 30 deg at most 0.86."""
+    n = min(a.shape[1], b.shape[1])
+    a, b = a[:, :n], b[:, :n]
+    best = 0.0
+    for lag in range(-PAIR_MAX_LAG, PAIR_MAX_LAG + 1):
+        x, y = (a[:, lag:], b[:, : n - lag]) if lag >= 0 else (a[:, : n + lag], b[:, -lag:])
+        den = math.sqrt(float(np.sum(x * x)) * float(np.sum(y * y)))
+        best = max(best, float(np.sum(x * y)) / den if den > 0 else 0.0)
+    return best < SAME_CORRELATION
 
 
 def relative_direction(question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None) -> int:
     layout = layout or infer_layout(clips[0])
-    ws = _windows(clips, sample_rate, 2)
+    ws = _windows(clips, sample_rate, 2, PAIR_WINDOW_S if layout == "binaural" else ONSET_WINDOW_S)
     if ws is None:
         return no_answer(options)
     n = min(w.shape[1] for w in ws)

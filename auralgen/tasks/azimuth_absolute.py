@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from auralgen.listeners import spatial as listen
-from auralgen.tasks._direction import BROADBAND_SOURCES, quadrant_check
+from auralgen.tasks._direction import DIRECTION_SOURCES, quadrant_check
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
@@ -22,7 +22,7 @@ QUADRANTS = {"front_left": (0.0, "Front left"), "front_right": (-90.0, "Front ri
 class AzimuthAbsoluteConfig(SpatialConfig):
     unused_fields: ClassVar[dict[str, str]] = {"gap_s": "one sound per clip"}
     name: str = "azimuth_absolute"
-    sources: tuple = BROADBAND_SOURCES
+    sources: tuple = DIRECTION_SOURCES
     levels: tuple = (30, 15, 5)
 
     def cue_needs(self):
@@ -42,11 +42,7 @@ class AzimuthAbsolute(SpatialTask):
     spatial = True
     audit = AuditSpec(
         (*SPATIAL_FEATURES, "margin_deg", "quadrant", "sounds.*.azimuth_deg"),
-        listener_easiest=None,
-        reason="below the 95 % target: the listener (bound with the KEMAR set by tasks/_spatial.with_tetra) matches "
-        "the direct sound's cross relation and reaches 82/94/84 % at 30/15/5 deg (50 items/level, seed 0; without the "
-        "set 46-48 %); chirps excite a narrow band in the 4 ms before the first reflection. The labels are confirmed "
-        "by the template observer that knows the dry source (tasks/_direction.py)",
+        listener_easiest="max",
     )
     listener = with_tetra(listen.azimuth_absolute)
     sub_category = "absolute_localisation"

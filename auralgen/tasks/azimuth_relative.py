@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from auralgen.listeners import spatial as listen
-from auralgen.tasks._direction import BROADBAND_SOURCES, pair_check
+from auralgen.tasks._direction import DIRECTION_SOURCES, pair_check
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
@@ -20,7 +20,7 @@ ANSWERS = {"same": "Same direction", "different": "Different directions"}
 @dataclass(frozen=True)
 class AzimuthRelativeConfig(SpatialConfig):
     name: str = "azimuth_relative"
-    sources: tuple = BROADBAND_SOURCES
+    sources: tuple = DIRECTION_SOURCES
     levels: tuple = (30, 60, 90, 120, 150, 180)
     clip_s: float = 3.0
 
@@ -45,10 +45,6 @@ class AzimuthRelative(SpatialTask):
     audit = AuditSpec(
         (*SPATIAL_FEATURES, "relation", "separation_deg", "sounds.*.azimuth_deg", "delta.azimuth_deg"),
         listener_easiest="max",
-        listener_floor=0.5,
-        reason="at 180 deg the binaural listener reaches 74 % (37/50, seed 0, broadband sources) and 56 % (9/16) on the "
-        "spatial suite: different pairs ~96 %, same-direction pairs ~44 % (each sound has its own stochastic late "
-        "tail, which changes the 8 ms onset-window ITD/ILD/band cues of a same-direction pair); floor 50 %",
     )
     listener = with_tetra(listen.relative_direction)
     sub_category = "relative_localisation"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from auralgen.listeners import spatial as listen
-from auralgen.tasks._direction import BROADBAND_SOURCES, pair_check
+from auralgen.tasks._direction import DIRECTION_SOURCES, pair_check
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
@@ -28,7 +28,7 @@ def arc_to_direction(phi_deg: float) -> tuple[float, float]:
 @dataclass(frozen=True)
 class ElevationRelativeConfig(SpatialConfig):
     name: str = "elevation_relative"
-    sources: tuple = BROADBAND_SOURCES
+    sources: tuple = DIRECTION_SOURCES
     levels: tuple = (15, 90, 120, 150)
     listener_height_m: object = (1.3, 1.5)
     rooms: tuple = (
@@ -66,8 +66,7 @@ class ElevationRelative(SpatialTask):
             "delta.elevation_deg",
             "delta.azimuth_deg",
         ),
-        listener_easiest=None,
-        reason="elevation needs knowledge of the source spectrum a DSP listener does not have",
+        listener_easiest="max",
     )
     listener = with_tetra(listen.relative_direction)
     sub_category = "relative_localisation"

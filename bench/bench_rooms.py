@@ -1,21 +1,38 @@
-"""Speed of the room backends: pyroomacoustics vs the numba engine (exact and hybrid).
+"""Room acoustics, like for like (issue 16): our numba engine against pyroomacoustics, exact vs exact and
+hybrid vs hybrid, with the accuracy of each beside its speed.
 
-6 x 5 x 3 m room, RT60 0.3 / 0.6 / 1.0 s, 16 kHz, one source, 4 microphones (a 10 cm
-tetrahedron near the centre). All timings in the same run, numba warmed up first,
-``PRA_NUM_THREADS=1``. Best of ``repeats`` wall-clock times.
+Same room (6 x 5 x 3 m), source, four microphones (a 10 cm tetrahedron near the centre) and sample rate
+(16 kHz) for both libraries; RT60 0.3 / 0.6 / 1.0 / 1.5 s (Sabine absorption, no air absorption).
+Single-threaded: ``PRA_NUM_THREADS=1`` and ``numba.set_num_threads(1)``; every engine warmed up once
+before timing. Each cell is the median and min-max wall time of ``--reps`` runs (default 5).
 
-    python bench/bench_rooms.py
+- exact: ``fast``/``exact`` vs ``pra``/``exact`` (pyroomacoustics' C++ image-source model); accuracy =
+  max |RIR difference| over the RIR's peak.
+- hybrid: ``fast``/``hybrid`` (images up to the mixing time, then an energy-matched noise tail) vs
+  ``pra``/``hybrid`` (pyroomacoustics' images to order 3 + its ray tracer, ``set_ray_tracing()``);
+  accuracy of each against pra's exact RIR: RT60 error (%, Schroeder T20), DRR error (dB) and the
+  early-reflection energy error (dB, 2.5-50 ms after the direct sound).
+
+The second table repeats the fast engine with all of numba's threads (pyroomacoustics' exact mode on
+the same cores in a child process with ``PRA_NUM_THREADS`` unset) to show the scaling.
+
+    python bench/bench_rooms.py [--reps 5] [--rt60 0.3 0.6 1.0 1.5] [--no-cores]
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
+import subprocess
+import sys
 import time
 
 os.environ.setdefault("PRA_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+from auralgen.measure.room import drr_db, rt60_schroeder  # noqa: E402
 from auralgen.rooms.simulate import compute_rir  # noqa: E402
 from auralgen.rooms.spec import RoomSpec  # noqa: E402
 
@@ -23,53 +40,123 @@ FS = 16000
 DIMS = (6.0, 5.0, 3.0)
 SOURCE = (1.5, 3.6, 1.3)
 MICS = np.array([3.0, 2.5, 1.5]) + 0.05 * np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], dtype=float)
+EARLY_S = (0.0025, 0.05)  # early reflections: this span after the direct sound's peak
+GOALS = {"exact": 20.0, "hybrid": 100.0}  # issue 16: >= 20x at RT60 >= 0.6 s (exact), >= 100x at 1.0 s (hybrid)
 
 
-def _best(fn, repeats: int) -> float:
-    best = np.inf
-    for _ in range(repeats):
+def _times(fn, reps: int) -> list[float]:
+    out = []
+    for _ in range(reps):
         t0 = time.perf_counter()
         fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+        out.append(time.perf_counter() - t0)
+    return out
 
 
-def run(rt60s=(0.3, 0.6, 1.0), *, repeats: int = 3) -> list[dict]:
-    """One row per RT60: seconds for pra / fast exact / fast hybrid and the speed-up ratios."""
+def _rir(room, backend: str, mode: str) -> np.ndarray:
+    rng = np.random.default_rng(0) if mode == "hybrid" else None
+    return compute_rir(room, SOURCE, MICS, sample_rate=FS, backend=backend, mode=mode, rng=rng)
+
+
+def early_db(rir: np.ndarray) -> float:
+    """Energy (dB) of the early reflections: :data:`EARLY_S` after the direct sound's peak, mic 0."""
+    h = rir[0]
+    peak = int(np.argmax(np.abs(h)))
+    a, b = peak + int(EARLY_S[0] * FS), peak + int(EARLY_S[1] * FS)
+    return 10 * np.log10(float(np.sum(h[a:b] ** 2)) + 1e-30)
+
+
+def accuracy(rir: np.ndarray, ref: np.ndarray) -> dict[str, float]:
+    """Errors of ``rir`` against the reference ``ref`` (pra exact), mic 0 for the room measures."""
+    n = min(rir.shape[1], ref.shape[1])
+    rt, rt_ref = rt60_schroeder(rir[0], FS), rt60_schroeder(ref[0], FS)
+    return {
+        "rir_err": float(np.max(np.abs(rir[:, :n] - ref[:, :n])) / np.max(np.abs(ref))),
+        "rt60_err_pct": 100.0 * (rt - rt_ref) / rt_ref,
+        "drr_err_db": drr_db(rir[0], FS) - drr_db(ref[0], FS),
+        "early_err_db": early_db(rir) - early_db(ref),
+    }
+
+
+def run(rt60s=(0.3, 0.6, 1.0, 1.5), *, reps: int = 5) -> list[dict]:
+    """One row per RT60 and comparison (exact, hybrid): times of both engines and the accuracy."""
+    import numba
+
+    numba.set_num_threads(1)
     warm = RoomSpec(DIMS, rt60_s=0.2)
-    compute_rir(warm, SOURCE, MICS, sample_rate=FS)
-    compute_rir(warm, SOURCE, MICS, sample_rate=FS, mode="hybrid", rng=np.random.default_rng(0))
-    compute_rir(warm, SOURCE, MICS, sample_rate=FS, backend="pra")
+    for backend in ("fast", "pra"):
+        for mode in ("exact", "hybrid"):
+            _rir(warm, backend, mode)
     rows = []
     for rt in rt60s:
         room = RoomSpec(DIMS, rt60_s=rt)
-        t_pra = _best(
-            lambda room=room: compute_rir(room, SOURCE, MICS, sample_rate=FS, backend="pra"), max(1, repeats - 2)
-        )
-        t_fast = _best(lambda room=room: compute_rir(room, SOURCE, MICS, sample_rate=FS), repeats)
-        t_hyb = _best(
-            lambda room=room: compute_rir(
-                room, SOURCE, MICS, sample_rate=FS, mode="hybrid", rng=np.random.default_rng(0)
-            ),
-            repeats,
-        )
-        rows.append(
-            {
-                "rt60_s": rt,
-                "pra_s": t_pra,
-                "fast_exact_s": t_fast,
-                "fast_hybrid_s": t_hyb,
-                "exact_speedup": t_pra / t_fast,
-                "hybrid_speedup": t_pra / t_hyb,
-            }
-        )
+        ref = _rir(room, "pra", "exact")
+        for mode in ("exact", "hybrid"):
+            t_pra = _times(lambda room=room, mode=mode: _rir(room, "pra", mode), reps)
+            t_fast = _times(lambda room=room, mode=mode: _rir(room, "fast", mode), reps)
+            ratios = sorted(p / f for p, f in zip(t_pra, t_fast))  # pairs run back to back
+            rows.append({"rt60_s": rt, "mode": mode, "pra_s": t_pra, "fast_s": t_fast, "ratio_med": float(np.median(ratios)),
+                         "ratio_lo": ratios[0], "ratio_hi": ratios[-1], "fast": accuracy(_rir(room, "fast", mode), ref),
+                         "pra": accuracy(_rir(room, "pra", mode), ref)})  # fmt: skip
     return rows
 
 
-if __name__ == "__main__":
-    print(f"{'RT60 s':>7} {'pra s':>8} {'fast s':>8} {'hybrid s':>9} {'pra/fast':>9} {'pra/hybrid':>11}")
-    for r in run():
+def cores_row(rt: float, reps: int) -> dict:
+    """Fast exact/hybrid with numba's default threads; pra exact in a child with ``PRA_NUM_THREADS`` unset."""
+    import numba
+
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    room = RoomSpec(DIMS, rt60_s=rt)
+    _rir(room, "fast", "exact")
+    fast = {m: float(np.median(_times(lambda m=m: _rir(room, "fast", m), reps))) for m in ("exact", "hybrid")}
+    env = {k: v for k, v in os.environ.items() if k != "PRA_NUM_THREADS"}
+    code = (f"import sys, json; sys.path.insert(0, {os.getcwd()!r}); import bench.bench_rooms as b; "
+            f"from auralgen.rooms.spec import RoomSpec; r = RoomSpec(b.DIMS, rt60_s={rt}); b._rir(r, 'pra', 'exact'); "
+            f"import numpy as np; print(json.dumps(float(np.median(b._times(lambda: b._rir(r, 'pra', 'exact'), {reps})))))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=900, check=True)
+    return {"rt60_s": rt, "threads": numba.config.NUMBA_NUM_THREADS, "pra_exact_s": json.loads(out.stdout), **fast}
+
+
+def _cell(ts: list[float]) -> str:
+    return f"{np.median(ts):8.4f} [{min(ts):.4f}-{max(ts):.4f}]"
+
+
+def report(rows: list[dict]) -> list[str]:
+    lines = [f"{'RT60':>4} {'mode':6} {'pra s median [min-max]':>27} {'fast s median [min-max]':>27} "
+             f"{'ratio med [min-max]':>22} {'goal':>5}  accuracy vs pra exact (ours | pra's)"]  # fmt: skip
+    for r in rows:
+        goal = GOALS[r["mode"]] if (r["mode"] == "exact" and r["rt60_s"] >= 0.6) or r["rt60_s"] == 1.0 else None
+        met = "" if goal is None else ("met" if r["ratio_lo"] >= goal else "MISS")
+        f, p = r["fast"], r["pra"]
+        acc = (f"RIR err {f['rir_err']:.1e} of peak" if r["mode"] == "exact" else
+               f"RT60 {f['rt60_err_pct']:+.1f} % | {p['rt60_err_pct']:+.1f} %, DRR {f['drr_err_db']:+.2f} | "
+               f"{p['drr_err_db']:+.2f} dB, early {f['early_err_db']:+.2f} | {p['early_err_db']:+.2f} dB")  # fmt: skip
+        lines.append(f"{r['rt60_s']:4.1f} {r['mode']:6} {_cell(r['pra_s']):>27} {_cell(r['fast_s']):>27} "
+                     f"{r['ratio_med']:7.1f}x [{r['ratio_lo']:.1f}-{r['ratio_hi']:.1f}] {met:>5}  {acc}")  # fmt: skip
+    return lines
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--rt60", type=float, nargs="+", default=[0.3, 0.6, 1.0, 1.5])
+    ap.add_argument("--no-cores", action="store_true", help="skip the all-cores table")
+    args = ap.parse_args(argv)
+    print(f"single thread (PRA_NUM_THREADS=1, numba threads 1), {args.reps} runs per cell, {FS} Hz, 4 mics, "
+          f"room {DIMS} m")  # fmt: skip
+    for line in report(run(tuple(args.rt60), reps=args.reps)):
+        print(line, flush=True)
+    if not args.no_cores:
+        print(f"\nall cores ({os.cpu_count()}): median of {args.reps} runs")
         print(
-            f"{r['rt60_s']:7.1f} {r['pra_s']:8.3f} {r['fast_exact_s']:8.3f} {r['fast_hybrid_s']:9.4f} "
-            f"{r['exact_speedup']:8.1f}x {r['hybrid_speedup']:10.1f}x"
+            f"{'RT60':>4} {'threads':>7} {'pra exact s':>12} {'fast exact s':>13} {'fast hybrid s':>14} {'pra/fast':>9}"
         )
+        for rt in args.rt60:
+            c = cores_row(rt, args.reps)
+            print(f"{rt:4.1f} {c['threads']:7d} {c['pra_exact_s']:12.4f} {c['exact']:13.4f} {c['hybrid']:14.4f} "
+                  f"{c['pra_exact_s'] / c['exact']:8.1f}x", flush=True)  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

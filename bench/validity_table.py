@@ -20,7 +20,7 @@ listener easiest     the reference listener's accuracy at the task's easiest lev
 listener zero        its accuracy where the difference is zero (``–``: the task has no such level)
 kept / re-drawn /    from ``validation_report.json``: items written, re-draws (an item whose
 dropped              measurement contradicted its label, drawn again), items dropped, with the
-                     drop reasons (re-draw reasons are not recorded there)
+                     checks that failed on re-draws and the drop reasons
 label confirmed      share of kept items whose measurement confirms the label: the audit's
                      ``label`` and ``measurement`` checks both pass
 ===================  ==========================================================================
@@ -81,7 +81,7 @@ def listener_cells(name: str, levels: list[dict]) -> tuple[str, str]:
 
 def generation_counts(validation_report: dict) -> dict[str, dict]:
     """Per task from a generation's ``validation_report.json``: kept, re-drawn, dropped and drop reasons."""
-    out: dict[str, dict] = defaultdict(lambda: {"kept": 0, "redrawn": 0, "dropped": 0, "reasons": {}})
+    out: dict[str, dict] = defaultdict(lambda: {"kept": 0, "redrawn": 0, "dropped": 0, "reasons": {}, "checks": {}})
     for r in validation_report["levels"]:
         c = out[r["task"]]
         c["kept"] += r["passed"]
@@ -90,6 +90,8 @@ def generation_counts(validation_report: dict) -> dict[str, dict]:
     for key, n in validation_report["drop_reasons"].items():
         task, _, why = key.partition(": ")
         out[task]["reasons"][why] = n
+    for task, checks in validation_report.get("redraw_reasons", {}).items():
+        out[task]["checks"] = dict(checks)
     return dict(out)
 
 
@@ -113,8 +115,9 @@ def table(controls, audit, validation_report: dict) -> str:
         ctl = [t["controls"][c] for c in CONTROLS]
         cells = [f"{_pct(c['accuracy'])} [{_pct(c['ci'][0])}, {_pct(c['ci'][1])}]" for c in ctl]
         easiest, zero = listener_cells(name, listened.get(name, []))
-        g = counts.get(name, {"kept": 0, "redrawn": 0, "dropped": 0, "reasons": {}})
-        why = "; ".join(f"{n}× {r}" for r, n in sorted(g["reasons"].items()))
+        g = counts.get(name, {"kept": 0, "redrawn": 0, "dropped": 0, "reasons": {}, "checks": {}})
+        why = "; ".join([*(f"re-drawn {n}× {c}" for c, n in sorted(g["checks"].items())),
+                         *(f"dropped {n}× {r}" for r, n in sorted(g["reasons"].items()))])  # fmt: skip
         row = [name, str(t["n"]), _pct(t["stated_chance"]), _pct(t["honest_chance"]), *cells, _pct(t["mde"]),
                t["status"], easiest, zero, f"{g['kept']} / {g['redrawn']} / {g['dropped']}" + (f" ({why})" if why else ""),
                _pct(confirmed_share(name, g["kept"], audit))]  # fmt: skip

@@ -95,7 +95,9 @@ def test_generation_counts_sum_levels_and_split_drop_reasons():
         {"task": "t", "passed": 5, "resampled": 2, "dropped": 1},
         {"task": "t", "passed": 4, "resampled": 0, "dropped": 0},
         {"task": "u", "passed": 3, "resampled": 1, "dropped": 0},
-    ], "drop_reasons": {"t: measured 3 dB, label says 6 dB": 1}}  # fmt: skip
+    ], "drop_reasons": {"t: measured 3 dB, label says 6 dB": 1},
+        "redraw_reasons": {"t": {"level_db": 2}, "u": {"margin_percent": 1}}}  # fmt: skip
     counts = validity_table.generation_counts(report)
-    assert counts["t"] == {"kept": 9, "redrawn": 2, "dropped": 1, "reasons": {"measured 3 dB, label says 6 dB": 1}}
-    assert counts["u"] == {"kept": 3, "redrawn": 1, "dropped": 0, "reasons": {}}
+    assert counts["t"] == {"kept": 9, "redrawn": 2, "dropped": 1, "reasons": {"measured 3 dB, label says 6 dB": 1},
+                           "checks": {"level_db": 2}}  # fmt: skip
+    assert counts["u"] == {"kept": 3, "redrawn": 1, "dropped": 0, "reasons": {}, "checks": {"margin_percent": 1}}

@@ -69,8 +69,11 @@ def _draw_valid(task: Task, spec: ItemSpec, splits, *, seed: int, validate: bool
     support its label is drawn again (at most ``max_resample`` times). Draw ``d`` uses its own stream
     (:func:`~auralgen.generation.answers.draw_rng`): ``sample`` then ``qa`` (render draws nothing).
 
-    Returns ``(params, clips, measured, qa, resampled, reason)``; ``reason`` says why the item is dropped, or is None."""
+    Returns ``(params, clips, measured, qa, resampled, redraws, reason)``: ``resampled`` draws had a
+    measurement that contradicted the label, ``redraws`` counts them by failed check (:func:`failed_checks`;
+    a draw may fail several); ``reason`` says why the item is dropped, or is None."""
     slot = answer_slot(seed, spec.split, spec.task, spec.index, task.n_choices)
+    redraws: dict[str, int] = {}
     resampled, misses, draw = 0, 0, 0
     while True:
         rng = draw_rng(seed, spec.split, spec.task, spec.index, draw)
@@ -85,13 +88,36 @@ def _draw_valid(task: Task, spec: ItemSpec, splits, *, seed: int, validate: bool
         clips = task.render(params)
         measured = task.check(params, clips) if validate else {}
         if not validate or measured["valid"]:
-            return params, clips, measured, qa, resampled, None
+            return params, clips, measured, qa, resampled, redraws, None
         if resampled == max_resample:
             reason = "label not supported by measurement: " + json.dumps(
                 {k: v for k, v in measured.items() if k != "valid"}, sort_keys=True
             )
-            return params, clips, measured, qa, resampled, reason
+            return params, clips, measured, qa, resampled, redraws, reason
         resampled += 1
+        for name in failed_checks(measured):
+            redraws[name] = redraws.get(name, 0) + 1
+
+
+def failed_checks(measured: dict) -> list[str]:
+    """Names of the checks of a ``measured`` record that failed: entries (or lists of entries) whose
+    ``ok`` is false; else the record's ``note`` (why nothing could be measured), or ``"valid"``.
+
+    >>> failed_checks({"pitch": {"ok": True}, "level": [{"ok": True}, {"ok": False}], "valid": False})
+    ['level']
+    >>> failed_checks({"sounds": [None], "valid": False, "note": "no onset found"})
+    ['unmeasurable (no onset found)']
+    """
+
+    def bad(v) -> bool:
+        if isinstance(v, dict):
+            return v.get("ok") is False
+        return isinstance(v, list) and any(bad(x) for x in v)
+
+    names = sorted(k for k, v in measured.items() if k != "valid" and bad(v))
+    if names:
+        return names
+    return [f"unmeasurable ({measured['note']})"] if measured.get("note") else ["valid"]
 
 
 def _row(task: Task, spec: ItemSpec, params, clips: list[np.ndarray], measured, qa, *, seed: int, validate: bool,
@@ -121,11 +147,12 @@ def make_row(task: Task, spec: ItemSpec, *, seed: int, splits: tuple[str, ...] |
     run's :func:`~auralgen.config.id_key`) keys the id; ``seed_secret`` writes :data:`SECRET_SEED_COLUMN` as the seed."""
     t0 = time.perf_counter()
     splits = tuple(splits or (spec.split,))
-    params, clips, measured, qa, resampled, reason = _draw_valid(
+    params, clips, measured, qa, resampled, redraws, reason = _draw_valid(
         task, spec, splits, seed=seed, validate=validate, max_resample=max_resample
     )
     stat = {"task": spec.task, "split": spec.split, "level": spec.level, "level_value": task.level_value(spec.level),
-            "resampled": resampled, "dropped": reason, "worst_error": worst_error(measured) if measured else 0.0}  # fmt: skip
+            "resampled": resampled, "redraws": redraws, "dropped": reason,
+            "worst_error": worst_error(measured) if measured else 0.0}  # fmt: skip
     if reason is not None:
         return ItemResult(None, stat, time.perf_counter() - t0)
     row = _row(task, spec, params, clips, measured, qa, seed=seed, validate=validate, flac_bits=flac_bits, fp=fp,

@@ -10,6 +10,7 @@ def summarise(records: list[dict[str, Any]], tasks) -> dict[str, Any]:
     """Aggregate per-item stats of all shards into the validation report."""
     rows: dict[tuple, dict[str, Any]] = {}
     reasons: dict[str, int] = defaultdict(int)
+    redraws: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for rec in records:
         for st in rec["items"]:
             key = (st["task"], st["split"], st["level"])
@@ -18,6 +19,8 @@ def summarise(records: list[dict[str, Any]], tasks) -> dict[str, Any]:
                                       "dropped": 0, "worst_error": 0.0})  # fmt: skip
             r["items"] += 1
             r["resampled"] += st["resampled"]
+            for check, n in st.get("redraws", {}).items():  # a journal from before 0.2.0 has none
+                redraws[st["task"]][check] += n
             if st["dropped"]:
                 r["dropped"] += 1
                 reasons[f"{st['task']}: {st['dropped'][:120]}"] += 1
@@ -35,7 +38,8 @@ def summarise(records: list[dict[str, Any]], tasks) -> dict[str, Any]:
         "resampled": sum(r["resampled"] for r in levels),
         "dropped": sum(r["dropped"] for r in levels),
     }
-    return {"levels": levels, "totals": totals, "drop_reasons": dict(sorted(reasons.items()))}
+    return {"levels": levels, "totals": totals, "drop_reasons": dict(sorted(reasons.items())),
+            "redraw_reasons": {t: dict(sorted(c.items())) for t, c in sorted(redraws.items())}}  # fmt: skip
 
 
 def summary_table(report: dict[str, Any], seconds: dict[str, float], wall_s: float, rendered: int) -> str:

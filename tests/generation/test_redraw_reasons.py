@@ -1,0 +1,49 @@
+"""Re-draws are counted by the check that failed, in validation_report.json and in the card (issue 12)."""
+
+from __future__ import annotations
+
+import json
+
+from auralgen import generation
+from auralgen.export.card import validation_lines
+from auralgen.generation.summary import summarise
+from auralgen.tasks.base import Task
+from tests.support.builders import small_run
+
+
+def _stat(task, resampled, redraws, dropped=None):
+    return {"task": task, "split": "test", "level": 0, "level_value": 1.0, "resampled": resampled,
+            "redraws": redraws, "dropped": dropped, "worst_error": 0.0}  # fmt: skip
+
+
+def test_summary_and_card_count_redraws_by_failed_check():
+    records = [{"items": [_stat("t", 2, {"level_db": 2}), _stat("t", 1, {"level_db": 1, "onset_s": 1}),
+                          _stat("t", 8, {"onset_s": 8}, dropped="label not supported by measurement: {...}")]}]  # fmt: skip
+    report = summarise(records, {})
+    assert report["redraw_reasons"] == {"t": {"level_db": 3, "onset_s": 9}}
+    assert report["totals"]["resampled"] == 11 and report["totals"]["dropped"] == 1
+    row = [line for line in validation_lines(records) if line.startswith("| t |")]
+    assert row == ["| t | 2 | 11 (level_db 3, onset_s 9) | 1 (label not supported by measurement 1) |"]
+
+
+def test_a_run_records_the_failed_checks_of_its_redraws(tmp_path, monkeypatch):
+    """Every third measurement is made to fail on its 'pitch' check: the report names it as often."""
+    calls = {"n": 0}
+    real = Task.check
+
+    def failing(self, params, clips):
+        out = real(self, params, clips)
+        calls["n"] += 1
+        if calls["n"] % 3 == 0:
+            return {**out, "pitch": {"ok": False}, "valid": False}
+        return out
+
+    monkeypatch.setattr(Task, "check", failing)
+    generation.run(small_run("task=pitch_relative", "task.items_per_level=3", out=tmp_path / "d"), log=lambda *_: None)
+    report = json.loads((tmp_path / "d" / "validation_report.json").read_text())
+    redrawn = report["totals"]["resampled"]
+    assert redrawn > 0 and report["redraw_reasons"] == {"pitch_relative": {"pitch": redrawn}}
+    assert (
+        f"| pitch_relative | {report['totals']['written']} | {redrawn} (pitch {redrawn}) | 0 |"
+        in (tmp_path / "d" / "README.md").read_text()
+    )

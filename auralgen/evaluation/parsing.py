@@ -127,11 +127,10 @@ def option_letters(n_options: int) -> str:
 def rotate_options(options: list[str], r: int) -> tuple[list[str], list[int]]:
     """Circularly rotate ``options`` by ``r`` positions.
 
-    Presented position ``j`` shows canonical option ``index_map[j] = (j + r) mod k``, so
-    canonical option ``i`` appears at letter position ``(i - r) mod k`` (rotation ``r`` is
-    ``options[r:] + options[:r]``). Rotations ``0 .. k-1`` put every option at every letter
-    once. (STAR-Bench rotates the other way round; over a full set of rotations the
-    scores are identical.)
+    Presented position ``j`` shows canonical option ``index_map[j] = (j - r) mod k``, so
+    canonical option ``i`` appears at letter position ``(i + r) mod k`` (rotation ``r`` is
+    ``options[-r:] + options[:-r]``, STAR-Bench's own rotation: its ``rotate_id = r`` and ours
+    present the same order). Rotations ``0 .. k-1`` put every option at every letter once.
 
     Parameters
     ----------
@@ -150,7 +149,7 @@ def rotate_options(options: list[str], r: int) -> tuple[list[str], list[int]]:
     Examples
     --------
     >>> rotate_options(["Higher", "Lower", "Same"], 1)
-    (['Lower', 'Same', 'Higher'], [1, 2, 0])
+    (['Same', 'Higher', 'Lower'], [2, 0, 1])
     """
     k = len(options)
     _check_n_options(k)
@@ -158,7 +157,7 @@ def rotate_options(options: list[str], r: int) -> tuple[list[str], list[int]]:
         r = operator.index(r)
     except TypeError:
         raise ParameterError(f"rotation r={r!r} is not an integer; allowed: any int") from None
-    index_map = [(j + r) % k for j in range(k)]
+    index_map = [(j - r) % k for j in range(k)]
     return [options[i] for i in index_map], index_map
 
 
@@ -167,13 +166,13 @@ def presented_index(canonical_index: int, r: int, n_options: int) -> int:
 
     Examples
     --------
-    >>> presented_index(0, 1, 4)  # option 0 moves to the last letter
-    3
+    >>> presented_index(0, 1, 4)  # option 0 moves to the second letter
+    1
     """
     _check_n_options(n_options)
     if not 0 <= canonical_index < n_options:
         raise ParameterError(f"canonical_index={canonical_index} is out of range; allowed: 0..{n_options - 1}")
-    return (canonical_index - r) % n_options
+    return (canonical_index + r) % n_options
 
 
 # --------------------------------------------------------------------------- patterns

@@ -15,13 +15,15 @@ Robust evaluation
 -----------------
 * **Option rotation** -- an ordinary item is asked under rotations ``r = 0 .. k-1`` (``k`` =
   number of options, or ``eval.rotations``); rotation ``r`` presents
-  ``options[r:] + options[:r]`` (:func:`~auralgen.evaluation.parsing.rotate_options`).
+  ``options[-r:] + options[:-r]`` (:func:`~auralgen.evaluation.parsing.rotate_options`), as the
+  STAR-Bench toolkit does for ``rotate_id = r``.
 * **Clip reordering** -- a *reorder item* (several clips, every option a clip sequence such as
   ``"clip 2 -> clip 1 -> clip 3"``) keeps its options in place and is asked under
   ``eval.reorder_runs`` different clip orders; the correct option is recomputed for each
-  order (as the STAR-Bench toolkit does for its temporal reasoning items). Permutations
-  are taken round-robin from the lexicographic list, starting at an offset derived from
-  the item id, so different items start at different orders.
+  order (as the STAR-Bench toolkit does for its temporal reasoning items), the toolkit's own
+  orders (:func:`reorder_clip_order`): run ``r`` shows the clips in the true temporal order
+  permuted by the lexicographic permutation number ``(crc32(id) + r) mod n!``, so different
+  items start at different orders and a rotation index means the same in both.
 """
 
 from __future__ import annotations
@@ -83,13 +85,27 @@ def n_runs(item: Item, *, rotations: int | None, reorder_runs: int) -> int:
     return len(item.options) if rotations is None else rotations
 
 
+def reorder_clip_order(item_id: str, chronological: list[int], r: int) -> list[int]:
+    """The clips (any labels) a reorder item shows in run ``r``, given them in the order they happened.
+
+    STAR-Bench's temporal-reasoning loader shows, at each position ``j``, the segment
+    ``perm[j]`` of the chronological list, ``perm`` the permutation number
+    ``(subid + r mod 6 + 0) mod 6`` of ``itertools.permutations((1, 2, 3))``; auralgen's ids make
+    ``subid = crc32(item_id)``, and ``n!`` permutations of ``n`` clips generalise the 6.
+
+    >>> reorder_clip_order("x", ["a", "b", "c"], 0), reorder_clip_order("x", ["a", "b", "c"], 1)
+    (['b', 'c', 'a'], ['c', 'a', 'b'])
+    """
+    perms = list(itertools.permutations(range(len(chronological))))
+    return [chronological[p] for p in perms[(zlib.crc32(item_id.encode()) + r % len(perms)) % len(perms)]]
+
+
 def present(item: Item, r: int) -> Presentation:
     """Options, correct index and clip order of ``item`` under run ``r``."""
     n = len(item.clips)
     if is_reorder(item):
-        perms = list(itertools.permutations(range(n)))
-        order = list(perms[(r + zlib.crc32(item.id.encode())) % len(perms)])
         true_seq = _clip_sequence(item.answer)  # canonical clip numbers in true temporal order
+        order = [c - 1 for c in reorder_clip_order(item.id, true_seq, r)]
         shown = [order.index(c - 1) + 1 for c in true_seq]  # the same clips, numbered as presented
         for i, opt in enumerate(item.options):
             if _clip_sequence(opt) == shown:
@@ -136,5 +152,8 @@ def build_message(item: Item, p: Presentation, clip_paths: list, *, instruction:
 
 
 def cache_key(item_id: str, rotation: int) -> str:
-    """``"<id>@<rotation>"`` -- the key of one reply in the cache."""
-    return f"{item_id}@{rotation}"
+    """``"<id>@r<rotation>"`` -- the key of one reply in the cache. The ``r`` marks the rotation
+    convention shared with STAR-Bench (0.2.0); a cache written before it keys ``"<id>@<rotation>"``
+    under the opposite rotation and other clip orders, so its replies are not found (asked again),
+    never scored against the other presentation."""
+    return f"{item_id}@r{rotation}"

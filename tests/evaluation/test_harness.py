@@ -69,10 +69,11 @@ def test_rotations_override_and_rotated_options_are_cached(tiny_dataset, tmp_pat
     evaluate(tiny_dataset, tmp_path / "r", "model=constant", "eval.rotations=2", "tasks=[pitch_relative]")
     lines = [json.loads(ln) for ln in (tmp_path / "r" / "replies.jsonl").read_text().splitlines()]
     items = {it.id: it for it in load_items(tiny_dataset, tasks=["pitch_relative"])}
-    assert sorted(e["key"] for e in lines) == sorted(f"{i}@{r}" for i in items for r in (0, 1))
+    assert sorted(e["key"] for e in lines) == sorted(f"{i}@r{r}" for i in items for r in (0, 1))
     for e in lines:
         opts = list(items[e["id"]].options)
-        assert e["options"] == opts[e["rotation"] :] + opts[: e["rotation"]]
+        r = e["rotation"] % len(opts)
+        assert e["options"] == (opts[-r:] + opts[:-r] if r else opts)  # STAR-Bench's rotation
         assert e["options"][e["truth"]] == items[e["id"]].answer
 
 
@@ -205,7 +206,7 @@ def test_message_follows_the_starbench_toolkit_convention(tiny_dataset):
     msg = build_message(item, p, ["/x.wav"], instruction="Answer with a letter.")
     meta = msg["meta"]
     assert {"id", "task", "category", "sub-category", "options", "answer", "answer_letter", "rotate_id"} <= set(meta)
-    assert meta["rotate_id"] == 1 and meta["unique_id"] == f"{item.id}@1"
+    assert meta["rotate_id"] == 1 and meta["unique_id"] == f"{item.id}@r1"
     assert meta["answer"] == item.answer and meta["answer_letter"] == f"<{'ABCD'[p.truth]}>"
     assert msg["prompts"][0] == {"type": "audio", "value": "/x.wav"}
     text = msg["prompts"][1]["value"]

@@ -150,9 +150,10 @@ def test_starbench_rows_read_in_auralgens_rotation_and_errors_counted():
     from auralgen.evaluation.interop import starbench
 
     base = {"id": "x", "task": "t", "answer": "b", "is_correct": False}
-    rows = [dict(base, options=rotate_options(["a", "b", "c"], -r)[0], rotate_id=r, model_response=resp)
+    # STAR-Bench presents options[-r:] + options[:-r] for rotate_id r
+    rows = [dict(base, options=["abc"[(j - r) % 3] for j in range(3)], rotate_id=r, model_response=resp)
             for r, resp in ((0, "<B>"), (1, "ERROR: timeout"), (2, "I pick C"))]  # fmt: skip
     recs, toolkit = starbench.records(rows, "f", None)
-    assert [r["rotation"] for r in recs] == [0, 2, 1] and toolkit == [False] * 3
+    assert [r["rotation"] for r in recs] == [0, 1, 2] and toolkit == [False] * 3
     assert [(r["status"], r["correct"]) for r in recs] == [("ok", True), ("error", False), ("ok", False)]
     assert all(rotate_options(["a", "b", "c"], r["rotation"])[0] == row["options"] for r, row in zip(recs, rows))

@@ -156,6 +156,27 @@ def test_reorder_items_are_shuffled_by_the_toolkit_and_its_answer_is_the_true_or
     assert len(orders) > 3  # the toolkit's round-robin spreads the clip orders
 
 
+def test_our_evaluator_presents_what_the_toolkit_presents_at_the_same_rotation(toolkit, exported):
+    """Rotation r means one thing: auralgen's presented options (foundation items) and clip order
+    (reorder items) equal those the toolkit's own build_prompt shows for rotate_id r."""
+    from auralgen.evaluation.prompts import present
+
+    data, out, _ = exported
+    items = {it.id: it for it in load_items(data)}
+    (pc,) = toolkit.build_dataset(["pc"], dataset_root=str(out))
+    for row in pc.data:
+        item = items[row["id"]]
+        for r in range(len(row["options"])):
+            assert present(item, r).options == pc.build_prompt(row, rotate_id=r)["meta"]["options"]
+    (tr,) = toolkit.build_dataset(["tr"], dataset_root=str(out))
+    for row in tr.data:
+        item = items[row["id"].split("_")[0]]
+        for r in range(6):
+            msg = tr.build_prompt(row, rotate_id=r)
+            shown = [int(Path(p["value"]).stem.rsplit("_", 1)[1]) for p in msg["prompts"] if p["type"] == "audio"]
+            assert present(item, r).clip_order == shown
+
+
 @pytest.mark.parametrize("alias", ["pc", "pc_sp", "tr", "sr"])
 def test_file_verdicts_reproduce_the_toolkits_performance_json(toolkit, exported, tmp_path, alias):
     _, out, _ = exported

@@ -180,10 +180,10 @@ def test_letters_follow_presented_order():
     ("options", "r", "rotated", "index_map"),
     [
         (["a", "b", "c", "d"], 0, ["a", "b", "c", "d"], [0, 1, 2, 3]),
-        (["a", "b", "c", "d"], 1, ["b", "c", "d", "a"], [1, 2, 3, 0]),
-        (["a", "b", "c", "d"], 3, ["d", "a", "b", "c"], [3, 0, 1, 2]),
-        (["a", "b", "c", "d"], -1, ["d", "a", "b", "c"], [3, 0, 1, 2]),
-        (["a", "b", "c"], 5, ["c", "a", "b"], [2, 0, 1]),
+        (["a", "b", "c", "d"], 1, ["d", "a", "b", "c"], [3, 0, 1, 2]),  # STAR-Bench: options[-r:] + options[:-r]
+        (["a", "b", "c", "d"], 3, ["b", "c", "d", "a"], [1, 2, 3, 0]),
+        (["a", "b", "c", "d"], -1, ["b", "c", "d", "a"], [1, 2, 3, 0]),
+        (["a", "b", "c"], 5, ["b", "c", "a"], [1, 2, 0]),
     ],
 )
 def test_rotate_options_table(options, r, rotated, index_map):
@@ -195,9 +195,10 @@ def test_rotation_invariants(k, r):
     options = [f"opt{i}" for i in range(k)]
     rotated, index_map = rotate_options(options, r)
     assert sorted(index_map) == list(range(k))
-    for i in range(k):  # canonical option i appears at letter position (i - r) mod k
-        assert rotated[(i - r) % k] == options[i]
-        assert presented_index(i, r, k) == (i - r) % k
+    for i in range(k):  # canonical option i appears at letter position (i + r) mod k
+        assert rotated[(i + r) % k] == options[i]
+        assert presented_index(i, r, k) == (i + r) % k
+    assert rotated == (options[-(r % k) :] + options[: -(r % k)] if r % k else options)  # STAR-Bench's rotation
     # the full set of rotations shows every option at every letter exactly once
     positions = {rotate_options(options, s)[0].index("opt0") for s in range(k)}
     assert positions == set(range(k))

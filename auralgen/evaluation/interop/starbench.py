@@ -30,9 +30,9 @@ Scoring (``predictions_format=starbench``)
 ------------------------------------------
 Each line of ``infer_results.jsonl`` is one run: presented ``options``, ``answer`` text,
 ``rotate_id``, ``model_response`` and the toolkit's own ``is_correct`` (a response the toolkit
-wrote as ``"ERROR: ..."``, a failed generation, counts as an error). The rotation is stored in
-auralgen's convention (STAR-Bench's ``rotate_id = r`` presents what auralgen's rotation
-``-r mod k`` presents). ``scorer=file`` scores the file's ``is_correct``; ``scorer=parser``
+wrote as ``"ERROR: ..."``, a failed generation, counts as an error). The rotation is stored as
+the file gives it: auralgen's rotation ``r`` presents what STAR-Bench's ``rotate_id = r``
+presents, options and clip orders alike. ``scorer=file`` scores the file's ``is_correct``; ``scorer=parser``
 (default) reads ``model_response`` again. Either way the other verdicts are reported beside, and
 ``<out>/performance.json`` is written exactly as the toolkit's ``evaluate`` writes it for the
 file's alias (the parent directory's name, as the toolkit lays results out; otherwise ``tr`` when
@@ -42,7 +42,6 @@ rows carry ``shuffled_seg_order``, else ``pc``): ``pc*`` macro-average over sub-
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 import zlib
@@ -55,7 +54,7 @@ from auralgen.export.audio import decode_flac
 from auralgen.tasks.base import task_class
 
 from ..items import export_wav, write_wav
-from ..prompts import is_reorder
+from ..prompts import is_reorder, reorder_clip_order
 from ..report import write_json
 from .common import need, parsed_record, write_results
 
@@ -101,15 +100,10 @@ def _clip_order(option: str) -> list[int]:
 
 
 def clip_order(item_id: str, chronological: list[int], r: int) -> list[int]:
-    """The item's clips (stored numbers, 1-based) in the order the toolkit shows them in run ``r``.
-
-    ``chronological`` lists the stored clip numbers in the order they happened. The toolkit shows
-    segment ``p`` at each position for ``p`` in ``PERMS[(subid + r % 6 + SUB_TASKS.index("OSM")) % 6]``
-    (``PERMS`` the lexicographic permutations of 1, 2, 3; ``"OSM"`` is its index 0); our ids make
-    ``subid = crc32(item_id)``.
-    """
-    perm = list(itertools.permutations((1, 2, 3)))[(zlib.crc32(item_id.encode()) + r % 6) % 6]
-    return [chronological[p - 1] for p in perm]
+    """The item's clips (stored numbers, 1-based) in the order the toolkit shows them in run ``r``:
+    ``chronological`` (the stored numbers in the order they happened) permuted as the toolkit does,
+    which is auralgen's own evaluator's order (:func:`~auralgen.evaluation.prompts.reorder_clip_order`)."""
+    return reorder_clip_order(item_id, chronological, r)
 
 
 def _temporal_row(it, out: Path) -> dict:
@@ -206,11 +200,10 @@ def records(rows: list[dict], path: str, field: str | None) -> tuple[list[dict],
         if answer not in options:
             raise ParameterError(f"{where}: answer={answer!r} is not among the options; allowed: one of {options!r}")
         r = int(row.get("rotate_id", 0))
-        reorder = "shuffled_seg_order" in row
         rec = parsed_record(
             item_id=need(row, "id", where),
             task=row.get("task") or row.get("sub-category") or row.get("category") or "starbench",
-            rotation=r if reorder else (-r) % len(options),
+            rotation=r,
             options=options,
             truth=options.index(answer),
             reply=need(row, field, where),

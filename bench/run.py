@@ -20,7 +20,8 @@ BENCHES = (
     "bench_scoring",
     "bench_eval",
     "bench_ray",
-)  # bench_ray: needs the ray extra
+    "bench_adaptive",
+)  # bench_ray: needs the ray extra; bench_adaptive: 200 simulated runs per setting (~9 min)
 
 
 def main(argv: list[str]) -> int:

@@ -19,11 +19,18 @@ STEADY_FRACTION = 0.8  # central part of a segment analysed for level / pitch
 
 
 def option_index(options: Sequence[str], *keywords: str) -> int:
-    """First option containing any of ``keywords`` (case-insensitive); else :data:`NO_ANSWER`."""
+    """The first option containing ``keywords[0]`` (case-insensitive), else the first containing
+    ``keywords[1]``, and so on; else :data:`NO_ANSWER`. Keywords go from the most specific: "at ear
+    level" before "ear level", which "Above ear level" also contains.
+
+    >>> option_index(["Above ear level", "At ear level", "Below ear level"], "at ear level", "ear level")
+    1
+    """
     low = [o.lower() for o in options]
-    for i, text in enumerate(low):
-        if any(k in text for k in keywords):
-            return i
+    for k in keywords:
+        for i, text in enumerate(low):
+            if k in text:
+                return i
     return NO_ANSWER
 
 

@@ -46,13 +46,7 @@ class ElevationAbsolute(SpatialTask):
     spatial = True
     audit = AuditSpec(
         (*SPATIAL_FEATURES, "elevation_class", "margin_deg", "sounds.*.elevation_deg"),
-        listener_easiest=None,
-        reason="below the 95 % target: the listener (bound with the KEMAR set) matches the direct sound's cross "
-        "relation and reaches 76/80/74 % at 40/30/20 deg (steady noise, 50 items/level, seed 1; 76/66/74 % with "
-        "noise, chirps and clicks, seed 0): near the median plane the interaural transfer function carries almost "
-        "no elevation, and the 4 ms of direct sound before the floor reflection are too short to read a noise's "
-        "monaural spectrum against the pinna's. The labels are confirmed by the template observer that knows the "
-        "dry source (tasks/_direction.py)",
+        listener_easiest="max",
     )
     listener = with_tetra(listen.elevation_absolute)
     sub_category = "absolute_localisation"

@@ -48,7 +48,7 @@ RISE_DB = 10.0  # an onset: the next 10 ms this far above the preceding backgrou
 DIRECT_WINDOW_S = 0.004  # binaural cross relation: the first 4 ms (before most first reflections)
 DIRECT_PRE = 24  # ... starting this many samples before the detected onset (in the silence before it)
 PAIR_WINDOW_S = 0.012  # binaural pairs: direct sound and the first reflections (the room's, the same for one position)
-PAIR_MAX_LAG = 3  # ... compared at lags within this many samples of the aligned onsets
+PAIR_MAX_LAG_S = 0.0025  # ... compared at lags within this of the aligned onsets (a misplaced onset)
 SAME_CORRELATION = 0.9  # ... "same position" when both ears' waveforms correlate at least this well
 ALIGN_TEMPLATE_S = 0.03  # relative tasks: template of the first sound used to align the second
 ALIGN_SEARCH_S = 0.06  # ... searched this far before the detected onset
@@ -327,14 +327,16 @@ def binaural_differ(a: np.ndarray, b: np.ndarray, sample_rate: int) -> bool:
     first image sources, which the room fixes) reach the ears as the same two waveforms; from two
     positions each ear filters the signal through another head-related impulse response. The
     windows (:data:`PAIR_WINDOW_S` after the aligned onsets) are "the same" when the normalised
-    correlation of both ears' waveforms at the best lag within +-:data:`PAIR_MAX_LAG` samples
-    reaches :data:`SAME_CORRELATION`. It reads lateral and spectral (pinna) differences alike,
+    correlation of both ears' waveforms at the best common lag within +-:data:`PAIR_MAX_LAG_S`
+    reaches :data:`SAME_CORRELATION` (one lag for both ears: it re-aligns a misplaced onset, not
+    an interaural difference). It reads lateral and spectral (pinna) differences alike,
     so it serves azimuth and median-plane pairs; on 120 noise pairs per task (40 per level)
-    same-position pairs reached 0.96-0.99 (median), different ones at 30 deg at most 0.86."""
+    same-position pairs reached 0.96-0.99 (median), different ones at 30 deg at most 0.86; with the
+    2.5 ms lag search 98 % of the validity suite's same pairs and 100 % of its different pairs are told apart."""
     n = min(a.shape[1], b.shape[1])
     a, b = a[:, :n], b[:, :n]
-    best = 0.0
-    for lag in range(-PAIR_MAX_LAG, PAIR_MAX_LAG + 1):
+    best, max_lag = 0.0, int(PAIR_MAX_LAG_S * sample_rate)
+    for lag in range(-max_lag, max_lag + 1):
         x, y = (a[:, lag:], b[:, : n - lag]) if lag >= 0 else (a[:, : n + lag], b[:, -lag:])
         den = math.sqrt(float(np.sum(x * x)) * float(np.sum(y * y)))
         best = max(best, float(np.sum(x * y)) / den if den > 0 else 0.0)

@@ -167,6 +167,37 @@ def _scatter_shoebox(cx, gx, cy, gy, cz, gz, n_max, mic, basis, fs, c, fdl2, gra
     return acc
 
 
+@njit(cache=True, error_model="numpy", boundscheck=False)
+def _scatter_shoebox_mics(cx, gx, cy, gy, cz, gz, n_max, mics, basis, fs, c, fdl2, gran, n_lens):
+    """:func:`_scatter_shoebox` for several microphones in one pass over the images: ``[n_mics, max(n_lens),
+    rank]`` float32, microphone ``m`` filled up to ``n_lens[m]``. Each microphone's sums are made in the
+    same order as alone, so its response is bit for bit the single-microphone one; the image loop,
+    the gain products and the y/z distances are shared."""
+    n_mics = mics.shape[0]
+    acc = np.zeros((n_mics, n_lens.max(), basis.shape[1]), dtype=np.float32)
+    fs32 = np.float32(fs)
+    inv_c = 1.0 / c
+    offset_s = fdl2 / fs
+    for nz in range(-n_max, n_max + 1):
+        ry = n_max - abs(nz)
+        for ny in range(-ry, ry + 1):
+            rx = ry - abs(ny)
+            gyz = gy[ny + n_max] * gz[nz + n_max]
+            if gyz == 0.0:
+                continue
+            for m in range(n_mics):
+                dz = cz[nz + n_max] - mics[m, 2]
+                dy = cy[ny + n_max] - mics[m, 1]
+                r2 = dy * dy + dz * dz
+                for nx in range(-rx, rx + 1):
+                    g = gx[nx + n_max] * gyz
+                    if g != 0.0:
+                        dx = cx[nx + n_max] - mics[m, 0]
+                        d = np.sqrt(dx * dx + r2)
+                        _scatter_one(acc[m], basis, d, g / d, fs32, inv_c, offset_s, fdl2, gran, n_lens[m])
+    return acc
+
+
 @njit(cache=True)
 def _decay_envelope(t_s, rates, t_end_s, weights):
     """Weighted means over directions of ``exp(-rate_u t)`` and ``exp(-rate_u t / 2)`` (times ``[t <= t_end_u]``).

@@ -77,12 +77,10 @@ def compute_rir_fast(room: RoomSpec, source_m, mics_m, *, sample_rate: int) -> n
     order = max_order_for(room, fs)
     tables = _axis_tables(room, source_m, order)
     basis = _phase_basis()[0]
-    rirs = []
-    for mic in np.asarray(mics_m, dtype=float).reshape(-1, 3):
-        far = _k._max_image_distance(tables[0], tables[2], tables[4], order, mic)
-        n_len = _natural_length(far, room.c_m_s, fs)
-        acc = _k._scatter_shoebox(
-            *tables, order, mic, basis, fs, float(room.c_m_s), FDL2, SINC_LUT_GRANULARITY, n_len, np.inf
-        )
-        rirs.append(_highpass(_synthesise(acc), fs))
-    return pad_stack(rirs)
+    mics = np.ascontiguousarray(np.asarray(mics_m, dtype=float).reshape(-1, 3))
+    n_lens = np.array([_natural_length(_k._max_image_distance(tables[0], tables[2], tables[4], order, mic),
+                                       room.c_m_s, fs) for mic in mics], dtype=np.int64)  # fmt: skip
+    acc = _k._scatter_shoebox_mics(
+        *tables, order, mics, basis, fs, float(room.c_m_s), FDL2, SINC_LUT_GRANULARITY, n_lens
+    )
+    return pad_stack([_highpass(_synthesise(acc[m, :n]), fs) for m, n in enumerate(n_lens)])

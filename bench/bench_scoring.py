@@ -204,8 +204,9 @@ def print_corpus_table() -> None:
     )
 
 
-def print_sonicbench_table(mirror: str) -> None:
-    """Per published SonicBench system: exact-match accuracy, parser accuracy, rows that differ."""
+def sonicbench_table(mirror: str) -> dict[str, collections.Counter]:
+    """Per published SonicBench system, counts of rows: ``n``, right by exact match (``exact``), right by
+    the parser (``parser``), scored differently (``differ``), right by exact match only (``exact_only``)."""
     import subprocess
 
     from auralgen.evaluation.interop.sonicbench import options_of
@@ -223,7 +224,15 @@ def print_sonicbench_table(mirror: str) -> None:
             res = extract_choice(row["prediction"], options_of(row, attr, paradigm))
             exact = str(row["prediction"]).strip() == row["reference"]
             parsed = res.status == "ok" and "AB"[res.index] == row["reference"]
-            table[system].update(n=1, exact=exact, parser=parsed, differ=exact != parsed)
+            table[system].update(
+                n=1, exact=exact, parser=parsed, differ=exact != parsed, exact_only=exact and not parsed
+            )
+    return table
+
+
+def print_sonicbench_table(mirror: str) -> None:
+    """Per published SonicBench system: exact-match accuracy, parser accuracy, rows that differ."""
+    table = sonicbench_table(mirror)
     print(f"{'system':30s}{'rows':>6s}{'SonicBench %':>14s}{'parser %':>10s}{'differ':>8s}")
     for system, c in sorted(table.items()):
         print(
@@ -231,6 +240,9 @@ def print_sonicbench_table(mirror: str) -> None:
         )
     same = sorted(s for s, c in table.items() if c["differ"] == 0)
     print(f"identical on {len(same)} of {len(table)} systems: {', '.join(same)}")
+    differ, exact_only = (sum(c[k] for c in table.values()) for k in ("differ", "exact_only"))
+    print(f"of the {differ} rows scored differently, {exact_only} are right by exact match and wrong by the parser; "
+          f"the other {differ - exact_only} are replies exact match cannot read (\"A.\", \"☞B\", a sentence) that the parser reads as right")  # fmt: skip
 
 
 if __name__ == "__main__":

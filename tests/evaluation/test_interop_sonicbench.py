@@ -85,3 +85,16 @@ def test_export_in_sonicbench_layout_and_score_it_back(tiny_dataset, tmp_path):
     back = _score(preds, tmp_path / "s", "++scorer=file")
     assert back["scores"]["overall"]["AA"] == pytest.approx(right / n) and n == res["items"]
     assert back["parser_scores"]["overall"]["AA"] == 1.0 > back["scores"]["overall"]["AA"]
+
+
+def test_the_parser_never_misses_what_exact_match_counts_right_on_any_published_system():
+    """All 36 systems' 86,400 rows: every row SonicBench's exact match counts right, the parser also
+    reads as right; the rows they score differently are replies exact match cannot read."""
+    if not MIRROR.is_dir():
+        pytest.skip(f"SonicBench mirror absent: {MIRROR}")
+    from bench.bench_scoring import sonicbench_table
+
+    table = sonicbench_table(str(MIRROR))
+    assert len(table) == 36 and sum(c["n"] for c in table.values()) == 36 * 2400
+    assert sum(c["exact_only"] for c in table.values()) == 0
+    assert table["Qwen2.5-Omni"]["parser"] > 2 * table["Qwen2.5-Omni"]["exact"]  # it answers "A." (a stated letter)

@@ -39,10 +39,15 @@ def versions() -> dict[str, str]:
 
 
 def write_json(path: Path, data: Any) -> None:
-    """Write ``data`` as sorted, indented JSON via a temporary file (never a half-written file)."""
+    """Write ``data`` as sorted, indented JSON via a temporary file (never a half-written file); an
+    interrupt (Ctrl-C) between writing and renaming removes the temporary file too."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=list) + "\n")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=list) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _recorded(prior: dict[str, Any]) -> set[str]:

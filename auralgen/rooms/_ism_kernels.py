@@ -136,48 +136,22 @@ def _scatter_list(positions, gains, mic, basis, fs, c, fdl2, gran, n_len, max_di
 
 
 @njit(cache=True, error_model="numpy", boundscheck=False)
-def _scatter_shoebox(cx, gx, cy, gy, cz, gz, n_max, mic, basis, fs, c, fdl2, gran, n_len, max_dist):
-    """Like :func:`_scatter_list` for all shoebox images of order <= n_max, without materialising them.
+def _scatter_shoebox(cx, gx, cy, gy, cz, gz, n_max, mics, basis, fs, c, fdl2, gran, n_lens, max_dist):
+    """Like :func:`_scatter_list` for all shoebox images of order <= n_max, without materialising them,
+    for the microphones ``mics`` ``[n_mics, 3]`` in one pass over the images: ``[n_mics, max(n_lens), rank]``,
+    microphone ``m`` filled up to ``n_lens[m]`` (images farther than ``max_dist`` skipped). Each
+    microphone's sums are made in the same order as alone, so its response does not depend on the others;
+    the image loop and the gain products are shared.
 
     The accumulator is float32 (half the memory traffic of float64 for the ~1e5 scattered
     images of a long response; pyroomacoustics' own builder works in float32 as well).
     """
-    acc = np.zeros((n_len, basis.shape[1]), dtype=np.float32)
-    fs32 = np.float32(fs)
-    inv_c = 1.0 / c
-    offset_s = fdl2 / fs
-    max_d2 = max_dist * max_dist
-    for nz in range(-n_max, n_max + 1):
-        ry = n_max - abs(nz)
-        dz = cz[nz + n_max] - mic[2]
-        for ny in range(-ry, ry + 1):
-            rx = ry - abs(ny)
-            dy = cy[ny + n_max] - mic[1]
-            gyz = gy[ny + n_max] * gz[nz + n_max]
-            if gyz == 0.0:
-                continue
-            r2 = dy * dy + dz * dz
-            for nx in range(-rx, rx + 1):
-                dx = cx[nx + n_max] - mic[0]
-                d2 = dx * dx + r2
-                g = gx[nx + n_max] * gyz
-                if d2 <= max_d2 and g != 0.0:
-                    d = np.sqrt(d2)
-                    _scatter_one(acc, basis, d, g / d, fs32, inv_c, offset_s, fdl2, gran, n_len)
-    return acc
-
-
-@njit(cache=True, error_model="numpy", boundscheck=False)
-def _scatter_shoebox_mics(cx, gx, cy, gy, cz, gz, n_max, mics, basis, fs, c, fdl2, gran, n_lens):
-    """:func:`_scatter_shoebox` for several microphones in one pass over the images: ``[n_mics, max(n_lens),
-    rank]`` float32, microphone ``m`` filled up to ``n_lens[m]``. Each microphone's sums are made in the
-    same order as alone, so its response is bit for bit the single-microphone one; the image loop,
-    the gain products and the y/z distances are shared."""
     n_mics = mics.shape[0]
     acc = np.zeros((n_mics, n_lens.max(), basis.shape[1]), dtype=np.float32)
     fs32 = np.float32(fs)
     inv_c = 1.0 / c
     offset_s = fdl2 / fs
+    max_d2 = max_dist * max_dist
     for nz in range(-n_max, n_max + 1):
         ry = n_max - abs(nz)
         for ny in range(-ry, ry + 1):
@@ -190,10 +164,11 @@ def _scatter_shoebox_mics(cx, gx, cy, gy, cz, gz, n_max, mics, basis, fs, c, fdl
                 dy = cy[ny + n_max] - mics[m, 1]
                 r2 = dy * dy + dz * dz
                 for nx in range(-rx, rx + 1):
+                    dx = cx[nx + n_max] - mics[m, 0]
+                    d2 = dx * dx + r2
                     g = gx[nx + n_max] * gyz
-                    if g != 0.0:
-                        dx = cx[nx + n_max] - mics[m, 0]
-                        d = np.sqrt(dx * dx + r2)
+                    if d2 <= max_d2 and g != 0.0:
+                        d = np.sqrt(d2)
                         _scatter_one(acc[m], basis, d, g / d, fs32, inv_c, offset_s, fdl2, gran, n_lens[m])
     return acc
 

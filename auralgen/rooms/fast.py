@@ -55,15 +55,15 @@ def render_order_raw(
     acc = _k._scatter_shoebox(
         *tables,
         int(max_order),
-        np.asarray(mic_m, dtype=float),
+        np.asarray(mic_m, dtype=float).reshape(1, 3),
         _phase_basis()[0],
         int(sample_rate),
         float(room.c_m_s),
         FDL2,
         SINC_LUT_GRANULARITY,
-        int(n_len),
+        np.array([int(n_len)], dtype=np.int64),
         float(max_dist_m),
-    )
+    )[0]
     return _synthesise(acc)
 
 
@@ -80,7 +80,7 @@ def compute_rir_fast(room: RoomSpec, source_m, mics_m, *, sample_rate: int) -> n
     mics = np.ascontiguousarray(np.asarray(mics_m, dtype=float).reshape(-1, 3))
     n_lens = np.array([_natural_length(_k._max_image_distance(tables[0], tables[2], tables[4], order, mic),
                                        room.c_m_s, fs) for mic in mics], dtype=np.int64)  # fmt: skip
-    acc = _k._scatter_shoebox_mics(
-        *tables, order, mics, basis, fs, float(room.c_m_s), FDL2, SINC_LUT_GRANULARITY, n_lens
+    acc = _k._scatter_shoebox(
+        *tables, order, mics, basis, fs, float(room.c_m_s), FDL2, SINC_LUT_GRANULARITY, n_lens, np.inf
     )
     return pad_stack([_highpass(_synthesise(acc[m, :n]), fs) for m, n in enumerate(n_lens)])

@@ -110,37 +110,35 @@ def provenance(run) -> list[str]:
             "from the config in `manifest.json` and the seed: regenerate it instead of downloading it.", ""]  # fmt: skip
 
 
-def validation_lines(records) -> list[str]:
-    """The card's account of every item: per task the items kept, the draws re-made because their
-    measurement contradicted the label (by failed check) and the items dropped (by reason)."""
+def validation_lines(report: dict | None) -> list[str]:
+    """The card's account of every item, from the run's validation report
+    (:func:`auralgen.generation.summary.summarise`): per task the items kept, the draws re-made because
+    their measurement contradicted the label (by failed check) and the items dropped (by reason)."""
     counts: dict[str, dict] = {}
-    for rec in records:
-        for st in rec["items"]:
-            c = counts.setdefault(st["task"], {"kept": 0, "resampled": 0, "checks": {}, "dropped": {}})
-            c["resampled"] += st["resampled"]
-            for check, n in st.get("redraws", {}).items():
-                c["checks"][check] = c["checks"].get(check, 0) + n
-            if st["dropped"]:
-                why = st["dropped"].split(":")[0]
-                c["dropped"][why] = c["dropped"].get(why, 0) + 1
-            else:
-                c["kept"] += 1
+    for r in (report or {}).get("levels", ()):
+        c = counts.setdefault(r["task"], {"kept": 0, "resampled": 0, "dropped": {}})
+        c["kept"] += r["passed"]
+        c["resampled"] += r["resampled"]
     if not counts:
         return []
+    for key, n in report.get("drop_reasons", {}).items():
+        task, _, reason = key.partition(": ")
+        why = reason.split(":")[0]
+        counts[task]["dropped"][why] = counts[task]["dropped"].get(why, 0) + n
     lines = ["", "## Validation", "",
              "Every item's label was checked by measuring its audio. An item whose measurement contradicted its",
              "label was drawn again (its own random stream, so the result does not depend on the workers) and,",
              "after `max_resample` tries, dropped. Re-draws are counted by the check that failed.", "",
              "| task | kept | re-drawn (failed checks) | dropped (reasons) |", "|---|---|---|---|"]  # fmt: skip
     for name, c in sorted(counts.items()):
-        checks = ", ".join(f"{k} {v}" for k, v in sorted(c["checks"].items()))
+        checks = ", ".join(f"{k} {v}" for k, v in sorted(report.get("redraw_reasons", {}).get(name, {}).items()))
         dropped = ", ".join(f"{k} {v}" for k, v in sorted(c["dropped"].items()))
         lines.append(f"| {name} | {c['kept']} | {c['resampled']}{f' ({checks})' if checks else ''} | "
                      f"{sum(c['dropped'].values())}{f' ({dropped})' if dropped else ''} |")  # fmt: skip
     return lines
 
 
-def body(run, tasks, sizes, records=()) -> str:
+def body(run, tasks, sizes, report: dict | None = None) -> str:
     """The card's markdown below the front matter."""
     units = sorted({task.level_info(i)[2] for task in tasks.values() for i in range(task.n_levels())})
     fill = {"units": ", ".join(f"`{u}`" for u in units), "bits": run.export.flac_bits}
@@ -154,7 +152,7 @@ def body(run, tasks, sizes, records=()) -> str:
         lines.append(f"| {name} | {task.attribute} | {task.regime} | {levels_text(task)} | {counts} |")
     notes = [f"- **{name}**: {task.card_note}" for name, task in tasks.items() if task.card_note]
     lines += ["", "## What the labels mean", "", *notes] if notes else []
-    lines += validation_lines(records)
+    lines += validation_lines(report)
     lines += ["", "## Columns", "", "| column | unit | meaning |", "|---|---|---|"]
     for c in columns():  # the item schema states each unit once; the card nowhere else
         lines.append(f"| `{c.name}` | {c.unit} | {c.doc.format(**fill)} |")
@@ -162,9 +160,10 @@ def body(run, tasks, sizes, records=()) -> str:
     return "\n".join(lines)
 
 
-def write_card(out: Path, run, tasks, records) -> None:
-    """Write ``out/README.md``: the Hub YAML front matter (via ``huggingface_hub``) and the body."""
+def write_card(out: Path, run, tasks, records, report: dict | None = None) -> None:
+    """Write ``out/README.md``: the Hub YAML front matter (via ``huggingface_hub``) and the body
+    (with ``report``, the run's validation report, its Validation table)."""
     sizes = split_sizes(out, records)
     data = card_data(run, tasks, sizes)
-    card = DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body(run, tasks, sizes, records)}")
+    card = DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body(run, tasks, sizes, report)}")
     card.save(Path(out) / "README.md")

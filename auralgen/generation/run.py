@@ -209,7 +209,7 @@ def _finish(run_cfg, tasks, shards, journal, fp, seconds, wall, n_todo, log) -> 
     records = [journal["shards"][sh.path] for sh in shards]
     report = summarise(records, tasks)
     write_json(out / "validation_report.json", report)
-    write_card(out, run_cfg, tasks, records)
+    write_card(out, run_cfg, tasks, records, report)
     manifest = {
         "fingerprint": fp,
         "generator_version": __version__,

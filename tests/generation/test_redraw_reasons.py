@@ -22,7 +22,7 @@ def test_summary_and_card_count_redraws_by_failed_check():
     report = summarise(records, {})
     assert report["redraw_reasons"] == {"t": {"level_db": 3, "onset_s": 9}}
     assert report["totals"]["resampled"] == 11 and report["totals"]["dropped"] == 1
-    row = [line for line in validation_lines(records) if line.startswith("| t |")]
+    row = [line for line in validation_lines(report) if line.startswith("| t |")]
     assert row == ["| t | 2 | 11 (level_db 3, onset_s 9) | 1 (label not supported by measurement 1) |"]
 
 

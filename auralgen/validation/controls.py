@@ -66,6 +66,7 @@ from auralgen.tasks.base import task_class
 from auralgen.validation.read import Item, iter_items
 
 CONTROLS = ("text_prior", "option_text", "metadata", "position_prior")
+PRIORS = ("text_prior", "position_prior")  # judged against the stated chance (audit "prior"); the others: "control"
 MARGIN = 0.02  # a control may exceed its chance by this much (2 pp) ...
 ALPHA = 0.05  # ... unless the excess over chance + MARGIN is significant at this level (Holm, per task)
 POWER = 0.8  # the minimum detectable effect is the excess found with this probability
@@ -422,14 +423,14 @@ def task_controls(name: str, train: list[Sample], test: list[Sample], report: Co
     row = {"task": name, "n": n, "n_train": len(train), "stated_chance": stated, "balanced_chance": balanced,
            "honest_chance": honest, "mde": MARGIN + min_detectable_effect(n, min(honest + MARGIN, 1.0), alpha=ALPHA / len(CONTROLS)), "controls": {}}  # fmt: skip
     for c in CONTROLS:
-        ref = stated if c in ("text_prior", "position_prior") else honest
+        ref = stated if c in PRIORS else honest
         acc = correct[c] / n
         row["controls"][c] = {"correct": correct[c], "accuracy": acc, "ci": list(wilson(correct[c], n)),
                               "chance": ref, "excess": acc - ref, "p": p_above(correct[c], n, ref + MARGIN)}  # fmt: skip
     flagged = holm({c: v["p"] for c, v in row["controls"].items()}) if n >= min_items else set()
     for c in CONTROLS:
         if c in flagged:
-            v, audit = row["controls"][c], "prior" if c in ("text_prior", "position_prior") else "control"
+            v, audit = row["controls"][c], "prior" if c in PRIORS else "control"
             report.flags.append({"audit": audit, "task": name, "detail": f"{c} {v['accuracy']:.1%} on {n} items vs "
                                  f"{'stated' if audit == 'prior' else 'honest'} chance {v['chance']:.1%} "
                                  f"+ {MARGIN:.0%} (Holm p={v['p']:.2g})"})  # fmt: skip

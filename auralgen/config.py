@@ -22,6 +22,7 @@ from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import coerce as _coerce  # noqa: F401  (re-exported)
 from auralgen.core.mapping import from_mapping
 from auralgen.core.mapping import plain as _plain
+from auralgen.sounds.corpus import check_source
 from auralgen.tasks.base import (
     SAMPLE_RATES,
     AudioConfig,
@@ -111,7 +112,7 @@ class RunSettings:
 SETTINGS = RunSettings()
 # change no output byte (the executor group too: left out of the manifest and the fingerprint)
 RUNTIME_KEYS = (*(f.name for f in fields(RunSettings) if f.metadata.get("runtime")), "executor")
-TOP_KEYS = frozenset({*(f.name for f in fields(RunSettings)), "tasks", "task", "export", "executor"})
+TOP_KEYS = frozenset({*(f.name for f in fields(RunSettings)), "tasks", "task", "export", "executor", "source"})
 
 
 def check_executor(data) -> ExecutorConfig:
@@ -199,6 +200,16 @@ def _seed(cfg) -> tuple[int, bool]:
     return (secret_seed() if seed_secret else seed), seed_secret
 
 
+def check_takers(kind: str, task_cfgs) -> None:
+    """Every task of the run takes sounds of source ``kind`` (else a task would ignore it)."""
+    refused = [tc.name for tc in task_cfgs if kind not in task_class(tc.name).sources]
+    if refused:
+        takers = [n for n in task_names() if kind in task_class(n).sources]
+        raise ParameterError(
+            f"source={kind} is not taken by {', '.join(refused)}; allowed: a suite or task=<name> of those that take it: {', '.join(takers)}"
+        )
+
+
 def validate(cfg) -> RunConfig:
     """Validate a composed config mapping (DictConfig or dict) into a :class:`RunConfig`."""
     for k in cfg.keys():
@@ -212,7 +223,7 @@ def validate(cfg) -> RunConfig:
     fs_db = _coerce("full_scale_db_spl", cfg.get("full_scale_db_spl", SETTINGS.full_scale_db_spl), float)
     if not 60.0 <= fs_db <= 200.0:
         raise ParameterError(f"full_scale_db_spl={fs_db} is out of range; allowed: 60 <= full_scale_db_spl <= 200")
-    audio = AudioConfig(sample_rate=sample_rate, full_scale_db_spl=fs_db)
+    audio = AudioConfig(sample_rate=sample_rate, full_scale_db_spl=fs_db, source=check_source(cfg.get("source")))
     shard_size = _coerce("shard_size", cfg.get("shard_size", SETTINGS.shard_size), int)
     if shard_size < 1:
         raise ParameterError(f"shard_size={shard_size} is not positive; allowed: an integer >= 1")
@@ -227,6 +238,7 @@ def validate(cfg) -> RunConfig:
         task_cfgs = tuple(build_task_config(f"tasks.{k}", tasks[k]) for k in tasks.keys())
         if not task_cfgs:
             raise ParameterError("tasks is empty; allowed: a suite with at least one task, or task=<name>")
+    check_takers(audio.source.kind, task_cfgs)
     for tc in task_cfgs:
         key = "task" if task is not None else f"tasks.{tc.name}"
         tc.check(audio, key)
@@ -270,6 +282,8 @@ def config_record(run: RunConfig) -> dict[str, Any]:
         d.pop(k, None)
     if run.seed_secret:
         d["seed"] = None
+    if not run.audio.source.recorded:
+        d["audio"].pop("source")  # procedural sounds: the record (and every id) as before the source group
     d["export"].pop("public", None)  # a second view of the same items: changes no item (nor its id)
     return d
 

@@ -36,6 +36,17 @@ BAD = [
     (["split=[train,my-test]"], "split='my-test' is not a split name Hugging Face datasets accepts"),
     (["-m", "seed=range(0,100000)"], "at most 1000 jobs per multirun"),
     (["-m", "seed=range(0,40)", "shard_size=range(1,40)"], "the sweep makes 1560 jobs"),
+    (["task=pitch_relative", "source=folder"], "source.dir is missing"),
+    (["task=pitch_relative", "source=clips", "source.dir=/nonexistent/clips"], "is not a directory"),
+    (["task=pitch_relative", "source=nope"], "source"),
+    (
+        ["task=audiogram", "source=clips", f"source.dir={ROOT / 'tests/data/real_sounds'}"],
+        "source=clips is not taken by audiogram",
+    ),
+    (
+        ["task=pitch_relative", "source=clips", f"source.dir={ROOT / 'tests/data/real_sounds'}", "task.stimuli=[pure]"],
+        "does not apply with source=clips",
+    ),
 ]
 
 

@@ -19,6 +19,7 @@ from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import plain
 from auralgen.core.resources import conf_dir
 from auralgen.mixing import DEFAULT_MIXING
+from auralgen.sounds.corpus import SOURCE_KINDS, SourceConfig
 
 # -- config nodes from the dataclasses -----------------------------------------------------------
 TASK_GROUP = "task"
@@ -40,6 +41,7 @@ def group_nodes() -> dict[tuple[str, str], dict]:
         ("export", "parquet"): plain(dataclasses.asdict(ExportConfig())),
         ("executor", "local"): plain(dataclasses.asdict(ExecutorConfig())),
         ("executor", "ray"): plain(dataclasses.asdict(ExecutorConfig(kind="ray"))),
+        **{("source", k): plain(dataclasses.asdict(SourceConfig(kind=k))) for k in SOURCE_KINDS},
         ("mixing", "default"): plain(DEFAULT_MIXING),
     }
 

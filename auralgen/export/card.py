@@ -83,7 +83,7 @@ def card_data(run, tasks, sizes) -> DatasetCardData:
         license=run.export.license,
         task_categories=["audio-classification", "question-answering"],
         size_categories=[size_category(sum(rows for rows, _ in total.values()))],
-        tags=["audio", "psychoacoustics", "benchmark", "synthetic"],
+        tags=["audio", "psychoacoustics", "benchmark", "recorded" if run.audio.source.recorded else "synthetic"],
         configs=[c for c, _ in pairs],
         dataset_info=[i for _, i in pairs],
     )
@@ -138,7 +138,23 @@ def validation_lines(report: dict | None) -> list[str]:
     return lines
 
 
-def body(run, tasks, sizes, report: dict | None = None) -> str:
+def source_lines(sources: dict | None) -> list[str]:
+    """The "Source recordings" section: every file of a recorded source with its license and
+    attribution, and the files left out with the reason (``sources``: ``kind``, ``root``,
+    ``files`` and ``skipped`` rows; None for procedural sounds, which need no section)."""
+    if not sources:
+        return []
+    lines = ["", "## Source recordings", "",
+             f"The sounds are recordings (`source={sources['kind']}`, root `{sources['root']}`); "
+             f"every file the generator could draw, with its license and attribution:", "",
+             "| file | label | license | attribution |", "|---|---|---|---|"]  # fmt: skip
+    lines += [f"| `{r['file']}` | {r['label']} | {r['license']} | {r['attribution']} |" for r in sources["files"]]
+    if sources.get("skipped"):
+        lines += ["", "Left out: " + "; ".join(f"`{f}` ({why})" for f, why in sources["skipped"]) + "."]
+    return lines
+
+
+def body(run, tasks, sizes, report: dict | None = None, sources: dict | None = None) -> str:
     """The card's markdown below the front matter."""
     units = sorted({task.level_info(i)[2] for task in tasks.values() for i in range(task.n_levels())})
     fill = {"units": ", ".join(f"`{u}`" for u in units), "bits": run.export.flac_bits}
@@ -153,6 +169,7 @@ def body(run, tasks, sizes, report: dict | None = None) -> str:
     notes = [f"- **{name}**: {task.card_note}" for name, task in tasks.items() if task.card_note]
     lines += ["", "## What the labels mean", "", *notes] if notes else []
     lines += validation_lines(report)
+    lines += source_lines(sources)
     lines += ["", "## Columns", "", "| column | unit | meaning |", "|---|---|---|"]
     for c in columns():  # the item schema states each unit once; the card nowhere else
         lines.append(f"| `{c.name}` | {c.unit} | {c.doc.format(**fill)} |")
@@ -160,10 +177,10 @@ def body(run, tasks, sizes, report: dict | None = None) -> str:
     return "\n".join(lines)
 
 
-def write_card(out: Path, run, tasks, records, report: dict | None = None) -> None:
+def write_card(out: Path, run, tasks, records, report: dict | None = None, sources: dict | None = None) -> None:
     """Write ``out/README.md``: the Hub YAML front matter (via ``huggingface_hub``) and the body
     (with ``report``, the run's validation report, its Validation table)."""
     sizes = split_sizes(out, records)
     data = card_data(run, tasks, sizes)
-    card = DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body(run, tasks, sizes, report)}")
+    card = DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body(run, tasks, sizes, report, sources)}")
     card.save(Path(out) / "README.md")

@@ -200,6 +200,17 @@ def seed_commitment(run_cfg: RunConfig, journal: dict[str, Any]) -> dict[str, An
     }
 
 
+def source_record(source) -> dict[str, Any] | None:
+    """What the card says of a recorded source (None for procedural sounds): every file the run
+    could draw with its license and attribution, and the files left out with the reason."""
+    if not source.recorded:
+        return None
+    from auralgen.sounds.corpus import load_corpus
+
+    corpus = load_corpus(source)
+    return {"kind": corpus.kind, "root": corpus.root, "files": corpus.card_rows(), "skipped": list(corpus.skipped)}
+
+
 def _finish(run_cfg, tasks, shards, journal, fp, seconds, wall, n_todo, log) -> dict[str, Any]:
     """Validation report, dataset card and manifest (written last: it marks a complete dataset)."""
     from auralgen.export.card import write_card
@@ -209,7 +220,7 @@ def _finish(run_cfg, tasks, shards, journal, fp, seconds, wall, n_todo, log) -> 
     records = [journal["shards"][sh.path] for sh in shards]
     report = summarise(records, tasks)
     write_json(out / "validation_report.json", report)
-    write_card(out, run_cfg, tasks, records, report)
+    write_card(out, run_cfg, tasks, records, report, source_record(run_cfg.audio.source))
     manifest = {
         "fingerprint": fp,
         "generator_version": __version__,

@@ -71,5 +71,29 @@ class Noise(SoundSource):
 
 
 TONES = palette("tones")
-STIMULI = TONES.kinds()
+STIMULI = tuple(k for k in TONES.kinds() if k != "clip")  # the synthesized ones (clip: a recorded source)
 PITCHED = TONES.kinds("pitched")
+
+
+@register_source
+class Clip(SoundSource):
+    """A piece of a recorded file (``source=clips|folder|hf``; :mod:`auralgen.sounds.corpus`),
+    optionally moved in pitch (``shift_cents``) and time (read ``source_s``, stretched to
+    ``duration_s``) by :func:`auralgen.sounds.transforms.stretch_shift`. The task measures the
+    result; the recipe holds the file, its hash, license and offset, so it re-renders bit for bit."""
+
+    kind = "clip"
+    label = "the recording"
+    palettes = ("tones",)
+    tags = frozenset({"file"})
+
+    def draw(self, rng: np.random.Generator, *, corpus, duration_s: float, **_: Any) -> dict[str, Any]:
+        return {"kind": self.kind, **corpus.pick(rng, duration_s=duration_s)}
+
+    def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
+        from auralgen.sounds.corpus import read_entry
+        from auralgen.sounds.transforms import stretch_shift
+
+        d = spec["duration_s"]
+        x = read_entry(spec, sample_rate, spec.get("source_s", d))
+        return stretch_shift(x, sample_rate, duration_s=d, shift_cents=spec.get("shift_cents", 0.0))

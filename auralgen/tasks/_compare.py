@@ -17,7 +17,9 @@ from auralgen.core.qa import QA
 from auralgen.tasks import _sounds as S
 from auralgen.tasks.base import AudioConfig, Level, Task, TaskConfig, require
 
-CREST = {"pure": math.sqrt(2.0), "harmonic": 4.0, "noise": 6.0}  # peak / RMS bounds per stimulus kind
+CREST = {"pure": math.sqrt(2.0), "harmonic": 4.0, "noise": 6.0, "clip": 31.6}  # peak / RMS bounds per stimulus kind
+# fields a recorded source replaces (source=clips|folder|hf): they must keep their defaults
+SYNTH_FIELDS = ("stimuli", "freq_hz", "n_harmonics")
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class CompareTask(Task):
     zero_level_answer = True  # "The same" is the answer at the zero level only
     answers: ClassVar[dict[str, str]]  # direction -> option text; directions: up, down, same
     allowed_stimuli: ClassVar[tuple[str, ...]] = S.STIMULI
+    sources = ("procedural", "folder", "hf", "clips")  # a recorded sound is moved by a measured transform
 
     def __init__(self, cfg: CompareConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
@@ -63,6 +66,13 @@ class CompareTask(Task):
     @classmethod
     def validate_config(cls, cfg: CompareConfig, audio: AudioConfig, key: str) -> None:
         cls.check_differences(cfg, key)
+        if audio.source.recorded:
+            default = cls.Config(name=cfg.name)
+            for f in SYNTH_FIELDS:
+                require(
+                    getattr(cfg, f) == getattr(default, f),
+                    f"{key}.{f}={getattr(cfg, f)!r} does not apply with source={audio.source.kind} (the sound is a recording); allowed: the default {getattr(default, f)!r}",
+                )
         S.check_stimuli(f"{key}.stimuli", cfg.stimuli, cls.allowed_stimuli)
         sr = cfg.sample_rate or audio.sample_rate
         freq = S.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9)
@@ -75,14 +85,14 @@ class CompareTask(Task):
             f"{key}.ramp_s={cfg.ramp_s} is longer than half the shortest sound; allowed: 2*ramp_s <= shortest sound",
         )
         top = S.max_of(freq) * cls.freq_factor(cfg)
-        if any(s in S.PITCHED for s in cfg.stimuli):
+        if not audio.source.recorded and any(s in S.PITCHED for s in cfg.stimuli):
             top_h = top * (cfg.n_harmonics if "harmonic" in cfg.stimuli else 1)
             require(
                 top_h < sr / 2,
                 f"{key}.freq_hz={cfg.freq_hz!r} reaches {top_h:.0f} Hz (highest tone or harmonic) at or above Nyquist ({sr / 2:.0f} Hz); allowed: below Nyquist",
             )
         loud = S.max_of(S.dist(f"{key}.level_db_spl", cfg.level_db_spl)) + cls.level_headroom(cfg)
-        crest = max(CREST[s] for s in cfg.stimuli)
+        crest = CREST["clip"] if audio.source.recorded else max(CREST[s] for s in cfg.stimuli)
         max_ok = audio.full_scale_db_spl - 20 * math.log10(crest)
         require(
             loud <= max_ok,
@@ -115,7 +125,10 @@ class CompareTask(Task):
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
         level = self.as_level(level)
         direction = self.draw_direction(rng, level)
-        base = S.draw_sound(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
+        if self.audio.source.recorded:  # the longest piece a pair may read from the file
+            base = S.draw_clip(rng, self.audio.source, self.max_source_s())
+        else:
+            base = S.draw_sound(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
         a, b, extra = self.make_pair(rng, base, direction, level.value)
         t1, t2 = S.two_interval_timing(rng, a["duration_s"], b["duration_s"], self.gap, self.lead, self.cfg.clip_s)
         a["onset_s"], b["onset_s"] = t1, t2
@@ -132,6 +145,10 @@ class CompareTask(Task):
 
     def make_pair(self, rng, base: dict, direction: str, value: float) -> tuple[dict, dict, dict]:
         raise NotImplementedError
+
+    def max_source_s(self) -> float:
+        """The longest piece of a recording one sound of a pair reads (the longest tone)."""
+        return S.max_of(self.tone)
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         return [S.render_sounds(params)]

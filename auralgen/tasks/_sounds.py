@@ -84,6 +84,13 @@ def draw_sound(rng: np.random.Generator, stimuli, freq, n_harmonics: int, kind: 
     return TONES.draw(rng, kind, key="stimuli", freq=freq, n_harmonics=n_harmonics)
 
 
+def draw_clip(rng: np.random.Generator, source, duration_s: float) -> dict[str, Any]:
+    """A piece of a recording of the run's ``source`` (kind ``clip``), long enough for ``duration_s``."""
+    from auralgen.sounds.corpus import load_corpus
+
+    return TONES.draw(rng, "clip", corpus=load_corpus(source), duration_s=duration_s)
+
+
 def two_interval_timing(rng, d1: float, d2: float, gap, lead, clip_s: float) -> tuple[float, float]:
     """Onsets of two sounds: lead-in, sound 1, gap, sound 2, all inside ``clip_s``."""
     g = float(gap.sample(rng))

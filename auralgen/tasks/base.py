@@ -23,6 +23,7 @@ from auralgen.core.mapping import is_num, plain
 from auralgen.core.qa import QA, arrange, pick_question
 from auralgen.core.random import owner
 from auralgen.core.registry import Registry
+from auralgen.sounds.corpus import SourceConfig
 
 
 def check_task_complete(name: str, cls: type[Task]) -> None:
@@ -189,6 +190,8 @@ class AudioConfig:
 
     sample_rate: int = DEFAULT_SAMPLE_RATE
     full_scale_db_spl: float = DEFAULT_FULL_SCALE_DB_SPL
+    # where tasks that take a sound draw it (the ``source`` group; auralgen.sounds.corpus)
+    source: SourceConfig = SourceConfig()
 
 
 @dataclass(frozen=True)
@@ -286,6 +289,8 @@ class Task:
     regime: ClassVar[str]
     level_unit: ClassVar[str]
     n_choices: ClassVar[int]  # options per item (every one can be the answer of some item)
+    # the ``source`` kinds the task can draw its sounds from (auralgen.sounds.corpus.SOURCE_KINDS)
+    sources: ClassVar[tuple[str, ...]] = ("procedural",)
     Config: ClassVar[type[TaskConfig]] = TaskConfig
     questions: ClassVar[tuple[str, ...]]
     # params fields forming the "parameter tuple" kept disjoint across splits (None = all)

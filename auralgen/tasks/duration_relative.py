@@ -71,6 +71,8 @@ class DurationRelative(CompareTask):
         r = math.sqrt(1 + percent / 100.0) ** self.sign(direction)
         a = {**base, "duration_s": centre / r, "level_db_spl": float(self.level.sample(rng))}
         b = {**base, "duration_s": centre * r, "level_db_spl": float(self.level.sample(rng))}
+        if base["kind"] == "clip":  # one piece of the recording, time-stretched to both durations
+            a["source_s"] = b["source_s"] = centre
         return a, b, {"centre_duration_s": centre}
 
     def measure(self, params, clips):

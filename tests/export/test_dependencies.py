@@ -33,6 +33,8 @@ def requirements(group: list[str]) -> dict[str, Requirement]:
 LAZY_EXTRAS = {
     "adaptive": {"questplus": {"auralgen/evaluation/adaptive/quest.py"}},  # mode=adaptive
     "ray": {"ray": {"auralgen/execution/ray.py"}},  # executor=ray
+    "clips": {"pedalboard": {"auralgen/sounds/transforms.py"}},  # source=clips: pitch shift / time stretch
+    "hf": {"datasets": {"auralgen/sounds/corpus.py"}},  # source=hf: a save_to_disk folder
 }
 CODE = [*sorted(ROOT.glob("auralgen/**/*.py")), ROOT / "generate.py", ROOT / "evaluate.py"]
 
@@ -94,13 +96,20 @@ def test_datasets_is_the_optional_hf_extra_and_part_of_dev():
     extras = PROJECT["optional-dependencies"]
     assert "datasets" not in runtime
     assert str(requirements(extras["hf"])["datasets"].specifier) == ">=4"  # the `List` feature of the card
-    assert "auralgen[hf,adaptive]" in extras["dev"]  # `make install` installs dev: the tests load datasets, run QUEST+
-    assert "datasets" not in {m for m, _ in third_party_imports(CODE)}  # the card only shows it in example text
+    assert (
+        "auralgen[hf,adaptive,clips]" in extras["dev"]
+    )  # `make install` installs dev: the tests load datasets, run QUEST+
+    # the card only shows it in example text; source=hf reads a save_to_disk folder with it, lazily
+    assert {f: lazy for (m, f), lazy in third_party_imports(CODE).items() if m == "datasets"} == {
+        "auralgen/sounds/corpus.py": True
+    }
 
 
 def test_the_venv_meets_every_declared_floor():
     extras = PROJECT["optional-dependencies"]
-    groups = PROJECT["dependencies"] + extras["hf"] + extras["adaptive"]  # what `make install` (dev) installs
+    groups = (
+        PROJECT["dependencies"] + extras["hf"] + extras["adaptive"] + extras["clips"]
+    )  # what `make install` (dev) installs
     for req in requirements(groups).values():
         installed = version(req.name)
         assert req.specifier.contains(installed, prereleases=True), f"{req.name} {installed} does not meet {req}"

@@ -27,7 +27,7 @@ def test_palettes_hold_todays_kinds_in_order():
         "events": ("harmonic", "noise", "sweep", "clicks", "knocks"),
         "reorder": ("sweep", "filling", "approaching", "bouncing", "scale"),
         "spatial": ("noise", "harmonic", "chirp", "clicks", "file"),
-        "tones": ("pure", "harmonic", "noise"),
+        "tones": ("pure", "harmonic", "noise", "clip"),
     }
     assert (STIMULI, PITCHED) == (("pure", "harmonic", "noise"), ("pure", "harmonic"))
     assert CONTINUOUS == ("harmonic", "noise", "sweep") and KINDS == tuple(NAMES)
@@ -76,7 +76,7 @@ def test_a_new_source_is_one_class_and_refuses_a_taken_kind():
             return np.full(int(spec["duration_s"] * sample_rate), 0.5)
 
     try:
-        assert palette("tones").kinds() == ("pure", "harmonic", "noise", "hum")
+        assert palette("tones").kinds() == ("pure", "harmonic", "noise", "clip", "hum")
         x = S.synth_sound({**Hum().draw(None), "duration_s": 0.1, "level_db_spl": 60.0}, SR, 136.0, 0.01)
         assert x.shape == (1600,) and x[800] == pytest.approx(
             10 ** ((60.0 - 136.0) / 20), rel=1e-9

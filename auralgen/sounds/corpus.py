@@ -1,0 +1,371 @@
+"""Recorded sounds: a labelled corpus or a user's clips, read from a folder or a local HF dataset.
+
+The ``source`` config group (:class:`SourceConfig`) says where every task that takes a sound
+draws it from::
+
+    source=procedural                       today's synthesized sounds (the default)
+    source=folder source.dir=DIR            an ``audiofolder``-style labelled corpus
+    source=hf source.path=DIR               a local Hugging Face dataset (save_to_disk or parquet)
+    source=clips source.dir=DIR             a user's recordings, transformed with measured labels
+
+A folder follows the Hugging Face ``audiofolder`` convention, so ``load_dataset("audiofolder",
+data_dir=DIR)`` reads the same files: either ``DIR/metadata.csv`` (or ``metadata.jsonl``) with a
+``file_name`` column and the label, license and attribution columns, or ``DIR/<label>/*.wav``
+(the folder name is the label). Every file needs a license: a ``license`` column, or
+``source.license=<name>`` stating one for every file that has none (the explicit override). A
+file without either is refused, so the dataset card can list the license of every source file.
+
+A drawn sound is a recipe (:meth:`Corpus.pick`): ``file`` (relative to the corpus root, or
+``#<row>`` for an HF dataset), ``label``, ``license``, ``attribution``, ``sha256`` (of the file's
+bytes, first 16 hex digits) and ``root``; :func:`read_entry` decodes it again, so an item
+re-renders bit for bit and a changed file is caught instead of silently rendering other audio.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import hashlib
+import io
+import json
+import stat
+from dataclasses import dataclass
+from math import gcd
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from auralgen.core.errors import ParameterError
+
+SOURCE_KINDS = ("procedural", "folder", "hf", "clips")
+AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".aif", ".aiff")
+METADATA_FILES = ("metadata.csv", "metadata.jsonl")
+INSTALL_HINT = "source=clips needs pedalboard (Rubber Band); install it with: pip install 'auralgen[clips]'"
+
+
+@dataclass(frozen=True)
+class SourceConfig:
+    """Where the sounds of every task that takes one come from (``source=<kind>``)."""
+
+    kind: str = "procedural"
+    dir: str | None = None  # folder / clips: the corpus root
+    path: str | None = None  # hf: a save_to_disk folder, or a folder of parquet files
+    label_column: str = "label"
+    audio_column: str = "audio"  # hf only
+    license_column: str = "license"
+    attribution_column: str = "attribution"
+    license: str | None = None  # stated license of every file that has none (explicit override)
+    classes: tuple | None = None  # keep only these labels (None: all)
+    min_duration_s: float = 0.3  # shorter files are left out (and counted)
+
+    @property
+    def recorded(self) -> bool:
+        return self.kind != "procedural"
+
+
+_RECORDED = ("folder", "hf", "clips")
+USED_FIELDS = {  # field -> the kinds that read it
+    "dir": ("folder", "clips"),
+    "path": ("hf",),
+    "label_column": _RECORDED,
+    "audio_column": ("hf",),
+    "license_column": _RECORDED,
+    "attribution_column": _RECORDED,
+    "license": _RECORDED,
+    "classes": _RECORDED,
+    "min_duration_s": _RECORDED,
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    file: str  # relative to the root; "#<row>" in an HF dataset
+    label: str
+    license: str
+    attribution: str
+    sha256: str
+    duration_s: float
+
+
+def check_source(data: Any) -> SourceConfig:
+    """The ``source`` group checked (and, for a recorded source, its corpus read) before any work."""
+    from auralgen.core.mapping import from_mapping
+
+    cfg = from_mapping(SourceConfig, data or {}, "source")
+    if cfg.kind not in SOURCE_KINDS:
+        raise ParameterError(f"source.kind={cfg.kind!r} is unsupported; allowed: {', '.join(SOURCE_KINDS)}")
+    default = SourceConfig(kind=cfg.kind)
+    for name in USED_FIELDS:  # an override the chosen kind never reads is refused, not ignored
+        if cfg.kind not in USED_FIELDS[name] and getattr(cfg, name) != getattr(default, name):
+            takers = "|".join(USED_FIELDS[name])
+            raise ParameterError(
+                f"source.{name}={getattr(cfg, name)!r} has no effect with source={cfg.kind}; allowed: source={takers}"
+            )
+    if cfg.classes is not None:
+        cfg = SourceConfig(**{**cfg.__dict__, "classes": tuple(str(c) for c in cfg.classes)})
+    if cfg.recorded:
+        key = "source.path" if cfg.kind == "hf" else "source.dir"
+        if (cfg.path if cfg.kind == "hf" else cfg.dir) is None:
+            raise ParameterError(f"{key} is missing; allowed: {key}=<folder> with source={cfg.kind}")
+        if cfg.kind == "clips":
+            import importlib.util
+
+            if importlib.util.find_spec("pedalboard") is None:
+                raise ParameterError(INSTALL_HINT)
+        load_corpus(cfg)
+    return cfg
+
+
+def _root(cfg: SourceConfig) -> Path:
+    """The corpus root as the config gives it (relative to the working directory when relative):
+    recipes store this string, so the same config writes the same bytes wherever the project lives."""
+    return Path(cfg.path if cfg.kind == "hf" else cfg.dir)
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _decode(data: bytes, name: str) -> tuple[np.ndarray, int]:
+    import soundfile as sf
+
+    try:
+        x, sr = sf.read(io.BytesIO(data), dtype="float64", always_2d=True)
+    except Exception as exc:
+        raise ParameterError(
+            f"source file {name!r} is unreadable ({exc}); allowed: audio files soundfile can read (WAV, FLAC, OGG, AIFF)"
+        ) from None
+    return x.mean(axis=1), int(sr)
+
+
+def _regular(p: Path, key: str) -> None:
+    """``p`` is a regular file (a named pipe would block the first read forever)."""
+    try:
+        mode = p.stat().st_mode
+    except OSError as exc:
+        raise ParameterError(
+            f"{key} file {p.name!r} cannot be read ({exc.strerror}); allowed: regular audio files"
+        ) from None
+    if not stat.S_ISREG(mode):
+        raise ParameterError(
+            f"{key} file {p.name!r} is not a regular file; allowed: regular audio files (or symlinks to them)"
+        )
+
+
+def _folder_rows(cfg: SourceConfig, root: Path) -> list[tuple[str, dict[str, Any]]]:
+    """``(relative file, metadata row)`` of a folder corpus, in file order."""
+    if not root.is_dir():
+        raise ParameterError(f"source.dir={cfg.dir!r} is not a directory; allowed: a folder of audio files")
+    meta = [root / m for m in METADATA_FILES if (root / m).is_file()]
+    if len(meta) > 1:
+        raise ParameterError(
+            f"source.dir={cfg.dir!r} has both {METADATA_FILES[0]} and {METADATA_FILES[1]}; allowed: one of them"
+        )
+    if meta:
+        if meta[0].suffix == ".csv":
+            with open(meta[0], newline="", encoding="utf-8") as f:
+                rows = list(csv.DictReader(f))
+        else:
+            rows = [json.loads(line) for line in meta[0].read_text(encoding="utf-8").splitlines() if line.strip()]
+        if rows and "file_name" not in rows[0]:
+            raise ParameterError(
+                f"source.dir {meta[0].name} has no file_name column; allowed: the audiofolder columns file_name, {cfg.label_column}, ..."
+            )
+        return sorted((str(r["file_name"]), r) for r in rows)
+    out = []
+    for p in sorted(root.rglob("*")):
+        if p.suffix.lower() in AUDIO_SUFFIXES:
+            rel = p.relative_to(root)
+            label = rel.parts[0] if len(rel.parts) > 1 else None
+            out.append((str(rel.as_posix()), {cfg.label_column: label} if label is not None else {}))
+    return out
+
+
+def _entry(cfg: SourceConfig, name: str, row: dict[str, Any], data: bytes, key: str) -> Entry:
+    x, sr = _decode(data, name)
+    label = row.get(cfg.label_column)
+    if cfg.kind in ("folder", "hf") and (label is None or str(label).strip() == ""):
+        raise ParameterError(
+            f"{key} file {name!r} has no label; allowed: a {cfg.label_column!r} column, or the file inside a <label>/ folder"
+        )
+    lic = row.get(cfg.license_column) or cfg.license
+    if lic is None or not str(lic).strip():
+        raise ParameterError(
+            f"{key} file {name!r} has no license; allowed: a {cfg.license_column!r} column in the metadata, "
+            f"or source.license=<name> to state the license of every file without one"
+        )
+    return Entry(
+        file=name,
+        label=str(label) if label is not None else "",
+        license=str(lic),
+        attribution=str(row.get(cfg.attribution_column) or ""),
+        sha256=_sha(data),
+        duration_s=len(x) / sr,
+    )
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The entries of one source, in a stable order, and what was left out (and why)."""
+
+    kind: str
+    root: str
+    entries: tuple[Entry, ...]
+    skipped: tuple[tuple[str, str], ...]  # (file, reason)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(sorted({e.label for e in self.entries}))
+
+    def of_label(self, label: str) -> tuple[Entry, ...]:
+        return tuple(e for e in self.entries if e.label == label)
+
+    def pick(self, rng: np.random.Generator, *, duration_s: float, label: str | None = None) -> dict[str, Any]:
+        """The recipe of a ``duration_s`` piece of one entry (of ``label`` if given): the entry
+        uniformly among those long enough (a shorter one is used whole, padded), then the offset
+        uniformly inside it. Two draws, in that order."""
+        pool = self.of_label(label) if label is not None else self.entries
+        long_enough = [e for e in pool if e.duration_s >= duration_s] or list(pool)
+        if not long_enough:
+            raise ParameterError(f"source has no file of class {label!r}; allowed: {list(self.labels)}")
+        e = long_enough[int(rng.integers(len(long_enough)))]
+        spare = max(0.0, e.duration_s - duration_s)
+        offset = float(rng.uniform(0.0, spare)) if spare > 0 else 0.0
+        return {
+            "source": self.kind,
+            "root": self.root,
+            "file": e.file,
+            "label": e.label,
+            "license": e.license,
+            "attribution": e.attribution,
+            "sha256": e.sha256,
+            "offset_s": round(offset, 6),
+        }
+
+    def card_rows(self) -> list[dict[str, str]]:
+        """One row per source file for the dataset card: file, label, license, attribution."""
+        return [
+            {"file": e.file, "label": e.label, "license": e.license, "attribution": e.attribution} for e in self.entries
+        ]
+
+
+@functools.lru_cache(maxsize=8)
+def load_corpus(cfg: SourceConfig) -> Corpus:
+    """Read (and check) every file of the source once per process."""
+    root = _root(cfg)
+    entries, skipped = [], []
+    if cfg.kind == "hf":
+        items = _hf_items(cfg, root)
+        key = "source.path"
+    else:
+        key = "source.dir"
+        items = []
+        for name, row in _folder_rows(cfg, root):
+            p = root / name
+            if not p.exists():
+                raise ParameterError(
+                    f"source.dir metadata names {name!r}, which does not exist; allowed: files inside {cfg.dir!r}"
+                )
+            _regular(p, key)
+            items.append((name, row, p.read_bytes()))
+    for name, row, data in items:
+        e = _entry(cfg, name, row, data, key)
+        if cfg.classes is not None and e.label not in cfg.classes:
+            continue
+        if e.duration_s < cfg.min_duration_s:
+            skipped.append((name, f"shorter than source.min_duration_s={cfg.min_duration_s}"))
+            continue
+        entries.append(e)
+    if cfg.classes is not None:
+        missing = sorted(set(cfg.classes) - {e.label for e in entries})
+        if missing:
+            raise ParameterError(
+                f"source.classes names {missing}, which have no usable file; allowed: labels of the source"
+            )
+    if not entries:
+        raise ParameterError(
+            f"{key}={str(root)!r} has no usable audio file; allowed: a folder of audio files of at least {cfg.min_duration_s} s"
+        )
+    return Corpus(cfg.kind, root.as_posix(), tuple(entries), tuple(skipped))
+
+
+def _hf_items(cfg: SourceConfig, root: Path) -> list[tuple[str, dict[str, Any], bytes]]:
+    """``(#row, row, audio bytes)`` of a local HF dataset: a ``save_to_disk`` folder or parquet files."""
+    import pyarrow.parquet as pq
+
+    if not root.exists():
+        raise ParameterError(
+            f"source.path={cfg.path!r} does not exist; allowed: a save_to_disk folder or parquet files"
+        )
+    files = sorted(root.rglob("*.parquet")) if root.is_dir() else [root]
+    if files and files[0].suffix == ".parquet":
+        table = (
+            pq.read_table(files[0])
+            if len(files) == 1
+            else __import__("pyarrow").concat_tables([pq.read_table(f) for f in files])
+        )
+        rows = table.to_pylist()
+    else:
+        import datasets
+
+        try:
+            ds = datasets.load_from_disk(str(root))
+        except Exception as exc:
+            raise ParameterError(
+                f"source.path={cfg.path!r} is not a dataset ({exc}); allowed: a save_to_disk folder or parquet files"
+            ) from None
+        ds = ds.cast_column(cfg.audio_column, datasets.Audio(decode=False))
+        rows = list(ds)
+    out = []
+    for i, row in enumerate(rows):
+        audio = row.get(cfg.audio_column)
+        if not isinstance(audio, dict) or not (audio.get("bytes") or audio.get("path")):
+            raise ParameterError(
+                f"source.path row {i} has no {cfg.audio_column!r} audio; allowed: an audio column with bytes or a path"
+            )
+        data = audio.get("bytes") or Path(audio["path"]).read_bytes()
+        out.append((f"#{i}", {k: v for k, v in row.items() if k != cfg.audio_column}, data))
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _decoded(root: str, file: str, sha256: str, sample_rate: int, audio_column: str) -> np.ndarray:
+    if file.startswith("#"):
+        items = {
+            n: d for n, _, d in _hf_items(SourceConfig(kind="hf", path=root, audio_column=audio_column), Path(root))
+        }
+        data = items[file]
+    else:
+        p = Path(root) / file
+        _regular(p, "source.dir")
+        data = p.read_bytes()
+    if _sha(data) != sha256:
+        raise ParameterError(
+            f"source file {file!r} changed since the item was drawn (sha256 {_sha(data)} != {sha256}); allowed: the file the recipe names"
+        )
+    x, sr = _decode(data, file)
+    if sr != sample_rate:
+        from scipy.signal import resample_poly
+
+        g = gcd(sr, sample_rate)
+        x = resample_poly(x, sample_rate // g, sr // g)
+    x.setflags(write=False)
+    return x
+
+
+def read_entry(spec: dict[str, Any], sample_rate: int, duration_s: float, *, audio_column: str = "audio") -> np.ndarray:
+    """The ``duration_s`` piece of the recipe's file at ``offset_s`` (mono float64 at ``sample_rate``;
+    zero-padded past the file's end)."""
+    from auralgen.synth import n_samples
+
+    x = _decoded(spec["root"], spec["file"], spec["sha256"], int(sample_rate), audio_column)
+    a = n_samples(spec.get("offset_s", 0.0), sample_rate)
+    n = n_samples(duration_s, sample_rate)
+    piece = x[a : a + n]
+    return np.pad(piece, (0, max(0, n - len(piece))))
+
+
+def sound_name(label: str) -> str:
+    """The option text of a class label: ``snare_drum`` -> ``the snare drum``."""
+    return "the " + label.replace("_", " ").strip()

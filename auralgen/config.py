@@ -202,9 +202,9 @@ def _seed(cfg) -> tuple[int, bool]:
 
 def check_takers(kind: str, task_cfgs) -> None:
     """Every task of the run takes sounds of source ``kind`` (else a task would ignore it)."""
-    refused = [tc.name for tc in task_cfgs if kind not in task_class(tc.name).sources]
+    refused = [tc.name for tc in task_cfgs if kind not in task_class(tc.name).takes_sources]
     if refused:
-        takers = [n for n in task_names() if kind in task_class(n).sources]
+        takers = [n for n in task_names() if kind in task_class(n).takes_sources]
         raise ParameterError(
             f"source={kind} is not taken by {', '.join(refused)}; allowed: a suite or task=<name> of those that take it: {', '.join(takers)}"
         )

@@ -366,6 +366,29 @@ def read_entry(spec: dict[str, Any], sample_rate: int, duration_s: float, *, aud
     return np.pad(piece, (0, max(0, n - len(piece))))
 
 
+class RecordedSource:
+    """Mixin of the ``recording`` kind of a palette: a piece of a file of the run's corpus (the
+    recipe of :meth:`Corpus.pick`, plus ``kind`` and ``duration_s``)."""
+
+    kind = "recording"
+    label = "the recording"
+    tags = frozenset({"file"})
+
+    def draw(
+        self, rng: np.random.Generator, *, duration_s: float, corpus=None, label: str | None = None, **_: Any
+    ) -> dict[str, Any]:
+        if corpus is None:
+            raise ParameterError("kind='recording' needs a recorded source; allowed: source=folder|hf|clips")
+        return {
+            "kind": self.kind,
+            "duration_s": float(duration_s),
+            **corpus.pick(rng, duration_s=duration_s, label=label),
+        }
+
+    def piece(self, spec: dict[str, Any], sample_rate: int) -> np.ndarray:
+        return read_entry(spec, sample_rate, spec["duration_s"])
+
+
 def sound_name(label: str) -> str:
     """The option text of a class label: ``snare_drum`` -> ``the snare drum``."""
     return "the " + label.replace("_", " ").strip()

@@ -30,6 +30,7 @@ import numpy as np
 from auralgen.core.errors import ParameterError
 from auralgen.core.random import LogUniform, Uniform
 from auralgen.sounds.base import SoundSource, palette, register_source
+from auralgen.sounds.corpus import RecordedSource, sound_name
 from auralgen.synth import apply_ramps, harmonic_complex, impact, n_samples, noise, sweep
 
 MIN_SAMPLE_RATE = 16000  # the sweep's and clicks' top frequencies stay below Nyquist
@@ -149,8 +150,8 @@ class Knocks(_Impulsive):
 
 
 EVENTS = palette("events")
-NAMES = EVENTS.labels()
-KINDS = EVENTS.kinds()
+NAMES = {k: v for k, v in EVENTS.labels().items() if k != "recording"}  # the synthesized events
+KINDS = tuple(NAMES)
 CONTINUOUS = EVENTS.kinds("continuous")
 
 
@@ -166,3 +167,20 @@ def synth_sound(sound: dict[str, Any], sample_rate: int) -> np.ndarray:
             f"sample_rate={sample_rate} is too low for the mixture sounds; allowed: >= {MIN_SAMPLE_RATE}"
         )
     return EVENTS.render(sound, sample_rate)
+
+
+@register_source
+class Recording(RecordedSource, SoundSource):
+    """A piece of a recording of a labelled corpus (``source=folder|hf``), named by its class in
+    the options ("the snare drum"); 10 ms raised-cosine ramps at the cut ends."""
+
+    palettes = ("events",)
+    ramp_s = 0.01
+
+    def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
+        return apply_ramps(self.piece(spec, sample_rate), sample_rate=sample_rate, ramp_s=self.ramp_s)
+
+
+def event_name(sound: dict[str, Any]) -> str:
+    """The option text of one sound: its class for a recording, else its kind's name."""
+    return sound_name(sound["label"]) if sound["kind"] == "recording" else NAMES[sound["kind"]]

@@ -11,6 +11,7 @@ import numpy as np
 from auralgen.core.errors import ParameterError
 from auralgen.core.random import Choice
 from auralgen.sounds.base import register_source
+from auralgen.sounds.corpus import RecordedSource
 from auralgen.sounds.spatial import SpatialSource
 from auralgen.synth import n_samples
 
@@ -49,3 +50,12 @@ class File(SpatialSource):
 
     def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
         return read_source_file(spec["path"], sample_rate, spec["duration_s"])
+
+
+@register_source
+class Recording(RecordedSource, SpatialSource):
+    """A piece of a recording of the run's ``source`` (``source=folder|hf|clips``): the recipe names
+    file, class, license, hash and offset (:meth:`auralgen.sounds.corpus.Corpus.pick`)."""
+
+    def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
+        return self.piece(spec, sample_rate)

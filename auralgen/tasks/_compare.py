@@ -15,7 +15,7 @@ import numpy as np
 
 from auralgen.core.qa import QA
 from auralgen.tasks import _sounds as S
-from auralgen.tasks.base import AudioConfig, Level, Task, TaskConfig, require
+from auralgen.tasks.base import RECORDED_TOO, AudioConfig, Level, Task, TaskConfig, require
 
 CREST = {"pure": math.sqrt(2.0), "harmonic": 4.0, "noise": 6.0, "clip": 31.6}  # peak / RMS bounds per stimulus kind
 # fields a recorded source replaces (source=clips|folder|hf): they must keep their defaults
@@ -44,7 +44,7 @@ class CompareTask(Task):
     zero_level_answer = True  # "The same" is the answer at the zero level only
     answers: ClassVar[dict[str, str]]  # direction -> option text; directions: up, down, same
     allowed_stimuli: ClassVar[tuple[str, ...]] = S.STIMULI
-    sources = ("procedural", "folder", "hf", "clips")  # a recorded sound is moved by a measured transform
+    takes_sources = RECORDED_TOO  # a recorded sound is moved by a measured transform
 
     def __init__(self, cfg: CompareConfig, audio: AudioConfig):
         super().__init__(cfg, audio)

@@ -37,7 +37,7 @@ from auralgen.rooms.spec import WALL_MARGIN_M, RoomSpec, load_preset, room_from_
 from auralgen.sounds.spatial import SOURCE_KINDS, SPATIAL, source_signal
 from auralgen.synth.levels import db_spl_to_rms, set_level_db_spl
 from auralgen.tasks import _sounds as S
-from auralgen.tasks.base import AudioConfig, Task, TaskConfig, require
+from auralgen.tasks.base import RECORDED_TOO, AudioConfig, Task, TaskConfig, require
 
 AUDIO_SUFFIXES = (".wav", ".flac")
 LISTENER_MARGIN_M = 0.5
@@ -161,6 +161,13 @@ def check_spatial(cfg: SpatialConfig, audio: AudioConfig, key: str, *, max_dista
         loud < audio.full_scale_db_spl,
         f"{key}.level_db_spl={cfg.level_db_spl!r} clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {audio.full_scale_db_spl - 12:g}",
     )
+    if audio.source.recorded:  # the recording replaces these: an override of them is refused, not ignored
+        default = type(cfg)(name=cfg.name)
+        for f in ("sources", "sources_dir"):
+            require(
+                getattr(cfg, f) == getattr(default, f),
+                f"{key}.{f}={getattr(cfg, f)!r} does not apply with source={audio.source.kind} (the sound is a recording); allowed: the default {getattr(default, f)!r}",
+            )
     if cfg.sources_dir is not None:
         import soundfile as sf
 
@@ -178,6 +185,7 @@ class SpatialTask(Task):
 
     category = "spatial_perception"
     Config = SpatialConfig
+    takes_sources = RECORDED_TOO  # a recording placed in the room; the spatial cue is measured as before
 
     def __init__(self, cfg: SpatialConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
@@ -193,7 +201,14 @@ class SpatialTask(Task):
         return receiver_from_config(params["receiver"]).layout
 
     # -- sampling -----------------------------------------------------------------
-    def draw_source(self, rng: np.random.Generator, duration_s: float | None = None) -> dict[str, Any]:
+    def draw_source(
+        self, rng: np.random.Generator, duration_s: float | None = None, label: str | None = None
+    ) -> dict[str, Any]:
+        if self.audio.source.recorded:  # source=folder|hf|clips: a piece of a recording
+            from auralgen.sounds.corpus import load_corpus
+
+            d = float(duration_s or self.source_s.sample(rng))
+            return SPATIAL.draw(rng, "recording", duration_s=d, corpus=load_corpus(self.audio.source), label=label)
         kinds = tuple(self.cfg.sources) + (("file",) if self.files else ())
         kind = Choice(kinds).sample(rng)
         return SPATIAL.draw(rng, kind, duration_s=float(duration_s or self.source_s.sample(rng)), files=self.files)

@@ -23,7 +23,9 @@ from auralgen.core.mapping import is_num, plain
 from auralgen.core.qa import QA, arrange, pick_question
 from auralgen.core.random import owner
 from auralgen.core.registry import Registry
-from auralgen.sounds.corpus import SourceConfig
+from auralgen.sounds.corpus import SOURCE_KINDS, SourceConfig
+
+RECORDED_TOO = SOURCE_KINDS  # takes_sources of a task that draws recorded sounds as well
 
 
 def check_task_complete(name: str, cls: type[Task]) -> None:
@@ -290,7 +292,7 @@ class Task:
     level_unit: ClassVar[str]
     n_choices: ClassVar[int]  # options per item (every one can be the answer of some item)
     # the ``source`` kinds the task can draw its sounds from (auralgen.sounds.corpus.SOURCE_KINDS)
-    sources: ClassVar[tuple[str, ...]] = ("procedural",)
+    takes_sources: ClassVar[tuple[str, ...]] = ("procedural",)  # RECORDED_TOO: every kind
     Config: ClassVar[type[TaskConfig]] = TaskConfig
     questions: ClassVar[tuple[str, ...]]
     # params fields forming the "parameter tuple" kept disjoint across splits (None = all)

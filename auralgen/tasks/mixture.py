@@ -42,7 +42,8 @@ from auralgen.core.qa import QA
 from auralgen.core.random import Uniform
 from auralgen.listeners import mixture as listen
 from auralgen.mixing import DEFAULT_MIXING, MixInfo, MixSpec, component_level, mix, render_mix
-from auralgen.sounds.events import CONTINUOUS, KINDS, MIN_SAMPLE_RATE, NAMES, draw_sound, synth_sound
+from auralgen.sounds.corpus import load_corpus
+from auralgen.sounds.events import CONTINUOUS, EVENTS, KINDS, MIN_SAMPLE_RATE, draw_sound, event_name, synth_sound
 from auralgen.tasks._compare import within
 from auralgen.tasks._mixture_audit import MixtureRoles
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
@@ -109,6 +110,22 @@ def _grid(cfg: MixtureConfig) -> list[tuple[str, float]]:
     return [(sub, float(v)) for sub in cfg.sub_questions for v in getattr(cfg, LEVEL_FIELDS[sub])]
 
 
+def _kinds(cfg: MixtureConfig, audio: AudioConfig, key: str) -> list[str]:
+    """The sound kinds a mixture draws from: ``kinds``, or the classes of a labelled corpus."""
+    if not audio.source.recorded:
+        return list(cfg.kinds)
+    require(
+        cfg.kinds == KINDS,
+        f"{key}.kinds={list(cfg.kinds)!r} does not apply with source={audio.source.kind} (the sounds are recordings); allowed: the default {list(KINDS)}",
+    )
+    labels = [x for x in load_corpus(audio.source).labels if x]
+    require(
+        len(labels) >= max(3, *cfg.n_sounds),
+        f"source={audio.source.kind} has {len(labels)} labelled classes; allowed: at least {max(3, *cfg.n_sounds)} for {key}",
+    )
+    return labels
+
+
 def validate_config(cfg: MixtureConfig, audio: AudioConfig, key: str) -> None:
     from auralgen.tasks.base import check_levels
 
@@ -128,9 +145,9 @@ def validate_config(cfg: MixtureConfig, audio: AudioConfig, key: str) -> None:
         )
     sr = cfg.sample_rate or audio.sample_rate
     require(sr >= MIN_SAMPLE_RATE, f"{key}.sample_rate={sr} is too low; allowed: >= {MIN_SAMPLE_RATE} Hz")
-    kinds = list(cfg.kinds)
+    kinds = _kinds(cfg, audio, key)
     require(
-        len(set(kinds)) == len(kinds) >= 3 and all(k in KINDS for k in kinds),
+        len(set(kinds)) == len(kinds) >= 3 and (audio.source.recorded or all(k in KINDS for k in kinds)),
         f"{key}.kinds={kinds!r} is invalid; allowed: at least 3 distinct values from {list(KINDS)}",
     )
     n = list(cfg.n_sounds)
@@ -139,7 +156,7 @@ def validate_config(cfg: MixtureConfig, audio: AudioConfig, key: str) -> None:
         f"{key}.n_sounds={n!r} is invalid; allowed: 3 distinct integers in 1..{len(kinds)} (len(kinds))",
     )
     require(
-        "overlap" not in subs or sum(k in CONTINUOUS for k in kinds) >= 3,
+        "overlap" not in subs or audio.source.recorded or sum(k in CONTINUOUS for k in kinds) >= 3,
         f"{key}.kinds={kinds!r} has fewer than 3 continuous kinds for sub_questions 'overlap'; allowed: include {list(CONTINUOUS)}",
     )
     require(cfg.onset_spread_s >= 0, f"{key}.onset_spread_s={cfg.onset_spread_s} is negative; allowed: >= 0")
@@ -167,13 +184,14 @@ def validate_config(cfg: MixtureConfig, audio: AudioConfig, key: str) -> None:
 
 
 def _name(sound: dict[str, Any]) -> str:
-    text = NAMES[sound["kind"]]
+    text = event_name(sound)
     return text[0].upper() + text[1:]
 
 
 @register
 class Mixture(Task):
     name = "mixture"
+    takes_sources = ("procedural", "folder", "hf")  # options name the sounds: a labelled corpus
     audit = AuditSpec(
         (
             "answer",
@@ -227,7 +245,10 @@ class Mixture(Task):
             n = int(self.cfg.n_sounds[int(rng.integers(3))])
         else:
             n = 3
-        pool = [k for k in self.cfg.kinds if sub != "overlap" or k in CONTINUOUS]
+        if self.audio.source.recorded:  # classes of the corpus; the decomposition keeps what it can confirm
+            pool = [k for k in load_corpus(self.audio.source).labels]
+        else:
+            pool = [k for k in self.cfg.kinds if sub != "overlap" or k in CONTINUOUS]
         kinds = [pool[i] for i in rng.permutation(len(pool))[:n]]
         durations = spec.sample_durations(rng, n)
         levels, onsets, first_pair = self._timeline(rng, sub, value, n, durations, spec.sample_levels(rng, n))
@@ -236,7 +257,7 @@ class Mixture(Task):
         sounds: list[dict[str, Any]] = [{} for _ in range(n)]
         for k in range(n):
             i = int(tperm[k])
-            sounds[i] = {**draw_sound(rng, kinds[i], durations[k]), "onset_s": onsets[k]}
+            sounds[i] = {**self._draw(rng, kinds[i], durations[k]), "onset_s": onsets[k]}
         for k in range(n):
             sounds[int(lperm[k])]["level"] = levels[k]
         for s in sounds:
@@ -254,6 +275,14 @@ class Mixture(Task):
         }
         params["mix"] = self._mix_info(sounds)
         return params
+
+    def _draw(self, rng, kind: str, duration_s: float) -> dict[str, Any]:
+        """A sound of ``kind``: a synthesized event, or a recording of class ``kind``."""
+        if self.audio.source.recorded:
+            return EVENTS.draw(
+                rng, "recording", duration_s=duration_s, corpus=load_corpus(self.audio.source), label=kind
+            )
+        return draw_sound(rng, kind, duration_s)
 
     def _timeline(self, rng, sub: str, value: float, n: int, durations, levels):
         """``(levels, onsets, first_pair)`` of the ``n`` timeline slots for sub-question ``sub``
@@ -309,7 +338,7 @@ class Mixture(Task):
             answer = str(ans)
         else:
             pairs = [(0, 1), (0, 2), (1, 2)]
-            texts = [f"{_name(sounds[i])} and {NAMES[sounds[j]['kind']]}" for i, j in pairs]
+            texts = [f"{_name(sounds[i])} and {event_name(sounds[j])}" for i, j in pairs]
             answer = texts[pairs.index(tuple(ans))]
         return self.make_qa(answer, texts, rng, slot=slot, templates=TEMPLATES[sub])
 

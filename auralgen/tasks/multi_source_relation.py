@@ -26,6 +26,7 @@ import numpy as np
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.qa import QA, arrange
 from auralgen.listeners import mixture as listen
+from auralgen.sounds.corpus import load_corpus, sound_name
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, is_binaural
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
@@ -103,11 +104,18 @@ class MultiSourceRelationConfig(SpatialConfig):
             f"{key}.left_of_levels_deg={list(self.left_of_levels_deg)!r} is out of range; allowed: 0 < deg <= 90 (frontal pairs)",
         )
         check_spatial(self, audio, key, max_distance_m=1.0 + 2 * max(self.distance_levels_m))
+        if audio.source.recorded:  # three sounds named by their classes: three classes at least
+            labels = [x for x in load_corpus(audio.source).labels if x]
+            require(
+                len(labels) >= 3,
+                f"source={audio.source.kind} has {len(labels)} labelled classes {labels}; allowed: at least 3 for {key}",
+            )
 
 
 @register
 class MultiSourceRelation(SpatialTask):
     name = "multi_source_relation"
+    takes_sources = ("procedural", "folder", "hf")  # options name the sounds: a labelled corpus, not bare clips
     spatial = True
     audit = AuditSpec(
         (
@@ -164,6 +172,8 @@ class MultiSourceRelation(SpatialTask):
         pool = (
             sorted(APERIODIC) if relation == "closer" else sorted(ITD_KINDS) if relation == "left_of" else sorted(NAMES)
         )
+        if self.audio.source.recorded:  # named classes of the corpus; the measurement keeps the ones that carry the cue
+            pool = list(load_corpus(self.audio.source).labels)
         kinds = [str(k) for k in rng.permutation(pool)[:3]]
         roles = [int(v) for v in rng.permutation(3)]  # roles[i]: rank of sound i (0 = the answer)
         dur = float(self.source_s.sample(rng))
@@ -190,6 +200,10 @@ class MultiSourceRelation(SpatialTask):
             d = float(rng.uniform(1.0, 1.2))  # near, so that high sources fit under the ceiling
             geo = [(az0 + 40.0 * (i - 1), el0 + step * (2 - r), d) for i, r in enumerate(roles)]
         for kind, (az, el, d) in zip(kinds, geo):
+            if self.audio.source.recorded:
+                src = self.draw_source(rng, dur, label=kind)
+                sounds.append({"azimuth_deg": az, "elevation_deg": el, "distance_m": d, "source": src})
+                continue
             src = self.draw_source(rng, dur)
             src["kind"] = kind
             src.setdefault("f0_hz", float(rng.uniform(150.0, 400.0)))
@@ -204,7 +218,7 @@ class MultiSourceRelation(SpatialTask):
         return params
 
     def qa(self, params, rng, *, slot):
-        names = [NAMES[s["source"]["kind"]] for s in params["sounds"]]
+        names = [source_name(s["source"]) for s in params["sounds"]]
         if params["relation"] == "left_of":
             b = names[1]
             texts = {
@@ -259,6 +273,11 @@ class MultiSourceRelation(SpatialTask):
         diff = lateral[0] - lateral[1]
         seen = "same" if abs(diff) < LEFT_OF_MIN_LATERAL else ("left" if diff > 0 else "right")
         return seen == params["side"], {"side": seen}
+
+
+def source_name(src: dict[str, Any]) -> str:
+    """The option text of a source: its class for a recording ("the snare drum"), else the kind's name."""
+    return sound_name(src["label"]) if src["kind"] == "recording" else NAMES[src["kind"]]
 
 
 def source_record(params, sound, solo: np.ndarray) -> dict[str, Any]:

@@ -147,3 +147,52 @@ def test_a_shift_is_what_the_f0_says():
 
 def test_sound_names():
     assert sound_name("snare_drum") == "the snare drum"
+
+
+NAMED = {"the " + c.replace("_", " ") for c in CLASSES}
+
+
+@pytest.fixture(scope="module")
+def folder_sets(tmp_path_factory):
+    d = tmp_path_factory.mktemp("folder")
+    for task, n in (("mixture", 2), ("multi_source_relation", 2), ("azimuth_absolute", 3)):
+        cfg = small_run(
+            f"task={task}", f"task.items_per_level={n}", "source=folder", f"source.dir={REAL}", out=d / task
+        )
+        generate(cfg, log=lambda *_: None)
+    return d
+
+
+def _sounds(task: str, p: dict) -> list[dict]:
+    if task == "mixture":
+        return p["sounds"]
+    return [s["source"] for s in p["sounds"]] if "sounds" in p else [p["source"]]
+
+
+@pytest.mark.parametrize("task", ["mixture", "multi_source_relation", "azimuth_absolute"])
+def test_labelled_corpus_items_name_their_classes_and_are_measured(folder_sets, task):
+    rows = read_rows(folder_sets / task)
+    assert rows and all(r["valid"] for r in rows)
+    for r in rows:
+        sounds = _sounds(task, params_of(r))
+        assert all(s["kind"] == "recording" and s["license"] == "MIT" and s["label"] in CLASSES for s in sounds)
+        if task == "azimuth_absolute":
+            continue
+        names = {sound_name(s["label"]) for s in sounds}
+        assert len(names) == len(sounds)  # distinct classes in one item
+        if task == "mixture" and params_of(r)["sub_question"] in ("louder", "first"):
+            assert {o.lower() for o in r["options"]} == names and r["answer"].lower() in NAMED
+        if task == "multi_source_relation" and params_of(r)["relation"] != "left_of":
+            assert set(r["options"]) == names
+        if task == "multi_source_relation" and params_of(r)["relation"] == "left_of":
+            assert sound_name(sounds[0]["label"]) in r["question"] and sound_name(sounds[1]["label"]) in r["question"]
+
+
+def test_tasks_that_cannot_take_a_source_are_refused_by_name():
+    from auralgen.cli._hydra import compose
+    from auralgen.config import validate
+
+    with pytest.raises(ParameterError, match="source=clips is not taken by mixture"):
+        validate(compose(["task=mixture", "source=clips", f"source.dir={REAL}"]))
+    with pytest.raises(ParameterError, match=r"source.dir='x' has no effect with source=procedural"):
+        validate(compose(["task=mixture", "source.dir=x"]))

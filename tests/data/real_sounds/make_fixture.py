@@ -60,8 +60,15 @@ def main(sf2_path: str) -> None:
                 x *= 10 ** (-3 / 20) / np.max(np.abs(x))
                 file_name = f"{label}/{label}_{k}.flac"
                 sf.write(root / file_name, x, RATE, subtype="PCM_16")
-                rows.append({"file_name": file_name, "label": label, "license": LICENSE,
-                             "attribution": ATTRIBUTION, "source_sample": name})
+                rows.append(
+                    {
+                        "file_name": file_name,
+                        "label": label,
+                        "license": LICENSE,
+                        "attribution": ATTRIBUTION,
+                        "source_sample": name,
+                    }
+                )
     with open(root / "metadata.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()

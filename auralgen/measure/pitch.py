@@ -239,3 +239,30 @@ def freq_track(
     ]
     times = (np.arange(n_frames) * hop + frame / 2) / sr
     return FreqTrack(tuple(float(t) for t in times), tuple(float(f) for f in freqs))
+
+
+SHIFT_BINS_PER_OCTAVE = 240  # 5-cent resolution of spectral_shift_cents
+SHIFT_FLOOR = 1e-3  # log-spectra floored 60 dB below their peak (silence carries no shift)
+
+
+def spectral_shift_cents(reference, x, sample_rate, *, max_cents: float = 1200.0, fmin_hz: float = 60.0) -> float:
+    """How far (cents) ``x``'s spectrum sits above ``reference``'s: the lag of the largest
+    cross-correlation of their log-frequency, log-magnitude spectra, searched within
+    ``+-max_cents``. Works for any sound a pitch shifter moved (a drum as well as a note), where an
+    f0 tracker needs a pitch; 5-cent resolution."""
+    from auralgen.measure.common import as_mono, check_rate
+
+    sr = check_rate(sample_rate)
+    a, b = as_mono(reference, "reference", min_samples=64), as_mono(x, "x", min_samples=64)
+    n_fft = 1 << 16
+    grid = np.arange(np.log2(fmin_hz), np.log2(0.45 * sr), 1.0 / SHIFT_BINS_PER_OCTAVE)
+    logs = []
+    for s in (a, b):
+        mag = np.abs(np.fft.rfft(s * np.hanning(len(s)), n=n_fft))
+        f = np.fft.rfftfreq(n_fft, 1.0 / sr)
+        v = np.interp(grid, np.log2(f[1:]), mag[1:])
+        v = np.log(np.maximum(v, max(float(v.max()), 1e-30) * SHIFT_FLOOR))
+        logs.append(v - v.mean())
+    xc = np.correlate(logs[1], logs[0], "full")
+    mid, w = len(grid) - 1, int(round(max_cents / 1200.0 * SHIFT_BINS_PER_OCTAVE))
+    return float(np.argmax(xc[mid - w : mid + w + 1]) - w) * 1200.0 / SHIFT_BINS_PER_OCTAVE

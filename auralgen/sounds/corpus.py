@@ -221,16 +221,19 @@ class Corpus:
     def of_label(self, label: str) -> tuple[Entry, ...]:
         return tuple(e for e in self.entries if e.label == label)
 
-    def pick(self, rng: np.random.Generator, *, duration_s: float, label: str | None = None) -> dict[str, Any]:
+    def pick(
+        self, rng: np.random.Generator, *, duration_s: float, label: str | None = None, at_start: bool = False
+    ) -> dict[str, Any]:
         """The recipe of a ``duration_s`` piece of one entry (of ``label`` if given): the entry
         uniformly among those long enough (a shorter one is used whole, padded), then the offset
-        uniformly inside it. Two draws, in that order."""
+        uniformly inside it (two draws, in that order); ``at_start``: the file's start (one draw),
+        for events whose onset is the recording's own attack."""
         pool = self.of_label(label) if label is not None else self.entries
         long_enough = [e for e in pool if e.duration_s >= duration_s] or list(pool)
         if not long_enough:
             raise ParameterError(f"source has no file of class {label!r}; allowed: {list(self.labels)}")
         e = long_enough[int(rng.integers(len(long_enough)))]
-        spare = max(0.0, e.duration_s - duration_s)
+        spare = 0.0 if at_start else max(0.0, e.duration_s - duration_s)
         offset = float(rng.uniform(0.0, spare)) if spare > 0 else 0.0
         return {
             "source": self.kind,

@@ -118,8 +118,35 @@ class Scale(Process):
         return x[:n] if len(notes) * note >= n else np.pad(x, (0, n - len(notes) * note))
 
 
+@register_source
+class RecordingSteps(SoundSource):
+    """A recording (``source=folder|hf|clips``) played three times, each time ``step_cents`` higher
+    (Rubber Band; ``12 * extent`` semitones over the three), one play per segment: the order is in
+    the pitch alone (the task sets every segment to the same RMS)."""
+
+    kind = "recording"
+    label = "the rising recording"
+    palettes = ("reorder",)
+
+    def draw(self, rng: np.random.Generator, *, corpus=None, segment_s: float = 1.0, **_: Any) -> dict[str, Any]:
+        from auralgen.core.errors import ParameterError
+
+        if corpus is None:
+            raise ParameterError("process='recording' needs a recorded source; allowed: source=folder|hf|clips")
+        return corpus.pick(rng, duration_s=segment_s)
+
+    def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
+        from auralgen.sounds.corpus import read_entry
+        from auralgen.sounds.transforms import stretch_shift
+
+        seg = spec["segment_s"]
+        x = read_entry(spec, sample_rate, seg)
+        step = 1200.0 * spec["extent"] / 2  # cents between consecutive segments
+        return np.concatenate([stretch_shift(x, sample_rate, duration_s=seg, shift_cents=k * step) for k in (-1, 0, 1)])
+
+
 REORDER = palette("reorder")
-PROCESSES = REORDER.kinds()
+PROCESSES = tuple(k for k in REORDER.kinds() if k != "recording")  # the synthesized processes
 
 
 def render_process(p: dict[str, Any]) -> np.ndarray:

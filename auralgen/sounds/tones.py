@@ -87,8 +87,10 @@ class Clip(SoundSource):
     palettes = ("tones",)
     tags = frozenset({"file"})
 
-    def draw(self, rng: np.random.Generator, *, corpus, duration_s: float, **_: Any) -> dict[str, Any]:
-        return {"kind": self.kind, **corpus.pick(rng, duration_s=duration_s)}
+    def draw(
+        self, rng: np.random.Generator, *, corpus, duration_s: float, at_start: bool = False, **_: Any
+    ) -> dict[str, Any]:
+        return {"kind": self.kind, **corpus.pick(rng, duration_s=duration_s, at_start=at_start)}
 
     def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
         from auralgen.sounds.corpus import read_entry

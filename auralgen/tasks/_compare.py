@@ -18,8 +18,6 @@ from auralgen.tasks import _sounds as S
 from auralgen.tasks.base import RECORDED_TOO, AudioConfig, Level, Task, TaskConfig, require
 
 CREST = {"pure": math.sqrt(2.0), "harmonic": 4.0, "noise": 6.0, "clip": 31.6}  # peak / RMS bounds per stimulus kind
-# fields a recorded source replaces (source=clips|folder|hf): they must keep their defaults
-SYNTH_FIELDS = ("stimuli", "freq_hz", "n_harmonics")
 
 
 @dataclass(frozen=True)
@@ -66,13 +64,7 @@ class CompareTask(Task):
     @classmethod
     def validate_config(cls, cfg: CompareConfig, audio: AudioConfig, key: str) -> None:
         cls.check_differences(cfg, key)
-        if audio.source.recorded:
-            default = cls.Config(name=cfg.name)
-            for f in SYNTH_FIELDS:
-                require(
-                    getattr(cfg, f) == getattr(default, f),
-                    f"{key}.{f}={getattr(cfg, f)!r} does not apply with source={audio.source.kind} (the sound is a recording); allowed: the default {getattr(default, f)!r}",
-                )
+        S.check_recorded(key, cfg, audio)
         S.check_stimuli(f"{key}.stimuli", cfg.stimuli, cls.allowed_stimuli)
         sr = cfg.sample_rate or audio.sample_rate
         freq = S.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9)

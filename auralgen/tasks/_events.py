@@ -33,8 +33,13 @@ from auralgen.tasks.base import require
 MIN_PULSES = 3  # a tempo is measured from at least two inter-onset intervals
 
 
-def draw_spectrum(rng: np.random.Generator, stimuli, freq, n_harmonics: int, kind: str | None = None) -> dict[str, Any]:
-    """A ``tones`` stimulus recipe shared by every event of a sequence (of ``kind`` when given)."""
+def draw_spectrum(
+    rng: np.random.Generator, stimuli, freq, n_harmonics: int, kind: str | None = None, *, source=None
+) -> dict[str, Any]:
+    """A ``tones`` stimulus recipe shared by every event of a sequence (of ``kind`` when given); with
+    a recorded ``source``, a recording whose events each start at the file's start (its attack)."""
+    if source is not None and source.recorded:
+        return S.draw_clip(rng, source, 0.0, at_start=True)
     return S.draw_sound(rng, stimuli, freq, n_harmonics, kind)
 
 
@@ -97,9 +102,14 @@ def end_s(sequence: dict) -> float:
     return sequence["onsets_s"][-1] + sequence["durations_s"][-1]
 
 
+# the recipe keys every event of a sequence shares: a tone's spectrum, or a recording (Corpus.pick)
+SPECTRAL_KEYS = ("kind", "freq_hz", "n_harmonics", "noise_seed", "color",
+                 "source", "root", "file", "label", "license", "attribution", "sha256", "offset_s")  # fmt: skip
+
+
 def sounds_of(sequence: dict) -> list[dict[str, Any]]:
     """The ``_sounds`` dicts of a sequence's events (noise event ``k`` seeded ``noise_seed + k``)."""
-    spectral = {k: sequence[k] for k in ("kind", "freq_hz", "n_harmonics", "noise_seed", "color") if k in sequence}
+    spectral = {k: sequence[k] for k in SPECTRAL_KEYS if k in sequence}
     out = []
     for k, (t, d, lv) in enumerate(zip(sequence["onsets_s"], sequence["durations_s"], sequence["levels_db_spl"])):
         sound = {**spectral, "onset_s": t, "duration_s": d, "level_db_spl": lv}
@@ -119,17 +129,20 @@ def check_spectrum(key: str, cfg, audio) -> None:
     """Stimuli known, harmonics below Nyquist, and the loudest event below full scale for the
     stimulus' crest factor."""
     S.check_stimuli(f"{key}.stimuli", cfg.stimuli)
+    recorded = S.check_recorded(key, cfg, audio)
     require(cfg.n_harmonics >= 1, f"{key}.n_harmonics={cfg.n_harmonics} is too small; allowed: >= 1")
     sr = cfg.sample_rate or audio.sample_rate
     top = S.max_of(S.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9)) * (
         cfg.n_harmonics if "harmonic" in cfg.stimuli else 1
     )
     require(
-        top < sr / 2,
+        recorded or top < sr / 2,
         f"{key}.freq_hz={cfg.freq_hz!r} reaches {top:.0f} Hz (highest tone or harmonic) at or above Nyquist ({sr / 2:.0f} Hz); allowed: below Nyquist",
     )
     loud = S.max_of(S.dist(f"{key}.level_db_spl", cfg.level_db_spl))
-    max_ok = audio.full_scale_db_spl - 20 * math.log10(max(CREST[s] for s in cfg.stimuli))
+    max_ok = audio.full_scale_db_spl - 20 * math.log10(
+        CREST["clip"] if recorded else max(CREST[s] for s in cfg.stimuli)
+    )
     require(
         loud <= max_ok,
         f"{key}.level_db_spl={cfg.level_db_spl!r} reaches {loud:.1f} dB SPL, which clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {max_ok:.1f} dB SPL",

@@ -84,11 +84,26 @@ def draw_sound(rng: np.random.Generator, stimuli, freq, n_harmonics: int, kind: 
     return TONES.draw(rng, kind, key="stimuli", freq=freq, n_harmonics=n_harmonics)
 
 
-def draw_clip(rng: np.random.Generator, source, duration_s: float) -> dict[str, Any]:
-    """A piece of a recording of the run's ``source`` (kind ``clip``), long enough for ``duration_s``."""
+def draw_clip(rng: np.random.Generator, source, duration_s: float, *, at_start: bool = False) -> dict[str, Any]:
+    """A piece of a recording of the run's ``source`` (kind ``clip``), long enough for ``duration_s``
+    (``at_start``: from the file's start, its own attack)."""
     from auralgen.sounds.corpus import load_corpus
 
-    return TONES.draw(rng, "clip", corpus=load_corpus(source), duration_s=duration_s)
+    return TONES.draw(rng, "clip", corpus=load_corpus(source), duration_s=duration_s, at_start=at_start)
+
+
+def check_recorded(key: str, cfg, audio, fields=("stimuli", "freq_hz", "n_harmonics")) -> bool:
+    """With a recorded source, the synthesis ``fields`` a recording replaces keep their defaults
+    (an override would be ignored, so it is refused); returns whether the source is recorded."""
+    if not audio.source.recorded:
+        return False
+    default = type(cfg)(name=cfg.name)
+    for f in fields:
+        if getattr(cfg, f) != getattr(default, f):
+            raise ParameterError(
+                f"{key}.{f}={getattr(cfg, f)!r} does not apply with source={audio.source.kind} (the sound is a recording); allowed: the default {getattr(default, f)!r}"
+            )
+    return True
 
 
 def two_interval_timing(rng, d1: float, d2: float, gap, lead, clip_s: float) -> tuple[float, float]:

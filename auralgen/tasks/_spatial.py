@@ -161,13 +161,7 @@ def check_spatial(cfg: SpatialConfig, audio: AudioConfig, key: str, *, max_dista
         loud < audio.full_scale_db_spl,
         f"{key}.level_db_spl={cfg.level_db_spl!r} clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {audio.full_scale_db_spl - 12:g}",
     )
-    if audio.source.recorded:  # the recording replaces these: an override of them is refused, not ignored
-        default = type(cfg)(name=cfg.name)
-        for f in ("sources", "sources_dir"):
-            require(
-                getattr(cfg, f) == getattr(default, f),
-                f"{key}.{f}={getattr(cfg, f)!r} does not apply with source={audio.source.kind} (the sound is a recording); allowed: the default {getattr(default, f)!r}",
-            )
+    S.check_recorded(key, cfg, audio, ("sources", "sources_dir"))  # the recording replaces them
     if cfg.sources_dir is not None:
         import soundfile as sf
 

@@ -29,7 +29,7 @@ from auralgen.listeners import counting as listen
 from auralgen.tasks import _events as E
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import within
-from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
+from auralgen.tasks.base import RECORDED_TOO, AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 
 TOLERANCE_MS = 2.0
 EDGE_S = 0.1  # the sequence starts at least this after the clip's start and ends this before its end
@@ -75,6 +75,7 @@ class CountingAbsolute(Task):
     regime = "absolute"
     level_unit = "ms"
     easier = "larger"
+    takes_sources = RECORDED_TOO  # events cut from a recording's start; onsets measured as before
     Config = CountingAbsoluteConfig
     questions = (
         "How many sounds do you hear in this clip?",
@@ -113,7 +114,7 @@ class CountingAbsolute(Task):
             f"{self.name} level {level.value!r} ms does not fit {self.cfg.max_count} events in clip_s={self.cfg.clip_s}; allowed: 0 < gap <= the grid's largest",
         )
         n = int(rng.integers(self.cfg.min_count, self.cfg.max_count + 1))
-        spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
+        spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source)
         start = float(rng.uniform(EDGE_S, EDGE_S + self.room_s - longest))  # the same range for every count
         total, lv = float(self.total.sample(rng)), float(self.level.sample(rng))
         seq = E.event_run(

@@ -30,6 +30,7 @@ from auralgen.tasks import _events as E
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CompareTask, check_config, within
 from auralgen.tasks.base import (
+    RECORDED_TOO,
     RELATIVE_FEATURES,
     AudioConfig,
     AuditSpec,
@@ -72,6 +73,7 @@ class CountingRelative(CompareTask):
     listener = staticmethod(listen.counting_relative)
     attribute = "counting"
     level_unit = "count"
+    takes_sources = RECORDED_TOO  # events cut from a recording's start; onsets measured as before
     Config = CountingRelativeConfig
     answers = {"up": "More", "down": "Fewer", "same": "The same"}
     questions = (
@@ -130,7 +132,9 @@ class CountingRelative(CompareTask):
         direction = self.draw_direction(rng, level)
         small = int(rng.integers(lo, hi - int(diff) + 1))
         counts = (small, small + int(diff)) if direction != "down" else (small + int(diff), small)
-        spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, kind)
+        spectrum = E.draw_spectrum(
+            rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, kind, source=self.audio.source
+        )
         start = float(self.lead.sample(rng))
         seqs = []
         for n in counts:

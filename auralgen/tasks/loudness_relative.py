@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CompareConfig, CompareTask, check_config, within
@@ -72,6 +74,18 @@ class LoudnessRelative(CompareTask):
         lv = [level_db_spl(clips[0][0, a:b], full_scale_db_spl=fs) for a, b in S.sound_windows(params)]
         expected = self.sign(params["direction"]) * params["difference"]
         rec = within("level_difference_db", lv[1] - lv[0], expected, TOLERANCE_DB)
-        return Measurement.from_dict(
-            {"level_db_spl": [round(v, 3) for v in lv], "level_difference_db": rec, "valid": rec["ok"]}
-        )
+        out = {"level_db_spl": [round(v, 3) for v in lv], "level_difference_db": rec, "valid": rec["ok"]}
+        if params["sounds"][0]["kind"] == "clip":  # a recording: its BS.1770 loudness difference too (pyloudnorm)
+            from auralgen.synth.levels import loudness_lufs
+
+            sr = params["sample_rate_hz"]
+            parts = [clips[0][0, a:b].astype(np.float64) for a, b in S.sound_windows(params)]
+            # one common gain (the louder part at -10 dBFS RMS) keeps both above BS.1770's -70 LUFS
+            # absolute gate and leaves their difference as it is
+            gain = 10 ** (-10 / 20) / max(float(np.sqrt(np.mean(x**2))) for x in parts)
+            lu = [loudness_lufs(gain * x, sr) for x in parts]
+            out["loudness_difference_lu"] = lu_rec = within(
+                "loudness_difference_lu", lu[1] - lu[0], expected, TOLERANCE_DB
+            )
+            out["valid"] = bool(rec["ok"] and lu_rec["ok"])
+        return Measurement.from_dict(out)

@@ -32,7 +32,7 @@ from auralgen.listeners import tempo as listen
 from auralgen.tasks import _events as E
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import draw_at_margin, margin_check, margin_percent
-from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
+from auralgen.tasks.base import RECORDED_TOO, AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 
 TOLERANCE_BPM = 0.3
 MAX_ONSET_ERROR_S = 0.002  # every onset within this of the isochronous grid fitted to the sequence
@@ -101,6 +101,7 @@ class TempoAbsolute(Task):
     attribute = "tempo"
     regime = "absolute"
     level_unit = "percent"
+    takes_sources = RECORDED_TOO  # events cut from a recording's start; onsets measured as before
     Config = TempoAbsoluteConfig
     questions = (
         "Is the tempo of this pulse sequence slow, moderate, or fast?",
@@ -138,7 +139,7 @@ class TempoAbsolute(Task):
         level = self.as_level(level)
         require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: percent >= 0")
         k, side, bpm = draw_at_margin(rng, self.edges, level.value)
-        spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
+        spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source)
         start = float(rng.uniform(EDGE_S, self.cfg.clip_s - self.cfg.window_s - EDGE_S))
         duty, lv = float(self.duty.sample(rng)), float(self.level.sample(rng))
         seq = E.pulse_train(

@@ -32,6 +32,7 @@ from auralgen.tasks import _events as E
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CompareTask, check_config, within
 from auralgen.tasks.base import (
+    RECORDED_TOO,
     RELATIVE_FEATURES,
     AudioConfig,
     AuditSpec,
@@ -82,6 +83,7 @@ class TempoRelative(CompareTask):
     listener = staticmethod(listen.tempo_relative)
     attribute = "tempo"
     level_unit = "percent"
+    takes_sources = RECORDED_TOO  # events cut from a recording's start; onsets measured as before
     Config = TempoRelativeConfig
     answers = {"up": "Faster", "down": "Slower", "same": "The same"}
     questions = (
@@ -133,7 +135,7 @@ class TempoRelative(CompareTask):
         level = self.as_level(level)
         require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: percent >= 0")
         direction = self.draw_direction(rng, level)
-        spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
+        spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source)
         base = float(self.base.sample(rng))
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
         start = float(self.lead.sample(rng))

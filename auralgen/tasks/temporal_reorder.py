@@ -28,13 +28,14 @@ import numpy as np
 from auralgen.core.errors import ParameterError
 from auralgen.core.random import Choice
 from auralgen.listeners import temporal as listen
+from auralgen.sounds.corpus import load_corpus
 from auralgen.sounds.processes import PROCESSES, REORDER, render_process
 from auralgen.synth import apply_ramps, n_samples
 from auralgen.synth.levels import set_level_db_spl
-from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
+from auralgen.tasks.base import RECORDED_TOO, AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 
 ORDERS = tuple(itertools.permutations((1, 2, 3)))  # chronological order of the clips
-FEATURE_DIRECTION = {"sweep": 1, "filling": 1, "approaching": 1, "bouncing": -1, "scale": 1}
+FEATURE_DIRECTION = {"sweep": 1, "filling": 1, "approaching": 1, "bouncing": -1, "scale": 1, "recording": 1}
 LEVEL_CUE = ("approaching", "bouncing")  # processes whose order is carried (also) by level
 
 
@@ -65,6 +66,11 @@ class TemporalReorderConfig(TaskConfig):
             0.3 <= self.segment_s <= 10,
             f"{key}.segment_s={self.segment_s} is out of range; allowed: 0.3 <= segment_s <= 10",
         )
+        if audio.source.recorded:
+            require(
+                self.processes == PROCESSES,
+                f"{key}.processes={list(self.processes)!r} does not apply with source={audio.source.kind} (the sound is a recording); allowed: the default {list(PROCESSES)}",
+            )
         sr = self.sample_rate or audio.sample_rate
         require(sr >= 16000, f"{key}.sample_rate={sr} is too low for the processes; allowed: >= 16000")
         require(len(self.level_db_spl) == 2 and self.level_db_spl[0] <= self.level_db_spl[1] <= audio.full_scale_db_spl - 20,
@@ -83,6 +89,7 @@ class TemporalReorder(Task):
     regime = "relative"
     level_unit = "percent"
     n_choices = len(ORDERS)
+    takes_sources = RECORDED_TOO  # a recording in three pitch steps; the order is measured as before
     Config = TemporalReorderConfig
     questions = (
         "The three clips are segments of one continuous sound, given in shuffled order. What is their chronological order?",
@@ -92,8 +99,10 @@ class TemporalReorder(Task):
 
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
         level = self.as_level(level)
-        process = Choice(tuple(self.cfg.processes)).sample(rng)
+        recorded = self.audio.source.recorded  # a recording stepped up in pitch (sounds.processes.RecordingSteps)
+        process = "recording" if recorded else Choice(tuple(self.cfg.processes)).sample(rng)
         shuffle = [int(v) for v in rng.permutation(3)]  # clip k holds segment shuffle[k]
+        more = {"corpus": load_corpus(self.audio.source)} if recorded else {}
         return {
             "sample_rate_hz": self.sample_rate,
             "full_scale_db_spl": self.audio.full_scale_db_spl,
@@ -102,7 +111,7 @@ class TemporalReorder(Task):
             "segment_s": self.cfg.segment_s,
             "ramp_s": self.cfg.ramp_s,
             "level_db_spl": float(rng.uniform(*self.cfg.level_db_spl)),
-            **REORDER.draw(rng, process, key="process"),  # start (fraction of its range), seed
+            **REORDER.draw(rng, process, key="process", segment_s=self.cfg.segment_s, **more),  # start, seed / a file
             "shuffle": shuffle,
         }
 
@@ -129,7 +138,13 @@ class TemporalReorder(Task):
         return self.make_qa(answer, [order_text(o) for o in ORDERS], rng, slot=slot)
 
     def measure(self, params, clips):
-        feats = [process_feature(params["process"], c[0].astype(np.float64), params["sample_rate_hz"]) for c in clips]
+        sr = params["sample_rate_hz"]
+        if params["process"] == "recording":  # each clip's pitch shift against clip 1 (any sound, not only pitched)
+            from auralgen.measure.pitch import spectral_shift_cents
+
+            feats = [spectral_shift_cents(clips[0][0], c[0], sr) for c in clips]
+        else:
+            feats = [process_feature(params["process"], c[0].astype(np.float64), sr) for c in clips]
         sign = FEATURE_DIRECTION[params["process"]]
         measured = tuple(int(k) + 1 for k in np.argsort([sign * f for f in feats], kind="stable"))
         return Measurement.from_dict({"feature": [round(f, 4) for f in feats], "measured_order": list(measured),

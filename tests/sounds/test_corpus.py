@@ -112,6 +112,8 @@ def test_clip_items_are_measured_and_byte_identical(clip_sets, task):
         a, b = p["sounds"]
         assert a["kind"] == b["kind"] == "clip" and a["file"] == b["file"] and a["license"] == "MIT"
         m = json.loads(r["measured"])
+        if task == "loudness_relative":  # RMS and BS.1770 loudness (pyloudnorm) both confirm the level
+            assert m["loudness_difference_lu"]["ok"] and m["level_difference_db"]["ok"]
         if task == "pitch_relative":  # the measured cents are the level, signed by the answer
             assert b["shift_cents"] - a["shift_cents"] == pytest.approx(
                 {"up": 1, "down": -1, "same": 0}[p["direction"]] * p["difference"]
@@ -196,3 +198,42 @@ def test_tasks_that_cannot_take_a_source_are_refused_by_name():
         validate(compose(["task=mixture", "source=clips", f"source.dir={REAL}"]))
     with pytest.raises(ParameterError, match=r"source.dir='x' has no effect with source=procedural"):
         validate(compose(["task=mixture", "source.dir=x"]))
+
+
+@pytest.fixture(scope="module")
+def event_sets(tmp_path_factory):
+    d = tmp_path_factory.mktemp("events")
+    for task in ("counting_absolute", "tempo_relative", "temporal_reorder"):
+        cfg = small_run(f"task={task}", "task.items_per_level=3", "source=clips", f"source.dir={REAL}", out=d / task)
+        generate(cfg, log=lambda *_: None)
+    return d
+
+
+@pytest.mark.parametrize("task", ["counting_absolute", "tempo_relative", "temporal_reorder"])
+def test_event_and_order_tasks_from_clips_are_measured(event_sets, task):
+    rows = read_rows(event_sets / task)
+    assert len(rows) >= 9 and all(r["valid"] for r in rows)
+    for r in rows:
+        p, m = params_of(r), json.loads(r["measured"])
+        if task == "temporal_reorder":
+            assert p["process"] == "recording" and p["license"] == "MIT"
+            assert m["measured_order"] == m["expected_order"] and r["answer"].startswith("Audio")
+            continue
+        seqs = p["sequences"]
+        assert all(s["kind"] == "clip" and s["offset_s"] == 0.0 for s in seqs)  # events are the recording's attack
+        if task == "counting_absolute":
+            assert m["events"] == p["count"] == int(r["answer"])
+
+
+@pytest.mark.parametrize("cents_", [-300.0, 150.0, 600.0])
+@pytest.mark.parametrize("label", ["snare_drum", "violin"])
+def test_spectral_shift_reads_a_shift_of_any_sound(cents_, label):
+    from auralgen.measure.pitch import spectral_shift_cents
+    from auralgen.sounds.transforms import stretch_shift
+
+    corpus = load_corpus(SourceConfig(kind="clips", dir=str(REAL)))
+    spec = corpus.pick(np.random.default_rng(0), duration_s=0.8, label=label)
+    x = read_entry(spec, 16000, 0.8)
+    y = stretch_shift(x, 16000, duration_s=0.8, shift_cents=cents_)
+    assert spectral_shift_cents(x, y, 16000) == pytest.approx(cents_, abs=15.0)
+    assert spectral_shift_cents(x, x, 16000) == 0.0

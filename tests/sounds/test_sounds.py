@@ -25,7 +25,7 @@ SR = 16000
 def test_palettes_hold_todays_kinds_in_order():
     assert {name: tuple(palette(name)) for name in PALETTES} == {
         "events": ("harmonic", "noise", "sweep", "clicks", "knocks", "recording"),
-        "reorder": ("sweep", "filling", "approaching", "bouncing", "scale"),
+        "reorder": ("sweep", "filling", "approaching", "bouncing", "scale", "recording"),
         "spatial": ("noise", "harmonic", "chirp", "clicks", "file", "recording"),
         "tones": ("pure", "harmonic", "noise", "clip"),
     }

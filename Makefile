@@ -43,7 +43,8 @@ eval: $(STAMP)  ## score the baselines on data/default into results/ (+ results/
 	done
 	$(BIN)/python -m auralgen.evaluation.controls_board data/default_seed1 data/default --leaderboard results/leaderboard.md
 
-bench: $(STAMP)  ## print speed and memory figures (bench/)
+bench: $(STAMP)  ## print speed and memory figures (bench/; installs the bench extra: the transform references)
+	$(BIN)/pip install -q -e '.[dev,bench]'
 	$(BIN)/python bench/run.py
 
 lint: $(STAMP)  ## ruff lint and format check; import layers (.importlinter)

@@ -15,7 +15,7 @@ appended where it does not. An ``evaluate.py`` command gets ``max_items=2`` (per
 ``eval.n_boot=2`` (bootstrap refits per psychometric threshold).
 
 Where: all commands run in order in one temporary directory holding links to the checkout's
-``generate.py``, ``evaluate.py``, ``conf/`` and ``.venv/`` (so ``.venv/bin/python`` is the
+``generate.py``, ``evaluate.py``, ``conf/``, ``.venv/`` and ``tests/`` (its real-sound fixture) (so ``.venv/bin/python`` is the
 venv's python, as in ``make``). ``data/default`` there is built first by the Makefile's
 ``dataset`` recipe at tiny size; ``model.base_url`` of the ``openai`` example is pointed at
 the test chat server on 127.0.0.1 (tests/support/chat_server.py); ``my_model.py``
@@ -163,7 +163,7 @@ def run(cmd: str, cwd: Path, timeout: float, env: dict) -> subprocess.CompletedP
 def workdir(tmp_path_factory):
     """The directory the README's commands run in (see the module docstring), with data/default."""
     wd = tmp_path_factory.mktemp("readme")
-    for name in ("generate.py", "evaluate.py", "conf", ".venv"):
+    for name in ("generate.py", "evaluate.py", "conf", ".venv", "tests"):  # tests: the real-sound fixture
         (wd / name).symlink_to(ROOT / name)
     (wd / "my_model.py").write_text(MY_MODEL)
     bindir = wd / "_bin"  # `python` in model.cmd is the user's python: here the test's

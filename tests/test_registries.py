@@ -32,6 +32,8 @@ TASK_NAME_LITERALS: dict[str, set[str]] = {}
 # produce (the audit computes them only when it finds two sounds; in a reverberant room at the
 # default gap it finds one): still the probed attribute's cue where they do appear.
 AUDIO_DEPENDENT_TARGETS = {"distance_relative": {"audio.delta_level_db"}}
+# target patterns of params only a recorded source writes (source=clips: the transform's amount)
+SOURCE_DEPENDENT_TARGETS = {"pitch_relative": {"sounds.*.shift_cents", "delta.shift_cents"}}
 
 
 def tasks() -> list[tuple[str, type[Task]]]:
@@ -79,9 +81,20 @@ def _features(task: Task) -> set[str]:
 def test_every_audit_target_pattern_matches_a_feature_the_task_produces(name):
     task = task_of(name)
     found = _features(task)
-    optional = AUDIO_DEPENDENT_TARGETS.get(name, set())
+    optional = AUDIO_DEPENDENT_TARGETS.get(name, set()) | SOURCE_DEPENDENT_TARGETS.get(name, set())
     unmatched = [p for p in type(task).audit.target_features if not fnmatch.filter(found, p) and p not in optional]
     assert unmatched == [], f"{name}: target_features {unmatched} match none of {sorted(found)}"
+
+
+@pytest.mark.parametrize("name", sorted(SOURCE_DEPENDENT_TARGETS))
+def test_source_dependent_targets_match_a_feature_of_a_recorded_source(name):
+    from auralgen.sounds.corpus import SourceConfig
+    from auralgen.tasks.base import AudioConfig
+
+    cls = TASKS.get(name)
+    clips = SourceConfig(kind="clips", dir=str(Path(__file__).parent / "data" / "real_sounds"))
+    found = _features(cls(cls.Config(name=name), AudioConfig(source=clips)))
+    assert all(fnmatch.filter(found, p) for p in SOURCE_DEPENDENT_TARGETS[name]), sorted(found)
 
 
 def _complete_task(**attrs) -> type[Task]:

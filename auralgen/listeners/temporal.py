@@ -137,8 +137,30 @@ def reorder(clips: Sequence[np.ndarray], sample_rate: int) -> tuple[tuple[int, .
     return best[1], best[2], best[0]
 
 
+SHIFT_MATCH = 0.5  # shifted_copies: log-spectra this correlated at their best lag are one sound, moved
+SHIFT_MIN_CENTS = 20.0  # ... and their shifts must differ this much to set an order
+
+
+def shifted_copies(clips: Sequence[np.ndarray], sample_rate: int) -> tuple[int, ...] | None:
+    """The order (0-based, lowest first) of clips that are one sound moved in pitch -- each clip's
+    log-spectrum matches the first's, shifted (:func:`auralgen.measure.pitch.spectral_shift`) --
+    or None when they are not (a level process, or different sounds)."""
+    from auralgen.measure.pitch import spectral_shift
+
+    mono = [
+        np.asarray(c, dtype=np.float64).mean(axis=0) if np.ndim(c) == 2 else np.asarray(c, dtype=np.float64)
+        for c in clips
+    ]
+    found = [(0.0, 1.0)] + [spectral_shift(mono[0], x, sample_rate) for x in mono[1:]]
+    shifts = sorted(c for c, _ in found)
+    if min(m for _, m in found) < SHIFT_MATCH or min(b - a for a, b in zip(shifts, shifts[1:])) < SHIFT_MIN_CENTS:
+        return None
+    return tuple(int(k) for k in np.argsort([c for c, _ in found], kind="stable"))
+
+
 def temporal_reorder(question, options, clips, sample_rate) -> int:
-    found = reorder(clips, sample_rate)
+    copies = shifted_copies(clips, sample_rate)
+    found = (copies,) if copies is not None else reorder(clips, sample_rate)
     if found is None:
         return no_answer(options)
     want = tuple(k + 1 for k in found[0])

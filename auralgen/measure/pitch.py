@@ -246,10 +246,18 @@ SHIFT_FLOOR = 1e-3  # log-spectra floored 60 dB below their peak (silence carrie
 
 
 def spectral_shift_cents(reference, x, sample_rate, *, max_cents: float = 1200.0, fmin_hz: float = 60.0) -> float:
+    """How far (cents) ``x``'s spectrum sits above ``reference``'s (:func:`spectral_shift`)."""
+    return spectral_shift(reference, x, sample_rate, max_cents=max_cents, fmin_hz=fmin_hz)[0]
+
+
+def spectral_shift(
+    reference, x, sample_rate, *, max_cents: float = 1200.0, fmin_hz: float = 60.0
+) -> tuple[float, float]:
     """How far (cents) ``x``'s spectrum sits above ``reference``'s: the lag of the largest
     cross-correlation of their log-frequency, log-magnitude spectra, searched within
     ``+-max_cents``. Works for any sound a pitch shifter moved (a drum as well as a note), where an
-    f0 tracker needs a pitch; 5-cent resolution."""
+    f0 tracker needs a pitch; 5-cent resolution. Returns ``(cents, match)``, ``match`` the
+    correlation coefficient of the two log-spectra at that lag (1: one is the other, shifted)."""
     from auralgen.measure.common import as_mono, check_rate
 
     sr = check_rate(sample_rate)
@@ -265,4 +273,6 @@ def spectral_shift_cents(reference, x, sample_rate, *, max_cents: float = 1200.0
         logs.append(v - v.mean())
     xc = np.correlate(logs[1], logs[0], "full")
     mid, w = len(grid) - 1, int(round(max_cents / 1200.0 * SHIFT_BINS_PER_OCTAVE))
-    return float(np.argmax(xc[mid - w : mid + w + 1]) - w) * 1200.0 / SHIFT_BINS_PER_OCTAVE
+    lag = int(np.argmax(xc[mid - w : mid + w + 1])) - w
+    norm = float(np.sqrt(np.sum(logs[0] ** 2) * np.sum(logs[1] ** 2))) or 1.0
+    return lag * 1200.0 / SHIFT_BINS_PER_OCTAVE, float(xc[mid + lag]) / norm

@@ -41,7 +41,7 @@ from auralgen.core.errors import ParameterError
 SOURCE_KINDS = ("procedural", "folder", "hf", "clips")
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".aif", ".aiff")
 METADATA_FILES = ("metadata.csv", "metadata.jsonl")
-INSTALL_HINT = "source=clips needs pedalboard (Rubber Band); install it with: pip install 'auralgen[clips]'"
+INSTALL_HINT = "source=clips needs librosa (pitch shift, time stretch); install it with: pip install 'auralgen[clips]'"
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ def check_source(data: Any) -> SourceConfig:
         if cfg.kind == "clips":
             import importlib.util
 
-            if importlib.util.find_spec("pedalboard") is None:
+            if importlib.util.find_spec("librosa") is None:
                 raise ParameterError(INSTALL_HINT)
         load_corpus(cfg)
     return cfg

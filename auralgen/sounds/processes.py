@@ -121,7 +121,7 @@ class Scale(Process):
 @register_source
 class RecordingSteps(SoundSource):
     """A recording (``source=folder|hf|clips``) played three times, each time ``step_cents`` higher
-    (Rubber Band; ``12 * extent`` semitones over the three), one play per segment: the order is in
+    (librosa; ``12 * extent`` semitones over the three), one play per segment: the order is in
     the pitch alone (the task sets every segment to the same RMS)."""
 
     kind = "recording"

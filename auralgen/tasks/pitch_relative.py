@@ -31,7 +31,10 @@ class PitchRelativeConfig(CompareConfig):
 @register
 class PitchRelative(CompareTask):
     name = "pitch_relative"
-    audit = AuditSpec((*RELATIVE_FEATURES, "sounds.*.freq_hz", "delta.freq_hz"), listener_easiest="max")
+    audit = AuditSpec(
+        (*RELATIVE_FEATURES, "sounds.*.freq_hz", "delta.freq_hz", "sounds.*.shift_cents", "delta.shift_cents"),
+        listener_easiest="max",
+    )
     listener = staticmethod(listen.pitch_relative)
     attribute = "pitch"
     level_unit = "cents"
@@ -49,7 +52,7 @@ class PitchRelative(CompareTask):
         return 2.0 ** (max(cfg.levels) / 2400.0)
 
     def make_pair(self, rng, base, direction, cents):
-        if base["kind"] == "clip":  # a recording shifted by -/+ half the difference (Rubber Band), then measured
+        if base["kind"] == "clip":  # a recording shifted by -/+ half the difference (librosa), then measured
             d = float(self.tone.sample(rng))
             half = self.sign(direction) * cents / 2.0 + 0.0  # + 0.0: no "-0.0" in the recipe
             a = {**base, "shift_cents": -half, "duration_s": d, "level_db_spl": float(self.level.sample(rng))}

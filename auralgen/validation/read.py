@@ -83,6 +83,8 @@ def run_config_of(manifest: dict, path) -> RunConfig:
                "max_resample": c["max_resample"], "validate": c["validate"], "export": c["export"],
                "suite_name": c["suite"], "tasks": {t["name"]: t for t in c["tasks"]}, "workers": 1,
                "progress": False, "out": str(path)}  # fmt: skip
+    if c["audio"].get("source"):  # a recorded source (its root as the run gave it)
+        mapping["source"] = c["audio"]["source"]
     return validate(mapping)
 
 

@@ -33,7 +33,7 @@ def requirements(group: list[str]) -> dict[str, Requirement]:
 LAZY_EXTRAS = {
     "adaptive": {"questplus": {"auralgen/evaluation/adaptive/quest.py"}},  # mode=adaptive
     "ray": {"ray": {"auralgen/execution/ray.py"}},  # executor=ray
-    "clips": {"pedalboard": {"auralgen/sounds/transforms.py"}},  # source=clips: pitch shift / time stretch
+    "clips": {"librosa": {"auralgen/sounds/transforms.py"}},  # source=clips: pitch shift / time stretch
     "hf": {"datasets": {"auralgen/sounds/corpus.py"}},  # source=hf: a save_to_disk folder
 }
 CODE = [*sorted(ROOT.glob("auralgen/**/*.py")), ROOT / "generate.py", ROOT / "evaluate.py"]

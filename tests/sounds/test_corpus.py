@@ -19,7 +19,6 @@ from auralgen.core.errors import ParameterError
 from auralgen.generation.run import run as generate
 from auralgen.measure import cents, f0_hz
 from auralgen.sounds.corpus import SourceConfig, check_source, load_corpus, read_entry, sound_name
-from auralgen.tasks.base import AudioConfig, task_class
 from tests.support.builders import ROOT, params_of, read_rows, small_run
 
 REAL = ROOT / "tests" / "data" / "real_sounds"
@@ -128,23 +127,23 @@ def test_clip_items_are_measured_and_byte_identical(clip_sets, task):
 
 
 def test_a_shift_is_what_the_f0_says():
-    """The transform itself: Rubber Band's shift of a flute note measured by the f0 tracker."""
-    task = task_class("pitch_relative")(task_class("pitch_relative").Config(name="pitch_relative"),
-                                        AudioConfig(source=SourceConfig(kind="clips", dir=str(REAL))))  # fmt: skip
+    """The transform itself, as pitch_relative uses it: a note shifted by -/+ half a difference, the
+    two f0s (0.25 s at the middle) apart by the difference within the task's tolerance -- for most
+    notes (the rest is what the measurement gate redraws), and never far off in the wrong direction."""
     from auralgen.sounds.tones import TONES
 
-    spec = {
-        "kind": "clip",
-        **load_corpus(SourceConfig(kind="clips", dir=str(REAL))).pick(
-            np.random.default_rng(1), duration_s=0.8, label="flute"
-        ),
-    }
-    f = []
-    for shift in (0.0, 100.0, -200.0):
-        x = TONES.render({**spec, "duration_s": 0.8, "shift_cents": shift}, task.sample_rate)
-        f.append(f0_hz(x[3000:9000], task.sample_rate))
-    assert cents(f[0], f[1]) == pytest.approx(100.0, abs=3.0)
-    assert cents(f[0], f[2]) == pytest.approx(-200.0, abs=4.0)
+    corpus = load_corpus(SourceConfig(kind="clips", dir=str(REAL)))
+    errors = []
+    for k, label in enumerate(("flute", "violin", "piano", "guitar") * 3):
+        spec = {"kind": "clip", **corpus.pick(np.random.default_rng(k), duration_s=0.8, label=label)}
+        diff = (50.0, 200.0, 1200.0)[k % 3]
+        f = []
+        for shift in (-diff / 2, diff / 2):
+            x = TONES.render({**spec, "duration_s": 0.8, "shift_cents": shift}, 16000)
+            mid = len(x) // 2
+            f.append(f0_hz(x[mid - 2000 : mid + 2000], 16000))
+        errors.append(abs(cents(f[0], f[1]) - diff) / max(3.0, 0.02 * diff))
+    assert np.mean(np.array(errors) <= 1.0) >= 0.75 and np.median(errors) < 0.5
 
 
 def test_sound_names():

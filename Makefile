@@ -5,8 +5,10 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 export PRA_NUM_THREADS := 1
 export NUMBA_CACHE_DIR := $(CURDIR)/.auralgen_cache/numba
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT     := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends
 
-.PHONY: help install dataset test test-slow golden eval bench lint clean
+.PHONY: help install dataset test test-slow soundfont golden eval bench lint clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -27,9 +29,14 @@ dataset: $(STAMP)  ## generate the default suite into data/default/ (no network)
 test: $(STAMP)  ## run the test suite (fast tests; slow ones are marked) on 2 processes (pytest-xdist)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
-test-slow: $(STAMP)  ## run only the slow tests (installs the ray extra: a 2-node Ray cluster test)
-	$(BIN)/pip install -q -e '.[dev,ray]'
+test-slow: $(STAMP) soundfont  ## run only the slow tests (installs the ray extra and FluidSynth: cluster and SoundFont tests)
+	$(BIN)/pip install -q -e '.[dev,ray,soundfont]'
 	$(BIN)/python -m pytest -q -m slow
+
+soundfont: $(STAMP)  ## source=soundfont: FluidSynth and the Fluid R3 GM SoundFont (Debian packages; root or sudo), pyfluidsynth
+	@dpkg -s libfluidsynth3 fluid-soundfont-gm >/dev/null 2>&1 || $(APT) libfluidsynth3 fluid-soundfont-gm \
+	  || { $(SUDO) apt-get update -qq && $(APT) libfluidsynth3 fluid-soundfont-gm; }
+	$(BIN)/pip install -q -e '.[dev,soundfont]'
 
 golden: $(STAMP)  ## check the default suite's shard SHA-256s against tests/golden/ (seed 0, workers 1 and 2)
 	$(BIN)/python bench/golden.py check default fast

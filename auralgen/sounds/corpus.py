@@ -7,6 +7,7 @@ draws it from::
     source=folder source.dir=DIR            an ``audiofolder``-style labelled corpus
     source=hf source.path=DIR               a local Hugging Face dataset (save_to_disk or parquet)
     source=clips source.dir=DIR             a user's recordings, transformed with measured labels
+    source=soundfont [source.soundfont=SF2] notes of sampled instruments (:mod:`auralgen.sounds.soundfont`)
 
 A folder follows the Hugging Face ``audiofolder`` convention, so ``load_dataset("audiofolder",
 data_dir=DIR)`` reads the same files: either ``DIR/metadata.csv`` (or ``metadata.jsonl``) with a
@@ -29,7 +30,7 @@ import hashlib
 import io
 import json
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import gcd
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,8 @@ import numpy as np
 
 from auralgen.core.errors import ParameterError
 
-SOURCE_KINDS = ("procedural", "folder", "hf", "clips")
+SOURCE_KINDS = ("procedural", "folder", "hf", "clips", "soundfont")
+LABELLED = ("folder", "hf", "soundfont")  # sources whose sounds have a class the options can name
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".aif", ".aiff")
 METADATA_FILES = ("metadata.csv", "metadata.jsonl")
 INSTALL_HINT = "source=clips needs librosa (pitch shift, time stretch); install it with: pip install 'auralgen[clips]'"
@@ -58,24 +60,41 @@ class SourceConfig:
     license: str | None = None  # stated license of every file that has none (explicit override)
     classes: tuple | None = None  # keep only these labels (None: all)
     min_duration_s: float = 0.3  # shorter files are left out (and counted)
+    soundfont: str | None = None  # soundfont: the .sf2 (None: Debian's Fluid R3 GM, MIT)
+    programs: tuple | None = None  # soundfont: General MIDI programs of bank 0 (None: eight instruments)
+    notes: tuple = (48, 55, 60, 67, 72)  # soundfont: MIDI keys
+    velocities: tuple = (64, 100)  # soundfont: MIDI velocities
+    note_s: float = 1.0  # soundfont: how long each note is held (its release follows)
 
     @property
     def recorded(self) -> bool:
         return self.kind != "procedural"
 
 
-_RECORDED = ("folder", "hf", "clips")
+_RECORDED = ("folder", "hf", "clips", "soundfont")
+_FILES = ("folder", "hf", "clips")
+_SF = ("soundfont",)
 USED_FIELDS = {  # field -> the kinds that read it
     "dir": ("folder", "clips"),
     "path": ("hf",),
-    "label_column": _RECORDED,
+    "label_column": _FILES,
     "audio_column": ("hf",),
-    "license_column": _RECORDED,
-    "attribution_column": _RECORDED,
+    "license_column": _FILES,
+    "attribution_column": _FILES,
     "license": _RECORDED,
     "classes": _RECORDED,
     "min_duration_s": _RECORDED,
+    "soundfont": _SF,
+    "programs": _SF,
+    "notes": _SF,
+    "velocities": _SF,
+    "note_s": _SF,
 }
+
+
+# every key of a recipe (Corpus.pick): the file's, then the extras of an HF row or a SoundFont note
+RECIPE_KEYS = ("source", "root", "file", "label", "license", "attribution", "sha256", "offset_s",
+               "audio_column", "instrument", "program", "note", "velocity", "hold_s", "synth")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -86,6 +105,7 @@ class Entry:
     attribution: str
     sha256: str
     duration_s: float
+    extra: tuple = ()  # (name, value) pairs the recipe carries besides the file (hf: audio_column; soundfont: the note)
 
 
 def check_source(data: Any) -> SourceConfig:
@@ -98,13 +118,18 @@ def check_source(data: Any) -> SourceConfig:
     default = SourceConfig(kind=cfg.kind)
     for name in USED_FIELDS:  # an override the chosen kind never reads is refused, not ignored
         if cfg.kind not in USED_FIELDS[name] and getattr(cfg, name) != getattr(default, name):
-            takers = "|".join(USED_FIELDS[name])
+            takers, value = "|".join(USED_FIELDS[name]), getattr(cfg, name)
+            value = list(value) if isinstance(value, tuple) else value
             raise ParameterError(
-                f"source.{name}={getattr(cfg, name)!r} has no effect with source={cfg.kind}; allowed: source={takers}"
+                f"source.{name}={value!r} has no effect with source={cfg.kind}; allowed: source={takers}"
             )
-    if cfg.classes is not None:
-        cfg = SourceConfig(**{**cfg.__dict__, "classes": tuple(str(c) for c in cfg.classes)})
-    if cfg.recorded:
+    cfg = _tupled(cfg)
+    if cfg.kind == "soundfont":
+        from auralgen.sounds import soundfont
+
+        soundfont.check_installed(str(_root(cfg)))
+        load_corpus(cfg)
+    elif cfg.recorded:
         key = "source.path" if cfg.kind == "hf" else "source.dir"
         if (cfg.path if cfg.kind == "hf" else cfg.dir) is None:
             raise ParameterError(f"{key} is missing; allowed: {key}=<folder> with source={cfg.kind}")
@@ -117,9 +142,24 @@ def check_source(data: Any) -> SourceConfig:
     return cfg
 
 
+def _tupled(cfg: SourceConfig) -> SourceConfig:
+    """List fields as tuples (the config is an lru_cache key), classes as strings, MIDI values as ints."""
+    ints = {
+        k: tuple(int(v) for v in getattr(cfg, k))
+        for k in ("programs", "notes", "velocities")
+        if getattr(cfg, k) is not None
+    }
+    classes = {"classes": tuple(str(c) for c in cfg.classes)} if cfg.classes is not None else {}
+    return SourceConfig(**{**cfg.__dict__, **ints, **classes})
+
+
 def _root(cfg: SourceConfig) -> Path:
     """The corpus root as the config gives it (relative to the working directory when relative):
     recipes store this string, so the same config writes the same bytes wherever the project lives."""
+    if cfg.kind == "soundfont":
+        from auralgen.sounds.soundfont import DEFAULT_SF2
+
+        return Path(cfg.soundfont or DEFAULT_SF2)
     return Path(cfg.path if cfg.kind == "hf" else cfg.dir)
 
 
@@ -139,18 +179,18 @@ def _decode(data: bytes, name: str) -> tuple[np.ndarray, int]:
     return x.mean(axis=1), int(sr)
 
 
-def _regular(p: Path, key: str) -> None:
-    """``p`` is a regular file (a named pipe would block the first read forever)."""
+def regular_file(p: Path, where: str, allowed: str = "regular audio files") -> None:
+    """``p`` is a regular file after symlinks, checked without opening it (opening a named pipe
+    would wait forever for a writer); else one line naming ``where`` it is and what it is."""
     try:
         mode = p.stat().st_mode
     except OSError as exc:
         raise ParameterError(
-            f"{key} file {p.name!r} cannot be read ({exc.strerror}); allowed: regular audio files"
+            f"{where} holds {p.name!r}, which cannot be read ({exc.strerror}); allowed: {allowed}"
         ) from None
     if not stat.S_ISREG(mode):
-        raise ParameterError(
-            f"{key} file {p.name!r} is not a regular file; allowed: regular audio files (or symlinks to them)"
-        )
+        kind = "a named pipe" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+        raise ParameterError(f"{where} holds {p.name!r}, {kind}; allowed: {allowed} (or symlinks to them)")
 
 
 def _folder_rows(cfg: SourceConfig, root: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -226,13 +266,14 @@ class Corpus:
     ) -> dict[str, Any]:
         """The recipe of a ``duration_s`` piece of one entry (of ``label`` if given): the entry
         uniformly among those long enough (a shorter one is used whole, padded), then the offset
-        uniformly inside it (two draws, in that order); ``at_start``: the file's start (one draw),
-        for events whose onset is the recording's own attack."""
+        uniformly inside it (two draws, in that order); ``at_start`` (and every SoundFont note): the
+        file's start (one draw), for events whose onset is the recording's own attack."""
         pool = self.of_label(label) if label is not None else self.entries
         long_enough = [e for e in pool if e.duration_s >= duration_s] or list(pool)
         if not long_enough:
             raise ParameterError(f"source has no file of class {label!r}; allowed: {list(self.labels)}")
         e = long_enough[int(rng.integers(len(long_enough)))]
+        at_start = at_start or self.kind == "soundfont"  # a note is played from its onset
         spare = 0.0 if at_start else max(0.0, e.duration_s - duration_s)
         offset = float(rng.uniform(0.0, spare)) if spare > 0 else 0.0
         return {
@@ -244,6 +285,7 @@ class Corpus:
             "attribution": e.attribution,
             "sha256": e.sha256,
             "offset_s": round(offset, 6),
+            **dict(e.extra),
         }
 
     def card_rows(self) -> list[dict[str, str]]:
@@ -253,31 +295,41 @@ class Corpus:
         ]
 
 
-@functools.lru_cache(maxsize=8)
-def load_corpus(cfg: SourceConfig) -> Corpus:
-    """Read (and check) every file of the source once per process."""
-    root = _root(cfg)
-    entries, skipped = [], []
-    if cfg.kind == "hf":
-        items = _hf_items(cfg, root)
-        key = "source.path"
+def _drawn(cfg: SourceConfig, root: Path) -> tuple[str, list[Entry]]:
+    """The config key that names the source, and every entry it offers (before the class filter)."""
+    if cfg.kind == "soundfont":
+        from auralgen.sounds.soundfont import note_entries
+
+        return "source.soundfont", [Entry(**e) for e in note_entries(cfg, str(root))]
+    if cfg.kind == "hf":  # the recipe names the audio column: read_entry decodes the row from it
+        extra = (("audio_column", cfg.audio_column),)
+        return "source.path", [
+            replace(_entry(cfg, n, r, d, "source.path"), extra=extra) for n, r, d in _hf_items(cfg, root)
+        ]
     else:
-        key = "source.dir"
-        items = []
+        key, items = "source.dir", []
         for name, row in _folder_rows(cfg, root):
             p = root / name
             if not p.exists():
                 raise ParameterError(
                     f"source.dir metadata names {name!r}, which does not exist; allowed: files inside {cfg.dir!r}"
                 )
-            _regular(p, key)
+            regular_file(p, f"{key}={cfg.dir!r}")
             items.append((name, row, p.read_bytes()))
-    for name, row, data in items:
-        e = _entry(cfg, name, row, data, key)
+    return key, [_entry(cfg, name, row, data, key) for name, row, data in items]  # fmt: skip
+
+
+@functools.lru_cache(maxsize=8)
+def load_corpus(cfg: SourceConfig) -> Corpus:
+    """Read (and check) every file of the source once per process."""
+    root = _root(cfg)
+    entries, skipped = [], []
+    key, drawn = _drawn(cfg, root)
+    for e in drawn:
         if cfg.classes is not None and e.label not in cfg.classes:
             continue
         if e.duration_s < cfg.min_duration_s:
-            skipped.append((name, f"shorter than source.min_duration_s={cfg.min_duration_s}"))
+            skipped.append((e.file, f"shorter than source.min_duration_s={cfg.min_duration_s}"))
             continue
         entries.append(e)
     if cfg.classes is not None:
@@ -332,16 +384,23 @@ def _hf_items(cfg: SourceConfig, root: Path) -> list[tuple[str, dict[str, Any], 
     return out
 
 
+@functools.lru_cache(maxsize=4)
+def _hf_bytes(root: str, audio_column: str) -> dict[str, bytes]:
+    """``#row -> audio bytes`` of a local HF dataset, read once per process."""
+    return {n: d for n, _, d in _hf_items(SourceConfig(kind="hf", path=root, audio_column=audio_column), Path(root))}
+
+
 @functools.lru_cache(maxsize=256)
 def _decoded(root: str, file: str, sha256: str, sample_rate: int, audio_column: str) -> np.ndarray:
     if file.startswith("#"):
-        items = {
-            n: d for n, _, d in _hf_items(SourceConfig(kind="hf", path=root, audio_column=audio_column), Path(root))
-        }
-        data = items[file]
+        data = _hf_bytes(root, audio_column).get(file)
+        if data is None:
+            raise ParameterError(
+                f"source file {file!r} is not a row of {root!r}; allowed: the dataset the recipe names"
+            )
     else:
         p = Path(root) / file
-        _regular(p, "source.dir")
+        regular_file(p, f"source.dir={root!r}")
         data = p.read_bytes()
     if _sha(data) != sha256:
         raise ParameterError(
@@ -357,12 +416,19 @@ def _decoded(root: str, file: str, sha256: str, sample_rate: int, audio_column: 
     return x
 
 
-def read_entry(spec: dict[str, Any], sample_rate: int, duration_s: float, *, audio_column: str = "audio") -> np.ndarray:
+def read_entry(spec: dict[str, Any], sample_rate: int, duration_s: float, *, shift_cents: float = 0.0) -> np.ndarray:
     """The ``duration_s`` piece of the recipe's file at ``offset_s`` (mono float64 at ``sample_rate``;
-    zero-padded past the file's end)."""
+    zero-padded past the file's end). ``shift_cents`` only for a soundfont note (played at that pitch)."""
     from auralgen.synth import n_samples
 
-    x = _decoded(spec["root"], spec["file"], spec["sha256"], int(sample_rate), audio_column)
+    if spec.get("source") == "soundfont":
+        from auralgen.sounds.soundfont import render
+
+        x = render(spec, int(sample_rate), shift_cents)
+    elif shift_cents:
+        raise ParameterError(f"a {spec.get('source')} recording cannot be played shifted; allowed: source=soundfont")
+    else:
+        x = _decoded(spec["root"], spec["file"], spec["sha256"], int(sample_rate), spec.get("audio_column", "audio"))
     a = n_samples(spec.get("offset_s", 0.0), sample_rate)
     n = n_samples(duration_s, sample_rate)
     piece = x[a : a + n]

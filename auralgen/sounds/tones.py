@@ -79,7 +79,8 @@ PITCHED = TONES.kinds("pitched")
 class Clip(SoundSource):
     """A piece of a recorded file (``source=clips|folder|hf``; :mod:`auralgen.sounds.corpus`),
     optionally moved in pitch (``shift_cents``) and time (read ``source_s``, stretched to
-    ``duration_s``) by :func:`auralgen.sounds.transforms.stretch_shift`. The task measures the
+    ``duration_s``) by :func:`auralgen.sounds.transforms.stretch_shift`; a SoundFont note
+    (``source=soundfont``) is played at the shifted pitch instead. The task measures the
     result; the recipe holds the file, its hash, license and offset, so it re-renders bit for bit."""
 
     kind = "clip"
@@ -96,6 +97,9 @@ class Clip(SoundSource):
         from auralgen.sounds.corpus import read_entry
         from auralgen.sounds.transforms import stretch_shift
 
-        d = spec["duration_s"]
+        d, shift = spec["duration_s"], spec.get("shift_cents", 0.0)
+        if spec.get("source") == "soundfont":  # a sampled note is played at the shifted pitch, not processed
+            x = read_entry(spec, sample_rate, spec.get("source_s", d), shift_cents=shift)
+            return stretch_shift(x, sample_rate, duration_s=d)
         x = read_entry(spec, sample_rate, spec.get("source_s", d))
-        return stretch_shift(x, sample_rate, duration_s=d, shift_cents=spec.get("shift_cents", 0.0))
+        return stretch_shift(x, sample_rate, duration_s=d, shift_cents=shift)

@@ -93,3 +93,30 @@ def render_tilted(sound: dict, sample_rate: int, ramp_s: float) -> np.ndarray:
     x = np.resize(one, n_samples(sound["duration_s"], sample_rate))
     x = apply_ramps(x, sample_rate=sample_rate, ramp_s=ramp_s)
     return set_loudness_lufs(x, sample_rate, sound["loudness_lufs"])
+
+
+SHELF_RANGE_DB = (-36.0, 36.0)  # shelf gains a recorded sound's brightness is moved within
+
+
+def high_shelf(x: np.ndarray, sample_rate: int, corner_hz: float, gain_db: float) -> np.ndarray:
+    """``x`` through a second-order high shelf: ``gain_db`` above ``corner_hz``, 0 dB below (the
+    shelf of R. Bristow-Johnson's Audio EQ Cookbook, slope S = 1), float64, zero initial state."""
+    from scipy.signal import lfilter
+
+    if gain_db == 0.0:
+        return np.asarray(x, dtype=np.float64)
+    a = 10.0 ** (gain_db / 40.0)
+    w0 = 2.0 * math.pi * corner_hz / sample_rate
+    cw, alpha = math.cos(w0), math.sin(w0) / 2.0 * math.sqrt(2.0)
+    ra = 2.0 * math.sqrt(a) * alpha
+    b = [a * ((a + 1) + (a - 1) * cw + ra), -2 * a * ((a - 1) + (a + 1) * cw), a * ((a + 1) + (a - 1) * cw - ra)]
+    den = [(a + 1) - (a - 1) * cw + ra, 2 * ((a - 1) - (a + 1) * cw), (a + 1) - (a - 1) * cw - ra]
+    return lfilter(b, den, np.asarray(x, dtype=np.float64))
+
+
+def render_shelved(piece: np.ndarray, sound: dict, sample_rate: int, ramp_s: float) -> np.ndarray:
+    """One recorded sound of a brightness pair: ``piece`` through the recipe's high shelf
+    (``shelf_hz``, ``shelf_db``), ramps, at its LUFS (1-D float64)."""
+    x = high_shelf(piece, sample_rate, sound["shelf_hz"], sound["shelf_db"])
+    x = apply_ramps(x, sample_rate=sample_rate, ramp_s=ramp_s)
+    return set_loudness_lufs(x, sample_rate, sound["loudness_lufs"])

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from auralgen.core.errors import ParameterError
+from auralgen.sounds.corpus import RECIPE_KEYS
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CREST
 from auralgen.tasks.base import require
@@ -103,8 +104,7 @@ def end_s(sequence: dict) -> float:
 
 
 # the recipe keys every event of a sequence shares: a tone's spectrum, or a recording (Corpus.pick)
-SPECTRAL_KEYS = ("kind", "freq_hz", "n_harmonics", "noise_seed", "color",
-                 "source", "root", "file", "label", "license", "attribution", "sha256", "offset_s")  # fmt: skip
+SPECTRAL_KEYS = ("kind", "freq_hz", "n_harmonics", "noise_seed", "color", *RECIPE_KEYS)
 
 
 def sounds_of(sequence: dict) -> list[dict[str, Any]]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import stat
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -34,6 +33,7 @@ from auralgen.rooms.images import FDL2
 from auralgen.rooms.receivers import Binaural, Tetrahedral, receiver_from_config
 from auralgen.rooms.scene import convolve, expected_drr_db, spatial_rir
 from auralgen.rooms.spec import WALL_MARGIN_M, RoomSpec, load_preset, room_from_config, room_names
+from auralgen.sounds.corpus import regular_file
 from auralgen.sounds.spatial import SOURCE_KINDS, SPATIAL, source_signal
 from auralgen.synth.levels import db_spl_to_rms, set_level_db_spl
 from auralgen.tasks import _sounds as S
@@ -110,19 +110,7 @@ def source_files(directory: str, key: str = "sources_dir") -> list[Path]:
         raise ParameterError(f"{key}={directory!r} is not a directory; allowed: a folder of WAV/FLAC files")
     files = sorted(p for p in d.iterdir() if p.suffix.lower() in AUDIO_SUFFIXES)
     for p in files:
-        try:
-            mode = p.stat().st_mode  # follows symlinks; never opens the file
-        except OSError as exc:
-            raise ParameterError(
-                f"{key}={directory!r} holds {p.name!r}, which cannot be read ({exc.strerror}); allowed: regular WAV/FLAC files"
-            ) from None
-        if not stat.S_ISREG(mode):
-            kind = (
-                "a named pipe" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) else "not a regular file"
-            )
-            raise ParameterError(
-                f"{key}={directory!r} holds {p.name!r}, {kind}; allowed: regular WAV/FLAC files (or symlinks to them)"
-            )
+        regular_file(p, f"{key}={directory!r}", "regular WAV/FLAC files")
     if not files:
         raise ParameterError(f"{key}={directory!r} has no .wav or .flac file; allowed: a folder of WAV/FLAC files")
     return files

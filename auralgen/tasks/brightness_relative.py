@@ -8,6 +8,14 @@ so that each sound's centroid is the recipe's (:mod:`auralgen.synth.brightness`)
 geometrically on a centroid drawn independently of the answer, and which sound is brighter is drawn
 uniformly, so neither position, level nor F0 predicts the answer. The clip length is fixed (``clip_s``).
 
+With a recorded source (``source=clips|folder|hf|soundfont``) both sounds are one piece of a
+recording, each through a second-order high shelf at the piece's own centroid
+(:func:`auralgen.synth.brightness.high_shelf`) whose gain is solved (Brent's method) so that the
+centroid of the sound's steady part -- the window ``measure`` reads -- is the piece's centroid times
+``sqrt(1 + level / 100)`` for the brighter one and divided by it for the darker one, then both are
+set to the drawn loudness. A difference the shelf cannot reach on that piece (+/- 36 dB) fails the
+measurement, and the item is redrawn.
+
 ``measure`` reads each sound's spectral centroid from its steady part
 (:func:`auralgen.measure.brightness.spectral_centroid_hz`); the item is valid when the measured
 difference equals the level within :data:`TOLERANCE_PERCENT` (signed by the labelled direction) and
@@ -31,12 +39,14 @@ import numpy as np
 from auralgen.core.qa import QA
 from auralgen.listeners import brightness as listen
 from auralgen.measure.brightness import spectral_centroid_hz
+from auralgen.sounds.tones import TONES
 from auralgen.synth import brightness as B
-from auralgen.synth import loudness_lufs
+from auralgen.synth import loudness_lufs, n_samples
 from auralgen.tasks import _sounds as S
 from auralgen.tasks import _timbre_onset as T
 from auralgen.tasks._compare import CompareTask, check_config, within
 from auralgen.tasks.base import (
+    RECORDED_TOO,
     RELATIVE_FEATURES,
     AudioConfig,
     AuditSpec,
@@ -73,11 +83,12 @@ class BrightnessRelative(CompareTask):
     # favours high frequencies: the RMS difference is driven by the centroid difference itself
     audit = AuditSpec(
         (*RELATIVE_FEATURES, "sounds.*.tilt_db_per_octave", "sounds.*.centroid_hz", "delta.tilt_db_per_octave",
-         "delta.centroid_hz", "audio.delta_level_db"),
+         "delta.centroid_hz", "audio.delta_level_db", "sounds.*.shelf_db", "delta.shelf_db"),
         listener_easiest="max",
     )  # fmt: skip
     listener = staticmethod(listen.brightness_relative)
     attribute = "brightness"
+    takes_sources = RECORDED_TOO  # a recording through a high shelf solved for the centroid; measured as before
     level_unit = "percent"
     easier = "larger"
     Config = BrightnessRelativeConfig
@@ -105,6 +116,9 @@ class BrightnessRelative(CompareTask):
     @classmethod
     def validate_config(cls, cfg, audio, key):
         cls.check_differences(cfg, key)
+        if S.check_recorded(key, cfg, audio, fields=("f0_hz", "centroid_hz", "max_freq_hz")):
+            T.check_common(cfg, key, relative=True)  # the spectrum is the recording's, moved by a shelf
+            return
         half = math.sqrt(1 + max(cfg.levels) / 100.0)
         c = S.dist(f"{key}.centroid_hz", cfg.centroid_hz, low=1e-9)
         T.check_brightness(cfg, audio, key, S.min_of(c) / half, S.max_of(c) * half, relative=True)
@@ -112,6 +126,8 @@ class BrightnessRelative(CompareTask):
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
         direction = self.draw_direction(rng, level)
+        if self.audio.source.recorded:
+            return self._sample_recorded(rng, level, direction)
         sr = self.sample_rate
         period = B.period_samples(float(self.f0.sample(rng)), sr)
         k = B.harmonic_numbers(period, sr, self.cfg.max_freq_hz)
@@ -128,8 +144,27 @@ class BrightnessRelative(CompareTask):
         return {"sample_rate_hz": sr, "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "direction": direction,
                 "difference": level.value, "base_centroid_hz": centre, "sounds": sounds}  # fmt: skip
 
+    def _sample_recorded(self, rng: np.random.Generator, level, direction: str) -> dict[str, Any]:
+        """Both sounds one piece of a recording, shelved apart in centroid by the level (module docstring)."""
+        sr, ramp = self.sample_rate, n_samples(self.cfg.ramp_s, self.sample_rate)
+        d = float(self.tone.sample(rng))
+        clip = {**S.draw_clip(rng, self.audio.source, d), "duration_s": d}
+        piece = TONES.render(clip, sr)
+        c0 = spectral_centroid_hz(piece[ramp : len(piece) - ramp], sr)
+        step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
+        lufs = float(self.loudness.sample(rng))
+        corner = round(c0, 3) if math.isfinite(c0) else 1000.0
+        sounds = [{**clip, "shelf_hz": corner, "shelf_db": shelf_gain_db(piece, sr, ramp, corner, c0 * f),
+                   "loudness_lufs": lufs} for f in (1.0 / step, step)]  # fmt: skip
+        t1, t2 = S.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
+        sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
+        return {"sample_rate_hz": sr, "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "direction": direction,
+                "difference": level.value, "base_centroid_hz": round(c0, 3), "sounds": sounds}  # fmt: skip
+
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         ramp_s = params["ramp_s"]
+        if params["sounds"][0].get("kind") == "clip":
+            return [T.render_placed(params, lambda s, sr: B.render_shelved(TONES.render(s, sr), s, sr, ramp_s))]
         return [T.render_placed(params, lambda s, sr: B.render_tilted(s, sr, ramp_s))]
 
     def qa(self, params: dict[str, Any], rng: np.random.Generator, *, slot: int) -> QA:
@@ -154,3 +189,27 @@ class BrightnessRelative(CompareTask):
         return Measurement.from_dict({"centroid_hz": [round(v, 3) for v in c], "centroid_difference_percent": rec,
                                       "loudness_lufs": [round(v, 3) for v in lufs], "loudness_difference_lu": loud,
                                       "valid": bool(rec["ok"] and loud["ok"])})  # fmt: skip
+
+
+def shelf_gain_db(piece: np.ndarray, sample_rate: int, ramp: int, corner_hz: float, target_hz: float) -> float:
+    """The high-shelf gain (dB, within :data:`auralgen.synth.brightness.SHELF_RANGE_DB`) that puts the
+    centroid of ``piece``'s steady part (``ramp`` samples off each end) at ``target_hz``; the nearer
+    end of the range when no gain reaches it (the measurement then rejects the item)."""
+    from scipy.optimize import brentq
+
+    def err(g: float) -> float:
+        return (
+            spectral_centroid_hz(B.high_shelf(piece, sample_rate, corner_hz, g)[ramp : len(piece) - ramp], sample_rate)
+            - target_hz
+        )
+
+    lo, hi = B.SHELF_RANGE_DB
+    if (
+        not math.isfinite(target_hz)
+        or abs(target_hz - spectral_centroid_hz(piece[ramp : len(piece) - ramp], sample_rate)) < 1e-9
+    ):
+        return 0.0
+    e_lo, e_hi = err(lo), err(hi)
+    if not (math.isfinite(e_lo) and math.isfinite(e_hi)) or e_lo > 0 or e_hi < 0:
+        return lo if e_lo > 0 else hi
+    return round(float(brentq(err, lo, hi, xtol=1e-7)), 7)

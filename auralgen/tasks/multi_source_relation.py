@@ -26,7 +26,7 @@ import numpy as np
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.qa import QA, arrange
 from auralgen.listeners import mixture as listen
-from auralgen.sounds.corpus import load_corpus, sound_name
+from auralgen.sounds.corpus import LABELLED, load_corpus, sound_name
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, is_binaural
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
@@ -115,7 +115,7 @@ class MultiSourceRelationConfig(SpatialConfig):
 @register
 class MultiSourceRelation(SpatialTask):
     name = "multi_source_relation"
-    takes_sources = ("procedural", "folder", "hf")  # options name the sounds: a labelled corpus, not bare clips
+    takes_sources = ("procedural", *LABELLED)  # options name the sounds: a labelled corpus, not bare clips
     spatial = True
     audit = AuditSpec(
         (

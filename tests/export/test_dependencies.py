@@ -21,7 +21,11 @@ except ModuleNotFoundError:  # Python 3.10: pytest brings tomli
 from tests.support.builders import ROOT
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-DISTRIBUTION = {"yaml": "pyyaml", "hydra": "hydra-core"}  # import name -> distribution name, where they differ
+DISTRIBUTION = {
+    "yaml": "pyyaml",
+    "hydra": "hydra-core",
+    "fluidsynth": "pyfluidsynth",
+}  # import name -> distribution name, where they differ
 STDLIB = set(sys.stdlib_module_names)
 
 
@@ -35,6 +39,7 @@ LAZY_EXTRAS = {
     "ray": {"ray": {"auralgen/execution/ray.py"}},  # executor=ray
     "clips": {"librosa": {"auralgen/sounds/transforms.py"}},  # source=clips: pitch shift / time stretch
     "hf": {"datasets": {"auralgen/sounds/corpus.py"}},  # source=hf: a save_to_disk folder
+    "soundfont": {"fluidsynth": {"auralgen/sounds/soundfont.py"}},  # source=soundfont: FluidSynth
 }
 CODE = [*sorted(ROOT.glob("auralgen/**/*.py")), ROOT / "generate.py", ROOT / "evaluate.py"]
 

@@ -68,14 +68,20 @@ def test_label_from_folder_names_and_the_license_rule(tmp_path):
     assert [e.file for e in clips.entries] == ["a.flac"]  # a user's clips need no label
 
 
-def test_hf_parquet_source_and_a_changed_file_is_caught(tmp_path):
-    rows = _metadata()[:6]
+def _parquet(d, n: int, audio: str = "audio") -> list[dict]:
+    """The first ``n`` fixture rows as ``d/train.parquet`` (audio bytes in column ``audio``); returns the rows."""
+    rows = _metadata()[:n]
     table = pa.table({
-        "audio": [{"bytes": (REAL / r["file_name"]).read_bytes(), "path": None} for r in rows],
+        audio: [{"bytes": (REAL / r["file_name"]).read_bytes(), "path": None} for r in rows],
         "label": [r["label"] for r in rows],
         "license": [r["license"] for r in rows],
     })  # fmt: skip
-    pq.write_table(table, tmp_path / "train.parquet")
+    pq.write_table(table, d / "train.parquet")
+    return rows
+
+
+def test_hf_parquet_source_and_a_changed_file_is_caught(tmp_path):
+    rows = _parquet(tmp_path, 6)
     corpus = load_corpus(SourceConfig(kind="hf", path=str(tmp_path)))
     assert [e.file for e in corpus.entries] == [f"#{i}" for i in range(6)]
     assert [e.label for e in corpus.entries] == [r["label"] for r in rows]
@@ -86,13 +92,29 @@ def test_hf_parquet_source_and_a_changed_file_is_caught(tmp_path):
         read_entry({**spec, "sha256": "0" * 16}, 16000, 0.5)
 
 
+def test_hf_audio_column_of_another_name_is_in_the_recipe(tmp_path):
+    """The recipe names the audio column, so a row re-decodes from a dataset whose audio column is
+    not called ``audio``; a row the dataset no longer has is named."""
+    _parquet(tmp_path, 3, audio="sound")
+    corpus = load_corpus(SourceConfig(kind="hf", path=str(tmp_path), audio_column="sound"))
+    spec = corpus.pick(np.random.default_rng(1), duration_s=0.4)
+    assert spec["audio_column"] == "sound"
+    x = read_entry(spec, 16000, 0.4)
+    assert x.shape == (6400,) and np.max(np.abs(x)) > 0.01
+    with pytest.raises(ParameterError, match="source file '#7' is not a row of"):
+        read_entry({**spec, "file": "#7"}, 16000, 0.4)
+
+
+CLIP_TASKS = ("pitch_relative", "loudness_relative", "duration_relative", "brightness_relative")
+
+
 @pytest.fixture(scope="module")
 def clip_sets(tmp_path_factory):
     """The three two-interval tasks from the clips, 2 and 1 workers (byte identity)."""
     out = {}
     for workers in (2, 1):
         d = tmp_path_factory.mktemp(f"clips{workers}")
-        for task in ("pitch_relative", "loudness_relative", "duration_relative"):
+        for task in CLIP_TASKS:
             cfg = small_run(f"task={task}", "task.items_per_level=4", "source=clips", f"source.dir={REAL}",
                             out=d / task, workers=workers)  # fmt: skip
             generate(cfg, log=lambda *_: None)
@@ -100,7 +122,7 @@ def clip_sets(tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("task", ["pitch_relative", "loudness_relative", "duration_relative"])
+@pytest.mark.parametrize("task", CLIP_TASKS)
 def test_clip_items_are_measured_and_byte_identical(clip_sets, task):
     rows = read_rows(clip_sets[2] / task)
     assert rows and all(r["valid"] for r in rows)
@@ -118,6 +140,10 @@ def test_clip_items_are_measured_and_byte_identical(clip_sets, task):
                 {"up": 1, "down": -1, "same": 0}[p["direction"]] * p["difference"]
             )
             assert m["cents"]["ok"] and abs(m["cents"]["measured"] - m["cents"]["expected"]) <= m["cents"]["tolerance"]
+        if task == "brightness_relative":  # one piece, two shelves: the brighter has the higher shelf gain
+            assert m["centroid_difference_percent"]["ok"] and m["loudness_difference_lu"]["ok"]
+            sign = {"up": 1, "down": -1, "same": 0}[p["direction"]]
+            assert np.sign(round(b["shelf_db"] - a["shelf_db"], 6)) == sign and a["shelf_hz"] == b["shelf_hz"]
     one = sorted(pq.read_table(p).to_pylist()[0]["id"] for p in (clip_sets[1] / task).rglob("*.parquet"))
     assert one == sorted(pq.read_table(p).to_pylist()[0]["id"] for p in (clip_sets[2] / task).rglob("*.parquet"))
     bytes1 = sorted(p.read_bytes() for p in (clip_sets[1] / task).rglob("*.parquet"))

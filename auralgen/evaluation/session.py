@@ -83,6 +83,10 @@ RUNTIME_MODEL_KEYS = (
     "retry_budget_s",
     "api_key_env",
     "cwd",
+    "ray_address",
+    "replicas",
+    "num_cpus",
+    "num_gpus",
 )  # fmt: skip  (a served model is identified by its name, not by where it is served)
 
 
@@ -275,7 +279,7 @@ def _settle_protocol(adapter: Adapter, cache: ReplyCache, log) -> dict:
     report = adapter.protocol_report()
     if report.get("ignored_stdout_lines"):
         log(f"warning: the model printed {report['ignored_stdout_lines']} line(s) that are no reply; "
-            f"ignored, kept in {report['stdout_log']}")  # fmt: skip
+            f"ignored, kept in {report.get('stdout_log') or ', '.join(report.get('stdout_logs', []))}")  # fmt: skip
     return report
 
 

@@ -21,7 +21,7 @@ every frequency must sit at most :data:`MAX_NYQUIST_FRACTION` of Nyquist, so the
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -128,6 +128,20 @@ class Audiogram(Task):
         if self.is_probe(level):
             return "pitch", self.regime, "dB SPL"
         return self.attribute, self.regime, self.level_unit
+
+    def adaptive_tracks(self) -> list[tuple[str, Task]]:
+        """One adaptive track per frequency of ``freqs_hz`` (the audiogram's thresholds), no probes."""
+        return [(f"{self.name}@{f:g}Hz", type(self)(replace(self.cfg, freqs_hz=(f,), probe_freqs_hz=()), self.audio))
+                for f in self.cfg.freqs_hz]  # fmt: skip
+
+    def adaptive_axis(self) -> dict[str, Any]:
+        """Hearing level is already logarithmic: a linear axis over the grid's dB HL range, louder easier."""
+        return {
+            "low": float(min(self.cfg.levels)),
+            "high": float(max(self.cfg.levels)),
+            "scale": "lin",
+            "easier": "larger",
+        }
 
     def sample(self, rng: np.random.Generator, level: int | Level) -> dict[str, Any]:
         level = self.as_level(level)

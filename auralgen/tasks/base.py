@@ -408,6 +408,16 @@ class Task:
         every answer is one, and balances them). Default: every option."""
         return set(options)
 
+    def adaptive_tracks(self) -> list[tuple[str, Task]]:
+        """The tracks ``mode=adaptive`` runs for this task, ``(track name, task)``: one, the task itself,
+        unless a task measures several thresholds (the audiogram: one per frequency)."""
+        return [(self.name, self)]
+
+    def adaptive_axis(self) -> dict[str, Any] | None:
+        """The level domain of an adaptive track when the task states its own (``low``, ``high``,
+        ``scale``, ``easier``); None: the rule of :mod:`auralgen.evaluation.adaptive.domain`."""
+        return None
+
     def eval_fields(self, params: dict[str, Any]) -> dict[str, float | str]:
         """Fields the evaluation adds to an item's record from its ``params``: ``difference`` and
         ``difference_unit`` (the physical stimulus difference, larger = easier) for a psychometric

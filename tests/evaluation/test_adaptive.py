@@ -159,3 +159,37 @@ def test_flip_adapter_guesses_with_its_probability():
     # a flip answers B or C two times out of three: 0.4 * 2/3 = 0.267 of the replies are not "A"
     assert 0.23 < sum(r != "A" for r in replies) / len(replies) < 0.30
     assert "D" not in replies
+
+
+def test_tracks_run_interleaved_and_each_is_what_it_would_be_alone(tmp_path):
+    """Two tasks: the model meets their trials in turn (p, l, p, l, ...), and each track's values,
+    items and threshold are those of the task run on its own (its items are seeded by track and trial)."""
+    settings = QuestSettings(max_trials=14)
+    adapter = build_adapter({"kind": "dsp"}, workdir=tmp_path)
+    both = run_adaptive([build_task("pitch_relative"), build_task("loudness_relative")], adapter,
+                        out=tmp_path / "both", settings=settings, log=lambda s: None)  # fmt: skip
+    order = [json.loads(s)["track"] for s in (tmp_path / "both" / "trials.jsonl").read_text().splitlines()]
+    assert order[:6] == ["pitch_relative", "loudness_relative"] * 3
+    alone = run_adaptive([build_task("loudness_relative")], adapter, out=tmp_path / "alone", settings=settings,
+                         log=lambda s: None)  # fmt: skip
+    assert alone["tracks"]["loudness_relative"] == both["tracks"]["loudness_relative"]
+    assert both["tracks"]["pitch_relative"]["human_jnd"] == 3.5
+    assert both["tracks"]["pitch_relative"]["human_jnd_unit"] == "cents"
+    assert "Wier" in both["tracks"]["pitch_relative"]["human_jnd_source"]
+
+
+def test_the_audiogram_runs_one_track_per_frequency_and_reports_a_bound_below_its_range(tmp_path):
+    """The reference listener reads tones far below 0 dB HL (a digital clip has no noise floor to
+    speak of), so each track ends below the grid's lowest level: reported as a bound, not a number."""
+    task = build_task("audiogram", freqs_hz=(500, 4000))
+    assert [name for name, _ in task.adaptive_tracks()] == ["audiogram@500Hz", "audiogram@4000Hz"]
+    assert domain_for(task.adaptive_tracks()[0][1]).to_dict() == {
+        "low": -10.0, "high": 110.0, "unit": "dB HL", "scale": "lin", "easier": "larger"}  # fmt: skip
+    adapter = build_adapter({"kind": "dsp"}, workdir=tmp_path)
+    res = run_adaptive([task], adapter, out=tmp_path, settings=QuestSettings(max_trials=16), log=lambda s: None)
+    rows = [json.loads(s) for s in (tmp_path / "trials.jsonl").read_text().splitlines()]
+    for name, freq in (("audiogram@500Hz", 500.0), ("audiogram@4000Hz", 4000.0)):
+        t = res["tracks"][name]
+        assert t["threshold"] is None and t["bound"] == -10.0 and t["message"].startswith("below -10 dB HL")
+        assert {r["params"]["freq_hz"] for r in rows if r["track"] == name} == {freq}
+        assert t["human_jnd"] == 0.0 and t["human_jnd_unit"] == "dB HL"

@@ -208,3 +208,32 @@ def test_ctrl_c_during_a_hung_request_exits_fast_and_ends_the_program(tiny_datas
     time.sleep(0.2)
     with pytest.raises(ProcessLookupError):
         os.kill(child, 0)  # the model program was ended, not left behind
+
+
+def test_ray_pool_settings_need_a_ray_address():
+    from auralgen.core.errors import ParameterError
+
+    with pytest.raises(
+        ParameterError,
+        match=r"model.replicas=2 has no effect without model.ray_address; allowed: model.ray_address=local\|auto\|host:port",
+    ):
+        build_adapter({"kind": "command", "cmd": "python m.py", "replicas": 2})
+    with pytest.raises(ParameterError, match=r"model.num_gpus=1.0 has no effect without model.ray_address"):
+        build_adapter({"kind": "command", "cmd": "python m.py", "num_gpus": 1.0})
+    with pytest.raises(ParameterError, match=r"model.ray_address='' is invalid; allowed: local, auto or host:port"):
+        build_adapter({"kind": "command", "cmd": "python m.py", "ray_address": ""})
+    with pytest.raises(ParameterError, match=r"model.replicas=0 is out of range; allowed: 1..256"):
+        build_adapter({"kind": "command", "cmd": "python m.py", "ray_address": "auto", "replicas": 0})
+
+
+def test_a_pool_run_reuses_the_local_runs_replies():
+    """Where the replicas run is not what they answer: the run's fingerprint leaves the pool settings out,
+    so a run moved onto a Ray pool (or back) continues from the same cached replies."""
+    from auralgen.evaluation.session import _fingerprint, _model_desc
+    from tests.evaluation.test_harness import cfg_of
+
+    base = ["data=d", "out=o", "model=command", "model.cmd='python m.py'"]
+    local = cfg_of(*base)
+    pool = cfg_of(*base, "model.ray_address=auto", "model.replicas=4", "model.num_gpus=1")
+    assert _fingerprint(pool, _model_desc(pool)) == _fingerprint(local, _model_desc(local))
+    assert _model_desc(pool)["replicas"] == 4

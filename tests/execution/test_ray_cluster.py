@@ -9,6 +9,7 @@ module fixture. Slow (about two minutes): ``make test-slow``, with the ``ray`` e
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -180,3 +181,73 @@ def test_an_open_connection_is_used_setup_runs_once_per_process_and_cancel_stops
         assert ray.is_initialized()  # not ours to shut down
     finally:
         ray.shutdown()
+
+
+# ---- evaluation: the command adapter as a Ray actor pool (issue 17, point 4) -------------------------
+
+POOL_MODEL = """import json, os, sys, zlib
+open(sys.argv[1], "a").write(f"{os.getpid()}\\n")  # one line per start: the model loads once per replica
+for line in sys.stdin:
+    m = json.loads(line)
+    uid = m["meta"]["unique_id"]
+    k = zlib.crc32(uid.encode()) % 4
+    out = {"id": m["id"], "error": "out of memory"} if k == 3 else {"id": m["id"], "reply": "ABC"[k]}
+    print("loading...", flush=True) if k == 0 else None
+    print(json.dumps(out), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def eval_data(tmp_path_factory):
+    out = tmp_path_factory.mktemp("pool") / "ds"
+    overrides = ["suite=tones", "~tasks.audiogram", *(f"tasks.{t}.items_per_level=1" for t in
+                 ("pitch_relative", "loudness_relative", "duration_relative", "duration_absolute"))]  # fmt: skip
+    generation.run(small_run(*overrides, out=out), log=lambda *_: None)
+    return out
+
+
+def _pool_eval(data, out, script, pids, *extra):
+    from auralgen.evaluation.runner import run
+    from tests.evaluation.test_harness import cfg_of
+
+    cfg = cfg_of(f"data={data}", f"out={out}", "progress=false", "eval.n_boot=0", "model=command",
+                 f"model.cmd='{sys.executable} {script} {pids}'", "model.timeout_s=20", *extra)  # fmt: skip
+    return run(cfg, log=lambda *_: None)
+
+
+def _replies(out: Path) -> list[dict]:
+    rows = [json.loads(x) for x in (out / "replies.jsonl").read_text().splitlines()]
+    return sorted(({k: v for k, v in r.items() if k != "latency_s"} for r in rows), key=lambda r: r["key"])
+
+
+def test_command_adapter_as_a_ray_actor_pool_gives_the_local_results(cluster, eval_data, tmp_path):
+    """Two replicas on the two nodes (1 CPU each): every question answered by one of them, each
+    program started once, and the replies, errors, accounting and scores of a local run."""
+    script = tmp_path / "model.py"
+    script.write_text(POOL_MODEL)
+    local = _pool_eval(eval_data, tmp_path / "local", script, tmp_path / "pids_local")
+    pool = _pool_eval(eval_data, tmp_path / "pool", script, tmp_path / "pids_pool",
+                      f"model.ray_address={cluster}", "model.replicas=2", "model.num_cpus=1")  # fmt: skip
+    assert _replies(tmp_path / "pool") == _replies(tmp_path / "local")
+    asked = local["accounting"]["overall"]["asked"]
+    assert asked >= 30 and 0 < local["accounting"]["overall"]["error"] < asked
+    assert pool["accounting"] == local["accounting"] and pool["scores"] == local["scores"]
+    pids = (tmp_path / "pids_pool").read_text().split()
+    assert len(pids) == 2 == len(set(pids))  # one start per replica, for every question
+    logs = sorted((tmp_path / "pool").glob("replica*/command_stdout.log"))
+    assert pool["protocol"]["replicas"] == 2 and pool["protocol"]["replicas_lost"] == 0
+    assert pool["protocol"]["ignored_stdout_lines"] == local["protocol"]["ignored_stdout_lines"] > 0
+    assert sum(p.read_text().count("loading...") for p in logs) == local["protocol"]["ignored_stdout_lines"]
+
+
+def test_a_replica_whose_program_dies_ends_the_run_in_one_line(cluster, eval_data, tmp_path):
+    from auralgen.evaluation.adapters.base import FatalModelError
+
+    script = tmp_path / "dies.py"
+    script.write_text("import sys\nsys.stdin.readline()\nsys.exit(3)\n")
+    t0 = time.monotonic()
+    with pytest.raises(FatalModelError, match="exit"):
+        _pool_eval(
+            eval_data, tmp_path / "dies", script, tmp_path / "p", f"model.ray_address={cluster}", "model.replicas=2"
+        )
+    assert time.monotonic() - t0 < 60

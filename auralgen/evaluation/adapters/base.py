@@ -121,6 +121,11 @@ class Adapter:
         self.workdir = Path(workdir)  # scratch files (e.g. the noise control's WAVs)
         self.logdir = Path(logdir) if logdir is not None else self.workdir  # logs kept with the results
 
+    @classmethod
+    def build(cls, cfg, **kw) -> Adapter:
+        """The adapter for ``cfg`` (an adapter kind may return another implementation, e.g. a pool)."""
+        return cls(cfg, **kw)
+
     def generate_inner(self, msg: dict) -> str:
         raise NotImplementedError
 
@@ -171,4 +176,4 @@ def check_model_config(model: dict, key: str = "model", *, kinds=None):
 def build_adapter(model: dict, *, key: str = "model", seed: int = 0, workdir=".", logdir=None) -> Adapter:
     """Build the adapter a model mapping describes (``model.kind`` selects the class)."""
     cfg = check_model_config(model, key)
-    return ADAPTERS.get(cfg.kind)(cfg, seed=seed, workdir=workdir, logdir=logdir)
+    return ADAPTERS.get(cfg.kind).build(cfg, seed=seed, workdir=workdir, logdir=logdir)

@@ -93,6 +93,10 @@ class CommandAdapter(Adapter):
         timeout_s: float = 120.0
         concurrency: int = 1
         cwd: str | None = None
+        ray_address: str | None = None  # local | auto | host:port: a Ray actor pool (adapters/ray_pool.py)
+        replicas: int = 1  # ray: actors, each running one copy of cmd (loads its model once)
+        num_cpus: float = 1.0  # ray: CPUs each replica reserves
+        num_gpus: float = 0.0  # ray: GPUs each replica reserves
 
     @staticmethod
     def check_config(cfg, key: str = "model") -> None:
@@ -102,6 +106,32 @@ class CommandAdapter(Adapter):
             raise ParameterError(f"{key}.timeout_s={cfg.timeout_s} is out of range; allowed: > 0")
         if not 1 <= cfg.concurrency <= 64:
             raise ParameterError(f"{key}.concurrency={cfg.concurrency} is out of range; allowed: 1..64")
+        pool = {"replicas": (cfg.replicas, 1), "num_cpus": (cfg.num_cpus, 1.0), "num_gpus": (cfg.num_gpus, 0.0)}
+        if cfg.ray_address is None:  # the pool's settings without a pool would be ignored
+            for name, (value, default) in pool.items():
+                if value != default:
+                    raise ParameterError(
+                        f"{key}.{name}={value!r} has no effect without {key}.ray_address; allowed: {key}.ray_address=local|auto|host:port"
+                    )
+            return
+        if not (isinstance(cfg.ray_address, str) and cfg.ray_address.strip()):
+            raise ParameterError(f"{key}.ray_address={cfg.ray_address!r} is invalid; allowed: local, auto or host:port")
+        if not 1 <= cfg.replicas <= 256:
+            raise ParameterError(f"{key}.replicas={cfg.replicas} is out of range; allowed: 1..256")
+        if not (cfg.num_cpus > 0 and cfg.num_gpus >= 0):
+            raise ParameterError(
+                f"{key}.num_cpus={cfg.num_cpus}, {key}.num_gpus={cfg.num_gpus}; allowed: num_cpus > 0, num_gpus >= 0"
+            )
+
+    @classmethod
+    def build(cls, cfg, **kw) -> Adapter:
+        """The adapter ``cfg`` asks for: this one, or a Ray actor pool of it (``ray_address`` set)."""
+        if cfg.ray_address is None:
+            return cls(cfg, **kw)
+        cls.check_config(cfg)
+        from .ray_pool import RayCommandPool
+
+        return RayCommandPool(cfg, single=cls, **kw)
 
     def __init__(self, cfg, **kw):
         super().__init__(cfg, **kw)

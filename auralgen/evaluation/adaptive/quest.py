@@ -54,7 +54,7 @@ class QuestSettings:
     lapses: tuple = (0.0, 0.02, 0.05)
     criterion: float = 0.75
     ci_ratio: float = 2.0  # log domain: stop when the 95 % interval's high / low is at most this
-    ci_width: float = 0.0  # lin domain: stop when high - low is at most this (level units); 0 = budget only
+    ci_width: float = 10.0  # lin domain (the audiogram, dB HL): stop when high - low is at most this; 0 = budget only
     min_trials: int = 12
     max_trials: int = 80
 

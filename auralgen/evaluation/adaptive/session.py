@@ -7,8 +7,11 @@ procedure is done. Responders: :class:`ItemResponder` (makes the item and asks a
 the regenerated item is the one asked), or a
 :class:`~.observers.SimulatedObserver` (no audio).
 
-:func:`run_adaptive` runs a list of tasks against a model: it writes every trial to
-``<out>/trials.jsonl`` as it is asked and the thresholds to ``<out>/adaptive.json``.
+:func:`run_adaptive` runs a list of tasks against a model, their tracks interleaved
+(:func:`run_interleaved`: one trial of each in turn; a task may run several tracks, e.g. the
+audiogram one per frequency, :meth:`~auralgen.tasks.base.Task.adaptive_tracks`): it writes every
+trial to ``<out>/trials.jsonl`` as it is asked and the thresholds, each beside the published human
+JND of its attribute (:mod:`.jnd`), to ``<out>/adaptive.json``.
 ``replay=True`` asks nothing: the replies come from ``<out>/trials.jsonl`` and the run must
 reproduce the same sequence of values (a :class:`ParameterError` names the first trial that
 differs), so the thresholds can be recomputed with no model.
@@ -27,10 +30,11 @@ from auralgen.tasks.base import Task
 
 from ..procedure import Procedure
 from .domain import domain_for
+from .jnd import human_jnd
 from .quest import QuestPlusProcedure, QuestSettings
 from .trials import TrialAsker, make_trial_item, read_trials, trial_presentation, trial_record
 
-__all__ = ["ItemResponder", "TrackResult", "run_adaptive", "run_track", "track_summary"]
+__all__ = ["ItemResponder", "TrackResult", "run_adaptive", "run_interleaved", "run_track", "track_summary"]
 
 
 @dataclass(frozen=True)
@@ -44,13 +48,24 @@ class TrackResult:
 
 def run_track(name: str, procedure: Procedure, respond: Callable[[int, float], dict]) -> TrackResult:
     """Run ``procedure`` to its stop rule; ``respond(trial, value)`` returns a record with ``correct``."""
-    records: list[dict] = []
-    while not procedure.done():
-        value = procedure.next_level()
-        rec = respond(len(records), value)
-        procedure.update(value, bool(rec["correct"]))
-        records.append(rec)
-    return TrackResult(name, procedure, records)
+    return run_interleaved([(name, procedure, respond)])[0]
+
+
+def run_interleaved(tracks: list[tuple[str, Procedure, Callable[[int, float], dict]]]) -> list[TrackResult]:
+    """Run several tracks interleaved: one trial of each unfinished track in turn, until every
+    procedure is done. Each track's values, items and estimate are those it would have alone (its
+    items are seeded by track and trial); only the order in which the model meets them changes."""
+    records: list[list[dict]] = [[] for _ in tracks]
+    while True:
+        active = [k for k, (_, proc, _) in enumerate(tracks) if not proc.done()]
+        if not active:
+            return [TrackResult(name, proc, records[k]) for k, (name, proc, _) in enumerate(tracks)]
+        for k in active:
+            _, proc, respond = tracks[k]
+            value = proc.next_level()
+            rec = respond(len(records[k]), value)
+            proc.update(value, bool(rec["correct"]))
+            records[k].append(rec)
 
 
 class ItemResponder:
@@ -104,6 +119,12 @@ def track_summary(result: TrackResult) -> dict:
     }
     if hasattr(result.procedure, "marginal"):
         summary["posterior_threshold"] = result.procedure.marginal()
+    domain = getattr(result.procedure, "domain", None)
+    if summary.get("status") == "below_range" and domain is not None:  # a bound, never a number past the data
+        hard = domain.hard_value()
+        side = "below" if domain.easier == "larger" else "above"
+        summary.update(threshold=None, bound=hard,
+                       message=f"{side} {hard:g} {domain.unit} (the hardest level tested)")  # fmt: skip
     return summary
 
 
@@ -128,22 +149,25 @@ def run_adaptive(tasks: list[Task], adapter=None, *, out: str | Path, seed: int 
         out.mkdir(parents=True, exist_ok=True)
         trials_path.write_text("", encoding="utf-8")
     asker = None if replay else TrialAsker(adapter, out, instruction=instruction, keep_audio=keep_audio)
-    tracks = {}
+    sink = (lambda rec: None) if replay else _appender(trials_path)
+    plan = [(name, sub) for task in tasks for name, sub in task.adaptive_tracks()]
     try:
-        for task in tasks:
-            proc = QuestPlusProcedure(domain_for(task, extend=extend), chance=1.0 / task.n_choices, settings=settings)
-            sink = (lambda rec: None) if replay else _appender(trials_path)
-            respond = ItemResponder(task, seed=seed, track=task.name, asker=asker, stored=stored, sink=sink)
-            tracks[task.name] = track_summary(run_track(task.name, proc, respond))
-            t = tracks[task.name]
-            shown = (
-                t.get("message")
-                or f"{t['threshold']:.4g} {task.level_unit} (95 % CI {t['ci95'][0]:.4g}-{t['ci95'][1]:.4g})"
-            )
-            log(f"{task.name}: {shown}, {t['n_trials']} trials")
+        runs = run_interleaved([
+            (name, QuestPlusProcedure(domain_for(sub, extend=extend), chance=1.0 / sub.n_choices, settings=settings),
+             ItemResponder(sub, seed=seed, track=name, asker=asker, stored=stored, sink=sink))
+            for name, sub in plan
+        ])  # fmt: skip
     finally:
         if asker is not None:
             asker.close()
+    tracks = {}
+    for (name, sub), result in zip(plan, runs):
+        t = tracks[name] = {**track_summary(result), **human_jnd(sub)}
+        shown = (
+            t.get("message") or f"{t['threshold']:.4g} {sub.level_unit} (95 % CI {t['ci95'][0]:.4g}-{t['ci95'][1]:.4g})"
+        )
+        human = f"; human {t['human_jnd']:g} {t['human_jnd_unit']}" if t.get("human_jnd") is not None else ""
+        log(f"{name}: {shown}, {t['n_trials']} trials{human}")
     results = {"tracks": tracks, "seed": seed, "extend": extend, "settings": plain(asdict(settings)), "replay": replay}
     if not replay:
         (out / "adaptive.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")

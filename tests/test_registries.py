@@ -33,7 +33,10 @@ TASK_NAME_LITERALS: dict[str, set[str]] = {}
 # default gap it finds one): still the probed attribute's cue where they do appear.
 AUDIO_DEPENDENT_TARGETS = {"distance_relative": {"audio.delta_level_db"}}
 # target patterns of params only a recorded source writes (source=clips: the transform's amount)
-SOURCE_DEPENDENT_TARGETS = {"pitch_relative": {"sounds.*.shift_cents", "delta.shift_cents"}}
+SOURCE_DEPENDENT_TARGETS = {
+    "pitch_relative": {"sounds.*.shift_cents", "delta.shift_cents"},
+    "brightness_relative": {"sounds.*.shelf_db", "delta.shelf_db"},
+}
 
 
 def tasks() -> list[tuple[str, type[Task]]]:

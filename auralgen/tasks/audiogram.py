@@ -98,6 +98,7 @@ class Audiogram(Task):
     listener = staticmethod(listen.audiogram)
     sub_category = "absolute_perception"
     attribute = "loudness"
+    human_threshold = (0.0, "dB HL", "ISO 389-7 / ISO 7029: 0 dB HL is the median threshold of young otologically normal listeners")  # fmt: skip
     regime = "absolute"
     level_unit = "dB HL"
     n_choices = 3

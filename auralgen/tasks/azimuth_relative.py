@@ -49,6 +49,7 @@ class AzimuthRelative(SpatialTask):
     listener = with_tetra(listen.relative_direction)
     sub_category = "relative_localisation"
     attribute = "azimuth"
+    human_threshold = (1.0, "deg", "Mills 1958, JASA 30(4) 237-246: minimum audible angle about 1 deg straight ahead")  # fmt: skip
     regime = "relative"
     level_unit = "deg"
     n_choices = 2

@@ -292,6 +292,9 @@ class Task:
     level_unit: ClassVar[str]
     n_choices: ClassVar[int]  # options per item (every one can be the answer of some item)
     # the ``source`` kinds the task can draw its sounds from (auralgen.sounds.corpus.SOURCE_KINDS)
+    # the published human threshold of the attribute, (value in level_unit, unit, source), shown beside
+    # a model's adaptive threshold (auralgen.evaluation.adaptive.jnd); None where none is known
+    human_threshold: ClassVar[tuple[float, str, str] | None] = None
     takes_sources: ClassVar[tuple[str, ...]] = ("procedural",)  # RECORDED_TOO: every kind
     Config: ClassVar[type[TaskConfig]] = TaskConfig
     questions: ClassVar[tuple[str, ...]]

@@ -88,6 +88,7 @@ class BrightnessRelative(CompareTask):
     )  # fmt: skip
     listener = staticmethod(listen.brightness_relative)
     attribute = "brightness"
+    human_threshold = (5.0, "percent", "Allen & Oxenham 2014, JASA 135(3) 1371-1379: spectral-centroid thresholds of a few percent")  # fmt: skip
     takes_sources = RECORDED_TOO  # a recording through a high shelf solved for the centroid; measured as before
     level_unit = "percent"
     easier = "larger"

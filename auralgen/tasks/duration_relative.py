@@ -48,6 +48,7 @@ class DurationRelative(CompareTask):
     )
     listener = staticmethod(listen.duration_relative)
     attribute = "duration"
+    human_threshold = (10.0, "percent", "Abel 1972, JASA 51(4B) 1219-1223: Weber fractions of about 0.1 for tone and noise bursts")  # fmt: skip
     level_unit = "percent"
     Config = DurationRelativeConfig
     answers = {"up": "Longer", "down": "Shorter", "same": "The same"}

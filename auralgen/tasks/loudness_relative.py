@@ -46,6 +46,7 @@ class LoudnessRelative(CompareTask):
     )
     listener = staticmethod(listen.loudness_relative)
     attribute = "loudness"
+    human_threshold = (1.0, "dB", "Jesteadt, Wier & Green 1977, JASA 61(1) 169-177: about 1 dB at 40 dB SL (0.5 dB at 80 dB SL)")  # fmt: skip
     level_unit = "dB"
     Config = LoudnessRelativeConfig
     answers = {"up": "Louder", "down": "Softer", "same": "The same"}

@@ -37,6 +37,7 @@ class PitchRelative(CompareTask):
     )
     listener = staticmethod(listen.pitch_relative)
     attribute = "pitch"
+    human_threshold = (3.5, "cents", "Wier, Jesteadt & Green 1977, JASA 61(1) 178-184: about 0.2 % of frequency at 1 kHz, 40 dB SL")  # fmt: skip
     level_unit = "cents"
     Config = PitchRelativeConfig
     allowed_stimuli = S.PITCHED

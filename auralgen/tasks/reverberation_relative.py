@@ -78,6 +78,7 @@ class ReverberationRelative(R.ReverbTask):
     listener = staticmethod(listen.reverberation_relative)
     sub_category = "relative_discrimination"
     attribute = "reverberation"
+    human_threshold = (5.0, "percent", "ISO 3382-1:2009, Annex A: subjective limen of early decay time 5 %")  # fmt: skip
     regime = "relative"
     level_unit = "percent"
     n_choices = 3

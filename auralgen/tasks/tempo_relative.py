@@ -82,6 +82,7 @@ class TempoRelative(CompareTask):
     )  # fmt: skip
     listener = staticmethod(listen.tempo_relative)
     attribute = "tempo"
+    human_threshold = (2.0, "percent", "Drake & Botte 1993, Percept. Psychophys. 54(3) 277-286: about 2 % at inter-onset intervals of 300-800 ms")  # fmt: skip
     level_unit = "percent"
     takes_sources = RECORDED_TOO  # events cut from a recording's start; onsets measured as before
     Config = TempoRelativeConfig

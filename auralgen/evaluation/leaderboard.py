@@ -32,7 +32,10 @@ from auralgen.validation.controls import CONTROLS
 from .plots import plot_audiogram, plot_psychometric, plot_task_bars
 from .report import _pct, _thr, audiogram_levels, fit_from_json, frequency_tasks, safe_name, write_json
 
-__all__ = ["control_rows", "rebuild_leaderboard", "render_leaderboard", "update_controls", "update_leaderboard"]
+__all__ = [
+    "adaptive_table", "control_rows", "rebuild_leaderboard", "render_leaderboard", "update_adaptive", "update_controls",
+    "update_leaderboard",
+]  # fmt: skip
 
 CONTROL_KIND = "audio-free control"
 
@@ -57,18 +60,21 @@ def _load_controls(path: Path) -> dict:
     return _load(path)["controls"]
 
 
-def _write_store(path: Path, runs: dict, controls: dict) -> None:
+def _write_store(path: Path, runs: dict, controls: dict, adaptive: dict | None = None) -> None:
+    """Write the store; ``adaptive`` None keeps the adaptive runs it holds."""
+    adaptive = _load(path)["adaptive"] if adaptive is None else adaptive
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_json(_store_path(path), {"runs": runs, "controls": controls})
+    write_json(_store_path(path), {"runs": runs, "controls": controls, "adaptive": adaptive})
 
 
 def _load(path: Path) -> dict:
     store = _store_path(path)
     if not store.exists():
-        return {"runs": {}, "controls": {}}
+        return {"runs": {}, "controls": {}, "adaptive": {}}
     try:
         data = json.loads(store.read_text(encoding="utf-8"))
-        return {"runs": dict(data["runs"]), "controls": dict(data.get("controls", {}))}
+        return {"runs": dict(data["runs"]), "controls": dict(data.get("controls", {})),
+                "adaptive": dict(data.get("adaptive", {}))}  # fmt: skip
     except (ValueError, KeyError, TypeError) as exc:
         raise ParameterError(
             f"leaderboard store {str(store)!r} is unreadable ({exc}); allowed: a file written by evaluate.py "
@@ -100,6 +106,33 @@ def update_controls(path: str | os.PathLike, report: dict, manifest_sha256: str)
     return render_leaderboard(path, runs, controls)
 
 
+def update_adaptive(path: str | os.PathLike, out: str | os.PathLike, results: dict) -> Path:
+    """Put the thresholds of the ``mode=adaptive`` run ``out`` (its ``adaptive.json``, with ``model``)
+    in the leaderboard's adaptive table, then render ``path``."""
+    path = Path(path)
+    store = _load(path)
+    store["adaptive"][str(Path(out).resolve())] = _adaptive_entry(results)
+    _write_store(path, store["runs"], store["controls"], store["adaptive"])
+    return render_leaderboard(path, store["runs"], store["controls"])
+
+
+def _adaptive_entry(results: dict) -> dict:
+    keep = (
+        "threshold",
+        "ci95",
+        "n_trials",
+        "message",
+        "bound",
+        "bound_side",
+        "human_jnd",
+        "human_jnd_unit",
+        "human_jnd_source",
+    )
+    return {"model": results.get("model", {}), "replay": results.get("replay", False),
+            "tracks": {name: {k: t.get(k) for k in keep} | {"unit": t.get("domain", {}).get("unit", "")}
+                       for name, t in results["tracks"].items()}}  # fmt: skip
+
+
 def rebuild_leaderboard(root: str | os.PathLike, path: str | os.PathLike) -> Path:
     """Render ``path`` from every finished ``<root>/results.json`` and ``<root>/*/results.json``."""
     runs = {}
@@ -113,13 +146,15 @@ def rebuild_leaderboard(root: str | os.PathLike, path: str | os.PathLike) -> Pat
             ) from None
         if res.get("status", "ok") == "ok":
             runs[str(Path(name).parent.resolve())] = res
-    if not runs:
+    adaptive = {str(Path(n).parent.resolve()): _adaptive_entry(json.loads(Path(n).read_text(encoding="utf-8")))
+                for n in sorted(glob.glob(f"{root}/adaptive.json") + glob.glob(f"{root}/*/adaptive.json"))}  # fmt: skip
+    if not runs and not adaptive:
         raise ParameterError(
-            f"out={str(root)!r} holds no results.json of a finished run; allowed: a folder of evaluate.py runs"
+            f"out={str(root)!r} holds no results.json or adaptive.json of a finished run; allowed: a folder of evaluate.py runs"
         )
     path = Path(path)
     controls = _load_controls(path)  # the controls are not runs: kept from the store
-    _write_store(path, runs, controls)
+    _write_store(path, runs, controls, adaptive)
     return render_leaderboard(path, runs, controls)
 
 
@@ -148,6 +183,7 @@ def render_leaderboard(path: Path, runs: dict[str, dict], controls: dict[str, di
         ds = next(iter(ranked.values()))["dataset"]
         tested = (controls or {}).get(str(ds.get("manifest_sha256")))
         lines += ["", *_section(key, ranked, plot_dir, path.parent, tested)]
+    lines += adaptive_table(_load(path)["adaptive"])
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
@@ -191,6 +227,43 @@ def _section(key: str, runs: dict[str, dict], plot_dir: Path, base: Path, contro
         rel = plot_dir.relative_to(base).as_posix()
         lines += ["", "### Plots", ""] + [f"![{p}]({rel}/{p})" for p in plots]
     return lines
+
+
+def adaptive_table(adaptive: dict[str, dict]) -> list[str]:
+    """The thresholds of the ``mode=adaptive`` runs, one row per run and one column per track, then
+    the published human threshold of each track's attribute (``[]`` without any adaptive run)."""
+    if not adaptive:
+        return []
+    tracks = sorted({t for a in adaptive.values() for t in a["tracks"]}, key=_track_order)
+    lines = ["", "## Thresholds measured adaptively (`mode=adaptive`, QUEST+, 75 % correct, 95 % interval)", "",
+             "| model | " + " | ".join(tracks) + " |", "|" + "---|" * (len(tracks) + 1)]  # fmt: skip
+    for out, a in sorted(adaptive.items()):
+        label = a["model"].get("label") or Path(out).name
+        lines.append(f"| {label} | " + " | ".join(_adaptive_cell(a["tracks"].get(t)) for t in tracks) + " |")
+    human = {t: next((a["tracks"][t] for a in adaptive.values() if t in a["tracks"]), {}) for t in tracks}
+    cells = [
+        f"{h['human_jnd']:g} {h['human_jnd_unit']}" if h.get("human_jnd") is not None else "–" for h in human.values()
+    ]
+    lines.append("| *human (published)* | " + " | ".join(cells) + " |")
+    sources = sorted({h["human_jnd_source"] for h in human.values() if h.get("human_jnd_source")})
+    return lines + ["", "Human thresholds: " + "; ".join(sources) + "." if sources else ""]
+
+
+def _track_order(name: str) -> tuple[str, float]:
+    """Tasks by name, an audiogram's tracks (``audiogram@1000Hz``) by frequency."""
+    task, _, freq = name.partition("@")
+    return task, float(freq.removesuffix("Hz") or 0)
+
+
+def _adaptive_cell(t: dict | None) -> str:
+    if not t:
+        return "–"
+    if t.get("bound") is not None:  # past the hardest level tested: a bound, not a number
+        return f"{t.get('bound_side') or '<'} {t['bound']:g} {t['unit']} ({t['n_trials']} trials)"
+    if t.get("threshold") is None:
+        return f"{t.get('message') or 'no threshold'} ({t.get('n_trials')} trials)"
+    lo, hi = t["ci95"]
+    return f"{t['threshold']:.3g} {t['unit']} [{lo:.3g}, {hi:.3g}] ({t['n_trials']} trials)"
 
 
 def _chance_rows(runs: dict[str, dict], tasks: list[str]) -> list[str]:

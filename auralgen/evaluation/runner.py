@@ -59,6 +59,12 @@ def _adaptive(cfg: EvalRunConfig, *, log=print) -> dict:
     tasks = [build_task(name) for name in cfg.tasks]
     out = Path(cfg.out)
     adapter = None if cfg.replay else build_adapter(cfg.model, seed=cfg.eval.seed, workdir=out / "audio", logdir=out)
-    return run_adaptive(tasks, adapter, out=out, seed=cfg.eval.seed, settings=cfg.adaptive, extend=cfg.adaptive_extend,
-                        instruction=cfg.eval.instruction, keep_audio=cfg.eval.keep_audio, replay=cfg.replay,
-                        overwrite=cfg.overwrite, log=log)  # fmt: skip
+    from .leaderboard import update_adaptive
+    from .session import _model_desc
+
+    results = run_adaptive(tasks, adapter, out=out, seed=cfg.eval.seed, settings=cfg.adaptive, extend=cfg.adaptive_extend,
+                           instruction=cfg.eval.instruction, keep_audio=cfg.eval.keep_audio, replay=cfg.replay,
+                           overwrite=cfg.overwrite, model=_model_desc(cfg), log=log)  # fmt: skip
+    if not cfg.replay:
+        log(f"wrote {update_adaptive(leaderboard_path(cfg), out, results)}")
+    return results

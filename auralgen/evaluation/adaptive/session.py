@@ -123,14 +123,15 @@ def track_summary(result: TrackResult) -> dict:
     if summary.get("status") == "below_range" and domain is not None:  # a bound, never a number past the data
         hard = domain.hard_value()
         side = "below" if domain.easier == "larger" else "above"
-        summary.update(threshold=None, bound=hard,
+        summary.update(threshold=None, bound=hard, bound_side="<" if side == "below" else ">",
                        message=f"{side} {hard:g} {domain.unit} (the hardest level tested)")  # fmt: skip
     return summary
 
 
 def run_adaptive(tasks: list[Task], adapter=None, *, out: str | Path, seed: int = 0,
                  settings: QuestSettings | None = None, extend: float = 16.0, instruction: str = "",
-                 keep_audio: bool = False, replay: bool = False, overwrite: bool = False, log=print) -> dict:  # fmt: skip
+                 keep_audio: bool = False, replay: bool = False, overwrite: bool = False, model: dict | None = None,
+                 log=print) -> dict:  # fmt: skip
     """One QUEST+ track per task against ``adapter`` (or the stored replies with ``replay``); see the module docstring.
 
     Returns the results written to ``<out>/adaptive.json``: ``{"tracks": {task: track_summary}, "seed", "settings"}``.
@@ -168,7 +169,8 @@ def run_adaptive(tasks: list[Task], adapter=None, *, out: str | Path, seed: int 
         )
         human = f"; human {t['human_jnd']:g} {t['human_jnd_unit']}" if t.get("human_jnd") is not None else ""
         log(f"{name}: {shown}, {t['n_trials']} trials{human}")
-    results = {"tracks": tracks, "seed": seed, "extend": extend, "settings": plain(asdict(settings)), "replay": replay}
+    results = {"tracks": tracks, "seed": seed, "extend": extend, "settings": plain(asdict(settings)), "replay": replay,
+               "model": model or {}}  # fmt: skip
     if not replay:
         (out / "adaptive.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return results

@@ -55,8 +55,8 @@ bench: $(STAMP)  ## print speed and memory figures (bench/; installs the bench e
 	$(BIN)/python bench/run.py
 
 lint: $(STAMP)  ## ruff lint and format check; import layers (.importlinter)
-	$(BIN)/ruff check auralgen tests bench generate.py evaluate.py
-	$(BIN)/ruff format --check auralgen tests bench generate.py evaluate.py
+	$(BIN)/ruff check auralgen tests bench examples generate.py evaluate.py
+	$(BIN)/ruff format --check auralgen tests bench examples generate.py evaluate.py
 	$(BIN)/lint-imports --no-cache
 
 clean:  ## remove generated data, caches and the venv

@@ -163,7 +163,7 @@ def run(cmd: str, cwd: Path, timeout: float, env: dict) -> subprocess.CompletedP
 def workdir(tmp_path_factory):
     """The directory the README's commands run in (see the module docstring), with data/default."""
     wd = tmp_path_factory.mktemp("readme")
-    for name in ("generate.py", "evaluate.py", "conf", ".venv", "tests"):  # tests: the real-sound fixture
+    for name in ("generate.py", "evaluate.py", "conf", ".venv", "tests", "examples"):  # tests: the real-sound fixture
         (wd / name).symlink_to(ROOT / name)
     (wd / "my_model.py").write_text(MY_MODEL)
     bindir = wd / "_bin"  # `python` in model.cmd is the user's python: here the test's

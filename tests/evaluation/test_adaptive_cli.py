@@ -51,3 +51,19 @@ def test_adaptive_run_from_the_command_line_and_its_replay(tmp_path):
 def test_bad_adaptive_settings_are_one_line_errors(cfg, message):
     with pytest.raises(ParameterError, match=message.replace("[", r"\[").replace("(", r"\(")):
         validate_eval({"model": {"kind": "dsp", "label": "dsp"}, **cfg})
+
+
+def test_a_command_model_with_more_internal_noise_gets_a_higher_threshold(tmp_path):
+    """examples/noisy_pitch_listener.py through the command adapter: its 75 % point is about 1.67 sigma
+    (P(correct) = Phi(d / sigma - 1) for a difference d), so sigma 10 and 40 cents give thresholds whose
+    intervals hold 16.7 and 66.9 cents, and the larger noise the higher threshold."""
+    found = {}
+    for sigma in (10, 40):
+        cmd = f"model.cmd='{sys.executable} {ROOT / 'examples' / 'noisy_pitch_listener.py'} --sigma {sigma}'"
+        done = _evaluate("mode=adaptive", "model=command", cmd, "tasks=[pitch_relative]", f"out=s{sigma}",
+                         "progress=false", cwd=tmp_path)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        found[sigma] = json.loads((tmp_path / f"s{sigma}" / "adaptive.json").read_text())["tracks"]["pitch_relative"]
+    for sigma, t in found.items():
+        assert t["ci95"][0] <= 1.674 * sigma <= t["ci95"][1], (sigma, t["threshold"], t["ci95"])
+    assert found[40]["threshold"] > 2.5 * found[10]["threshold"]

@@ -196,7 +196,7 @@ class CommandAdapter(Adapter):
             why = "second reply to a pending request"
         elif reply is not None and reply.id in self.answered:
             uid = self.answered[reply.id]
-            self.late[uid] = f"model.cmd replied twice to request id={reply.id} ({uid}); the item is not scored"
+            self.late[uid] = f"model.cmd replied twice to the request of {uid}; the item is not scored"
             why = "second reply to an answered request"
         else:
             why = "not a reply" if reply is None else f"reply to unknown id={reply.id}"
@@ -267,7 +267,7 @@ class CommandAdapter(Adapter):
 
     def _outcome(self, rid: str, slot: _Slot) -> str:
         """The reply text of a finished wait, or the error it ends in (caller holds ``cond``)."""
-        where = f"model.cmd, request id={rid} ({slot.uid})"
+        where = f"model.cmd ({slot.uid})"  # no request id: a per-process counter, not part of the result
         if slot.state == "replied" and slot.reply.error is None:
             self.answered[rid] = slot.uid
             return slot.reply.text

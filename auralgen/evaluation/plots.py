@@ -19,7 +19,7 @@ from auralgen.core.errors import ParameterError
 
 from .psychometrics import PsychometricFit
 
-__all__ = ["plot_audiogram", "plot_psychometric", "plot_task_bars"]
+__all__ = ["plot_adaptive_track", "plot_audiogram", "plot_psychometric", "plot_task_bars"]
 
 _DPI = 100
 _AUDIOMETRIC_HZ = (125.0, 250.0, 500.0, 1000.0, 2000.0, 4000.0, 8000.0, 16000.0)
@@ -231,5 +231,47 @@ def plot_task_bars(scores_by_model: Mapping[str, Mapping], path, *, metric: str 
     ax.set_ylim(0.0, 1.0)
     ax.set_ylabel(metric)
     ax.legend(fontsize="small")
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def plot_adaptive_track(track: Mapping, path) -> Figure:
+    """One ``mode=adaptive`` track (a :func:`~auralgen.evaluation.adaptive.session.track_summary`):
+    left, the level asked at each trial (filled: correct, open: wrong) with the threshold and its
+    95 % interval (or the bound past the hardest level); right, the posterior of the threshold.
+    Log axis for a log domain; the published human threshold, when known, as a dotted line."""
+    levels, correct = list(track.get("levels") or []), list(track.get("correct") or [])
+    if not levels:
+        raise ParameterError(f"track {track.get('track')!r} has no trials; allowed: a track with at least one trial")
+    dom = track.get("domain") or {}
+    unit, log = dom.get("unit", ""), dom.get("scale") == "log"
+    fig = _new_figure(9.0, 3.6)
+    ax, bx = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    trials = np.arange(1, len(levels) + 1)
+    ok = np.asarray(correct, dtype=bool)
+    ax.plot(trials, levels, color="0.6", lw=0.8)
+    ax.plot(trials[ok], np.asarray(levels)[ok], "o", color="C0", label="correct")
+    ax.plot(trials[~ok], np.asarray(levels)[~ok], "o", mfc="none", color="C3", label="wrong")
+    if track.get("threshold") is not None:
+        lo, hi = track["ci95"]
+        ax.axhspan(lo, hi, color="C0", alpha=0.12, label="95 % interval")
+        ax.axhline(track["threshold"], color="C0", lw=1.2, label=f"threshold {track['threshold']:.3g} {unit}")
+    elif track.get("bound") is not None:
+        ax.axhline(
+            track["bound"],
+            color="C3",
+            ls="--",
+            lw=1.0,
+            label=f"{track.get('bound_side', '<')} {track['bound']:g} {unit}",
+        )
+    if track.get("human_jnd") is not None:
+        ax.axhline(track["human_jnd"], color="k", ls=":", lw=1.0, label=f"human {track['human_jnd']:g} {unit}")
+    ax.set(xlabel="trial", ylabel=unit, title=str(track.get("track", "")), yscale="log" if log else "linear")
+    ax.legend(fontsize=7, loc="best")
+    post = track.get("posterior_threshold") or {}
+    if post.get("value"):
+        bx.plot(post["value"], post["mass"], color="C0")
+        bx.set(xscale="log" if log else "linear")
+    bx.set(xlabel=f"threshold ({unit})", ylabel="posterior mass", title="posterior of the threshold")
     fig.tight_layout()
     return _save(fig, path)

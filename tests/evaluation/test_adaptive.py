@@ -176,6 +176,13 @@ def test_tracks_run_interleaved_and_each_is_what_it_would_be_alone(tmp_path):
     assert both["tracks"]["pitch_relative"]["human_jnd"] == 3.5
     assert both["tracks"]["pitch_relative"]["human_jnd_unit"] == "cents"
     assert "Wier" in both["tracks"]["pitch_relative"]["human_jnd_source"]
+    assert (tmp_path / "both" / "plots" / "adaptive_loudness_relative.png").stat().st_size > 0
+    from auralgen.evaluation.plots import plot_adaptive_track
+
+    track = both["tracks"]["pitch_relative"]
+    fig = plot_adaptive_track(track, tmp_path / "p.png")
+    assert list(fig.axes[0].lines[0].get_ydata()) == track["levels"]  # the values asked, trial by trial
+    assert [ln.get_ydata()[0] for ln in fig.axes[0].lines[3:5]] == [track["threshold"], 3.5]  # threshold, human
 
 
 def test_the_audiogram_runs_one_track_per_frequency_and_reports_a_bound_below_its_range(tmp_path):

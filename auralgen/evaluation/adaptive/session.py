@@ -173,6 +173,11 @@ def run_adaptive(tasks: list[Task], adapter=None, *, out: str | Path, seed: int 
                "model": model or {}}  # fmt: skip
     if not replay:
         (out / "adaptive.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        from auralgen.evaluation.plots import plot_adaptive_track
+
+        for name, t in tracks.items():  # the run's report: one figure per track
+            if t["levels"]:
+                plot_adaptive_track(t, out / "plots" / f"adaptive_{name.replace('@', '_')}.png")
     return results
 
 

@@ -93,7 +93,7 @@ class CommandAdapter(Adapter):
         timeout_s: float = 120.0
         concurrency: int = 1
         cwd: str | None = None
-        ray_address: str | None = None  # local | auto | host:port: a Ray actor pool (adapters/ray_pool.py)
+        ray_address: str | None = None  # local | auto | host:port: a Ray actor pool (adapters/_ray_pool.py)
         replicas: int = 1  # ray: actors, each running one copy of cmd (loads its model once)
         num_cpus: float = 1.0  # ray: CPUs each replica reserves
         num_gpus: float = 0.0  # ray: GPUs each replica reserves
@@ -129,7 +129,7 @@ class CommandAdapter(Adapter):
         if cfg.ray_address is None:
             return cls(cfg, **kw)
         cls.check_config(cfg)
-        from .ray_pool import RayCommandPool
+        from ._ray_pool import RayCommandPool
 
         return RayCommandPool(cfg, single=cls, **kw)
 

@@ -135,32 +135,48 @@ def _scatter_list(positions, gains, mic, basis, fs, c, fdl2, gran, n_len, max_di
     return acc
 
 
-@njit(cache=True, error_model="numpy", boundscheck=False)
-def _scatter_shoebox(cx, gx, cy, gy, cz, gz, n_max, mics, basis, fs, c, fdl2, gran, n_lens, max_dist):
-    """Like :func:`_scatter_list` for all shoebox images of order <= n_max, without materialising them,
-    for the microphones ``mics`` ``[n_mics, 3]`` in one pass over the images: ``[n_mics, max(n_lens), rank]``,
-    microphone ``m`` filled up to ``n_lens[m]`` (images farther than ``max_dist`` skipped). Each
-    microphone's sums are made in the same order as alone, so its response does not depend on the others;
-    the image loop and the gain products are shared.
+@njit(cache=True, boundscheck=False)
+def _project_rows(rows, basis):
+    """``rows [n, table rows]`` (float32) times ``basis [table rows, rank]`` in float64, one thread."""
+    n, k = rows.shape
+    rank = basis.shape[1]
+    out = np.zeros((n, rank))
+    for i in range(n):
+        for j in range(k):
+            v = np.float64(rows[i, j])
+            if v != 0.0:
+                for r in range(rank):
+                    out[i, r] += v * basis[j, r]
+    return out
 
-    The accumulator is float32 (half the memory traffic of float64 for the ~1e5 scattered
-    images of a long response; pyroomacoustics' own builder works in float32 as well).
+
+@njit(cache=True, error_model="numpy", boundscheck=False)
+def _scatter_shoebox(cx, gx, cy, gy, cz, gz, n_max, mics, n_rows, fs, c, fdl2, gran, n_lens, max_dist):
+    """All shoebox images of order <= n_max, without materialising them, as *sinc-table-row* impulse
+    trains: ``[n_mics, max(n_lens), n_rows]`` float32, microphone ``m`` filled up to ``n_lens[m]``
+    (images farther than ``max_dist`` skipped). An image adds its two interpolation weights to the two
+    table rows of its fractional delay at its start sample -- two writes, where projecting each image
+    onto the low-rank basis at once took ``2 x rank`` products and ``rank`` writes; the projection
+    is then one dense product per microphone (``fast._project``). Microphones are filled one after the
+    other (each accumulator stays in cache), each summed in the same image order as alone.
     """
     n_mics = mics.shape[0]
-    acc = np.zeros((n_mics, n_lens.max(), basis.shape[1]), dtype=np.float32)
+    acc = np.zeros((n_mics, n_lens.max(), n_rows), dtype=np.float32)
     fs32 = np.float32(fs)
     inv_c = 1.0 / c
     offset_s = fdl2 / fs
     max_d2 = max_dist * max_dist
-    for nz in range(-n_max, n_max + 1):
-        ry = n_max - abs(nz)
-        for ny in range(-ry, ry + 1):
-            rx = ry - abs(ny)
-            gyz = gy[ny + n_max] * gz[nz + n_max]
-            if gyz == 0.0:
-                continue
-            for m in range(n_mics):
-                dz = cz[nz + n_max] - mics[m, 2]
+    for m in range(n_mics):
+        am = acc[m]
+        n_len = n_lens[m]
+        for nz in range(-n_max, n_max + 1):
+            ry = n_max - abs(nz)
+            dz = cz[nz + n_max] - mics[m, 2]
+            for ny in range(-ry, ry + 1):
+                rx = ry - abs(ny)
+                gyz = gy[ny + n_max] * gz[nz + n_max]
+                if gyz == 0.0:
+                    continue
                 dy = cy[ny + n_max] - mics[m, 1]
                 r2 = dy * dy + dz * dz
                 for nx in range(-rx, rx + 1):
@@ -169,7 +185,11 @@ def _scatter_shoebox(cx, gx, cy, gy, cz, gz, n_max, mics, basis, fs, c, fdl2, gr
                     g = gx[nx + n_max] * gyz
                     if d2 <= max_d2 and g != 0.0:
                         d = np.sqrt(d2)
-                        _scatter_one(acc[m], basis, d, g / d, fs32, inv_c, offset_s, fdl2, gran, n_lens[m])
+                        start, row, w = _arrival(d, fs32, inv_c, offset_s, fdl2, gran)
+                        if 0 <= start < n_len:
+                            amp = g / d
+                            am[start, row] += amp * (1.0 - w)
+                            am[start, row + 1] += amp * w
     return acc
 
 

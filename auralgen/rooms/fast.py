@@ -4,9 +4,10 @@ Same images, gains, fractional delay, offset, length and high-pass as
 ``pyroomacoustics.ShoeBox(...).compute_rir()`` (see :mod:`auralgen.rooms.images`), but:
 
 - images are never materialised: a kernel walks the diamond of image rooms per axis
-  tables and scatters each image as two weighted impulses on phase rows (O(1) per image);
-- the windowed sinc is applied by FFT to 8 basis rows (a rank-8 factorisation of
-  pyroomacoustics' interpolated sinc table), not as 81 taps per image.
+  tables and scatters each image as two weighted impulses on the rows of pyroomacoustics'
+  interpolated sinc table (O(1) per image);
+- the rows are projected once per microphone onto 8 basis rows (a rank-8 factorisation of
+  that table) and the windowed sinc is applied by FFT to those, not as 81 taps per image.
 
 It does not model air absorption (:class:`auralgen.rooms.backends.FastBackend` refuses
 ``air_absorption`` with ``backend='fast'``).
@@ -52,11 +53,12 @@ def render_order_raw(
 ) -> np.ndarray:
     """Unfiltered response ``[n_len]`` of all images of order <= ``max_order`` closer than ``max_dist_m``."""
     tables = _axis_tables(room, source_m, max_order)
+    basis = _phase_basis()[0]
     acc = _k._scatter_shoebox(
         *tables,
         int(max_order),
         np.asarray(mic_m, dtype=float).reshape(1, 3),
-        _phase_basis()[0],
+        basis.shape[0],
         int(sample_rate),
         float(room.c_m_s),
         FDL2,
@@ -64,7 +66,7 @@ def render_order_raw(
         np.array([int(n_len)], dtype=np.int64),
         float(max_dist_m),
     )[0]
-    return _synthesise(acc)
+    return _synthesise(_project(acc, basis))
 
 
 def compute_rir_fast(room: RoomSpec, source_m, mics_m, *, sample_rate: int) -> np.ndarray:
@@ -81,6 +83,11 @@ def compute_rir_fast(room: RoomSpec, source_m, mics_m, *, sample_rate: int) -> n
     n_lens = np.array([_natural_length(_k._max_image_distance(tables[0], tables[2], tables[4], order, mic),
                                        room.c_m_s, fs) for mic in mics], dtype=np.int64)  # fmt: skip
     acc = _k._scatter_shoebox(
-        *tables, order, mics, basis, fs, float(room.c_m_s), FDL2, SINC_LUT_GRANULARITY, n_lens, np.inf
+        *tables, order, mics, basis.shape[0], fs, float(room.c_m_s), FDL2, SINC_LUT_GRANULARITY, n_lens, np.inf
     )
-    return pad_stack([_highpass(_synthesise(acc[m, :n]), fs) for m, n in enumerate(n_lens)])
+    return pad_stack([_highpass(_synthesise(_project(acc[m, :n], basis)), fs) for m, n in enumerate(n_lens)])
+
+
+def _project(rows: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    """Sinc-table-row impulse trains ``[n, table rows]`` onto the low-rank basis: ``[n, rank]`` float64."""
+    return _k._project_rows(np.ascontiguousarray(rows), np.ascontiguousarray(basis))  # numba: one thread, no BLAS

@@ -1,4 +1,4 @@
-"""Mixture answerers: the count from onsets; first / louder / overlap by naming the kind of the stretch
+"""Mixture answerers: the count of kinds heard; first / louder / overlap by naming the kind of the stretch
 that one sound fills (palette kinds only); multi_source_relation and recorded classes left unanswered."""
 
 import numpy as np
@@ -40,7 +40,7 @@ def test_count_is_heard_above_chance(mixture_data):
     got = [(r, a) for r, a in _answers(mixture_data, "mixture") if params_of(r)["sub_question"] == "count"]
     assert len(got) == 24
     acc = sum(a == r["answer_index"] for r, a in got) / len(got)
-    assert acc >= 1 / 3 + 0.1  # chance is 1/3 (2, 3 or 4 sounds)
+    assert acc >= 0.7  # chance is 1/3 (2, 3 or 4 sounds); counting onsets instead scored about 0.5
 
 
 @pytest.mark.parametrize("sub", ["louder", "first", "overlap"])

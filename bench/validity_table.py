@@ -64,7 +64,8 @@ def _pct(v: float | None) -> str:
 
 
 def listener_cells(name: str, levels: list[dict]) -> tuple[str, str]:
-    """(easiest, zero) cells of the task's listener rows (``AuditReport.listener``), in its main unit."""
+    """(easiest, zero) cells of the task's listener rows (``AuditReport.listener``): the easiest level in the
+    task's main unit, or every level where the task names no easiest end."""
     if not levels:
         return "–", "–"
     unit = Counter(r["level_unit"] for r in levels).most_common(1)[0][0]
@@ -72,9 +73,13 @@ def listener_cells(name: str, levels: list[dict]) -> tuple[str, str]:
     zero = [r for r in rows if r["level_value"] == 0]
     zero_cell = "–" if not zero else f"{_pct(zero[0]['accuracy'])} (n={zero[0]['n']})"
     spec = task_class(name).audit.listener_easiest
-    if spec is None:
-        every = "; ".join(f"{r['level_value']:g}: {_pct(r['accuracy'])}" for r in rows)
-        return f"per level ({unit}) {every}", zero_cell
+    if spec is None:  # every level, in grid order, a group per run of one unit (mixture: LU, s, LU, s)
+        groups: list[tuple[str, list[str]]] = []
+        for r in sorted(levels, key=lambda r: r.get("level", 0)):
+            if not groups or groups[-1][0] != r["level_unit"]:
+                groups.append((r["level_unit"], []))
+            groups[-1][1].append(f"{r['level_value']:g}: {_pct(r['accuracy'])}")
+        return "per level " + " / ".join(f"({u}) {'; '.join(cells)}" for u, cells in groups), zero_cell
     easy = rows[0] if spec == "min" else rows[-1]
     return f"{_pct(easy['accuracy'])} at {easy['level_value']:g} {unit} (n={easy['n']})", zero_cell
 

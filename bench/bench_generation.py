@@ -36,9 +36,10 @@ AUDIOGRAM_16K = (
 )
 
 
-def items_per_second(task: str, *, validate: bool, n: int = 300) -> float:
+def items_per_second(task: str, *, validate: bool, n: int = 300, overrides: tuple = ()) -> float:
+    """Items per second of one process rendering, validating (or not), encoding and writing ``n`` items."""
     extra = AUDIOGRAM_16K if task == "audiogram" else ()
-    run = small_run(f"task={task}", *extra, validate=str(validate).lower())
+    run = small_run(f"task={task}", *extra, *overrides, validate=str(validate).lower())
     renderer = Renderer(run)
     levels = renderer.tasks[task].n_levels()
     for i in range(2 * levels):  # numba caches loaded for every level's signatures, imports done

@@ -15,6 +15,7 @@ BENCHES = (
     "bench_generation",
     "bench_tasks",
     "bench_rooms",
+    "bench_spatial",
     "bench_receivers",
     "bench_trajectory",
     "bench_scoring",

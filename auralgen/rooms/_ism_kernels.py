@@ -225,13 +225,19 @@ def _scatter_shoebox(cx, gx, cy, gy, cz, gz, n_max, mics, n_rows, fs, c, fdl2, g
                     rows[j] = np.int64(p)
                     weights[j] = x - p
                     amps[j] = gx[i] * gyz / d if d2 <= max_d2 else 0.0
-                for j in range(2 * rx + 1):  # pass 2: scatter
-                    start, amp = starts[j], amps[j]
-                    if amp != 0.0 and 0 <= start < n_len:
-                        row, w = rows[j], weights[j]
-                        am[start, row] += amp * (1.0 - w)
-                        am[start, row + 1] += amp * w
+                _scatter_row(am, starts, rows, weights, amps, 2 * rx + 1, n_len)  # pass 2
     return acc
+
+
+@njit(cache=True, inline="always", boundscheck=False)
+def _scatter_row(am, starts, rows, weights, amps, count, n_len):
+    """Pass 2 of ``_scatter_shoebox``: add each of ``count`` arrivals' two weights to its table rows."""
+    for j in range(count):
+        start, amp = starts[j], amps[j]
+        if amp != 0.0 and 0 <= start < n_len:
+            row, w = rows[j], weights[j]
+            am[start, row] += amp * (1.0 - w)
+            am[start, row + 1] += amp * w
 
 
 @njit(cache=True)

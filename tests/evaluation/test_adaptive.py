@@ -106,13 +106,14 @@ def test_coverage_of_the_95_interval_on_simulated_observers():
 
 
 def test_adaptive_needs_fewer_trials_than_the_grid_on_a_few_runs():
-    """Fast form of the slow test below (4 runs each side instead of 8): at 4 runs the grid's interval
-    ratios are noisier, so this asserts a factor of 2; the slow test holds the 3x claim."""
+    """Fast form of the slow test below. A run stops near 40-50 trials or runs to the 80-trial budget,
+    so the median of a few runs jumps between the two; the mean of 12 runs is steadier. Asserts 2x
+    (measured 4.9x here); the slow test and bench_adaptive's 200 runs per setting hold the 3x claim."""
     obs = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
-    adaptive = adaptive_runs(obs, QuestSettings(), n_runs=4, seed=1)
-    grid = [grid_runs(obs, (50, 100, 200, 400, 1200), n, n_runs=4, max_lapse=0.05, n_boot=50) for n in (16, 32)]
+    adaptive = adaptive_runs(obs, QuestSettings(), n_runs=12, seed=1)
+    grid = [grid_runs(obs, (50, 100, 200, 400, 1200), n, n_runs=8, max_lapse=0.06, n_boot=50) for n in (16, 32)]
     ratio = trials_ratio(adaptive, grid)
-    assert ratio["factor"] >= 2.0, (adaptive, grid, ratio)
+    assert ratio["grid_trials"] / adaptive["trials_mean"] >= 2.0, (adaptive, grid, ratio)
 
 
 @pytest.mark.slow

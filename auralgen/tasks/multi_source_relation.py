@@ -104,6 +104,14 @@ class MultiSourceRelationConfig(SpatialConfig):
             f"{key}.left_of_levels_deg={list(self.left_of_levels_deg)!r} is out of range; allowed: 0 < deg <= 90 (frontal pairs)",
         )
         check_spatial(self, audio, key, max_distance_m=1.0 + 2 * max(self.distance_levels_m))
+        kind = self.receiver.get("type")
+        require(
+            "closer" not in self.relations or kind == "binaural",
+            f"{key}.relations has 'closer' with {key}.receiver.type={kind!r}: its per-source onsets cannot be "
+            "measured there (the RIR's zero-phase 10 Hz high-pass, as pyroomacoustics', puts energy before the "
+            "direct sound of omni and FOA channels), so every such item would be dropped; allowed: receiver type "
+            f"binaural, or {key}.relations without 'closer'",
+        )
         if audio.source.recorded:  # three sounds named by their classes: three classes at least
             labels = [x for x in load_corpus(audio.source).labels if x]
             require(

@@ -253,7 +253,7 @@ CARRIES = {
     "elevation_absolute": {"tetra", "foa", "binaural"},
     "elevation_relative": {"tetra", "foa", "binaural"},
     "trajectory": {"stereo", "circular (n>=3)", "tetra", "foa", "binaural"},
-    "multi_source_relation": {"tetra", "foa", "binaural"},  # default relations include 'left' and 'higher'
+    "multi_source_relation": {"tetra", "foa", "binaural"},  # 'left', 'higher' ('closer': binaural only)
     "distance_absolute": set(LAYOUTS),
     "distance_relative": set(LAYOUTS),
 }
@@ -265,11 +265,12 @@ def test_every_task_layout_pair_is_accepted_only_where_the_cue_exists(task, layo
     from auralgen.core.errors import ParameterError
     from tests.support.builders import small_run
 
+    extra = ("task.relations=[left,higher,left_of]",) if task == "multi_source_relation" else ()
     if layout in CARRIES[task]:
-        assert small_run(f"task={task}", *LAYOUTS[layout]).tasks[0].name == task
+        assert small_run(f"task={task}", *LAYOUTS[layout], *extra).tasks[0].name == task
         return
     with pytest.raises(ParameterError) as err:
-        small_run(f"task={task}", *LAYOUTS[layout])
+        small_run(f"task={task}", *LAYOUTS[layout], *extra)
     msg = str(err.value)
     assert "\n" not in msg and f"({layout}) carries no " in msg
     allowed = msg.rsplit("allowed: receiver types ", 1)[1].split(", ")

@@ -53,18 +53,21 @@ def _yin_frames(x: np.ndarray, tau_min: int, tau_max: int, window: int, hop: int
     loud = energy > energy.max() * 10 ** (_VOICED_FLOOR_DB / 10) if energy.max() > 0 else np.zeros(n_frames, bool)
     periods = np.full(n_frames, np.nan)
     lo, hi = max(tau_min, 1), tau_max - 1
-    for i in np.flatnonzero(loud):
-        c = cmndf[i]
-        cm1, c0, cp1 = c[lo - 1 : hi], c[lo : hi + 1], c[lo + 1 : hi + 2]
-        is_min = (c0 <= cm1) & (c0 <= cp1)
-        curv = cm1 - 2.0 * c0 + cp1
-        with np.errstate(invalid="ignore", divide="ignore"):
-            depth = np.where(curv > 0, c0 - (cm1 - cp1) ** 2 / (8.0 * curv), c0)
-        hits = np.flatnonzero(is_min & (depth < _YIN_THRESHOLD))
-        if hits.size == 0:
-            continue
-        tau = lo + int(hits[0])
-        periods[i] = tau + parabolic_offset(d[i, tau - 1], d[i, tau], d[i, tau + 1])
+    rows = np.flatnonzero(loud)
+    c = cmndf[rows]  # every loud frame at once: the same element-wise arithmetic as frame by frame
+    cm1, c0, cp1 = c[:, lo - 1 : hi], c[:, lo : hi + 1], c[:, lo + 1 : hi + 2]
+    is_min = (c0 <= cm1) & (c0 <= cp1)
+    curv = cm1 - 2.0 * c0 + cp1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        depth = np.where(curv > 0, c0 - (cm1 - cp1) ** 2 / (8.0 * curv), c0)
+    hit = is_min & (depth < _YIN_THRESHOLD)
+    if hit.size == 0:
+        return periods
+    first = np.argmax(hit, axis=1)  # the first dip under the threshold, per frame
+    for i, k, any_hit in zip(rows, first, hit.any(axis=1)):
+        if any_hit:
+            tau = lo + int(k)
+            periods[i] = tau + parabolic_offset(d[i, tau - 1], d[i, tau], d[i, tau + 1])
     return periods
 
 

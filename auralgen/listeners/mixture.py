@@ -82,9 +82,10 @@ def count_kinds(x: np.ndarray, sample_rate: int) -> int:
     power = np.array([np.mean(x[i : i + w] ** 2) for i in starts])
     if power.size == 0 or power.max() <= 0:
         return 0
+    floor = power.max() * 1e-4  # 40 dB below the loudest window
     seen: dict[str, int] = {}
     for i, p in zip(starts, power):
-        kind = classify(x[i : i + w], sample_rate) if p >= power.max() * 1e-4 else None
+        kind = classify(x[i : i + w], sample_rate) if p >= floor else None
         if kind is not None:
             seen[kind] = seen.get(kind, 0) + 1
     return sum(n >= COUNT_MIN_WINDOWS for n in seen.values())

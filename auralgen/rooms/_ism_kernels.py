@@ -213,17 +213,11 @@ def _scatter_shoebox(cx, gx, cy, gy, cz, gz, n_max, mics, n_rows, fs, c, fdl2, g
                 dy = cy[ny + n_max] - mics[m, 1]
                 r2 = dy * dy + dz * dz
                 lo = n_max - rx
-                for j in range(2 * rx + 1):  # pass 1: arrivals (as _arrival, written out to vectorise)
+                for j in range(2 * rx + 1):  # pass 1: arrivals
                     i = lo + j
                     d2 = dx2[i] + r2
                     d = np.sqrt(d2)
-                    sample = np.float64(np.float32(fs32 * np.float32(d * inv_c + offset_s)))
-                    ip = np.floor(sample)
-                    x = (1.0 - (sample - ip)) * gran
-                    p = np.floor(x)
-                    starts[j] = np.int64(ip) - fdl2
-                    rows[j] = np.int64(p)
-                    weights[j] = x - p
+                    starts[j], rows[j], weights[j] = _arrival(d, fs32, inv_c, offset_s, fdl2, gran)
                     amps[j] = gx[i] * gyz / d if d2 <= max_d2 else 0.0
                 _scatter_row(am, starts, rows, weights, amps, 2 * rx + 1, n_len)  # pass 2
     return acc

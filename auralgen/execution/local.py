@@ -56,6 +56,7 @@ class LocalPoolExecutor:
 
     def __init__(self, workers: int):
         self.workers = workers
+        self.forks = "fork" in mp.get_all_start_methods()  # workers inherit this process's memory
         self._procs: list = []
         self._conns: list = []
 

@@ -116,12 +116,27 @@ def default_executor(run_cfg: RunConfig, n_items: int) -> Executor:
     return make_executor(min(run_cfg.workers, max(1, n_items)))
 
 
+def _prewarm(run_cfg: RunConfig, todo: list[ShardPlan]) -> None:
+    """Render the first item of each task here, before a forking pool starts, and discard it: the
+    numba code, HRTF sets and caches it loads are then inherited copy-on-write by every worker,
+    shared instead of loaded once per worker (`bench/bench_generation.py`'s memory row). Output is
+    unchanged: an item depends on its spec alone."""
+    _init_worker(run_cfg)
+    first = {}
+    for sh in todo:
+        if sh.items:
+            first.setdefault(sh.task, sh.items[0])
+    _render_batch(tuple(first.values()))
+
+
 def _render_shards(run_cfg: RunConfig, out: Path, todo: list[ShardPlan], journal: dict[str, Any], bar, seconds,
                    executor: Executor | None) -> None:  # fmt: skip
     """Render the pending shards through ``executor`` (default: :func:`default_executor`); rows are written in plan order and the journal updated after each shard."""
     global _WORKER
     if executor is None:
         executor = default_executor(run_cfg, sum(len(sh.items) for sh in todo))
+    if getattr(executor, "forks", False):
+        _prewarm(run_cfg, todo)
     workers = getattr(executor, "workers", 1)
     results = executor.map_ordered(
         _render_batch, _batches(todo), setup=partial(_init_worker, run_cfg),

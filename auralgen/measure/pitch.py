@@ -14,6 +14,7 @@ from auralgen.measure.common import (
     check_positive,
     check_rate,
     parabolic_offset,
+    parabolic_offsets,
 )
 
 _YIN_THRESHOLD = 0.1  # absolute threshold on the cumulative mean normalised difference (de Cheveigne & Kawahara 2002)
@@ -63,11 +64,10 @@ def _yin_frames(x: np.ndarray, tau_min: int, tau_max: int, window: int, hop: int
     hit = is_min & (depth < _YIN_THRESHOLD)
     if hit.size == 0:
         return periods
-    first = np.argmax(hit, axis=1)  # the first dip under the threshold, per frame
-    for i, k, any_hit in zip(rows, first, hit.any(axis=1)):
-        if any_hit:
-            tau = lo + int(k)
-            periods[i] = tau + parabolic_offset(d[i, tau - 1], d[i, tau], d[i, tau + 1])
+    voiced = hit.any(axis=1)
+    rows = rows[voiced]
+    tau = lo + np.argmax(hit[voiced], axis=1)  # the first dip under the threshold, per frame
+    periods[rows] = tau + parabolic_offsets(d[rows, tau - 1], d[rows, tau], d[rows, tau + 1])
     return periods
 
 

@@ -99,3 +99,31 @@ def test_spatial_motion_mixture_and_reorder_items_are_byte_identical_across_work
     generation.run(run1, log=lambda *_: None)
     generation.run(run2, log=lambda *_: None)
     assert digest_tree(tmp_path / "w1") == digest_tree(tmp_path / "w2")
+
+
+def test_a_forking_pool_is_prewarmed_with_one_item_per_task_and_bytes_do_not_change(tmp_path, monkeypatch):
+    """Before a forking pool starts, this process renders the first item of each task (its numba code and
+    caches are then shared copy-on-write by the workers); the serial path does not; output is unchanged."""
+    import importlib
+
+    run_mod = importlib.import_module("auralgen.generation.run")
+    calls = []
+    real = run_mod._render_batch
+
+    def spy(specs):
+        calls.append([(s.task, s.index) for s in specs])
+        return real(specs)
+
+    monkeypatch.setattr(run_mod, "_render_batch", spy)  # only this process's calls: workers fork before it is read
+    args = ("suite=tones", *(f"tasks.{t}.items_per_level=1" for t in ("audiogram", "pitch_relative",
+            "loudness_relative", "duration_relative", "duration_absolute")))  # fmt: skip
+    generation.run(small_run(*args, out=tmp_path / "w2", workers=2, shard_size=4), log=lambda *_: None)
+    first = {}
+    for row in read_rows(tmp_path / "w2"):
+        first.setdefault(row["task"], row)
+    assert len(calls) == 1 and sorted(t for t, _ in calls[0]) == sorted(first)  # one item of every task
+    assert all(i == 0 for _, i in calls[0])
+    calls.clear()
+    generation.run(small_run(*args, out=tmp_path / "w1", workers=1, shard_size=4), log=lambda *_: None)
+    assert all(len(c) <= 4 for c in calls) and sum(len(c) for c in calls) == len(read_rows(tmp_path / "w1"))
+    assert digest_tree(tmp_path / "w1") == digest_tree(tmp_path / "w2")

@@ -235,25 +235,48 @@ def _scatter_row(am, starts, rows, weights, amps, count, n_len):
 
 
 @njit(cache=True)
-def _decay_envelope(t_s, rates, t_end_s, weights):
-    """Weighted means over directions of ``exp(-rate_u t)`` and ``exp(-rate_u t / 2)`` (times ``[t <= t_end_u]``).
+def _decay_envelope(dt_s, n_t, rates, t_end_s, weights):
+    """Weighted means over directions of ``exp(-rate_u t)`` and ``exp(-rate_u t / 2)`` (times ``[t <= t_end_u]``)
+    at ``t = i dt_s``, ``i < n_t``; ``exp(-rate_u t / 2)`` is carried from step to step (one product, no
+    ``exp``, per direction and step: relative error ~1e-14 after 1,000 steps).
 
     ``weights [n_mics, n_dir]`` (energy weights; amplitudes use weight 1). Returns
-    ``[n_mics, 2, n_t]``: energy and amplitude decay at times ``t_s``.
+    ``[n_mics, 2, n_t]``: energy and amplitude decay at those times.
     """
     n_mics = weights.shape[0]
-    out = np.zeros((n_mics, 2, t_s.shape[0]))
+    out = np.zeros((n_mics, 2, n_t))
     m = rates.shape[0]
-    for i in range(t_s.shape[0]):
-        t = t_s[i]
+    step = np.exp(-0.5 * rates * dt_s)
+    h = np.ones(m)
+    for i in range(n_t):
+        t = i * dt_s
         a = 0.0
         for j in range(m):
             if t <= t_end_s[j]:
-                h = np.exp(-0.5 * rates[j] * t)
-                a += h
+                hj = h[j]
+                a += hj
                 for k in range(n_mics):
-                    out[k, 0, i] += weights[k, j] * h * h
+                    out[k, 0, i] += weights[k, j] * hj * hj
+            h[j] *= step[j]
         for k in range(n_mics):
             out[k, 0, i] /= m
             out[k, 1, i] = a / m
+    return out
+
+
+@njit(cache=True)
+def _coherence_sum(offsets, combos, w, f_max):
+    """``1 + 2 sum_r w[c1] w[c2] w[c3] sinc((o1 + o2 + o3) f_max)`` per microphone and direction, ``sinc(x) =
+    sin(x) / x``, over the ``combos [r, 3]`` of per-axis offset indices (``offsets [n_mics, n_dir, 3, 5]``)
+    that come before their negation: sinc is even, so each such pair is one term counted twice."""
+    n_mics, n_dir = offsets.shape[0], offsets.shape[1]
+    out = np.empty((n_mics, n_dir))
+    for i in range(n_mics):
+        for j in range(n_dir):
+            acc = 0.0
+            for r in range(combos.shape[0]):
+                c1, c2, c3 = combos[r, 0], combos[r, 1], combos[r, 2]
+                x = ((offsets[i, j, 0, c1] + offsets[i, j, 1, c2]) + offsets[i, j, 2, c3]) * f_max
+                acc += w[c1] * w[c2] * w[c3] * (1.0 if x == 0.0 else np.sin(x) / x)
+            out[i, j] = 1.0 + 2.0 * acc
     return out

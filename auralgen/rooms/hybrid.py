@@ -27,6 +27,7 @@ Also here: :func:`schroeder_rt60` and :func:`drr_db` for tests and validation.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -66,6 +67,13 @@ def _octant_directions(n: int) -> np.ndarray:
     return np.abs(np.stack([r * np.cos(phi), r * np.sin(phi), z], axis=1))
 
 
+_NEGATE = (0, 2, 1, 4, 3)  # offset index of -x for the offsets (0, a, -a, b, -b)
+_HALF_COMBOS = np.array(
+    [c for c in itertools.product(range(5), repeat=3) if c < tuple(_NEGATE[i] for i in c)], dtype=np.int64
+)  # 62 of the 125 offset triples: each with its negation is one pair; (0, 0, 0) is its own and left out
+_OFFSET_WEIGHTS = np.array([1.0, 0.25, 0.25, 0.25, 0.25])
+
+
 def _coherence_weights(room: RoomSpec, source_m, mics_m, u: np.ndarray, sample_rate: int) -> np.ndarray:
     """Energy gain ``[n_mics, n_dir]`` from images that arrive together, per direction.
 
@@ -73,27 +81,18 @@ def _coherence_weights(room: RoomSpec, source_m, mics_m, u: np.ndarray, sample_r
     mirror) with path differences ``2 e |u_d|``, ``e = s - m`` (even images) or ``s + m - L``
     (odd ones). Each pair adds ``1 + cos(2 pi f 2 e |u_d| / c)`` times the incoherent
     energy; the gain is that product over axes, averaged over both parities and over a flat
-    spectrum up to Nyquist. It is ~1 for generic placements and up to 8 when source and
-    microphone are level with, or mirror images of, each other on every axis.
+    spectrum up to Nyquist: a weighted sum of sincs of the 125 sums of per-axis wavenumber offsets
+    ``{0, +-a, +-b}`` (weights 1 and 1/4), 63 of them distinct (:func:`~auralgen.rooms._ism_kernels._coherence_sum`).
+    It is ~1 for generic placements and up to 8 when source and microphone are level with, or
+    mirror images of, each other on every axis.
     """
     src = np.asarray(source_m, dtype=float)
+    mics = np.asarray(mics_m, dtype=float).reshape(-1, 3)
     dims = np.asarray(room.dims_m, dtype=float)
-    f_max = 0.5 * sample_rate
-    out = np.empty((len(mics_m), u.shape[0]))
-    for i, mic in enumerate(np.asarray(mics_m, dtype=float)):
-        # per axis: wavenumber offsets {0, +-a, +-b} with weights {1, 1/4 x 4}
-        ks, ws = [np.zeros((u.shape[0], 1))], [np.ones(1)]
-        for d in range(3):
-            a = 4.0 * np.pi * (src[d] - mic[d]) * u[:, d] / room.c_m_s
-            b = 4.0 * np.pi * (src[d] + mic[d] - dims[d]) * u[:, d] / room.c_m_s
-            kd = np.stack([np.zeros_like(a), a, -a, b, -b], axis=1)
-            wd = np.array([1.0, 0.25, 0.25, 0.25, 0.25])
-            ks.append(kd)
-            ws.append(wd)
-        k = ks[1][:, :, None, None] + ks[2][:, None, :, None] + ks[3][:, None, None, :]
-        w = ws[1][:, None, None] * ws[2][None, :, None] * ws[3][None, None, :]
-        out[i] = np.sum(w[None] * np.sinc(k * f_max / np.pi), axis=(1, 2, 3))
-    return out
+    a = 4.0 * np.pi * (src - mics)[:, None, :] * u[None, :, :] / room.c_m_s  # [n_mics, n_dir, 3]
+    b = 4.0 * np.pi * (src + mics - dims)[:, None, :] * u[None, :, :] / room.c_m_s
+    offsets = np.stack([np.zeros_like(a), a, -a, b, -b], axis=-1)
+    return _k._coherence_sum(offsets, _HALF_COMBOS, _OFFSET_WEIGHTS, 0.5 * sample_rate)
 
 
 def tail_statistics(room: RoomSpec, t_s, *, sample_rate: int, max_order: int, source_m=None, mics_m=None):
@@ -117,8 +116,8 @@ def tail_statistics(room: RoomSpec, t_s, *, sample_rate: int, max_order: int, so
         weights = np.ones((1, u.shape[0]))
     else:
         weights = _coherence_weights(room, source_m, mics_m, u, sample_rate)
-    grid = np.arange(0.0, float(np.max(t_s, initial=0.0)) + 2 * _GRID_S, _GRID_S)
-    env = _k._decay_envelope(grid, rates, t_end, weights)
+    grid = np.arange(0.0, float(np.max(t_s, initial=0.0)) + 2 * _GRID_S, _GRID_S)  # grid[i] = i * _GRID_S
+    env = _k._decay_envelope(_GRID_S, grid.size, rates, t_end, weights)
     kernel = _phase_kernels()
     kappa = float(np.mean(np.sum(kernel[:-1] ** 2, axis=1)))
     dc = float(np.mean(np.sum(kernel[:-1], axis=1)))
@@ -177,16 +176,14 @@ def compute_rir_hybrid(
         )
         out = np.zeros(n_total)
         out[:n_early] = early
-        if n0 < n_total:
-            ramp = np.ones(n_total)
-            k = np.arange(n0, n_end)
-            ramp[k] = np.cos(0.5 * np.pi * (k - n0 + 0.5) / n_x) ** 2
-            ramp[n_end:] = 0.0
-            out *= ramp
-            tail_w = np.sqrt(np.clip(1.0 - ramp**2, 0.0, 1.0))
-            out += tail_w * (mean[i] + noise[i] * std[i])
-        rirs.append(_highpass(out, fs))
-    return pad_stack(rirs)
+        if n0 < n_total:  # before n0 the early part alone, after n_end the tail alone
+            ramp = np.cos(0.5 * np.pi * (np.arange(n0, n_end) - n0 + 0.5) / n_x) ** 2
+            tail = mean[i, n0:] + noise[i, n0:] * std[i, n0:]
+            fade = np.sqrt(np.clip(1.0 - ramp**2, 0.0, 1.0))
+            out[n0:n_end] = out[n0:n_end] * ramp + fade * tail[: n_end - n0]
+            out[n_end:] = tail[n_end - n0 :]
+        rirs.append(out)
+    return _highpass(pad_stack(rirs), fs)  # every row is n_total long: one call filters them all
 
 
 # ------------------------------------------------------------------ room-acoustic measures

@@ -76,7 +76,9 @@ def count_kinds(x: np.ndarray, sample_rate: int) -> int:
     """Number of sound kinds heard: :func:`~auralgen.listeners.kinds.classify` on
     :data:`COUNT_WINDOW_S` windows every :data:`COUNT_HOP_S` (those within 40 dB of the loudest),
     counting a kind named in at least :data:`COUNT_MIN_WINDOWS` of them (a window where two
-    sounds overlap may be named after either, rarely after a third)."""
+    sounds overlap may be named after either, rarely after a third). Windows are classified
+    ``strict``: one steady spectral peak names no kind (it is how a harmonic tone's onset and
+    offset windows look; read as a sweep, they added a sound that is not there)."""
     w, hop = int(COUNT_WINDOW_S * sample_rate), int(COUNT_HOP_S * sample_rate)
     starts = range(0, max(x.size - w, 0) + 1, hop)
     power = np.array([np.mean(x[i : i + w] ** 2) for i in starts])
@@ -85,7 +87,7 @@ def count_kinds(x: np.ndarray, sample_rate: int) -> int:
     floor = power.max() * 1e-4  # 40 dB below the loudest window
     seen: dict[str, int] = {}
     for i, p in zip(starts, power):
-        kind = classify(x[i : i + w], sample_rate) if p >= floor else None
+        kind = classify(x[i : i + w], sample_rate, strict=True) if p >= floor else None
         if kind is not None:
             seen[kind] = seen.get(kind, 0) + 1
     return sum(n >= COUNT_MIN_WINDOWS for n in seen.values())

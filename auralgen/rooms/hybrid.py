@@ -34,7 +34,7 @@ import numpy as np
 
 from auralgen.core.errors import ParameterError, check_range
 from auralgen.rooms import _ism_kernels as _k
-from auralgen.rooms.fast import pad_stack, render_order_raw
+from auralgen.rooms.fast import render_order_raw
 from auralgen.rooms.images import (
     FDL2,
     _axis_tables,
@@ -163,7 +163,7 @@ def compute_rir_hybrid(
     mean, var = tail_statistics(room, t, sample_rate=fs, max_order=order, source_m=src, mics_m=mics)
     std = np.sqrt(var)
     diag = float(np.linalg.norm(room.dims_m))
-    rirs = []
+    rirs = np.zeros((mics.shape[0], n_total))  # every response is n_total long
     for i, mic in enumerate(mics):
         t_dir = float(np.linalg.norm(mic - src)) / c
         n0 = int(round((t_dir + t_mix) * fs)) + FDL2  # crossfade start (sample index)
@@ -174,16 +174,15 @@ def compute_rir_hybrid(
         early = render_order_raw(
             room, src, mic, sample_rate=fs, max_order=early_order, n_len=n_early, max_dist_m=reach + c / fs
         )
-        out = np.zeros(n_total)
+        out = rirs[i]
         out[:n_early] = early
         if n0 < n_total:  # before n0 the early part alone, after n_end the tail alone
-            ramp = np.cos(0.5 * np.pi * (np.arange(n0, n_end) - n0 + 0.5) / n_x) ** 2
+            ramp = np.cos(0.5 * np.pi * (np.arange(n_end - n0) + 0.5) / n_x) ** 2
             tail = mean[i, n0:] + noise[i, n0:] * std[i, n0:]
             fade = np.sqrt(np.clip(1.0 - ramp**2, 0.0, 1.0))
             out[n0:n_end] = out[n0:n_end] * ramp + fade * tail[: n_end - n0]
             out[n_end:] = tail[n_end - n0 :]
-        rirs.append(out)
-    return _highpass(pad_stack(rirs), fs)  # every row is n_total long: one call filters them all
+    return _highpass(rirs, fs)  # one call filters every channel
 
 
 # ------------------------------------------------------------------ room-acoustic measures

@@ -110,15 +110,12 @@ def _n_peaks(p: np.ndarray) -> int:
     return int(np.sum(p[peaks] >= p.max() * 10 ** (-PEAK_DB / 10)))
 
 
-def classify(x: np.ndarray, sample_rate: int, *, strict: bool = False) -> str | None:
+def classify(x: np.ndarray, sample_rate: int) -> str | None:
     """The kind of the sound filling ``x`` (mono), or ``None`` on silence or too little audio.
 
     In order: broadband -> noise; decaying pulses -> clicks (spectral peak above
     :data:`PULSE_SPLIT_HZ`) or knocks (below); a peak rising by octaves per second -> sweep; three
-    or more peaks -> harmonic; one steady peak (the first moments of a sweep) -> sweep, or, with
-    ``strict``, ``None``: a window that catches a harmonic tone's onset or offset (or two sounds
-    that blur each other's peaks) also shows one steady peak, and a listener that names many
-    windows (the count) must not read a sweep into it.
+    or more peaks -> harmonic; one steady peak (the first moments of a sweep) -> sweep.
 
     Examples
     --------
@@ -143,4 +140,4 @@ def classify(x: np.ndarray, sample_rate: int, *, strict: bool = False) -> str | 
         return "sweep"
     if _n_peaks(np.median(spec, axis=0)) >= 3:  # median: pulses of others left out
         return "harmonic"
-    return None if strict else "sweep"
+    return "sweep"

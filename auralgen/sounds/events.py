@@ -32,6 +32,20 @@ from auralgen.core.random import LogUniform, Uniform
 from auralgen.sounds.base import SoundSource, palette, register_source
 from auralgen.sounds.corpus import RecordedSource, sound_name
 from auralgen.synth import apply_ramps, harmonic_complex, impact, n_samples, noise, sweep
+from auralgen.synth.palette import (
+    CLICK_DECAY_S,
+    CLICK_HZ,
+    CLICK_LENGTH_S,
+    CLICK_RATE_HZ,
+    HARMONIC_F0_HZ,
+    KNOCK_DECAY_S,
+    KNOCK_HZ,
+    KNOCK_LENGTH_S,
+    KNOCK_RATE_HZ,
+    N_HARMONICS,
+    SWEEP_OCTAVES,
+    SWEEP_START_HZ,
+)
 
 MIN_SAMPLE_RATE = 16000  # the sweep's and clicks' top frequencies stay below Nyquist
 
@@ -67,10 +81,10 @@ class Harmonic(_Continuous):
     ramp_s = 0.02
 
     def fields(self, rng):
-        return {"f0_hz": LogUniform(150.0, 400.0).sample(rng)}
+        return {"f0_hz": LogUniform(*HARMONIC_F0_HZ).sample(rng)}
 
     def signal(self, spec, sample_rate: int) -> np.ndarray:
-        return harmonic_complex(spec["f0_hz"], spec["duration_s"], sample_rate=sample_rate, n_harmonics=6)
+        return harmonic_complex(spec["f0_hz"], spec["duration_s"], sample_rate=sample_rate, n_harmonics=N_HARMONICS)
 
 
 @register_source
@@ -94,8 +108,8 @@ class Sweep(_Continuous):
     ramp_s = 0.02
 
     def fields(self, rng):
-        f0 = LogUniform(250.0, 500.0).sample(rng)
-        return {"f_start_hz": f0, "f_end_hz": f0 * 2.0 ** Uniform(2.5, 3.5).sample(rng)}
+        f0 = LogUniform(*SWEEP_START_HZ).sample(rng)
+        return {"f_start_hz": f0, "f_end_hz": f0 * 2.0 ** Uniform(*SWEEP_OCTAVES).sample(rng)}
 
     def signal(self, spec, sample_rate: int) -> np.ndarray:
         return sweep(spec["f_start_hz"], spec["f_end_hz"], spec["duration_s"], sample_rate=sample_rate, method="log")
@@ -131,10 +145,10 @@ class Clicks(_Impulsive):
     label = "the click train"
 
     def fields(self, rng):
-        return {"rate_hz": Uniform(8.0, 14.0).sample(rng)}
+        return {"rate_hz": Uniform(*CLICK_RATE_HZ).sample(rng)}
 
     def pulse(self, spec, sample_rate: int) -> np.ndarray:
-        return impact(3000.0, 0.002, 0.01, sample_rate=sample_rate)
+        return impact(CLICK_HZ, CLICK_DECAY_S, CLICK_LENGTH_S, sample_rate=sample_rate)
 
 
 @register_source
@@ -143,10 +157,10 @@ class Knocks(_Impulsive):
     label = "the knocking sequence"
 
     def fields(self, rng):
-        return {"rate_hz": Uniform(2.5, 4.5).sample(rng), "freq_hz": LogUniform(250.0, 500.0).sample(rng)}
+        return {"rate_hz": Uniform(*KNOCK_RATE_HZ).sample(rng), "freq_hz": LogUniform(*KNOCK_HZ).sample(rng)}
 
     def pulse(self, spec, sample_rate: int) -> np.ndarray:
-        return impact(spec["freq_hz"], 0.03, 0.2, sample_rate=sample_rate)
+        return impact(spec["freq_hz"], KNOCK_DECAY_S, KNOCK_LENGTH_S, sample_rate=sample_rate)
 
 
 EVENTS = palette("events")

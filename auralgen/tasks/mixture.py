@@ -210,8 +210,8 @@ class Mixture(Task):
         listener_easiest=None,
         reason="the grid mixes four sub-questions and units, so no single end is easiest: the listener names the "
         "palette's kinds for first / louder / overlap (at least 95 % at each one's easiest level, tests/validation/"
-        "test_listener_mixture.py) and counts by onsets, which merges sounds starting within 0.5 s; it does not "
-        "name recorded classes (NO_ANSWER)",
+        "test_listener_mixture.py) and counts the kinds its per-kind detectors find (listeners/presence.py); it "
+        "does not name recorded classes (NO_ANSWER)",
         dataset_checks=(MixtureRoles,),
     )
     listener = staticmethod(listen.mixture)

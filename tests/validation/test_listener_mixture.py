@@ -8,6 +8,7 @@ from auralgen.generation.run import run
 from auralgen.listeners import mixture as LM
 from auralgen.listeners.common import NO_ANSWER
 from auralgen.listeners.kinds import KINDS, classify
+from auralgen.listeners.presence import kinds_present
 from auralgen.sounds.events import NAMES, draw_sound, synth_sound
 from auralgen.validation import listener as L
 from tests.support.builders import decode, params_of, read_rows, small_run
@@ -36,11 +37,11 @@ def _answers(out, task):
         yield r, L.answer(task, r["question"], r["options"], [x], sr, layout=r.get("channel_layout"))
 
 
-def test_count_is_heard_above_chance(mixture_data):
+def test_count_is_heard(mixture_data):
     got = [(r, a) for r, a in _answers(mixture_data, "mixture") if params_of(r)["sub_question"] == "count"]
     assert len(got) == 24
     acc = sum(a == r["answer_index"] for r, a in got) / len(got)
-    assert acc >= 0.7  # chance is 1/3 (2, 3 or 4 sounds); counting onsets instead scored about 0.5
+    assert acc >= 23 / 24  # chance is 1/3 (2, 3 or 4 sounds); counting onsets scored about 0.5, naming windows 0.8
 
 
 @pytest.mark.parametrize("sub", ["louder", "first", "overlap"])
@@ -80,9 +81,8 @@ def test_classify_names_each_kind_from_its_onset(kind, seconds):
 
 
 def test_one_sound_alone_is_counted_once():
-    """A palette sound alone in a 4 s clip counts as one kind: the windows that catch a harmonic tone's
-    onset or offset show one steady peak, which the count does not read as a sweep (seed 3 of the
-    harmonic draws below was counted as two sounds before)."""
+    """A palette sound alone in a 4 s clip is found as its own kind and nothing else (the windowed
+    count that came before read a harmonic tone's onset as a sweep: seed 3 of the harmonic draws)."""
     got = {}
     for kind in KINDS:
         for seed in range(12):
@@ -91,10 +91,8 @@ def test_one_sound_alone_is_counted_once():
             x = np.zeros(4 * 16000)
             a = int(rng.uniform(0.2, 2.0) * 16000)
             x[a : a + s.size] = s / np.max(np.abs(s))
-            got[(kind, seed)] = LM.count_kinds(x, 16000)
-    assert got == {k: 1 for k in got}
-    steady = np.sin(2 * np.pi * 440.0 * np.arange(4000) / 16000)  # one steady peak: a sweep's first moments...
-    assert classify(steady, 16000) == "sweep" and classify(steady, 16000, strict=True) is None  # ...or not named
+            got[(kind, seed)] = kinds_present(x, 16000)
+    assert got == {(kind, seed): (kind,) for kind, seed in got}
 
 
 def test_classify_needs_audio():
@@ -115,3 +113,35 @@ def test_sub_question_is_parsed_from_the_question(question, sub):
 
 def test_count_options_are_parsed():
     assert LM.count_options(["4", "2", "3", "Cannot tell"]) == {0: 4, 1: 2, 2: 3}
+
+
+@pytest.mark.parametrize("outer", KINDS)
+def test_a_sound_inside_a_longer_one_is_found(outer):
+    """Each kind played entirely inside a longer sound of another kind, at the same RMS, is found with it:
+    the windowed count that came before named one kind per window and missed the inner sound."""
+    for inner in KINDS:
+        if inner == outer:
+            continue
+        rng = np.random.default_rng([KINDS.index(outer), KINDS.index(inner)])
+        x = np.zeros(3 * 16000)
+        a, b = (synth_sound(draw_sound(rng, k, d), 16000) for k, d in ((outer, 1.6), (inner, 0.8)))
+        x[8000 : 8000 + a.size] += a / np.std(a)
+        x[16000 : 16000 + b.size] += b / np.std(b)
+        assert kinds_present(x, 16000) == tuple(k for k in KINDS if k in (outer, inner)), (outer, inner)
+
+
+def test_click_train_is_subtracted_to_the_sample():
+    """The click pulse is one fixed waveform: the train found in noise is removed to 30 dB under it (what
+    is left is mostly the last pulse, which the train's end cuts short)."""
+    from auralgen.listeners.presence import remove_clicks
+
+    rng = np.random.default_rng(4)
+    clicks = synth_sound(draw_sound(rng, "clicks", 1.0), 16000)
+    noise = synth_sound(draw_sound(rng, "noise", 2.0), 16000)
+    noise *= np.std(clicks) / np.std(noise)
+    x = noise.copy()
+    x[4000 : 4000 + clicks.size] += clicks
+    rest, found = remove_clicks(x, 16000)
+    assert found
+    assert 10 * np.log10(np.sum((rest - noise) ** 2) / np.sum(clicks**2)) < -30.0
+    assert not remove_clicks(noise, 16000)[1]

@@ -1,0 +1,12 @@
+"""The ``events`` palette's recipe values (:mod:`auralgen.sounds.events` draws and renders with them).
+
+Kept here, below both, so that the mixture listener's detectors (:mod:`auralgen.listeners.presence`,
+a layer under ``sounds``) read the same values as the palette: an ideal observer that knows the recipe.
+"""
+
+from __future__ import annotations
+
+HARMONIC_F0_HZ, N_HARMONICS = (150.0, 400.0), 6  # harmonic tone: fundamental range, harmonics (1/k amplitudes)
+SWEEP_START_HZ, SWEEP_OCTAVES = (250.0, 500.0), (2.5, 3.5)  # rising log sweep: start, octaves up
+CLICK_HZ, CLICK_DECAY_S, CLICK_LENGTH_S, CLICK_RATE_HZ = 3000.0, 0.002, 0.01, (8.0, 14.0)  # one fixed click pulse
+KNOCK_HZ, KNOCK_DECAY_S, KNOCK_LENGTH_S, KNOCK_RATE_HZ = (250.0, 500.0), 0.03, 0.2, (2.5, 4.5)  # knock pulses

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from auralgen.core.errors import ParameterError
 from auralgen.measure.common import (
@@ -73,16 +74,34 @@ def _yin_frames(x: np.ndarray, tau_min: int, tau_max: int, window: int, hop: int
 
 def _refine_period(y: np.ndarray, period: float, max_lag: int) -> float:
     """Refine ``period`` with the difference function at growing multiples of it."""
+    return float(_refine_period_kernel(np.ascontiguousarray(y, dtype=np.float64), float(period), int(max_lag)))
+
+
+@njit(cache=True)
+def _refine_period_kernel(y, period, max_lag):  # pragma: no cover - compiled
+    """:func:`_refine_period`'s loop: at multiples ``m = 2, 4, 8, ...`` of the period, the difference
+    function at the five lags around ``m * period`` (summed in order) and a parabolic vertex."""
     m = 2
+    d = np.empty(5)
     while m * period + 3 <= max_lag:
-        centre = int(round(m * period))
-        lags = np.arange(centre - 2, centre + 3)
-        length = len(y) - lags[-1]
-        d = np.array([np.sum((y[:length] - y[lag : lag + length]) ** 2) for lag in lags])
-        k = int(np.argmin(d[1:-1])) + 1
+        centre = int(math.floor(m * period + 0.5))
+        length = y.size - (centre + 2)
+        for j in range(5):
+            lag = centre - 2 + j
+            acc = 0.0
+            for i in range(length):
+                e = y[i] - y[lag + i]
+                acc += e * e
+            d[j] = acc
+        k = 1
+        for j in (2, 3):
+            if d[j] < d[k]:
+                k = j
         if d[k] > 0 and (d[k] > d[k - 1] or d[k] > d[k + 1]):
             break
-        period = (lags[k] + parabolic_offset(d[k - 1], d[k], d[k + 1])) / m
+        den = d[k - 1] - 2.0 * d[k] + d[k + 1]
+        off = 0.0 if den == 0 else min(max(0.5 * (d[k - 1] - d[k + 1]) / den, -0.5), 0.5)
+        period = (centre - 2 + k + off) / m
         m *= 2
     return period
 

@@ -145,3 +145,20 @@ def test_click_train_is_subtracted_to_the_sample():
     assert found
     assert 10 * np.log10(np.sum((rest - noise) ** 2) / np.sum(clicks**2)) < -30.0
     assert not remove_clicks(noise, 16000)[1]
+
+
+def test_kinds_are_found_at_48_khz():
+    """The detectors are written in seconds and hertz, not samples: a 48 kHz mixture of all five kinds
+    (each 1 s, overlapping, equal RMS) is read as all five, and each pair of them as that pair."""
+    rng = np.random.default_rng(48)
+    sounds = {k: synth_sound(draw_sound(rng, k, 1.0), 48000) for k in KINDS}
+    x = np.zeros(3 * 48000)
+    for i, s in enumerate(sounds.values()):
+        at = 12000 + i * 16000
+        x[at : at + s.size] += s / np.std(s)
+    assert kinds_present(x, 48000) == KINDS
+    for a, b in [("harmonic", "knocks"), ("noise", "clicks"), ("sweep", "harmonic")]:
+        y = np.zeros(2 * 48000)
+        y[8000 : 8000 + 48000] += sounds[a] / np.std(sounds[a])
+        y[20000 : 20000 + 48000] += sounds[b] / np.std(sounds[b])
+        assert kinds_present(y, 48000) == tuple(k for k in KINDS if k in (a, b)), (a, b)

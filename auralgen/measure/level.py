@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 from auralgen.core.errors import ParameterError
 from auralgen.measure.common import (
@@ -15,7 +16,6 @@ from auralgen.measure.common import (
     check_positive,
     check_rate,
     db_power,
-    moving_average,
 )
 from auralgen.synth.levels import loudness_lufs  # noqa: F401  (one BS.1770 implementation, re-exported)
 
@@ -106,29 +106,64 @@ def segments(
         raise ParameterError(f"min_gap_s={min_gap_s!r} is out of range; allowed: finite and >= 0")
     gap = int(round(min_gap_s * sr))
     frame = int(round(check_positive("frame_s", frame_s) * sr))
-    power = np.sum(xc**2, axis=0)
-    coarse = moving_average(power, frame)
+    csum, coarse = _envelope(np.ascontiguousarray(xc, dtype=np.float64), max(frame, 1))
     peak = coarse.max()
     if peak <= 0:
         return []
     level = peak * 10 ** (thr / 10)
-    starts, stops = _runs(coarse >= level)
+    starts, stops = _runs_above(coarse, level)
     if starts.size == 0:
         return []
     keep = np.concatenate([[True], starts[1:] - stops[:-1] >= gap])
     starts, stops = starts[keep], stops[np.append(keep[1:], True)]
-    return _refined(power, coarse, starts, stops, level, frame, sr)
+    return _refined(csum, coarse, starts, stops, level, frame, sr)
 
 
-def _refined(power, coarse, starts, stops, level: float, frame: int, sr: int) -> list[Segment]:
+@njit(cache=True)
+def _runs_above(x, level):  # pragma: no cover - compiled
+    """:func:`_runs` of ``x >= level`` in one pass (no mask array)."""
+    starts, stops = [], []
+    inside = False
+    for i in range(x.size):
+        if (x[i] >= level) != inside:
+            (stops if inside else starts).append(i)
+            inside = not inside
+    if inside:
+        stops.append(x.size)
+    return np.array(starts, dtype=np.int64), np.array(stops, dtype=np.int64)
+
+
+@njit(cache=True)
+def _envelope(xc, width):  # pragma: no cover - compiled
+    """``(csum, coarse)`` of the power summed over channels, in one pass over the samples:
+    ``csum[j]`` is the sum of the first ``j`` power values (in order, as ``np.cumsum``) and
+    ``coarse`` the centred moving average of :func:`~auralgen.measure.common.moving_average`, bit for
+    bit (its zero padding adds nothing to the running sums, so they are ``csum`` indexed)."""
+    n_ch, n = xc.shape
+    csum = np.empty(n + 1)
+    csum[0] = 0.0
+    for i in range(n):
+        p = xc[0, i] * xc[0, i]
+        for ch in range(1, n_ch):
+            p += xc[ch, i] * xc[ch, i]
+        csum[i + 1] = csum[i] + p
+    half = width // 2
+    coarse = np.empty(n)
+    for i in range(n):
+        hi = min(max(i + width - half, 0), n)
+        lo = min(max(i - half, 0), n)
+        coarse[i] = (csum[hi] - csum[lo]) / width
+    return csum, coarse
+
+
+def _refined(csum, coarse, starts, stops, level: float, frame: int, sr: int) -> list[Segment]:
     """Segments whose edges are placed where one-sided ``frame`` means cross the edge level."""
     # Edges: one-sided means (trailing for onsets, leading for offsets) are exact at abrupt
     # edges and monotone inside ramps; a lower level reaches further into ramps.
     # the noise floor from a decimated envelope (it is smooth over ``frame`` samples anyway)
     floor = float(np.percentile(coarse[:: max(1, frame // 4)], 10)) * 10 ** (_FLOOR_MARGIN_DB / 10)
     edge_level = min(max(level * 10 ** (-_REFINE_DROP_DB / 10), floor), level)
-    n = len(power)
-    csum = np.concatenate([[0.0], np.cumsum(power)])
+    n = csum.size - 1
 
     def trailing(i0: int, i1: int) -> np.ndarray:  # mean of power[i-frame+1 .. i] for i in [i0, i1)
         idx = np.arange(i0, i1)

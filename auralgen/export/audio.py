@@ -24,6 +24,7 @@ import io
 
 import numpy as np
 import soundfile as sf
+from numba import njit
 
 from auralgen.core.errors import ExportError
 
@@ -35,25 +36,49 @@ _STREAMINFO = 8  # offset of the STREAMINFO body ("fLaC" + a 4-byte block header
 
 def quantise(clip: np.ndarray, bits: int = 24) -> np.ndarray:
     """Integers ``[channels, samples]`` (int32) of ``clip`` on the ``bits``-bit grid."""
-    x = np.asarray(clip, dtype=np.float64)
+    return np.ascontiguousarray(_grid_samples(clip, bits, shift=0).T)
+
+
+def _grid_samples(clip: np.ndarray, bits: int, *, shift: int) -> np.ndarray:
+    """``round(clip * 2**(bits-1)) << shift`` as int32 ``[samples, channels]`` (the layout soundfile
+    writes), in one pass (:func:`_quantise_kernel`); ExportError at or beyond full scale."""
+    x = np.asarray(clip)
     if x.ndim != 2:
         raise ExportError(f"clip shape {x.shape} is not [channels, samples]; allowed: a 2-D array")
-    scale = 2.0 ** (bits - 1)
-    q = np.round(x * scale)
-    if q.size and (q.max() > scale - 1 or q.min() < -scale):
+    if x.dtype not in (np.float32, np.float64):
+        x = x.astype(np.float64)
+    out, ok = _quantise_kernel(x, float(2.0 ** (bits - 1)), int(shift))
+    if not ok:
         raise ExportError(f"clip peak {np.abs(x).max():.4f} reaches full scale; allowed: |x| < 1 (lower the level)")
-    return q.astype(np.int32)
+    return out
+
+
+@njit(cache=True)
+def _quantise_kernel(x, scale, shift):  # pragma: no cover - compiled
+    """``np.round(float64(x) * scale)`` (half to even, as numpy) shifted left, transposed; ``ok`` is
+    False if a value leaves ``[-scale, scale - 1]``."""
+    n_ch, n = x.shape
+    out = np.empty((n, n_ch), dtype=np.int32)
+    ok = True
+    for i in range(n):
+        for c in range(n_ch):
+            v = np.rint(np.float64(x[c, i]) * scale)
+            if v > scale - 1 or v < -scale:
+                ok = False
+                v = 0.0
+            out[i, c] = np.int32(v) << shift
+    return out, ok
 
 
 def encode_flac(clip: np.ndarray, sample_rate: int, *, bits: int = 24, fixed_size: bool = True) -> bytes:
     """FLAC bytes of ``clip`` (every channel kept); with ``fixed_size`` (the default) padded to
     :func:`flac_size_bound` and with STREAMINFO's content-dependent fields zeroed, so the size says
     nothing about the audio (module docstring)."""
-    q = quantise(clip, bits)
+    frames = _grid_samples(clip, bits, shift=32 - bits)  # [samples, channels], as soundfile takes them
     buf = io.BytesIO()
-    sf.write(buf, (q.T << (32 - bits)), int(sample_rate), format="FLAC", subtype=SUBTYPES[bits])
+    sf.write(buf, frames, int(sample_rate), format="FLAC", subtype=SUBTYPES[bits])
     data = buf.getvalue()
-    return pad_flac(data, q.shape[1], q.shape[0], bits) if fixed_size else data
+    return pad_flac(data, frames.shape[0], frames.shape[1], bits) if fixed_size else data
 
 
 def _blocks(data: bytes) -> tuple[int, int]:

@@ -28,6 +28,7 @@ dataset: $(STAMP)  ## generate the default suite into data/default/ (no network)
 
 test: $(STAMP)  ## run the test suite (fast tests; slow ones are marked) on 2 processes (pytest-xdist)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -n 2 --doctest-modules auralgen  # the docstrings' examples
 
 test-slow: $(STAMP) soundfont  ## run only the slow tests (installs the ray extra and FluidSynth: cluster and SoundFont tests)
 	$(BIN)/pip install -q -e '.[dev,ray,soundfont]'

@@ -47,9 +47,13 @@ def rise_time_s(x, sample_rate, *, low: float = 0.1, high: float = 0.9) -> float
 
     Examples
     --------
+    A 1 kHz tone with a 50 ms linear attack and release, 0.1 s of silence either side (10-90 % of a
+    linear ramp: 40 ms; a tone cut off at the end instead makes the Hilbert envelope ring there):
+
     >>> sr = 16000; t = np.arange(sr) / sr
-    >>> x = np.sin(2 * np.pi * 1000 * t) * np.minimum(t / 0.05, 1.0)
-    >>> round(rise_time_s(x, sr) * 1000, 1)
+    >>> x = np.sin(2 * np.pi * 1000 * t) * np.minimum(np.minimum(t, 1 - t) / 0.05, 1.0)
+    >>> x = np.concatenate([np.zeros(1600), x, np.zeros(1600)])
+    >>> print(round(rise_time_s(x, sr) * 1000, 1))
     40.0
     """
     sr = check_rate(sample_rate)

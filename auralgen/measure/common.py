@@ -97,11 +97,3 @@ def parabolic_offset(y_m1: float, y_0: float, y_p1: float) -> float:
     if den == 0:
         return 0.0
     return float(np.clip(0.5 * (y_m1 - y_p1) / den, -0.5, 0.5))
-
-
-def parabolic_offsets(y_m1: np.ndarray, y_0: np.ndarray, y_p1: np.ndarray) -> np.ndarray:
-    """:func:`parabolic_offset` of many triples at once (the same arithmetic, element by element)."""
-    den = y_m1 - 2.0 * y_0 + y_p1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        off = np.clip(0.5 * (y_m1 - y_p1) / den, -0.5, 0.5)
-    return np.where(den == 0, 0.0, off)

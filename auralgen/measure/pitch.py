@@ -15,7 +15,6 @@ from auralgen.measure.common import (
     check_positive,
     check_rate,
     parabolic_offset,
-    parabolic_offsets,
 )
 
 _YIN_THRESHOLD = 0.1  # absolute threshold on the cumulative mean normalised difference (de Cheveigne & Kawahara 2002)
@@ -36,39 +35,65 @@ def cents(f_a_hz, f_b_hz) -> float:
 
 
 def _yin_frames(x: np.ndarray, tau_min: int, tau_max: int, window: int, hop: int):
-    """Per-frame coarse period (samples, nan when unvoiced) and frame energies."""
+    """Per-frame coarse period (samples, nan when unvoiced)."""
     frame_len = window + tau_max
     n_frames = 1 + (len(x) - frame_len) // hop
-    idx = np.arange(n_frames)[:, None] * hop + np.arange(frame_len)[None, :]
-    frames = x[idx]
+    frames = np.lib.stride_tricks.sliding_window_view(x, frame_len)[::hop][:n_frames]
     nfft = 1 << int(math.ceil(math.log2(frame_len)))
     a = np.fft.rfft(frames[:, :window], nfft)
     b = np.fft.rfft(frames, nfft)
     r = np.fft.irfft(np.conj(a) * b, nfft)[:, : tau_max + 1]
-    sq = np.concatenate([np.zeros((n_frames, 1)), np.cumsum(frames**2, axis=1)], axis=1)
-    e_tau = sq[:, window : window + tau_max + 1] - sq[:, : tau_max + 1]
-    d = np.maximum(e_tau[:, :1] + e_tau - 2.0 * r, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cmndf = d[:, 1:] * np.arange(1, tau_max + 1) / np.cumsum(d[:, 1:], axis=1)
-    cmndf = np.concatenate([np.ones((n_frames, 1)), cmndf], axis=1)
-    energy = e_tau[:, 0]
-    loud = energy > energy.max() * 10 ** (_VOICED_FLOOR_DB / 10) if energy.max() > 0 else np.zeros(n_frames, bool)
+    return _yin_periods(
+        np.ascontiguousarray(frames), r, tau_min, tau_max, window, 10 ** (_VOICED_FLOOR_DB / 10), _YIN_THRESHOLD
+    )
+
+
+@njit(cache=True, error_model="numpy")  # 0 / 0 is nan, as in numpy
+def _yin_periods(frames, r, tau_min, tau_max, window, floor, threshold):  # pragma: no cover - compiled
+    """YIN after the autocorrelation ``r``: the difference function ``d``, its cumulative mean
+    normalised form, the first dip under ``threshold`` in each frame within ``floor`` of the loudest
+    frame's energy, refined by a parabola through ``d`` -- element by element the arithmetic of the
+    numpy version it replaced (cumulative sums in order), so the periods are the same numbers."""
+    n_frames, frame_len = frames.shape
+    d = np.empty((n_frames, tau_max + 1))
+    cmndf = np.empty((n_frames, tau_max + 1))
+    energy = np.empty(n_frames)
+    sq = np.empty(frame_len + 1)
+    for f in range(n_frames):
+        sq[0] = 0.0
+        for i in range(frame_len):
+            sq[i + 1] = sq[i] + frames[f, i] * frames[f, i]
+        e0 = sq[window] - sq[0]
+        energy[f] = e0
+        for t in range(tau_max + 1):
+            v = e0 + (sq[window + t] - sq[t]) - 2.0 * r[f, t]
+            d[f, t] = v if v > 0.0 else 0.0
+        cmndf[f, 0] = 1.0
+        run = 0.0
+        for t in range(1, tau_max + 1):
+            run += d[f, t]
+            cmndf[f, t] = d[f, t] * t / run
     periods = np.full(n_frames, np.nan)
+    top = energy.max()
     lo, hi = max(tau_min, 1), tau_max - 1
-    rows = np.flatnonzero(loud)
-    c = cmndf[rows]  # every loud frame at once: the same element-wise arithmetic as frame by frame
-    cm1, c0, cp1 = c[:, lo - 1 : hi], c[:, lo : hi + 1], c[:, lo + 1 : hi + 2]
-    is_min = (c0 <= cm1) & (c0 <= cp1)
-    curv = cm1 - 2.0 * c0 + cp1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        depth = np.where(curv > 0, c0 - (cm1 - cp1) ** 2 / (8.0 * curv), c0)
-    hit = is_min & (depth < _YIN_THRESHOLD)
-    if hit.size == 0:
-        return periods
-    voiced = hit.any(axis=1)
-    rows = rows[voiced]
-    tau = lo + np.argmax(hit[voiced], axis=1)  # the first dip under the threshold, per frame
-    periods[rows] = tau + parabolic_offsets(d[rows, tau - 1], d[rows, tau], d[rows, tau + 1])
+    for f in range(n_frames):
+        if not (top > 0 and energy[f] > top * floor):
+            continue
+        for t in range(lo, hi + 1):
+            cm1, c0, cp1 = cmndf[f, t - 1], cmndf[f, t], cmndf[f, t + 1]
+            if not (c0 <= cm1 and c0 <= cp1):
+                continue
+            curv = cm1 - 2.0 * c0 + cp1
+            depth = c0 - (cm1 - cp1) ** 2 / (8.0 * curv) if curv > 0 else c0
+            if depth < threshold:
+                ym1, y0, yp1 = d[f, t - 1], d[f, t], d[f, t + 1]
+                den = ym1 - 2.0 * y0 + yp1
+                off = 0.0
+                if den != 0:
+                    off = 0.5 * (ym1 - yp1) / den
+                    off = -0.5 if off < -0.5 else (0.5 if off > 0.5 else off)
+                periods[f] = t + off
+                break
     return periods
 
 

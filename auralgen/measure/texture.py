@@ -24,9 +24,9 @@ def grain_times(x, sample_rate) -> np.ndarray:
 
     Examples
     --------
-    >>> x = np.zeros(8000); x[1000:1040] = 1.0; x[3000:3040] = 1.0
+    >>> x = np.zeros(8000); x[1000:1040] = 1.0; x[3000:3040] = 1.0  # centroids: samples 1019.5 and 3019.5
     >>> [round(float(t), 4) for t in grain_times(x, 8000)]
-    [0.1275, 0.3775]
+    [0.1274, 0.3774]
     """
     sr = check_rate(sample_rate)
     p = as_mono(x) ** 2

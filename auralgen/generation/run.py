@@ -8,6 +8,7 @@ So the output is byte-identical for any executor and any number of workers.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 import secrets
@@ -44,9 +45,32 @@ BATCH = 4  # items per work unit sent to a worker
 _WORKER: Renderer | None = None  # the worker process's renderer (set by the executor's setup)
 
 
+MMAP_THRESHOLD = 128 << 20  # bytes: glibc serves smaller blocks from its heap (see tune_allocator)
+
+
+def tune_allocator() -> bool:
+    """Have glibc's allocator keep freed blocks under :data:`MMAP_THRESHOLD` for reuse instead of
+    mapping each one fresh: an item allocates and frees dozens of arrays of a clip's size (256-512
+    kB at 16 kHz), and glibc's default (a threshold that starts at 128 kB and only adapts) maps and
+    unmaps many of them, so every use page-faults anew. Measured with ``bench_generation``'s
+    ``items_per_second`` in one process, three runs per tone task: the audiogram 249-266 -> 317-334
+    items/s, the other tone tasks 2-5 % faster; the peak memory of bench_generation's 20,004-item run
+    is unchanged (448 MB). Returns whether glibc took both settings (False elsewhere: no effect)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return False
+    mallopt = getattr(libc, "mallopt", None)
+    if mallopt is None:
+        return False
+    # M_MMAP_THRESHOLD, then M_TRIM_THRESHOLD (a free heap top larger than this goes back to the OS)
+    return bool(mallopt(-3, MMAP_THRESHOLD) == 1 and mallopt(-1, MMAP_THRESHOLD) == 1)
+
+
 def _init_worker(run: RunConfig) -> None:
     global _WORKER
     os.environ.setdefault("PRA_NUM_THREADS", "1")
+    tune_allocator()
     _WORKER = Renderer(run)
 
 

@@ -138,6 +138,4 @@ def classify(x: np.ndarray, sample_rate: int) -> str | None:
         return "clicks" if f512[int(np.argmax(loud))] >= PULSE_SPLIT_HZ else "knocks"
     if _peak_rise_oct_per_s(s512, f512, 128 / sample_rate) >= SWEEP_OCT_PER_S:
         return "sweep"
-    if _n_peaks(np.median(spec, axis=0)) >= 3:  # median: pulses of others left out
-        return "harmonic"
-    return "sweep"
+    return "harmonic" if _n_peaks(np.median(spec, axis=0)) >= 3 else "sweep"  # median: pulses of others left out

@@ -125,8 +125,9 @@ def _click(sample_rate: int) -> np.ndarray:
     return impact(E.CLICK_HZ, E.CLICK_DECAY_S, E.CLICK_LENGTH_S, sample_rate=sample_rate)
 
 
-def click_pulses(x: np.ndarray, sample_rate: int) -> tuple[int, np.ndarray]:
-    """``(in_row, peaks)``: the longest run of click pulses at one spacing, and every pulse's sample."""
+def click_pulses(x: np.ndarray, sample_rate: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """``(in_row, peaks, y)``: the longest run of click pulses at one spacing, every pulse's sample, and
+    the click filter's output ``y`` (the pulse's cross-correlation with ``x``)."""
     y = _correlate(x, [_click(sample_rate)])[0]
     ms = max(1, sample_rate // 1000)
     db = _frames_db(y**2, ms)
@@ -143,17 +144,16 @@ def click_pulses(x: np.ndarray, sample_rate: int) -> tuple[int, np.ndarray]:
     in_row = best + 1 if d.size else int(pk.size)
     near = [(max(0, (a - 3) * ms), min(y.size, (a + 4) * ms)) for a in pk]  # the pulse's start, to the sample
     peaks = np.array([a + int(np.argmax(np.abs(y[a:b]))) for a, b in near], dtype=int)
-    return in_row, peaks
+    return in_row, peaks, y
 
 
 def remove_clicks(x: np.ndarray, sample_rate: int) -> tuple[np.ndarray, bool]:
     """``x`` without its click train (each found pulse's exact copy, scaled by least squares) and
     whether there was one."""
-    in_row, peaks = click_pulses(x, sample_rate)
+    in_row, peaks, y = click_pulses(x, sample_rate)
     if in_row < CLICKS_IN_ROW:
         return x, False
-    k = _click(sample_rate)
-    y, out = _correlate(x, [k])[0], x.copy()
+    k, out = _click(sample_rate), x.copy()
     for j in peaks:  # the pulses are 10 ms long and at least 70 ms apart: no two overlap
         m = min(k.size, out.size - j)
         out[j : j + m] -= y[j] / float(k @ k) * k[:m]

@@ -63,12 +63,6 @@ class Segment:
         object.__setattr__(self, "duration_s", self.offset_s - self.onset_s)
 
 
-def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start (inclusive) and stop (exclusive) indices of True runs."""
-    edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
-    return np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
-
-
 def segments(
     x,
     sample_rate,
@@ -121,7 +115,7 @@ def segments(
 
 @njit(cache=True)
 def _runs_above(x, level):  # pragma: no cover - compiled
-    """:func:`_runs` of ``x >= level`` in one pass (no mask array)."""
+    """Start (inclusive) and stop (exclusive) indices of the runs where ``x >= level``, in one pass."""
     starts, stops = [], []
     inside = False
     for i in range(x.size):

@@ -48,6 +48,17 @@ def _yin_frames(x: np.ndarray, tau_min: int, tau_max: int, window: int, hop: int
     )
 
 
+@njit(cache=True, inline="always")
+def _vertex(y_m1, y_0, y_p1):  # pragma: no cover - compiled
+    """:func:`~auralgen.measure.common.parabolic_offset` for the kernels below (same arithmetic; a nan
+    stays nan, as under ``np.clip``)."""
+    den = y_m1 - 2.0 * y_0 + y_p1
+    if den == 0:
+        return 0.0
+    off = 0.5 * (y_m1 - y_p1) / den
+    return -0.5 if off < -0.5 else (0.5 if off > 0.5 else off)
+
+
 @njit(cache=True, error_model="numpy")  # 0 / 0 is nan, as in numpy
 def _yin_periods(frames, r, tau_min, tau_max, window, floor, threshold):  # pragma: no cover - compiled
     """YIN after the autocorrelation ``r``: the difference function ``d``, its cumulative mean
@@ -86,13 +97,7 @@ def _yin_periods(frames, r, tau_min, tau_max, window, floor, threshold):  # prag
             curv = cm1 - 2.0 * c0 + cp1
             depth = c0 - (cm1 - cp1) ** 2 / (8.0 * curv) if curv > 0 else c0
             if depth < threshold:
-                ym1, y0, yp1 = d[f, t - 1], d[f, t], d[f, t + 1]
-                den = ym1 - 2.0 * y0 + yp1
-                off = 0.0
-                if den != 0:
-                    off = 0.5 * (ym1 - yp1) / den
-                    off = -0.5 if off < -0.5 else (0.5 if off > 0.5 else off)
-                periods[f] = t + off
+                periods[f] = t + _vertex(d[f, t - 1], d[f, t], d[f, t + 1])
                 break
     return periods
 
@@ -124,9 +129,7 @@ def _refine_period_kernel(y, period, max_lag):  # pragma: no cover - compiled
                 k = j
         if d[k] > 0 and (d[k] > d[k - 1] or d[k] > d[k + 1]):
             break
-        den = d[k - 1] - 2.0 * d[k] + d[k + 1]
-        off = 0.0 if den == 0 else min(max(0.5 * (d[k - 1] - d[k + 1]) / den, -0.5), 0.5)
-        period = (centre - 2 + k + off) / m
+        period = (centre - 2 + k + _vertex(d[k - 1], d[k], d[k + 1])) / m
         m *= 2
     return period
 

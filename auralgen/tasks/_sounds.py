@@ -69,7 +69,8 @@ def render_sounds(params: dict[str, Any], *, dither_seed: int | None = None) -> 
     if dither_seed is not None:
         rng = np.random.default_rng(dither_seed)
         u1 = rng.uniform(-0.5, 0.5, total)
-        x, peak = _dither(x, u1, rng.uniform(-0.5, 0.5, total), LSB_24)
+        u2 = rng.uniform(-0.5, 0.5, total)
+        x, peak = _dither(x, u1, u2, LSB_24)
     else:
         peak = float(np.max(np.abs(x))) if total else 0.0
     if peak >= 1.0:

@@ -85,7 +85,8 @@ def compute_rir_fast(room: RoomSpec, source_m, mics_m, *, sample_rate: int) -> n
     acc = _k._scatter_shoebox(
         *tables, order, mics, basis.shape[0], fs, float(room.c_m_s), FDL2, SINC_LUT_GRANULARITY, n_lens, np.inf
     )
-    return pad_stack([_highpass(_synthesise(_project(acc[m, :n], basis)), fs) for m, n in enumerate(n_lens)])
+    raw = pad_stack([_synthesise(_project(acc[m, :n], basis)) for m, n in enumerate(n_lens)])
+    return _highpass(raw, fs, lengths=n_lens)  # each microphone filtered at its own length
 
 
 def _project(rows: np.ndarray, basis: np.ndarray) -> np.ndarray:

@@ -4,7 +4,9 @@ hybrid vs hybrid, with the accuracy of each beside its speed.
 Same room (6 x 5 x 3 m), source, four microphones (a 10 cm tetrahedron near the centre) and sample rate
 (16 kHz) for both libraries; RT60 0.3 / 0.6 / 1.0 / 1.5 s (Sabine absorption, no air absorption).
 Single-threaded: ``PRA_NUM_THREADS=1`` and ``numba.set_num_threads(1)``; every engine warmed up once
-before timing. Each cell is the median and min-max wall time of ``--reps`` runs (default 5).
+before timing; glibc's allocator tuned as in every generation process (``tune_allocator``), for both.
+Each cell is the median and min-max wall time of ``--reps`` runs (default 5), the two engines run
+alternately, and the ratio column is over those pairs.
 
 - exact: ``fast``/``exact`` vs ``pra``/``exact`` (pyroomacoustics' C++ image-source model); accuracy =
   max |RIR difference| over the RIR's peak.
@@ -32,6 +34,7 @@ os.environ.setdefault("PRA_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+from auralgen.generation.run import tune_allocator  # noqa: E402
 from auralgen.measure.room import drr_db, rt60_schroeder  # noqa: E402
 from auralgen.rooms.simulate import compute_rir  # noqa: E402
 from auralgen.rooms.spec import RoomSpec  # noqa: E402
@@ -51,6 +54,16 @@ def _times(fn, reps: int) -> list[float]:
         fn()
         out.append(time.perf_counter() - t0)
     return out
+
+
+def _paired_times(fn_a, fn_b, reps: int) -> tuple[list[float], list[float]]:
+    """Wall times of ``fn_a`` and ``fn_b`` run alternately, ``reps`` pairs: a pair sees the same machine
+    state, so the ratio of a pair does not carry the drift between the two engines' runs."""
+    t_a, t_b = [], []
+    for _ in range(reps):
+        t_a += _times(fn_a, 1)
+        t_b += _times(fn_b, 1)
+    return t_a, t_b
 
 
 def _rir(room, backend: str, mode: str) -> np.ndarray:
@@ -83,6 +96,7 @@ def run(rt60s=(0.3, 0.6, 1.0, 1.5), *, reps: int = 5) -> list[dict]:
     import numba
 
     numba.set_num_threads(1)
+    tune_allocator()  # as every generation process does (generation/run.py::_init_worker); both engines run here
     warm = RoomSpec(DIMS, rt60_s=0.2)
     for backend in ("fast", "pra"):
         for mode in ("exact", "hybrid"):
@@ -92,8 +106,8 @@ def run(rt60s=(0.3, 0.6, 1.0, 1.5), *, reps: int = 5) -> list[dict]:
         room = RoomSpec(DIMS, rt60_s=rt)
         ref = _rir(room, "pra", "exact")
         for mode in ("exact", "hybrid"):
-            t_pra = _times(lambda room=room, mode=mode: _rir(room, "pra", mode), reps)
-            t_fast = _times(lambda room=room, mode=mode: _rir(room, "fast", mode), reps)
+            t_pra, t_fast = _paired_times(lambda room=room, mode=mode: _rir(room, "pra", mode),
+                                          lambda room=room, mode=mode: _rir(room, "fast", mode), reps)  # fmt: skip
             ratios = sorted(p / f for p, f in zip(t_pra, t_fast))  # pairs run back to back
             rows.append({"rt60_s": rt, "mode": mode, "pra_s": t_pra, "fast_s": t_fast, "ratio_med": float(np.median(ratios)),
                          "ratio_lo": ratios[0], "ratio_hi": ratios[-1], "fast": accuracy(_rir(room, "fast", mode), ref),

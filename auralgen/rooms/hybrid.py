@@ -95,15 +95,10 @@ def _coherence_weights(room: RoomSpec, source_m, mics_m, u: np.ndarray, sample_r
     return _k._coherence_sum(offsets, _HALF_COMBOS, _OFFSET_WEIGHTS, 0.5 * sample_rate)
 
 
-def tail_statistics(room: RoomSpec, t_s, *, sample_rate: int, max_order: int, source_m=None, mics_m=None):
-    """Expected value and variance per sample of the exact image-source response at times ``t_s`` (s).
-
-    Returns ``(mean [n_mics, n], var [n_mics, n])`` (``n_mics = 1`` and no coherence
-    correction without ``source_m``/``mics_m``). All image gains are positive, so the
-    response has a slowly varying mean (low-frequency content, only partly removed by the
-    10 Hz high-pass) on top of the fluctuating part.
-    """
-    t_s = np.asarray(t_s, dtype=float)
+def _tail_model(room: RoomSpec, t_max_s: float, *, sample_rate: int, max_order: int, source_m, mics_m):
+    """The tail's envelopes on a time grid: ``(grid [n_t], env [n_mics, 2, n_t], s_mean, v_fs, s_var)``,
+    so that the mean per sample at time ``t`` is ``s_mean * t / v_fs * interp(t, grid, env[:, 1])`` and the
+    variance ``s_var * interp(t, grid, env[:, 0])`` (:func:`tail_statistics`)."""
     dims = np.asarray(room.dims_m, dtype=float)
     alpha = np.clip(wall_absorption(room), 0.0, 1.0)
     log_t = np.log(np.clip(1.0 - alpha, 1e-300, None))  # energy reflection per bounce
@@ -116,16 +111,30 @@ def tail_statistics(room: RoomSpec, t_s, *, sample_rate: int, max_order: int, so
         weights = np.ones((1, u.shape[0]))
     else:
         weights = _coherence_weights(room, source_m, mics_m, u, sample_rate)
-    grid = np.arange(0.0, float(np.max(t_s, initial=0.0)) + 2 * _GRID_S, _GRID_S)  # grid[i] = i * _GRID_S
+    grid = np.arange(0.0, t_max_s + 2 * _GRID_S, _GRID_S)  # grid[i] = i * _GRID_S
     env = _k._decay_envelope(_GRID_S, grid.size, rates, t_end, weights)
     kernel = _phase_kernels()
     kappa = float(np.mean(np.sum(kernel[:-1] ** 2, axis=1)))
     dc = float(np.mean(np.sum(kernel[:-1], axis=1)))
     c, v, fs = room.c_m_s, room.volume_m3, sample_rate
-    tt = np.clip(t_s, 0.0, None)
     # arrivals per sample 4 pi c^3 t^2 / (V fs), each of amplitude g / (c t)
-    mean = np.stack([dc * 4.0 * math.pi * c**2 * tt / (v * fs) * np.interp(tt, grid, e[1]) for e in env])
-    var = np.stack([kappa * 4.0 * math.pi * c / (v * fs) * np.interp(tt, grid, e[0]) for e in env])
+    return grid, env, dc * 4.0 * math.pi * c**2, v * fs, kappa * 4.0 * math.pi * c / (v * fs)
+
+
+def tail_statistics(room: RoomSpec, t_s, *, sample_rate: int, max_order: int, source_m=None, mics_m=None):
+    """Expected value and variance per sample of the exact image-source response at times ``t_s`` (s).
+
+    Returns ``(mean [n_mics, n], var [n_mics, n])`` (``n_mics = 1`` and no coherence
+    correction without ``source_m``/``mics_m``). All image gains are positive, so the
+    response has a slowly varying mean (low-frequency content, only partly removed by the
+    10 Hz high-pass) on top of the fluctuating part.
+    """
+    t_s = np.asarray(t_s, dtype=float)
+    grid, env, s_mean, v_fs, s_var = _tail_model(room, float(np.max(t_s, initial=0.0)), sample_rate=sample_rate,
+                                                  max_order=max_order, source_m=source_m, mics_m=mics_m)  # fmt: skip
+    tt = np.clip(t_s, 0.0, None)
+    mean = np.stack([s_mean * tt / v_fs * np.interp(tt, grid, e[1]) for e in env])
+    var = np.stack([s_var * np.interp(tt, grid, e[0]) for e in env])
     return mean, var
 
 
@@ -159,11 +168,10 @@ def compute_rir_hybrid(
     n_total = max(_natural_length(_k._max_image_distance(cx, cy, cz, order, m), c, fs) for m in mics)
     noise = rng.standard_normal((mics.shape[0], n_total))
     n_x = max(1, int(round(XFADE_S * fs)))
-    t = (np.arange(n_total) - FDL2) / fs
-    mean, var = tail_statistics(room, t, sample_rate=fs, max_order=order, source_m=src, mics_m=mics)
-    std = np.sqrt(var)
+    tail = _tail_model(room, (n_total - 1 - FDL2) / fs, sample_rate=fs, max_order=order, source_m=src, mics_m=mics)
     diag = float(np.linalg.norm(room.dims_m))
     rirs = np.zeros((mics.shape[0], n_total))  # every response is n_total long
+    n0s, n_ends = np.zeros(mics.shape[0], dtype=np.int64), np.zeros(mics.shape[0], dtype=np.int64)
     for i, mic in enumerate(mics):
         t_dir = float(np.linalg.norm(mic - src)) / c
         n0 = int(round((t_dir + t_mix) * fs)) + FDL2  # crossfade start (sample index)
@@ -171,17 +179,13 @@ def compute_rir_hybrid(
         reach = c * n_end / fs  # images farther than this cannot touch samples < n_end
         early_order = min(order, int(math.ceil((reach + diag) / _inscribed_radius_m(room))))
         n_early = min(n_end + 1, n_total)
-        early = render_order_raw(
+        rirs[i, :n_early] = render_order_raw(
             room, src, mic, sample_rate=fs, max_order=early_order, n_len=n_early, max_dist_m=reach + c / fs
         )
-        out = rirs[i]
-        out[:n_early] = early
-        if n0 < n_total:  # before n0 the early part alone, after n_end the tail alone
-            ramp = np.cos(0.5 * np.pi * (np.arange(n_end - n0) + 0.5) / n_x) ** 2
-            tail = mean[i, n0:] + noise[i, n0:] * std[i, n0:]
-            fade = np.sqrt(np.clip(1.0 - ramp**2, 0.0, 1.0))
-            out[n0:n_end] = out[n0:n_end] * ramp + fade * tail[: n_end - n0]
-            out[n_end:] = tail[n_end - n0 :]
+        n0s[i], n_ends[i] = min(n0, n_total), n_end  # before n0 the early part alone, after n_end the tail alone
+    ramp = np.cos(0.5 * np.pi * (np.arange(n_x) + 0.5) / n_x) ** 2
+    fade = np.sqrt(np.clip(1.0 - ramp**2, 0.0, 1.0))
+    _k._hybrid_tail(rirs, noise, *tail, float(fs), FDL2, n0s, n_ends, ramp, fade)
     return _highpass(rirs, fs)  # one call filters every channel
 
 

@@ -137,3 +137,35 @@ def test_decay_envelope_follows_the_exponentials_it_carries():
     h = np.exp(-0.5 * np.outer(t, rates)) * (t[:, None] <= t_end[None, :])
     np.testing.assert_allclose(env[:, 1], np.broadcast_to(h.mean(axis=1), (2, 1000)), rtol=1e-12)
     np.testing.assert_allclose(env[:, 0], ((h * h) @ weights.T).T / 50, rtol=1e-12)
+
+
+def test_fused_tail_equals_the_sample_arrays_it_replaces():
+    """compute_rir_hybrid writes the tail in one kernel; built here from tail_statistics' per-sample mean and
+    variance, the crossfade and the high-pass with numpy, the responses are the same to the bit."""
+    import math
+
+    from auralgen.rooms import hybrid as hy
+    from auralgen.rooms.images import FDL2, _highpass, _inscribed_radius_m, max_order_for
+    from auralgen.rooms.spec import RoomSpec
+
+    room = RoomSpec((5.2, 4.1, 2.9), rt60_s=0.45).validate()
+    src, mics, fs = np.array([1.3, 2.2, 1.4]), np.array([[3.1, 1.9, 1.2], [3.2, 2.0, 1.25], [2.6, 2.05, 1.45]]), 16000
+    got = hy.compute_rir_hybrid(room, src, mics, sample_rate=fs, rng=np.random.default_rng(9))
+    n_total, c, order = got.shape[1], room.c_m_s, max_order_for(room, fs)
+    noise = np.random.default_rng(9).standard_normal((3, n_total))
+    mean, var = hy.tail_statistics(room, (np.arange(n_total) - FDL2) / fs, sample_rate=fs, max_order=order,
+                                   source_m=src, mics_m=mics)  # fmt: skip
+    n_x = int(round(hy.XFADE_S * fs))
+    want = np.zeros_like(got)
+    for i, mic in enumerate(mics):
+        n0 = int(round((np.linalg.norm(mic - src) / c + hy.mixing_time_s(room)) * fs)) + FDL2
+        n_end = n0 + n_x
+        reach = c * n_end / fs
+        early_order = min(order, math.ceil((reach + np.linalg.norm(room.dims_m)) / _inscribed_radius_m(room)))
+        want[i, : n_end + 1] = hy.render_order_raw(room, src, mic, sample_rate=fs, max_order=early_order,
+                                                   n_len=n_end + 1, max_dist_m=reach + c / fs)  # fmt: skip
+        tail = mean[i, n0:] + noise[i, n0:] * np.sqrt(var[i, n0:])
+        ramp = np.cos(0.5 * np.pi * (np.arange(n_x) + 0.5) / n_x) ** 2
+        want[i, n0:n_end] = want[i, n0:n_end] * ramp + np.sqrt(np.clip(1 - ramp**2, 0, 1)) * tail[:n_x]
+        want[i, n_end:] = tail[n_x:]
+    np.testing.assert_array_equal(got, _highpass(want, fs))

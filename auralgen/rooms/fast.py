@@ -48,25 +48,24 @@ def pad_stack(rirs: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-def render_order_raw(
-    room: RoomSpec, source_m, mic_m, *, sample_rate: int, max_order: int, n_len: int, max_dist_m: float
-) -> np.ndarray:
-    """Unfiltered response ``[n_len]`` of all images of order <= ``max_order`` closer than ``max_dist_m``."""
-    tables = _axis_tables(room, source_m, max_order)
+def render_order_raw(room: RoomSpec, source_m, mics_m, *, sample_rate: int, max_orders, n_lens, max_dists_m) -> list:
+    """Unfiltered responses of the microphones ``mics_m [n, 3]``: microphone ``m``'s has ``n_lens[m]`` samples
+    from all images of order <= ``max_orders[m]`` closer than ``max_dists_m[m]``. Microphones with the same
+    order share one pass of the image kernel. Returns a list of ``[n_lens[m]]`` arrays."""
+    mics = np.ascontiguousarray(np.asarray(mics_m, dtype=float).reshape(-1, 3))
+    orders, lens = np.asarray(max_orders, dtype=np.int64), np.asarray(n_lens, dtype=np.int64)
+    dists = np.asarray(max_dists_m, dtype=float)
     basis = _phase_basis()[0]
-    acc = _k._scatter_shoebox(
-        *tables,
-        int(max_order),
-        np.asarray(mic_m, dtype=float).reshape(1, 3),
-        basis.shape[0],
-        int(sample_rate),
-        float(room.c_m_s),
-        FDL2,
-        SINC_LUT_GRANULARITY,
-        np.array([int(n_len)], dtype=np.int64),
-        float(max_dist_m),
-    )[0]
-    return _synthesise(_project(acc, basis))
+    out: list = [None] * mics.shape[0]
+    for order in np.unique(orders):
+        group = np.flatnonzero(orders == order)
+        acc = _k._scatter_shoebox(
+            *_axis_tables(room, source_m, int(order)), int(order), mics[group], basis.shape[0], int(sample_rate),
+            float(room.c_m_s), FDL2, SINC_LUT_GRANULARITY, lens[group], dists[group],
+        )  # fmt: skip
+        for k, m in enumerate(group):
+            out[m] = _synthesise(_project(acc[k, : lens[m]], basis))
+    return out
 
 
 def compute_rir_fast(room: RoomSpec, source_m, mics_m, *, sample_rate: int) -> np.ndarray:
@@ -80,10 +79,12 @@ def compute_rir_fast(room: RoomSpec, source_m, mics_m, *, sample_rate: int) -> n
     tables = _axis_tables(room, source_m, order)
     basis = _phase_basis()[0]
     mics = np.ascontiguousarray(np.asarray(mics_m, dtype=float).reshape(-1, 3))
-    n_lens = np.array([_natural_length(_k._max_image_distance(tables[0], tables[2], tables[4], order, mic),
+    dims = np.asarray(room.dims_m, dtype=float)
+    n_lens = np.array([_natural_length(_k._max_image_distance(tables[0], tables[2], tables[4], order, mic, dims),
                                        room.c_m_s, fs) for mic in mics], dtype=np.int64)  # fmt: skip
     acc = _k._scatter_shoebox(
-        *tables, order, mics, basis.shape[0], fs, float(room.c_m_s), FDL2, SINC_LUT_GRANULARITY, n_lens, np.inf
+        *tables, order, mics, basis.shape[0], fs, float(room.c_m_s), FDL2, SINC_LUT_GRANULARITY, n_lens,
+        np.full(mics.shape[0], np.inf)
     )
     raw = pad_stack([_synthesise(_project(acc[m, :n], basis)) for m, n in enumerate(n_lens)])
     return _highpass(raw, fs, lengths=n_lens)  # each microphone filtered at its own length

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -58,13 +59,23 @@ def mixing_time_s(room: RoomSpec) -> float:
     return max(0.005, math.sqrt(room.volume_m3) * 1e-3)
 
 
+@lru_cache(maxsize=4)
 def _octant_directions(n: int) -> np.ndarray:
-    """``[n, 3]`` near-uniform unit vectors folded into the positive octant (Fibonacci lattice)."""
+    """``[n, 3]`` near-uniform unit vectors folded into the positive octant (Fibonacci lattice); read-only."""
     i = np.arange(n) + 0.5
     z = 1.0 - 2.0 * i / n
     phi = i * math.pi * (3.0 - math.sqrt(5.0))
     r = np.sqrt(1.0 - z * z)
-    return np.abs(np.stack([r * np.cos(phi), r * np.sin(phi), z], axis=1))
+    u = np.abs(np.stack([r * np.cos(phi), r * np.sin(phi), z], axis=1))
+    u.flags.writeable = False
+    return u
+
+
+@lru_cache(maxsize=1)
+def _kernel_moments() -> tuple[float, float]:
+    """``(kappa, dc)``: mean energy and mean sum of the fractional-delay phase kernels."""
+    kernel = _phase_kernels()
+    return float(np.mean(np.sum(kernel[:-1] ** 2, axis=1))), float(np.mean(np.sum(kernel[:-1], axis=1)))
 
 
 _NEGATE = (0, 2, 1, 4, 3)  # offset index of -x for the offsets (0, a, -a, b, -b)
@@ -91,7 +102,8 @@ def _coherence_weights(room: RoomSpec, source_m, mics_m, u: np.ndarray, sample_r
     dims = np.asarray(room.dims_m, dtype=float)
     a = 4.0 * np.pi * (src - mics)[:, None, :] * u[None, :, :] / room.c_m_s  # [n_mics, n_dir, 3]
     b = 4.0 * np.pi * (src + mics - dims)[:, None, :] * u[None, :, :] / room.c_m_s
-    offsets = np.stack([np.zeros_like(a), a, -a, b, -b], axis=-1)
+    offsets = np.stack([np.zeros_like(a), a, -a, b, -b], axis=-1)  # [n_mics, n_dir, 3, 5]
+    offsets = np.ascontiguousarray(offsets.transpose(0, 2, 3, 1))  # directions innermost
     return _k._coherence_sum(offsets, _HALF_COMBOS, _OFFSET_WEIGHTS, 0.5 * sample_rate)
 
 
@@ -113,9 +125,7 @@ def _tail_model(room: RoomSpec, t_max_s: float, *, sample_rate: int, max_order: 
         weights = _coherence_weights(room, source_m, mics_m, u, sample_rate)
     grid = np.arange(0.0, t_max_s + 2 * _GRID_S, _GRID_S)  # grid[i] = i * _GRID_S
     env = _k._decay_envelope(_GRID_S, grid.size, rates, t_end, weights)
-    kernel = _phase_kernels()
-    kappa = float(np.mean(np.sum(kernel[:-1] ** 2, axis=1)))
-    dc = float(np.mean(np.sum(kernel[:-1], axis=1)))
+    kappa, dc = _kernel_moments()
     c, v, fs = room.c_m_s, room.volume_m3, sample_rate
     # arrivals per sample 4 pi c^3 t^2 / (V fs), each of amplitude g / (c t)
     return grid, env, dc * 4.0 * math.pi * c**2, v * fs, kappa * 4.0 * math.pi * c / (v * fs)
@@ -165,24 +175,27 @@ def compute_rir_hybrid(
     src = np.asarray(source_m, dtype=float)
     mics = np.asarray(mics_m, dtype=float).reshape(-1, 3)
     cx, _, cy, _, cz, _ = _axis_tables(room, src, order)
-    n_total = max(_natural_length(_k._max_image_distance(cx, cy, cz, order, m), c, fs) for m in mics)
+    dims = np.asarray(room.dims_m, dtype=float)
+    n_total = max(_natural_length(_k._max_image_distance(cx, cy, cz, order, m, dims), c, fs) for m in mics)
     noise = rng.standard_normal((mics.shape[0], n_total))
     n_x = max(1, int(round(XFADE_S * fs)))
     tail = _tail_model(room, (n_total - 1 - FDL2) / fs, sample_rate=fs, max_order=order, source_m=src, mics_m=mics)
     diag = float(np.linalg.norm(room.dims_m))
     rirs = np.zeros((mics.shape[0], n_total))  # every response is n_total long
     n0s, n_ends = np.zeros(mics.shape[0], dtype=np.int64), np.zeros(mics.shape[0], dtype=np.int64)
+    early_orders, n_early, reach = n0s.copy(), n0s.copy(), np.zeros(mics.shape[0])
     for i, mic in enumerate(mics):
         t_dir = float(np.linalg.norm(mic - src)) / c
         n0 = int(round((t_dir + t_mix) * fs)) + FDL2  # crossfade start (sample index)
-        n_end = min(n0 + n_x, n_total)
-        reach = c * n_end / fs  # images farther than this cannot touch samples < n_end
-        early_order = min(order, int(math.ceil((reach + diag) / _inscribed_radius_m(room))))
-        n_early = min(n_end + 1, n_total)
-        rirs[i, :n_early] = render_order_raw(
-            room, src, mic, sample_rate=fs, max_order=early_order, n_len=n_early, max_dist_m=reach + c / fs
-        )
-        n0s[i], n_ends[i] = min(n0, n_total), n_end  # before n0 the early part alone, after n_end the tail alone
+        n_ends[i] = min(n0 + n_x, n_total)
+        n0s[i] = min(n0, n_total)  # before n0 the early part alone, after n_end the tail alone
+        reach[i] = c * n_ends[i] / fs  # images farther than this cannot touch samples < n_end
+        early_orders[i] = min(order, int(math.ceil((reach[i] + diag) / _inscribed_radius_m(room))))
+        n_early[i] = min(n_ends[i] + 1, n_total)
+    early = render_order_raw(room, src, mics, sample_rate=fs, max_orders=early_orders, n_lens=n_early,
+                             max_dists_m=reach + c / fs)  # fmt: skip
+    for i, e in enumerate(early):
+        rirs[i, : e.shape[0]] = e
     ramp = np.cos(0.5 * np.pi * (np.arange(n_x) + 0.5) / n_x) ** 2
     fade = np.sqrt(np.clip(1.0 - ramp**2, 0.0, 1.0))
     _k._hybrid_tail(rirs, noise, *tail, float(fs), FDL2, n0s, n_ends, ramp, fade)

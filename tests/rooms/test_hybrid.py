@@ -162,8 +162,8 @@ def test_fused_tail_equals_the_sample_arrays_it_replaces():
         n_end = n0 + n_x
         reach = c * n_end / fs
         early_order = min(order, math.ceil((reach + np.linalg.norm(room.dims_m)) / _inscribed_radius_m(room)))
-        want[i, : n_end + 1] = hy.render_order_raw(room, src, mic, sample_rate=fs, max_order=early_order,
-                                                   n_len=n_end + 1, max_dist_m=reach + c / fs)  # fmt: skip
+        want[i, : n_end + 1] = hy.render_order_raw(room, src, mic, sample_rate=fs, max_orders=[early_order],
+                                                   n_lens=[n_end + 1], max_dists_m=[reach + c / fs])[0]  # fmt: skip
         tail = mean[i, n0:] + noise[i, n0:] * np.sqrt(var[i, n0:])
         ramp = np.cos(0.5 * np.pi * (np.arange(n_x) + 0.5) / n_x) ** 2
         want[i, n0:n_end] = want[i, n0:n_end] * ramp + np.sqrt(np.clip(1 - ramp**2, 0, 1)) * tail[:n_x]

@@ -313,28 +313,60 @@ def _decay_envelope(dt_s, n_t, rates, t_end_s, weights):
     return out
 
 
+@njit(cache=True)
+def _mean_decay(rates, t_end_s, t):
+    """``mean_u exp(-rates_u t) [t <= t_end_u]``: the direction-averaged energy decay at time ``t``."""
+    s = 0.0
+    for j in range(rates.shape[0]):
+        if t <= t_end_s[j]:
+            s += np.exp(-rates[j] * t)
+    return s / rates.shape[0]
+
+
+@njit(cache=True)
+def _decay_end_s(rates, t_end_s, level, t_hi, tol):
+    """First time (within ``tol``) at which :func:`_mean_decay` is at most ``level``, by bisection on
+    ``[0, t_hi]`` (the decay never rises); ``t_hi`` if it is still above ``level`` there."""
+    if _mean_decay(rates, t_end_s, t_hi) > level:
+        return t_hi
+    lo, hi = 0.0, t_hi
+    while hi - lo > tol:
+        mid = 0.5 * (lo + hi)
+        if _mean_decay(rates, t_end_s, mid) > level:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
 @njit(cache=True, boundscheck=False, error_model="numpy")
-def _coherence_sum(offsets, combos, w, f_max):
+def _coherence_sum(ea, eb, u, c_m_s, combos, w, f_max):
     """``1 + 2 sum_r w[c1] w[c2] w[c3] sinc((o1 + o2 + o3) f_max)`` per microphone and direction, ``sinc(x) =
-    sin(x) / x``, over the ``combos [r, 3]`` of per-axis offset indices (``offsets [n_mics, 3, 5, n_dir]``,
-    the offsets ``(0, a, -a, b, -b)`` of each axis) that come before their negation: sinc is even, so each such
-    pair is one term counted twice.
+    sin(x) / x``, over the ``combos [r, 3]`` of per-axis offset indices that come before their negation (sinc
+    is even, so each such pair is one term counted twice). Axis ``d``'s offsets for microphone ``i`` and
+    direction ``j`` are ``(0, a, -a, b, -b)`` with ``a = ea[i, d] * u[j, d] / c_m_s`` and ``b`` the same with
+    ``eb`` (``ea, eb [n_mics, 3]``, ``u [n_dir, 3]``), built here per microphone, directions innermost.
 
     The sines come from the angle-sum formula over the per-axis sines and cosines (12 calls per direction
     instead of one per term, 62); where ``|x| < 1e-3`` the formula's absolute error (~1e-16) would be large
-    against ``x``, and there sinc is its Taylor series to ``x^6`` (error < 1e-19). Both are branch-free, so the
-    loop over directions, innermost, vectorises; each direction's sum still runs over the terms in order.
+    against ``x``, and there sinc is its Taylor series to ``x^6`` (error < 1e-19; its constant divisors are
+    multiplications by their reciprocals, three divisions per term fewer). Both are branch-free, so the loop
+    over directions, innermost, vectorises; each direction's sum still runs over the terms in order.
     Relative error of a gain ~1e-13 (tested against the 125-term sum at 1e-12).
     """
-    n_mics, n_dir = offsets.shape[0], offsets.shape[3]
+    n_mics, n_dir = ea.shape[0], u.shape[0]
     out = np.empty((n_mics, n_dir))
+    o = np.zeros((3, 5, n_dir))
     sn = np.empty((3, 5, n_dir))
     cs = np.empty((3, 5, n_dir))
     acc = np.empty(n_dir)
     for i in range(n_mics):
-        o = offsets[i]
         for d in range(3):
             for j in range(n_dir):
+                o[d, 1, j] = ea[i, d] * u[j, d] / c_m_s
+                o[d, 2, j] = -o[d, 1, j]
+                o[d, 3, j] = eb[i, d] * u[j, d] / c_m_s
+                o[d, 4, j] = -o[d, 3, j]
                 sn[d, 0, j], cs[d, 0, j] = 0.0, 1.0
                 for c in (1, 3):
                     v = o[d, c, j] * f_max
@@ -349,14 +381,12 @@ def _coherence_sum(offsets, combos, w, f_max):
             for j in range(n_dir):
                 x = ((o1[j] + o2[j]) + o3[j]) * f_max
                 x2 = x * x
-                taylor = 1.0 - x2 / 6.0 * (1.0 - x2 / 20.0 * (1.0 - x2 / 42.0))
+                taylor = 1.0 - x2 * (1.0 / 6.0) * (1.0 - x2 * (1.0 / 20.0) * (1.0 - x2 * (1.0 / 42.0)))
                 formula = (s1[j] * (k2[j] * k3[j] - s2[j] * s3[j]) + k1[j] * (s2[j] * k3[j] + k2[j] * s3[j])) / x
                 acc[j] += wr * (taylor if abs(x) < 1e-3 else formula)
         for j in range(n_dir):
             out[i, j] = 1.0 + 2.0 * acc[j]
     return out
-
-
 
 
 @njit(cache=True, boundscheck=False)
@@ -467,8 +497,10 @@ def _hybrid_tail(out, noise, grid, env, s_mean, vfs, s_var, fs, fdl2, n0s, n_end
             b_amp, b_var = e_amp[j], e_var[j]
             for k in range(lo, min(hi, n_end)):  # the crossfade: a few samples
                 tail = ms[k] * (a_amp * (ts[k] - g) + b_amp) + noise[m, k] * np.sqrt(
-                    s_var * (a_var * (ts[k] - g) + b_var))
+                    s_var * (a_var * (ts[k] - g) + b_var)
+                )
                 out[m, k] = out[m, k] * ramp[k - n0] + fade[k - n0] * tail
             for k in range(max(lo, n_end), hi):
                 out[m, k] = ms[k] * (a_amp * (ts[k] - g) + b_amp) + noise[m, k] * np.sqrt(
-                    s_var * (a_var * (ts[k] - g) + b_var))
+                    s_var * (a_var * (ts[k] - g) + b_var)
+                )

@@ -34,6 +34,7 @@ from auralgen.rooms.images import (
     _natural_length,
     _phase_basis,
     _synthesise,
+    _synthesise_batch,
     max_order_for,
 )
 from auralgen.rooms.spec import RoomSpec
@@ -51,7 +52,8 @@ def pad_stack(rirs: list[np.ndarray]) -> np.ndarray:
 def render_order_raw(room: RoomSpec, source_m, mics_m, *, sample_rate: int, max_orders, n_lens, max_dists_m) -> list:
     """Unfiltered responses of the microphones ``mics_m [n, 3]``: microphone ``m``'s has ``n_lens[m]`` samples
     from all images of order <= ``max_orders[m]`` closer than ``max_dists_m[m]``. Microphones with the same
-    order share one pass of the image kernel. Returns a list of ``[n_lens[m]]`` arrays."""
+    order share one pass of the image kernel and one batch of FFTs (the group's longest length sets the FFT
+    size). Returns a list of ``[n_lens[m]]`` arrays."""
     mics = np.ascontiguousarray(np.asarray(mics_m, dtype=float).reshape(-1, 3))
     orders, lens = np.asarray(max_orders, dtype=np.int64), np.asarray(n_lens, dtype=np.int64)
     dists = np.asarray(max_dists_m, dtype=float)
@@ -63,8 +65,10 @@ def render_order_raw(room: RoomSpec, source_m, mics_m, *, sample_rate: int, max_
             *_axis_tables(room, source_m, int(order)), int(order), mics[group], basis.shape[0], int(sample_rate),
             float(room.c_m_s), FDL2, SINC_LUT_GRANULARITY, lens[group], dists[group],
         )  # fmt: skip
+        rows = _project(acc.reshape(-1, acc.shape[2]), basis)  # rows past a microphone's length are zero
+        raw = _synthesise_batch(rows.reshape(acc.shape[0], acc.shape[1], -1))  # one FFT length for the group
         for k, m in enumerate(group):
-            out[m] = _synthesise(_project(acc[k, : lens[m]], basis))
+            out[m] = raw[k, : lens[m]]
     return out
 
 
@@ -83,8 +87,16 @@ def compute_rir_fast(room: RoomSpec, source_m, mics_m, *, sample_rate: int) -> n
     n_lens = np.array([_natural_length(_k._max_image_distance(tables[0], tables[2], tables[4], order, mic, dims),
                                        room.c_m_s, fs) for mic in mics], dtype=np.int64)  # fmt: skip
     acc = _k._scatter_shoebox(
-        *tables, order, mics, basis.shape[0], fs, float(room.c_m_s), FDL2, SINC_LUT_GRANULARITY, n_lens,
-        np.full(mics.shape[0], np.inf)
+        *tables,
+        order,
+        mics,
+        basis.shape[0],
+        fs,
+        float(room.c_m_s),
+        FDL2,
+        SINC_LUT_GRANULARITY,
+        n_lens,
+        np.full(mics.shape[0], np.inf),
     )
     raw = pad_stack([_synthesise(_project(acc[m, :n], basis)) for m, n in enumerate(n_lens)])
     return _highpass(raw, fs, lengths=n_lens)  # each microphone filtered at its own length

@@ -8,8 +8,7 @@ is the *expected* energy of the exact shoebox image-source response,
 
 (``kappa`` = energy of the fractional-delay kernel, ``u`` = direction on the unit sphere;
 along ``u`` an image at distance ``c t`` has bounced ``c t |u_d| / (2 L_d)`` times off each
-wall of axis ``d``; images beyond the exact engine's order are left out, so the tail also ends
-where the exact response ends). Averaging over directions keeps the slight curvature of a
+wall of axis ``d``; images beyond the exact engine's order are left out). Averaging over directions keeps the slight curvature of a
 shoebox decay, so RT60 and DRR match the exact response (within 5 % and 1 dB in the tests);
 in the Millington-Sette limit it is the Eyring decay of the walls' absorption.
 
@@ -17,6 +16,10 @@ Images that arrive together (source and microphone level with, or mirror images 
 other along an axis) add coherently in the exact response; :func:`_coherence_weights`
 scales the tail for that. Placements within ~10 cm of such a symmetry on several axes at
 once can still leave the tail's RT60 ~7 % off the exact one.
+
+The response ends where that direction-averaged decay ``mean_u [...]`` has fallen by
+``TAIL_FLOOR_DB`` (70 dB: pyroomacoustics' ray tracer drops a ray at the same energy threshold,
+1e-7), or where the exact response ends if that comes first, and never before the crossfade is over.
 
 The two parts are joined by an energy-preserving raised-cosine crossfade (``XFADE_S``), then
 the 10 Hz high-pass of :mod:`auralgen.rooms.images` runs over the whole response. The tail
@@ -52,6 +55,8 @@ XFADE_S = 0.002
 #: directions averaged for the tail envelope, and its time grid (s)
 _N_DIRECTIONS = 512
 _GRID_S = 0.002
+#: the response ends where the modelled diffuse energy has decayed by this much (dB)
+TAIL_FLOOR_DB = 70.0
 
 
 def mixing_time_s(room: RoomSpec) -> float:
@@ -100,17 +105,14 @@ def _coherence_weights(room: RoomSpec, source_m, mics_m, u: np.ndarray, sample_r
     src = np.asarray(source_m, dtype=float)
     mics = np.asarray(mics_m, dtype=float).reshape(-1, 3)
     dims = np.asarray(room.dims_m, dtype=float)
-    a = 4.0 * np.pi * (src - mics)[:, None, :] * u[None, :, :] / room.c_m_s  # [n_mics, n_dir, 3]
-    b = 4.0 * np.pi * (src + mics - dims)[:, None, :] * u[None, :, :] / room.c_m_s
-    offsets = np.stack([np.zeros_like(a), a, -a, b, -b], axis=-1)  # [n_mics, n_dir, 3, 5]
-    offsets = np.ascontiguousarray(offsets.transpose(0, 2, 3, 1))  # directions innermost
-    return _k._coherence_sum(offsets, _HALF_COMBOS, _OFFSET_WEIGHTS, 0.5 * sample_rate)
+    ea, eb = 4.0 * np.pi * (src - mics), 4.0 * np.pi * (src + mics - dims)  # a = ea u_d / c, b = eb u_d / c
+    return _k._coherence_sum(ea, eb, np.ascontiguousarray(u), float(room.c_m_s), _HALF_COMBOS, _OFFSET_WEIGHTS,
+                             0.5 * sample_rate)  # fmt: skip
 
 
-def _tail_model(room: RoomSpec, t_max_s: float, *, sample_rate: int, max_order: int, source_m, mics_m):
-    """The tail's envelopes on a time grid: ``(grid [n_t], env [n_mics, 2, n_t], s_mean, v_fs, s_var)``,
-    so that the mean per sample at time ``t`` is ``s_mean * t / v_fs * interp(t, grid, env[:, 1])`` and the
-    variance ``s_var * interp(t, grid, env[:, 0])`` (:func:`tail_statistics`)."""
+def _decay_rates(room: RoomSpec, max_order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(u [n_dir, 3], rates [n_dir], t_end [n_dir])``: the directions, the energy decay rate (1/s) along
+    each, and the time (s) after which that direction has no image of order <= ``max_order``."""
     dims = np.asarray(room.dims_m, dtype=float)
     alpha = np.clip(wall_absorption(room), 0.0, 1.0)
     log_t = np.log(np.clip(1.0 - alpha, 1e-300, None))  # energy reflection per bounce
@@ -118,7 +120,14 @@ def _tail_model(room: RoomSpec, t_max_s: float, *, sample_rate: int, max_order: 
     u = _octant_directions(_N_DIRECTIONS)
     rates = room.c_m_s * (u @ per_axis)
     # along u, an image of order N sits at distance ~ (N + 1/2) / sum(|u_d| / L_d)
-    t_end = (max_order + 0.5) / (room.c_m_s * (u @ (1.0 / dims)))
+    return u, rates, (max_order + 0.5) / (room.c_m_s * (u @ (1.0 / dims)))
+
+
+def _tail_model(room: RoomSpec, t_max_s: float, *, sample_rate: int, max_order: int, source_m, mics_m):
+    """The tail's envelopes on a time grid: ``(grid [n_t], env [n_mics, 2, n_t], s_mean, v_fs, s_var)``,
+    so that the mean per sample at time ``t`` is ``s_mean * t / v_fs * interp(t, grid, env[:, 1])`` and the
+    variance ``s_var * interp(t, grid, env[:, 0])`` (:func:`tail_statistics`)."""
+    u, rates, t_end = _decay_rates(room, max_order)
     if source_m is None or mics_m is None:
         weights = np.ones((1, u.shape[0]))
     else:
@@ -148,6 +157,15 @@ def tail_statistics(room: RoomSpec, t_s, *, sample_rate: int, max_order: int, so
     return mean, var
 
 
+def _response_length(room: RoomSpec, order: int, fs: int, *, n_exact: int, n_needed: int) -> int:
+    """Samples of a hybrid response: to where the modelled diffuse energy has decayed by :data:`TAIL_FLOOR_DB`
+    (``t = (n - FDL2) / fs``), at most ``n_exact`` (the exact engine's length), at least ``n_needed``."""
+    _, rates, t_end = _decay_rates(room, order)
+    t_hi = (n_exact - 1 - FDL2) / fs
+    t_stop = _k._decay_end_s(rates, t_end, 10.0 ** (-TAIL_FLOOR_DB / 10.0), t_hi, 0.25 / fs)
+    return int(min(n_exact, max(n_needed, math.ceil(t_stop * fs) + FDL2 + 1)))
+
+
 def compute_rir_hybrid(
     room: RoomSpec,
     source_m,
@@ -157,7 +175,7 @@ def compute_rir_hybrid(
     rng: np.random.Generator,
     mixing_time: float | None = None,
 ) -> np.ndarray:
-    """Hybrid RIRs ``[n_mics, n_samples]`` float64, same length as the exact engine's.
+    """Hybrid RIRs ``[n_mics, n_samples]`` float64, as long as the modelled decay needs (:func:`_response_length`).
 
     Parameters
     ----------
@@ -176,19 +194,18 @@ def compute_rir_hybrid(
     mics = np.asarray(mics_m, dtype=float).reshape(-1, 3)
     cx, _, cy, _, cz, _ = _axis_tables(room, src, order)
     dims = np.asarray(room.dims_m, dtype=float)
-    n_total = max(_natural_length(_k._max_image_distance(cx, cy, cz, order, m, dims), c, fs) for m in mics)
-    noise = rng.standard_normal((mics.shape[0], n_total))
     n_x = max(1, int(round(XFADE_S * fs)))
+    n0s = np.array([int(round((np.linalg.norm(m - src) / c + t_mix) * fs)) + FDL2 for m in mics], dtype=np.int64)
+    n_total = _response_length(room, order, fs, n_exact=max(_natural_length(_k._max_image_distance(
+        cx, cy, cz, order, m, dims), c, fs) for m in mics), n_needed=int(n0s.max()) + n_x + 1)  # fmt: skip
+    noise = rng.standard_normal((mics.shape[0], n_total))
     tail = _tail_model(room, (n_total - 1 - FDL2) / fs, sample_rate=fs, max_order=order, source_m=src, mics_m=mics)
     diag = float(np.linalg.norm(room.dims_m))
     rirs = np.zeros((mics.shape[0], n_total))  # every response is n_total long
-    n0s, n_ends = np.zeros(mics.shape[0], dtype=np.int64), np.zeros(mics.shape[0], dtype=np.int64)
+    n_ends = np.minimum(n0s + n_x, n_total)  # crossfade start n0 (sample index) and end
+    n0s = np.minimum(n0s, n_total)  # before n0 the early part alone, after n_end the tail alone
     early_orders, n_early, reach = n0s.copy(), n0s.copy(), np.zeros(mics.shape[0])
-    for i, mic in enumerate(mics):
-        t_dir = float(np.linalg.norm(mic - src)) / c
-        n0 = int(round((t_dir + t_mix) * fs)) + FDL2  # crossfade start (sample index)
-        n_ends[i] = min(n0 + n_x, n_total)
-        n0s[i] = min(n0, n_total)  # before n0 the early part alone, after n_end the tail alone
+    for i in range(mics.shape[0]):
         reach[i] = c * n_ends[i] / fs  # images farther than this cannot touch samples < n_end
         early_orders[i] = min(order, int(math.ceil((reach[i] + diag) / _inscribed_radius_m(room))))
         n_early[i] = min(n_ends[i] + 1, n_total)

@@ -207,11 +207,16 @@ def _highpass(rir: np.ndarray, sample_rate: int, lengths=None) -> np.ndarray:
 
 def _synthesise(acc: np.ndarray) -> np.ndarray:
     """Sum over basis rows of (impulse train) * (basis kernel): ``[n_len]`` from ``[n_len, rank]``."""
-    n_len = acc.shape[0]
+    return _synthesise_batch(acc[None])[0]
+
+
+def _synthesise_batch(acc: np.ndarray) -> np.ndarray:
+    """:func:`_synthesise` of each ``acc[k]`` in one call: ``[k, n_len]`` from ``[k, n_len, rank]``."""
+    n_len = acc.shape[1]
     n_fft = scipy.fft.next_fast_len(n_len + FRAC_DELAY_LENGTH - 1, real=True)
-    spec = scipy.fft.rfft(np.asarray(acc, dtype=np.float64), n=n_fft, axis=0)  # float64 FFT whatever the accumulator
+    spec = scipy.fft.rfft(np.asarray(acc, dtype=np.float64), n=n_fft, axis=1)  # float64 FFT whatever the accumulator
     spec *= _basis_kernels_f(n_fft)
-    return scipy.fft.irfft(spec.sum(axis=1), n=n_fft)[:n_len]
+    return scipy.fft.irfft(spec.sum(axis=2), n=n_fft, axis=1)[:, :n_len]
 
 
 def _check_render_args(mic_m, sample_rate, c_m_s, n_samples):

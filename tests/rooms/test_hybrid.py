@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.signal
 
 from auralgen.core.errors import ParameterError
 from auralgen.rooms.hybrid import drr_db, mixing_time_s, schroeder_rt60
@@ -19,7 +20,11 @@ def _direct_sample(src, mic, c=343.0):
 def _compare(room, src, mic, seed):
     exact = compute_rir(room, src, [mic], sample_rate=FS)[0]
     hybrid = compute_rir(room, src, [mic], sample_rate=FS, mode="hybrid", rng=np.random.default_rng(seed))[0]
-    assert hybrid.shape == exact.shape
+    # the hybrid ends where its modelled diffuse energy has decayed by 70 dB: what the exact response has after
+    # that is > 55 dB below it in the audible band (below 20 Hz, small rooms keep the 10 Hz high-pass's ringing)
+    assert hybrid.size <= exact.size
+    band = scipy.signal.sosfiltfilt(scipy.signal.butter(4, 20.0, "highpass", fs=FS, output="sos"), exact)
+    assert np.sum(band[hybrid.size :] ** 2) <= 10**-5.5 * np.sum(band**2)
     d = _direct_sample(src, mic)
     rt_err = schroeder_rt60(hybrid, FS) / schroeder_rt60(exact, FS) - 1.0
     drr_err = drr_db(hybrid, FS, d) - drr_db(exact, FS, d)
@@ -157,15 +162,33 @@ def test_fused_tail_equals_the_sample_arrays_it_replaces():
                                    source_m=src, mics_m=mics)  # fmt: skip
     n_x = int(round(hy.XFADE_S * fs))
     want = np.zeros_like(got)
-    for i, mic in enumerate(mics):
-        n0 = int(round((np.linalg.norm(mic - src) / c + hy.mixing_time_s(room)) * fs)) + FDL2
+    n0s = [int(round((np.linalg.norm(mic - src) / c + hy.mixing_time_s(room)) * fs)) + FDL2 for mic in mics]
+    reach = [c * (n0 + n_x) / fs for n0 in n0s]
+    orders = [min(order, math.ceil((r + np.linalg.norm(room.dims_m)) / _inscribed_radius_m(room))) for r in reach]
+    early = hy.render_order_raw(room, src, mics, sample_rate=fs, max_orders=orders, n_lens=[n0 + n_x + 1 for n0 in n0s],
+                                max_dists_m=[r + c / fs for r in reach])  # fmt: skip
+    for i, n0 in enumerate(n0s):
         n_end = n0 + n_x
-        reach = c * n_end / fs
-        early_order = min(order, math.ceil((reach + np.linalg.norm(room.dims_m)) / _inscribed_radius_m(room)))
-        want[i, : n_end + 1] = hy.render_order_raw(room, src, mic, sample_rate=fs, max_orders=[early_order],
-                                                   n_lens=[n_end + 1], max_dists_m=[reach + c / fs])[0]  # fmt: skip
+        want[i, : n_end + 1] = early[i]
         tail = mean[i, n0:] + noise[i, n0:] * np.sqrt(var[i, n0:])
         ramp = np.cos(0.5 * np.pi * (np.arange(n_x) + 0.5) / n_x) ** 2
         want[i, n0:n_end] = want[i, n0:n_end] * ramp + np.sqrt(np.clip(1 - ramp**2, 0, 1)) * tail[:n_x]
         want[i, n_end:] = tail[n_x:]
     np.testing.assert_array_equal(got, _highpass(want, fs))
+
+
+def test_response_ends_where_the_modelled_decay_is_70_db_down():
+    from auralgen.rooms import _ism_kernels as k
+    from auralgen.rooms.hybrid import TAIL_FLOOR_DB, _decay_rates, _response_length
+    from auralgen.rooms.images import max_order_for
+
+    room = RoomSpec((6.0, 5.0, 3.0), rt60_s=1.0)
+    order = max_order_for(room, FS)
+    _, rates, t_end = _decay_rates(room, order)
+    n = _response_length(room, order, FS, n_exact=10**6, n_needed=0)
+    t_last = (n - 1 - FDL2) / FS  # time of the last sample
+    level = 10 ** (-TAIL_FLOOR_DB / 10)
+    assert k._mean_decay(rates, t_end, t_last) <= level < k._mean_decay(rates, t_end, t_last - 2.0 / FS)
+    assert 1.3 < t_last < 1.7  # 70 dB at the mean rate takes 1.17 s; axial directions decay slower
+    assert _response_length(room, order, FS, n_exact=5000, n_needed=0) == 5000  # never past the exact response
+    assert _response_length(room, order, FS, n_exact=10**6, n_needed=30000) == 30000  # nor before the crossfade

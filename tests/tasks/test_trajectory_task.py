@@ -92,14 +92,29 @@ def test_check_accepts_the_label_and_rejects_the_opposite(motion, wrong):
         expected = 20 * math.log10(s["distance_m"] / s["end_distance_m"])
         measured = good["direct_level_end_db"] - good["direct_level_start_db"]
         assert 0.3 * abs(expected) < abs(measured) <= abs(expected) + 1.0 and measured * expected > 0
-        # Doppler: the direct sound's delay shrinks (approaching) or grows by the path's travel time between the
-        # edge windows' centres, 0.7 of the path
-        nearer_ms = good["delay_start_ms"] - good["delay_end_ms"]
-        want_ms = 0.7 * p["path_length_m"] / 343.0 * 1e3
-        assert (
-            nearer_ms * (1 if motion == "approaching" else -1) > 0
-            and abs(abs(nearer_ms) - want_ms) <= 0.3 * want_ms + 0.2
-        )
+        nearer_ms = good["delay_start_ms"] - good["delay_end_ms"]  # Doppler: the delay shrinks when approaching
+        assert nearer_ms * (1 if motion == "approaching" else -1) > 0
+
+
+def test_doppler_delay_change_is_the_path_travel_time():
+    """The direct sound's delay shrinks (approaching) or grows by the path's travel time between the edge
+    windows' centres, 0.7 of the path: the median over the first 16 accepted items within 15 %, each item
+    with the right sign (one item's estimate moves with its reverberant tail's draw, so the size is judged
+    on the median)."""
+    ratios = []
+    for i in range(400):
+        p = sample(i, level=1, seed=11)
+        if p["motion"] not in ("approaching", "receding") or p["sounds"][0]["source"]["kind"] != "noise":
+            continue
+        got = TASK.check(p, TASK.render(p))
+        if not got["valid"]:
+            continue
+        nearer_ms = (got["delay_start_ms"] - got["delay_end_ms"]) * (1 if p["motion"] == "approaching" else -1)
+        ratios.append(nearer_ms / (0.7 * p["path_length_m"] / 343.0 * 1e3))
+        if len(ratios) == 16:
+            break
+    assert len(ratios) == 16 and min(ratios) > 0
+    assert abs(float(np.median(ratios)) - 1.0) <= 0.15
 
 
 def test_received_level_is_normalised_to_the_roved_target():

@@ -30,8 +30,12 @@ META = ("name", "category", "sub_category", "attribute", "regime", "level_unit",
 TASK_NAME_LITERALS: dict[str, set[str]] = {}
 # Target patterns of features measured on the audio that the default config's items need not
 # produce (the audit computes them only when it finds two sounds; in a reverberant room at the
-# default gap it finds one): still the probed attribute's cue where they do appear.
-AUDIO_DEPENDENT_TARGETS = {"distance_relative": {"audio.delta_level_db"}}
+# default gap it finds one; reverberation_absolute has one sound, split in two only where its decay dips under the
+# -60 dB segment threshold and comes back): still the probed attribute's cue where they do appear.
+AUDIO_DEPENDENT_TARGETS = {
+    "distance_relative": {"audio.delta_level_db"},
+    "reverberation_absolute": {"audio.delta_level_db", "audio.delta_duration_s"},
+}
 # target patterns of params only a recorded source writes (source=clips: the transform's amount)
 SOURCE_DEPENDENT_TARGETS = {
     "pitch_relative": {"sounds.*.shift_cents", "delta.shift_cents"},

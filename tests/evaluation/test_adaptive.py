@@ -105,6 +105,7 @@ def test_coverage_of_the_95_interval_on_simulated_observers():
     assert abs(summary["bias_log10_median"]) < 0.1 and summary["finite"] == 20
 
 
+@pytest.mark.slow  # ~10-20 s: make test stays well under 10 min; make test-slow (CI) runs it
 def test_adaptive_needs_fewer_trials_than_the_grid_on_a_few_runs():
     """Fast form of the slow test below. A run stops near 40-50 trials or runs to the 80-trial budget,
     so the median of a few runs jumps between the two; the mean of 12 runs is steadier. Asserts 2x

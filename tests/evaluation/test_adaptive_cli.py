@@ -53,6 +53,7 @@ def test_bad_adaptive_settings_are_one_line_errors(cfg, message):
         validate_eval({"model": {"kind": "dsp", "label": "dsp"}, **cfg})
 
 
+@pytest.mark.slow  # ~10-20 s: make test stays well under 10 min; make test-slow (CI) runs it
 def test_a_command_model_with_more_internal_noise_gets_a_higher_threshold(tmp_path):
     """examples/noisy_pitch_listener.py through the command adapter: its 75 % point is about 1.67 sigma
     (P(correct) = Phi(d / sigma - 1) for a difference d), so sigma 10 and 40 cents give thresholds whose

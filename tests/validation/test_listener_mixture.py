@@ -80,6 +80,7 @@ def test_classify_names_each_kind_from_its_onset(kind, seconds):
     assert got == [kind] * 10
 
 
+@pytest.mark.slow  # ~10-20 s: make test stays well under 10 min; make test-slow (CI) runs it
 def test_one_sound_alone_is_counted_once():
     """A palette sound alone in a 4 s clip is found as its own kind and nothing else (the windowed
     count that came before read a harmonic tone's onset as a sweep: seed 3 of the harmonic draws)."""

@@ -151,8 +151,9 @@ def _scatter_list(positions, gains, mic, basis, fs, c, fdl2, gran, n_len, max_di
 
 
 @njit(cache=True, boundscheck=False)
-def _project_rows(rows, basis):
-    """``rows [n, table rows]`` (float32) times ``basis [table rows, rank]`` in float64, one thread.
+def _project_rows(rows, basis, out):
+    """``rows [n, table rows]`` (float32) times ``basis [table rows, rank]`` in float64 into ``out [n, rank]``
+    (zeros; a transposed view of a ``[rank, n]`` array writes rank-major), one thread.
 
     Each output element sums its products in table-row order from 0.0 (so a zero row adds exactly
     nothing); at the engine's rank 8 the eight sums are held in registers, which the compiler
@@ -160,7 +161,6 @@ def _project_rows(rows, basis):
     """
     n, k = rows.shape
     rank = basis.shape[1]
-    out = np.zeros((n, rank))
     if rank == 8:
         for i in range(n):
             o0 = o1 = o2 = o3 = o4 = o5 = o6 = o7 = 0.0

@@ -33,7 +33,6 @@ from auralgen.rooms.images import (
     _highpass,
     _natural_length,
     _phase_basis,
-    _synthesise,
     _synthesise_batch,
     max_order_for,
 )
@@ -66,7 +65,8 @@ def render_order_raw(room: RoomSpec, source_m, mics_m, *, sample_rate: int, max_
             float(room.c_m_s), FDL2, SINC_LUT_GRANULARITY, lens[group], dists[group],
         )  # fmt: skip
         rows = _project(acc.reshape(-1, acc.shape[2]), basis)  # rows past a microphone's length are zero
-        raw = _synthesise_batch(rows.reshape(acc.shape[0], acc.shape[1], -1))  # one FFT length for the group
+        raw = _synthesise_batch(rows.reshape(basis.shape[1], acc.shape[0], acc.shape[1]).transpose(1, 0, 2),
+                                rank_major=True)  # one FFT length for the group  # fmt: skip
         for k, m in enumerate(group):
             out[m] = raw[k, : lens[m]]
     return out
@@ -98,10 +98,14 @@ def compute_rir_fast(room: RoomSpec, source_m, mics_m, *, sample_rate: int) -> n
         n_lens,
         np.full(mics.shape[0], np.inf),
     )
-    raw = pad_stack([_synthesise(_project(acc[m, :n], basis)) for m, n in enumerate(n_lens)])
+    raw = pad_stack([_synthesise_batch(_project(acc[m, :n], basis)[None], rank_major=True)[0]
+                     for m, n in enumerate(n_lens)])  # fmt: skip
     return _highpass(raw, fs, lengths=n_lens)  # each microphone filtered at its own length
 
 
 def _project(rows: np.ndarray, basis: np.ndarray) -> np.ndarray:
-    """Sinc-table-row impulse trains ``[n, table rows]`` onto the low-rank basis: ``[n, rank]`` float64."""
-    return _k._project_rows(np.ascontiguousarray(rows), np.ascontiguousarray(basis))  # numba: one thread, no BLAS
+    """Sinc-table-row impulse trains ``[n, table rows]`` onto the low-rank basis: ``[rank, n]`` float64
+    (rank-major, so that the synthesis FFTs run on contiguous rows)."""
+    out = np.zeros((basis.shape[1], rows.shape[0]))
+    _k._project_rows(np.ascontiguousarray(rows), np.ascontiguousarray(basis), out.T)  # numba: one thread, no BLAS
+    return out

@@ -172,8 +172,11 @@ def _phase_basis() -> tuple[np.ndarray, np.ndarray]:
 
 
 @lru_cache(maxsize=32)
-def _basis_kernels_f(n_fft: int) -> np.ndarray:
-    return scipy.fft.rfft(_phase_basis()[1].T, n=n_fft, axis=0)  # [n_freq, rank]
+def _basis_kernels_rows(n_fft: int) -> np.ndarray:
+    """Spectra of the basis kernels, ``[rank, n_freq]`` (read-only)."""
+    spec = scipy.fft.rfft(_phase_basis()[1], n=n_fft, axis=1)
+    spec.flags.writeable = False
+    return spec
 
 
 @lru_cache(maxsize=8)
@@ -210,13 +213,25 @@ def _synthesise(acc: np.ndarray) -> np.ndarray:
     return _synthesise_batch(acc[None])[0]
 
 
-def _synthesise_batch(acc: np.ndarray) -> np.ndarray:
-    """:func:`_synthesise` of each ``acc[k]`` in one call: ``[k, n_len]`` from ``[k, n_len, rank]``."""
-    n_len = acc.shape[1]
+def _synthesise_batch(acc: np.ndarray, *, rank_major: bool = False) -> np.ndarray:
+    """:func:`_synthesise` of each ``acc[k]`` in one call: ``[k, n_len]`` from ``[k, n_len, rank]``, or from
+    ``[k, rank, n_len]`` with ``rank_major`` (then the FFTs run along contiguous rows, ~25 % faster).
+
+    The rank terms are added in the order numpy's pairwise sum adds eight contiguous values,
+    ``((0 + 4) + (1 + 5)) + ((2 + 6) + (3 + 7))``, so both layouts give the same bits.
+    """
+    acc = np.asarray(acc, dtype=np.float64)  # float64 FFT whatever the accumulator
+    acc = acc if rank_major else acc.transpose(0, 2, 1)
+    n_len = acc.shape[2]
     n_fft = scipy.fft.next_fast_len(n_len + FRAC_DELAY_LENGTH - 1, real=True)
-    spec = scipy.fft.rfft(np.asarray(acc, dtype=np.float64), n=n_fft, axis=1)  # float64 FFT whatever the accumulator
-    spec *= _basis_kernels_f(n_fft)
-    return scipy.fft.irfft(spec.sum(axis=2), n=n_fft, axis=1)[:, :n_len]
+    spec = scipy.fft.rfft(acc, n=n_fft, axis=2)
+    spec *= _basis_kernels_rows(n_fft)  # [rank, n_freq]
+    if spec.shape[1] == 8:
+        s = spec
+        total = ((s[:, 0] + s[:, 4]) + (s[:, 1] + s[:, 5])) + ((s[:, 2] + s[:, 6]) + (s[:, 3] + s[:, 7]))
+    else:
+        total = spec.sum(axis=1)
+    return scipy.fft.irfft(total, n=n_fft, axis=1)[:, :n_len]
 
 
 def _check_render_args(mic_m, sample_rate, c_m_s, n_samples):

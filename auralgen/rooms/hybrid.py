@@ -8,8 +8,8 @@ is the *expected* energy of the exact shoebox image-source response,
 
 (``kappa`` = energy of the fractional-delay kernel, ``u`` = direction on the unit sphere;
 along ``u`` an image at distance ``c t`` has bounced ``c t |u_d| / (2 L_d)`` times off each
-wall of axis ``d``; images beyond the exact engine's order are left out). Averaging over directions keeps the slight curvature of a
-shoebox decay, so RT60 and DRR match the exact response (within 5 % and 1 dB in the tests);
+wall of axis ``d``; images beyond the exact engine's order are left out). Averaging over
+directions keeps the slight curvature of a shoebox decay, so RT60 and DRR match the exact response (within 5 % and 1 dB in the tests);
 in the Millington-Sette limit it is the Eyring decay of the walls' absorption.
 
 Images that arrive together (source and microphone level with, or mirror images of, each
@@ -123,11 +123,12 @@ def _decay_rates(room: RoomSpec, max_order: int) -> tuple[np.ndarray, np.ndarray
     return u, rates, (max_order + 0.5) / (room.c_m_s * (u @ (1.0 / dims)))
 
 
-def _tail_model(room: RoomSpec, t_max_s: float, *, sample_rate: int, max_order: int, source_m, mics_m):
+def _tail_model(room: RoomSpec, t_max_s: float, *, sample_rate: int, max_order: int, source_m, mics_m, decay=None):
     """The tail's envelopes on a time grid: ``(grid [n_t], env [n_mics, 2, n_t], s_mean, v_fs, s_var)``,
     so that the mean per sample at time ``t`` is ``s_mean * t / v_fs * interp(t, grid, env[:, 1])`` and the
-    variance ``s_var * interp(t, grid, env[:, 0])`` (:func:`tail_statistics`)."""
-    u, rates, t_end = _decay_rates(room, max_order)
+    variance ``s_var * interp(t, grid, env[:, 0])`` (:func:`tail_statistics`). ``decay``: the
+    :func:`_decay_rates` of ``room`` and ``max_order`` if the caller has them."""
+    u, rates, t_end = _decay_rates(room, max_order) if decay is None else decay
     if source_m is None or mics_m is None:
         weights = np.ones((1, u.shape[0]))
     else:
@@ -157,10 +158,10 @@ def tail_statistics(room: RoomSpec, t_s, *, sample_rate: int, max_order: int, so
     return mean, var
 
 
-def _response_length(room: RoomSpec, order: int, fs: int, *, n_exact: int, n_needed: int) -> int:
-    """Samples of a hybrid response: to where the modelled diffuse energy has decayed by :data:`TAIL_FLOOR_DB`
-    (``t = (n - FDL2) / fs``), at most ``n_exact`` (the exact engine's length), at least ``n_needed``."""
-    _, rates, t_end = _decay_rates(room, order)
+def _response_length(rates, t_end, fs: int, *, n_exact: int, n_needed: int) -> int:
+    """Samples of a hybrid response: to where the modelled diffuse energy (decay ``rates`` and ends ``t_end``
+    of :func:`_decay_rates`) has decayed by :data:`TAIL_FLOOR_DB` (``t = (n - FDL2) / fs``), at most
+    ``n_exact`` (the exact engine's length), at least ``n_needed``."""
     t_hi = (n_exact - 1 - FDL2) / fs
     t_stop = _k._decay_end_s(rates, t_end, 10.0 ** (-TAIL_FLOOR_DB / 10.0), t_hi, 0.25 / fs)
     return int(min(n_exact, max(n_needed, math.ceil(t_stop * fs) + FDL2 + 1)))
@@ -196,10 +197,12 @@ def compute_rir_hybrid(
     dims = np.asarray(room.dims_m, dtype=float)
     n_x = max(1, int(round(XFADE_S * fs)))
     n0s = np.array([int(round((np.linalg.norm(m - src) / c + t_mix) * fs)) + FDL2 for m in mics], dtype=np.int64)
-    n_total = _response_length(room, order, fs, n_exact=max(_natural_length(_k._max_image_distance(
+    decay = _decay_rates(room, order)  # the length and the tail's envelope both read it
+    n_total = _response_length(*decay[1:], fs, n_exact=max(_natural_length(_k._max_image_distance(
         cx, cy, cz, order, m, dims), c, fs) for m in mics), n_needed=int(n0s.max()) + n_x + 1)  # fmt: skip
     noise = rng.standard_normal((mics.shape[0], n_total))
-    tail = _tail_model(room, (n_total - 1 - FDL2) / fs, sample_rate=fs, max_order=order, source_m=src, mics_m=mics)
+    tail = _tail_model(room, (n_total - 1 - FDL2) / fs, sample_rate=fs, max_order=order, source_m=src, mics_m=mics,
+                       decay=decay)  # fmt: skip
     diag = float(np.linalg.norm(room.dims_m))
     rirs = np.zeros((mics.shape[0], n_total))  # every response is n_total long
     n_ends = np.minimum(n0s + n_x, n_total)  # crossfade start n0 (sample index) and end

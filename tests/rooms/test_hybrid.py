@@ -185,10 +185,10 @@ def test_response_ends_where_the_modelled_decay_is_70_db_down():
     room = RoomSpec((6.0, 5.0, 3.0), rt60_s=1.0)
     order = max_order_for(room, FS)
     _, rates, t_end = _decay_rates(room, order)
-    n = _response_length(room, order, FS, n_exact=10**6, n_needed=0)
+    n = _response_length(rates, t_end, FS, n_exact=10**6, n_needed=0)
     t_last = (n - 1 - FDL2) / FS  # time of the last sample
     level = 10 ** (-TAIL_FLOOR_DB / 10)
     assert k._mean_decay(rates, t_end, t_last) <= level < k._mean_decay(rates, t_end, t_last - 2.0 / FS)
     assert 1.3 < t_last < 1.7  # 70 dB at the mean rate takes 1.17 s; axial directions decay slower
-    assert _response_length(room, order, FS, n_exact=5000, n_needed=0) == 5000  # never past the exact response
-    assert _response_length(room, order, FS, n_exact=10**6, n_needed=30000) == 30000  # nor before the crossfade
+    assert _response_length(rates, t_end, FS, n_exact=5000, n_needed=0) == 5000  # never past the exact response
+    assert _response_length(rates, t_end, FS, n_exact=10**6, n_needed=30000) == 30000  # nor before the crossfade

@@ -1,4 +1,4 @@
-"""Reference DSP listener for the mixture tasks: ``mixture`` and ``multi_source_relation``.
+"""Reference DSP listener for the ``mixture`` task (``multi_source_relation``: :mod:`auralgen.listeners.multisource`).
 
 What it can and cannot do (honestly):
 
@@ -15,9 +15,8 @@ What it can and cannot do (honestly):
   sound separated by silence -- the pair's stretch starts with one kind and ends with the other,
   the lone sound fills the other stretch. Where the stretch is short (onsets 20 ms apart) or the
   sounds are near equal in level, it errs; that is the difficulty the levels set.
-- With a labelled corpus (options name recorded classes) and in every ``multi_source_relation``
-  question it answers :data:`~auralgen.listeners.common.NO_ANSWER`: naming recorded classes needs
-  a trained classifier, and three *simultaneous* sources need separation before naming.
+- With a labelled corpus (options name recorded classes) it answers
+  :data:`~auralgen.listeners.common.NO_ANSWER`: naming recorded classes needs a trained classifier.
 """
 
 from __future__ import annotations
@@ -163,7 +162,3 @@ def mixture(question, options, clips, sample_rate) -> int:
     kind = classify(first_stretch(x, sample_rate) if sub == "first" else loudest_window(x, sample_rate), sample_rate)
     match = [i for i, k in enumerate(kinds) if k == (kind,)]
     return match[0] if match else no_answer(options)
-
-
-def multi_source_relation(question, options, clips, sample_rate, layout=None) -> int:
-    return no_answer(options)  # options are sound names: needs a sound-type classifier (see module doc)

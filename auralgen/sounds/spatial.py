@@ -25,6 +25,7 @@ import numpy as np
 from auralgen.core.errors import ParameterError
 from auralgen.sounds.base import SoundSource, palette, register_source
 from auralgen.synth import apply_ramps, click_train, harmonic_complex, noise, sweep
+from auralgen.synth.palette import SPATIAL_CLICK_RATE_HZ, SPATIAL_F0_HZ, SPATIAL_MAX_HARMONICS
 
 
 class SpatialSource(SoundSource):
@@ -61,11 +62,13 @@ class Harmonic(SpatialSource):
     tags = frozenset({"pitched", "continuous"})
 
     def fields(self, rng, **_: Any) -> dict[str, Any]:
-        return {"f0_hz": float(rng.uniform(150.0, 400.0))}
+        return {"f0_hz": float(rng.uniform(*SPATIAL_F0_HZ))}
 
     def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
         n_h = int((sample_rate / 2 - 1) // spec["f0_hz"])
-        return harmonic_complex(spec["f0_hz"], spec["duration_s"], sample_rate=sample_rate, n_harmonics=min(n_h, 30))
+        return harmonic_complex(
+            spec["f0_hz"], spec["duration_s"], sample_rate=sample_rate, n_harmonics=min(n_h, SPATIAL_MAX_HARMONICS)
+        )
 
 
 @register_source
@@ -91,7 +94,7 @@ class Clicks(SpatialSource):
     ramped = False
 
     def fields(self, rng, **_: Any) -> dict[str, Any]:
-        return {"rate_hz": float(rng.uniform(6.0, 16.0))}
+        return {"rate_hz": float(rng.uniform(*SPATIAL_CLICK_RATE_HZ))}
 
     def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
         x = click_train(spec["rate_hz"], spec["duration_s"], sample_rate=sample_rate)

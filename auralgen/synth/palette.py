@@ -10,3 +10,12 @@ HARMONIC_F0_HZ, N_HARMONICS = (150.0, 400.0), 6  # harmonic tone: fundamental ra
 SWEEP_START_HZ, SWEEP_OCTAVES = (250.0, 500.0), (2.5, 3.5)  # rising log sweep: start, octaves up
 CLICK_HZ, CLICK_DECAY_S, CLICK_LENGTH_S, CLICK_RATE_HZ = 3000.0, 0.002, 0.01, (8.0, 14.0)  # one fixed click pulse
 KNOCK_HZ, KNOCK_DECAY_S, KNOCK_LENGTH_S, KNOCK_RATE_HZ = (250.0, 500.0), 0.03, 0.2, (2.5, 4.5)  # knock pulses
+
+# The ``spatial`` palette (:mod:`auralgen.sounds.spatial`) and the sounds of ``multi_source_relation``,
+# read by its listener (:mod:`auralgen.listeners.multisource`).
+SPATIAL_F0_HZ, SPATIAL_MAX_HARMONICS = (150.0, 400.0), 30  # harmonic: fundamental range, harmonics below Nyquist
+SPATIAL_CLICK_RATE_HZ = (6.0, 16.0)  # click train: clicks per second
+SPATIAL_NAMES = {"noise": "the noise burst", "harmonic": "the harmonic tone", "chirp": "the sweep",
+                 "clicks": "the click train"}  # fmt: skip
+# multi_source_relation: the synthesized sources enter one after another in this order, whatever their roles
+SPATIAL_ENTRY_ORDER = ("harmonic", "noise", "chirp", "clicks")

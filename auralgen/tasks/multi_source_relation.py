@@ -1,4 +1,4 @@
-"""multi_source_relation: three simultaneous sources with distinct timbres at different positions.
+"""multi_source_relation: three overlapping sources with distinct timbres at different positions.
 
 Sub-questions (the level index runs over them in order, as in ``mixture``):
 
@@ -13,6 +13,16 @@ Sub-questions (the level index runs over them in order, as in ``mixture``):
   items put A in B's direction.
 
 Which sound type takes which role is a random permutation, so no timbre predicts the answer.
+
+The sources start one after another (:data:`ENTRY_GAP_S` apart) and then play together. Each one's
+direction is carried by its own direct sound: three sources starting together leave no onset that
+belongs to one of them, and in these rooms (direct-to-reverberant ratios of -10 to 0 dB) the ongoing
+part of a steady sound carries mostly reflections. The synthesized kinds enter in a fixed order
+(:data:`ENTRY_ORDER`: the harmonic tone, whose ongoing part is predictable, before the noise, which is
+not; the click train, whose direction every click repeats, last), independent of their roles; their
+onsets use 2 ms ramps (a 10 ms ramp leaves the first 4 ms of direct sound 20 dB down).
+:mod:`auralgen.listeners.multisource` reads each source's direction from the mix this way. The
+sweep, whose direct sound no onset isolates, is not among the kinds.
 """
 
 from __future__ import annotations
@@ -25,17 +35,21 @@ import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.qa import QA, arrange
-from auralgen.listeners import mixture as listen
+from auralgen.listeners import multisource
 from auralgen.sounds.corpus import LABELLED, load_corpus, sound_name
+from auralgen.synth.palette import SPATIAL_CLICK_RATE_HZ, SPATIAL_ENTRY_ORDER, SPATIAL_F0_HZ, SPATIAL_NAMES
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, is_binaural
+from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, is_binaural, with_tetra
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
-NAMES = {"noise": "the noise burst", "harmonic": "the harmonic tone", "chirp": "the sweep", "clicks": "the click train"}
-APERIODIC = ("noise", "chirp", "clicks")
+NAMES = SPATIAL_NAMES
 RELATIONS = ("left", "closer", "higher", "left_of")
 SIDES = ("left", "right", "same")
-ITD_KINDS = ("noise", "harmonic", "clicks")
+KINDS = ("noise", "harmonic", "clicks")  # the synthesized kinds (a sweep's direct sound has no onset of its own)
+ENTRY_ORDER = SPATIAL_ENTRY_ORDER  # synthesized sources enter in this order (see entry_times)
+TOP_ELEVATION_DEG = 40.0  # "higher": no source above this (higher up, in these rooms, the ceiling reflection
+# follows the direct sound within 1-2 ms, and the reference listener read 60-80 deg sources 60-100 deg low)
+ENTRY_GAP_S = (0.15, 0.3)  # one source enters this long after the previous one
 LEFT_OF_MIN_MS = 0.04  # onset-ITD difference that separates two directions
 LEFT_OF_MIN_LATERAL = 0.1  # non-binaural left_of: measured lateral components (sin az cos el) this far apart differ
 ONSET_FLOOR_DB = -50.0  # a source's onset: its 1 ms power first within this of its loudest (a sweep starts weak)
@@ -43,6 +57,9 @@ ONSET_TOLERANCE_S = (
     0.005  # ... against onset_s + distance / c + the delay filter's lead (its pre-ringing is earlier by < 2.5 ms)
 )
 LEVEL_TOLERANCE_DB = 0.5  # a source's received level (RMS over its duration) against its roved level
+ARRIVAL_SMOOTH = 16
+ARRIVAL_HIGHPASS_HZ = 1500.0
+ARRIVAL_FLOOR_DB = -30.0  # a source's arrival: its power first within this of the direct-path span's highest
 MAX_DELAY_S = 0.025  # 8.6 m: beyond any source of this task
 UNITS = {
     "left": ("azimuth", "deg"),
@@ -51,27 +68,28 @@ UNITS = {
     "left_of": ("azimuth", "deg"),
 }
 QUESTIONS = {
-    "left": "Three sounds play at the same time from different directions. Which one is furthest to the left?",
-    "closer": "Three sounds play at the same time at different distances. Which one is closest to you?",
-    "higher": "Three sounds play at the same time at different heights. Which one is highest?",
-    "left_of": "Two sounds play at the same time. Where is {a} relative to {b}?",
+    "left": "Three sounds start one after another and overlap, from different directions. Which one is furthest to the left?",
+    "closer": "Three sounds start one after another and overlap, at different distances. Which one is closest to you?",
+    "higher": "Three sounds start one after another and overlap, at different heights. Which one is highest?",
+    "left_of": "Two sounds start one after another and overlap. Where is {a} relative to {b}?",
 }
 
 
 @dataclass(frozen=True)
 class MultiSourceRelationConfig(SpatialConfig):
     unused_fields: ClassVar[dict[str, str]] = {
-        "gap_s": "the sounds play together",
+        "gap_s": "the sounds overlap: each enters ENTRY_GAP_S (0.15-0.3 s) after the previous one",
         "phrasings": "each relation has one question",
     }
     name: str = "multi_source_relation"
     levels: tuple = (60, 40, 20)
     distance_levels_m: tuple = (2.0, 1.0, 0.5)
-    elevation_levels_deg: tuple = (50, 35, 20)
+    elevation_levels_deg: tuple = (40, 30, 20)
     left_of_levels_deg: tuple = (60, 30, 15)
     relations: tuple = RELATIONS
     source_s: object = (1.0, 1.5)
-    clip_s: float = 2.5
+    clip_s: float = 3.0
+    ramp_s: float = 0.002
     rooms: tuple = ("living_room", "classroom")
     listener_height_m: object = (1.2, 1.4)
 
@@ -91,8 +109,9 @@ class MultiSourceRelationConfig(SpatialConfig):
             f"{key}.distance_levels_m={list(self.distance_levels_m)!r} is out of range; allowed: 0 < m <= 2.5",
         )
         require(
-            all(0 < v <= 65 for v in self.elevation_levels_deg),
-            f"{key}.elevation_levels_deg={list(self.elevation_levels_deg)!r} is out of range; allowed: 0 < deg <= 65 (KEMAR covers -40..90)",
+            all(0 < v <= (TOP_ELEVATION_DEG + 40.0) / 2 for v in self.elevation_levels_deg),
+            f"{key}.elevation_levels_deg={list(self.elevation_levels_deg)!r} is out of range; allowed: 0 < deg <= "
+            f"{(TOP_ELEVATION_DEG + 40.0) / 2:g} (three sources between KEMAR's lowest -40 and {TOP_ELEVATION_DEG:g} deg)",
         )
         from auralgen.tasks.base import check_levels
 
@@ -142,11 +161,13 @@ class MultiSourceRelation(SpatialTask):
             "row.question",
         ),
         listener_easiest=None,
-        reason="named-sound options need a sound classifier (the DSP listener answers NO_ANSWER where it cannot "
-        "name the sounds); measure confirms every named source's onset, received level and direction on its solo "
+        reason="the grid runs over four relations, so no one end is the easiest; the listener reads left, left_of "
+        "and higher from each synthesized source's direct sound in the mix (binaural) and answers NO_ANSWER for "
+        "closer and for recorded classes (naming them needs a "
+        "classifier); measure confirms every named source's onset, received level and direction on its solo "
         "render, and the labelled relation among the measured positions",
     )
-    listener = staticmethod(listen.multi_source_relation)
+    listener = with_tetra(multisource.multi_source_relation)
     category = "spatiotemporal_reasoning"
     sub_category = "multi_source_spatial_relation"
     attribute = "azimuth"
@@ -174,12 +195,7 @@ class MultiSourceRelation(SpatialTask):
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
         level = self.as_level(level)
         relation, step = self._grid()[self.grid_index(level)][0], level.value  # the relation by grid index
-        # "closer" is measured by arrival time, which a periodic tone leaves ambiguous: aperiodic kinds only
-        # "left_of" compares the onset ITDs of two different sounds: a sweep starting at high
-        # frequency has no reliable onset ITD, so it sits this sub-question out
-        pool = (
-            sorted(APERIODIC) if relation == "closer" else sorted(ITD_KINDS) if relation == "left_of" else sorted(NAMES)
-        )
+        pool = sorted(KINDS)
         if self.audio.source.recorded:  # named classes of the corpus; the measurement keeps the ones that carry the cue
             pool = list(load_corpus(self.audio.source).labels)
         kinds = [str(k) for k in rng.permutation(pool)[:3]]
@@ -203,7 +219,7 @@ class MultiSourceRelation(SpatialTask):
             az0 = float(rng.uniform(-60, 60))
             geo = [(az0 + 60.0 * (i - 1), 0.0, d0 + step * r) for i, r in enumerate(roles)]
         else:
-            el0 = float(rng.uniform(-40.0, 80.0 - 2 * step))
+            el0 = float(rng.uniform(-40.0, TOP_ELEVATION_DEG - 2 * step))
             az0 = float(rng.uniform(-180, 180))
             d = float(rng.uniform(1.0, 1.2))  # near, so that high sources fit under the ceiling
             geo = [(az0 + 40.0 * (i - 1), el0 + step * (2 - r), d) for i, r in enumerate(roles)]
@@ -214,15 +230,17 @@ class MultiSourceRelation(SpatialTask):
                 continue
             src = self.draw_source(rng, dur)
             src["kind"] = kind
-            src.setdefault("f0_hz", float(rng.uniform(150.0, 400.0)))
-            src.setdefault("rate_hz", float(rng.uniform(6.0, 16.0)))
+            src.setdefault("f0_hz", float(rng.uniform(*SPATIAL_F0_HZ)))
+            src.setdefault("rate_hz", float(rng.uniform(*SPATIAL_CLICK_RATE_HZ)))
             src.setdefault("up", bool(rng.integers(2)))
             sounds.append({"azimuth_deg": az, "elevation_deg": el, "distance_m": d, "source": src})
         extra = {"side": side} if relation == "left_of" else {"answer_sound": roles.index(0)}
         params = self.make_params(rng, sounds, normalise=relation != "closer", relation=relation, step=step, **extra)
-        onset = params["sounds"][0]["onset_s"]
-        for s in params["sounds"]:  # simultaneous
-            s["onset_s"] = onset
+        gaps = [float(g) for g in rng.uniform(*ENTRY_GAP_S, size=len(sounds) - 1)]
+        for s, t in zip(
+            params["sounds"], entry_times(params["sounds"][0]["onset_s"], kinds, gaps, self.audio.source.recorded)
+        ):
+            s["onset_s"] = t
         return params
 
     def qa(self, params, rng, *, slot):
@@ -283,6 +301,25 @@ class MultiSourceRelation(SpatialTask):
         return seen == params["side"], {"side": seen}
 
 
+def entry_times(first_s: float, kinds: list[str], gaps: list[float], recorded: bool) -> list[float]:
+    """Onset (s) of each sound: one after another, ``gaps`` apart, from ``first_s``.
+
+    Synthesized kinds enter in :data:`ENTRY_ORDER`, whatever their roles (the roles are a random
+    permutation, so the order says nothing about the answer): the periodic tone first, whose ongoing
+    part a listener can predict and remove, the noise, which nothing predicts, before the sounds
+    whose direction a listener reads from repeated or known waveforms. Recorded classes enter in
+    their drawn order."""
+    order = (
+        list(range(len(kinds))) if recorded else sorted(range(len(kinds)), key=lambda i: ENTRY_ORDER.index(kinds[i]))
+    )
+    times = [0.0] * len(kinds)
+    t = first_s
+    for rank, i in enumerate(order):
+        times[i] = t
+        t += gaps[rank] if rank < len(gaps) else 0.0
+    return times
+
+
 def source_name(src: dict[str, Any]) -> str:
     """The option text of a source: its class for a recording ("the snare drum"), else the kind's name."""
     return sound_name(src["label"]) if src["kind"] == "recording" else NAMES[src["kind"]]
@@ -322,16 +359,26 @@ def source_record(params, sound, solo: np.ndarray) -> dict[str, Any]:
 
 
 def arrival_delay_s(params, sound, solo: np.ndarray) -> float:
-    """Delay (s) of the strongest arrival of ``sound``'s dry signal in its solo render (direct path)."""
-    from scipy.signal import correlate
-
+    """Delay (s) of the direct sound in ``sound``'s solo render: where the solo's power (both ears)
+    first comes within :data:`ARRIVAL_FLOOR_DB` of its highest in the direct-path span, less where the
+    dry signal's own power does so (its ramp and waveform) and the delay filter's lead. The direct
+    sound arrives first; a reflection can be stronger (a far source), so the strongest arrival is not it."""
     from auralgen.rooms.images import FDL2
     from auralgen.sounds.spatial import source_signal
 
     sr = params["sample_rate_hz"]
-    dry = source_signal(sound["source"], sr, ramp_s=params["ramp_s"])
+    span = FDL2 + int(MAX_DELAY_S * sr)
+    dry = source_signal(sound["source"], sr, ramp_s=params["ramp_s"])[:span]
     a = int(round(sound["onset_s"] * sr))
-    wet = solo[:, a : a + len(dry) + sr // 10].sum(axis=0)
-    xc = np.abs(correlate(wet, dry, mode="full", method="fft")[len(dry) - 1 :])
-    xc = xc[: FDL2 + int(MAX_DELAY_S * sr)]  # only physically possible direct-path lags
-    return (int(np.argmax(xc)) - FDL2) / sr
+    from scipy.signal import butter, sosfilt
+
+    sos = butter(4, ARRIVAL_HIGHPASS_HZ, btype="highpass", fs=sr, output="sos")
+    wet = sosfilt(sos, solo[:, a : a + span], axis=-1)
+    return (_first_within(np.sum(wet**2, axis=0)) - _first_within(sosfilt(sos, dry) ** 2) - FDL2) / sr
+
+
+def _first_within(power: np.ndarray) -> int:
+    """First index whose trailing mean ``power`` (over :data:`ARRIVAL_SMOOTH` samples: a period of the
+    lowest tone) is within :data:`ARRIVAL_FLOOR_DB` of the highest."""
+    env = np.convolve(power, np.ones(ARRIVAL_SMOOTH) / ARRIVAL_SMOOTH)[: power.size]
+    return int(np.flatnonzero(env >= env.max() * 10 ** (ARRIVAL_FLOOR_DB / 10))[0])

@@ -97,12 +97,20 @@ def params_of_item(it):
     return it.params
 
 
-def test_multi_source_roles_are_independent_of_timbre():
-    answer_kind = Counter()
+def test_multi_source_roles_are_independent_of_timbre_and_entry_order():
+    from auralgen.tasks.multi_source_relation import ENTRY_GAP_S, ENTRY_ORDER
+
+    answer_kind, answer_rank = Counter(), Counter()
     for i in range(300):
         p = MULTI.sample(item_rng(0, "test", "multi_source_relation", i), i % MULTI.n_levels())
         s = p["sounds"]
-        assert len({x["source"]["kind"] for x in s}) == len(s) and len({x["onset_s"] for x in s}) == 1
+        assert len({x["source"]["kind"] for x in s}) == len(s)
+        entered = sorted(s, key=lambda x: x["onset_s"])  # one after another, in the palette's entry order
+        assert [x["source"]["kind"] for x in entered] == sorted((x["source"]["kind"] for x in s), key=ENTRY_ORDER.index)
+        gaps = np.diff([x["onset_s"] for x in entered])
+        assert np.all((gaps >= ENTRY_GAP_S[0]) & (gaps <= ENTRY_GAP_S[1]))
+        if "answer_sound" in p:
+            answer_rank[entered.index(s[p["answer_sound"]])] += 1
         if p["relation"] == "left_of":
             a, b = s
             side = (
@@ -122,10 +130,10 @@ def test_multi_source_roles_are_independent_of_timbre():
         else:
             assert ans["elevation_deg"] == max(x["elevation_deg"] for x in s)
         answer_kind[ans["source"]["kind"]] += 1
-    assert (
-        min(v for k, v in answer_kind.items() if not k.startswith("side:")) > 30
-    )  # every timbre takes the answer role
+    # every timbre takes the answer role (a third each of the 225 three-source items); no sweep is drawn
+    assert min(answer_kind[k] for k in ("noise", "harmonic", "clicks")) > 60 and answer_kind["chirp"] == 0
     assert min(v for k, v in answer_kind.items() if k.startswith("side:")) > 15  # left / right / same all occur
+    assert sorted(answer_rank) == [0, 1, 2] and min(answer_rank.values()) > 50  # the first, second or last to enter
 
 
 def test_multi_source_check_measures_the_relation():

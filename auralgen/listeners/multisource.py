@@ -1,0 +1,270 @@
+"""Reference DSP listener for ``multi_source_relation``: each named source's direction, read from the mix.
+
+An ideal observer of the recipe, as the spatial template listener is of the HRTF set: it knows the
+palette (:mod:`auralgen.synth.palette`: which kinds exist, the harmonic tone's f0 range, the click
+rates) and the order in which the synthesized sources enter (:data:`SPATIAL_ENTRY_ORDER`), never the
+item's ``params``. Each source's direction comes from its own direct sound
+(:func:`~auralgen.listeners.spatial.binaural_direction`, the cross relation against the HRTF set):
+
+- the first source to enter: its onset, alone in the clip;
+- the noise after the harmonic tone: the tone is a sum of harmonics of one f0 (estimated to 0.05 Hz),
+  so its ongoing part is fitted over the 60 ms before each 4 ms step and predicted over the step;
+  where the prediction error jumps the noise has entered, and its onset is read on the residual;
+- the click train (always last): every click carries the same direct sound, so the windows at the
+  clicks (period from the spikes' autocorrelation, refined to 0.02 samples by the coherence of the
+  aligned windows, each click re-aligned within 2 samples) are averaged; the other sources, not
+  periodic at the click rate, average out.
+
+``left`` and ``left_of`` compare the lateral components (``sin az cos el``), ``higher`` the elevations.
+``closer`` (a sweep among its sources, whose direct sound no onset isolates), recorded classes and
+layouts other than binaural are answered :data:`~auralgen.listeners.common.NO_ANSWER`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import scipy.ndimage
+
+from auralgen.listeners.common import NO_ANSWER, option_index
+from auralgen.listeners.spatial import DIRECT_PRE, binaural_direction, direct_onsets
+from auralgen.synth.palette import (
+    SPATIAL_CLICK_RATE_HZ,
+    SPATIAL_ENTRY_ORDER,
+    SPATIAL_F0_HZ,
+    SPATIAL_MAX_HARMONICS,
+    SPATIAL_NAMES,
+)
+
+F0_STEP_HZ = 0.05  # f0 grid of the harmonic tone's estimate
+FIT_S, STEP_S = 0.06, 0.004  # harmonic model: fitted over 60 ms, predicted over the next 4 ms
+FIRST_FIT_S = (0.04, 0.14)  # f0 estimated on this span after the tone's onset (no other source enters before 0.15 s)
+GUARD_S = 0.003  # the final fit ends this long before the detected entry (its ramp starts earlier)
+ENTRY_JUMP = 10.0  # an entry: the step's prediction error this many times the fit's residual power
+ONSET_JUMP = 4.0  # ... refined to where the trailing 1 ms power first exceeds the residual this much
+SEARCH_S = 0.5  # the next source enters within this of the tone's onset
+CLICK_SPIKE_S, CLICK_MEDIAN_S = 0.0005, 0.02  # click spikes: 0.5 ms power over its 20 ms running median
+CLICK_MIN_SPIKE = 1.0  # ... a click position counts while its spike (log ratio) exceeds this
+CLICK_WINDOW_PRE = 40  # averaged click windows start this many samples before the spike
+SAME_LATERAL = 0.1  # left_of: lateral components this close are "the same direction"
+SIDE_TEXTS = {"left": "to the left of", "right": "to the right of", "same": "in the same direction as"}
+
+
+def multi_source_relation(
+    question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None, hrtf=None
+) -> int:
+    """The option naming the source that the measured directions make furthest left / highest, or
+    A's side of B; :data:`NO_ANSWER` where the relation, the sounds or the layout are not readable."""
+    x = np.asarray(clips[0], dtype=np.float64)
+    if hrtf is None or x.ndim != 2 or x.shape[0] != 2 or (layout not in (None, "binaural")):
+        return NO_ANSWER
+    hrtf = hrtf(sample_rate) if callable(hrtf) else hrtf
+    q = question.lower()
+    if "relative to" in q:
+        found = [k for name in re.findall(r"where is (.+) relative to (.+)\?", q)[0] for k in _kinds([name])]
+        if len(found) != 2:
+            return NO_ANSWER
+        dirs = source_directions(x, sample_rate, found, hrtf)
+        if any(d is None for d in dirs.values()):
+            return NO_ANSWER
+        diff = lateral(dirs[found[0]]) - lateral(dirs[found[1]])
+        side = "same" if abs(diff) < SAME_LATERAL else ("left" if diff > 0 else "right")
+        return option_index(options, SIDE_TEXTS[side])
+    measure = {"furthest to the left": lateral, "highest": lambda d: d[1]}
+    key = next((k for k in measure if k in q), None)
+    kinds = _kinds(options)
+    if key is None or len(kinds) != len(options):
+        return NO_ANSWER
+    dirs = source_directions(x, sample_rate, kinds, hrtf)
+    if any(d is None for d in dirs.values()):
+        return NO_ANSWER
+    return int(np.argmax([measure[key](dirs[k]) for k in kinds]))
+
+
+def _kinds(texts) -> list[str]:
+    """The palette kinds named by ``texts`` (one per text that names one)."""
+    by_name = {v: k for k, v in SPATIAL_NAMES.items()}
+    return [by_name[t.strip().lower()] for t in texts if t.strip().lower() in by_name]
+
+
+def lateral(direction: tuple[float, float]) -> float:
+    """Lateral component ``sin(az) cos(el)`` of ``(azimuth_deg, elevation_deg)`` (+1 = left)."""
+    return math.sin(math.radians(direction[0])) * math.cos(math.radians(direction[1]))
+
+
+def source_directions(x: np.ndarray, sample_rate: int, kinds, hrtf) -> dict[str, tuple[float, float] | None]:
+    """``(azimuth_deg, elevation_deg)`` of each named kind (``None`` where not measurable)."""
+    order = sorted(kinds, key=SPATIAL_ENTRY_ORDER.index)
+    if "chirp" in order:
+        return dict.fromkeys(kinds)
+    onsets = direct_onsets(x, sample_rate, want=1)
+    if not onsets:
+        return dict.fromkeys(kinds)
+    first = onsets[0]
+    out: dict[str, tuple[float, float] | None] = {}
+    if order[0] == "clicks":
+        out["clicks"] = click_direction(x, sample_rate, max(first - DIRECT_PRE, 0), hrtf)
+        return out
+    out[order[0]] = binaural_direction(x, first, sample_rate, hrtf)
+    after = first
+    if order[0] == "harmonic" and "noise" in order:
+        entry = entry_after_tone(x, sample_rate, first)
+        out["noise"] = None if entry is None else binaural_direction(entry[1], entry[0], sample_rate, hrtf)
+        after = first if entry is None else entry[0]
+    if "clicks" in order:
+        out["clicks"] = click_direction(x, sample_rate, after + int(0.1 * sample_rate), hrtf)
+    return out
+
+
+# -- the harmonic tone ------------------------------------------------------------------------
+def tone_f0(x: np.ndarray, sample_rate: int) -> float:
+    """f0 (Hz) of a harmonic tone in ``x`` [channels, n]: the grid f0 whose harmonics collect the most power."""
+    m = x.mean(axis=0)
+    nfft = 1 << 18
+    power = np.abs(np.fft.rfft(m * np.hanning(m.size), nfft)) ** 2
+    f0 = np.arange(SPATIAL_F0_HZ[0], SPATIAL_F0_HZ[1] + F0_STEP_HZ / 2, F0_STEP_HZ)
+    k = np.arange(1, SPATIAL_MAX_HARMONICS + 1)
+    bins = np.rint(np.outer(f0, k) * nfft / sample_rate).astype(int)
+    audible = np.outer(f0, k) < sample_rate / 2 - 1  # the palette keeps harmonics below Nyquist
+    score = np.sum(np.where(audible, power[np.minimum(bins, power.size - 1)], 0.0), axis=1)
+    return float(f0[int(np.argmax(score))])
+
+
+def _tone_basis(start: int, stop: int, end: int, f0: float, sample_rate: int) -> np.ndarray:
+    """Columns cos/sin of every harmonic of ``f0`` (below Nyquist), each also times (t - end): a slow drift."""
+    n_h = min(SPATIAL_MAX_HARMONICS, int((sample_rate / 2 - 1) // f0))
+    t = np.arange(start, stop)
+    phase = 2.0 * np.pi * f0 / sample_rate * np.outer(t, np.arange(1, n_h + 1))
+    c, s = np.cos(phase), np.sin(phase)
+    drift = ((t - end) / sample_rate)[:, None]
+    return np.concatenate([c, s, c * drift, s * drift], axis=1)
+
+
+def tone_fit(x: np.ndarray, start: int, stop: int, f0: float, sample_rate: int):
+    """The tone's least-squares model on ``x[:, start:stop]``: ``predict(a, b)`` -> [channels, b - a]."""
+    coef, *_ = np.linalg.lstsq(_tone_basis(start, stop, stop, f0, sample_rate), x[:, start:stop].T, rcond=None)
+    return lambda a, b: (_tone_basis(a, b, stop, f0, sample_rate) @ coef).T
+
+
+def entry_after_tone(x: np.ndarray, sample_rate: int, tone_onset: int) -> tuple[int, np.ndarray] | None:
+    """``(onset, residual)`` of the source entering after the harmonic tone: the residual is ``x`` minus
+    the tone's prediction around the onset (zero elsewhere); ``None`` when no entry is found."""
+    f0 = tone_f0(
+        x[:, tone_onset + int(FIRST_FIT_S[0] * sample_rate) : tone_onset + int(FIRST_FIT_S[1] * sample_rate)],
+        sample_rate,
+    )
+    fit_n, step = int(FIT_S * sample_rate), int(STEP_S * sample_rate)
+    t = tone_onset + int(FIRST_FIT_S[1] * sample_rate)
+    last = min(x.shape[1], tone_onset + int(SEARCH_S * sample_rate))
+    while t + step <= last:
+        predict = tone_fit(x, t - fit_n, t, f0, sample_rate)
+        seg = x[:, t - fit_n : t + step] - predict(t - fit_n, t + step)
+        if np.mean(seg[:, fit_n:] ** 2) > ENTRY_JUMP * np.mean(seg[:, :fit_n] ** 2):
+            onset = t - fit_n + _rise(seg, fit_n, sample_rate)
+            a, b = onset - fit_n - int(GUARD_S * sample_rate), onset - int(GUARD_S * sample_rate)
+            predict = tone_fit(x, a, b, f0, sample_rate)
+            stop = min(onset + int(0.02 * sample_rate), x.shape[1])
+            residual = np.zeros_like(x)
+            residual[:, b:stop] = x[:, b:stop] - predict(b, stop)
+            return onset, residual
+        t += step
+    return None
+
+
+def _rise(seg: np.ndarray, start: int, sample_rate: int) -> int:
+    """Index in ``seg`` where a sound enters after ``start``: the trailing 1 ms power first exceeds
+    :data:`ONSET_JUMP` times ``seg[:, :start]``'s mean power, searched back from its first
+    :data:`ENTRY_JUMP`-fold excess (at most 5 ms)."""
+    p = np.sum(seg**2, axis=0)
+    floor = float(np.mean(p[:start]))
+    m = max(1, int(0.001 * sample_rate))
+    trailing = np.convolve(p, np.ones(m) / m)[: p.size]
+    above = np.flatnonzero(trailing[start:] > ENTRY_JUMP * floor)
+    if above.size == 0:
+        return start
+    i = start + int(above[0])
+    j = max(i - int(0.005 * sample_rate), start)
+    return j + int(np.flatnonzero(trailing[j : i + 1] > ONSET_JUMP * floor)[0]) - m // 2
+
+
+# -- the click train ---------------------------------------------------------------------------
+def click_direction(x: np.ndarray, sample_rate: int, after: int, hrtf) -> tuple[float, float] | None:
+    """Direction of the click train entering after sample ``after``, from its averaged click window."""
+    spikes = _spikes(x, sample_rate, after)
+    if not np.any(spikes):
+        return None
+    period = _click_period(spikes, sample_rate, after)
+    first = _first_click(spikes, period, after)
+    length = CLICK_WINDOW_PRE + DIRECT_PRE + int(0.004 * sample_rate)
+    best = (-1.0, [])
+    for p in np.arange(period - 1.0, period + 1.0, 0.02):  # the period to 0.02 samples: the most coherent average
+        pos = _positions(spikes, first, p, x.shape[1] - length - 3)
+        if len(pos) >= 2:
+            energy = float(
+                np.sum(np.mean([x[:, q - CLICK_WINDOW_PRE : q - CLICK_WINDOW_PRE + length] for q in pos], axis=0) ** 2)
+            )
+            if energy * len(pos) > best[0]:
+                best = (energy * len(pos), pos)
+    if not best[1]:
+        return None
+    avg = _aligned_mean(x, best[1], length)
+    power = np.sum(avg**2, axis=0)
+    onset = int(np.flatnonzero(power > 0.02 * power.max())[0])
+    padded = np.zeros((2, avg.shape[1] + 2 * DIRECT_PRE))
+    padded[:, DIRECT_PRE : DIRECT_PRE + avg.shape[1]] = avg
+    return binaural_direction(padded, DIRECT_PRE + onset, sample_rate, hrtf)
+
+
+def _spikes(x: np.ndarray, sample_rate: int, after: int) -> np.ndarray:
+    """Log ratio (>= 0) of the 0.5 ms power to its running median, zero before ``after``."""
+    p = np.sum(x**2, axis=0)
+    m = max(1, int(CLICK_SPIKE_S * sample_rate))
+    env = np.convolve(p, np.ones(m) / m, mode="same")
+    base = scipy.ndimage.median_filter(env, size=int(CLICK_MEDIAN_S * sample_rate))
+    s = np.log(np.maximum(env, 1e-300) / np.maximum(base, 1e-300))
+    s[:after] = 0.0
+    return np.clip(s, 0.0, None)
+
+
+def _click_period(spikes: np.ndarray, sample_rate: int, after: int) -> int:
+    """The click period (samples) in the palette's rate range: the spikes' strongest autocorrelation lag."""
+    lo, hi = int(sample_rate / SPATIAL_CLICK_RATE_HZ[1]) - 1, int(sample_rate / SPATIAL_CLICK_RATE_HZ[0]) + 1
+    seg = spikes[after:]
+    n = 1 << int(np.ceil(np.log2(2 * seg.size)))
+    f = np.fft.rfft(seg, n)
+    ac = np.fft.irfft(f * np.conj(f), n)[: seg.size]
+    return lo + int(np.argmax(ac[lo : hi + 1]))
+
+
+def _first_click(spikes: np.ndarray, period: int, after: int) -> int:
+    """The first click: the comb of ``period`` through the strongest spikes, walked back while a spike is there."""
+    n = spikes.size
+    comb = [spikes[t0:n:period][:40].sum() for t0 in range(after, min(after + period, n))]
+    t0 = after + int(np.argmax(comb))
+    while (
+        t0 - period - 3 >= after
+        and spikes[t0 - period - 3 : t0 - period + 4].max() > 0.5 * spikes[t0 - 3 : t0 + 4].max()
+    ):
+        t0 -= period
+    return t0
+
+
+def _positions(spikes: np.ndarray, first: int, period: float, last: int) -> list[int]:
+    """Click positions ``first + round(k period)`` up to ``last`` where a spike stands."""
+    pos = first + np.rint(np.arange(int((last - first) / period) + 1) * period).astype(int)
+    return [int(q) for q in pos if q >= CLICK_WINDOW_PRE and spikes[q - 3 : q + 4].max() > CLICK_MIN_SPIKE]
+
+
+def _aligned_mean(x: np.ndarray, pos: list[int], length: int) -> np.ndarray:
+    """Mean of the click windows, each shifted within 2 samples to match the running mean (two passes)."""
+    win = lambda q: x[:, q - CLICK_WINDOW_PRE : q - CLICK_WINDOW_PRE + length]  # noqa: E731
+    avg = np.mean([win(q) for q in pos], axis=0)
+    for _ in range(2):
+        shifted = []
+        for q in pos:
+            lag = int(np.argmax([np.sum(win(q + d) * avg) for d in range(-2, 3)])) - 2
+            shifted.append(win(q + lag))
+        avg = np.mean(shifted, axis=0)
+    return avg

@@ -10,7 +10,8 @@ kind       fields           signal
 noise      --               pink noise, 100 Hz - min(8 kHz, Nyquist)
 harmonic   ``f0_hz``        complex of up to 30 harmonics below Nyquist, f0 150-400 Hz
 chirp      ``up``           log sweep 200 Hz <-> min(6 kHz, Nyquist - 100 Hz), up or down
-clicks     ``rate_hz``      click train 6-16 per second, smoothed by a 9-point Hann (no ramps)
+clicks     ``rate_hz``      click train 6-16 per second, smoothed by a 9-point Hann (no ramps);
+           (``pulse_taps``) a ``pulse_taps``-point Hann instead (3: single-sample clicks)
 file       ``path``         a WAV/FLAC file of ``sources_dir`` (:mod:`auralgen.sounds.files`)
 =========  ===============  =====================================================================
 """
@@ -98,7 +99,8 @@ class Clicks(SpatialSource):
 
     def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
         x = click_train(spec["rate_hz"], spec["duration_s"], sample_rate=sample_rate)
-        return np.convolve(np.roll(x, 4), np.hanning(9), mode="same")  # short band-limited clicks
+        taps = int(spec.get("pulse_taps", 9))  # a Hann-smoothed click: 9 taps (null at 4 kHz at 16 kHz) unless stated
+        return np.convolve(np.roll(x, taps // 2), np.hanning(taps), mode="same")
 
 
 SPATIAL = palette("spatial")

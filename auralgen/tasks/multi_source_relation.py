@@ -7,7 +7,8 @@ Sub-questions (the level index runs over them in order, as in ``mixture``):
 - ``closer``: which source is closest? ``distance_levels_m``: distance spacing (m); the
   source level is fixed at 1 m, so the closer source is louder and drier (the cue);
 - ``higher``: which source is highest? ``elevation_levels_deg``: elevation spacing (deg)
-  at one azimuth sector; received levels equalised.
+  at azimuths 40 deg apart on one side of the head (:data:`HIGHER_SIDE_DEG`), at or below
+  :data:`TOP_ELEVATION_DEG`; received levels equalised.
 - ``left_of``: two sources — is A to the left of B, to the right, or in the same direction?
   ``left_of_levels_deg``: azimuth separation (deg) of the pairs that differ; a third of the
   items put A in B's direction.
@@ -49,6 +50,11 @@ KINDS = ("noise", "harmonic", "clicks")  # the synthesized kinds (a sweep's dire
 ENTRY_ORDER = SPATIAL_ENTRY_ORDER  # synthesized sources enter in this order (see entry_times)
 TOP_ELEVATION_DEG = 40.0  # "higher": no source above this (higher up, in these rooms, the ceiling reflection
 # follows the direct sound within 1-2 ms, and the reference listener read 60-80 deg sources 60-100 deg low)
+PULSE_TAPS = 3  # the click train's clicks: single samples (the palette's 9-tap Hann has a null at 4 kHz at 16 kHz,
+# below the 4-8 kHz where the HRTFs carry elevation and front/back: the listener misread 4 of 31 clicks' elevations)
+HIGHER_SIDE_DEG = (60.0, 120.0)  # "higher": the middle source's azimuth, left or right, so every source lies 20-160
+# deg to one side: in the median plane the two ears' HRIRs nearly match at every elevation, so no cue that holds
+# for an unknown source signal separates heights there (the listener misread 4 of 40 solo noises near 0 / 180 deg)
 ENTRY_GAP_S = (0.15, 0.3)  # one source enters this long after the previous one
 LEFT_OF_MIN_MS = 0.04  # onset-ITD difference that separates two directions
 LEFT_OF_MIN_LATERAL = 0.1  # non-binaural left_of: measured lateral components (sin az cos el) this far apart differ
@@ -220,7 +226,7 @@ class MultiSourceRelation(SpatialTask):
             geo = [(az0 + 60.0 * (i - 1), 0.0, d0 + step * r) for i, r in enumerate(roles)]
         else:
             el0 = float(rng.uniform(-40.0, TOP_ELEVATION_DEG - 2 * step))
-            az0 = float(rng.uniform(-180, 180))
+            az0 = float(rng.uniform(*HIGHER_SIDE_DEG)) * (1.0 if rng.integers(2) else -1.0)
             d = float(rng.uniform(1.0, 1.2))  # near, so that high sources fit under the ceiling
             geo = [(az0 + 40.0 * (i - 1), el0 + step * (2 - r), d) for i, r in enumerate(roles)]
         for kind, (az, el, d) in zip(kinds, geo):
@@ -233,6 +239,8 @@ class MultiSourceRelation(SpatialTask):
             src.setdefault("f0_hz", float(rng.uniform(*SPATIAL_F0_HZ)))
             src.setdefault("rate_hz", float(rng.uniform(*SPATIAL_CLICK_RATE_HZ)))
             src.setdefault("up", bool(rng.integers(2)))
+            if kind == "clicks":
+                src["pulse_taps"] = PULSE_TAPS
             sounds.append({"azimuth_deg": az, "elevation_deg": el, "distance_m": d, "source": src})
         extra = {"side": side} if relation == "left_of" else {"answer_sound": roles.index(0)}
         params = self.make_params(rng, sounds, normalise=relation != "closer", relation=relation, step=step, **extra)

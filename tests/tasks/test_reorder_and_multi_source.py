@@ -97,6 +97,23 @@ def params_of_item(it):
     return it.params
 
 
+def test_higher_sources_sit_to_one_side_and_clicks_are_single_samples():
+    """'higher' keeps every source 20-160 deg to one side (in the median plane no interaural cue separates
+    heights) and at or below 40 deg; the click train's clicks carry 4-8 kHz (pulse_taps=3)."""
+    from auralgen.sounds.spatial import source_signal
+
+    higher = [lv for lv in range(MULTI.n_levels()) if MULTI._grid()[lv][0] == "higher"]
+    for i in range(30):
+        p = MULTI.sample(item_rng(0, "test", "multi_source_relation", i), higher[i % len(higher)])
+        az = [s["azimuth_deg"] for s in p["sounds"]]
+        assert all(20 <= abs(a) <= 160 for a in az) and len({a > 0 for a in az}) == 1, az
+        assert max(s["elevation_deg"] for s in p["sounds"]) <= 40
+        clicks = next(s["source"] for s in p["sounds"] if s["source"]["kind"] == "clicks")
+        x = source_signal(clicks, 16000, ramp_s=p["ramp_s"])
+        spectrum = np.abs(np.fft.rfft(x[:1000]))  # the first click alone
+        assert spectrum[375] > 0.5 * spectrum[:50].mean()  # 6 kHz within 6 dB of the lowest bins
+
+
 def test_multi_source_roles_are_independent_of_timbre_and_entry_order():
     from auralgen.tasks.multi_source_relation import ENTRY_GAP_S, ENTRY_ORDER
 

@@ -31,10 +31,10 @@ def easiest(tmp_path_factory):
     return got
 
 
-@pytest.mark.parametrize("relation, least", [("left", 8), ("left_of", 7), ("higher", 6)])
-def test_directions_are_read_from_the_mix_at_the_easiest_level(easiest, relation, least):
-    # chance is 1/3; on 30 items per level (bench data): left 100 %, left_of 96 %, higher 83-91 %
-    assert len(easiest[relation]) == 8 and sum(a is True for a in easiest[relation]) >= least, easiest[relation]
+@pytest.mark.parametrize("relation", ["left", "left_of", "higher"])
+def test_directions_are_read_from_the_mix_at_the_easiest_level(easiest, relation):
+    # chance is 1/3 (left_of: a third of the items are "same"); 121 / 121 right on other seeds (30-40 per relation)
+    assert len(easiest[relation]) == 8 and sum(a is True for a in easiest[relation]) >= 7, easiest[relation]
 
 
 def test_closer_is_not_attempted(easiest):

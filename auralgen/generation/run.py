@@ -12,7 +12,9 @@ import ctypes
 import hashlib
 import os
 import secrets
+import signal
 import sys
+import threading
 import time
 from collections import defaultdict
 from functools import partial
@@ -153,6 +155,42 @@ def _prewarm(run_cfg: RunConfig, todo: list[ShardPlan]) -> None:
     _render_batch(tuple(first.values()))
 
 
+class Interrupts:
+    """Ctrl-C while shards are written: SIGINT raises KeyboardInterrupt as Python's own handler does,
+    and is remembered, so that one raised where Python ignores exceptions (a finalizer, e.g. a
+    ``ParquetWriter.__del__`` run as a shard closes) is raised again at the next batch or shard
+    instead of being lost. Installed only in the main thread, and not where SIGINT is ignored."""
+
+    def __init__(self) -> None:
+        self.seen = False
+        self._installed, self._previous = False, None
+
+    def __enter__(self) -> Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.getsignal(signal.SIGINT)
+            if self._previous is not signal.SIG_IGN:
+                signal.signal(signal.SIGINT, self._handle)
+                self._installed = True
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._installed:
+            signal.signal(signal.SIGINT, self._previous if self._previous is not None else signal.default_int_handler)
+
+    def _handle(self, signum, frame) -> None:
+        self.seen = True
+        raise KeyboardInterrupt
+
+    def check(self) -> None:
+        if self.seen:
+            raise KeyboardInterrupt
+
+    def checked(self, results):
+        for batch in results:
+            self.check()
+            yield batch
+
+
 def _render_shards(run_cfg: RunConfig, out: Path, todo: list[ShardPlan], journal: dict[str, Any], bar, seconds,
                    executor: Executor | None) -> None:  # fmt: skip
     """Render the pending shards through ``executor`` (default: :func:`default_executor`); rows are written in plan order and the journal updated after each shard."""
@@ -167,9 +205,12 @@ def _render_shards(run_cfg: RunConfig, out: Path, todo: list[ShardPlan], journal
         max_ahead=max(2, MAX_AHEAD_PER_WORKER * workers // BATCH),
     )  # fmt: skip
     try:
-        for sh in todo:
-            journal["shards"][sh.path] = _write_shard(out, sh, results, bar, seconds)
-            write_json(out / JOURNAL, journal)
+        with Interrupts() as interrupts:
+            results = interrupts.checked(results)
+            for sh in todo:
+                journal["shards"][sh.path] = _write_shard(out, sh, results, bar, seconds)
+                interrupts.check()
+                write_json(out / JOURNAL, journal)
     except BaseException:
         try:
             executor.close(cancel=True)

@@ -16,8 +16,9 @@ item's ``params``. Each source's direction comes from its own direct sound
   periodic at the click rate, average out.
 
 ``left`` and ``left_of`` compare the lateral components (``sin az cos el``), ``higher`` the elevations.
-``closer`` (a sweep among its sources, whose direct sound no onset isolates), recorded classes and
-layouts other than binaural are answered :data:`~auralgen.listeners.common.NO_ANSWER`.
+``closer`` (not built: it would compare direct-sound levels of a tone, a noise and clicks), recorded
+classes, kinds outside the entry order and layouts other than binaural are answered
+:data:`~auralgen.listeners.common.NO_ANSWER`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import scipy.ndimage
 
 from auralgen.listeners.common import NO_ANSWER, option_index
 from auralgen.listeners.spatial import DIRECT_PRE, binaural_direction, direct_onsets
+from auralgen.measure.common import moving_average
 from auralgen.synth.palette import (
     SPATIAL_CLICK_RATE_HZ,
     SPATIAL_ENTRY_ORDER,
@@ -96,9 +98,9 @@ def lateral(direction: tuple[float, float]) -> float:
 
 def source_directions(x: np.ndarray, sample_rate: int, kinds, hrtf) -> dict[str, tuple[float, float] | None]:
     """``(azimuth_deg, elevation_deg)`` of each named kind (``None`` where not measurable)."""
-    order = sorted(kinds, key=SPATIAL_ENTRY_ORDER.index)
-    if "chirp" in order:
+    if not set(kinds) <= set(SPATIAL_ENTRY_ORDER):  # e.g. "the sweep": a kind this task does not draw
         return dict.fromkeys(kinds)
+    order = sorted(kinds, key=SPATIAL_ENTRY_ORDER.index)
     onsets = direct_onsets(x, sample_rate, want=1)
     if not onsets:
         return dict.fromkeys(kinds)
@@ -220,8 +222,7 @@ def click_direction(x: np.ndarray, sample_rate: int, after: int, hrtf) -> tuple[
 def _spikes(x: np.ndarray, sample_rate: int, after: int) -> np.ndarray:
     """Log ratio (>= 0) of the 0.5 ms power to its running median, zero before ``after``."""
     p = np.sum(x**2, axis=0)
-    m = max(1, int(CLICK_SPIKE_S * sample_rate))
-    env = np.convolve(p, np.ones(m) / m, mode="same")
+    env = moving_average(p, int(CLICK_SPIKE_S * sample_rate))
     base = scipy.ndimage.median_filter(env, size=int(CLICK_MEDIAN_S * sample_rate))
     s = np.log(np.maximum(env, 1e-300) / np.maximum(base, 1e-300))
     s[:after] = 0.0

@@ -17,5 +17,6 @@ SPATIAL_F0_HZ, SPATIAL_MAX_HARMONICS = (150.0, 400.0), 30  # harmonic: fundament
 SPATIAL_CLICK_RATE_HZ = (6.0, 16.0)  # click train: clicks per second
 SPATIAL_NAMES = {"noise": "the noise burst", "harmonic": "the harmonic tone", "chirp": "the sweep",
                  "clicks": "the click train"}  # fmt: skip
-# multi_source_relation: the synthesized sources enter one after another in this order, whatever their roles
-SPATIAL_ENTRY_ORDER = ("harmonic", "noise", "chirp", "clicks")
+# multi_source_relation: its synthesized kinds (no sweep: its direct sound has no onset of its own), in the order
+# they enter one after another, whatever their roles
+SPATIAL_ENTRY_ORDER = ("harmonic", "noise", "clicks")

@@ -46,8 +46,7 @@ from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSp
 NAMES = SPATIAL_NAMES
 RELATIONS = ("left", "closer", "higher", "left_of")
 SIDES = ("left", "right", "same")
-KINDS = ("noise", "harmonic", "clicks")  # the synthesized kinds (a sweep's direct sound has no onset of its own)
-ENTRY_ORDER = SPATIAL_ENTRY_ORDER  # synthesized sources enter in this order (see entry_times)
+ENTRY_ORDER = SPATIAL_ENTRY_ORDER  # the synthesized kinds, in the order they enter (see entry_times)
 TOP_ELEVATION_DEG = 40.0  # "higher": no source above this (higher up, in these rooms, the ceiling reflection
 # follows the direct sound within 1-2 ms, and the reference listener read 60-80 deg sources 60-100 deg low)
 PULSE_TAPS = 3  # the click train's clicks: single samples (the palette's 9-tap Hann has a null at 4 kHz at 16 kHz,
@@ -63,9 +62,9 @@ ONSET_TOLERANCE_S = (
     0.005  # ... against onset_s + distance / c + the delay filter's lead (its pre-ringing is earlier by < 2.5 ms)
 )
 LEVEL_TOLERANCE_DB = 0.5  # a source's received level (RMS over its duration) against its roved level
-ARRIVAL_SMOOTH = 16
-ARRIVAL_HIGHPASS_HZ = 1500.0
-ARRIVAL_FLOOR_DB = -30.0  # a source's arrival: its power first within this of the direct-path span's highest
+ARRIVAL_HIGHPASS_HZ = 1500.0  # a source's arrival: its power above this (the tone's low harmonics rise slowly) ...
+ARRIVAL_SMOOTH = 16  # ... averaged over the trailing 16 samples ...
+ARRIVAL_FLOOR_DB = -30.0  # ... first within this of the direct-path span's highest
 MAX_DELAY_S = 0.025  # 8.6 m: beyond any source of this task
 UNITS = {
     "left": ("azimuth", "deg"),
@@ -201,7 +200,7 @@ class MultiSourceRelation(SpatialTask):
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
         level = self.as_level(level)
         relation, step = self._grid()[self.grid_index(level)][0], level.value  # the relation by grid index
-        pool = sorted(KINDS)
+        pool = sorted(ENTRY_ORDER)
         if self.audio.source.recorded:  # named classes of the corpus; the measurement keeps the ones that carry the cue
             pool = list(load_corpus(self.audio.source).labels)
         kinds = [str(k) for k in rng.permutation(pool)[:3]]
@@ -371,6 +370,8 @@ def arrival_delay_s(params, sound, solo: np.ndarray) -> float:
     first comes within :data:`ARRIVAL_FLOOR_DB` of its highest in the direct-path span, less where the
     dry signal's own power does so (its ramp and waveform) and the delay filter's lead. The direct
     sound arrives first; a reflection can be stronger (a far source), so the strongest arrival is not it."""
+    from scipy.signal import butter, sosfilt
+
     from auralgen.rooms.images import FDL2
     from auralgen.sounds.spatial import source_signal
 
@@ -378,15 +379,13 @@ def arrival_delay_s(params, sound, solo: np.ndarray) -> float:
     span = FDL2 + int(MAX_DELAY_S * sr)
     dry = source_signal(sound["source"], sr, ramp_s=params["ramp_s"])[:span]
     a = int(round(sound["onset_s"] * sr))
-    from scipy.signal import butter, sosfilt
-
     sos = butter(4, ARRIVAL_HIGHPASS_HZ, btype="highpass", fs=sr, output="sos")
     wet = sosfilt(sos, solo[:, a : a + span], axis=-1)
     return (_first_within(np.sum(wet**2, axis=0)) - _first_within(sosfilt(sos, dry) ** 2) - FDL2) / sr
 
 
 def _first_within(power: np.ndarray) -> int:
-    """First index whose trailing mean ``power`` (over :data:`ARRIVAL_SMOOTH` samples: a period of the
-    lowest tone) is within :data:`ARRIVAL_FLOOR_DB` of the highest."""
+    """First index whose trailing mean ``power`` (over :data:`ARRIVAL_SMOOTH` samples) is within
+    :data:`ARRIVAL_FLOOR_DB` of the highest."""
     env = np.convolve(power, np.ones(ARRIVAL_SMOOTH) / ARRIVAL_SMOOTH)[: power.size]
     return int(np.flatnonzero(env >= env.max() * 10 ** (ARRIVAL_FLOOR_DB / 10))[0])

@@ -16,8 +16,23 @@ item's ``params``. Each source's direction comes from its own direct sound
   periodic at the click rate, average out.
 
 ``left`` and ``left_of`` compare the lateral components (``sin az cos el``), ``higher`` the elevations.
-``closer`` (not built: it would compare direct-sound levels of a tone, a noise and clicks), recorded
-classes, kinds outside the entry order and layouts other than binaural are answered
+
+``closer`` compares direct-sound levels. The three sources are emitted at one level, so each one's
+direct sound at the ears, divided by what the recipe's signal through the HRIR of its measured
+direction gives at 1 m, is ``1 / d**2`` (:func:`read_sources` with ``levels=True``):
+
+- the tone: its known waveform (f0 as estimated, sine phase, the onset ramp) through that HRIR, fitted
+  (least squares) to the first 2.5 ms of its onset at the best-correlating lag;
+- the clicks: the averaged click's energy over 2 ms against one click of the recipe (its energy is
+  the period times the unit power) through that HRIR;
+- the noise: its energy 2-4 ms after its arrival in the residual of the tone's prediction (the tone
+  model ends 12.5 ms before the detected entry, which a far noise trips late; the arrival is the
+  sharpest rise), less the residual's floor, against the mean of 16 pink noises of the recipe; capped
+  by its total power less the tone's reverberant power (both 30-100 ms after their entries: the room
+  returns about the same power for every source, so a far noise, whose window catches reflections and
+  the tone's own non-harmonic onset response, reads no nearer than its total allows).
+
+Recorded classes, kinds outside the entry order and layouts other than binaural are answered
 :data:`~auralgen.listeners.common.NO_ANSWER`.
 """
 
@@ -25,6 +40,8 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import scipy.ndimage
@@ -32,12 +49,15 @@ import scipy.ndimage
 from auralgen.listeners.common import NO_ANSWER, option_index
 from auralgen.listeners.spatial import DIRECT_PRE, binaural_direction, direct_onsets
 from auralgen.measure.common import moving_average
+from auralgen.synth import apply_ramps, harmonic_complex, n_samples, noise
 from auralgen.synth.palette import (
     SPATIAL_CLICK_RATE_HZ,
     SPATIAL_ENTRY_ORDER,
     SPATIAL_F0_HZ,
     SPATIAL_MAX_HARMONICS,
     SPATIAL_NAMES,
+    SPATIAL_NOISE_BAND_HZ,
+    SPATIAL_RAMP_S,
 )
 
 F0_STEP_HZ = 0.05  # f0 grid of the harmonic tone's estimate
@@ -51,14 +71,23 @@ CLICK_SPIKE_S, CLICK_MEDIAN_S = 0.0005, 0.02  # click spikes: 0.5 ms power over 
 CLICK_MIN_SPIKE = 1.0  # ... a click position counts while its spike (log ratio) exceeds this
 CLICK_WINDOW_PRE = 40  # averaged click windows start this many samples before the spike
 SAME_LATERAL = 0.1  # left_of: lateral components this close are "the same direction"
+TONE_MATCH_S = 0.0025  # closer: the tone's direct sound, fitted over its first 2.5 ms ...
+ONSET_SEARCH_S = (0.005, 0.0025)  # ... at the lag, this far before / after the detected onset, that correlates best
+TOTAL_S = (0.03, 0.1)  # a source's total power (direct and reverberant): this span after its entry
+NOISE_GUARD_S = 0.0125  # the noise: the tone model ends this long before the detected entry ...
+NOISE_FLOOR_S = 0.004  # ... the residual's floor: its first 4 ms; a rise: the next 2 ms over the previous 4 ms
+NOISE_WINDOW_S = (0.002, 0.004)  # ... its direct sound: this span after the arrival (the 2 ms ramp is over)
+NOISE_REFERENCES = 16  # expected noise energies: the mean over this many pink noises of the recipe
+CLICK_MATCH_S = 0.002  # a click's direct sound: its energy over 2 ms from the best-correlating lag
 SIDE_TEXTS = {"left": "to the left of", "right": "to the right of", "same": "in the same direction as"}
 
 
 def multi_source_relation(
     question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None, hrtf=None
 ) -> int:
-    """The option naming the source that the measured directions make furthest left / highest, or
-    A's side of B; :data:`NO_ANSWER` where the relation, the sounds or the layout are not readable."""
+    """The option naming the source that the measured directions make furthest left / highest, or whose
+    direct level is highest (closest), or A's side of B; :data:`NO_ANSWER` where the relation, the sounds
+    or the layout are not readable."""
     x = np.asarray(clips[0], dtype=np.float64)
     if hrtf is None or x.ndim != 2 or x.shape[0] != 2 or (layout not in (None, "binaural")):
         return NO_ANSWER
@@ -74,15 +103,17 @@ def multi_source_relation(
         diff = lateral(dirs[found[0]]) - lateral(dirs[found[1]])
         side = "same" if abs(diff) < SAME_LATERAL else ("left" if diff > 0 else "right")
         return option_index(options, SIDE_TEXTS[side])
-    measure = {"furthest to the left": lateral, "highest": lambda d: d[1]}
+    measure = {"furthest to the left": lambda h: lateral(h.direction), "highest": lambda h: h.direction[1],
+               "closest": lambda h: h.level}  # fmt: skip
     key = next((k for k in measure if k in q), None)
     kinds = _kinds(options)
     if key is None or len(kinds) != len(options):
         return NO_ANSWER
-    dirs = source_directions(x, sample_rate, kinds, hrtf)
-    if any(d is None for d in dirs.values()):
+    heard = read_sources(x, sample_rate, kinds, hrtf, levels=key == "closest")
+    values = [None if heard.get(k) is None or heard[k].direction is None else measure[key](heard[k]) for k in kinds]
+    if any(v is None or not math.isfinite(v) for v in values):
         return NO_ANSWER
-    return int(np.argmax([measure[key](dirs[k]) for k in kinds]))
+    return int(np.argmax(values))
 
 
 def _kinds(texts) -> list[str]:
@@ -96,28 +127,78 @@ def lateral(direction: tuple[float, float]) -> float:
     return math.sin(math.radians(direction[0])) * math.cos(math.radians(direction[1]))
 
 
+@dataclass(frozen=True)
+class Heard:
+    """One source as read from the mix: its direction and, when asked for, its direct level (the direct
+    sound's power at the ears over what the recipe's signal through the HRIR of that direction gives at
+    1 m: ``1 / d**2`` for a source at ``d`` m); ``None`` where not read."""
+
+    direction: tuple[float, float] | None
+    level: float | None = None
+
+
 def source_directions(x: np.ndarray, sample_rate: int, kinds, hrtf) -> dict[str, tuple[float, float] | None]:
     """``(azimuth_deg, elevation_deg)`` of each named kind (``None`` where not measurable)."""
+    return {k: None if h is None else h.direction for k, h in read_sources(x, sample_rate, kinds, hrtf).items()}
+
+
+def read_sources(x: np.ndarray, sample_rate: int, kinds, hrtf, *, levels: bool = False) -> dict[str, Heard | None]:
+    """Each named kind's :class:`Heard` (``None`` where its entry is not found). Levels are read only
+    when ``levels`` and all three kinds are named (the noise's needs the tone before it)."""
     if not set(kinds) <= set(SPATIAL_ENTRY_ORDER):  # e.g. "the sweep": a kind this task does not draw
         return dict.fromkeys(kinds)
     order = sorted(kinds, key=SPATIAL_ENTRY_ORDER.index)
+    levels = levels and order == list(SPATIAL_ENTRY_ORDER)
     onsets = direct_onsets(x, sample_rate, want=1)
     if not onsets:
         return dict.fromkeys(kinds)
     first = onsets[0]
-    out: dict[str, tuple[float, float] | None] = {}
+    out: dict[str, Heard | None] = {}
     if order[0] == "clicks":
-        out["clicks"] = click_direction(x, sample_rate, max(first - DIRECT_PRE, 0), hrtf)
+        out["clicks"] = read_clicks(x, sample_rate, max(first - DIRECT_PRE, 0), hrtf, levels=False)
         return out
-    out[order[0]] = binaural_direction(x, first, sample_rate, hrtf)
+    out[order[0]] = Heard(binaural_direction(x, first, sample_rate, hrtf))
     after = first
     if order[0] == "harmonic" and "noise" in order:
-        entry = entry_after_tone(x, sample_rate, first)
-        out["noise"] = None if entry is None else binaural_direction(entry[1], entry[0], sample_rate, hrtf)
+        f0 = tone_f0(_span(x, first, FIRST_FIT_S, sample_rate), sample_rate)
+        entry = entry_after_tone(x, sample_rate, first, f0=f0)
+        out["noise"] = None if entry is None else Heard(binaural_direction(entry[1], entry[0], sample_rate, hrtf))
         after = first if entry is None else entry[0]
+        if levels and entry is not None and out["harmonic"].direction and out["noise"].direction:
+            tone, reverb = tone_level(x, sample_rate, first, f0, _hrir(hrtf, out["harmonic"].direction))
+            out["harmonic"] = Heard(out["harmonic"].direction, tone)
+            level = noise_level(x, sample_rate, entry[0], f0, _hrir(hrtf, out["noise"].direction), reverb)
+            out["noise"] = Heard(out["noise"].direction, level)
     if "clicks" in order:
-        out["clicks"] = click_direction(x, sample_rate, after + int(0.1 * sample_rate), hrtf)
+        out["clicks"] = read_clicks(x, sample_rate, after + int(0.1 * sample_rate), hrtf, levels=levels)
     return out
+
+
+def _span(x: np.ndarray, start: int, span_s: tuple[float, float], sample_rate: int) -> np.ndarray:
+    """``x[:, start + span_s[0] : start + span_s[1]]`` (seconds to samples)."""
+    return x[:, start + int(span_s[0] * sample_rate) : start + int(span_s[1] * sample_rate)]
+
+
+def _hrir(hrtf, direction: tuple[float, float]) -> np.ndarray:
+    """The set's HRIR pair [2, taps] nearest to ``direction``."""
+    return hrtf.hrirs[int(hrtf.nearest(*direction))]
+
+
+def _through(signal: np.ndarray, hrir: np.ndarray) -> np.ndarray:
+    """``signal`` at both ears: [2, n + taps - 1]."""
+    return np.stack([np.convolve(signal, hrir[0]), np.convolve(signal, hrir[1])])
+
+
+def _best_lag(y: np.ndarray, ref: np.ndarray, lags: range, n: int) -> int:
+    """The lag in ``lags`` where ``y[:, lag : lag + n]`` correlates best (normalised) with ``ref[:, :n]``."""
+    r = ref[:, :n]
+    scores = [
+        float(np.sum(y[:, k : k + n] * r)) / math.sqrt(max(float(np.sum(y[:, k : k + n] ** 2)), 1e-300))
+        for k in lags
+        if k >= 0 and k + n <= y.shape[1]
+    ]
+    valid = [k for k in lags if k >= 0 and k + n <= y.shape[1]]
+    return valid[int(np.argmax(scores))] if valid else -1
 
 
 # -- the harmonic tone ------------------------------------------------------------------------
@@ -150,13 +231,13 @@ def tone_fit(x: np.ndarray, start: int, stop: int, f0: float, sample_rate: int):
     return lambda a, b: (_tone_basis(a, b, stop, f0, sample_rate) @ coef).T
 
 
-def entry_after_tone(x: np.ndarray, sample_rate: int, tone_onset: int) -> tuple[int, np.ndarray] | None:
-    """``(onset, residual)`` of the source entering after the harmonic tone: the residual is ``x`` minus
-    the tone's prediction around the onset (zero elsewhere); ``None`` when no entry is found."""
-    f0 = tone_f0(
-        x[:, tone_onset + int(FIRST_FIT_S[0] * sample_rate) : tone_onset + int(FIRST_FIT_S[1] * sample_rate)],
-        sample_rate,
-    )
+def entry_after_tone(
+    x: np.ndarray, sample_rate: int, tone_onset: int, *, f0: float | None = None
+) -> tuple[int, np.ndarray] | None:
+    """``(onset, residual)`` of the source entering after the harmonic tone (of ``f0``, estimated here
+    when not given): the residual is ``x`` minus the tone's prediction around the onset (zero elsewhere);
+    ``None`` when no entry is found."""
+    f0 = tone_f0(_span(x, tone_onset, FIRST_FIT_S, sample_rate), sample_rate) if f0 is None else f0
     fit_n, step = int(FIT_S * sample_rate), int(STEP_S * sample_rate)
     t = tone_onset + int(FIRST_FIT_S[1] * sample_rate)
     last = min(x.shape[1], tone_onset + int(SEARCH_S * sample_rate))
@@ -191,16 +272,84 @@ def _rise(seg: np.ndarray, start: int, sample_rate: int) -> int:
     return j + int(np.flatnonzero(trailing[j : i + 1] > ONSET_JUMP * floor)[0]) - m // 2
 
 
+# -- direct levels (closer) ---------------------------------------------------------------------
+def tone_model(f0: float, sample_rate: int, n: int) -> np.ndarray:
+    """The first ``n`` samples of the palette's harmonic tone of ``f0`` (sine phase, ``1/k`` amplitudes,
+    harmonics below Nyquist) with its onset ramp, at unit steady RMS, as the source emits it."""
+    n_h = min(SPATIAL_MAX_HARMONICS, int((sample_rate / 2 - 1) // f0))
+    long = harmonic_complex(f0, (2 * n + 1) / sample_rate, sample_rate=sample_rate, n_harmonics=n_h)
+    ramped = apply_ramps(long, sample_rate=sample_rate, ramp_s=SPATIAL_RAMP_S)[:n]  # the offset ramp lies past n
+    return ramped / math.sqrt(0.5 * float(np.sum(1.0 / np.arange(1, n_h + 1) ** 2)))
+
+
+def tone_level(x: np.ndarray, sample_rate: int, onset: int, f0: float, hrir: np.ndarray) -> tuple[float, float]:
+    """``(level, reverberant power)`` of the tone entering first at ``onset``: the least-squares gain
+    (squared) of its model through ``hrir`` on its first :data:`TONE_MATCH_S`, and its total power over
+    :data:`TOTAL_S` less its direct part (the room's return for a unit source)."""
+    n_match = int(TONE_MATCH_S * sample_rate)
+    lo, hi = int(ONSET_SEARCH_S[0] * sample_rate), int(ONSET_SEARCH_S[1] * sample_rate)
+    steady = int(TOTAL_S[1] * sample_rate)
+    ref = _through(tone_model(f0, sample_rate, steady), hrir)
+    lag = _best_lag(x, ref, range(onset - lo, onset + hi), n_match)
+    if lag < 0:
+        return math.nan, math.nan
+    r, y = ref[:, :n_match], x[:, lag : lag + n_match]
+    level = (float(np.sum(y * r)) / float(np.sum(r * r))) ** 2
+    direct = level * float(np.mean(np.sum(_span(ref, 0, TOTAL_S, sample_rate) ** 2, axis=0)))
+    total = float(np.mean(np.sum(_span(x, lag, TOTAL_S, sample_rate) ** 2, axis=0)))
+    return level, max(total - direct, 0.0)
+
+
+@lru_cache(maxsize=8)
+def _noise_references(sample_rate: int) -> tuple[np.ndarray, ...]:
+    """:data:`NOISE_REFERENCES` pink noises of the recipe (fixed seeds), onset-ramped, 12.5 ms each."""
+    band = (SPATIAL_NOISE_BAND_HZ[0], min(SPATIAL_NOISE_BAND_HZ[1], sample_rate / 2 - 1))
+    n = n_samples(0.0125, sample_rate)
+    out = []
+    for seed in range(NOISE_REFERENCES):
+        z = noise(0.05, sample_rate=sample_rate, rng=np.random.default_rng(seed), color="pink", band_hz=band)
+        out.append(apply_ramps(z, sample_rate=sample_rate, ramp_s=SPATIAL_RAMP_S)[:n])
+    return tuple(out)
+
+
+def noise_level(x: np.ndarray, sample_rate: int, entry: int, f0: float, hrir: np.ndarray, reverb: float) -> float:
+    """Level of the noise detected entering at ``entry`` over the tone of ``f0`` (see the module notes):
+    its direct-sound window, capped by its total power less ``reverb`` (the tone's reverberant power)."""
+    guard, fit = int(NOISE_GUARD_S * sample_rate), int(FIT_S * sample_rate)
+    floor_n, (w0, w1) = int(NOISE_FLOOR_S * sample_rate), (int(v * sample_rate) for v in NOISE_WINDOW_S)
+    b, stop = entry - guard, min(entry + int(0.025 * sample_rate), x.shape[1])
+    if b - fit < 0 or not math.isfinite(reverb):
+        return math.nan
+    p = np.sum((x[:, b:stop] - tone_fit(x, b - fit, b, f0, sample_rate)(b, stop)) ** 2, axis=0)
+    floor = float(np.mean(p[:floor_n]))
+    cs = np.concatenate([[0.0], np.cumsum(p)])
+    cand = np.arange(floor_n, min(guard + n_samples(0.0025, sample_rate), p.size - w1))
+    rise = (cs[cand + w1 - w0] - cs[cand]) / (w1 - w0) / np.maximum((cs[cand] - cs[cand - floor_n]) / floor_n, 1e-300)
+    a = int(cand[int(np.argmax(rise))])
+    refs = [_through(z, hrir) for z in _noise_references(sample_rate)]
+    window = max(float(np.sum(p[a + w0 : a + w1])) - (w1 - w0) * floor, 0.0)
+    window /= float(np.mean([np.sum(r[:, w0:w1] ** 2) for r in refs]))
+    s0, s1 = entry + int(TOTAL_S[0] * sample_rate), entry + int(TOTAL_S[1] * sample_rate)
+    res = x[:, s0:s1] - tone_fit(x, s0, s1, f0, sample_rate)(s0, s1)
+    n_cols = 4 * min(SPATIAL_MAX_HARMONICS, int((sample_rate / 2 - 1) // f0))  # the fit's columns take their share
+    total = float(np.mean(np.sum(res**2, axis=0))) * res.shape[1] / (res.shape[1] - n_cols)
+    end = refs[0].shape[1] - hrir.shape[1] + 1  # the references' own length: past it their convolutions decay
+    steady = float(np.mean([np.mean(np.sum(r[:, 2 * w1 : end] ** 2, axis=0)) for r in refs]))
+    return min(window, max(total - reverb, 0.0) / steady)
+
+
 # -- the click train ---------------------------------------------------------------------------
-def click_direction(x: np.ndarray, sample_rate: int, after: int, hrtf) -> tuple[float, float] | None:
-    """Direction of the click train entering after sample ``after``, from its averaged click window."""
+def click_average(x: np.ndarray, sample_rate: int, after: int) -> tuple[np.ndarray, float] | None:
+    """``(window, period)`` of the click train entering after sample ``after``: the mean of its aligned
+    click windows [2, n] (each starting :data:`CLICK_WINDOW_PRE` samples before its spike) and its period
+    (samples, to 0.02); ``None`` when no train is found."""
     spikes = _spikes(x, sample_rate, after)
     if not np.any(spikes):
         return None
     period = _click_period(spikes, sample_rate, after)
     first = _first_click(spikes, period, after)
     length = CLICK_WINDOW_PRE + DIRECT_PRE + int(0.004 * sample_rate)
-    best = (-1.0, [])
+    best = (-1.0, [], 0.0)
     for p in np.arange(period - 1.0, period + 1.0, 0.02):  # the period to 0.02 samples: the most coherent average
         pos = _positions(spikes, first, p, x.shape[1] - length - 3)
         if len(pos) >= 2:
@@ -208,15 +357,38 @@ def click_direction(x: np.ndarray, sample_rate: int, after: int, hrtf) -> tuple[
                 np.sum(np.mean([x[:, q - CLICK_WINDOW_PRE : q - CLICK_WINDOW_PRE + length] for q in pos], axis=0) ** 2)
             )
             if energy * len(pos) > best[0]:
-                best = (energy * len(pos), pos)
+                best = (energy * len(pos), pos, float(p))
     if not best[1]:
         return None
-    avg = _aligned_mean(x, best[1], length)
+    return _aligned_mean(x, best[1], length), best[2]
+
+
+def read_clicks(x: np.ndarray, sample_rate: int, after: int, hrtf, *, levels: bool) -> Heard | None:
+    """The click train entering after ``after``: its direction from the averaged click and, with
+    ``levels``, its level (the averaged click's energy over :data:`CLICK_MATCH_S` at the best-correlating
+    lag, against one click of the recipe -- energy ``period`` at unit power -- through that direction's HRIR)."""
+    found = click_average(x, sample_rate, after)
+    if found is None:
+        return None
+    avg, period = found
     power = np.sum(avg**2, axis=0)
     onset = int(np.flatnonzero(power > 0.02 * power.max())[0])
     padded = np.zeros((2, avg.shape[1] + 2 * DIRECT_PRE))
     padded[:, DIRECT_PRE : DIRECT_PRE + avg.shape[1]] = avg
-    return binaural_direction(padded, DIRECT_PRE + onset, sample_rate, hrtf)
+    direction = binaural_direction(padded, DIRECT_PRE + onset, sample_rate, hrtf)
+    if not levels or direction is None:
+        return Heard(direction)
+    n = int(CLICK_MATCH_S * sample_rate)
+    ref = math.sqrt(period) * _hrir(hrtf, direction)
+    lag = _best_lag(avg, ref, range(CLICK_WINDOW_PRE + n), n)
+    level = float(np.sum(avg[:, lag : lag + n] ** 2)) / float(np.sum(ref[:, :n] ** 2)) if lag >= 0 else math.nan
+    return Heard(direction, level)
+
+
+def click_direction(x: np.ndarray, sample_rate: int, after: int, hrtf) -> tuple[float, float] | None:
+    """Direction of the click train entering after sample ``after``, from its averaged click window."""
+    heard = read_clicks(x, sample_rate, after, hrtf, levels=False)
+    return None if heard is None else heard.direction
 
 
 def _spikes(x: np.ndarray, sample_rate: int, after: int) -> np.ndarray:

@@ -26,7 +26,7 @@ import numpy as np
 from auralgen.core.errors import ParameterError
 from auralgen.sounds.base import SoundSource, palette, register_source
 from auralgen.synth import apply_ramps, click_train, harmonic_complex, noise, sweep
-from auralgen.synth.palette import SPATIAL_CLICK_RATE_HZ, SPATIAL_F0_HZ, SPATIAL_MAX_HARMONICS
+from auralgen.synth.palette import SPATIAL_CLICK_RATE_HZ, SPATIAL_F0_HZ, SPATIAL_MAX_HARMONICS, SPATIAL_NOISE_BAND_HZ
 
 
 class SpatialSource(SoundSource):
@@ -51,7 +51,7 @@ class Noise(SpatialSource):
     tags = frozenset({"continuous"})
 
     def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
-        band = (100.0, min(8000.0, sample_rate / 2 - 1))
+        band = (SPATIAL_NOISE_BAND_HZ[0], min(SPATIAL_NOISE_BAND_HZ[1], sample_rate / 2 - 1))
         rng = np.random.default_rng(spec["seed"])
         return noise(spec["duration_s"], sample_rate=sample_rate, rng=rng, color="pink", band_hz=band)
 

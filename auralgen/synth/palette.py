@@ -20,3 +20,5 @@ SPATIAL_NAMES = {"noise": "the noise burst", "harmonic": "the harmonic tone", "c
 # multi_source_relation: its synthesized kinds (no sweep: its direct sound has no onset of its own), in the order
 # they enter one after another, whatever their roles
 SPATIAL_ENTRY_ORDER = ("harmonic", "noise", "clicks")
+SPATIAL_RAMP_S = 0.002  # multi_source_relation: the onset ramps (raised cosine) of its tone and noise (its default)
+SPATIAL_NOISE_BAND_HZ = (100.0, 8000.0)  # the noise: pink, in this band (the top capped below Nyquist)

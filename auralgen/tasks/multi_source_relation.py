@@ -38,7 +38,13 @@ from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.qa import QA, arrange
 from auralgen.listeners import multisource
 from auralgen.sounds.corpus import LABELLED, load_corpus, sound_name
-from auralgen.synth.palette import SPATIAL_CLICK_RATE_HZ, SPATIAL_ENTRY_ORDER, SPATIAL_F0_HZ, SPATIAL_NAMES
+from auralgen.synth.palette import (
+    SPATIAL_CLICK_RATE_HZ,
+    SPATIAL_ENTRY_ORDER,
+    SPATIAL_F0_HZ,
+    SPATIAL_NAMES,
+    SPATIAL_RAMP_S,
+)
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, is_binaural, with_tetra
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
@@ -94,7 +100,7 @@ class MultiSourceRelationConfig(SpatialConfig):
     relations: tuple = RELATIONS
     source_s: object = (1.0, 1.5)
     clip_s: float = 3.0
-    ramp_s: float = 0.002
+    ramp_s: float = SPATIAL_RAMP_S
     rooms: tuple = ("living_room", "classroom")
     listener_height_m: object = (1.2, 1.4)
 
@@ -167,8 +173,8 @@ class MultiSourceRelation(SpatialTask):
         ),
         listener_easiest=None,
         reason="the grid runs over four relations, so no one end is the easiest; the listener reads left, left_of "
-        "and higher from each synthesized source's direct sound in the mix (binaural) and answers NO_ANSWER for "
-        "closer and for recorded classes (naming them needs a "
+        "and higher from each synthesized source's direct sound in the mix (binaural), closer from each one's "
+        "direct level against its recipe, and answers NO_ANSWER for recorded classes (naming them needs a "
         "classifier); measure confirms every named source's onset, received level and direction on its solo "
         "render, and the labelled relation among the measured positions",
     )

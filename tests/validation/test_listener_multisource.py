@@ -35,7 +35,7 @@ def easiest(tmp_path_factory):
 @pytest.mark.parametrize("relation", ["left", "left_of", "higher", "closer"])
 def test_relations_are_read_from_the_mix_at_the_easiest_level(easiest, relation):
     # chance is 1/3 (left_of: a third of the items are "same"); bench/listener_multisource.py on 200 items per
-    # relation: closer 97.5 %, higher 95.0 %
+    # relation: closer 97.5 %, higher 95.0 %; the validity suite: closer 97.0 % (65 / 67)
     assert len(easiest[relation]) == 8 and sum(a is True for a in easiest[relation]) >= 7, easiest[relation]
 
 
@@ -129,23 +129,19 @@ def _at(signal, hrir, gain, start, n):
     return x
 
 
-def test_the_tone_level_is_its_direct_gain_squared(kemar):
-    """A tone at gain 0.5 (a source at 2 m) with one reflection 20 ms later: level 0.25 to 0.3 dB; the
-    reverberant power is the reflection's."""
+@pytest.mark.parametrize("detected", [-60, 0, 30])  # the detected onset leads / lags the arrival (samples)
+def test_the_tone_level_is_its_direct_gain_squared(kemar, detected):
+    """A tone at gain 0.5 (a source at 2 m) with one reflection 20 ms later: level 0.25 to 0.3 dB, from an
+    onset detected up to 3.75 ms early or 1.9 ms late."""
     f0, h = 213.7, kemar.hrirs[int(kemar.nearest(30.0, 0.0))]
     tone = LMS.tone_model(f0, SR, SR)
-    reflection = _at(tone, kemar.hrirs[int(kemar.nearest(-70.0, 10.0))], 0.3, 1600 + 320, 2 * SR)
-    x = _at(tone, h, 0.5, 1600, 2 * SR) + reflection
-    level, reverb = LMS.tone_level(x, SR, 1600 + 30, f0, h)
-    assert abs(10 * np.log10(level / 0.25)) < 0.3
-    want = np.mean(np.sum(reflection[:, 1600 + 480 : 1600 + 1600] ** 2, axis=0))
-    assert abs(10 * np.log10(reverb / want)) < 0.5
+    x = _at(tone, h, 0.5, 1600, 2 * SR) + _at(tone, kemar.hrirs[int(kemar.nearest(-70.0, 10.0))], 0.3, 1920, 2 * SR)
+    assert abs(10 * np.log10(LMS.tone_level(x, SR, 1600 + detected, f0, h) / 0.25)) < 0.3
 
 
-def test_the_noise_level_is_read_over_the_tone_and_capped_by_its_total(kemar):
+def test_the_noise_level_is_read_over_the_tone(kemar):
     """A pink noise at gain 0.5 entering 0.2 s after a tone at gain 1: over 8 noises the median level is
-    0.25 within 1 dB and each within 4 dB (2 ms of one noise vary); told that the room returns all of the
-    noise's total power, the level is 0 (the cap)."""
+    0.25 within 1 dB and each within 4 dB (2 ms of one noise vary)."""
     from auralgen.synth import apply_ramps
 
     f0, h = 187.2, kemar.hrirs[int(kemar.nearest(-40.0, 0.0))]
@@ -155,10 +151,8 @@ def test_the_noise_level_is_read_over_the_tone_and_capped_by_its_total(kemar):
     for seed in range(8):
         z = noise(0.5, sample_rate=SR, rng=np.random.default_rng(seed), color="pink", band_hz=(100.0, 7999.0))
         x = tone + _at(apply_ramps(z, sample_rate=SR, ramp_s=0.002), h, 0.5, 4800, 2 * SR)
-        got.append(10 * np.log10(LMS.noise_level(x, SR, entry, f0, h, 0.0) / 0.25))
+        got.append(10 * np.log10(LMS.noise_level(x, SR, entry, f0, h) / 0.25))
     assert abs(np.median(got)) < 1.0 and max(np.abs(got)) < 4.0, got
-    total = np.mean(np.sum((x - tone)[:, entry + 480 : entry + 1600] ** 2, axis=0))
-    assert LMS.noise_level(x, SR, entry, f0, h, 1.2 * total) == 0.0
 
 
 def test_the_click_level_is_its_direct_gain_squared(kemar):

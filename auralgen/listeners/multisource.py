@@ -16,6 +16,11 @@ item's ``params``. Each source's direction comes from its own direct sound
   periodic at the click rate, average out.
 
 ``left`` and ``left_of`` compare the lateral components (``sin az cos el``), ``higher`` the elevations.
+For ``higher`` the click train's direction comes from matching one known click through every HRIR of
+the set (its arrival searched to half a sample) rather than from the cross relation: at 16 kHz the
+elevation cues lie in the few kHz below Nyquist, which the known source keeps (solo clicks misread by
+more than 20 deg: 1 of 60 against 5; `higher` on 200 items: 98-100 % against 94-99 %), while the cross
+relation reads the lateral angle better (`left` at 20 deg, 100 items: 100 % against 95 %).
 
 ``closer`` compares direct-sound levels. The three sources are emitted at one level, so each one's
 direct sound at the ears, divided by what the recipe's signal through the HRIR of its measured
@@ -51,6 +56,7 @@ import scipy.ndimage
 
 from auralgen.listeners.common import NO_ANSWER, option_index
 from auralgen.listeners.spatial import DIRECT_PRE, binaural_direction, direct_onsets
+from auralgen.measure.binaural import match_known_source
 from auralgen.measure.common import moving_average
 from auralgen.synth import apply_ramps, harmonic_complex, n_samples, noise
 from auralgen.synth.palette import (
@@ -81,6 +87,9 @@ NOISE_FLOOR_S = 0.004  # ... the residual's floor: its first 4 ms; a rise: the n
 NOISE_WINDOW_S = (0.002, 0.004)  # ... its direct sound: this span after the arrival (the 2 ms ramp is over)
 NOISE_REFERENCES = 16  # expected noise energies: the mean over this many pink noises of the recipe
 CLICK_MATCH_S = 0.002  # a click's direct sound: its energy over 2 ms from the best-correlating lag
+KNOWN_WINDOW_S = 0.003  # higher: the averaged click's first 3 ms (and the DIRECT_PRE samples before) against ...
+KNOWN_LAG_S = (0.0005, 0.0015, 0.00003125)  # ... an impulse at its start, arriving 0.5 +- 1.5 ms later, in 1/32 ms
+# steps (0.5 samples at 16 kHz; each direction its best): the HRIRs' own lead and the onset threshold vary
 SIDE_TEXTS = {"left": "to the left of", "right": "to the right of", "same": "in the same direction as"}
 
 
@@ -111,7 +120,7 @@ def multi_source_relation(
     kinds = _kinds(options)
     if key is None or len(kinds) != len(options):
         return NO_ANSWER
-    heard = read_sources(x, sample_rate, kinds, hrtf, levels=key == "closest")
+    heard = read_sources(x, sample_rate, kinds, hrtf, levels=key == "closest", known_clicks=key == "highest")
     values = [None if heard.get(k) is None or heard[k].direction is None else measure[key](heard[k]) for k in kinds]
     if any(v is None or not math.isfinite(v) for v in values):
         return NO_ANSWER
@@ -144,9 +153,12 @@ def source_directions(x: np.ndarray, sample_rate: int, kinds, hrtf) -> dict[str,
     return {k: None if h is None else h.direction for k, h in read_sources(x, sample_rate, kinds, hrtf).items()}
 
 
-def read_sources(x: np.ndarray, sample_rate: int, kinds, hrtf, *, levels: bool = False) -> dict[str, Heard | None]:
+def read_sources(
+    x: np.ndarray, sample_rate: int, kinds, hrtf, *, levels: bool = False, known_clicks: bool = False
+) -> dict[str, Heard | None]:
     """Each named kind's :class:`Heard` (``None`` where its entry is not found). Levels are read only
-    when ``levels`` and all three kinds are named (the noise's needs the tone before it)."""
+    when ``levels`` and all three kinds are named (the noise's needs the tone before it); with
+    ``known_clicks`` the click train's direction comes from matching the known click (see :func:`read_clicks`)."""
     if not set(kinds) <= set(SPATIAL_ENTRY_ORDER):  # e.g. "the sweep": a kind this task does not draw
         return dict.fromkeys(kinds)
     order = sorted(kinds, key=SPATIAL_ENTRY_ORDER.index)
@@ -157,7 +169,7 @@ def read_sources(x: np.ndarray, sample_rate: int, kinds, hrtf, *, levels: bool =
     first = onsets[0]
     out: dict[str, Heard | None] = {}
     if order[0] == "clicks":
-        out["clicks"] = read_clicks(x, sample_rate, max(first - DIRECT_PRE, 0), hrtf, levels=False)
+        out["clicks"] = read_clicks(x, sample_rate, max(first - DIRECT_PRE, 0), hrtf, levels=False, known=known_clicks)
         return out
     if order[0] == "harmonic":
         f0 = tone_f0(_span(x, first, FIRST_FIT_S, sample_rate), sample_rate)
@@ -173,7 +185,9 @@ def read_sources(x: np.ndarray, sample_rate: int, kinds, hrtf, *, levels: bool =
             level = noise_level(x, sample_rate, entry[0], f0, _hrir(hrtf, out["noise"].direction))
             out["noise"] = Heard(out["noise"].direction, level)
     if "clicks" in order:
-        out["clicks"] = read_clicks(x, sample_rate, after + int(0.1 * sample_rate), hrtf, levels=levels)
+        out["clicks"] = read_clicks(
+            x, sample_rate, after + int(0.1 * sample_rate), hrtf, levels=levels, known=known_clicks
+        )
     return out
 
 
@@ -357,8 +371,11 @@ def click_average(x: np.ndarray, sample_rate: int, after: int) -> tuple[np.ndarr
     return _aligned_mean(x, best[1], length), best[2]
 
 
-def read_clicks(x: np.ndarray, sample_rate: int, after: int, hrtf, *, levels: bool) -> Heard | None:
-    """The click train entering after ``after``: its direction from the averaged click and, with
+def read_clicks(
+    x: np.ndarray, sample_rate: int, after: int, hrtf, *, levels: bool, known: bool = False
+) -> Heard | None:
+    """The click train entering after ``after``: its direction from the averaged click (the cross
+    relation, or with ``known`` the match of one recipe click through each HRIR) and, with
     ``levels``, its level (the averaged click's energy over :data:`CLICK_MATCH_S` at the best-correlating
     lag, against one click of the recipe -- energy ``period`` at unit power -- through that direction's HRIR)."""
     found = click_average(x, sample_rate, after)
@@ -369,7 +386,14 @@ def read_clicks(x: np.ndarray, sample_rate: int, after: int, hrtf, *, levels: bo
     onset = int(np.flatnonzero(power > 0.02 * power.max())[0])
     padded = np.zeros((2, avg.shape[1] + 2 * DIRECT_PRE))
     padded[:, DIRECT_PRE : DIRECT_PRE + avg.shape[1]] = avg
-    direction = binaural_direction(padded, DIRECT_PRE + onset, sample_rate, hrtf)
+    if known:  # one click of the recipe (a unit impulse) at the window's start, its arrival searched
+        win = padded[:, onset : onset + DIRECT_PRE + int(KNOWN_WINDOW_S * sample_rate)]
+        m = match_known_source(win, np.eye(1, win.shape[1])[0], hrtf.hrirs, hrtf.directions_deg,
+                               max_lag=KNOWN_LAG_S[1] * sample_rate, lag_step=KNOWN_LAG_S[2] * sample_rate,
+                               lag=KNOWN_LAG_S[0] * sample_rate)  # fmt: skip
+        direction: tuple[float, float] | None = (m.azimuth_deg, m.elevation_deg)
+    else:
+        direction = binaural_direction(padded, DIRECT_PRE + onset, sample_rate, hrtf)
     if not levels or direction is None:
         return Heard(direction)
     n = int(CLICK_MATCH_S * sample_rate)

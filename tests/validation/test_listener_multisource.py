@@ -155,16 +155,19 @@ def test_the_noise_level_is_read_over_the_tone(kemar):
     assert abs(np.median(got)) < 1.0 and max(np.abs(got)) < 4.0, got
 
 
-def test_the_click_level_is_its_direct_gain_squared(kemar):
+@pytest.mark.parametrize("known", [False, True])
+@pytest.mark.parametrize("direction", [(50.0, 0.0), (-115.71428571428567, 40.0), (138.0, -30.0)])
+def test_the_clicks_direction_and_level(kemar, direction, known):
     """A 9.3 Hz train of single-sample clicks (unit RMS) at gain 0.5 under a noise 10 dB weaker: its
-    direction and level 0.25 within 1 dB."""
+    direction (a measured one of the set) by the cross relation and by the known click, and its level
+    0.25 within 1 dB."""
     period = SR / 9.3
     clicks = np.zeros(SR + SR // 2)
     clicks[np.rint(np.arange(14) * period).astype(int)] = 1.0
     clicks /= np.sqrt(np.mean(clicks**2))
-    h = kemar.hrirs[int(kemar.nearest(50.0, 0.0))]
+    h = kemar.hrirs[int(kemar.nearest(*direction))]
     x = _at(clicks, h, 0.5, 3200, 2 * SR)
     x += 0.5 * 10 ** (-10 / 20) * np.random.default_rng(2).standard_normal(x.shape)
-    heard = LMS.read_clicks(x, SR, 1600, kemar, levels=True)
-    assert heard.direction == (50.0, 0.0)
+    heard = LMS.read_clicks(x, SR, 1600, kemar, levels=True, known=known)
+    assert heard.direction == pytest.approx(direction)
     assert abs(10 * np.log10(heard.level / 0.25)) < 1.0

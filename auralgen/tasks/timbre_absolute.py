@@ -70,7 +70,10 @@ def share_percent(ceps, family: str, foil: str) -> float:
 @register
 class TimbreAbsolute(Task):
     name = "timbre_absolute"
-    audit = AuditSpec(("family", "foil", "margin_db", "notes.0.ceps.*"), listener_easiest="max")
+    # audio.rms_dbfs: at one loudness (BS.1770, the level control) a note's RMS follows its spectral envelope
+    # (the K-weighting's high shelf): family means -37.8 (flute-like) to -37.0 dBFS (brass-like) over the same LUFS
+    # rove, which a metadata model reading RMS uses (30.8 % against 25.9 % on 1,600 items); it measures the cue
+    audit = AuditSpec(("family", "foil", "margin_db", "notes.0.ceps.*", "audio.rms_dbfs"), listener_easiest="max")
     listener = staticmethod(listen.timbre_absolute)
     sub_category = "absolute_perception"
     attribute = "timbre"
@@ -89,7 +92,8 @@ class TimbreAbsolute(Task):
         "flute-like, reed-like) whose spectral-envelope template its mel cepstrum (MFCC) is nearest to, measured from "
         "the audio; the level is the share of the target recipe in a morph toward another family (percent, 50 = the "
         "boundary). Excitation (harmonic, bowed, brass-like, FM, plucked, noise-excited), pitch, loudness (LUFS) and "
-        "onset are roved independently of the answer; the family is the envelope only."
+        "onset are roved independently of the answer; the family is the envelope only. At one loudness a note's RMS "
+        "follows its envelope (family means within 0.8 dB), so RMS is counted as part of the cue, not as metadata."
     )
 
     def __init__(self, cfg: TimbreAbsoluteConfig, audio: AudioConfig):

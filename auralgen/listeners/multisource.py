@@ -65,8 +65,9 @@ from auralgen.synth.palette import (
     SPATIAL_F0_HZ,
     SPATIAL_MAX_HARMONICS,
     SPATIAL_NAMES,
-    SPATIAL_NOISE_BAND_HZ,
     SPATIAL_RAMP_S,
+    spatial_harmonics,
+    spatial_noise_band,
 )
 
 F0_STEP_HZ = 0.05  # f0 grid of the harmonic tone's estimate
@@ -209,13 +210,13 @@ def _through(signal: np.ndarray, hrir: np.ndarray) -> np.ndarray:
 def _best_lag(y: np.ndarray, ref: np.ndarray, lags: range, n: int) -> int:
     """The lag in ``lags`` where ``y[:, lag : lag + n]`` correlates best (normalised) with ``ref[:, :n]``."""
     r = ref[:, :n]
-    scores = [
-        float(np.sum(y[:, k : k + n] * r)) / math.sqrt(max(float(np.sum(y[:, k : k + n] ** 2)), 1e-300))
-        for k in lags
-        if k >= 0 and k + n <= y.shape[1]
-    ]
     valid = [k for k in lags if k >= 0 and k + n <= y.shape[1]]
-    return valid[int(np.argmax(scores))] if valid else -1
+    if not valid:
+        return -1
+    scores = [
+        float(np.sum(y[:, k : k + n] * r)) / math.sqrt(max(float(np.sum(y[:, k : k + n] ** 2)), 1e-300)) for k in valid
+    ]
+    return valid[int(np.argmax(scores))]
 
 
 # -- the harmonic tone ------------------------------------------------------------------------
@@ -234,7 +235,7 @@ def tone_f0(x: np.ndarray, sample_rate: int) -> float:
 
 def _tone_basis(start: int, stop: int, end: int, f0: float, sample_rate: int) -> np.ndarray:
     """Columns cos/sin of every harmonic of ``f0`` (below Nyquist), each also times (t - end): a slow drift."""
-    n_h = min(SPATIAL_MAX_HARMONICS, int((sample_rate / 2 - 1) // f0))
+    n_h = spatial_harmonics(f0, sample_rate)
     t = np.arange(start, stop)
     phase = 2.0 * np.pi * f0 / sample_rate * np.outer(t, np.arange(1, n_h + 1))
     c, s = np.cos(phase), np.sin(phase)
@@ -293,7 +294,7 @@ def _rise(seg: np.ndarray, start: int, sample_rate: int) -> int:
 def tone_model(f0: float, sample_rate: int, n: int) -> np.ndarray:
     """The first ``n`` samples of the palette's harmonic tone of ``f0`` (sine phase, ``1/k`` amplitudes,
     harmonics below Nyquist) with its onset ramp, at unit steady RMS, as the source emits it."""
-    n_h = min(SPATIAL_MAX_HARMONICS, int((sample_rate / 2 - 1) // f0))
+    n_h = spatial_harmonics(f0, sample_rate)
     long = harmonic_complex(f0, (2 * n + 1) / sample_rate, sample_rate=sample_rate, n_harmonics=n_h)
     ramped = apply_ramps(long, sample_rate=sample_rate, ramp_s=SPATIAL_RAMP_S)[:n]  # the offset ramp lies past n
     return ramped / math.sqrt(0.5 * float(np.sum(1.0 / np.arange(1, n_h + 1) ** 2)))
@@ -317,7 +318,7 @@ def tone_level(x: np.ndarray, sample_rate: int, onset: int, f0: float, hrir: np.
 @lru_cache(maxsize=8)
 def _noise_references(sample_rate: int) -> tuple[np.ndarray, ...]:
     """:data:`NOISE_REFERENCES` pink noises of the recipe (fixed seeds), onset-ramped, 12.5 ms each."""
-    band = (SPATIAL_NOISE_BAND_HZ[0], min(SPATIAL_NOISE_BAND_HZ[1], sample_rate / 2 - 1))
+    band = spatial_noise_band(sample_rate)
     n = n_samples(0.0125, sample_rate)
     out = []
     for seed in range(NOISE_REFERENCES):
@@ -401,12 +402,6 @@ def read_clicks(
     lag = _best_lag(avg, ref, range(CLICK_WINDOW_PRE + n), n)
     level = float(np.sum(avg[:, lag : lag + n] ** 2)) / float(np.sum(ref[:, :n] ** 2)) if lag >= 0 else math.nan
     return Heard(direction, level)
-
-
-def click_direction(x: np.ndarray, sample_rate: int, after: int, hrtf) -> tuple[float, float] | None:
-    """Direction of the click train entering after sample ``after``, from its averaged click window."""
-    heard = read_clicks(x, sample_rate, after, hrtf, levels=False)
-    return None if heard is None else heard.direction
 
 
 def _spikes(x: np.ndarray, sample_rate: int, after: int) -> np.ndarray:

@@ -26,7 +26,7 @@ import numpy as np
 from auralgen.core.errors import ParameterError
 from auralgen.sounds.base import SoundSource, palette, register_source
 from auralgen.synth import apply_ramps, click_train, harmonic_complex, noise, sweep
-from auralgen.synth.palette import SPATIAL_CLICK_RATE_HZ, SPATIAL_F0_HZ, SPATIAL_MAX_HARMONICS, SPATIAL_NOISE_BAND_HZ
+from auralgen.synth.palette import SPATIAL_CLICK_RATE_HZ, SPATIAL_F0_HZ, spatial_harmonics, spatial_noise_band
 
 
 class SpatialSource(SoundSource):
@@ -51,9 +51,10 @@ class Noise(SpatialSource):
     tags = frozenset({"continuous"})
 
     def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
-        band = (SPATIAL_NOISE_BAND_HZ[0], min(SPATIAL_NOISE_BAND_HZ[1], sample_rate / 2 - 1))
         rng = np.random.default_rng(spec["seed"])
-        return noise(spec["duration_s"], sample_rate=sample_rate, rng=rng, color="pink", band_hz=band)
+        return noise(
+            spec["duration_s"], sample_rate=sample_rate, rng=rng, color="pink", band_hz=spatial_noise_band(sample_rate)
+        )
 
 
 @register_source
@@ -66,9 +67,11 @@ class Harmonic(SpatialSource):
         return {"f0_hz": float(rng.uniform(*SPATIAL_F0_HZ))}
 
     def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
-        n_h = int((sample_rate / 2 - 1) // spec["f0_hz"])
         return harmonic_complex(
-            spec["f0_hz"], spec["duration_s"], sample_rate=sample_rate, n_harmonics=min(n_h, SPATIAL_MAX_HARMONICS)
+            spec["f0_hz"],
+            spec["duration_s"],
+            sample_rate=sample_rate,
+            n_harmonics=spatial_harmonics(spec["f0_hz"], sample_rate),
         )
 
 

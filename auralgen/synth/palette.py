@@ -22,3 +22,14 @@ SPATIAL_NAMES = {"noise": "the noise burst", "harmonic": "the harmonic tone", "c
 SPATIAL_ENTRY_ORDER = ("harmonic", "noise", "clicks")
 SPATIAL_RAMP_S = 0.002  # multi_source_relation: the onset ramps (raised cosine) of its tone and noise (its default)
 SPATIAL_NOISE_BAND_HZ = (100.0, 8000.0)  # the noise: pink, in this band (the top capped below Nyquist)
+
+
+def spatial_noise_band(sample_rate: int) -> tuple[float, float]:
+    """The spatial noise's band at ``sample_rate``: :data:`SPATIAL_NOISE_BAND_HZ`, its top kept below Nyquist."""
+    return SPATIAL_NOISE_BAND_HZ[0], min(SPATIAL_NOISE_BAND_HZ[1], sample_rate / 2 - 1)
+
+
+def spatial_harmonics(f0_hz: float, sample_rate: int) -> int:
+    """How many harmonics the spatial harmonic tone of ``f0_hz`` has: those below Nyquist, at most
+    :data:`SPATIAL_MAX_HARMONICS`."""
+    return min(SPATIAL_MAX_HARMONICS, int((sample_rate / 2 - 1) // f0_hz))

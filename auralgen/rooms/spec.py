@@ -47,6 +47,7 @@ WALL_MARGIN_M = 0.1
 _SABINE = 24.0 * math.log(10.0)
 #: Largest image-source order accepted in a spec (memory grows as order**3).
 MAX_ORDER_LIMIT = 250
+MAX_RT60_S = 20.0  # longest RT60 a room may ask for (the image-source order and RIR length grow with it)
 
 #: backend name -> :class:`auralgen.rooms.backends.Backend`, registered by (and lazily loading)
 #: :mod:`auralgen.rooms.backends`: the one list of allowed ``backend`` values
@@ -105,7 +106,7 @@ class RoomSpec:
                 f"rt60_s={self.rt60_s!r} and materials={self.materials!r} both given; allowed: one of them (or neither)"
             )
         if self.rt60_s is not None:
-            check_range("rt60_s", self.rt60_s, low=0.0, low_open=True, high=20.0)
+            check_range("rt60_s", self.rt60_s, low=0.0, low_open=True, high=MAX_RT60_S)
             rt_min = min_rt60_s(self)
             if self.rt60_s < rt_min:
                 raise ParameterError(
@@ -115,9 +116,9 @@ class RoomSpec:
         if self.materials is not None:
             _materials_array(self.materials)
         if self.max_order is None and self.rt60_s is None and self.materials is not None:
-            if reverberation_time_s(self) > 20.0:
+            if reverberation_time_s(self) > MAX_RT60_S:
                 raise ParameterError(
-                    f"materials={self.materials!r} give RT60 > 20 s; allowed: absorption large enough or set max_order"
+                    f"materials={self.materials!r} give RT60 > {MAX_RT60_S:g} s; allowed: absorption large enough or set max_order"
                 )
         return self
 

@@ -44,7 +44,7 @@ from auralgen.measure.room import drr_db
 from auralgen.rooms.images import FDL2
 from auralgen.rooms.receivers import receiver_from_config
 from auralgen.rooms.scene import convolve, spatial_rir
-from auralgen.rooms.spec import RoomSpec, min_rt60_s
+from auralgen.rooms.spec import MAX_RT60_S, RoomSpec, min_rt60_s
 from auralgen.sounds.spatial import source_signal
 from auralgen.synth import loudness_lufs, n_samples, place
 from auralgen.synth.levels import set_loudness_lufs
@@ -244,7 +244,10 @@ def _solve(key: str, target_s: float) -> Solved:
             (x0, y0), (x1, y1) = tried[-2], tried[-1]
             slope = (y1 - y0) / (x1 - x0) if x1 != x0 else 1.0
             step = (math.log(target_s) - y1) / (slope if slope > 0.2 else 1.0)
-        nominal = max(math.exp(tried[-1][0] + step), floor)
+        nxt = min(max(math.exp(tried[-1][0] + step), floor), MAX_RT60_S)  # a room may not ask for more
+        if nxt == nominal:  # pinned at a bound: another render would give the same T20
+            break
+        nominal = nxt
     nominal, rir, got, wet = best
     try:
         rir_t20 = float(decay_rt60_s(rir, sr, 0, decay_db=DECAY_DB))

@@ -173,6 +173,24 @@ def test_adaptive_level_beyond_the_clip_is_refused():
     assert "\n" not in str(err.value)
 
 
+def test_solver_never_asks_a_room_for_more_than_the_longest_rt60(monkeypatch):
+    """Seed 1's item 91 of reverberation_absolute (400 items per level): the secant step on the nominal RT60
+    overshot to 21.3 s, which RoomSpec refuses, and the whole run failed. The step now stops at
+    MAX_RT60_S, and the item is measured and redrawn like any other."""
+    from auralgen.generation.item import ItemSpec, Renderer
+    from auralgen.rooms.spec import MAX_RT60_S
+
+    asked, render_at = [], R._render_at
+    monkeypatch.setattr(R, "_render_at", lambda p, dry, nominal: asked.append(nominal) or render_at(p, dry, nominal))
+    R._solve.cache_clear()
+    res = Renderer(small_run("task=reverberation_absolute", "task.items_per_level=400", seed=1))(
+        ItemSpec("reverberation_absolute", "test", 91, 0)
+    )
+    R._solve.cache_clear()
+    assert max(asked) == MAX_RT60_S  # the step reached the bound (the case this test is about) ...
+    assert res["row"] is not None and res["stat"]["redraws"]["rt60_s"] >= 1  # ... and the draw was measured out
+
+
 @pytest.mark.parametrize(
     "task,override,match",
     [

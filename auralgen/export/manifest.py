@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,34 @@ def _remove_recorded(out: Path, recorded: set[str]) -> None:
     for folder in sorted(folders, key=lambda f: -len(f.parts)):
         if (out / folder).is_dir() and not any((out / folder).iterdir()):
             (out / folder).rmdir()
+
+
+@contextmanager
+def out_lock(out_dir: str) -> Iterator[None]:
+    """Hold an exclusive lock on the directory ``out_dir`` (created if absent) for one run: a second run
+    into the same directory while the first is writing would remove or replace the first's shards, so it
+    is refused at once. The lock is the kernel's (``flock`` on the directory itself): it leaves no file,
+    and it is released when the run ends, however it ends. A path that is a file is left to
+    :func:`prepare_out` to refuse."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        yield
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    import fcntl
+
+    fd = os.open(out, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ParameterError(
+                f"out={out_dir!r} is being written by another auralgen run; allowed: one run per out directory "
+                "(wait for that run to end, or choose another out)"
+            ) from None
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def prepare_out(out_dir: str, fp: str, *, overwrite: bool) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from auralgen.export.manifest import (
     check_out_path,
     is_done,
     log_error,
+    out_lock,
     prepare_out,
     versions,
     write_json,
@@ -227,11 +228,17 @@ def run(run_cfg: RunConfig, *, executor: Executor | None = None, log=print) -> d
     """Generate the dataset described by ``run_cfg`` into ``run_cfg.out``; returns the manifest.
 
     Finished shards of an earlier run of the same config are kept (resume). ``executor`` renders
-    the items (default: serial for ``workers=1``, else a local process pool); it is closed at the end."""
-    from tqdm import tqdm
-
+    the items (default: serial for ``workers=1``, else a local process pool); it is closed at the end.
+    A second run into the same ``out`` while this one is writing is refused (:func:`~auralgen.export.manifest.out_lock`)."""
     tasks = build_tasks(run_cfg)
     shards = checked_plan(run_cfg, tasks)
+    with out_lock(run_cfg.out):  # one run at a time per out directory
+        return _run_locked(run_cfg, tasks, shards, executor, log)
+
+
+def _run_locked(run_cfg: RunConfig, tasks: dict[str, Task], shards: list[ShardPlan], executor, log) -> dict[str, Any]:
+    from tqdm import tqdm
+
     fp = fingerprint(run_cfg)
     journal = prepare_out(run_cfg.out, fp, overwrite=run_cfg.overwrite)
     out = Path(run_cfg.out)

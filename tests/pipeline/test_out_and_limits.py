@@ -99,3 +99,33 @@ def test_unwritable_and_overlong_out_are_refused(tmp_path):
     with pytest.raises(ParameterError, match=r"is too long"):
         generation.run(small_run(*TINY, out=deep), log=QUIET)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_second_run_into_an_out_being_written_is_refused_in_one_line(tmp_path):
+    """Two runs into one out would remove each other's shard files mid-write (seen: a FileNotFoundError on
+    os.replace of a .parquet.tmp). While a run holds out, the CLI exits 2 with one line and writes nothing;
+    once it is released, the same command runs."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from auralgen.export.manifest import out_lock
+
+    out = tmp_path / "ds"
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve().parents[2] / "generate.py"),
+        *TINY,
+        f"out={out}",
+        "progress=false",
+    ]
+    with out_lock(str(out)):  # what a running generation holds
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert files(out) == {}
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert (
+        len(lines) == 1 and "is being written by another auralgen run; allowed: one run per out directory" in lines[0]
+    )
+    assert subprocess.run(cmd, capture_output=True, text=True, timeout=120).returncode == 0
+    assert "manifest.json" in files(out)

@@ -122,6 +122,8 @@ def out_lock(out_dir: str) -> Iterator[None]:
                 f"out={out_dir!r} is being written by another auralgen run; allowed: one run per out directory "
                 "(wait for that run to end, or choose another out)"
             ) from None
+        except OSError:  # a filesystem without flock (some network mounts): the run goes on unlocked
+            pass
         yield
     finally:
         os.close(fd)  # releases the lock

@@ -8,8 +8,8 @@ A layout a task refuses (it cannot carry the task's cue) is printed with the ref
 runs without its 'closer' relation on FOA and tetra (:data:`NOT_BINAURAL`).
 
 Part 2: ``generate.py task=azimuth_relative`` with ``workers=1`` and ``workers=2`` (same items, the
-shards byte-identical), ``--scaling-runs`` times (one worker and two back to back), as two jobs: N items and 3N items (a new seed each). Each job
-pays a fixed cost once, whatever its size: the numba caches and HRTF set are loaded and the first item of
+shards byte-identical), ``--scaling-runs`` times (one worker and two back to back), as two jobs: N items
+and 3N items (a new seed each). Each job pays a fixed cost once, whatever its size: the numba caches and HRTF set are loaded and the first item of
 each task rendered before the workers fork (about 1 s here, serial). So two rates are printed from the
 render times ``generate.py`` reports: the whole-job rate of the 3N-item job, and the marginal rate,
 2N over the difference of the two jobs' times -- the rate once the workers are running, what a long job
@@ -92,7 +92,12 @@ def two_at_once(items_per_level: int, outs: tuple[str, str], seeds: tuple[int, i
     env = {**os.environ, "PRA_NUM_THREADS": "1"}
     procs = [subprocess.Popen(_generate_cmd(1, items_per_level, o, s), cwd=ROOT, env=env, text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for o, s in zip(outs, seeds)]  # fmt: skip
-    done = [_reported(p.communicate(timeout=1800)[0]) for p in procs]
+    done = []
+    for p in procs:
+        text = p.communicate(timeout=1800)[0]
+        if p.returncode != 0:  # as generate_time's check=True: a failed job is an error, not a missing figure
+            raise subprocess.CalledProcessError(p.returncode, p.args, output=text)
+        done.append(_reported(text))
     return sum(n for n, _ in done) / max(t for _, t in done)
 
 
@@ -149,12 +154,13 @@ def main(argv=None) -> int:
     ap.add_argument("--scaling-runs", type=int, default=5, help="pairs of part 2 (a 2-core VM's second core swings)")
     args = ap.parse_args(argv)
     items, runs = (8, 1) if args.quick else (args.items, args.runs)
-    print(
-        f"items/s on one core (render + validate + FLAC + parquet), 16 kHz, median [min-max] of {runs} runs of {items}"
-    )
-    print(f"{'task':<24}" + "".join(f"{lay:>26}" for lay in LAYOUTS))
-    for task in [] if args.scaling_only else spatial_tasks():
-        print(f"{task:<24}" + "".join(f"{cell(task, lay, items=items, runs=runs):>26}" for lay in LAYOUTS), flush=True)
+    if not args.scaling_only:
+        print(f"items/s on one core (render + validate + FLAC + parquet), 16 kHz, median [min-max] of {runs} runs of "
+              f"{items}")  # fmt: skip
+        print(f"{'task':<24}" + "".join(f"{lay:>26}" for lay in LAYOUTS))
+        for task in spatial_tasks():
+            print(f"{task:<24}" + "".join(f"{cell(task, lay, items=items, runs=runs):>26}" for lay in LAYOUTS),
+                  flush=True)  # fmt: skip
     per_level = 10 if args.quick else args.scaling_items_per_level
     reps = 1 if args.quick else args.scaling_runs
     print_scaling(scaling(per_level, reps), per_level, reps)

@@ -115,12 +115,20 @@ def _arrival(dist, fs32, inv_c, offset_s, fdl2, gran):
     builds it: the arrival time is rounded through float32, the fractional part selects a row
     of the interpolated-sinc table (and the interpolation weight to the next row), and the
     filter starts ``fdl2`` samples before the integer delay."""
+    start, p, w = _arrival_float(dist, fs32, inv_c, offset_s, fdl2, gran)
+    return int(start), int(p), w
+
+
+@njit(cache=True, inline="always")
+def _arrival_float(dist, fs32, inv_c, offset_s, fdl2, gran):
+    """:func:`_arrival` with the start sample and table row as whole floats (one conversion less per
+    image where the caller combines them into one index)."""
     t32 = np.float32(dist * inv_c + offset_s)
     sample = np.float64(np.float32(fs32 * t32))
     ip = np.floor(sample)
     x = (1.0 - (sample - ip)) * gran
     p = np.floor(x)
-    return int(ip) - fdl2, int(p), x - p
+    return ip - fdl2, p, x - p
 
 
 @njit(cache=True, inline="always")
@@ -196,8 +204,10 @@ def _scatter_shoebox(cx, gx, cy, gy, cz, gz, n_max, mics, n_rows, fs, c, fdl2, g
     other (each accumulator stays in cache), each summed in the same image order as alone.
 
     Each row of images along x (fixed ``ny, nz``) is done in two passes: the arrival arithmetic
-    (square root, float32 rounding, table row and weight) over the whole row into small buffers, which
-    the compiler vectorises, then the scatter; the sums and their order are those of one pass.
+    (square root, float32 rounding, flat table index and the two weighted amplitudes) over the whole
+    row into small buffers, then the scatter; the sums and their order are those of one pass. Pass 1
+    reads the row's x tables through slices (indices known non-negative), so the compiler vectorises it
+    with plain loads instead of gathers; pass 2 is two adds per image.
     """
     n_mics = mics.shape[0]
     acc = np.zeros((n_mics, n_lens.max(), n_rows), dtype=np.float32)
@@ -206,12 +216,11 @@ def _scatter_shoebox(cx, gx, cy, gy, cz, gz, n_max, mics, n_rows, fs, c, fdl2, g
     offset_s = fdl2 / fs
     n_x = 2 * n_max + 1
     dx2 = np.empty(n_x)
-    starts = np.empty(n_x, dtype=np.int64)
-    rows = np.empty(n_x, dtype=np.int64)
-    weights = np.empty(n_x)
-    amps = np.empty(n_x)
+    index = np.empty(n_x, dtype=np.int64)
+    a0 = np.empty(n_x)
+    a1 = np.empty(n_x)
     for m in range(n_mics):
-        am = acc[m]
+        flat = acc[m].ravel()
         n_len = n_lens[m]
         max_d2 = max_dists[m] * max_dists[m]
         for i in range(n_x):
@@ -227,26 +236,24 @@ def _scatter_shoebox(cx, gx, cy, gy, cz, gz, n_max, mics, n_rows, fs, c, fdl2, g
                     continue
                 dy = cy[ny + n_max] - mics[m, 1]
                 r2 = dy * dy + dz * dz
-                lo = n_max - rx
-                for j in range(2 * rx + 1):  # pass 1: arrivals
-                    i = lo + j
-                    d2 = dx2[i] + r2
+                count = 2 * rx + 1
+                dx2_row = dx2[n_max - rx : n_max - rx + count]
+                gx_row = gx[n_max - rx : n_max - rx + count]
+                for j in range(count):  # pass 1: arrivals
+                    d2 = dx2_row[j] + r2
                     d = np.sqrt(d2)
-                    starts[j], rows[j], weights[j] = _arrival(d, fs32, inv_c, offset_s, fdl2, gran)
-                    amps[j] = gx[i] * gyz / d if d2 <= max_d2 else 0.0
-                _scatter_row(am, starts, rows, weights, amps, 2 * rx + 1, n_len)  # pass 2
+                    start, row, w = _arrival_float(d, fs32, inv_c, offset_s, fdl2, gran)
+                    amp = gx_row[j] * gyz / d if d2 <= max_d2 else 0.0
+                    keep = amp != 0.0 and start >= 0 and start < n_len
+                    index[j] = np.int64(start * n_rows + row) if keep else -1
+                    a0[j] = amp * (1.0 - w)
+                    a1[j] = amp * w
+                for j in range(count):  # pass 2: two adds per image
+                    k = index[j]
+                    if k >= 0:
+                        flat[k] += a0[j]
+                        flat[k + 1] += a1[j]
     return acc
-
-
-@njit(cache=True, inline="always", boundscheck=False)
-def _scatter_row(am, starts, rows, weights, amps, count, n_len):
-    """Pass 2 of ``_scatter_shoebox``: add each of ``count`` arrivals' two weights to its table rows."""
-    for j in range(count):
-        start, amp = starts[j], amps[j]
-        if amp != 0.0 and 0 <= start < n_len:
-            row, w = rows[j], weights[j]
-            am[start, row] += amp * (1.0 - w)
-            am[start, row + 1] += amp * w
 
 
 @njit(cache=True, boundscheck=False)

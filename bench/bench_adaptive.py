@@ -2,7 +2,9 @@
 
 Prints (1) per observer setting: coverage of the 95 % interval over ``--runs`` QUEST+ runs, median
 bias, median trials and interval ratio; (2) the fixed-grid method on the same observer (pitch grid,
-fit_psychometric) and the factor of trials the grid needs for the same interval ratio; (3) a real
+fit_psychometric) and the factor of trials the grid needs for the same interval ratio, beside that
+factor's ceiling (``design_bound``: the grid's asymptotic variance of the threshold over that of the best
+allocation of trials, chosen knowing the observer; lapse free, and lapse known); (3) a real
 run of ``model=dsp`` on pitch_relative, and the same listener with its answer replaced by a guess
 with probability 0.2 and 0.4 (the threshold at 75 % must rise; the Weibull scale stays).
 
@@ -20,7 +22,7 @@ from auralgen.evaluation.adapters import build_adapter
 from auralgen.evaluation.adaptive import FlipAdapter, QuestSettings, SimulatedObserver, run_adaptive
 from auralgen.evaluation.adaptive.domain import LevelDomain
 from auralgen.evaluation.adaptive.session import build_task
-from auralgen.evaluation.adaptive.simulate import adaptive_runs, grid_runs, trials_ratio
+from auralgen.evaluation.adaptive.simulate import adaptive_runs, design_bound, grid_runs, trials_ratio
 
 PITCH = LevelDomain(50 / 16, 1200.0, "cents")
 GRID = (50, 100, 200, 400, 1200)
@@ -35,15 +37,19 @@ def main() -> None:
     settings = QuestSettings()
     print(f"QUEST+ on pitch domain {PITCH.low:g}-{PITCH.high:g} cents, guess 1/3, stop at CI ratio {settings.ci_ratio} "
           f"or {settings.max_trials} trials; {args.runs} runs per setting")  # fmt: skip
-    print("threshold slope lapse | coverage  bias(x)  trials  CI-ratio | grid trials for that CI  factor")
+    print("threshold slope lapse | coverage  bias(x)  trials  CI-ratio | grid trials for that CI  factor | "
+          "ceiling: lapse free  known")  # fmt: skip
+    stimuli = [PITCH.to_value(u) for u in PITCH.axis(settings.n_levels)]
     for threshold, slope, lapse in SETTINGS:
         obs = SimulatedObserver(PITCH, threshold=threshold, slope=slope, lapse=lapse, chance=1 / 3)
         a = adaptive_runs(obs, settings, n_runs=args.runs)
         grid = [grid_runs(obs, GRID, n, n_runs=args.grid_runs, max_lapse=max(settings.lapses)) for n in (16, 32, 64)]
         r = trials_ratio(a, grid)
-        g = "n/a" if r["factor"] is None else f"{r['grid_trials']:.0f}  {r['factor']:.1f}x"
+        g = "n/a" if r["factor"] is None else f"{r['grid_trials']:.0f}  {r['factor']:.2f}x"
+        ceiling = [design_bound(obs, GRID, stimuli, lapse_free=free)["factor"] for free in (True, False)]
+        c = "  ".join("n/a (lapse 0)" if f is None else f"{f:.3g}x" for f in ceiling)
         print(f"{threshold:9g} {slope:5g} {lapse:5g} | {a['coverage']:8.3f} {a['bias_ratio_median']:8.3f} "
-              f"{a['trials_median']:7.0f} {a['ci_ratio_median']:8.2f} | {g}")  # fmt: skip
+              f"{a['trials_median']:7.0f} {a['ci_ratio_median']:8.2f} | {g:>24} | {c}")  # fmt: skip
     print("\nreference DSP listener, pitch_relative (seed 0); a flip p is a lapse p*2/3, so lapses up to 0.3 here:")
     task = build_task("pitch_relative")
     wide = QuestSettings(lapses=(0.0, 0.05, 0.1, 0.15, 0.2, 0.3))

@@ -6,6 +6,7 @@ import dataclasses
 import json
 import math
 
+import numpy as np
 import pytest
 
 from auralgen.core.errors import ParameterError
@@ -14,7 +15,7 @@ from auralgen.evaluation.adaptive import FlipAdapter, QuestSettings, SimulatedOb
 from auralgen.evaluation.adaptive.domain import LevelDomain
 from auralgen.evaluation.adaptive.quest import NO_THRESHOLD, QuestPlusProcedure
 from auralgen.evaluation.adaptive.session import build_task, run_track
-from auralgen.evaluation.adaptive.simulate import adaptive_runs, grid_runs, trials_ratio
+from auralgen.evaluation.adaptive.simulate import adaptive_runs, design_bound, grid_runs, trials_ratio
 
 PITCH = LevelDomain(50 / 16, 1200.0, "cents")
 FAST = QuestSettings(max_trials=40)
@@ -103,6 +104,50 @@ def test_coverage_of_the_95_interval_on_simulated_observers():
     summary = adaptive_runs(obs, QuestSettings(), n_runs=20, seed=7)
     assert summary["n_covered"] >= 16, summary
     assert abs(summary["bias_log10_median"]) < 0.1 and summary["finite"] == 20
+
+
+def _two_point_best_variance(obs, stimuli):
+    """Brute force, written apart from design_bound: with the lapse known the threshold and slope are the
+    free parameters, and a c-optimal design needs at most two stimuli (Elfving 1952), so the least
+    variance of the threshold is a search over pairs of stimuli and their share of trials."""
+    q = (1 - obs.lapse - obs.criterion) / (1 - obs.chance - obs.lapse)
+    u = np.array([obs.domain.to_axis(v) for v in stimuli])
+
+    def p(u_c, slope):
+        t = u_c - np.log10(-np.log(q)) / slope
+        return obs.chance + (1 - obs.chance - obs.lapse) * (1 - np.exp(-(10.0 ** (slope * (u - t)))))
+
+    u_c, h = obs.domain.to_axis(obs.threshold), 1e-6
+    d_t = (p(u_c + h, obs.slope) - p(u_c - h, obs.slope)) / (2 * h)
+    d_b = (p(u_c, obs.slope + h) - p(u_c, obs.slope - h)) / (2 * h)
+    w = 1 / (p(u_c, obs.slope) * (1 - p(u_c, obs.slope)))
+    best = np.inf
+    for share in np.linspace(0.005, 0.995, 199):
+        for i in range(u.size):
+            a = share * w[i] * d_t[i] ** 2 + (1 - share) * w * d_t**2
+            b = share * w[i] * d_t[i] * d_b[i] + (1 - share) * w * d_t * d_b
+            c = share * w[i] * d_b[i] ** 2 + (1 - share) * w * d_b**2
+            det = a * c - b * b
+            ok = det > 1e-9 * (a * c + 1e-300)
+            if ok.any():
+                best = min(best, float(np.min(c[ok] / det[ok])))
+    return best
+
+
+def test_design_bound_finds_the_best_allocation_and_orders_the_settings():
+    stimuli = [PITCH.to_value(u) for u in PITCH.axis(41)]
+    grid = (50, 100, 200, 400, 1200)
+    obs = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
+    known = design_bound(obs, grid, stimuli, lapse_free=False)
+    assert known["best_var"] == pytest.approx(_two_point_best_variance(obs, stimuli), rel=0.01)
+    free = design_bound(obs, grid, stimuli)
+    # a parameter more to learn costs the grid more than the best allocation; both factors are > 1
+    assert free["grid_var"] >= known["grid_var"] and free["factor"] > 1 and known["factor"] > 1
+    # a threshold below the grid's hardest value: the grid hardly informs, the bound grows
+    low = dataclasses.replace(obs, threshold=40.0)
+    assert design_bound(low, grid, stimuli, lapse_free=False)["factor"] > 3 * known["factor"]
+    at_bound = design_bound(dataclasses.replace(obs, lapse=0.0), grid, stimuli)
+    assert at_bound["factor"] is None and "bound" in at_bound["why"]
 
 
 @pytest.mark.slow  # ~10-20 s: make test stays well under 10 min; make test-slow (CI) runs it

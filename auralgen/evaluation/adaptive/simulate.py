@@ -6,7 +6,9 @@ threshold, median bias of ``log10(estimate / truth)``, median trials and interva
 :func:`grid_runs` does the same for the fixed-grid method -- ``n_per_level`` trials at each
 positive grid value, fitted by :func:`~auralgen.evaluation.psychometrics.fit_psychometric` with its
 bootstrap interval -- and :func:`trials_ratio` finds how many grid trials reach the interval
-ratio the adaptive runs reached, and divides by the adaptive trials.
+ratio the adaptive runs reached, and divides by the adaptive trials. :func:`design_bound` is the
+ceiling of that factor: the grid's asymptotic variance of the criterion threshold over the variance
+of the best allocation of trials over the adaptive stimuli, chosen knowing the true observer.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ import math
 from dataclasses import replace
 
 import numpy as np
+from scipy.optimize import minimize
 
 from ..psychometrics import fit_psychometric
 from .observers import SimulatedObserver
 from .quest import QuestPlusProcedure, QuestSettings
 from .session import run_track
 
-__all__ = ["adaptive_runs", "grid_runs", "trials_ratio"]
+__all__ = ["adaptive_runs", "design_bound", "grid_runs", "trials_ratio"]
 
 
 def adaptive_runs(observer: SimulatedObserver, settings: QuestSettings, *, n_runs: int, seed: int = 0) -> dict:
@@ -83,3 +86,70 @@ def trials_ratio(adaptive: dict, grid_table: list[dict]) -> dict:
     needed = near["trials"] * (math.log(near["ci_ratio_median"]) / math.log(target)) ** 2
     return {"target_ci_ratio": target, "grid_trials": needed, "factor": needed / adaptive["trials_median"],
             "from_row": near["n_per_level"]}  # fmt: skip
+
+
+def _p_correct(u, theta, chance: float, criterion: float):
+    """The observer's model at axis values ``u`` with ``theta = (u_c, slope, lapse)`` (``u_c``: the
+    criterion threshold on the axis), as :class:`~.observers.SimulatedObserver` computes it."""
+    u_c, slope, lapse = theta
+    q = (1.0 - lapse - criterion) / (1.0 - chance - lapse)
+    t = u_c - np.log10(-np.log(q)) / slope
+    return chance + (1.0 - chance - lapse) * (1.0 - np.exp(-(10.0 ** (slope * (u - t)))))
+
+
+def _fisher(u, theta, free, chance, criterion):
+    """Per-trial Fisher information ``[len(u), k, k]`` of a correct/incorrect answer at each ``u``
+    about ``theta[free]`` (central differences, step 1e-5 of each parameter's size)."""
+    grads = []
+    for k in free:
+        h = np.zeros(3)
+        h[k] = 1e-5 * max(1.0, abs(theta[k]))
+        hi, lo = _p_correct(u, theta + h, chance, criterion), _p_correct(u, theta - h, chance, criterion)
+        grads.append((hi - lo) / (2 * h[k]))
+    g = np.stack(grads, axis=1)
+    p = np.clip(_p_correct(u, theta, chance, criterion), 1e-12, 1 - 1e-12)
+    return g[:, :, None] * g[:, None, :] / (p * (1 - p))[:, None, None]
+
+
+def _threshold_variance(weights, info) -> float:
+    """Asymptotic variance (axis units squared, per trial) of ``u_c`` under the allocation ``weights``
+    (a ridge of 1e-10 of ``M``'s mean diagonal keeps a near-singular ``M`` invertible: the best
+    allocation for one quantity is often singular; ``inf`` where ``M`` carries no information)."""
+    m = np.einsum("n,nij->ij", weights, info)
+    scale = float(np.trace(m)) / m.shape[0]
+    if not scale > 0:
+        return math.inf
+    var = float(np.linalg.inv(m + 1e-10 * scale * np.eye(m.shape[0]))[0, 0])
+    return var if 0 < var < 1e12 else math.inf
+
+
+def design_bound(observer: SimulatedObserver, grid, stimuli, *, lapse_free: bool = True) -> dict:
+    """How many times fewer trials than the grid any procedure could need, knowing the true observer.
+
+    Per trial, the asymptotic variance of the criterion threshold ``u_c`` (maximum likelihood, slope
+    free, lapse free or known) is ``inv(M)[0, 0]`` with ``M`` the Fisher information averaged over the
+    trials' values. For the grid (equal trials at each positive value of ``grid``) it is fixed; the best
+    allocation over ``stimuli`` (a c-optimal design: weights found by L-BFGS from equal weights) is the
+    least any placement can reach -- an adaptive procedure, which must first find the threshold, needs
+    more. ``factor`` = grid variance / best variance, the trials ratio at equal interval width.
+    Asymptotic, so at a true lapse of 0 (a bound of its prior) a free lapse is not a regular parameter:
+    then ``factor`` is ``None`` and ``why`` says so.
+    """
+    if lapse_free and observer.lapse <= 0:
+        return {"grid_var": None, "best_var": None, "factor": None,
+                "why": "lapse 0 is a bound of the lapse's range: the asymptotics of a free lapse do not hold"}  # fmt: skip
+    theta = np.array([observer.domain.to_axis(observer.threshold), observer.slope, observer.lapse])
+    free = (0, 1, 2) if lapse_free else (0, 1)
+    args = (theta, free, observer.chance, observer.criterion)
+    u_grid = np.array([observer.domain.to_axis(v) for v in grid if v > 0])
+    u_stim = np.array([observer.domain.to_axis(v) for v in stimuli])
+    grid_var = _threshold_variance(np.full(u_grid.size, 1.0 / u_grid.size), _fisher(u_grid, *args))
+    info = _fisher(u_stim, *args)
+
+    def objective(z):
+        w = np.exp(z - z.max())
+        return math.log(min(_threshold_variance(w / w.sum(), info), 1e12))
+
+    fit = minimize(objective, np.zeros(u_stim.size), method="L-BFGS-B")
+    best_var = min(math.exp(fit.fun), _threshold_variance(np.full(u_stim.size, 1.0 / u_stim.size), info))
+    return {"grid_var": grid_var, "best_var": best_var, "factor": grid_var / best_var}

@@ -1,7 +1,9 @@
 """The local process-pool executor (and :func:`make_executor`, which picks serial or pool).
 
 :meth:`Executor.map_ordered` yields ``fn(w)`` for each work unit ``w`` in input order, with at
-most ``max_ahead`` units sent ahead of the consumer (memory stays bounded). Every wait is
+most ``max_ahead`` units sent ahead of the consumer (memory stays bounded). A unit goes to a worker
+when it has fewer than :data:`DEPTH` units outstanding, not queued behind another's slow unit at
+send time, so a worker idles only when the whole window waits on one unit. Every wait is
 bounded: once ``fn`` raises in a worker, the units before it may finish within
 :data:`GRACE_S` (their results are yielded), then the error is re-raised in the caller; a worker
 that dies is an error of its units. :meth:`close` with ``cancel=True`` kills the workers instead
@@ -19,6 +21,7 @@ import time
 
 from auralgen.execution.serial import SerialExecutor
 
+DEPTH = 2  # units outstanding per worker: the one it renders and the next, ready when it finishes
 POLL_S = 0.5  # longest single wait of the consumer loop and of an idle worker
 GRACE_S = 3.0  # after a unit failed: how long the units before it may take to finish (their output is kept)
 KILL_WAIT_S = 3.0  # after SIGTERM, how long the workers may take to exit before SIGKILL
@@ -77,11 +80,13 @@ class LocalPoolExecutor:
         next_seq, sent, exhausted = 0, 0, False
         while True:
             while not exhausted and failed is None and sent - next_seq < max(1, max_ahead):
+                w = min(range(len(busy)), key=lambda i: len(busy[i]))
+                if len(busy[w]) >= DEPTH:
+                    break
                 seq, unit = next(units, (None, None))
                 if seq is None:
                     exhausted = True
                     break
-                w = min(range(len(busy)), key=lambda i: len(busy[i]))
                 self._conns[w].send((seq, unit))
                 busy[w].append(seq)
                 sent += 1

@@ -55,3 +55,21 @@ def test_a_dead_worker_is_an_error_not_a_wait():
             list(ex.map_ordered(die_at_3, range(10), max_ahead=4))
     finally:
         ex.close(cancel=True)
+
+
+def slow_first(x):
+    time.sleep(1.5 if x == 0 else 0.02)
+    return os.getpid()
+
+
+def test_a_slow_unit_does_not_hold_back_the_units_queued_behind_it():
+    """Units go to a worker with fewer than DEPTH outstanding: while one worker renders the slow unit 0,
+    the other takes the rest of the window. Queued at send time (the old dispatch), the slow worker held
+    half the window (8 of 16) and the other one idled once its half was done."""
+    ex = LocalPoolExecutor(2)
+    try:
+        pids = list(ex.map_ordered(slow_first, range(16), max_ahead=16))
+    finally:
+        ex.close()
+    # the slow worker took one more unit (DEPTH 2) before unit 0 ended; the other rendered the rest of the window
+    assert sum(p == pids[0] for p in pids[1:14]) <= 1, pids

@@ -88,26 +88,25 @@ def trials_ratio(adaptive: dict, grid_table: list[dict]) -> dict:
             "from_row": near["n_per_level"]}  # fmt: skip
 
 
-def _p_correct(u, theta, chance: float, criterion: float):
-    """The observer's model at axis values ``u`` with ``theta = (u_c, slope, lapse)`` (``u_c``: the
-    criterion threshold on the axis), as :class:`~.observers.SimulatedObserver` computes it."""
+def _p_at(observer: SimulatedObserver, values, theta) -> np.ndarray:
+    """``observer``'s accuracy at ``values`` with ``theta = (u_c, slope, lapse)`` in place of its own
+    (``u_c``: the criterion threshold on the domain's axis)."""
     u_c, slope, lapse = theta
-    q = (1.0 - lapse - criterion) / (1.0 - chance - lapse)
-    t = u_c - np.log10(-np.log(q)) / slope
-    return chance + (1.0 - chance - lapse) * (1.0 - np.exp(-(10.0 ** (slope * (u - t)))))
+    obs = replace(observer, threshold=observer.domain.to_value(u_c), slope=slope, lapse=lapse)
+    return np.array([obs.p_correct(v) for v in values])
 
 
-def _fisher(u, theta, free, chance, criterion):
-    """Per-trial Fisher information ``[len(u), k, k]`` of a correct/incorrect answer at each ``u``
-    about ``theta[free]`` (central differences, step 1e-5 of each parameter's size)."""
+def _fisher(observer: SimulatedObserver, values, free) -> np.ndarray:
+    """Per-trial Fisher information ``[len(values), k, k]`` of a correct/incorrect answer at each value
+    about ``(u_c, slope, lapse)[free]`` (central differences, step 1e-5 of each parameter's size)."""
+    theta = np.array([observer.domain.to_axis(observer.threshold), observer.slope, observer.lapse])
     grads = []
     for k in free:
         h = np.zeros(3)
         h[k] = 1e-5 * max(1.0, abs(theta[k]))
-        hi, lo = _p_correct(u, theta + h, chance, criterion), _p_correct(u, theta - h, chance, criterion)
-        grads.append((hi - lo) / (2 * h[k]))
+        grads.append((_p_at(observer, values, theta + h) - _p_at(observer, values, theta - h)) / (2 * h[k]))
     g = np.stack(grads, axis=1)
-    p = np.clip(_p_correct(u, theta, chance, criterion), 1e-12, 1 - 1e-12)
+    p = np.clip(_p_at(observer, values, theta), 1e-12, 1 - 1e-12)
     return g[:, :, None] * g[:, None, :] / (p * (1 - p))[:, None, None]
 
 
@@ -138,18 +137,15 @@ def design_bound(observer: SimulatedObserver, grid, stimuli, *, lapse_free: bool
     if lapse_free and observer.lapse <= 0:
         return {"grid_var": None, "best_var": None, "factor": None,
                 "why": "lapse 0 is a bound of the lapse's range: the asymptotics of a free lapse do not hold"}  # fmt: skip
-    theta = np.array([observer.domain.to_axis(observer.threshold), observer.slope, observer.lapse])
     free = (0, 1, 2) if lapse_free else (0, 1)
-    args = (theta, free, observer.chance, observer.criterion)
-    u_grid = np.array([observer.domain.to_axis(v) for v in grid if v > 0])
-    u_stim = np.array([observer.domain.to_axis(v) for v in stimuli])
-    grid_var = _threshold_variance(np.full(u_grid.size, 1.0 / u_grid.size), _fisher(u_grid, *args))
-    info = _fisher(u_stim, *args)
+    grid = [v for v in grid if v > 0]
+    grid_var = _threshold_variance(np.full(len(grid), 1.0 / len(grid)), _fisher(observer, grid, free))
+    info = _fisher(observer, stimuli, free)
 
     def objective(z):
         w = np.exp(z - z.max())
         return math.log(min(_threshold_variance(w / w.sum(), info), 1e12))
 
-    fit = minimize(objective, np.zeros(u_stim.size), method="L-BFGS-B")
-    best_var = min(math.exp(fit.fun), _threshold_variance(np.full(u_stim.size, 1.0 / u_stim.size), info))
+    fit = minimize(objective, np.zeros(len(stimuli)), method="L-BFGS-B")
+    best_var = min(math.exp(fit.fun), _threshold_variance(np.full(len(stimuli), 1.0 / len(stimuli)), info))
     return {"grid_var": grid_var, "best_var": best_var, "factor": grid_var / best_var}

@@ -34,7 +34,23 @@ from . import screening
 from .sound import trial_wav
 from .study import StudyConfig
 
-__all__ = ["Schedule", "Stimulus"]
+__all__ = ["Schedule", "Stimulus", "adaptive_tracks", "new_procedure"]
+
+
+def adaptive_tracks(study: StudyConfig) -> dict[str, Task]:
+    """The study's adaptive tracks by name (a task's, or one per audiogram frequency), in study order."""
+    tracks: dict[str, Task] = {}
+    for name, overrides in study.adaptive.tasks.items() if study.adaptive else ():
+        task = build_task(name, **{k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()})
+        tracks.update(dict(task.adaptive_tracks()))
+    return tracks
+
+
+def new_procedure(study: StudyConfig, task: Task) -> QuestPlusProcedure:
+    """A fresh procedure of a track of ``task`` (as ``mode=adaptive`` builds it)."""
+    block = study.adaptive
+    return QuestPlusProcedure(domain_for(task, extend=block.extend), chance=1.0 / task.n_choices,
+                              settings=block.settings)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -65,13 +81,9 @@ class Schedule:
             self.fixed = {it.id: it for it in items}
             for it in items:  # refuse a study whose sounds do not fit before anyone starts
                 self._item_stimulus(it)
-        self.tracks: dict[str, Task] = {}
-        if study.adaptive is not None:
-            for name, overrides in study.adaptive.tasks.items():
-                task = build_task(name, **_tuples(overrides))
-                self.tracks.update(dict(task.adaptive_tracks()))
-            for name, sub in self.tracks.items():
-                self.procedure(name)  # the domain rule refuses a task that cannot run adaptively
+        self.tracks = adaptive_tracks(study)
+        for name in self.tracks:
+            self.procedure(name)  # the domain rule refuses a task that cannot run adaptively
         self.practice_tasks = self._practice_tasks()
         if study.practice and not self.practice_tasks:
             raise ParameterError(
@@ -107,9 +119,7 @@ class Schedule:
 
     def procedure(self, name: str) -> QuestPlusProcedure:
         """A fresh procedure of track ``name`` (as ``mode=adaptive`` builds it)."""
-        task, block = self.tracks[name], self.study.adaptive
-        return QuestPlusProcedure(domain_for(task, extend=block.extend), chance=1.0 / task.n_choices,
-                                  settings=block.settings)  # fmt: skip
+        return new_procedure(self.study, self.tracks[name])
 
     # -- stimuli -----------------------------------------------------------------------------
     def _item_stimulus(self, item: Item, level_value: float | None = None) -> Stimulus:
@@ -138,7 +148,3 @@ class Schedule:
         wav = trial_wav([clip], self.study.audio.sample_rate, self.study.audio, where="screening trial")
         return Stimulus(f"screening-{k}", "headphone_screening", screening.QUESTION, screening.OPTIONS, answer,
                         None, "", wav)  # fmt: skip
-
-
-def _tuples(overrides: dict) -> dict:
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()}

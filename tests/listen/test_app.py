@@ -77,7 +77,9 @@ def test_a_whole_session_shows_no_answer_and_stores_every_trial(tmp_path, pitch_
             assert not leaked and (set(body) - {"stored", "state", "feedback"}) == set()
     assert all("feedback" not in body for kind, body in log if kind == "answer" and "feedback" not in body)
     db = sqlite3.connect(study.db_path)
-    rows = db.execute("SELECT phase, item_id, level_value, token, response, rt_ms, screening_passed FROM trials").fetchall()
+    rows = db.execute(
+        "SELECT phase, item_id, level_value, token, response, rt_ms, screening_passed FROM trials"
+    ).fetchall()
     text = json.dumps([s for kind, s in log if kind != "audio"]) + "".join(r.text for r in page)
     for phase, item_id, value, token, response, rt, passed in rows:
         assert response is not None and rt == 321.0  # every trial answered and stored

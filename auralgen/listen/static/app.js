@@ -24,6 +24,7 @@ function para(text) { return el("p", {}, text); }
 
 function show(state) {
   screen.replaceChildren();
+  delete screen.dataset.trial;
   screen.dataset.screen = state.screen;
   ({ consent, volume, trial, end })[state.screen](state);
 }
@@ -56,6 +57,7 @@ function volume(s) {
 }
 
 function trial(s) {
+  screen.dataset.trial = s.id;
   const label = { screening: "Headphone check", practice: "Practice", test: "Test" }[s.part];
   screen.append(el("p", { class: "part", id: "part" }, label + " · trial " + s.number + (s.of ? " of " + s.of : "")));
   screen.append(el("p", { class: "question", id: "question" }, s.question));
@@ -81,6 +83,7 @@ async function answer(s, choice, buttons) {
   const r = await api("api/answer", { id: s.id, choice: choice, rt_ms: rt });
   if (!r.feedback) return show(r.state);
   screen.replaceChildren();
+  delete screen.dataset.trial;
   screen.dataset.screen = "feedback";
   const f = r.feedback;
   screen.append(el("p", { class: "feedback " + (f.correct ? "right" : "wrong"), id: "feedback" },

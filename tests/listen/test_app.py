@@ -81,7 +81,7 @@ def test_a_whole_session_shows_no_answer_and_stores_every_trial(tmp_path, pitch_
         "SELECT phase, item_id, level_value, token, response, rt_ms, screening_passed FROM trials"
     ).fetchall()
     text = json.dumps([s for kind, s in log if kind != "audio"]) + "".join(r.text for r in page)
-    for phase, item_id, value, token, response, rt, passed in rows:
+    for phase, item_id, _value, token, response, rt, passed in rows:
         assert response is not None and rt == 321.0  # every trial answered and stored
         assert item_id not in text and token in text  # the browser knew the trial by its opaque id only
         assert (passed == 1) == (phase != "screening")

@@ -60,24 +60,26 @@ def _hash(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def create_app(study: StudyConfig, *, token: str | None = None, schedule: Schedule | None = None) -> Starlette:
-    """The app of ``study``; with ``token``, every route needs it (see the module docstring)."""
-    store = Store(study.db_path)
-    session = Session(schedule or Schedule(study), store)
-    admin = experimenter_key(study.out)
-    calibration = calibration_tone(study.audio)
+class _Routes:
+    """The app's handlers over one study's session and store."""
 
-    def participant(request: Request, *, create: bool = False) -> str | None:
+    def __init__(self, study: StudyConfig, session: Session, store: Store):
+        self.study, self.session, self.store = study, session, store
+        self.admin = experimenter_key(study.out)
+        self.calibration = calibration_tone(study.audio)
+
+    def participant(self, request: Request, *, create: bool = False) -> str | None:
         key = request.cookies.get(KEY_COOKIE)
-        row = store.participant_by_key(_hash(key)) if key else None
+        row = self.store.participant_by_key(_hash(key)) if key else None
         if row is not None:
             return row["pid"]
         if not create:
             return None
         key = secrets.token_urlsafe(32)
         request.state.new_key = key
-        return store.create_participant(_hash(key))
+        return self.store.create_participant(_hash(key))
 
+    @staticmethod
     def reply(request: Request, body: dict, status: int = 200) -> JSONResponse:
         resp = JSONResponse(body, status_code=status, headers=NO_STORE)
         new = getattr(request.state, "new_key", None)
@@ -85,44 +87,59 @@ def create_app(study: StudyConfig, *, token: str | None = None, schedule: Schedu
             resp.set_cookie(KEY_COOKIE, new, max_age=180 * 86400, httponly=True, samesite="strict")
         return resp
 
-    def index(request: Request) -> Response:
-        return HTMLResponse(_static("index.html").replace("{{title}}", _escape(study.title)), headers=NO_STORE)
+    def index(self, request: Request) -> Response:
+        return HTMLResponse(_static("index.html").replace("{{title}}", _escape(self.study.title)), headers=NO_STORE)
 
-    def static(request: Request) -> Response:
+    def static(self, request: Request) -> Response:
         name = request.path_params["name"]
         if name not in STATIC:
             return PlainTextResponse("not found", status_code=404)
         return Response(_static(name), media_type=STATIC[name], headers=NO_STORE)
 
-    def state(request: Request) -> Response:
-        return reply(request, session.state(participant(request, create=True)))
+    def state(self, request: Request) -> Response:
+        return self.reply(request, self.session.state(self.participant(request, create=True)))
 
-    async def act(request: Request) -> Response:
-        pid = participant(request)
+    async def act(self, request: Request) -> Response:
+        pid = self.participant(request)
         if pid is None:
-            return reply(request, {"error": "no session; allowed: load the study page first"}, 401)
+            return self.reply(request, {"error": "no session; allowed: load the study page first"}, 401)
         action = request.path_params["action"]
-        body = await request.json() if action == "answer" else {}
-        return reply(request, await _run(session, pid, action, body))
+        if action not in ("consent", "volume", "answer"):
+            return self.reply(request, {"error": f"action {action!r}; allowed: consent, volume, answer"}, 404)
+        try:
+            body = await request.json() if action == "answer" else {}
+        except ValueError:
+            body = {}
+        return self.reply(request, await _run(self.session, pid, action, body if isinstance(body, dict) else {}))
 
-    def audio(request: Request) -> Response:
-        pid = participant(request)
+    def audio(self, request: Request) -> Response:
+        pid = self.participant(request)
         token = request.path_params["token"]
-        wav = calibration if token == "calibration" and pid else (session.audio(pid, token) if pid else None)
+        if pid is None:
+            wav = None
+        else:
+            wav = self.calibration if token == "calibration" else self.session.audio(pid, token)
         if wav is None:
             return PlainTextResponse("no such sound", status_code=404, headers=NO_STORE)
         return Response(wav, media_type="audio/wav", headers=NO_STORE)
 
-    def results(request: Request) -> Response:
+    def results(self, request: Request) -> Response:
         auth = request.headers.get("authorization", "")
-        if not hmac.compare_digest(auth.encode(), f"Bearer {admin}".encode()):
+        if not hmac.compare_digest(auth.encode(), f"Bearer {self.admin}".encode()):
             return JSONResponse({"error": "experimenter only: Authorization: Bearer <out>/experimenter.key"}, 403)
-        return JSONResponse({"participants": _public(store.participants()), "trials": store.trials(answered=False)})
+        body = {"participants": _public(self.store.participants()), "trials": self.store.trials(answered=False)}
+        return JSONResponse(body, headers=NO_STORE)
 
+
+def create_app(study: StudyConfig, *, token: str | None = None, schedule: Schedule | None = None) -> Starlette:
+    """The app of ``study``; with ``token``, every route needs it (see the module docstring)."""
+    store = Store(study.db_path)
+    session = Session(schedule or Schedule(study), store)
+    r = _Routes(study, session, store)
     routes = [
-        Route("/", index), Route("/static/{name}", static), Route("/api/state", state),
-        Route("/api/{action:str}", act, methods=["POST"]), Route("/audio/{token:str}", audio),
-        Route("/results", results),
+        Route("/", r.index), Route("/static/{name}", r.static), Route("/api/state", r.state),
+        Route("/api/{action:str}", r.act, methods=["POST"]), Route("/audio/{token:str}", r.audio),
+        Route("/results", r.results),
     ]  # fmt: skip
     app = Starlette(routes=routes)
     app.state.session, app.state.store = session, store

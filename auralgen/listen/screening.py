@@ -52,7 +52,7 @@ def screening_trial(rng: np.random.Generator, sample_rate: int) -> tuple[np.ndar
     --------
     >>> clip, answer = screening_trial(np.random.default_rng(0), 8000)
     >>> clip.shape, answer in (0, 1, 2)
-    ((2, 28000), True)
+    ((2, 32000), True)
     """
     quiet = int(rng.integers(3))
     antiphase = int(rng.choice([k for k in range(3) if k != quiet]))

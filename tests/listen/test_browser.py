@@ -84,7 +84,13 @@ class Page:
         self.click("play")
         data = self.d.execute_async_script(FETCH_AUDIO)
         assert not data.startswith("error:"), data
-        return s.get_attribute("data-trial"), part, self.d.find_element("id", "question").text, options, base64.b64decode(data)
+        return (
+            s.get_attribute("data-trial"),
+            part,
+            self.d.find_element("id", "question").text,
+            options,
+            base64.b64decode(data),
+        )
 
     def answer(self, trial_id, choice):
         self.d.find_elements("css selector", "button.option")[choice].click()

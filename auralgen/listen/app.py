@@ -11,6 +11,8 @@ Access: on 127.0.0.1 (the default) the page is open to that machine. On any othe
 participant link must carry the study token (``/?t=<token>``; the page keeps it in a cookie);
 without it every route answers 403. ``GET /results`` (every stored row, answers included) is for
 the experimenter only: it needs ``Authorization: Bearer <key>``, the key in ``<out>/experimenter.key``.
+The study token is the study file's ``token`` or one drawn once into ``<out>/study.token``, so links
+survive a restart.
 """
 
 from __future__ import annotations
@@ -41,9 +43,10 @@ NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 STATIC = {"app.js": "text/javascript", "style.css": "text/css"}
 
 
-def experimenter_key(out: str | Path) -> str:
-    """The experimenter's key of the study in ``out`` (``<out>/experimenter.key``, drawn once, mode 0600)."""
-    path = Path(out) / "experimenter.key"
+def experimenter_key(out: str | Path, name: str = "experimenter.key") -> str:
+    """The experimenter's key of the study in ``out`` (``<out>/experimenter.key``, drawn once, mode 0600);
+    ``name="study.token"``: the study token of participant links, kept the same way across restarts."""
+    path = Path(out) / name
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -201,7 +204,7 @@ def serve(study: StudyConfig, *, host: str = "127.0.0.1", port: int = 8000, log=
     """Serve ``study`` with uvicorn until interrupted; off loopback a study token gates every link."""
     import uvicorn
 
-    token = None if host in LOOPBACK else (study.token or secrets.token_hex(16))
+    token = None if host in LOOPBACK else (study.token or experimenter_key(study.out, "study.token"))
     app = create_app(study, token=token)
     shown = f"[{host}]" if ":" in host else host
     link = f"http://{shown}:{port}/" + (f"?t={token}" if token else "")

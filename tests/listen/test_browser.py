@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from auralgen.evaluation.adaptive import SimulatedObserver
-from auralgen.evaluation.adaptive.session import build_task, run_track
+from auralgen.evaluation.adaptive.session import build_task, run_track, track_summary
+from auralgen.listen.report import study_report
 from auralgen.listen.schedule import new_procedure
 from auralgen.listen.study import load_study
 from tests.support.listen_server import ROOT, ListenServer, write_study
@@ -153,5 +154,12 @@ def test_a_browser_session_stores_every_trial_and_its_threshold_is_the_direct_ru
     replayed = new_procedure(study, task)
     for _, value, correct, _ in adaptive:
         replayed.update(value, bool(correct))
-    assert replayed.estimate().threshold == direct.procedure.estimate().threshold  # the same threshold
+    assert replayed.estimate().threshold == direct.procedure.estimate().threshold  # the same threshold ...
+    (person,) = study_report(study)["participants"].values()  # ... in the study's report
+    mine, theirs = person["adaptive"]["pitch_relative"], track_summary(direct)
+    assert (mine["threshold"], mine["ci95"]) == (theirs["threshold"], theirs["ci95"])
+    print(
+        f"browser threshold {mine['threshold']} cents {mine['ci95']} ({mine['n_trials']} trials); direct "
+        f"{theirs['threshold']} {theirs['ci95']}; observer 60 cents"
+    )
     assert all(Path(SHOTS / f"{n}.png").stat().st_size > 5000 for n in ("1_consent", "3_screening", "6_test"))

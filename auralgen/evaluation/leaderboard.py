@@ -187,7 +187,7 @@ def render_leaderboard(path: Path, runs: dict[str, dict], controls: dict[str, di
         label = res["model"]["label"]
         group = groups[_dataset_key(res)]
         group[label if label not in group else f"{label} ({Path(out).name})"] = res
-    lines = ["# auralgen leaderboard", "", NOTE]
+    lines, store = ["# auralgen leaderboard", "", NOTE], _load(path)
     if not groups:
         lines += ["", "No finished run yet."]
     for key, group in sorted(groups.items()):
@@ -195,14 +195,14 @@ def render_leaderboard(path: Path, runs: dict[str, dict], controls: dict[str, di
         plot_dir = path.parent / f"{safe_name(path.stem)}_plots" / safe_name(key)
         ds = next(iter(ranked.values()))["dataset"]
         tested = (controls or {}).get(str(ds.get("manifest_sha256")))
-        lines += ["", *_section(key, ranked, plot_dir, path.parent, tested)]
-    store = _load(path)
+        lines += ["", *_section(key, ranked, plot_dir, path.parent, tested, store["human"].get("fixed"))]
     lines += adaptive_table(store["adaptive"], store["human"])
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
-def _section(key: str, runs: dict[str, dict], plot_dir: Path, base: Path, controls: dict | None) -> list[str]:
+def _section(key: str, runs: dict[str, dict], plot_dir: Path, base: Path, controls: dict | None,
+             human: dict | None = None) -> list[str]:  # fmt: skip
     ds = next(iter(runs.values()))["dataset"]
     lines = [
         f"## Dataset `{key}`",
@@ -229,6 +229,7 @@ def _section(key: str, runs: dict[str, dict], plot_dir: Path, base: Path, contro
         lines.append(
             f"| *{label}* | {CONTROL_KIND} | {_pct(row['macro_AA'])} | – | " + " | ".join(cells) + " | – | – | – |"
         )
+    lines += _human_fixed_row(human, ds, tasks)
     lines += _chance_rows(runs, tasks)
     if controls:
         lines += ["", f"*{CONTROL_KIND}s*: never hear the audio; trained on `{controls['train']}`, tested on every item "
@@ -269,6 +270,21 @@ def adaptive_table(adaptive: dict[str, dict], human: dict | None = None) -> list
     lines.append("| *human (published)* | " + " | ".join(cells + ([""] if people else [])) + " |")
     sources = sorted({h["human_jnd_source"] for h in human.values() if h.get("human_jnd_source")})
     return lines + ["", "Human thresholds: " + "; ".join(sources) + "." if sources else ""]
+
+
+def _human_fixed_row(human: dict | None, ds: dict, tasks: list[str]) -> list[str]:
+    """The people's accuracy on this dataset's items (one presentation each, options shuffled), when a listening
+    study's fixed block used the same dataset (manifest) and split; macro as the models'."""
+    if not human or human.get("manifest_sha256") != ds.get("manifest_sha256") or human.get("split") != ds.get("split"):
+        return []
+    by_task, pooled = human["by_task"], defaultdict(lambda: [0, 0])
+    for t, c in by_task.items():
+        sub = pooled[_sub_category(t)]
+        sub[0], sub[1] = sub[0] + c["correct"], sub[1] + c["n"]
+    macro = [k / n for k, n in pooled.values() if n]
+    cells = [f"{_pct(by_task[t]['accuracy'])} / –" if t in by_task else "–" for t in tasks]
+    label = f"*human (n = {human['n']}, same stimuli)*"
+    return [f"| {label} | people | {_pct(sum(macro) / len(macro))} | – | " + " | ".join(cells) + " | – | – | – |"]
 
 
 def _ratio(model: dict, people: dict) -> str:

@@ -21,6 +21,7 @@ from scipy import stats
 
 from auralgen.core.errors import ParameterError
 from auralgen.evaluation.adaptive.session import TrackResult, track_summary
+from auralgen.evaluation.items import dataset_fingerprint
 
 from .schedule import adaptive_tracks, new_procedure
 from .store import Store
@@ -94,13 +95,25 @@ def study_report(study: StudyConfig) -> dict:
         for name, t in p["adaptive"].items():
             by_track[name].append(t)
     pooled = {"fixed": _fixed(fixed_rows), "adaptive": {n: _pooled_threshold(v) for n, v in by_track.items()}}
+    dataset = None
+    if study.fixed is not None:
+        dataset = {"manifest_sha256": dataset_fingerprint(study.fixed.data), "split": study.fixed.split}
     return {"study": str(Path(study.out)), "seed": study.seed, "n": len(per), "screened_out": screened_out,
-            "participants": per, "pooled": pooled}  # fmt: skip
+            "dataset": dataset, "participants": per, "pooled": pooled}  # fmt: skip
 
 
 def human_entry(report: dict) -> dict:
-    """What the leaderboard shows of a study (:func:`auralgen.evaluation.leaderboard.update_human`)."""
-    return {"n": report["n"], "seed": report["seed"], "study": report["study"], "tracks": report["pooled"]["adaptive"]}
+    """What the leaderboard shows of a study (:func:`auralgen.evaluation.leaderboard.update_human`): the pooled
+    thresholds, and the pooled accuracy per task of the fixed block with the dataset it came from."""
+    entry = {"n": report["n"], "seed": report["seed"], "study": report["study"], "tracks": report["pooled"]["adaptive"]}
+    dataset = report.get("dataset")
+    if dataset and report["pooled"]["fixed"]:
+        by_task = {}
+        for task, levels in report["pooled"]["fixed"].items():
+            k, n = sum(c["correct"] for c in levels.values()), sum(c["n"] for c in levels.values())
+            by_task[task] = {"correct": k, "n": n, "accuracy": k / n}
+        entry["fixed"] = {**dataset, "n": report["n"], "by_task": by_task}
+    return entry
 
 
 def _cell(t: dict) -> str:

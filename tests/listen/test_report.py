@@ -82,3 +82,20 @@ def test_a_bad_study_file_exits_2_with_one_line(tmp_path, capsys):
     assert main(["listen", "report", str(bad)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: practice=-1") and "\n" not in err
+
+
+def test_the_dataset_table_gains_the_peoples_accuracy_on_the_same_items(tmp_path, pitch_dataset):
+    from auralgen.cli._hydra import compose
+    from auralgen.evaluation.config import validate_eval
+    from auralgen.evaluation.runner import run
+
+    study_file, _ = run_study(tmp_path, pitch_dataset)
+    board = tmp_path / "board" / "leaderboard.md"
+    cfg = [f"data={pitch_dataset}", f"out={tmp_path / 'random'}", "progress=false", "eval.n_boot=0", "model=random"]
+    run(validate_eval(compose([*cfg, f"leaderboard={board}"], config_name="evaluate")), log=lambda *_: None)
+    assert "same stimuli" not in board.read_text()
+    assert main(["listen", "report", str(study_file), "--leaderboard", str(board)]) == 0
+    row = next(
+        line for line in board.read_text().splitlines() if line.startswith("| *human (n = 2, same stimuli)* | people")
+    )
+    assert "| 100.0 | – | 100.0 / – |" in row  # the observers answered every fixed item right

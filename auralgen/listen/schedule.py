@@ -9,7 +9,8 @@ restarted server makes the same sound for the same stored trial:
   :class:`~auralgen.evaluation.adaptive.QuestPlusProcedure` on the task's level domain, and trial ``i``
   of track ``name`` at value ``v`` is :func:`~auralgen.evaluation.adaptive.trials.make_trial_item`
   ``(task, v, seed, name, i)`` -- the item a model meets at that trial and value with the same seed;
-* **practice** -- items made the same way at the easy end of each task's domain (track ``practice:<task>``);
+* **practice** -- items made the same way, two thirds of the way to the easy end of each task's domain
+  (track ``practice:<task>``);
 * **screening** -- :func:`~.screening.screening_trial` from ``(seed, participant, trial)``.
 
 The option order of every trial is a permutation drawn from ``(seed, participant, track, trial)``.
@@ -34,7 +35,9 @@ from . import screening
 from .sound import trial_wav
 from .study import StudyConfig
 
-__all__ = ["Schedule", "Stimulus", "adaptive_tracks", "new_procedure"]
+__all__ = ["PRACTICE_AT", "Schedule", "Stimulus", "adaptive_tracks", "new_procedure"]
+
+PRACTICE_AT = 2 / 3  # practice level: this share of the way from the hardest to the easiest value (axis)
 
 
 def adaptive_tracks(study: StudyConfig) -> dict[str, Task]:
@@ -136,9 +139,13 @@ class Schedule:
         return self._item_stimulus(made.item, value)
 
     def practice(self, k: int) -> Stimulus:
-        """Practice trial ``k``: the tasks in turn, each at the easy end of its domain."""
+        """Practice trial ``k``: the tasks in turn, each at :data:`PRACTICE_AT` of the way from the hardest to
+        the easiest value of its domain (on its axis: 165 cents for pitch, 70 dB HL for the default audiogram;
+        easy, and short of the domain's loudest tones)."""
         name, task = self.practice_tasks[k % len(self.practice_tasks)]
-        value = domain_for(task).easy_value()
+        d = domain_for(task)
+        hard, easy = d.to_axis(d.hard_value()), d.to_axis(d.easy_value())
+        value = float(d.to_value(hard + PRACTICE_AT * (easy - hard)))
         made = make_trial_item(task, value, seed=self.study.seed, track=f"practice:{name}", trial=k)
         return self._item_stimulus(made.item, value)
 

@@ -8,7 +8,7 @@ export NUMBA_CACHE_DIR := $(CURDIR)/.auralgen_cache/numba
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT     := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends
 
-.PHONY: help install dataset test test-slow soundfont golden eval bench lint clean
+.PHONY: help install dataset test test-slow soundfont browser golden eval bench lint clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -30,14 +30,19 @@ test: $(STAMP)  ## run the test suite (fast tests; slow ones are marked) on 2 pr
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 	$(BIN)/python -m pytest -q -n 2 --doctest-modules auralgen  # the docstrings' examples
 
-test-slow: $(STAMP) soundfont  ## run only the slow tests (installs the ray extra and FluidSynth: cluster and SoundFont tests)
-	$(BIN)/pip install -q -e '.[dev,ray,soundfont]'
+test-slow: $(STAMP) soundfont browser  ## run only the slow tests (installs the ray extra, FluidSynth and Chromium: cluster, SoundFont and browser tests)
+	$(BIN)/pip install -q -e '.[dev,ray,soundfont,listen-test]'
 	$(BIN)/python -m pytest -q -m slow
 
 soundfont: $(STAMP)  ## source=soundfont: FluidSynth and the Fluid R3 GM SoundFont (Debian packages; root or sudo), pyfluidsynth
 	@dpkg -s libfluidsynth3 fluid-soundfont-gm >/dev/null 2>&1 || $(APT) libfluidsynth3 fluid-soundfont-gm \
 	  || { $(SUDO) apt-get update -qq && $(APT) libfluidsynth3 fluid-soundfont-gm; }
 	$(BIN)/pip install -q -e '.[dev,soundfont]'
+
+browser: $(STAMP)  ## auralgen listen's browser test: Chromium and its driver (Debian packages; root or sudo), Selenium
+	@dpkg -s chromium chromium-driver >/dev/null 2>&1 || $(APT) chromium chromium-driver \
+	  || { $(SUDO) apt-get update -qq && $(APT) chromium chromium-driver; }
+	$(BIN)/pip install -q -e '.[dev,listen-test]'
 
 golden: $(STAMP)  ## check the default suite's shard SHA-256s against tests/golden/ (seed 0, workers 1 and 2)
 	$(BIN)/python bench/golden.py check default fast

@@ -60,6 +60,12 @@ NOT_RUN = {
     "make dataset": "builds the full default suite (covered by tests/test_default_suite.py, slow); its recipe "
     "`.venv/bin/python generate.py` builds data/default here at tiny size",
     "make test": "is the test suite itself (it would run this test recursively)",
+    ".venv/bin/python -m auralgen.cli listen examples/listen_pitch.yaml": "serves until interrupted (a real server "
+    "runs in tests/listen/test_server.py and test_browser.py)",
+    ".venv/bin/python -m auralgen.cli listen examples/listen_pitch.yaml --host 0.0.0.0 --port 8000": "serves until "
+    "interrupted, on every interface",
+    ".venv/bin/python -m auralgen.cli listen report examples/listen_pitch.yaml --json studies/pitch/report.json "
+    "--leaderboard results/leaderboard.md": "needs a study people took (tests/listen/test_report.py runs it on one)",
     "make eval": "scores 5 baselines on the full default suite; its `model=random` command runs here at tiny "
     "size as the setup of `action=rescore`",
 }

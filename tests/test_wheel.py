@@ -65,6 +65,8 @@ def test_wheel_ships_conf_and_no_test_support(wheel):
     conf = {f"auralgen/conf/{p.relative_to(ROOT / 'conf').as_posix()}" for p in (ROOT / "conf").rglob("*.yaml")}
     assert conf and conf <= names, sorted(conf - names)
     assert "auralgen/conf/room/hall.yaml" in names and "auralgen/conf/config.yaml" in names
+    static = {f"auralgen/listen/static/{n}" for n in ("index.html", "app.js", "style.css")}  # auralgen listen's page
+    assert static <= names, sorted(static - names)
     assert not [n for n in names if n.startswith(("auralgen/testing/", "tests/")) or "chat_server" in n
                 or "binaural_reference" in n], sorted(names)  # fmt: skip
     packages = {p.parent.relative_to(ROOT).as_posix() for p in (ROOT / "auralgen").rglob("__init__.py")}

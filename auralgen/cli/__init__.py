@@ -1,4 +1,4 @@
-"""The ``auralgen`` command: ``auralgen generate ...``, ``auralgen evaluate ...``, ``auralgen audit <dir>``.
+"""The ``auralgen`` command: ``auralgen generate ...``, ``evaluate ...``, ``audit <dir>``, ``listen STUDY.yaml``.
 
 Installed as a console script (pyproject.toml ``[project.scripts]``); ``python -m auralgen.cli`` is the
 same command, and the repository's ``generate.py`` / ``evaluate.py`` call it. ``generate`` and
@@ -14,6 +14,7 @@ COMMANDS = {
     "generate": "generate a dataset (Hydra overrides, e.g. task=pitch_relative out=data/pitch)",
     "evaluate": "evaluate a model on a dataset (Hydra overrides, e.g. model=random data=data/default)",
     "audit": "audit an exported dataset: auralgen audit <dataset dir> [--json OUT] [--no-listener]",
+    "listen": "a listening test for people: auralgen listen STUDY.yaml [--host H] | listen report STUDY.yaml",
 }
 
 
@@ -34,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if command == "audit":
         from auralgen.cli.audit import main as run
+    elif command == "listen":
+        from auralgen.cli.listen import main as run
     elif command == "generate":
         from auralgen.cli.generate import main as run
     else:

@@ -34,7 +34,7 @@ from .report import _pct, _thr, audiogram_levels, fit_from_json, frequency_tasks
 
 __all__ = [
     "adaptive_table", "control_rows", "rebuild_leaderboard", "render_leaderboard", "update_adaptive", "update_controls",
-    "update_leaderboard",
+    "update_human", "update_leaderboard",
 ]  # fmt: skip
 
 CONTROL_KIND = "audio-free control"
@@ -62,19 +62,21 @@ def _load_controls(path: Path) -> dict:
 
 def _write_store(path: Path, runs: dict, controls: dict, adaptive: dict | None = None) -> None:
     """Write the store; ``adaptive`` None keeps the adaptive runs it holds."""
-    adaptive = _load(path)["adaptive"] if adaptive is None else adaptive
+    old = _load(path)
+    adaptive = old["adaptive"] if adaptive is None else adaptive
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_json(_store_path(path), {"runs": runs, "controls": controls, "adaptive": adaptive})
+    store = {"runs": runs, "controls": controls, "adaptive": adaptive}
+    write_json(_store_path(path), store | ({"human": old["human"]} if old["human"] else {}))
 
 
 def _load(path: Path) -> dict:
     store = _store_path(path)
     if not store.exists():
-        return {"runs": {}, "controls": {}, "adaptive": {}}
+        return {"runs": {}, "controls": {}, "adaptive": {}, "human": {}}
     try:
         data = json.loads(store.read_text(encoding="utf-8"))
         return {"runs": dict(data["runs"]), "controls": dict(data.get("controls", {})),
-                "adaptive": dict(data.get("adaptive", {}))}  # fmt: skip
+                "adaptive": dict(data.get("adaptive", {})), "human": dict(data.get("human", {}))}  # fmt: skip
     except (ValueError, KeyError, TypeError) as exc:
         raise ParameterError(
             f"leaderboard store {str(store)!r} is unreadable ({exc}); allowed: a file written by evaluate.py "
@@ -133,6 +135,17 @@ def _adaptive_entry(results: dict) -> dict:
                        for name, t in results["tracks"].items()}}  # fmt: skip
 
 
+def update_human(path: str | os.PathLike, human: dict) -> Path:
+    """Put the pooled thresholds of a human listening study (``auralgen listen report``: ``{"n", "tracks"}``)
+    in the adaptive table -- a "human (n = N, same stimuli)" row and a model/human ratio column -- then
+    render ``path``. Without a call, no human figure other than the cited literature appears."""
+    path = Path(path)
+    store = _load(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json(_store_path(path), {**store, "human": human})
+    return render_leaderboard(path, store["runs"], store["controls"])
+
+
 def rebuild_leaderboard(root: str | os.PathLike, path: str | os.PathLike) -> Path:
     """Render ``path`` from every finished ``<root>/results.json`` and ``<root>/*/results.json``."""
     runs = {}
@@ -174,7 +187,7 @@ def render_leaderboard(path: Path, runs: dict[str, dict], controls: dict[str, di
         label = res["model"]["label"]
         group = groups[_dataset_key(res)]
         group[label if label not in group else f"{label} ({Path(out).name})"] = res
-    lines = ["# auralgen leaderboard", "", NOTE]
+    lines, store = ["# auralgen leaderboard", "", NOTE], _load(path)
     if not groups:
         lines += ["", "No finished run yet."]
     for key, group in sorted(groups.items()):
@@ -182,13 +195,14 @@ def render_leaderboard(path: Path, runs: dict[str, dict], controls: dict[str, di
         plot_dir = path.parent / f"{safe_name(path.stem)}_plots" / safe_name(key)
         ds = next(iter(ranked.values()))["dataset"]
         tested = (controls or {}).get(str(ds.get("manifest_sha256")))
-        lines += ["", *_section(key, ranked, plot_dir, path.parent, tested)]
-    lines += adaptive_table(_load(path)["adaptive"])
+        lines += ["", *_section(key, ranked, plot_dir, path.parent, tested, store["human"].get("fixed"))]
+    lines += adaptive_table(store["adaptive"], store["human"])
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
-def _section(key: str, runs: dict[str, dict], plot_dir: Path, base: Path, controls: dict | None) -> list[str]:
+def _section(key: str, runs: dict[str, dict], plot_dir: Path, base: Path, controls: dict | None,
+             human: dict | None = None) -> list[str]:  # fmt: skip
     ds = next(iter(runs.values()))["dataset"]
     lines = [
         f"## Dataset `{key}`",
@@ -215,6 +229,7 @@ def _section(key: str, runs: dict[str, dict], plot_dir: Path, base: Path, contro
         lines.append(
             f"| *{label}* | {CONTROL_KIND} | {_pct(row['macro_AA'])} | – | " + " | ".join(cells) + " | – | – | – |"
         )
+    lines += _human_fixed_row(human, ds, tasks)
     lines += _chance_rows(runs, tasks)
     if controls:
         lines += ["", f"*{CONTROL_KIND}s*: never hear the audio; trained on `{controls['train']}`, tested on every item "
@@ -229,24 +244,61 @@ def _section(key: str, runs: dict[str, dict], plot_dir: Path, base: Path, contro
     return lines
 
 
-def adaptive_table(adaptive: dict[str, dict]) -> list[str]:
+def adaptive_table(adaptive: dict[str, dict], human: dict | None = None) -> list[str]:
     """The thresholds of the ``mode=adaptive`` runs, one row per run and one column per track, then
-    the published human threshold of each track's attribute (``[]`` without any adaptive run)."""
-    if not adaptive:
+    the published human threshold of each track's attribute (``[]`` without any adaptive run). With
+    ``human`` (:func:`update_human`): a row of the people measured on the same stimuli and a column of
+    each model's threshold over theirs."""
+    if not adaptive and not human:
         return []
-    tracks = sorted({t for a in adaptive.values() for t in a["tracks"]}, key=_track_order)
+    people = (human or {}).get("tracks", {})
+    tracks = sorted({t for a in adaptive.values() for t in a["tracks"]} | set(people), key=_track_order)
+    ratio = ["model / human threshold"] if people else []
     lines = ["", "## Thresholds measured adaptively (`mode=adaptive`, QUEST+, 75 % correct, 95 % interval)", "",
-             "| model | " + " | ".join(tracks) + " |", "|" + "---|" * (len(tracks) + 1)]  # fmt: skip
+             "| model | " + " | ".join(tracks + ratio) + " |", "|" + "---|" * (len(tracks) + len(ratio) + 1)]  # fmt: skip
     for out, a in sorted(adaptive.items()):
         label = a["model"].get("label") or Path(out).name
-        lines.append(f"| {label} | " + " | ".join(_adaptive_cell(a["tracks"].get(t)) for t in tracks) + " |")
+        cells = [_adaptive_cell(a["tracks"].get(t)) for t in tracks] + ([_ratio(a["tracks"], people)] if people else [])
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    if people:
+        cells = [_human_cell(people.get(t)) for t in tracks]
+        lines.append(f"| *human (n = {human['n']}, same stimuli)* | " + " | ".join(cells) + " | |")
     human = {t: next((a["tracks"][t] for a in adaptive.values() if t in a["tracks"]), {}) for t in tracks}
     cells = [
         f"{h['human_jnd']:g} {h['human_jnd_unit']}" if h.get("human_jnd") is not None else "–" for h in human.values()
     ]
-    lines.append("| *human (published)* | " + " | ".join(cells) + " |")
+    lines.append("| *human (published)* | " + " | ".join(cells + ([""] if people else [])) + " |")
     sources = sorted({h["human_jnd_source"] for h in human.values() if h.get("human_jnd_source")})
     return lines + ["", "Human thresholds: " + "; ".join(sources) + "." if sources else ""]
+
+
+def _human_fixed_row(human: dict | None, ds: dict, tasks: list[str]) -> list[str]:
+    """The people's accuracy on this dataset's items (one presentation each, options shuffled), when a listening
+    study's fixed block used the same dataset (manifest) and split; macro as the models'."""
+    if not human or human.get("manifest_sha256") != ds.get("manifest_sha256") or human.get("split") != ds.get("split"):
+        return []
+    by_task, pooled = human["by_task"], defaultdict(lambda: [0, 0])
+    for t, c in by_task.items():
+        sub = pooled[_sub_category(t)]
+        sub[0], sub[1] = sub[0] + c["correct"], sub[1] + c["n"]
+    macro = [k / n for k, n in pooled.values() if n]
+    cells = [f"{_pct(by_task[t]['accuracy'])} / –" if t in by_task else "–" for t in tasks]
+    label = f"*human (n = {human['n']}, same stimuli)*"
+    return [f"| {label} | people | {_pct(sum(macro) / len(macro))} | – | " + " | ".join(cells) + " | – | – | – |"]
+
+
+def _ratio(model: dict, people: dict) -> str:
+    """``track r×`` for each track where both the model and the people have a threshold."""
+    parts = [f"{t} {m['threshold'] / people[t]['threshold']:.2g}×" for t, m in sorted(model.items())
+             if m.get("threshold") and (people.get(t) or {}).get("threshold")]  # fmt: skip
+    return "; ".join(parts) or "–"
+
+
+def _human_cell(t: dict | None) -> str:
+    if not t or t.get("threshold") is None:
+        return "–"
+    lo, hi = t["ci95"]
+    return f"{t['threshold']:.3g} {t['unit']} [{lo:.3g}, {hi:.3g}] (n = {t['n']})"
 
 
 def _track_order(name: str) -> tuple[str, float]:

@@ -340,8 +340,8 @@ def audiogram_thresholds(
     Parameters
     ----------
     records : sequence of dict
-        One per answer, with ``frequency_key`` (Hz), ``level_key`` (dB HL) and ``correct``
-        (an answer that is not ``status == "ok"`` counts as wrong).
+        One per answer, with ``frequency_key`` (Hz), ``level_key`` (dB HL) and ``correct`` (the
+        verdict of :func:`~auralgen.evaluation.verdict.is_correct`, counted as recorded).
     criterion : float in (0, 1)
         Accuracy a level must reach (``>=``) to count as heard.
     frequency_key, level_key : str
@@ -385,7 +385,7 @@ def _cells(records, frequency_key: str, level_key: str, group_key: str | None):
     try:
         freq = np.asarray([float(r[frequency_key]) for r in records])
         level = np.asarray([float(r[level_key]) for r in records])
-        ok = np.asarray([bool(r["correct"]) and r.get("status", "ok") == "ok" for r in records])
+        ok = np.asarray([bool(r["correct"]) for r in records])  # the verdict as recorded (verdict.is_correct)
     except KeyError as err:
         raise ParameterError(
             f"a record has no {err.args[0]!r}; required keys: {frequency_key}, {level_key}, correct"

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from auralgen.core.errors import ParameterError
+from auralgen.evaluation.parsing import ParseResult
 from auralgen.evaluation.psychometrics import audiogram_thresholds, fit_psychometric, level_ranges, weibull
+from auralgen.evaluation.verdict import is_correct
 
 X = np.array([2.0, 4.0, 8.0, 16.0, 32.0, 64.0])
 TRUE = dict(scale=12.0, slope=2.0, chance=0.25, lapse=0.03)
@@ -198,7 +200,8 @@ def test_audiogram_thresholds():
 
 
 def test_audiogram_counts_failed_parses_as_wrong():
-    records = [dict(frequency_hz=500, level_value=10, correct=True, status="refusal")] * 4
+    refusal = ParseResult(None, "refusal")
+    records = [dict(frequency_hz=500, level_value=10, correct=is_correct(refusal, 0), status="refusal")] * 4
     assert audiogram_thresholds(records) == {500.0: None}
 
 

@@ -79,9 +79,11 @@ def make_trial_item(task: Task, value: float, *, seed: int, track: str, trial: i
     item = Item(
         id=f"{track}-{seed}-{trial:04d}", task=task.name, category=task.category, sub_category=task.sub_category,
         attribute=task.attribute, regime=task.regime, level=-1, level_value=float(value), level_unit=task.level_unit,
-        question=qa.question, options=tuple(qa.options), answer_index=qa.answer_index,
-        clips=tuple(encode_flac(c, sr, bits=flac_bits) for c in clips), sample_rate=sr,
-        num_channels=int(clips[0].shape[0]), channel_layout=task.channel_layout(params), params=params, split=split,
+        question=qa.question, options=tuple(qa.options), answer=qa.options[qa.answer_index],
+        answer_index=qa.answer_index, audio=tuple({"bytes": encode_flac(c, sr, bits=flac_bits), "path": None}
+                                                  for c in clips), sampling_rate=sr,
+        num_channels=int(clips[0].shape[0]), channel_layout=task.channel_layout(params), params=json.dumps(params),
+        split=split,
     )  # fmt: skip
     return TrialItem(item, params, measured)
 

@@ -134,3 +134,13 @@ NOT_STATED = [
 @pytest.mark.parametrize(("reply", "options"), NOT_STATED)
 def test_replies_that_state_nothing_stay_unread(reply, options):
     assert extract_choice(reply, options).index is None
+
+
+NONE_FORMS = ["NONE", "None of the above.", "Answer: NONE", '{"answer": "none"}', "<conclusion> none </conclusion>",
+              "The answer is none.", "I cannot tell.", "Hmm, hard to say."]  # fmt: skip
+
+
+def test_none_replies_get_no_letter_on_any_task():
+    read = [(task, reply, res) for task, shown in _cases() for reply in NONE_FORMS
+            if (res := extract_choice(reply, shown)).index is not None]  # fmt: skip
+    assert read == []

@@ -2,8 +2,12 @@
 
 Everything that names columns derives from :func:`columns`: the Arrow schema and Hugging Face
 features of the shards (:mod:`auralgen.export.parquet`), the column table of the dataset card
-(:mod:`auralgen.export.card`) and the columns the evaluator reads (:mod:`auralgen.evaluation.items`).
-Adding a column here adds it everywhere; the order of the fields is the order of the columns.
+(:mod:`auralgen.export.card`), the evaluator's item (:mod:`auralgen.evaluation.items`, one field per
+``eval`` column) and the audit's rows (:mod:`auralgen.validation.read`). Adding a column here adds
+it everywhere; the order of the fields is the order of the columns.
+
+:func:`iter_items` is the one reader of shard rows: evaluation, the audit and the exports all read
+through it, record batch by record batch (a shard is never held whole).
 
 Arrow types are strings: ``string``, ``int32``, ``int64``, ``float64``, ``bool``,
 ``list<string>`` and ``list<audio>`` (a list of ``{"bytes": FLAC bytes, "path": str}``).
@@ -19,8 +23,15 @@ Examples
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NamedTuple
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from auralgen.core.errors import ParameterError
 
 ARROW_TYPES = ("string", "int32", "int64", "float64", "bool", "list<string>", "list<audio>")
 
@@ -108,3 +119,58 @@ def public_columns() -> tuple[str, ...]:
 def eval_columns() -> tuple[str, ...]:
     """Names of the columns the evaluator reads (``eval=True``), in order."""
     return tuple(c.name for c in columns() if c.eval)
+
+
+PYTHON_TYPES = {"string": str, "int32": int, "int64": int, "float64": float, "bool": bool,
+                "list<string>": tuple, "list<audio>": tuple}  # fmt: skip
+
+
+def python_type(name: str) -> type:
+    """The Python type a column's values are read as (lists as tuples)."""
+    return PYTHON_TYPES[next(c.arrow for c in columns() if c.name == name)]
+
+
+class ShardRow(NamedTuple):
+    """One row read by :func:`iter_items`: its shard (relative to the dataset root), its index in
+    the shard, and the ``{column: value}`` record."""
+
+    shard: str
+    index: int
+    record: dict[str, Any]
+
+
+def iter_items(
+    root, shards: Iterable[str], *, names: Iterable[str] | None = None, batch_rows: int = 64
+) -> Iterator[ShardRow]:
+    """Every row of ``shards`` (paths relative to ``root``), in order, ``batch_rows`` at a time.
+
+    ``names`` (columns to read; default: every column of :class:`Row` the shard holds) are checked
+    against each shard's schema before it is read.
+
+    Raises
+    ------
+    ParameterError
+        Naming the shard that is unreadable or lacks a requested column.
+    """
+    for rel in shards:
+        path = Path(root) / rel
+        try:
+            pf = pq.ParquetFile(path)
+            present = pf.schema_arrow.names
+            wanted = list(names) if names is not None else [c.name for c in columns() if c.name in present]
+            missing = [c for c in wanted if c not in present]
+            if missing:
+                raise ParameterError(
+                    f"shard {rel!r} in {str(root)!r} lacks column(s) {', '.join(missing)}; "
+                    f"allowed: a shard with the columns {', '.join(wanted)}"
+                )
+            index = 0
+            for batch in pf.iter_batches(batch_size=batch_rows, columns=wanted):
+                for record in batch.to_pylist():
+                    yield ShardRow(str(rel), index, record)
+                    index += 1
+        except (OSError, pa.ArrowException) as exc:
+            raise ParameterError(
+                f"shard {rel!r} in {str(root)!r} is unreadable ({type(exc).__name__}: {str(exc)[:120]}); "
+                "allowed: a parquet file written by generate.py"
+            ) from None

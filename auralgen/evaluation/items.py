@@ -2,25 +2,26 @@
 
 :func:`load_items` reads the parquet shards of a dataset directory (``data/<task>/<split>-*.parquet``)
 into :class:`Item` objects holding the FLAC bytes of every clip (decoded only when a WAV file is
-written for a model, every channel kept).
+written for a model, every channel kept). :class:`Item` has one field per column the evaluator
+reads (``eval`` in auralgen/core/schema.py), named as there; rows are read by the schema's one
+reader, :func:`auralgen.core.schema.iter_items` (:func:`iter_checked` streams checked items).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import glob
 import json
 import os
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 import soundfile as sf
 
 from auralgen.core.errors import ParameterError
-from auralgen.core.schema import eval_columns
+from auralgen.core.schema import eval_columns, iter_items, python_type
 from auralgen.export.audio import decode_flac
 from auralgen.export.parquet import sha256_file
 from auralgen.tasks.base import AudioConfig, Task, task_class
@@ -36,32 +37,18 @@ def _task(name: str) -> Task:
     return cls(cls.Config(name=name), AudioConfig())
 
 
-@dataclass(frozen=True)
-class Item:
-    """One multiple-choice item; ``options`` in canonical order, ``clips`` as FLAC bytes."""
-
-    id: str
-    task: str
-    category: str
-    sub_category: str
-    attribute: str
-    regime: str
-    level: int
-    level_value: float
-    level_unit: str
-    question: str
-    options: tuple[str, ...]
-    answer_index: int
-    clips: tuple[bytes, ...] = field(repr=False)
-    sample_rate: int = 16000
-    num_channels: int = 1
-    channel_layout: str = "mono"
-    params: dict = field(default_factory=dict, repr=False)
-    split: str = "test"
+class _ItemViews:
+    """What the evaluator derives from an item's columns (no column is copied or renamed)."""
 
     @property
-    def answer(self) -> str:
-        return self.options[self.answer_index]
+    def clips(self) -> tuple[bytes, ...]:
+        """The FLAC bytes of every clip of ``audio``, in order."""
+        return tuple(a["bytes"] for a in self.audio)
+
+    @functools.cached_property
+    def recipe(self) -> dict:
+        """``params`` (the JSON recipe) as a dict."""
+        return json.loads(self.params) if self.params else {}
 
     def record_fields(self) -> dict:
         """Metadata copied into every scoring record of this item, with the fields its task adds
@@ -78,8 +65,40 @@ class Item:
             "n_options": len(self.options),
         }
         # what the task states of this item: its stimulus difference (larger = easier), a tone's frequency ...
-        rec.update(_task(self.task).eval_fields(self.params))
+        rec.update(_task(self.task).eval_fields(self.recipe))
         return rec
+
+    @classmethod
+    def from_record(cls, record: dict):
+        """The item of one shard record (the ``eval`` columns of auralgen/core/schema.py); lists become tuples.
+
+        Raises ``KeyError`` for a missing column, ``TypeError``/``ValueError`` for a value of the wrong type.
+        """
+        values = {}
+        for name in _COLUMNS:
+            kind, value = python_type(name), record[name]
+            if kind is tuple:
+                value = tuple(value)
+            elif kind is float:
+                value = float("nan") if value is None else float(value)
+            elif not isinstance(value, kind) or isinstance(value, bool) != (kind is bool):
+                raise TypeError(f"column {name} holds {value!r}, not {kind.__name__}")
+            values[name] = value
+        return cls(**values)
+
+
+# One field per column the evaluator reads, in schema order, named as the schema names it.
+Item = dataclasses.make_dataclass(
+    "Item",
+    [(name, python_type(name)) for name in _COLUMNS],
+    bases=(_ItemViews,),
+    frozen=True,
+)
+Item.__module__ = __name__
+Item.__doc__ = (
+    "One multiple-choice item: the evaluator's columns of the item schema (auralgen/core/schema.py), "
+    "``options`` in canonical order, ``audio`` as FLAC bytes; see :class:`_ItemViews` for what is derived."
+)
 
 
 def dataset_tasks(data: str | os.PathLike, split: str) -> list[str]:
@@ -150,22 +169,17 @@ def verify_shards(data: str | os.PathLike, split: str, tasks) -> list[str]:
     return wanted
 
 
-def read_shard(data: str | os.PathLike, path: str) -> list[dict]:
-    """Rows of one shard (``path`` relative to ``data``) with every column the evaluator reads."""
-    try:
-        schema = pq.read_schema(Path(data) / path)
-        missing = [c for c in _COLUMNS if c not in schema.names]
-        if missing:
-            raise ParameterError(
-                f"shard {path!r} in data={str(data)!r} lacks column(s) {', '.join(missing)}; "
-                f"allowed: a shard with the columns {', '.join(_COLUMNS)}"
-            )
-        return pq.read_table(Path(data) / path, columns=list(_COLUMNS)).to_pylist()
-    except (OSError, pa.ArrowException) as exc:
-        raise ParameterError(
-            f"shard {path!r} in data={str(data)!r} is unreadable ({type(exc).__name__}: {str(exc)[:120]}); "
-            "allowed: a parquet file written by generate.py"
-        ) from None
+def iter_checked(data: str | os.PathLike, shards: list[str], *, max_items: int | None = None) -> Iterator[Item]:
+    """The items of ``shards`` (paths relative to ``data``), each checked by :func:`check_item`, read
+    record batch by record batch through :func:`auralgen.core.schema.iter_items`; at most
+    ``max_items`` per task."""
+    count: dict[str, int] = {}
+    for row in iter_items(data, shards, names=_COLUMNS):
+        task = row.shard.split("/")[1] if row.shard.startswith("data/") else ""
+        if max_items is not None and count.get(task, 0) >= max_items:
+            continue
+        count[task] = count.get(task, 0) + 1
+        yield check_item(row.record, f"shard {row.shard!r} row {row.index}")
 
 
 def load_items(data: str | os.PathLike, *, split: str = "test", tasks=None, max_items: int | None = None) -> list[Item]:
@@ -195,15 +209,8 @@ def load_items(data: str | os.PathLike, *, split: str = "test", tasks=None, max_
             f"tasks={missing!r} not in data={str(data)!r} split={split!r}; allowed: {', '.join(present)}"
         )
     shards = verify_shards(data, split, wanted)
-    items: list[Item] = []
-    for task in wanted:
-        count = 0
-        for path in (p for p in shards if p.startswith(f"data/{task}/")):
-            for n, row in enumerate(read_shard(data, path)):
-                if max_items is not None and count >= max_items:
-                    break
-                items.append(check_item(row, f"shard {path!r} row {n}"))
-                count += 1
+    ordered = [p for task in wanted for p in shards if p.startswith(f"data/{task}/")]
+    items = list(iter_checked(data, ordered, max_items=max_items))
     ids = [it.id for it in items]
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
@@ -221,7 +228,7 @@ def check_item(row: dict, where: str) -> Item:
     """
     name = f"item id={row.get('id')!r} ({where})"
     try:
-        item = item_from_row(row)
+        item = Item.from_record(row)
     except (KeyError, TypeError, ValueError) as exc:
         raise ParameterError(
             f"{name} is malformed ({type(exc).__name__}: {exc}); allowed: a row generate.py wrote"
@@ -231,9 +238,9 @@ def check_item(row: dict, where: str) -> Item:
         raise ParameterError(f"{name} has options={list(item.options)!r}; allowed: at least 2 distinct options")
     if not 0 <= item.answer_index < n:
         raise ParameterError(f"{name} has answer_index={item.answer_index}, out of range; allowed: 0..{n - 1}")
-    if row.get("answer") != item.answer:
+    if item.answer != item.options[item.answer_index]:
         raise ParameterError(
-            f"{name} has answer={row.get('answer')!r} but options[{item.answer_index}]={item.answer!r}; "
+            f"{name} has answer={item.answer!r} but options[{item.answer_index}]={item.options[item.answer_index]!r}; "
             "allowed: answer == options[answer_index]"
         )
     if not item.clips:
@@ -243,37 +250,12 @@ def check_item(row: dict, where: str) -> Item:
             clip, rate = decode_flac(data)
         except (sf.LibsndfileError, RuntimeError, TypeError, ValueError) as exc:
             raise ParameterError(f"{name} audio[{k}] does not decode as FLAC ({exc}); allowed: FLAC bytes") from None
-        if rate != item.sample_rate or clip.shape[0] != item.num_channels or clip.shape[1] == 0:
+        if rate != item.sampling_rate or clip.shape[0] != item.num_channels or clip.shape[1] == 0:
             raise ParameterError(
                 f"{name} audio[{k}] holds {clip.shape[0]} channel(s) x {clip.shape[1]} samples at {rate} Hz; "
-                f"allowed: {item.num_channels} channel(s), > 0 samples, at sampling_rate={item.sample_rate}"
+                f"allowed: {item.num_channels} channel(s), > 0 samples, at sampling_rate={item.sampling_rate}"
             )
     return item
-
-
-def item_from_row(row: dict) -> Item:
-    """An :class:`Item` from one exported row (see the item schema, auralgen/core/schema.py)."""
-    params = row.get("params") or "{}"
-    return Item(
-        id=row["id"],
-        task=row["task"],
-        category=row.get("category") or "",
-        sub_category=row.get("sub_category") or "",
-        attribute=row.get("attribute") or "",
-        regime=row.get("regime") or "",
-        level=int(row.get("level") or 0),
-        level_value=float(row["level_value"]) if row.get("level_value") is not None else float("nan"),
-        level_unit=row.get("level_unit") or "",
-        question=row["question"],
-        options=tuple(row["options"]),
-        answer_index=int(row["answer_index"]),
-        clips=tuple(a["bytes"] for a in row["audio"]),
-        sample_rate=int(row.get("sampling_rate") or 16000),
-        num_channels=int(row.get("num_channels") or 1),
-        channel_layout=row.get("channel_layout") or "mono",
-        params=json.loads(params) if isinstance(params, str) else dict(params),
-        split=row.get("split") or "test",
-    )
 
 
 def write_wav(path: str | os.PathLike, clip: np.ndarray, sample_rate: int) -> Path:

@@ -7,7 +7,9 @@ dicts with
 ``id``                    item id (unique across tasks)
 ``task``                  task name
 ``rotation``              rotation index ``r`` (see :func:`~auralgen.evaluation.parsing.rotate_options`)
-``correct``               bool; only an ``ok`` answer can be correct
+``correct``               bool: the verdict (:func:`~auralgen.evaluation.verdict.is_correct`),
+                          counted as recorded (a peer file's verdict may call an
+                          unparsed reply correct)
 ``status``                ``ok`` | ``unparseable`` | ``refusal`` | ``multiple`` | ``error``
                           (``error``: no reply after retries; scored wrong)
 ``category``              optional; e.g. ``foundational_perception``
@@ -152,8 +154,7 @@ class _Scorer:
                 raise ParameterError(f"correct has non-boolean values; allowed: True/False (got {correct[:5]!r}...)")
             correct = correct.astype(bool)
         self.status = {s: status_code == statuses.index(s) for s in RECORD_STATUSES if s in statuses}
-        ok = self.status.get("ok", np.zeros(n, dtype=bool))
-        self.correct = correct & ok
+        self.correct = correct  # the verdict as recorded (verdict.is_correct); never re-derived here
 
         if rotation.dtype.kind not in "iu":
             raise ParameterError(f"rotation has non-integer values (dtype {rotation.dtype}); allowed: int >= 0")

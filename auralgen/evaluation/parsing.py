@@ -8,9 +8,9 @@ the letter or option the model chose out of a free-text reply, as an index into 
 
 Precedence of :func:`extract_choice`
 ------------------------------------
-The reply is cleaned first (full-width punctuation to ASCII; a JSON ``"answer": "c"`` field
-replaces the whole reply, so its explanation cannot decide; tags such as ``<answer>`` and
-``<think>`` become line breaks; ``'B'`` to ``B``; ``**B**`` and ``__B__`` to ``(B)``; LaTeX
+The reply is cleaned first (full-width punctuation to ASCII; a JSON ``"answer": "c"`` field, or
+else the last non-empty ``<conclusion>``/``<answer>``/``<final_answer>`` element, replaces the
+whole reply, so the reasoning around it cannot decide; other tags such as ``<think>`` become line breaks; ``'B'`` to ``B``; ``**B**`` and ``__B__`` to ``(B)``; LaTeX
 ``\\boxed``/``\\text``, ``$``, ``*`` and backticks removed). Then the first tier that yields
 something decides. Throughout, a letter that is only *defined* (``A (if the first is
 higher)``, ``'A' for 2``), *supposed* (in a sentence starting "If", "For example", or after an
@@ -28,8 +28,11 @@ supposed is not stated. Paraphrases of an option's text are never read (no guess
 2b. **last line** -- after a chain of thought, a last line that is a lone letter decides.
 3. **answer statements** -- a keyword (``answer``, ``final answer``, ``answer is``,
    ``correct option is``, ``I choose/pick/select``, ``go with``, ``答案是``, ``答案：``,
-   ``选``, ``选择``, ``选项是``, ``going with``, ``output``, ``it's``, ``I believe it is``) followed by a letter (or a list of letters -> ``multiple``)
-   or by an option text; or a letter followed by ``is correct`` / ``is the answer``.
+   ``选``, ``选择``, ``选项是``, ``going with``, ``output``, ``it's``, ``I believe it is``,
+   ``my best guess is``) followed by a letter (or a list of letters -> ``multiple``)
+   or by an option text (to the end of its sentence: the decimal point of ``0.3 s`` does not
+   end one); or a letter followed by ``is correct`` / ``is the answer``. A hedge before it
+   ("I can't be sure, but my best guess is C") does not make it a refusal.
    The **last** statement in the reply wins, so a chain of thought that weighs options
    before concluding is read at its conclusion.
 4. **leading letter** -- the reply starts with a letter followed by punctuation, the end,
@@ -38,14 +41,21 @@ supposed is not stated. Paraphrases of an option's text are never read (no guess
    words that follow answer letters (``because``, ``is``, ``seems``, ...).
 5. **capability refusal** -- "I cannot listen to audio", "As an AI ...", "no audio was
    provided", "I'm not capable of ...", "Please upload the audio", "I'm sorry ...": ``refusal``.
+5b. **concluding sentence** -- the last sentence opening with "Therefore", "So", "Thus", "In
+   conclusion", ... that states exactly one option text (rule 8 on that sentence alone).
 6. **option/choice mentions** -- ``option C``, ``choice C``, ``选项C``; last wins.
 7. **bracketed letters** anywhere in a short reply (at most 40 words; rules 7 and 10 are
    skipped in longer ones, where a letter named in passing is not an answer) -- ``(B)``, ``[B]``, ``{B}``, ``<B>``, bold ``**B**``;
    last wins; a bracketed list (``(A) and (C)``) -> ``multiple``; ``not (A)`` is skipped.
 8. **option text mentions** -- exactly one option text occurs (whole words,
    case/punctuation-insensitive, longer options matched first so ``Front-left`` is not
-   also read as ``Left``; occurrences right after ``not``/``n't``/``never``/``no`` are
-   ignored). Several different options mentioned -> no decision here.
+   also read as ``Left``; an option holding punctuation, ``Near (0-1 m)``, is one mention).
+   Not stated: a mention after a negation in its clause (``not``/``n't``/``never``: "the tone
+   is not present in the first half"), weighed (``or``, ``nor``, ``whether``, ``which one``,
+   ``between``), compared against (after ``than``: in "The second sound is closer than the
+   first sound" only the subject is stated; a relative ", which is lower than the C" is not a
+   question), or running straight into another option. Dashes separate clauses ("Neither
+   higher nor lower -- the same"). Several different options stated -> no decision here.
 9. **cannot determine** -- "unable to determine", "can't tell", "无法判断": if one option
    is itself a can't-tell option (its text contains ``determin``, ``cannot tell``,
    ``not sure`` or ``unknown``, e.g. ``Unable to determine``) the reply selects it
@@ -70,6 +80,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from auralgen.core.errors import ParameterError
+
+from ._option_text import concluded, hypothetical, norm, option_norms, option_prefix, text_mentions
 
 __all__ = [
     "STATUSES",
@@ -198,23 +210,13 @@ _TRANSLATE = str.maketrans(
 _BOLD_LETTER = re.compile(r"(\*\*|__)\s*([A-Za-z])\s*[.:)]?\s*\1")
 _LATEX = re.compile(r"\\(?:boxed|text|textbf|mathrm|mathbf)\s*")
 _STRIP_CHARS = re.compile(r"[*`$]")
-_NON_ALNUM = re.compile(r"[^0-9a-z\u4e00-\u9fff]+")
-_NEGATED = re.compile(r"(?:\bnot|\bnever|\bno|\bn t)\s+(?:the\s+|a\s+|an\s+)?$")
 _NOT_BEFORE = re.compile(r"(?i:(?:\bnot|n't|\bnor)\s+(?:option\s+|choice\s+)?[(\[{<]?\s*)$")
 # a letter defined rather than chosen: "A (if the first is higher)", "A for 2", "A = first"
 _DEFINITION_AFTER = re.compile(r"(?i:\s*[)\]}>]?\s*[:\-]?\s*\(?\s*(?:if|for|when|means|refers|to\s+mean|=)\b|\s*=)")
-# a sentence that only supposes: "If the value were -16, ... B"; "For example, ..."
-_HYPOTHETICAL_START = re.compile(
-    r"(?i:^[\s\-]*(?:if|suppose|supposing|assuming|for\s+example|for\s+instance|e\.g\.?|例如|如果|假设|比如))"
-)
-# ... or supposes part-way: "the clip is, say, 3 s long, so the answer is A"; "if X, then A" (no "but" after)
-_HYPOTHETICAL_INSIDE = re.compile(r"(?is:(?:,\s*say\s*,|\b(?:if|otherwise)\b)(?:(?!\bbut\b).)*$)")
-# a clause in which an option text is only weighed: "which one is higher", "higher or lower"
-_WEIGHED_BEFORE = re.compile(r"(?i:\b(?:if|whether|which|or|either|nor|neither|between)\b[^,.;:!?\n]*$)")
-_WEIGHED_AFTER = re.compile(r"\s+(?:or|nor)\s")
 _JSON_ANSWER = re.compile(
     r"""(?i)["'](?:final[_ ]?answer|answer|choice|prediction|option|selected)["']\s*:\s*["']([^"'\n]{0,200})["']"""
 )
+_ANSWER_TAG = re.compile(r"(?is)<(conclusion|answer|final_answer)\s*>(.*?)</\1\s*>")
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z_]+\s*>|<\|[^|>]*\|>")
 _QUOTED_LETTER = re.compile(r"""(['"])([A-Za-z])\1""")
 _LETTERS_ONLY_SEP = r"[\s.,;:)\]]"
@@ -228,6 +230,7 @@ _STRONG_KEYWORDS = r"""(?ix:
         (?:\s+(?:is|would\s+be|should\s+be|will\s+be|must\s+be|seems\s+to\s+be|appears\s+to\s+be))?
     | \b(?:correct|right|best|my)\s+(?:option|choice|letter)\b(?:\s+(?:is|would\s+be|should\s+be))?
     | \b(?:choose|chose|select|pick|go\s+with|going\s+with|opt\s+for|output)\b
+    | \b(?:my\s+)?(?:best\s+|final\s+)?guess\b(?:\s+(?:is|would\s+be|will\s+be))?
     | \b(?:i\s+(?:believe|think|guess|would\s+say)\s+|i'd\s+say\s+)?it(?:'s|\s+is|\s+must\s+be)\b
     | 答案\s*(?:应该是|应为|是|为)?
     | 选项\s*(?:是|为)
@@ -259,12 +262,6 @@ _CANNOT_DETERMINE = re.compile(
     | 无法(?:确定|判断)
     """
 )
-_CANT_TELL_OPTION = re.compile(r"determin|cannot tell|can t tell|not sure|unknown")
-
-
-def _norm(text: str) -> str:
-    """Lower-case, punctuation to spaces, single-spaced."""
-    return _NON_ALNUM.sub(" ", text.lower()).strip()
 
 
 @dataclass(frozen=True)
@@ -310,19 +307,6 @@ def _patterns(k: int) -> _Patterns:
     )
 
 
-@lru_cache(maxsize=4096)
-def _option_norms(options: tuple[str, ...]) -> tuple[dict[str, int], tuple[tuple[str, int], ...], int | None]:
-    """(normalized text -> index, options longest first, index of a can't-tell option)."""
-    exact: dict[str, int] = {}
-    for i, opt in enumerate(options):
-        n = _norm(opt)
-        if n:
-            exact.setdefault(n, i)
-    by_length = tuple(sorted(((n, i) for n, i in exact.items()), key=lambda t: -len(t[0])))
-    cant_tell = next((i for n, i in by_length if _CANT_TELL_OPTION.search(n)), None)
-    return exact, by_length, cant_tell
-
-
 # --------------------------------------------------------------------------- extraction
 
 
@@ -341,15 +325,6 @@ def _from_letters(letters: list[int], matched: str) -> ParseResult:
     if len(letters) == 1:
         return ParseResult(letters[0], "ok", matched)
     return ParseResult(None, "multiple", matched)
-
-
-def _option_prefix(text: str, by_length) -> int | None:
-    """Index of the option the text starts with (up to the end of its sentence)."""
-    head = _norm(re.split(r"[.\n!?;]", text, maxsplit=1)[0])
-    for n, i in by_length:
-        if head == n or (head.startswith(n + " ") and not _WEIGHED_AFTER.match(head, len(n))):
-            return i
-    return None
 
 
 def _article_like(text: str, pos: int, letter: str) -> bool:
@@ -374,14 +349,6 @@ def _last_list(pattern: re.Pattern, text: str, pats: _Patterns, *, skip_article:
     return _from_letters(_letters_in(last, pats), last.strip())
 
 
-def _hypothetical(text: str, pos: int) -> bool:
-    """True when the sentence holding ``pos`` starts with "If", "For example", "Suppose", ..."""
-    start = max(text.rfind(c, 0, pos) for c in ".!?\n") + 1
-    return (
-        _HYPOTHETICAL_START.match(text, start) is not None or _HYPOTHETICAL_INSIDE.search(text, start, pos) is not None
-    )
-
-
 def _quoted(text: str, pos: int) -> bool:
     """True inside a double-quoted passage (a reply quoting the instructions)."""
     return text.count('"', 0, pos) % 2 == 1
@@ -389,13 +356,13 @@ def _quoted(text: str, pos: int) -> bool:
 
 def _not_a_choice(text: str, start: int, end: int) -> bool:
     """A letter at ``text[start:end]`` that is defined ("A for 2") or only supposed ("If ..., B")."""
-    return _DEFINITION_AFTER.match(text, end) is not None or _hypothetical(text, start)
+    return _DEFINITION_AFTER.match(text, end) is not None or hypothetical(text, start)
 
 
 def _strong_statements(text: str, pats: _Patterns, by_length) -> ParseResult | None:
     best: tuple[int, ParseResult] | None = None
     for m in pats.strong.finditer(text):
-        if _hypothetical(text, m.start()) or _quoted(text, m.start()):
+        if hypothetical(text, m.start()) or _quoted(text, m.start()):
             continue
         tail = text[m.end() :]
         lm = pats.letter_list.match(tail)
@@ -406,46 +373,23 @@ def _strong_statements(text: str, pats: _Patterns, by_length) -> ParseResult | N
                 continue
             res = _from_letters(letters, text[m.start() : m.end() + lm.end()].strip())
         else:
-            idx = _option_prefix(tail, by_length)
+            idx = option_prefix(tail, by_length)
             if idx is None:
                 continue
             res = ParseResult(idx, "ok", text[m.start() : m.end()].strip() + " " + tail.strip()[:40])
         best = (m.start(), res)
     for m in pats.postfix.finditer(text):
         if (best is None or m.start() > best[0]) and not (
-            _hypothetical(text, m.start()) or _quoted(text, m.start()) or _NOT_BEFORE.search(text, 0, m.start())
+            hypothetical(text, m.start()) or _quoted(text, m.start()) or _NOT_BEFORE.search(text, 0, m.start())
         ):
             best = (m.start(), _from_letters(_letters_in(m.group("list"), pats), m.group(0).strip()))
     return None if best is None else best[1]
 
 
-def _text_mentions(text: str, by_length) -> ParseResult | None:
-    """Rule 8: the one option whose text is stated, clause by clause; an option that is negated
-    ("not higher"), weighed ("higher or lower", "which one is higher") or only supposed
-    ("If it were higher ...") is not stated."""
-    chosen: dict[int, str] = {}
-    for cm in re.finditer(r"(?:[^,.;:!?\n]|[,.;:!?](?!\s|$))+", text):
-        if _hypothetical(text, cm.end()):
-            continue
-        norm = " " + _norm(cm.group(0)) + " "
-        for n, i in by_length:
-            for m in re.finditer(rf"(?<=\s){re.escape(n)}(?=\s)", norm):
-                before = norm[: m.start()]
-                if not (
-                    _NEGATED.search(before) or _WEIGHED_BEFORE.search(before) or _WEIGHED_AFTER.match(norm, m.end())
-                ):
-                    chosen.setdefault(i, n)
-            norm = re.sub(rf"(?<=\s){re.escape(n)}(?=\s)", lambda m: "#" * len(m.group(0)), norm)
-    if len(chosen) == 1:
-        ((i, n),) = chosen.items()
-        return ParseResult(i, "ok", n)
-    return None
-
-
 def _clean(reply: str) -> str:
     s = reply.translate(_TRANSLATE)
-    found = _JSON_ANSWER.findall(s)
-    if found:  # {"answer": "c", "explanation": "..."}: the answer field alone decides
+    found = _JSON_ANSWER.findall(s) or [m.group(2) for m in _ANSWER_TAG.finditer(s) if m.group(2).strip()]
+    if found:  # {"answer": "c", "explanation": "..."}, <conclusion> c </conclusion>: the answer alone decides
         s = found[-1]
     s = _TAG.sub("\n", s)
     s = _QUOTED_LETTER.sub(r" \2 ", s)
@@ -488,14 +432,14 @@ def extract_choice(reply: str | None, options: list[str]) -> ParseResult:
     if not text:
         return ParseResult(None, "unparseable", "")
     pats = _patterns(k)
-    exact, by_length, cant_tell = _option_norms(tuple(options))
+    exact, by_length, cant_tell, finders = option_norms(tuple(options))
     stripped = text.strip(" \t\n\"'.!。")
     for rule in (
         lambda: _whole_reply(stripped, pats, exact),  # 2. the whole reply is a choice
         lambda: _last_line(text, pats),  # 2b. the last line is a lone letter (after a chain of thought)
         lambda: _strong_statements(text, pats, by_length),  # 3. explicit answer statements, last one wins
         lambda: _leading_letter(text, pats),  # 4. leading letter
-        lambda: _late_rules(text, pats, by_length, cant_tell),  # 5.-10.
+        lambda: _late_rules(text, pats, finders, cant_tell),  # 5.-10.
     ):
         res = rule()
         if res is not None:
@@ -518,14 +462,14 @@ def _whole_reply(stripped: str, pats: _Patterns, exact: dict[str, int]) -> Parse
         return _from_letters(sorted(set(_letters_in(stripped, pats))), stripped)
     m = pats.whole.fullmatch(stripped)
     if m:
-        rest = _norm(m.group("rest"))
+        rest = norm(m.group("rest"))
         if not rest or rest in exact:
             letter_idx = ord(pats.token.search(m.group("tok")).group(0).upper()) - 65
             # "A higher" without punctuation reads as an article before the option text
             if rest and exact[rest] != letter_idx and not m.group("sep") and len(m.group("tok")) == 1:
                 return ParseResult(exact[rest], "ok", stripped)
             return ParseResult(letter_idx, "ok", stripped)
-    norm_all = _norm(stripped)
+    norm_all = norm(stripped)
     if norm_all in exact:
         return ParseResult(exact[norm_all], "ok", stripped)
     return None
@@ -545,13 +489,17 @@ def _leading_letter(text: str, pats: _Patterns) -> ParseResult | None:
     return None
 
 
-def _late_rules(text: str, pats: _Patterns, by_length, cant_tell: int | None) -> ParseResult | None:
-    """Rules 5-10, in order: refusal, "option C" mentions, bracketed letters, one option text,
-    "cannot determine", bare capital letters."""
+def _late_rules(text: str, pats: _Patterns, finders, cant_tell: int | None) -> ParseResult | None:
+    """Rules 5-10, in order: refusal, a concluding sentence's option, "option C" mentions, bracketed
+    letters, one option text, "cannot determine", bare capital letters."""
     # 5. refusal to engage with the audio
     m = _CAPABILITY_REFUSAL.search(text)
     if m:
         return ParseResult(None, "refusal", m.group(0))
+    # 5b. the one option a concluding sentence ("Therefore, the second clip ...") states
+    idx = concluded(text, finders)
+    if idx is not None:
+        return ParseResult(idx, "ok", "concluding sentence")
     # 6. "option C" mentions, last wins
     last = None
     for m in pats.weak.finditer(text):
@@ -563,8 +511,8 @@ def _late_rules(text: str, pats: _Patterns, by_length, cant_tell: int | None) ->
     # in passing is not an answer); 8. exactly one option text mentioned
     short = len(text.split()) <= _SHORT_REPLY_WORDS
     res = _last_list(pats.bracketed, text, pats) if short else None
-    if res is None:
-        res = _text_mentions(text, by_length)
+    if res is None and (idx := text_mentions(text, finders)) is not None:
+        res = ParseResult(idx, "ok", "option text")
     if res is not None:
         return res
     # 9. "cannot determine"

@@ -143,7 +143,7 @@ def build_message(item: Item, p: Presentation, clip_paths: list, *, instruction:
             "rotate_id": p.rotation,
             "unique_id": cache_key(item.id, p.rotation),
             "question": item.question,
-            "sample_rate": item.sample_rate,
+            "sample_rate": item.sampling_rate,
             "channel_layout": item.channel_layout,
             "clip_order": p.clip_order,
         },

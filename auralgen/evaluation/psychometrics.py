@@ -18,12 +18,15 @@ Beta(1, 10) cut at ``max_lapse``; ``eta`` absorbs answers that vary more than bi
 e.g. the rotations of one item). No random draws are involved: the same counts give the same
 fit.
 
-The **threshold** is the ``x`` at which the curve reaches ``criterion`` accuracy (chance and
-lapse included). Its posterior is computed on the grid (``inf`` where the asymptote
-``1 - lapse`` does not exceed the criterion); the estimate is the posterior median and the
-interval the central ``confidence`` credible interval. It is reported as a number only when
-it lies in the tested range; otherwise as a bound (``threshold_bound``) with
-``threshold_status``:
+The **threshold** is the ``x`` at which the reported curve -- the MAP fit, whose ``scale``,
+``slope``, ``lapse`` and ``chance`` are stored beside it -- reaches ``criterion`` accuracy (chance
+and lapse included): ``weibull(threshold, ...) == criterion`` for every reported number
+(:func:`weibull_inverse`; as psignifit's own ``threshold``). Its interval is the central
+``confidence`` credible interval of the same point over the posterior grid (``inf`` where the
+asymptote ``1 - lapse`` does not exceed the criterion). (A posterior median of that point, used
+before, is not a point of the drawn curve: with few answers per level the curve read at it gave
+0.83 or 0.91 for a criterion of 0.75.) It is reported as a number only when it lies in the
+tested range; otherwise as a bound (``threshold_bound``) with ``threshold_status``:
 
 - ``"ok"`` -- the median lies in ``[min x, max x]``: ``threshold`` is a number. An interval
   end outside the tested range is open (``ci_low_open`` / ``ci_high_open``: "< lowest level"
@@ -32,9 +35,10 @@ it lies in the tested range; otherwise as a bound (``threshold_bound``) with
   "< lowest level");
 - ``"beyond_range"`` -- the median lies above the highest tested ``x``: no threshold within
   the tested range (bound ``"above"``; data that stay at chance end here);
-- ``"not_reached"`` -- as ``beyond_range``, with the posterior median asymptote ``1 - lapse``
+- ``"not_reached"`` -- as ``beyond_range``, with most of the posterior on asymptotes ``1 - lapse``
   at or below the criterion (the curve plateaus below it);
-- ``"undetermined"`` -- the interval has zero width (a degenerate posterior): no value given.
+- ``"undetermined"`` -- the interval has zero width (a degenerate posterior), or the MAP curve is
+  not finite: no value given.
 
 ``x = 0`` (the "same" level of a relative task) is **excluded** from the fit: its correct
 answer is a different response ("Same"), so it does not lie on the detection curve. The
@@ -57,7 +61,7 @@ from psignifit import psignifit
 
 from auralgen.core.errors import ParameterError
 
-__all__ = ["PsychometricFit", "audiogram_thresholds", "fit_psychometric", "level_ranges", "weibull"]
+__all__ = ["PsychometricFit", "audiogram_thresholds", "fit_psychometric", "level_ranges", "weibull", "weibull_inverse"]
 
 _ZERO_WIDTH = 1e-9  # relative: an interval narrower than this is degenerate
 
@@ -82,7 +86,7 @@ class PsychometricFit:
     Attributes
     ----------
     threshold : float
-        Difference at which accuracy reaches ``criterion`` (units of ``x``, posterior median);
+        Difference at which the MAP curve (:meth:`predict`) reaches ``criterion`` (units of ``x``);
         a number only when ``threshold_status == "ok"``, else ``nan`` (see ``threshold_bound``).
     slope, scale, lapse : float
         Weibull shape, scale and lapse of the MAP curve (the drawn curve, :meth:`predict`).
@@ -103,8 +107,8 @@ class PsychometricFit:
     n_excluded : int
         Levels with ``x = 0`` left out of the fit.
     estimate : float
-        Posterior median of the threshold whatever the status (``inf`` when the curve
-        mostly stays below the criterion): for validation, not for reporting.
+        The same point whatever the status (``inf`` when the MAP curve stays below the
+        criterion): for validation, not for reporting.
     threshold_bound : {"below", "above", None}
         ``"below"``: the threshold is below the lowest tested ``x``; ``"above"``: no threshold
         within the tested range.
@@ -235,25 +239,43 @@ def fit_psychometric(
     return _fit(*_pool(xs, k, n), n_excluded, chance, criterion, max_lapse, n_boot, confidence)
 
 
+def weibull_inverse(p: float, *, scale: float, slope: float, chance: float, lapse: float) -> float:
+    """The ``x`` at which :func:`weibull` reaches ``p`` (``inf`` when its asymptote ``1 - lapse`` does
+    not exceed ``p``; ``0`` at or below ``chance``).
+
+    Examples
+    --------
+    >>> x = weibull_inverse(0.75, scale=2.0, slope=3.0, chance=0.5, lapse=0.0)
+    >>> float(weibull(x, scale=2.0, slope=3.0, chance=0.5, lapse=0.0)).__round__(12)
+    0.75
+    """
+    if not all(math.isfinite(v) for v in (scale, slope, chance, lapse)):
+        return math.nan
+    if p >= 1.0 - lapse:
+        return math.inf
+    if p <= chance:
+        return 0.0
+    return float(scale * (-math.log1p(-(p - chance) / (1.0 - chance - lapse))) ** (1.0 / slope))
+
+
 def _fit(xs, k, n, n_excluded, chance, criterion, max_lapse, n_boot, confidence) -> PsychometricFit:
     """:func:`fit_psychometric` on validated levels pooled per ``x`` (``x > 0``, with trials)."""
     result = _psignifit(xs, k, n, chance, max_lapse)
     values, mass, p_plateau = _threshold_posterior(result, chance, criterion)
     alpha = (1.0 - confidence) / 2.0
-    estimate = _quantile(values, mass, 0.5)
+    loc, gumbel_scale = result.standard_parameter_estimate()
+    curve = {"scale": float(math.exp(loc)), "slope": float(1.0 / gumbel_scale),
+             "lapse": float(result.parameter_estimate["lambda"]), "chance": float(chance)}  # fmt: skip
+    estimate = weibull_inverse(criterion, **curve)  # the threshold is a point of the reported curve
     ci_low, ci_high = (_quantile(values, mass, q) for q in (alpha, 1.0 - alpha)) if n_boot else (math.nan, math.nan)
     status, bound = _status(estimate, ci_low, ci_high, p_plateau, xs.min(), xs.max())
-    loc, gumbel_scale = result.standard_parameter_estimate()
     return PsychometricFit(
         threshold=estimate if status == "ok" else math.nan,
-        slope=float(1.0 / gumbel_scale),
-        lapse=float(result.parameter_estimate["lambda"]),
         criterion=criterion,
         ci_low=ci_low,
         ci_high=ci_high,
         converged=bool(np.isfinite([loc, gumbel_scale]).all()),
-        scale=float(math.exp(loc)),
-        chance=float(chance),
+        **curve,
         threshold_status=status,
         x=tuple(float(v) for v in xs),
         n_correct=tuple(int(v) for v in k),
@@ -316,6 +338,8 @@ def _quantile(values, mass, q) -> float:
 
 def _status(estimate, ci_low, ci_high, p_plateau, x_min, x_max) -> tuple[str, str | None]:
     """``(threshold_status, threshold_bound)`` -- see the module docstring."""
+    if math.isnan(estimate):
+        return "undetermined", None
     if estimate > x_max:
         return ("not_reached" if p_plateau >= 0.5 else "beyond_range"), "above"
     if estimate < x_min:
@@ -340,8 +364,8 @@ def audiogram_thresholds(
     Parameters
     ----------
     records : sequence of dict
-        One per answer, with ``frequency_key`` (Hz), ``level_key`` (dB HL) and ``correct``
-        (an answer that is not ``status == "ok"`` counts as wrong).
+        One per answer, with ``frequency_key`` (Hz), ``level_key`` (dB HL) and ``correct`` (the
+        verdict of :func:`~auralgen.evaluation.verdict.is_correct`, counted as recorded).
     criterion : float in (0, 1)
         Accuracy a level must reach (``>=``) to count as heard.
     frequency_key, level_key : str
@@ -385,7 +409,7 @@ def _cells(records, frequency_key: str, level_key: str, group_key: str | None):
     try:
         freq = np.asarray([float(r[frequency_key]) for r in records])
         level = np.asarray([float(r[level_key]) for r in records])
-        ok = np.asarray([bool(r["correct"]) and r.get("status", "ok") == "ok" for r in records])
+        ok = np.asarray([bool(r["correct"]) for r in records])  # the verdict as recorded (verdict.is_correct)
     except KeyError as err:
         raise ParameterError(
             f"a record has no {err.args[0]!r}; required keys: {frequency_key}, {level_key}, correct"

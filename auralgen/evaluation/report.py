@@ -13,7 +13,9 @@
 ``psychometric`` per relative task (``regime == "relative"``): a Weibull fit of accuracy vs
                  ``level_value`` (x = 0 excluded; psignifit 4, see :mod:`.psychometrics`; guess
                  rate ``1/options``, not the honest chance of ``scores``, see :func:`psychometrics`) with
-                 the threshold at ``eval.criterion`` and its 95 % credible interval
+                 the threshold at ``eval.criterion`` -- the ``x`` where the stored curve
+                 (``scale``, ``slope``, ``chance``, ``lapse``) reaches it, as ``threshold_definition``
+                 says -- and its 95 % credible interval
                  (``ci95``; an end beyond the tested range is ``null`` with ``ci95_open``
                  true), and unit. ``threshold`` is a number only within the tested range;
                  else ``null`` with ``threshold_bound`` ``"below"`` ("< lowest level") or
@@ -49,6 +51,7 @@ from .metrics import RECORD_STATUSES
 from .plots import plot_audiogram, plot_psychometric, plot_task_bars
 from .psychometrics import PsychometricFit, audiogram_thresholds, fit_psychometric, level_ranges
 
+THRESHOLD_DEFINITION = "where the stored curve weibull(x; scale, slope, chance, lapse) reaches the criterion"
 COUNTS = ("asked", "answered", *RECORD_STATUSES, "judged", "correct")
 
 
@@ -93,6 +96,7 @@ def fit_to_json(fit: PsychometricFit, unit: str) -> dict:
         "ci95_open": opens,
         "threshold_status": fit.threshold_status,
         "threshold_bound": fit.threshold_bound,
+        "threshold_definition": THRESHOLD_DEFINITION,
         "unit": unit,
         "criterion": fit.criterion,
         "chance": fit.chance,

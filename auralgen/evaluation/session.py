@@ -43,6 +43,7 @@ from .parsing import extract_choice
 from .prompts import Presentation, build_message, cache_key, n_runs, present
 from .redaction import redact
 from .report import accounting, frequency_analyses, frequency_levels, psychometrics, write_json, write_plots
+from .verdict import is_correct
 
 __all__ = ["RunFailedError", "evaluate", "leaderboard_path", "plan"]
 
@@ -345,13 +346,13 @@ def record(item: Item, p: Presentation, entry: dict, judge=None) -> dict:
     rec["rotation"] = p.rotation
     rec["options"], rec["truth"] = list(p.options), p.truth  # as presented: the honest chance reads them
     if entry is None or entry.get("reply") is None:
-        rec.update(status="error", correct=False, choice=None)
+        rec.update(status="error", correct=is_correct(None, p.truth), choice=None)
         return rec
     parsed = extract_choice(entry["reply"], p.options)
     if parsed.status == "unparseable" and judge is not None:
         parsed = judge(item, p, entry["reply"])
         rec["judged"] = parsed.status == "ok"
-    rec.update(status=parsed.status, correct=parsed.status == "ok" and parsed.index == p.truth, choice=parsed.index)
+    rec.update(status=parsed.status, correct=is_correct(parsed, p.truth), choice=parsed.index)
     return rec
 
 

@@ -28,7 +28,7 @@ from collections import Counter, defaultdict
 from auralgen.tasks.base import TASKS, task_class, task_names
 from auralgen.validation.balance import AnswerBalance
 from auralgen.validation.checks import AudioCheck, IdentityCheck, LabelCheck
-from auralgen.validation.read import Check, Observed, dataset_shards, iter_items, observe, tasks_for
+from auralgen.validation.read import Check, Observed, dataset_shards, iter_decoded, observe, tasks_for
 from auralgen.validation.report import AuditReport
 from auralgen.validation.shortcuts import FeatureShortcuts, TaskDatasetChecks
 
@@ -36,8 +36,8 @@ __all__ = [
     "AuditReport",
     "audit_dataset",
     "default_checks",
-    "iter_items",
-]  # iter_items: validation.listener reads it here
+    "iter_decoded",
+]  # iter_decoded: validation.listener reads it here
 
 LISTENER_MIN_ITEMS = (
     5  # a task's listener floor (AuditSpec.listener_floor) is checked from this many items at its easiest level
@@ -56,7 +56,7 @@ def audit_dataset(path, *, listen: bool = True) -> AuditReport:
     tasks, notes = tasks_for(path)
     report = AuditReport(str(path), notes=notes)
     checks = default_checks(listen=listen)
-    for item in iter_items(path):
+    for item in iter_decoded(path):
         report.items += 1
         seen = observe(item, tasks)
         for check in checks:

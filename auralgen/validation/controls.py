@@ -63,7 +63,7 @@ from scipy import optimize, stats
 
 from auralgen.core.errors import AuralgenError
 from auralgen.tasks.base import task_class
-from auralgen.validation.read import Item, iter_items
+from auralgen.validation.read import Decoded, iter_decoded
 
 CONTROLS = ("text_prior", "option_text", "metadata", "position_prior")
 PRIORS = ("text_prior", "position_prior")  # judged against the stated chance (audit "prior"); the others: "control"
@@ -96,7 +96,7 @@ class Sample:
         return _NUMBER.sub("#", self.question)
 
 
-def metadata(item: Item) -> dict[str, float]:
+def metadata(item: Decoded) -> dict[str, float]:
     """Everything about an item but its audio content: clip count, rate, channels, and per clip
     ``dur_s``, ``bytes`` (FLAC), ``rms_db``, ``peak_db`` and the clip's rank by each of them."""
     clips = item.clips or []
@@ -149,7 +149,7 @@ def usable(task: str, name: str) -> bool:
 def samples(path) -> list[Sample]:
     """Every item of the dataset at ``path`` as a :class:`Sample` (audio decoded once, then dropped)."""
     out = []
-    for item in iter_items(path):
+    for item in iter_decoded(path):
         row = item.row
         out.append(Sample(row["task"], row["question"] or "", tuple(row["options"]), int(row["answer_index"]),
                           metadata(item)))  # fmt: skip

@@ -29,7 +29,7 @@ from auralgen.core.errors import ParameterError
 from auralgen.listeners.common import no_answer, option_index  # noqa: F401  (re-exported)
 from auralgen.listeners.tones import JND, duration_bins  # noqa: F401  (re-exported)
 from auralgen.tasks.base import TASKS, task_class
-from auralgen.validation.read import iter_items
+from auralgen.validation.read import iter_decoded
 
 Listener = Callable[..., int]
 
@@ -114,7 +114,7 @@ def listener_accuracy(dataset_dir) -> dict[tuple[str, int], dict[str, Any]]:
         tasks without a listener are left out.
     """
     acc: dict[tuple[str, int], dict[str, Any]] = defaultdict(lambda: {"n": 0, "correct": 0})
-    for item in iter_items(dataset_dir):
+    for item in iter_decoded(dataset_dir):
         row = item.row
         if row["task"] not in LISTENERS or item.clips is None:
             continue

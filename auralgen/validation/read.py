@@ -18,17 +18,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow.parquet as pq
 
 from auralgen.config import RunConfig, build_tasks, fingerprint, validate
 from auralgen.core.errors import AuralgenError, ParameterError
+from auralgen.core.schema import iter_items
 from auralgen.export.audio import decode_flac
 from auralgen.tasks.base import AudioConfig, Task, load_tasks
 
 
 @dataclass
-class Item:
-    """One row: its columns (audio bytes dropped), decoded clips and where it came from."""
+class Decoded:
+    """One row as the audit reads it: its columns as the schema names them (``audio`` dropped),
+    its decoded clips and where it came from."""
 
     row: dict[str, Any]
     shard: str
@@ -53,26 +54,26 @@ def dataset_shards(path) -> list[Path]:
     return shards
 
 
-def iter_items(path, *, batch_rows: int = 16) -> Iterator[Item]:
-    """Every row of the dataset, shard by shard, ``batch_rows`` at a time, audio decoded."""
+def iter_decoded(path, *, batch_rows: int = 16) -> Iterator[Decoded]:
+    """Every row of the dataset, shard by shard, ``batch_rows`` at a time (through the schema's one
+    reader, :func:`auralgen.core.schema.iter_items`), audio decoded; a row whose audio does not
+    decode carries the ``error``."""
     root = Path(path)
-    for shard in dataset_shards(root):
-        rel = shard.relative_to(root).as_posix()
-        for batch in pq.ParquetFile(shard).iter_batches(batch_size=batch_rows):
-            for row in batch.to_pylist():
-                audio = row.pop("audio") or []
-                clips, rate, err = [], int(row.get("sampling_rate") or 0), None
-                try:
-                    for entry in audio:
-                        x, rate = decode_flac(entry["bytes"])
-                        clips.append(x)
-                    if not clips:
-                        err = "no audio clips"
-                except Exception as exc:  # noqa: BLE001 - any decoder failure is a bad row
-                    err = f"audio does not decode: {exc}"
-                sizes = [len(e["bytes"] or b"") for e in audio]
-                yield Item(row, rel, None if err else clips, rate, sum(sizes), [e.get("path") or "" for e in audio],
-                           err, sizes)  # fmt: skip
+    shards = [s.relative_to(root).as_posix() for s in dataset_shards(root)]
+    for shard, _, row in iter_items(root, shards, batch_rows=batch_rows):
+        audio = row.pop("audio") or []
+        clips, rate, err = [], int(row.get("sampling_rate") or 0), None
+        try:
+            for entry in audio:
+                x, rate = decode_flac(entry["bytes"])
+                clips.append(x)
+            if not clips:
+                err = "no audio clips"
+        except Exception as exc:  # noqa: BLE001 - any decoder failure is a bad row
+            err = f"audio does not decode: {exc}"
+        sizes = [len(e["bytes"] or b"") for e in audio]
+        yield Decoded(row, shard, None if err else clips, rate, sum(sizes), [e.get("path") or "" for e in audio],
+                      err, sizes)  # fmt: skip
 
 
 def run_config_of(manifest: dict, path) -> RunConfig:
@@ -108,7 +109,7 @@ class Observed:
     """One row as the audit's checks see it: the item, its task (None: unknown), its ``params``
     (None: unreadable) and the problems found so far, ``(reason, detail)`` in the order found."""
 
-    item: Item
+    item: Decoded
     task: Task | None
     params: dict | None
     problems: list[tuple[str, str]]
@@ -123,7 +124,7 @@ class Observed:
         return self.item.clips is not None and self.params is not None
 
 
-def observe(item: Item, tasks: dict[str, Task]) -> Observed:
+def observe(item: Decoded, tasks: dict[str, Task]) -> Observed:
     """Parse one row's ``params`` and look up its task; problems of the row itself are ``bad_row``."""
     task = tasks.get(item.row["task"])
     problems = [("bad_row", item.error)] if item.error else []

@@ -31,7 +31,7 @@ class AuditReport:
         return {r for f in self.failures if f["id"] == item_id for r in f["reasons"]}
 
     def fail(self, item, problems: list[tuple[str, str]]) -> None:
-        """Record the ``(reason, detail)`` problems of one item (``audit.Item``) as its failure."""
+        """Record the ``(reason, detail)`` problems of one item (``read.Decoded``) as its failure."""
         row = item.row
         reasons = list(dict.fromkeys(code for code, _ in problems))
         self.failures.append({"id": row["id"], "task": row["task"], "split": row["split"], "level": row["level"],

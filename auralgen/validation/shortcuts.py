@@ -44,7 +44,7 @@ def scalars(value, prefix: str = "") -> Iterator[tuple[str, Any]]:
 
 
 def features(item, params: dict) -> dict[str, Any]:
-    """Every candidate shortcut of one item (an ``audit.Item``): params scalars, pairwise deltas, row and audio facts."""
+    """Every candidate shortcut of one item (a ``read.Decoded``): params scalars, pairwise deltas, row and audio facts."""
     row = item.row
     out: dict[str, Any] = {k: v for k, v in scalars(params) if k}
     sounds = (

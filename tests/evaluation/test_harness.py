@@ -58,8 +58,8 @@ def test_records_carry_the_fields_the_task_states(tiny_dataset):
     items = load_items(tiny_dataset)
     for it in items:
         rec = it.record_fields()
-        if it.task == "audiogram" and "freq_hz" in it.params:
-            assert (rec["frequency_hz"], rec["tone_position"]) == (float(it.params["freq_hz"]), it.params["position"])
+        if it.task == "audiogram" and "freq_hz" in it.recipe:
+            assert (rec["frequency_hz"], rec["tone_position"]) == (float(it.recipe["freq_hz"]), it.recipe["position"])
         else:
             assert not {"frequency_hz", "tone_position", "difference", "difference_unit"} & set(rec), it.task
     assert sum("frequency_hz" in it.record_fields() for it in items) == 3  # one audiogram item per level
@@ -177,8 +177,9 @@ def _reorder_item():
     opts = ["clip 1 -> clip 2 -> clip 3", "clip 2 -> clip 1 -> clip 3", "clip 3 -> clip 1 -> clip 2",
             "clip 1 -> clip 3 -> clip 2", "clip 2 -> clip 3 -> clip 1", "clip 3 -> clip 2 -> clip 1"]  # fmt: skip
     return Item(id="reo", task="order", category="c", sub_category="s", attribute="time", regime="reorder", level=0,
-                level_value=0.0, level_unit="", question="Order the clips.", options=tuple(opts), answer_index=2,
-                clips=(b"0", b"1", b"2"))  # fmt: skip
+                level_value=0.0, level_unit="", question="Order the clips.", options=tuple(opts), answer=opts[2],
+                answer_index=2, audio=tuple({"bytes": b, "path": None} for b in (b"0", b"1", b"2")),
+                sampling_rate=16000, num_channels=1, channel_layout="mono", params="{}", split="test")  # fmt: skip
 
 
 def test_reorder_items_are_asked_under_different_clip_orders():

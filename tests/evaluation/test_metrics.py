@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from auralgen.core.errors import ParameterError
 from auralgen.evaluation.metrics import score, wilson_interval
-from auralgen.evaluation.parsing import rotate_options
+from auralgen.evaluation.parsing import ParseResult, rotate_options
+from auralgen.evaluation.verdict import is_correct
 
 
 def rec(
@@ -53,16 +54,25 @@ def test_aa_and_acr_by_hand():
 
 
 def test_failed_parses_stay_in_the_denominator_and_count_wrong():
-    records = [
-        rec("x", 0, True),
-        rec("x", 1, True, status="unparseable"),  # a stray correct flag must not count
-        rec("x", 2, False, status="refusal"),
-        rec("x", 3, False, status="multiple"),
+    records = [rec("x", 0, is_correct(ParseResult(0, "ok"), 0))] + [
+        rec("x", r, is_correct(ParseResult(None, status), 0), status=status)
+        for r, status in ((1, "unparseable"), (2, "refusal"), (3, "multiple"))
     ]
     task = score(records)["by_task"]["pitch_relative"]
     assert task["AA"] == pytest.approx(0.25)
     assert task["ACR"] == 0.0
     assert task["unparseable_rate"] == task["refusal_rate"] == task["multiple_rate"] == pytest.approx(0.25)
+
+
+def test_a_file_verdict_counts_for_an_unparsed_reply():
+    # scorer=file / scorer=mmar: the peer's verdict is the verdict, parsed or not; score() counts it as recorded
+    records = [
+        rec("x", r, is_correct(ParseResult(None, status), 0, file_verdict=True), status=status)
+        for r, status in enumerate(("ok", "unparseable", "refusal", "multiple"))
+    ]
+    task = score(records)["by_task"]["pitch_relative"]
+    assert (task["AA"], task["ACR"]) == (1.0, 1.0)
+    assert task["unparseable_rate"] == pytest.approx(0.25)
 
 
 def test_groupings_and_macro_follow_star_bench():

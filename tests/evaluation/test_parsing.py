@@ -150,7 +150,9 @@ CASES = [
     ("The answer is not A.", PITCH, None, UNPARSEABLE),
     ("It is definitely not (A).", PITCH, None, UNPARSEABLE),
     ("The first tone is higher, not lower. Answer: A", PITCH, 0, OK),
-    ("I think the first sound is louder than the second sound.", LOUD, None, UNPARSEABLE),
+    # a sentence that restates an option as its subject states it; the option it is compared with is not stated
+    ("I think the first sound is louder than the second sound.", LOUD, 0, OK),
+    ("Either the first sound or the second sound, hard to say.", LOUD, None, UNPARSEABLE),
 ]
 
 

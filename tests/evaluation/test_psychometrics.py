@@ -1,12 +1,21 @@
 """Tests of psychometric fitting and model audiograms."""
 
+import json
 import math
 
 import numpy as np
 import pytest
 
 from auralgen.core.errors import ParameterError
-from auralgen.evaluation.psychometrics import audiogram_thresholds, fit_psychometric, level_ranges, weibull
+from auralgen.evaluation.parsing import ParseResult
+from auralgen.evaluation.psychometrics import (
+    audiogram_thresholds,
+    fit_psychometric,
+    level_ranges,
+    weibull,
+    weibull_inverse,
+)
+from auralgen.evaluation.verdict import is_correct
 
 X = np.array([2.0, 4.0, 8.0, 16.0, 32.0, 64.0])
 TRUE = dict(scale=12.0, slope=2.0, chance=0.25, lapse=0.03)
@@ -198,7 +207,8 @@ def test_audiogram_thresholds():
 
 
 def test_audiogram_counts_failed_parses_as_wrong():
-    records = [dict(frequency_hz=500, level_value=10, correct=True, status="refusal")] * 4
+    refusal = ParseResult(None, "refusal")
+    records = [dict(frequency_hz=500, level_value=10, correct=is_correct(refusal, 0), status="refusal")] * 4
     assert audiogram_thresholds(records) == {500.0: None}
 
 
@@ -228,3 +238,42 @@ def test_audiogram_cells_need_enough_items():
 def test_level_ranges_per_frequency():
     recs = [dict(frequency_hz=f, level_value=lv) for f, lv in ((1000, 20), (250, 5), (1000, -10), (1000, 0))]
     assert level_ranges(recs) == {250.0: (5.0, 5.0), 1000.0: (-10.0, 20.0)}
+
+
+def test_every_reported_threshold_is_where_its_stored_curve_reaches_the_criterion():
+    """Recomputed from the stored fit (results.json's record) for every entry: 2-, 3- and 4-option
+    tasks, a task mixing option counts, few answers per level and lapses near the bound -- the
+    settings where a posterior-median threshold sat at 0.83 or 0.91 of the stored curve."""
+    from auralgen.evaluation.report import fit_from_json, psychometrics
+
+    rng = np.random.default_rng(36)
+    recs = []
+    for t in range(12):
+        n_options = [2, 3, 4, (2, 3)][t % 4]
+        lapse = [0.0, 0.1, 0.2][t % 3]
+        per_level = [2, 4, 8][t // 4]
+        for v in (0.0, 1.0, 2.0, 4.0, 8.0, 16.0):
+            for i in range(per_level):
+                k = n_options if isinstance(n_options, int) else n_options[i % 2]
+                p = weibull(v, scale=3.0 + t % 5, slope=1.5 + t % 3, chance=1 / k, lapse=lapse)
+                recs.append(dict(task=f"t{t}", regime="relative", level_value=v, level_unit="dB", n_options=k,
+                                 correct=bool(rng.random() < p)))  # fmt: skip
+    stored = json.loads(json.dumps(psychometrics(recs, criterion=0.75, n_boot=20)))
+    numbers = 0
+    for name, d in stored.items():
+        if d.get("threshold") is None:
+            continue
+        numbers += 1
+        at = weibull(d["threshold"], scale=d["scale"], slope=d["slope"], chance=d["chance"], lapse=d["lapse"])
+        assert float(at) == pytest.approx(d["criterion"], abs=1e-9), name
+        assert float(fit_from_json(d).predict(d["threshold"])) == pytest.approx(0.75, abs=1e-9)
+        low, high = d["ci95"]
+        assert (low is None or low <= d["threshold"]) and (high is None or d["threshold"] <= high), name
+    assert numbers >= 6
+
+
+def test_weibull_inverse_is_the_inverse():
+    kw = dict(scale=7.0, slope=2.5, chance=1 / 3, lapse=0.15)
+    for p in (0.4, 0.6, 0.75, 0.8):
+        assert float(weibull(weibull_inverse(p, **kw), **kw)) == pytest.approx(p, abs=1e-12)
+    assert weibull_inverse(0.85, **kw) == math.inf and weibull_inverse(0.3, **kw) == 0.0

@@ -4,7 +4,7 @@ from collections import Counter
 from types import SimpleNamespace
 
 from auralgen.validation.balance import AnswerBalance, balance
-from auralgen.validation.read import Item, Observed
+from auralgen.validation.read import Decoded, Observed
 
 
 def _answer_p(expected_order: list[str]) -> float:
@@ -36,7 +36,7 @@ def _seen(level, level_value, answer, task=_Task):
     options = ["Lower", "The same", "Higher"]
     row = {"task": "t", "level": level, "level_value": level_value, "options": options,
            "answer": answer, "answer_index": options.index(answer)}  # fmt: skip
-    return Observed(Item(row, "data/t/test-00000-of-00001.parquet", None, 16000, 0, []), task, None, [])
+    return Observed(Decoded(row, "data/t/test-00000-of-00001.parquet", None, 16000, 0, []), task, None, [])
 
 
 def test_answer_balance_counts_positions_and_flags_an_answer_its_level_cannot_have():

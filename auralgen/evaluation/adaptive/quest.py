@@ -41,6 +41,10 @@ from .domain import LevelDomain
 __all__ = ["QuestPlusProcedure", "QuestSettings"]
 
 NO_THRESHOLD = "no threshold within the tested range"
+THRESHOLD_DEFINITION = (
+    "posterior median of the value at which the observer's Weibull reaches the criterion; slope_mean, "
+    "lapse_mean and scale_median are marginal summaries, not one curve through it"
+)
 
 
 @dataclass(frozen=True)
@@ -171,6 +175,7 @@ class QuestPlusProcedure:
             "slope_mean": float(np.sum(post.sum(axis=(0, 2)) * self.slopes)),
             "lapse_mean": float(np.sum(post.sum(axis=(0, 1)) * self.lapses)),
             "scale_median": self._value(_weighted_quantiles(np.repeat(self.thresholds, post[0].size), w, (0.5,))[0]),
+            "threshold_definition": THRESHOLD_DEFINITION,
         }  # fmt: skip
         if status == "beyond_range":
             summary["message"] = NO_THRESHOLD

@@ -32,6 +32,7 @@ from ..adapters import ModelError, strip_answer
 from ..items import Item, clip_wavs
 from ..parsing import extract_choice
 from ..prompts import Presentation, build_message, present
+from ..verdict import is_correct
 
 __all__ = ["TrialAsker", "TrialItem", "make_trial_item", "read_trials", "trial_presentation", "trial_record"]
 
@@ -78,9 +79,11 @@ def make_trial_item(task: Task, value: float, *, seed: int, track: str, trial: i
     item = Item(
         id=f"{track}-{seed}-{trial:04d}", task=task.name, category=task.category, sub_category=task.sub_category,
         attribute=task.attribute, regime=task.regime, level=-1, level_value=float(value), level_unit=task.level_unit,
-        question=qa.question, options=tuple(qa.options), answer_index=qa.answer_index,
-        clips=tuple(encode_flac(c, sr, bits=flac_bits) for c in clips), sample_rate=sr,
-        num_channels=int(clips[0].shape[0]), channel_layout=task.channel_layout(params), params=params, split=split,
+        question=qa.question, options=tuple(qa.options), answer=qa.options[qa.answer_index],
+        answer_index=qa.answer_index, audio=tuple({"bytes": encode_flac(c, sr, bits=flac_bits), "path": None}
+                                                  for c in clips), sampling_rate=sr,
+        num_channels=int(clips[0].shape[0]), channel_layout=task.channel_layout(params), params=json.dumps(params),
+        split=split,
     )  # fmt: skip
     return TrialItem(item, params, measured)
 
@@ -120,7 +123,6 @@ def trial_record(track: str, trial: int, made: TrialItem, p: Presentation, reply
     """The ``trials.jsonl`` line of one asked trial (``correct`` False without a parsable right answer)."""
     item = made.item
     parsed = extract_choice(reply, p.options) if reply is not None else None
-    correct = parsed is not None and parsed.status == "ok" and parsed.index == p.truth
     return {
         "track": track, "trial": trial, "id": item.id, "task": item.task, "level_value": item.level_value,
         "level_unit": item.level_unit, "params": made.params, "measured": made.measured,
@@ -128,7 +130,7 @@ def trial_record(track: str, trial: int, made: TrialItem, p: Presentation, reply
         "options": list(item.options), "answer_index": item.answer_index, "rotation": p.rotation,
         "presented": p.options, "truth": p.truth, "reply": reply, "error": error,
         "parsed": None if parsed is None else {"status": parsed.status, "index": parsed.index},
-        "correct": bool(correct),
+        "correct": is_correct(parsed, p.truth),
     }  # fmt: skip
 
 

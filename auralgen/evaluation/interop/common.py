@@ -11,6 +11,7 @@ from auralgen.core.errors import ParameterError
 from ..metrics import score
 from ..parsing import extract_choice
 from ..report import accounting, frequency_tasks, write_json
+from ..verdict import is_correct
 
 
 def read_predictions(path: str | Path) -> list[dict]:
@@ -64,7 +65,7 @@ def parsed_record(*, item_id, task, rotation, options, truth, reply, where, fiel
         "task": str(task),
         "rotation": int(rotation),
         "status": parsed.status,
-        "correct": parsed.status == "ok" and parsed.index == truth,
+        "correct": is_correct(parsed, truth),
         "choice": parsed.index,
         "n_options": len(options),
         "options": list(options),
@@ -95,12 +96,19 @@ def write_results(cfg, records: list[dict], *, toolkit: list[bool] | None, extra
     """Score ``records`` into ``<out>/results.json``.
 
     ``toolkit`` (one verdict per record, or ``None``) is what the toolkit's own scoring says;
-    with ``cfg.scorer != "parser"`` it decides ``scores`` and the parser's ``parser_scores``
-    stand beside it; with the parser deciding, the toolkit's stand beside as ``toolkit_scores``.
+    with ``cfg.scorer != "parser"`` it is the verdict of every record, parsed or not
+    (:func:`~auralgen.evaluation.verdict.is_correct`): ``scores``, ``accounting`` and the printed
+    line count it, and the parser's ``parser_scores`` stand beside; with the parser deciding, the
+    toolkit's stand beside as ``toolkit_scores``. The printed AA has two decimals, as the peers' scripts print.
     """
     parser_recs = records
     toolkit_recs = (
-        None if toolkit is None else [dict(r, correct=bool(t)) for r, t in zip(records, toolkit, strict=True)]
+        None
+        if toolkit is None
+        else [
+            dict(r, correct=is_correct(None, r["truth"], file_verdict=bool(t)))
+            for r, t in zip(records, toolkit, strict=True)
+        ]
     )
     main = toolkit_recs if cfg.scorer != "parser" else parser_recs
     results = {
@@ -126,12 +134,12 @@ def write_results(cfg, records: list[dict], *, toolkit: list[bool] | None, extra
     write_json(out / "results.json", results)
     s = results["scores"]["overall"]
     msg = (
-        f"{len(records)} predictions ({cfg.scorer} verdicts): AA {100 * s['AA']:.1f} %, ACR {100 * s['ACR']:.1f} %, "
+        f"{len(records)} predictions ({cfg.scorer} verdicts): AA {100 * s['AA']:.2f} %, ACR {100 * s['ACR']:.2f} %, "
         f"{results['accounting']['overall']['unparseable']} unparseable"
     )
     for key in ("parser_scores", "toolkit_scores"):
         if key in results:
             o = results[key]["overall"]
-            msg += f"; {key.split('_')[0]} verdicts: AA {100 * o['AA']:.1f} %, ACR {100 * o['ACR']:.1f} %"
+            msg += f"; {key.split('_')[0]} verdicts: AA {100 * o['AA']:.2f} %, ACR {100 * o['ACR']:.2f} %"
     log(f"{msg} -> {out / 'results.json'}")
     return results

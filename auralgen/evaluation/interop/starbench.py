@@ -56,6 +56,7 @@ from auralgen.tasks.base import task_class
 from ..items import export_wav, write_wav
 from ..prompts import is_reorder, reorder_clip_order
 from ..report import write_json
+from ..verdict import is_correct
 from .common import need, parsed_record, write_results
 
 FILES = {
@@ -212,7 +213,7 @@ def records(rows: list[dict], path: str, field: str | None) -> tuple[list[dict],
         )
         rec["starbench_rotate_id"] = r
         if str(row.get(field, "")).startswith("ERROR: "):  # the toolkit's mark of a failed generation
-            rec.update(status="error", correct=False)
+            rec.update(status="error", correct=is_correct(None, rec["truth"]), choice=None)
         if row.get("category") is not None and row.get("sub-category") is not None:
             rec["category"], rec["sub_category"] = str(row["category"]), str(row["sub-category"])
         recs.append(rec)

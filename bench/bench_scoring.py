@@ -29,8 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-from auralgen.evaluation.metrics import score
-from auralgen.evaluation.parsing import extract_choice, rotate_options
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from auralgen.evaluation.metrics import score  # noqa: E402
+from auralgen.evaluation.parsing import extract_choice, rotate_options  # noqa: E402
+from bench import results  # noqa: E402
 
 TARGET_S = 5.0
 N_ITEMS = 25_000
@@ -255,6 +258,11 @@ if __name__ == "__main__":
         sys.exit(0)
     figures = run()
     print(json.dumps(figures, indent=2))
+    results.write("bench_scoring", "python bench/bench_scoring.py", [
+        results.figure(f"parse + score {figures['n_records']:,} cached replies", figures["parse_plus_score_s"], "s",
+                       target=f"<= {TARGET_S:.0f} s"),
+        results.figure("of which scoring", figures["score_s"], "s"),
+    ])  # fmt: skip
     print(
         f"parse+score of {figures['n_records']:,} records: {figures['parse_plus_score_s']:.2f} s "
         f"({figures['ratio_to_target']:.2f} x the {TARGET_S:.0f} s target; scoring alone "

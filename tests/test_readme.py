@@ -1,4 +1,8 @@
-"""Every fenced shell command of README.md runs, at tiny sizes, and exits as the README says.
+"""Every fenced shell command of README.md and of the docs pages (docs/**/*.md) runs, at tiny sizes,
+and exits as the page says.
+
+Pages (:data:`PAGES`): README.md, then the docs pages in :data:`DOC_ORDER` (a later page may read what an
+earlier one wrote), then any other page; a command written on several pages runs once, where it is first seen.
 
 Extraction (:func:`readme_commands`): in a ```bash or ```sh block every line that is not blank
 or a ``#`` comment is a command (a trailing ``# ...`` comment is cut off); in a ```console
@@ -85,6 +89,7 @@ class Command:
     line: int
     expect_rc: int = 0
     errors: list[str] = field(default_factory=list)
+    page: str = "README.md"
 
 
 def readme_commands(text: str) -> list[Command]:
@@ -146,7 +151,24 @@ def tiny(cmd: str) -> str:
     return shlex.join(head + args)
 
 
-PYTHON_BLOCKS = re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(), re.S | re.M)
+DOC_ORDER = (  # the docs pages whose commands depend on an earlier page's output, in that order
+    "getting-started.md", "tutorials/regenerate.md", "tutorials/own-recordings.md", "concepts/levels-and-units.md",
+    "concepts/measured-labels.md", "howto/validity-report.md", "concepts/controls.md", "tutorials/score-model.md",
+    "tutorials/adaptive.md", "tutorials/human-baselines.md", "howto/export.md", "tutorials/scale-out.md",
+    "reference/output.md", "concepts/determinism.md",
+)  # fmt: skip
+
+
+def doc_pages() -> list[Path]:
+    """README.md and every docs page, in the order their commands run."""
+    docs = ROOT / "docs"
+    ordered = [docs / name for name in DOC_ORDER]
+    rest = sorted(p for p in docs.rglob("*.md") if p not in ordered)
+    return [ROOT / "README.md", *(p for p in ordered if p.exists()), *rest]
+
+
+PAGES = doc_pages()
+PYTHON_BLOCKS = [code for page in PAGES for code in re.findall(r"^```python\n(.*?)^```", page.read_text(), re.S | re.M)]
 # the command protocol's minimal model is README's `my_model.py`: it runs as the `model=command` example's model
 MY_MODEL = next(code for code in PYTHON_BLOCKS if 'request["id"]' in code)
 PYTHON_BLOCKS = [code for code in PYTHON_BLOCKS if code is not MY_MODEL]
@@ -204,7 +226,20 @@ def prepare(cmd: str, wd: Path, env: dict) -> str:
     return cmd
 
 
-COMMANDS = readme_commands((ROOT / "README.md").read_text())
+def all_commands() -> list[Command]:
+    """The commands of every page (see :data:`PAGES`), each text once, named by its page and line."""
+    seen: set[str] = set()
+    out = []
+    for page in PAGES:
+        for c in readme_commands(page.read_text()):
+            if c.text not in seen:
+                seen.add(c.text)
+                c.page = page.relative_to(ROOT).as_posix()
+                out.append(c)
+    return out
+
+
+COMMANDS = all_commands()
 
 
 def _param(c: Command):
@@ -214,7 +249,7 @@ def _param(c: Command):
     reason = next((r for s, r in XFAIL.items() if s in c.text), None)
     if reason:
         marks.append(pytest.mark.xfail(strict=True, reason=reason))
-    return pytest.param(c, marks=marks, id=f"L{c.line}:{c.text[:60]}")
+    return pytest.param(c, marks=marks, id=f"{c.page}:L{c.line}:{c.text[:60]}")
 
 
 @pytest.mark.parametrize("command", [_param(c) for c in COMMANDS if c.text not in NOT_RUN])
@@ -245,7 +280,7 @@ def test_readme_python_snippets_run(code: str, workdir):
 GENERATE = [c for c in COMMANDS if "generate.py" in c.text]
 
 
-@pytest.mark.parametrize("command", GENERATE, ids=[f"L{c.line}" for c in GENERATE])
+@pytest.mark.parametrize("command", GENERATE, ids=[f"{c.page}:L{c.line}" for c in GENERATE])
 def test_readme_generate_commands_plan_at_their_written_sizes(command: Command):
     """The commands run shrunk above; here each job of the command *as written* is validated,
     capacity-checked and planned (no rendering): full sizes must pass, or fail as the README shows."""
@@ -280,11 +315,11 @@ def test_readme_commands_use_the_venv_python_and_name_their_output():
             continue
         argv = shlex.split(c.text)
         assert argv[0] in (".venv/bin/python", "make"), (
-            f"README line {c.line}: {c.text!r} does not use .venv/bin/python"
+            f"{c.page} line {c.line}: {c.text!r} does not use .venv/bin/python"
         )
         writes = any(a.endswith(("generate.py", "evaluate.py")) for a in argv) and "action=leaderboard" not in argv
         if writes:
-            assert any(a.startswith("out=") for a in argv), f"README line {c.line}: {c.text!r} writes without out="
+            assert any(a.startswith("out=") for a in argv), f"{c.page} line {c.line}: {c.text!r} writes without out="
 
 
 def test_tiny_shrinks_counts_only():

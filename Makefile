@@ -8,7 +8,7 @@ export NUMBA_CACHE_DIR := $(CURDIR)/.auralgen_cache/numba
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT     := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends
 
-.PHONY: help install dataset test test-slow soundfont browser golden eval bench lint clean
+.PHONY: help install dataset test test-slow soundfont browser golden eval bench lint docs docs-serve clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -60,10 +60,17 @@ bench: $(STAMP)  ## print speed and memory figures (bench/; installs the bench e
 	$(BIN)/pip install -q -e '.[dev,bench]'
 	$(BIN)/python bench/run.py
 
-lint: $(STAMP)  ## ruff lint and format check; import layers (.importlinter)
-	$(BIN)/ruff check auralgen tests bench examples generate.py evaluate.py
-	$(BIN)/ruff format --check auralgen tests bench examples generate.py evaluate.py
+lint: $(STAMP)  ## ruff lint and format check; import layers (.importlinter); the docs site builds strictly
+	$(BIN)/ruff check auralgen tests bench examples docs/hooks.py docs/scripts generate.py evaluate.py
+	$(BIN)/ruff format --check auralgen tests bench examples docs/hooks.py docs/scripts generate.py evaluate.py
 	$(BIN)/lint-imports --no-cache
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet   # into site/; no broken link or reference
+
+docs: $(STAMP)  ## build the documentation site into site/ (reference pages: python docs/scripts/gen_reference.py)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: $(STAMP)  ## serve the documentation site on http://127.0.0.1:8000 (rebuilds on change)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 clean:  ## remove generated data, caches and the venv
 	rm -rf data results outputs multirun .auralgen_cache $(VENV)

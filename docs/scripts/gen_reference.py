@@ -94,7 +94,7 @@ def task_section(name: str, cls) -> list[str]:
     levels = ", ".join(f"{v:g}" for v in cfg.levels)
     module_doc = sys.modules[cls.__module__].__doc__ or ""
     out = [f"## `{name}`", "", _first_paragraph(module_doc), ""]
-    out += [f"- **attribute**: {cls.attribute}; **regime**: {cls.regime}; **choices**: {cls.n_choices}"]
+    out += [f"- **attribute**: {cls.attribute}; **regime**: {cls.regime}; **choices**: {task.n_choices}"]
     out += [f"- **levels** (default, in {cls.level_unit}): {levels}"]
     out += [f"- **question** (one of {len(cls.questions)}): {cls.questions[0]}"]
     out += [f"- **options**: {'; '.join(sorted(qa.options))}"]

@@ -69,6 +69,15 @@ def test_a_silent_program_is_restarted_at_the_deadline(tmp_path):
     slow.close()
 
 
+def test_the_programs_stderr_is_kept_in_command_stderr_log(tmp_path):
+    chatty = "import sys, json\nprint('loading weights on stderr', file=sys.stderr, flush=True)\n" + ECHO
+    adapter = build_adapter({"kind": "command", "cmd": _script(tmp_path, "chatty.py", chatty)}, logdir=tmp_path)
+    assert adapter(_msg([], uid="i0@1")) == "i0@1"
+    adapter.close()
+    assert (tmp_path / "command_stderr.log").read_text() == "[process 1] loading weights on stderr\n"
+    assert adapter.protocol_report()["ignored_stdout_lines"] == 1  # stdout's log line, not stderr's
+
+
 def test_a_dead_program_is_fatal(tmp_path):
     dead = build_adapter({"kind": "command", "cmd": f"{sys.executable} -c 'import sys; sys.exit(4)'"})
     with pytest.raises(FatalModelError, match=r"exited \(code 4\)"):

@@ -15,7 +15,8 @@ Each reply is one line on stdout, a JSON object carrying the id of the request i
 Replies may come in any order; up to ``model.concurrency`` requests are in flight at once
 (default 1). Every other stdout line (log output, a reply split over several lines, JSON
 without an ``id``, a reply to an unknown id) is appended to ``<out>/command_stdout.log``,
-counted and ignored: it can never be taken for another request's reply. Errors of one item
+counted and ignored: it can never be taken for another request's reply. The program's stderr
+(its own log: model loading, warnings) is kept line by line in ``<out>/command_stderr.log``. Errors of one item
 (an :class:`~auralgen.evaluation.adapters.base.ModelError`, cached as ``reply: null``): no reply
 with its id within ``model.timeout_s`` seconds of sending it (a total deadline; a program
 that printed nothing at all meanwhile is restarted), an ``"error"`` reply, a reply
@@ -150,6 +151,8 @@ class CommandAdapter(Adapter):
         self.last_output = 0.0
         self.stderr_tail: list[str] = []
         self.log_path = self.logdir / "command_stdout.log"
+        self.stderr_path = self.logdir / "command_stderr.log"
+        self._drainer: threading.Thread | None = None
         self._log = None
 
     # ------------------------------------------------------------------ process
@@ -165,7 +168,8 @@ class CommandAdapter(Adapter):
         self.gen += 1
         self.stderr_tail = []
         threading.Thread(target=self._pump, args=(self.proc.stdout, self.gen), daemon=True).start()
-        threading.Thread(target=self._drain, args=(self.proc.stderr,), daemon=True).start()
+        self._drainer = threading.Thread(target=self._drain, args=(self.proc.stderr, self.gen), daemon=True)
+        self._drainer.start()
 
     def _pump(self, stream, gen: int) -> None:
         for line in stream:
@@ -180,9 +184,20 @@ class CommandAdapter(Adapter):
                     slot.state = "dead"
             self.cond.notify_all()
 
-    def _drain(self, stream) -> None:
-        for line in stream:
-            self.stderr_tail = (self.stderr_tail + [line.rstrip()])[-5:]
+    def _drain(self, stream, gen: int) -> None:
+        """Keep the program's stderr in ``command_stderr.log`` (and its last lines for error messages)."""
+        log = None
+        try:
+            for line in stream:
+                self.stderr_tail = (self.stderr_tail + [line.rstrip()])[-5:]
+                if log is None:
+                    self.stderr_path.parent.mkdir(parents=True, exist_ok=True)
+                    log = open(self.stderr_path, "a", encoding="utf-8")
+                log.write(f"[process {gen}] {line.rstrip()}\n")
+                log.flush()
+        finally:
+            if log is not None:
+                log.close()
 
     def _take(self, line: str, gen: int) -> None:
         """File one stdout line: a reply to its request, or a logged, counted, ignored line."""
@@ -326,3 +341,5 @@ class CommandAdapter(Adapter):
             if self._log is not None:
                 self._log.close()
                 self._log = None
+        if self._drainer is not None:
+            self._drainer.join(timeout=5)  # the program has ended: its stderr is at EOF

@@ -16,7 +16,7 @@ from typing import Any
 
 from auralgen.config import RUNTIME_KEYS, ExecutorConfig, ExportConfig, RunSettings, validate
 from auralgen.core.errors import ParameterError
-from auralgen.core.mapping import plain
+from auralgen.core.mapping import did_you_mean, plain
 from auralgen.core.resources import conf_dir
 from auralgen.mixing import DEFAULT_MIXING
 from auralgen.sounds.corpus import SOURCE_KINDS, SourceConfig
@@ -251,6 +251,28 @@ def refuse_ignored_task_overrides(overrides: list[str]) -> None:
             )
 
 
+def _suggest_key(exc: BaseException, overrides: list[str], config_dir: str, config_name: str) -> str:
+    """``" (did you mean 'task.items_per_level'?)"`` for Hydra's "Could not override 'task.itmes_per_level'"."""
+    import re
+
+    from omegaconf import DictConfig, OmegaConf
+
+    found = re.search(r"Could not override '([^']+)'", str(exc))
+    if not found:
+        return ""
+    key = found.group(1).lstrip("+~")
+    parent, _, leaf = key.rpartition(".")
+    rest = [o for o in overrides if o.split("=", 1)[0].lstrip("+~") != key and "," not in o]
+    try:
+        cfg = compose(rest, config_dir=config_dir, config_name=config_name)
+        node = OmegaConf.select(cfg, parent) if parent else cfg
+    except Exception:  # the other overrides do not compose on their own: no suggestion
+        return ""
+    if not isinstance(node, DictConfig):
+        return ""
+    return did_you_mean(leaf, node.keys(), prefix=f"{parent}." if parent else "")
+
+
 def check_command_line(argv: list[str], *, config_dir: str, config_name: str, validate_fn=None, rules=None) -> None:
     """Compose and validate every job of a command line (every job of a multirun) before Hydra runs anything.
 
@@ -282,7 +304,8 @@ def check_command_line(argv: list[str], *, config_dir: str, config_name: str, va
     except (OmegaConfBaseException, Exception) as exc:  # hydra's own override/composition errors
         if not type(exc).__module__.startswith(("hydra", "omegaconf")):
             raise
-        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        hint = _suggest_key(exc, overrides, config_dir, config_name)
+        print(f"error: {_one_line(exc).rstrip('.') if hint else _one_line(exc)}{hint}", file=sys.stderr)
         sys.exit(2)
     finally:
         GlobalHydra.instance().clear()

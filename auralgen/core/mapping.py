@@ -8,6 +8,7 @@ what is allowed. :func:`plain` turns container nodes into lists and dicts.
 
 from __future__ import annotations
 
+import difflib
 import math
 import typing
 from dataclasses import MISSING, fields
@@ -67,6 +68,18 @@ def plain(value):
     return value
 
 
+def did_you_mean(name, known, prefix: str = "") -> str:
+    """``" (did you mean '<prefix>x'?)"`` for the known name x closest to a misspelt ``name``, else ``""``.
+
+    >>> did_you_mean("itmes_per_level", ["levels", "items_per_level"])
+    " (did you mean 'items_per_level'?)"
+    >>> did_you_mean("zzz", ["levels"])
+    ''
+    """
+    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.75)
+    return f" (did you mean {prefix + close[0]!r}?)" if close else ""
+
+
 def from_mapping(cls, data, key: str, **extra):
     """Build dataclass ``cls`` from ``data``; unknown or missing keys are errors."""
     if not hasattr(data, "keys"):
@@ -75,7 +88,7 @@ def from_mapping(cls, data, key: str, **extra):
     names = [f.name for f in fields(cls)]
     for k in data.keys():
         if k not in names:
-            raise ParameterError(f"{key}.{k}: unknown key; allowed keys: {', '.join(names)}")
+            raise ParameterError(f"{key}.{k}: unknown key{did_you_mean(k, names)}; allowed keys: {', '.join(names)}")
     kwargs = dict(extra)
     for f in fields(cls):
         if f.name in kwargs:

@@ -27,8 +27,31 @@ def _generate(cfg: DictConfig) -> None:
         sys.exit(code)
 
 
+HELP = """usage: auralgen generate [key=value ...] [-m key=a,b,c ...]
+
+Generate a dataset (parquet shards, a dataset card and manifest.json) into `out`.
+
+common keys:
+  task=NAME                  generate one task instead of the suite (task.levels=[...], task.items_per_level=N)
+  suite=NAME                 default, tones, spatial, recorded, clips, instruments, validity (conf/suite/)
+  seed=N  split=test|[train,test]  out=DIR  workers=auto|N  overwrite=true
+  source=folder source.dir=DIR   draw sounds from recordings (also hf, clips, soundfont)
+  executor=ray                   render on a Ray cluster (same bytes)
+
+examples:
+  auralgen generate task=pitch_relative 'task.levels=[0,25,50]' task.items_per_level=40 out=data/pitch_fine
+  auralgen generate -m task=duration_relative seed=1,2,3 out=data/seeds
+
+every key with its default: docs/reference/config.md, tasks: docs/reference/tasks.md;
+the composed config of a command line: auralgen generate [overrides] --cfg job;
+Hydra's own help (every config group and its options): auralgen generate --hydra-help"""
+
+
 def main(argv: list[str]) -> int:
     """Check every job of the command line (one ``error:`` line, exit 2), then let Hydra run it."""
+    if any(a in ("-h", "--help") for a in argv):
+        print(HELP)
+        return 0
     os.environ.setdefault("PRA_NUM_THREADS", "1")
     from auralgen.generation.run import preflight
 

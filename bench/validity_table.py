@@ -1,4 +1,4 @@
-"""The per-task validity table of the README (issue 12): controls, listener, kept / re-drawn / dropped.
+"""The per-task validity table of the docs (Controls and honest chance): controls, listener, kept / re-drawn / dropped.
 
 Generates ``suite=validity`` at seed 0 (the tested set) and seed 1 (the controls' training set),
 each skipped when its ``manifest.json`` exists, audits seed 0 (reference listener included:
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -136,6 +137,8 @@ def main(argv: list[str] | None = None, *, log=print) -> str:
     parser.add_argument("test", nargs="?", default="data/validity", help="seed 0: the tested dataset")
     parser.add_argument("train", nargs="?", default="data/validity_seed1", help="seed 1: the controls' training set")
     parser.add_argument("--workers", type=int, default=None, help="generation workers (default: the config's)")
+    parser.add_argument("--results", default=None, help="also write the verdict and table to this file "
+                        "(the docs page reads bench/results/validity_table.md)")  # fmt: skip
     parser.add_argument("overrides", nargs="*", help="after '--': generation overrides for both seeds")
     args = parser.parse_args(argv)
     commands = []
@@ -145,7 +148,8 @@ def main(argv: list[str] | None = None, *, log=print) -> str:
         if not (Path(out) / "manifest.json").exists():
             subprocess.run([cmd[0], str(ROOT / cmd[1]), *cmd[2:]], check=True, stdout=subprocess.DEVNULL)
     commands.append(f"python -m auralgen.validation {shlex.quote(args.test)} --controls {shlex.quote(args.train)}")
-    commands.append(shlex.join(["python", "bench/validity_table.py", args.test, args.train]))
+    commands.append(shlex.join(["python", "bench/validity_table.py", args.test, args.train]
+                               + (["--results", args.results] if args.results else [])))  # fmt: skip
     audit = audit_dataset(args.test)
     controls = audit_controls(args.train, args.test)
     report = json.loads((Path(args.test) / "validation_report.json").read_text(encoding="utf-8"))
@@ -155,7 +159,21 @@ def main(argv: list[str] | None = None, *, log=print) -> str:
     log(f"Controls trained on `{args.train}`, tested on `{args.test}`: verdict **{controls.verdict}**; "
         f"audit of `{args.test}`: {audit.items} items, {len(audit.failures)} failing, {len(audit.flags)} flags.\n")  # fmt: skip
     log(out)
+    if args.results:
+        verdict = (f"Controls trained on `{args.train}`, tested on `{args.test}`: verdict **{controls.verdict}**; "
+                   f"audit of `{args.test}`: {audit.items} items, {len(audit.failures)} failing, {len(audit.flags)} flags.")  # fmt: skip
+        write_results(Path(args.results), commands[-1], verdict, out)
     return out
+
+
+def write_results(path: Path, command: str, verdict: str, table_md: str) -> None:
+    """The docs page's validity table: who measured it, when, on what, then the verdict and the table."""
+    import datetime as dt
+    import platform
+
+    stamp = f"Measured by `{command}` on {dt.date.today().isoformat()} ({os.cpu_count()} cores, Python {platform.python_version()})."
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{stamp}\n\n{verdict}\n\n{table_md.rstrip()}\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.builders import ROOT
 
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "bench" / "results").glob("*.md"))]
 # a git short or full commit hash (7-12 or 40 hex digits with a digit and a letter; item ids are 20),
 # an issue reference, an absolute path of a machine
 FORBIDDEN = {

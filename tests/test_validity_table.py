@@ -36,8 +36,18 @@ def measured(tmp_path_factory):
     base = tmp_path_factory.mktemp("validity")
     test, train = base / "v0", base / "v1"
     printed = []
-    table = validity_table.main([str(test), str(train), "--", *TINY], log=printed.append)
+    table = validity_table.main([str(test), str(train), "--results", str(base / "table.md"), "--", *TINY],
+                                log=printed.append)  # fmt: skip
     return test, train, table, printed
+
+
+def test_the_results_file_holds_the_command_verdict_and_table(measured):
+    test, train, table, printed = measured
+    text = (test.parent / "table.md").read_text()
+    assert text.startswith(
+        f"Measured by `python bench/validity_table.py {test} {train} --results {test.parent / 'table.md'}` on "
+    )
+    assert text.rstrip().endswith(table.rstrip()) and "verdict **" in text
 
 
 def test_the_table_equals_the_reports(measured):

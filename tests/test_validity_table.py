@@ -36,7 +36,7 @@ def measured(tmp_path_factory):
     base = tmp_path_factory.mktemp("validity")
     test, train = base / "v0", base / "v1"
     printed = []
-    table = validity_table.main([str(test), str(train), "--results", str(base / "table.md"), "--", *TINY],
+    table = validity_table.main(["--results", str(base / "table.md"), str(test), str(train), "--", *TINY],
                                 log=printed.append)  # fmt: skip
     return test, train, table, printed
 

@@ -29,6 +29,7 @@ import functools
 import hashlib
 import io
 import json
+import os
 import stat
 from dataclasses import dataclass, replace
 from math import gcd
@@ -123,7 +124,7 @@ def check_source(data: Any) -> SourceConfig:
             raise ParameterError(
                 f"source.{name}={value!r} has no effect with source={cfg.kind}; allowed: source={takers}"
             )
-    cfg = _tupled(cfg)
+    cfg = portable(_tupled(cfg))
     if cfg.kind == "soundfont":
         from auralgen.sounds import soundfont
 
@@ -343,6 +344,24 @@ def load_corpus(cfg: SourceConfig) -> Corpus:
             f"{key}={str(root)!r} has no usable audio file; allowed: a folder of audio files of at least {cfg.min_duration_s} s"
         )
     return Corpus(cfg.kind, root.as_posix(), tuple(entries), tuple(skipped))
+
+
+def _relative(path: str | None) -> str | None:
+    """An absolute path relative to the working directory (where a run reads it again), else as given."""
+    if path is None or not Path(path).is_absolute():
+        return path
+    return Path(os.path.relpath(path, Path.cwd())).as_posix()
+
+
+def portable(cfg: SourceConfig) -> SourceConfig:
+    """``cfg`` with ``source.dir`` / ``source.path`` / a user's ``source.soundfont`` given as absolute
+    paths made relative to the working directory: the manifest's config, every recipe's ``root`` and
+    the card then hold no machine path, and a run from the same directory reads the same files. The
+    default SoundFont keeps its path (where the system package installs it)."""
+    from auralgen.sounds.soundfont import DEFAULT_SF2
+
+    sf2 = cfg.soundfont if cfg.soundfont in (None, DEFAULT_SF2) else _relative(cfg.soundfont)
+    return replace(cfg, dir=_relative(cfg.dir), path=_relative(cfg.path), soundfont=sf2)
 
 
 def _hf_items(cfg: SourceConfig, root: Path) -> list[tuple[str, dict[str, Any], bytes]]:

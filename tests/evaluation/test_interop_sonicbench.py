@@ -1,11 +1,11 @@
-"""SonicBench interop: its published result files (github qiuxins/SonicBench, read from the fetched
-mirror; skipped only when the mirror directory is absent) and an export in its layout.
+"""SonicBench interop: its published result files (github qiuxins/SonicBench, read from the peers
+folder, ``tests/support/peers.py``; where the clone is absent the test skips, counted in the run's
+summary) and an export in its layout.
 
 SonicBench publishes no scoring script; its accuracy is the share of rows whose ``prediction`` is
 the ``reference`` letter (its README's "about 72 %" for Qwen3-Omni is 72.25 % so counted)."""
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,24 +13,15 @@ import pytest
 from auralgen.cli._hydra import compose
 from auralgen.evaluation.config import validate_eval
 from auralgen.evaluation.runner import run
+from tests.support.peers import peer
 
-MIRROR = Path("/work/.mirror/qiuxins+SonicBench/repo")
 QUIET = lambda *_: None  # noqa: E731
 SYSTEMS = ["Kimi-Audio", "MiMo-Audio", "Ola"]  # letter replies: parser and exact match agree on every row
 
 
-def _system(name: str, dest: Path) -> Path:
-    if not MIRROR.is_dir():
-        pytest.skip(f"SonicBench mirror absent: {MIRROR}")
-    git = ["git", "-C", str(MIRROR)]
-    files = subprocess.run([*git, "ls-tree", "--name-only", "HEAD", f"Results/{name}/"], check=True,
-                           capture_output=True, text=True).stdout.split()  # fmt: skip
-    dest.mkdir(parents=True)
-    for f in files:
-        if f.endswith(".jsonl"):
-            (dest / Path(f).name).write_text(subprocess.run([*git, "show", f"HEAD:{f}"], check=True,
-                                                            capture_output=True, text=True).stdout)  # fmt: skip
-    return dest
+def _system(name: str) -> Path:
+    """A published system's result folder (24 files)."""
+    return peer("SonicBench") / "Results" / name
 
 
 def _score(pred: Path, out: Path, *extra: str) -> dict:
@@ -45,7 +36,7 @@ def _exact(path: Path) -> tuple[int, int]:
 
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_published_systems_score_as_sonicbench_counts_them(tmp_path, name):
-    path = _system(name, tmp_path / name)
+    path = _system(name)
     right, n = _exact(path)
     parser = _score(path, tmp_path / "p")
     file = _score(path, tmp_path / "f", "++scorer=file")
@@ -55,7 +46,7 @@ def test_published_systems_score_as_sonicbench_counts_them(tmp_path, name):
 
 
 def test_a_reasoning_system_shows_both_verdicts(tmp_path):
-    path = _system("Qwen2.5-Omni", tmp_path / "q")  # replies such as "A." or option words, not bare letters
+    path = _system("Qwen2.5-Omni")  # replies such as "A." or option words, not bare letters
     right, n = _exact(path)
     res = _score(path, tmp_path / "f", "++scorer=file")
     assert res["scores"]["overall"]["AA"] == pytest.approx(right / n)
@@ -90,11 +81,9 @@ def test_export_in_sonicbench_layout_and_score_it_back(tiny_dataset, tmp_path):
 def test_the_parser_never_misses_what_exact_match_counts_right_on_any_published_system():
     """All 36 systems' 86,400 rows: every row SonicBench's exact match counts right, the parser also
     reads as right; the rows they score differently are replies exact match cannot read."""
-    if not MIRROR.is_dir():
-        pytest.skip(f"SonicBench mirror absent: {MIRROR}")
     from bench.bench_scoring import sonicbench_table
 
-    table = sonicbench_table(str(MIRROR))
+    table = sonicbench_table(str(peer("SonicBench")))
     assert len(table) == 36 and sum(c["n"] for c in table.values()) == 36 * 2400
     assert sum(c["exact_only"] for c in table.values()) == 0
     assert table["Qwen2.5-Omni"]["parser"] > 2 * table["Qwen2.5-Omni"]["exact"]  # it answers "A." (a stated letter)

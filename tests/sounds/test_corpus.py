@@ -262,3 +262,19 @@ def test_spectral_shift_reads_a_shift_of_any_sound(cents_, label):
     y = stretch_shift(x, 16000, duration_s=0.8, shift_cents=cents_)
     assert spectral_shift_cents(x, y, 16000) == pytest.approx(cents_, abs=15.0)
     assert spectral_shift_cents(x, x, 16000) == 0.0
+
+
+def test_a_source_given_by_absolute_path_is_written_relative(folder_sets):
+    """source.dir given absolute: the manifest's config, every recipe's root and the card hold it
+    relative to the working directory (no machine path), and that path still reaches the files."""
+    import os
+    from pathlib import Path
+
+    out = folder_sets / "azimuth_absolute"
+    manifest = json.loads((out / "manifest.json").read_text())
+    given = manifest["config"]["audio"]["source"]["dir"]
+    roots = {s["root"] for r in read_rows(out) for s in _sounds("azimuth_absolute", params_of(r))}
+    assert roots == {given} and not Path(given).is_absolute()
+    assert Path(given).resolve() == REAL.resolve() and given == os.path.relpath(REAL)
+    card = (out / "README.md").read_text()
+    assert f"root `{given}`" in card and str(REAL) not in card and str(REAL) not in json.dumps(manifest)

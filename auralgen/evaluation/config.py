@@ -18,7 +18,7 @@ from auralgen.core.mapping import plain as _plain
 
 ACTIONS = ("evaluate", "rescore", "leaderboard", "score_predictions", "export")
 PREDICTION_FORMATS = ("starbench", "mmar", "mmau", "sonicbench")
-EXPORT_FORMATS = ("starbench", "mmar", "sonicbench")
+EXPORT_FORMATS = ("starbench", "mmar", "mmau", "sonicbench")
 SCORERS = ("parser", "file", "mmar")  # whose verdict scores a prediction file (evaluation.interop)
 ON_ERROR = ("count", "stop")
 

@@ -69,6 +69,29 @@ def test_mmar_export_scored_by_mmars_own_script_equals_scorer_mmar(tiny_dataset,
     )
 
 
+def test_mmau_export_scored_by_mmaus_own_script_equals_scorer_mmar(tiny_dataset, tmp_path):
+    """MMAU's evaluation.py, unmodified, reads our mmau-test.json (plus model_output) and counts what
+    scorer=mmar counts; every row's task and difficulty are names its script tallies."""
+    script = peer("MMAU") / "evaluation.py"
+    out = tmp_path / "mmau"
+    res = run(validate_eval(compose(["action=export", "export_format=mmau", f"data={tiny_dataset}", f"out={out}"],
+                                    config_name="evaluate")), log=QUIET)  # fmt: skip
+    rows = json.loads((out / "mmau-test.json").read_text())
+    assert len(rows) == res["items"] > 0 and all((out / r["audio_id"]).is_file() for r in rows)
+    assert {r["task"] for r in rows} == {"sound"} and {r["difficulty"] for r in rows} == {"easy", "medium", "hard"}
+    for k, row in enumerate(rows):
+        reply = _replies(row, k)
+        if reply is not None:
+            row["model_output"] = reply
+    pred = tmp_path / "mmau-test.json"
+    pred.write_text(json.dumps(rows))
+    acc, n = _total(_peer_script(script, pred))
+    ours = _score(pred, "mmau", tmp_path / "o", "++scorer=mmar")
+    assert (f"{100 * ours['scores']['overall']['AA']:.2f}", ours["scores"]["overall"]["n_answers"]) == (f"{acc:.2f}", n)
+    assert 0 < acc < 100 and n < len(rows)  # the rows without a reply are left out by both
+    assert set(ours["scores"]["by_task"]) == {r["auralgen_task"] for r in rows if "model_output" in r}
+
+
 def test_mmau_file_scored_by_mmaus_own_script_equals_scorer_mmar(tmp_path):
     script = peer("MMAU") / "evaluation.py"
     choices = [["Higher", "Lower", "The same"], ["dog barking", "cat", "dog"], ["1 m", "2 m", "4 m"]]

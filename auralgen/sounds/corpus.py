@@ -346,6 +346,46 @@ def load_corpus(cfg: SourceConfig) -> Corpus:
     return Corpus(cfg.kind, root.as_posix(), tuple(entries), tuple(skipped))
 
 
+PROCEDURAL_LICENSE = "cc-by-4.0"  # sounds the generator computes: no source file's terms to follow
+PUBLIC_DOMAIN = frozenset({"cc0", "cc0-1.0", "public-domain", "pddl"})  # add no term to another license
+
+
+def _license_id(name: str) -> str:
+    """A license name as the Hub's cards spell them: lower case, spaces as hyphens (``MIT`` -> ``mit``)."""
+    return "-".join(str(name).strip().lower().split())
+
+
+def dataset_license(cfg: SourceConfig, given: str | None) -> str:
+    """The dataset card's license: ``given`` (``export.license``, stated explicitly) when set; else the
+    one license every source file shares, public-domain files (CC0) taking the others' license;
+    procedural sounds: :data:`PROCEDURAL_LICENSE`.
+
+    Raises
+    ------
+    ParameterError
+        When the files carry licenses that no one of them covers and ``given`` is None, naming
+        each license with its file count.
+
+    >>> dataset_license(SourceConfig(), None), dataset_license(SourceConfig(), "MIT")
+    ('cc-by-4.0', 'MIT')
+    """
+    if given is not None:
+        return given
+    if not cfg.recorded:
+        return PROCEDURAL_LICENSE
+    counts: dict[str, int] = {}
+    for e in load_corpus(cfg).entries:
+        counts[_license_id(e.license)] = counts.get(_license_id(e.license), 0) + 1
+    binding = [lic for lic in counts if lic not in PUBLIC_DOMAIN] or list(counts)
+    if len(binding) == 1:
+        return binding[0]
+    said = ", ".join(f"{lic} ({n} files)" for lic, n in sorted(counts.items()))
+    raise ParameterError(
+        f"the source's files carry licenses with no common one: {said}; allowed: sources of one license "
+        "(public-domain files join any), or export.license=<the dataset's license> stated explicitly"
+    )
+
+
 def _relative(path: str | None) -> str | None:
     """An absolute path relative to the working directory (where a run reads it again), else as given."""
     if path is None or not Path(path).is_absolute():

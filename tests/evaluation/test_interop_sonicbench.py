@@ -8,11 +8,16 @@ the ``reference`` letter (its README's "about 72 %" for Qwen3-Omni is 72.25 % so
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
+import soundfile as sf
 
 from auralgen.cli._hydra import compose
 from auralgen.evaluation.config import validate_eval
+from auralgen.evaluation.interop import sonicbench
+from auralgen.evaluation.items import load_items
 from auralgen.evaluation.runner import run
+from auralgen.export.audio import decode_flac
 from tests.support.peers import peer
 
 QUIET = lambda *_: None  # noqa: E731
@@ -58,19 +63,40 @@ def test_a_reasoning_system_shows_both_verdicts(tmp_path):
 
 
 def test_export_in_sonicbench_layout_and_score_it_back(tiny_dataset, tmp_path):
+    """Binary items only, in SonicBench's two paradigms: a comparison is the item's two sounds as two
+    clips joined by 0.5 s of silence (A the first, B the second); a recognition item asks between the
+    task's two extreme categories; everything else is skipped and counted."""
     out = tmp_path / "sonic"
     res = run(validate_eval(compose(["action=export", "export_format=sonicbench", f"data={tiny_dataset}", f"out={out}"],
                                     config_name="evaluate")), log=QUIET)  # fmt: skip
+    items = {it.id: it for it in load_items(tiny_dataset)}
     assert set(res["files"]) == {"pitch_comparison", "loudness_comparison", "duration_comparison", "duration_recog"}
-    assert sum(res["skipped"].values()) + res["items"] > res["items"] > 0  # the threshold (audiogram) items left out
+    assert res["items"] + sum(res["skipped"].values()) == len(items) and res["items"] > 0
+    reasons = {k.split(":")[0] for k in res["skipped"]}
+    assert reasons == {"audiogram", "pitch_relative", "loudness_relative", "duration_relative", "duration_absolute"}
     preds = tmp_path / "preds"
     preds.mkdir()
     for f in sorted((out / "json").glob("*.jsonl")):
         rows = [json.loads(x) for x in f.read_text().splitlines()]
         for k, r in enumerate(rows):
-            assert (out / r["audio_path"]).is_file() and f"'{r['reference']}' for " in r["prompt"]
+            it = items[r["id"]]
+            assert len(r["options"]) == 2 and r["reference"] in "AB" and f"'{r['reference']}' for " in r["prompt"]
+            assert r["prompt"].endswith(
+                "Only answer 'A' or 'B'. Do not add any explanation, punctuation, or extra text."
+            )
+            x, sr = sf.read(out / r["audio_path"], always_2d=True)
+            orig, _ = decode_flac(it.clips[0])
+            if f.stem.endswith("_comparison"):
+                assert r["audio_path"].endswith(f"_pair_{k:03d}.wav") and "0.5 seconds of silence" in r["prompt"]
+                cut, gap = round(sonicbench.second_onset_s(it.params) * sr), round(0.5 * sr)
+                assert x.shape[0] == orig.shape[1] + gap and not x[cut : cut + gap].any()
+                assert np.allclose(x[cut + gap :, 0], orig[0, cut:], atol=1e-6)
+                assert r["reference"] == "AB"[it.answer in ("Higher", "Louder", "Longer")]
+            else:
+                assert r["options"] == ["Longer than 2 s", "Shorter than 0.5 s"] and x.shape[0] == orig.shape[1]
+                assert r["options"]["AB".index(r["reference"])] == it.answer
             # every other reply names the right option in words: the parser reads it, the exact match does not
-            r["prediction"] = r["reference"] if k % 2 == 0 else r["options"]["ABCDEFGHIJ".index(r["reference"])]
+            r["prediction"] = r["reference"] if k % 2 == 0 else r["options"]["AB".index(r["reference"])]
         (preds / f.name).write_text("".join(json.dumps(r) + "\n" for r in rows))
     right, n = _exact(preds)
     back = _score(preds, tmp_path / "s", "++scorer=file")

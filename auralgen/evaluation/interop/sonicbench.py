@@ -80,6 +80,18 @@ RECOGNISE = {
     "attack_absolute": ("velocity", "Sharp", "Soft"),
     "elevation_absolute": ("elevation", "Above", "Below"),
 }
+NO_FORM = {  # why the other tasks have no binary form
+    "audiogram": "tone detection at threshold, not a judgement of an attribute",
+    "azimuth_relative": "a same/different question, not which of two",
+    "elevation_relative": "a same/different question, not which of two",
+    "timbre_relative": "a same/different question, not which of two",
+    "timbre_absolute": "unordered categories",
+    "counting_absolute": "a count among ten, no two categories",
+    "mixture": "several sources in one clip",
+    "multi_source_relation": "several sources in one clip",
+    "temporal_reorder": "three clips to order",
+    "trajectory": "motion, no SonicBench attribute",
+}
 DIRECTION_OPTIONS = ("In front of the listener", "Behind the listener")
 COMPARISON_OPTIONS = ["the first clip", "the second clip"]
 RECOG_OPTIONS = {
@@ -111,7 +123,7 @@ def _comparison(it):
     """``(attribute, paradigm, question, options, answer index, audio)`` of a comparison item, or the skip reason."""
     attr, question, more, less = COMPARE[it.task]
     if it.answer not in (more, less):
-        return f"answer {it.answer!r}: no clip has more of it"
+        return "answered 'the same': no clip has more of it"
     at = second_onset_s(it.params)
     if len(it.clips) != 1 or at is None:
         return "no single clip with two timed sounds to split"
@@ -131,7 +143,7 @@ def _recognition(it):
         attr, upper, lower = RECOGNISE[it.task]
         pair = [next((o for o in it.options if o.startswith(p)), None) for p in (upper, lower)]
         if None in pair or it.answer not in pair:
-            return f"answer {it.answer!r}: not one of the two extreme categories"
+            return "a middle category: not one of the two extremes"
         truth, question = pair.index(it.answer), f"Which describes the {attr} of this sound: {pair[0]} or {pair[1]}?"
     if len(it.clips) != 1:
         return f"{len(it.clips)} clips (a recognition item holds one)"
@@ -144,7 +156,15 @@ def binary_form(it):
         return _comparison(it)
     if it.task in RECOGNISE or it.task == "azimuth_absolute":
         return _recognition(it)
-    return "no binary form in SonicBench's paradigms (several sources, clips, or categories without two extremes)"
+    return NO_FORM.get(it.task, "no binary form in SonicBench's paradigms")
+
+
+def _per_task(skipped: dict[str, int]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for key, n in skipped.items():
+        task = key.split(":")[0]
+        counts[task] = counts.get(task, 0) + n
+    return counts
 
 
 def export(items, out: Path, log) -> dict:
@@ -173,8 +193,9 @@ def export(items, out: Path, log) -> dict:
     log(
         f"wrote {n} binary items in SonicBench layout to {out} (json/: "
         + ", ".join(f"{k} {len(v)}" for k, v in sorted(files.items()))
-        + f"); skipped {sum(skipped.values())}"
-        + "".join(f"; {c} ({why})" for why, c in skipped.items())
+        + f"); skipped {sum(skipped.values())} without a binary form ("
+        + ", ".join(f"{task} {n}" for task, n in sorted(_per_task(skipped).items()))
+        + ")"
     )
     return {"items": n, "format": "sonicbench", "out": str(out), "files": {k: len(v) for k, v in files.items()},
             "skipped": skipped}  # fmt: skip

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.peers import ENV, PEERS, ROOT, find
 
 MACHINE_PATHS = ("/work/", "/root/", "/home/")
@@ -48,3 +50,17 @@ def test_no_machine_path_in_the_repository():
             f"{name}: {p}" for p in MACHINE_PATHS if p in text and name != Path(__file__).relative_to(ROOT).as_posix()
         ]
     assert found == []
+
+
+def test_fetch_clones_the_pinned_commits_from_a_mirror_and_fails_in_one_line(tmp_path):
+    """``make peers PEERS_SOURCE=...``: here the source is the peers folder itself (skipped without it)."""
+    from tests.support.peers import FetchError, fetch, peer
+
+    source = str(peer("MMAR").parent / "{name}")
+    assert fetch(tmp_path / "p", source) == [f"{n} {c[:12]}" for n, (_, c) in PEERS.items()]
+    for name, (_, commit) in PEERS.items():
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tmp_path / "p" / name, capture_output=True, text=True)
+        assert head.stdout.strip() == commit
+    assert (tmp_path / "p" / "MMAU" / "evaluation.py").is_file()
+    with pytest.raises(FetchError, match=r"^cannot clone .*nowhere/StarBench: "):
+        fetch(tmp_path / "q", str(tmp_path / "nowhere" / "{name}"))

@@ -60,8 +60,18 @@ def peer(name: str) -> Path:
     return path
 
 
-def _git(*args: str, cwd: Path | None = None) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, timeout=GIT_TIMEOUT_S)
+class FetchError(Exception):
+    """A clone or checkout that failed, as one line."""
+
+
+def _git(*args: str, cwd: Path | None = None, what: str) -> None:
+    try:
+        res = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise FetchError(f"{what}: no answer within {GIT_TIMEOUT_S} s") from None
+    if res.returncode != 0:
+        last = (res.stderr.strip().splitlines() or [f"exit code {res.returncode}"])[-1]
+        raise FetchError(f"{what}: {last}")
 
 
 def fetch(into: Path, source: str = GITHUB) -> list[str]:
@@ -71,9 +81,13 @@ def fetch(into: Path, source: str = GITHUB) -> list[str]:
     for name, (repo, commit) in PEERS.items():
         owner, short = repo.split("/")
         dest = into / name
+        url = source.format(repo=repo, owner=owner, name=short)
         if not (dest / ".git").exists():
-            _git("clone", "--quiet", "--no-checkout", source.format(repo=repo, owner=owner, name=short), str(dest))
-        _git("-c", "advice.detachedHead=false", "checkout", "--quiet", commit, cwd=dest)
+            _git("clone", "--quiet", "--no-checkout", url, str(dest), what=f"cannot clone {url}")
+        # a mirror that lacks its largest files (images, data) still checks out the code (git names the
+        # missing objects on stderr, captured here, and goes on); a missing commit fails
+        _git("-c", "advice.detachedHead=false", "checkout", "--quiet", commit, cwd=dest,
+             what=f"{name} has no commit {commit[:12]}")  # fmt: skip
         done.append(f"{name} {commit[:12]}")
     return done
 
@@ -88,10 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for line in fetch(into, args.source):
             print(f"{line} -> {args.into or shown_dir()}/")
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
-        print(
-            f"make peers: {exc} (it clones from {args.source.split('{')[0]}...: needs that reachable)", file=sys.stderr
-        )
+    except FetchError as exc:
+        print(f"make peers: {exc} (it needs GitHub, or PEERS_SOURCE=<a mirror's URL template>)", file=sys.stderr)
         return 2
     return 0
 

@@ -14,7 +14,8 @@ stated answers read right, replies with no stated answer left unparsed, and the 
 Run: ``.venv/bin/python bench/bench_scoring.py --corpus``
 
 ``--sonicbench [CLONE]`` scores every published SonicBench system (``Results/<system>/`` of a clone of
-github qiuxins/SonicBench, default ``.peers/SonicBench`` as ``make peers`` writes it) both ways: SonicBench's count (``prediction`` equal
+github qiuxins/SonicBench, default ``SonicBench`` in the peers folder ``make peers`` fills: ``$AURALGEN_PEERS``,
+else ``.peers/``) both ways: SonicBench's count (``prediction`` equal
 to ``reference``) and the answer parser, with the rows where they differ.
 Run: ``.venv/bin/python bench/bench_scoring.py --sonicbench``
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -245,7 +247,8 @@ if __name__ == "__main__":
         sys.exit(0)
     if "--sonicbench" in sys.argv[1:]:
         rest = sys.argv[sys.argv.index("--sonicbench") + 1 :]
-        print_sonicbench_table(rest[0] if rest else str(Path(__file__).resolve().parents[1] / ".peers" / "SonicBench"))
+        peers = os.environ.get("AURALGEN_PEERS") or Path(__file__).resolve().parents[1] / ".peers"
+        print_sonicbench_table(rest[0] if rest else str(Path(peers) / "SonicBench"))
         sys.exit(0)
     figures = run()
     print(json.dumps(figures, indent=2))

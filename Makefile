@@ -8,7 +8,7 @@ export NUMBA_CACHE_DIR := $(CURDIR)/.auralgen_cache/numba
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT     := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends
 
-.PHONY: help install dataset test test-slow soundfont browser golden eval bench lint clean
+.PHONY: help install dataset test test-slow peers soundfont browser golden eval bench lint clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -33,6 +33,10 @@ test: $(STAMP)  ## run the test suite (fast tests; slow ones are marked) on 2 pr
 test-slow: $(STAMP) soundfont browser  ## run only the slow tests (installs the ray extra, FluidSynth and Chromium: cluster, SoundFont and browser tests)
 	$(BIN)/pip install -q -e '.[dev,ray,soundfont,listen-test]'
 	$(BIN)/python -m pytest -q -m slow
+
+PEERS_SOURCE ?= https://github.com/{repo}.git
+peers: $(STAMP)  ## clone STAR-Bench, MMAR, MMAU, SonicBench at pinned commits into .peers/ (or AURALGEN_PEERS) for the interop tests; needs GitHub, or PEERS_SOURCE='<mirror>/{owner}+{name}'
+	$(BIN)/python -m tests.support.peers fetch --source '$(PEERS_SOURCE)'
 
 soundfont: $(STAMP)  ## source=soundfont: FluidSynth and the Fluid R3 GM SoundFont (Debian packages; root or sudo), pyfluidsynth
 	@dpkg -s libfluidsynth3 fluid-soundfont-gm >/dev/null 2>&1 || $(APT) libfluidsynth3 fluid-soundfont-gm \

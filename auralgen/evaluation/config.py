@@ -18,7 +18,7 @@ from auralgen.core.mapping import plain as _plain
 
 ACTIONS = ("evaluate", "rescore", "leaderboard", "score_predictions", "export")
 PREDICTION_FORMATS = ("starbench", "mmar", "mmau", "sonicbench")
-EXPORT_FORMATS = ("starbench", "mmar", "sonicbench")
+EXPORT_FORMATS = ("starbench", "mmar", "mmau", "sonicbench")
 SCORERS = ("parser", "file", "mmar")  # whose verdict scores a prediction file (evaluation.interop)
 ON_ERROR = ("count", "stop")
 
@@ -30,7 +30,8 @@ class EvalSettings:
     Attributes
     ----------
     rotations : int or None
-        Circular option rotations per item; ``None`` = the item's number of options.
+        Circular option rotations per item; ``None`` = as STAR-Bench's toolkit asks: the item's
+        number of options, 3 for a holistic reasoning item (:func:`~auralgen.evaluation.prompts.n_runs`).
     reorder_runs : int
         Clip orders asked per reorder item (items whose options are clip sequences).
     instruction : str

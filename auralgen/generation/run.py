@@ -326,7 +326,7 @@ def _finish(run_cfg, tasks, shards, journal, fp, seconds, wall, n_todo, log) -> 
     write_json(out / "manifest.json", manifest)
     (out / ERROR_LOG).unlink(missing_ok=True)
     log(summary_table(report, seconds, wall, n_todo))
-    log(f"wrote {sum(r['rows'] for r in records)} items in {len(records)} shards to {out.resolve()}")
+    log(f"wrote {sum(r['rows'] for r in records)} items in {len(records)} shards to {out}")
     return manifest
 
 

@@ -29,6 +29,7 @@ import functools
 import hashlib
 import io
 import json
+import os
 import stat
 from dataclasses import dataclass, replace
 from math import gcd
@@ -123,7 +124,7 @@ def check_source(data: Any) -> SourceConfig:
             raise ParameterError(
                 f"source.{name}={value!r} has no effect with source={cfg.kind}; allowed: source={takers}"
             )
-    cfg = _tupled(cfg)
+    cfg = portable(_tupled(cfg))
     if cfg.kind == "soundfont":
         from auralgen.sounds import soundfont
 
@@ -343,6 +344,64 @@ def load_corpus(cfg: SourceConfig) -> Corpus:
             f"{key}={str(root)!r} has no usable audio file; allowed: a folder of audio files of at least {cfg.min_duration_s} s"
         )
     return Corpus(cfg.kind, root.as_posix(), tuple(entries), tuple(skipped))
+
+
+PROCEDURAL_LICENSE = "cc-by-4.0"  # sounds the generator computes: no source file's terms to follow
+PUBLIC_DOMAIN = frozenset({"cc0", "cc0-1.0", "public-domain", "pddl"})  # add no term to another license
+
+
+def _license_id(name: str) -> str:
+    """A license name as the Hub's cards spell them: lower case, spaces as hyphens (``MIT`` -> ``mit``)."""
+    return "-".join(str(name).strip().lower().split())
+
+
+def dataset_license(cfg: SourceConfig, given: str | None) -> str:
+    """The dataset card's license: ``given`` (``export.license``, stated explicitly) when set; else the
+    one license every source file shares, public-domain files (CC0) taking the others' license;
+    procedural sounds: :data:`PROCEDURAL_LICENSE`.
+
+    Raises
+    ------
+    ParameterError
+        When the files carry licenses that no one of them covers and ``given`` is None, naming
+        each license with its file count.
+
+    >>> dataset_license(SourceConfig(), None), dataset_license(SourceConfig(), "MIT")
+    ('cc-by-4.0', 'MIT')
+    """
+    if given is not None:
+        return given
+    if not cfg.recorded:
+        return PROCEDURAL_LICENSE
+    counts: dict[str, int] = {}
+    for e in load_corpus(cfg).entries:
+        counts[_license_id(e.license)] = counts.get(_license_id(e.license), 0) + 1
+    binding = [lic for lic in counts if lic not in PUBLIC_DOMAIN] or list(counts)
+    if len(binding) == 1:
+        return binding[0]
+    said = ", ".join(f"{lic} ({n} files)" for lic, n in sorted(counts.items()))
+    raise ParameterError(
+        f"the source's files carry licenses with no common one: {said}; allowed: sources of one license "
+        "(public-domain files join any), or export.license=<the dataset's license> stated explicitly"
+    )
+
+
+def _relative(path: str | None) -> str | None:
+    """An absolute path relative to the working directory (where a run reads it again), else as given."""
+    if path is None or not Path(path).is_absolute():
+        return path
+    return Path(os.path.relpath(path, Path.cwd())).as_posix()
+
+
+def portable(cfg: SourceConfig) -> SourceConfig:
+    """``cfg`` with ``source.dir`` / ``source.path`` / a user's ``source.soundfont`` given as absolute
+    paths made relative to the working directory: the manifest's config, every recipe's ``root`` and
+    the card then hold no machine path, and a run from the same directory reads the same files. The
+    default SoundFont keeps its path (where the system package installs it)."""
+    from auralgen.sounds.soundfont import DEFAULT_SF2
+
+    sf2 = cfg.soundfont if cfg.soundfont in (None, DEFAULT_SF2) else _relative(cfg.soundfont)
+    return replace(cfg, dir=_relative(cfg.dir), path=_relative(cfg.path), soundfont=sf2)
 
 
 def _hf_items(cfg: SourceConfig, root: Path) -> list[tuple[str, dict[str, Any], bytes]]:

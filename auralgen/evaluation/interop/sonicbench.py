@@ -38,9 +38,8 @@ from pathlib import Path
 
 from auralgen.core.errors import ParameterError
 
-from ..items import export_wav
 from ..report import frequency_tasks
-from .common import need, parsed_record, read_predictions, write_results
+from .common import export_clip, export_text, need, parsed_record, read_predictions, write_results
 
 ATTRIBUTES = {
     "pitch": "pitch", "brightness": "brightness", "loudness": "loudness", "duration": "duration",
@@ -94,15 +93,13 @@ def export(items, out: Path, log) -> dict:
         paradigm, kind = PARADIGMS[it.regime]
         rows = files.setdefault(f"{attr}_{paradigm}", [])
         rel = f"{attr}/task_{paradigm}/{attr}_{kind}_{len(rows):03d}.wav"
-        export_wav(it.clips[0], out / rel)
+        export_clip(it.clips[0], out, rel)
         rows.append({"audio_path": rel, "prompt": prompt_of(it.question, it.options),
                      "reference": "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[it.answer_index], "id": it.id, "task": it.task,
                      "options": list(it.options)})  # fmt: skip
     (out / "json").mkdir(parents=True, exist_ok=True)
     for name, rows in files.items():
-        (out / "json" / f"{name}.jsonl").write_text(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-        )
+        export_text(out, f"json/{name}.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     n = sum(len(r) for r in files.values())
     log(
         f"wrote {n} items in SonicBench layout to {out} (json/: "

@@ -72,3 +72,23 @@ def create_new(path: str | os.PathLike, what: str = "file"):
         raise ParameterError(
             f"{what} {str(path)!r} exists already; allowed: an out folder without it (an export never overwrites a file)"
         ) from None
+
+
+def dangling_link(path: str | os.PathLike) -> Path | None:
+    """The first part of ``path`` (itself or a folder above it) that is a symlink to nothing, else None."""
+    p = Path(path).absolute()
+    for part in [p, *p.parents]:
+        if part.is_symlink() and not part.exists():
+            return part
+    return None
+
+
+def check_out(key: str, value: str) -> None:
+    """Refuse an output folder that is, or lies under, a symlink to nothing (creating it would fail)."""
+    link = dangling_link(value)
+    if link is not None:
+        raise ParameterError(
+            f"{key}={value!r} is a symlink to {os.readlink(link)!r}, which does not exist"
+            + ("" if link == Path(value).absolute() else f" ({str(link)!r})")
+            + "; allowed: a directory path, or a symlink to an existing directory"
+        )

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import soundfile as sf
 
-from auralgen.core.errors import ParameterError
+from auralgen.core.errors import ParameterError, reason
 from auralgen.core.paths import check_item_id, create_new, inside
 from auralgen.core.schema import eval_columns
 from auralgen.export.audio import decode_flac
@@ -250,7 +250,8 @@ def check_item(row: dict, where: str, *, task: str | None = None) -> Item:
         try:
             clip, rate = decode_flac(data)
         except (sf.LibsndfileError, RuntimeError, TypeError, ValueError) as exc:
-            raise ParameterError(f"{name} audio[{k}] does not decode as FLAC ({exc}); allowed: FLAC bytes") from None
+            why = reason(exc, f"audio[{k}]")
+            raise ParameterError(f"{name} audio[{k}] does not decode as FLAC ({why}); allowed: FLAC bytes") from None
         if rate != item.sample_rate or clip.shape[0] != item.num_channels or clip.shape[1] == 0:
             raise ParameterError(
                 f"{name} audio[{k}] holds {clip.shape[0]} channel(s) x {clip.shape[1]} samples at {rate} Hz; "

@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from auralgen.config import RunConfig, build_tasks, fingerprint, validate
-from auralgen.core.errors import AuralgenError, ParameterError
+from auralgen.core.errors import AuralgenError, ParameterError, reason
 from auralgen.export.audio import decode_flac
 from auralgen.tasks.base import AudioConfig, Task, load_tasks
 
@@ -69,7 +69,7 @@ def iter_items(path, *, batch_rows: int = 16) -> Iterator[Item]:
                     if not clips:
                         err = "no audio clips"
                 except Exception as exc:  # noqa: BLE001 - any decoder failure is a bad row
-                    err = f"audio does not decode: {exc}"
+                    err = f"audio does not decode: {reason(exc, 'the clip')}"
                 sizes = [len(e["bytes"] or b"") for e in audio]
                 yield Item(row, rel, None if err else clips, rate, sum(sizes), [e.get("path") or "" for e in audio],
                            err, sizes)  # fmt: skip

@@ -4,6 +4,8 @@ Every error raised on bad user input is a :class:`ParameterError` whose message
 names the offending key, the value given and what is allowed, on one line.
 """
 
+import errno
+
 
 class AuralgenError(Exception):
     """Base class of every error auralgen raises on purpose."""
@@ -36,7 +38,7 @@ def reason(exc: BaseException, name: str) -> str:
 
 
 EXIT_ENVIRONMENT = 75  # sysexits' EX_TEMPFAIL: the machine, not the input, failed (disk full); rerun when fixed
-_ENVIRONMENT_ERRNOS = {28: "no space left on the device", 122: "the disk quota is exceeded"}  # ENOSPC, EDQUOT
+_ENVIRONMENT_ERRNOS = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "the disk quota is exceeded"}
 
 
 def environment_error(exc: BaseException, out: str) -> str | None:
@@ -48,9 +50,7 @@ def environment_error(exc: BaseException, out: str) -> str | None:
     >>> environment_error(OSError(28, "No space left on device"), "data/x")
     "error: environment: no space left on the device (writing under out='data/x': [Errno 28] No space left on device); allowed: free space (or a larger quota), then rerun the same command"
     """
-    import errno
-
-    codes = {errno.ENOSPC: _ENVIRONMENT_ERRNOS[28], getattr(errno, "EDQUOT", 122): _ENVIRONMENT_ERRNOS[122]}
+    codes = _ENVIRONMENT_ERRNOS
     if not isinstance(exc, OSError) or exc.errno not in codes:
         return None
     return (

@@ -30,8 +30,7 @@ def listing(root):
 
 
 def run(tmp_path, capsys, data, out, args):
-    """``auralgen evaluate`` in this process: ``(exit code, stderr lines)``."""
-    os.chdir(tmp_path)
+    """``auralgen evaluate`` in this process (working directory ``tmp_path``): ``(exit code, stderr lines)``."""
     try:
         code = cli(["evaluate", *args, f"data={data}", f"out={out}", "tasks=[pitch_relative]", "progress=false"])
     except SystemExit as exc:

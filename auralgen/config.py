@@ -146,9 +146,9 @@ def build_task_config(name_key: str, data) -> TaskConfig:
     n_q = len(cls.questions)
     if cfg.phrasings is not None:
         bad = [p for p in cfg.phrasings if not (isinstance(p, int) and 0 <= p < n_q)]
-        if bad or not cfg.phrasings:
+        if bad or not cfg.phrasings or len(set(cfg.phrasings)) != len(cfg.phrasings):
             raise ParameterError(
-                f"{name_key}.phrasings={list(cfg.phrasings)!r} is invalid; allowed: indices 0..{n_q - 1}, non-empty"
+                f"{name_key}.phrasings={list(cfg.phrasings)!r} is invalid; allowed: distinct indices 0..{n_q - 1}, non-empty"
             )
     return cfg
 

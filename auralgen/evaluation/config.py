@@ -15,6 +15,7 @@ from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import coerce as _coerce
 from auralgen.core.mapping import from_mapping
 from auralgen.core.mapping import plain as _plain
+from auralgen.core.paths import check_out
 
 ACTIONS = ("evaluate", "rescore", "leaderboard", "score_predictions", "export")
 PREDICTION_FORMATS = ("starbench", "mmar", "mmau", "sonicbench")
@@ -129,10 +130,12 @@ def validate_eval(cfg) -> EvalRunConfig:
         raise ParameterError(
             "predictions=null is missing; allowed: a path to a prediction file (action=score_predictions)"
         )
+    out = _coerce("out", cfg.get("out", "results/run"), str)
+    check_out("out", out)
     return EvalRunConfig(
         action=action,
         data=_coerce("data", cfg.get("data", "data/default"), str),
-        out=_coerce("out", cfg.get("out", "results/run"), str),
+        out=out,
         model=model,
         eval=settings,
         tasks=tasks,

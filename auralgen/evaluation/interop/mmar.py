@@ -48,9 +48,7 @@ from pathlib import Path
 from auralgen.core.errors import ParameterError
 from auralgen.tasks.base import task_class
 
-from ..items import export_wav
-from ..report import write_json
-from .common import need, parsed_record, write_results
+from .common import export_clip, export_json, export_text, need, parsed_record, write_results
 
 FIELDS = ("model_prediction", "answer_prediction", "model_output")
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -81,17 +79,15 @@ def export(items, out: Path, log) -> dict:
     rows = []
     kept, skipped = one_clip(items, "MMAR")
     for it in kept:
-        export_wav(it.clips[0], out / "audio" / f"{it.id}.wav")
+        export_clip(it.clips[0], out, f"audio/{it.id}.wav")
         rows.append({
             "id": it.id, "audio_path": f"./audio/{it.id}.wav", "question": it.question, "choices": list(it.options),
             "answer": it.answer, "modality": "sound", "category": layer(it), "sub-category": it.sub_category,
             "language": "en", "task": it.task,
         })  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
-    write_json(out / "MMAR-meta.json", rows)
-    (out / "MMAR-meta.jsonl").write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-    )
+    export_json(out, "MMAR-meta.json", rows)
+    export_text(out, "MMAR-meta.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     log(
         f"wrote {len(rows)} items in MMAR layout to {out} (MMAR-meta.json, MMAR-meta.jsonl, audio/)"
         + "".join(f"; skipped {n} ({why})" for why, n in skipped.items())
@@ -127,15 +123,14 @@ def export_mmau(items, out: Path, log) -> dict:
     difficulty = difficulty_of(kept)
     rows = []
     for it in kept:
-        export_wav(it.clips[0], out / "test-audios" / f"{it.id}.wav")
+        export_clip(it.clips[0], out, f"test-audios/{it.id}.wav")
         rows.append({
             "id": it.id, "audio_id": f"./test-audios/{it.id}.wav", "question": it.question,
             "choices": list(it.options), "answer": it.answer, "dataset": "auralgen", "task": "sound",
             "split": it.split, "category": it.category, "sub-category": it.task, "difficulty": difficulty[it.id],
             "auralgen_task": it.task,
         })  # fmt: skip
-    out.mkdir(parents=True, exist_ok=True)
-    write_json(out / "mmau-test.json", rows)
+    export_json(out, "mmau-test.json", rows)
     by = {d: sum(r["difficulty"] == d for r in rows) for d in DIFFICULTIES}
     log(
         f"wrote {len(rows)} items in MMAU layout to {out} (mmau-test.json, test-audios/; "

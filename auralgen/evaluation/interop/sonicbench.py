@@ -47,10 +47,11 @@ from pathlib import Path
 import numpy as np
 
 from auralgen.core.errors import ParameterError
+from auralgen.core.paths import inside
 from auralgen.export.audio import decode_flac
 
 from ..items import write_wav
-from .common import need, parsed_record, read_predictions, write_results
+from .common import export_text, need, parsed_record, read_predictions, write_results
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 CLOSING = "Do not add any explanation, punctuation, or extra text."
@@ -181,14 +182,12 @@ def export(items, out: Path, log) -> dict:
         rows = files.setdefault(f"{attr}_{paradigm}", [])
         kind = "pair" if paradigm == "comparison" else "single"
         rel = f"{attr}/task_{paradigm}/{attr}_{kind}_{len(rows):03d}.wav"
-        write_wav(out / rel, audio, sr)
+        write_wav(inside(out, rel), audio, sr, new=True)
         rows.append({"audio_path": rel, "prompt": prompt_of(question, options), "reference": LETTERS[truth],
                      "id": it.id, "task": it.task, "options": list(options)})  # fmt: skip
     (out / "json").mkdir(parents=True, exist_ok=True)
     for name, rows in files.items():
-        (out / "json" / f"{name}.jsonl").write_text(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-        )
+        export_text(out, f"json/{name}.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     n = sum(len(r) for r in files.values())
     log(
         f"wrote {n} binary items in SonicBench layout to {out} (json/: "

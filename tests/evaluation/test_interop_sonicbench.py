@@ -88,7 +88,7 @@ def test_export_in_sonicbench_layout_and_score_it_back(tiny_dataset, tmp_path):
             orig, _ = decode_flac(it.clips[0])
             if f.stem.endswith("_comparison"):
                 assert r["audio_path"].endswith(f"_pair_{k:03d}.wav") and "0.5 seconds of silence" in r["prompt"]
-                cut, gap = round(sonicbench.second_onset_s(it.params) * sr), round(0.5 * sr)
+                cut, gap = round(sonicbench.second_onset_s(it.recipe) * sr), round(0.5 * sr)
                 assert x.shape[0] == orig.shape[1] + gap and not x[cut : cut + gap].any()
                 assert np.allclose(x[cut + gap :, 0], orig[0, cut:], atol=1e-6)
                 assert r["reference"] == "AB"[it.answer in ("Higher", "Louder", "Longer")]

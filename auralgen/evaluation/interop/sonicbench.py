@@ -125,7 +125,7 @@ def _comparison(it):
     attr, question, more, less = COMPARE[it.task]
     if it.answer not in (more, less):
         return "answered 'the same': no clip has more of it"
-    at = second_onset_s(it.params)
+    at = second_onset_s(it.recipe)
     if len(it.clips) != 1 or at is None:
         return "no single clip with two timed sounds to split"
     x, sr = decode_flac(it.clips[0])

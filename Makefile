@@ -39,7 +39,7 @@ soundfont: $(STAMP)  ## source=soundfont: FluidSynth and the Fluid R3 GM SoundFo
 	  || { $(SUDO) apt-get update -qq && $(APT) libfluidsynth3 fluid-soundfont-gm; }
 	$(BIN)/pip install -q -e '.[dev,soundfont]'
 
-golden: $(STAMP)  ## check the default suite's shard SHA-256s against tests/golden/ (seed 0, workers 1 and 2)
+golden: $(STAMP)  ## check the golden suites against tests/golden/ (shard SHA-256, or on another CPU the fingerprints; workers 1 and 2)
 	$(BIN)/python bench/golden.py check default fast
 	$(BIN)/python bench/golden.py check default --workers 2
 

@@ -9,7 +9,8 @@ and compares every parquet shard it wrote with the committed file, which holds p
   between CPUs (numpy picks its SIMD kernels for transcendental functions at run time, numba compiles
   for the host), so across machines the promise is: every column except ``audio`` identical, the
   numbers inside them compared to ``FLOAT_DIGITS`` significant digits (a last-digit difference of a
-  measured float is allowed, nothing else), and the audio equal within 1 LSB of its export bit depth.
+  computed float is allowed, and one below ``FLOAT_FLOOR`` counts as 0; nothing else), and the audio
+  equal within 1 LSB of its export bit depth.
   ``columns`` holds a digest per non-audio column; ``audio`` holds per clip its bit depth, shape and,
   per channel and per ``AUDIO_BLOCKS`` block, the decoded integers' minimum, maximum, sum and sum of
   absolute values. A clip within 1 LSB of the pinned one has each minimum and maximum within 1 and
@@ -48,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GOLDEN_DIR = ROOT / "tests" / "golden"
 TIMEOUT_S = 900  # one build; the default suite takes ~15-80 s
 FLOAT_DIGITS = 8  # significant digits of a float in a non-audio column that another CPU must reproduce
+FLOAT_FLOOR = 1e-12  # a float below this in magnitude counts as 0 (the residue of a cancellation, e.g. sin(pi))
 AUDIO_BLOCKS = 4  # blocks per clip channel in an audio fingerprint
 # An item's id (and its clips' names) hashes the whole run's config, so a suite trimmed to some tasks
 # (check --tasks) names the same items differently: those columns are compared for the whole suite only.
@@ -155,10 +157,13 @@ def shard_hashes(out: Path) -> dict[str, str]:
 
 
 def canonical(value):
-    """``value`` with every float rounded to FLOAT_DIGITS significant digits (and -0.0 made 0.0),
-    through dicts and lists: the form in which another CPU must reproduce a non-audio column."""
+    """``value`` with every float rounded to FLOAT_DIGITS significant digits (one below FLOAT_FLOOR in
+    magnitude, and -0.0, made 0.0), through dicts and lists: the form in which another CPU must
+    reproduce a non-audio column."""
     if isinstance(value, float):
-        return float(f"{value:.{FLOAT_DIGITS}g}") + 0.0 if math.isfinite(value) else repr(value)
+        if not math.isfinite(value):
+            return repr(value)
+        return float(f"{value:.{FLOAT_DIGITS}g}") + 0.0 if abs(value) >= FLOAT_FLOOR else 0.0
     if isinstance(value, dict):
         return {k: canonical(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

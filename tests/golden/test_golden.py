@@ -172,6 +172,8 @@ def test_non_audio_columns_compare_floats_to_the_stated_digits():
     base = golden.column_digests(table({"gain_db": -36.60428057714951, "n": 3}, 0.0))
     last_digit = golden.column_digests(table({"gain_db": -36.604280577149516, "n": 3}, -0.0))
     assert last_digit == base  # another CPU's last-digit difference (and the sign of a zero) is allowed
+    residue = golden.column_digests(table({"gain_db": -36.60428057714951, "n": 3}, 1.2e-16))
+    assert residue == base  # so is a cancellation's residue (below FLOAT_FLOOR) where this CPU got 0
     moved = golden.column_digests(table({"gain_db": -36.6043, "n": 3}, 0.0))
     assert moved["params"] != base["params"] and moved["level_value"] == base["level_value"]
     pinned = {"columns": base, "audio": [[]]}

@@ -48,7 +48,7 @@ browser: $(STAMP)  ## auralgen listen's browser test: Chromium and its driver (D
 	  || { $(SUDO) apt-get update -qq && $(APT) chromium chromium-driver; }
 	$(BIN)/pip install -q -e '.[dev,listen-test]'
 
-golden: $(STAMP)  ## check the default suite's shard SHA-256s against tests/golden/ (seed 0, workers 1 and 2)
+golden: $(STAMP)  ## check the golden suites against tests/golden/ (shard SHA-256, or on another CPU the fingerprints; workers 1 and 2)
 	$(BIN)/python bench/golden.py check default fast
 	$(BIN)/python bench/golden.py check default --workers 2
 

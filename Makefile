@@ -8,7 +8,7 @@ export NUMBA_CACHE_DIR := $(CURDIR)/.auralgen_cache/numba
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT     := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends
 
-.PHONY: help install dataset test test-slow soundfont browser golden eval bench lint docs docs-serve clean
+.PHONY: help install dataset test test-slow peers soundfont browser golden eval bench lint docs docs-serve clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -34,6 +34,10 @@ test-slow: $(STAMP) soundfont browser  ## run only the slow tests (installs the 
 	$(BIN)/pip install -q -e '.[dev,ray,soundfont,listen-test]'
 	$(BIN)/python -m pytest -q -m slow
 
+PEERS_SOURCE ?= https://github.com/{repo}.git
+peers: $(STAMP)  ## clone STAR-Bench, MMAR, MMAU, SonicBench at pinned commits into .peers/ (or AURALGEN_PEERS) for the interop tests; needs GitHub, or PEERS_SOURCE='<mirror>/{owner}+{name}'
+	$(BIN)/python -m tests.support.peers fetch --source '$(PEERS_SOURCE)'
+
 soundfont: $(STAMP)  ## source=soundfont: FluidSynth and the Fluid R3 GM SoundFont (Debian packages; root or sudo), pyfluidsynth
 	@dpkg -s libfluidsynth3 fluid-soundfont-gm >/dev/null 2>&1 || $(APT) libfluidsynth3 fluid-soundfont-gm \
 	  || { $(SUDO) apt-get update -qq && $(APT) libfluidsynth3 fluid-soundfont-gm; }
@@ -44,7 +48,7 @@ browser: $(STAMP)  ## auralgen listen's browser test: Chromium and its driver (D
 	  || { $(SUDO) apt-get update -qq && $(APT) chromium chromium-driver; }
 	$(BIN)/pip install -q -e '.[dev,listen-test]'
 
-golden: $(STAMP)  ## check the default suite's shard SHA-256s against tests/golden/ (seed 0, workers 1 and 2)
+golden: $(STAMP)  ## check the golden suites against tests/golden/ (shard SHA-256, or on another CPU the fingerprints; workers 1 and 2)
 	$(BIN)/python bench/golden.py check default fast
 	$(BIN)/python bench/golden.py check default --workers 2
 

@@ -22,7 +22,7 @@ from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import coerce as _coerce  # noqa: F401  (re-exported)
 from auralgen.core.mapping import from_mapping
 from auralgen.core.mapping import plain as _plain
-from auralgen.sounds.corpus import check_source
+from auralgen.sounds.corpus import PROCEDURAL_LICENSE, check_source, dataset_license
 from auralgen.tasks.base import (
     SAMPLE_RATES,
     AudioConfig,
@@ -43,7 +43,7 @@ SPLIT_NAME = re.compile(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*")
 class ExportConfig:
     format: str = "parquet"
     flac_bits: int = 24
-    license: str = "cc-by-4.0"
+    license: str | None = None  # None: the sources' common license (auralgen.sounds.corpus.dataset_license)
     pretty_name: str = "auralgen perception suite"
     public: bool = False  # also write <out>/public: only the columns a model may see (auralgen.export.public)
     # pad every FLAC file to its uncompressed size so the size says nothing about the audio (issue 12;
@@ -146,9 +146,9 @@ def build_task_config(name_key: str, data) -> TaskConfig:
     n_q = len(cls.questions)
     if cfg.phrasings is not None:
         bad = [p for p in cfg.phrasings if not (isinstance(p, int) and 0 <= p < n_q)]
-        if bad or not cfg.phrasings:
+        if bad or not cfg.phrasings or len(set(cfg.phrasings)) != len(cfg.phrasings):
             raise ParameterError(
-                f"{name_key}.phrasings={list(cfg.phrasings)!r} is invalid; allowed: indices 0..{n_q - 1}, non-empty"
+                f"{name_key}.phrasings={list(cfg.phrasings)!r} is invalid; allowed: distinct indices 0..{n_q - 1}, non-empty"
             )
     return cfg
 
@@ -250,6 +250,7 @@ def validate(cfg) -> RunConfig:
         raise ParameterError(f"export.format={export.format!r} is unsupported; allowed: parquet")
     if export.flac_bits not in (16, 24):
         raise ParameterError(f"export.flac_bits={export.flac_bits} is unsupported; allowed: 16 or 24")
+    export = dataclasses.replace(export, license=dataset_license(audio.source, export.license))
     suite_name = _coerce("suite_name", cfg.get("suite_name", SETTINGS.suite_name), str)
     return RunConfig(
         seed=seed,
@@ -291,7 +292,9 @@ def config_record(run: RunConfig) -> dict[str, Any]:
 def id_key(run: RunConfig) -> str:
     """What item ids are keyed by: :func:`fingerprint` of the config without the keys that only lay out
     the files (``shard_size``; of ``export``, all but ``flac_bits``), so those keep every id."""
-    return fingerprint(dataclasses.replace(run, shard_size=1, export=ExportConfig(flac_bits=run.export.flac_bits)))
+    # the license stays the one every id was keyed with before the card derived it from the sources
+    layout_free = ExportConfig(flac_bits=run.export.flac_bits, license=PROCEDURAL_LICENSE)
+    return fingerprint(dataclasses.replace(run, shard_size=1, export=layout_free))
 
 
 def seed_digest(run: RunConfig) -> str | None:

@@ -13,8 +13,9 @@ corpus in ``tests/evaluation/replies/`` (real SonicBench replies plus written tr
 stated answers read right, replies with no stated answer left unparsed, and the statuses.
 Run: ``.venv/bin/python bench/bench_scoring.py --corpus``
 
-``--sonicbench [MIRROR]`` scores every published SonicBench system (``Results/<system>/``, default
-mirror ``/work/.mirror/qiuxins+SonicBench/repo``) both ways: SonicBench's count (``prediction`` equal
+``--sonicbench [CLONE]`` scores every published SonicBench system (``Results/<system>/`` of a clone of
+github qiuxins/SonicBench, default ``SonicBench`` in the peers folder ``make peers`` fills: ``$AURALGEN_PEERS``,
+else ``.peers/``) both ways: SonicBench's count (``prediction`` equal
 to ``reference``) and the answer parser, with the rows where they differ.
 Run: ``.venv/bin/python bench/bench_scoring.py --sonicbench``
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -207,22 +209,16 @@ def print_corpus_table() -> None:
     )
 
 
-def sonicbench_table(mirror: str) -> dict[str, collections.Counter]:
+def sonicbench_table(clone: str) -> dict[str, collections.Counter]:
     """Per published SonicBench system, counts of rows: ``n``, right by exact match (``exact``), right by
     the parser (``parser``), scored differently (``differ``), right by exact match only (``exact_only``)."""
-    import subprocess
-
     from auralgen.evaluation.interop.sonicbench import options_of
 
-    git = ["git", "-C", mirror]
-    files = subprocess.run([*git, "ls-tree", "-r", "--name-only", "HEAD", "Results"], check=True,
-                           capture_output=True, text=True).stdout.split()  # fmt: skip
     table: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    for f in (f for f in files if f.endswith(".jsonl")):
-        system, stem = f.split("/")[1], Path(f).stem
+    for f in sorted(Path(clone, "Results").glob("*/*.jsonl")):
+        system, stem = f.parent.name, f.stem
         attr, _, paradigm = stem.rpartition("_")
-        text = subprocess.run([*git, "show", f"HEAD:{f}"], check=True, capture_output=True, text=True).stdout
-        for line in filter(str.strip, text.splitlines()):
+        for line in filter(str.strip, f.read_text(encoding="utf-8").splitlines()):
             row = json.loads(line)
             res = extract_choice(row["prediction"], options_of(row, attr, paradigm))
             exact = str(row["prediction"]).strip() == row["reference"]
@@ -233,9 +229,9 @@ def sonicbench_table(mirror: str) -> dict[str, collections.Counter]:
     return table
 
 
-def print_sonicbench_table(mirror: str) -> None:
+def print_sonicbench_table(clone: str) -> None:
     """Per published SonicBench system: exact-match accuracy, parser accuracy, rows that differ."""
-    table = sonicbench_table(mirror)
+    table = sonicbench_table(clone)
     print(f"{'system':30s}{'rows':>6s}{'SonicBench %':>14s}{'parser %':>10s}{'differ':>8s}")
     for system, c in sorted(table.items()):
         print(
@@ -254,7 +250,8 @@ if __name__ == "__main__":
         sys.exit(0)
     if "--sonicbench" in sys.argv[1:]:
         rest = sys.argv[sys.argv.index("--sonicbench") + 1 :]
-        print_sonicbench_table(rest[0] if rest else "/work/.mirror/qiuxins+SonicBench/repo")
+        peers = os.environ.get("AURALGEN_PEERS") or Path(__file__).resolve().parents[1] / ".peers"
+        print_sonicbench_table(rest[0] if rest else str(Path(peers) / "SonicBench"))
         sys.exit(0)
     figures = run()
     print(json.dumps(figures, indent=2))

@@ -23,6 +23,7 @@ BENCHES = (
     "bench_ray",
     "bench_adaptive",
     "bench_transforms",
+    "bench_refusals",
 )  # bench_ray: needs the ray extra; bench_adaptive: 200 simulated runs per setting (~9 min)
 
 

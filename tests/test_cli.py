@@ -47,6 +47,22 @@ BAD = [
         ["task=pitch_relative", "source=clips", f"source.dir={ROOT / 'tests/data/real_sounds'}", "task.stimuli=[pure]"],
         "does not apply with source=clips",
     ),
+    # wrongly accepted or a traceback before: each now one line naming key, value and what is allowed
+    (["tasks={}"], "tasks={} selects no task (it would run the whole suite); allowed: task=<name>"),
+    (["task=pitch_relative", "task.phrasings=[0,0]"], "task.phrasings=[0, 0] is invalid; allowed: distinct indices"),
+    (["task=audiogram", "task.levels=[-200]"], "task.levels=[-200] reaches -200 dB HL, below the calibrated range"),
+    (
+        ["task=audiogram", "task.clip_s=-1"],
+        "task.clip_s=-1.0 holds -1.0, a negative duration; allowed: finite values within [0, 60] s",
+    ),
+    (["task=pitch_relative", "~task.levels"], "~task.levels deletes task.levels, which the run needs; allowed: set it"),
+    (["-cd", "/etc", "task=pitch_relative"], "-cd /etc loads a configuration other than the shipped one"),
+    (
+        ["--config-dir=/etc", "task=pitch_relative"],
+        "--config-dir /etc loads a configuration other than the shipped one",
+    ),
+    (["task=pitch_relative", "task.levels=[0,1e9]"], "allowed: 0 <= levels <= 4800 cents"),
+    (["task=pitch_relative", "task.levels=[0,inf]"], "holds inf; allowed: finite numbers only"),
 ]
 
 
@@ -107,6 +123,16 @@ def test_bad_out_is_one_line_exit_2(tmp_path, out, needle):
     assert [ln for ln in res.stderr.splitlines() if ln.strip()] == [res.stderr.strip()]
     assert res.stderr.startswith("error: ") and needle in res.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_out_a_symlink_to_nothing_is_one_line_exit_2(tmp_path):
+    (tmp_path / "ds").symlink_to("nowhere/x")
+    res = run_cli("task=duration_absolute", "task.items_per_level=1", "out=ds", cwd=tmp_path)
+    assert res.returncode == 2 and res.stderr == (
+        "error: out='ds' is a symlink to 'nowhere/x', which does not exist; "
+        "allowed: a directory path, or a symlink to an existing directory\n"
+    )
+    assert [p.name for p in tmp_path.iterdir()] == ["ds"] and not (tmp_path / "nowhere").exists()
 
 
 def test_overwrite_in_a_user_folder_deletes_nothing(tmp_path):

@@ -73,8 +73,8 @@ def test_a_failing_item_stops_the_run_names_it_and_the_rerun_after_the_fix_is_id
     poison.write_text(kind)
     try:
         t0 = time.monotonic()
-        failed = drive(out, poison, workers=workers, sleep="0", timeout=40)  # items after the bad one take 30 s
-        assert time.monotonic() - t0 < 15
+        failed = drive(out, poison, workers=workers, sleep="0", timeout=120)  # items after the bad one take 600 s
+        assert time.monotonic() - t0 < 60  # a hang guard: the run ends GRACE_S after the error
     finally:
         poison.unlink()
     assert failed.returncode == code, failed.stderr
@@ -99,24 +99,24 @@ def test_an_error_behind_a_full_look_ahead_window_does_not_hang(ref):
     try:
         t0 = time.monotonic()
         cmd = [*argv(out, poison, sleep="0"), "100"]
-        failed = subprocess.run(cmd, capture_output=True, text=True, timeout=40, env=ENV)
-        assert time.monotonic() - t0 < 15
+        failed = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=ENV)
+        assert time.monotonic() - t0 < 60  # a hang guard (the items behind the failing one take 600 s)
     finally:
         poison.unlink()
     assert failed.returncode == 2, failed.stderr
     assert last_line(failed.stderr).startswith("error: item task=failing_probe split=test index=105 (level 1) failed")
 
 
-def wait_for(cond, timeout_s=30.0):
+def wait_for(cond, timeout_s=60.0):
     t0 = time.monotonic()
     while not cond():
         assert time.monotonic() - t0 < timeout_s, "timed out waiting"
         time.sleep(0.02)
 
 
-def interrupt_when(proc, ready, *, timeout_s=30.0, within_s=5.0) -> str:
+def interrupt_when(proc, ready, *, timeout_s=60.0, within_s=60.0) -> str:
     """Once ``ready()``, Ctrl-C ``proc``'s process group (as a terminal does); it must exit within
-    ``within_s``. Returns its stderr; the group is killed if it is still there."""
+    ``within_s`` (a hang guard: a run that waited for its items would take minutes). Returns its stderr; the group is killed if it is still there."""
     try:
         wait_for(ready, timeout_s=timeout_s)
         os.killpg(proc.pid, signal.SIGINT)
@@ -137,7 +137,7 @@ def group_gone(pgid) -> bool:
     return False
 
 
-def test_ctrl_c_with_two_workers_exits_within_5_s_and_resumes_identically(ref):
+def test_ctrl_c_with_two_workers_exits_at_once_and_resumes_identically(ref):
     poison, trees = ref
     out = poison.parent / "sigint"
     proc = subprocess.Popen(argv(out, poison), stderr=subprocess.PIPE, text=True, env=ENV, start_new_session=True)
@@ -145,7 +145,7 @@ def test_ctrl_c_with_two_workers_exits_within_5_s_and_resumes_identically(ref):
     assert proc.returncode == 130, stderr
     assert last_line(stderr).startswith("error: interrupted; finished shards are kept"), stderr
     assert "Traceback" not in stderr
-    wait_for(lambda: group_gone(proc.pid), timeout_s=3)  # no worker left behind
+    wait_for(lambda: group_gone(proc.pid), timeout_s=30)  # no worker left behind
     assert not list(out.rglob("*.tmp"))
     done = len(list(out.rglob("*.parquet")))
     assert 1 <= done < 6
@@ -167,7 +167,7 @@ def test_a_killed_run_leaves_nothing_that_blocks_the_rerun(ref):
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-    wait_for(lambda: group_gone(proc.pid), timeout_s=5)
+    wait_for(lambda: group_gone(proc.pid), timeout_s=30)
     assert not list(out.rglob("*.parquet"))  # killed before any shard was complete
     rerun = drive(out, poison)
     assert rerun.returncode == 0, rerun.stderr
@@ -176,7 +176,7 @@ def test_a_killed_run_leaves_nothing_that_blocks_the_rerun(ref):
 
 
 @pytest.mark.slow  # three generate.py runs: ~30 s on a loaded 2-core machine
-def test_ctrl_c_of_generate_py_with_real_items_exits_within_5_s_and_resumes(tmp_path):
+def test_ctrl_c_of_generate_py_with_real_items_exits_at_once_and_resumes(tmp_path):
     """The command line with a real task (results of ~100 kB per item in flight: a worker stopped while
     sending one must not leave the parent waiting on a half-written pipe)."""
     cmd = [sys.executable, str(ROOT / "generate.py"), "task=pitch_relative", "task.items_per_level=4", "workers=2",
@@ -188,7 +188,7 @@ def test_ctrl_c_of_generate_py_with_real_items_exits_within_5_s_and_resumes(tmp_
                             text=True, env=ENV, start_new_session=True)  # fmt: skip
     stderr = interrupt_when(proc, lambda: list(out.rglob("*.parquet")), timeout_s=120)
     assert proc.returncode == 130 and last_line(stderr).startswith("error: interrupted"), stderr
-    wait_for(lambda: group_gone(proc.pid), timeout_s=3)
+    wait_for(lambda: group_gone(proc.pid), timeout_s=30)
     resumed = subprocess.run([*cmd, "out=ds"], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=ENV)
     assert resumed.returncode == 0, resumed.stderr
     assert tree(out) == tree(tmp_path / "ref")

@@ -24,7 +24,8 @@ def usage() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one subcommand; returns its exit code (2 with one ``error:`` line for an unknown command)."""
+    """Run one subcommand; returns its exit code (2 with one ``error:`` line for an unknown command,
+    130 with one line when interrupted while starting)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(usage())
@@ -33,12 +34,19 @@ def main(argv: list[str] | None = None) -> int:
     if command not in COMMANDS:
         print(f"error: command={command!r} is unknown; allowed: {', '.join(COMMANDS)}", file=sys.stderr)
         return 2
-    if command == "audit":
-        from auralgen.cli.audit import main as run
-    elif command == "listen":
-        from auralgen.cli.listen import main as run
-    elif command == "generate":
-        from auralgen.cli.generate import main as run
-    else:
-        from auralgen.cli.evaluate import main as run
-    return run(rest)
+    try:
+        if command == "audit":
+            from auralgen.cli.audit import main as run
+        elif command == "listen":
+            from auralgen.cli.listen import main as run
+        elif command == "generate":
+            from auralgen.cli.generate import main as run
+        else:
+            from auralgen.cli.evaluate import main as run
+        return run(rest)
+    except KeyboardInterrupt:  # Ctrl-C while starting up (a run in progress reports its own)
+        print(INTERRUPTED, file=sys.stderr)
+        return 130
+
+
+INTERRUPTED = "error: interrupted; run the same command again (finished work is kept)"

@@ -106,6 +106,22 @@ def _one_line(exc: BaseException) -> str:
     return text.replace("\t", "").replace(":;", ":")
 
 
+CONFIG_FLAGS = {"-cp", "--config-path", "-cn", "--config-name", "-cd", "--config-dir"}
+
+
+def refuse_config_flags(argv: list[str]) -> None:
+    """Refuse Hydra's flags that load another configuration (``-cd /etc``): the checks run on the
+    shipped one, so a run would use a configuration nobody checked."""
+    for i, arg in enumerate(argv):
+        flag, _, value = arg.partition("=")
+        if flag in CONFIG_FLAGS:
+            value = value or (argv[i + 1] if i + 1 < len(argv) else "")
+            raise ParameterError(
+                f"{flag} {value} loads a configuration other than the shipped one; allowed: the shipped "
+                "configuration with overrides (suite=<name>, task=<name>, key=value)"
+            )
+
+
 def _overrides(argv: list[str]) -> list[str]:
     out, skip = [], False
     for arg in argv:
@@ -231,6 +247,7 @@ def refuse_ignored_task_overrides(overrides: list[str]) -> None:
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
     parsed = OverridesParser.create().parse_overrides(overrides)
+    refuse_deletions_and_empty_tasks(parsed)
     chosen = None
     for o in parsed:
         if o.key_or_group != "task" or o.package or o.is_delete():
@@ -273,6 +290,29 @@ def _suggest_key(exc: BaseException, overrides: list[str], config_dir: str, conf
     return did_you_mean(leaf, node.keys(), prefix=f"{parent}." if parent else "")
 
 
+def refuse_deletions_and_empty_tasks(parsed) -> None:
+    """Refuse ``tasks={}`` (Hydra merges it into the suite's tasks: the whole suite would run) and
+    the deletion of a key (``~task.levels``: its default would come back silently); deleting a
+    whole task from a suite (``~tasks.<name>``) stays allowed."""
+    for o in parsed:
+        key = o.key_or_group
+        if (
+            o.is_delete()
+            and not o.package
+            and not key.startswith("hydra")
+            and not (key.startswith("tasks.") and key.count(".") == 1)
+        ):
+            raise ParameterError(
+                f"{o.input_line} deletes {key}, which the run needs; allowed: set it ({key}=<value>), "
+                "or drop a task from a suite with ~tasks.<name>"
+            )
+        if key == "tasks" and not o.is_delete() and not o.is_sweep_override() and o.value() in ({}, [], None, ""):
+            raise ParameterError(
+                f"{o.input_line} selects no task (it would run the whole suite); allowed: task=<name>, "
+                "suite=<name>, or a suite trimmed with ~tasks.<name>"
+            )
+
+
 def check_command_line(argv: list[str], *, config_dir: str, config_name: str, validate_fn=None, rules=None) -> None:
     """Compose and validate every job of a command line (every job of a multirun) before Hydra runs anything.
 
@@ -287,8 +327,9 @@ def check_command_line(argv: list[str], *, config_dir: str, config_name: str, va
     if any(a in ("--help", "-h", "--hydra-help", "--info", "--cfg", "-c", "--shell-completion", "-sc") for a in argv):
         return
     validate_fn = validate_fn or validate
-    label, seen = "", set()
+    label, seen, overrides = "", set(), []
     try:
+        refuse_config_flags(argv)
         overrides = _overrides(argv)
         if rules is not None:
             rules(overrides)

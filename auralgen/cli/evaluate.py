@@ -17,7 +17,7 @@ def _evaluate(cfg: DictConfig) -> None:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
-    from auralgen.core.errors import AuralgenError
+    from auralgen.core.errors import EXIT_ENVIRONMENT, AuralgenError, environment_error
     from auralgen.evaluation.runner import RunFailedError, run
 
     hc = HydraConfig.get()
@@ -38,6 +38,12 @@ def _evaluate(cfg: DictConfig) -> None:
     except KeyboardInterrupt:
         print("interrupted: the replies so far are cached; run the same command again to resume", file=sys.stderr)
         sys.exit(130)
+    except OSError as exc:  # disk full or quota exceeded: the machine failed, not the input
+        line = environment_error(exc, str(cfg.out))
+        if line is None:
+            raise
+        print(line, file=sys.stderr)
+        sys.exit(EXIT_ENVIRONMENT)
 
 
 def main(argv: list[str]) -> int:

@@ -4,6 +4,8 @@ Every error raised on bad user input is a :class:`ParameterError` whose message
 names the offending key, the value given and what is allowed, on one line.
 """
 
+import errno
+
 
 class AuralgenError(Exception):
     """Base class of every error auralgen raises on purpose."""
@@ -19,6 +21,42 @@ class LabelError(AuralgenError):
 
 class ExportError(AuralgenError):
     """Writing or reading an exported dataset failed."""
+
+
+def reason(exc: BaseException, name: str) -> str:
+    """``exc``'s message on one line, an object's repr in it (``<_io.BytesIO object at 0x...>``,
+    what soundfile says of in-memory bytes) replaced by ``name``, the thing the user knows.
+
+    Examples
+    --------
+    >>> reason(RuntimeError("Error opening <_io.BytesIO object at 0x7f3a>: bad"), "'a.wav'")
+    "Error opening 'a.wav': bad"
+    """
+    import re
+
+    return re.sub(r"<[\w.]+ object at 0x[0-9a-fA-F]+>", name, " ".join(str(exc).split()))
+
+
+EXIT_ENVIRONMENT = 75  # sysexits' EX_TEMPFAIL: the machine, not the input, failed (disk full); rerun when fixed
+_ENVIRONMENT_ERRNOS = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "the disk quota is exceeded"}
+
+
+def environment_error(exc: BaseException, out: str) -> str | None:
+    """The one line for an error of the machine rather than of the input (disk full, quota
+    exceeded) writing under ``out``, else None. The exit code for it is :data:`EXIT_ENVIRONMENT`.
+
+    Examples
+    --------
+    >>> environment_error(OSError(28, "No space left on device"), "data/x")
+    "error: environment: no space left on the device (writing under out='data/x': [Errno 28] No space left on device); allowed: free space (or a larger quota), then rerun the same command"
+    """
+    codes = _ENVIRONMENT_ERRNOS
+    if not isinstance(exc, OSError) or exc.errno not in codes:
+        return None
+    return (
+        f"error: environment: {codes[exc.errno]} (writing under out={out!r}: {exc}); "
+        "allowed: free space (or a larger quota), then rerun the same command"
+    )
 
 
 def check_range(key: str, value, *, low=None, high=None, low_open=False, high_open=False):

@@ -15,10 +15,11 @@ from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import coerce as _coerce
 from auralgen.core.mapping import from_mapping
 from auralgen.core.mapping import plain as _plain
+from auralgen.core.paths import check_out
 
 ACTIONS = ("evaluate", "rescore", "leaderboard", "score_predictions", "export")
 PREDICTION_FORMATS = ("starbench", "mmar", "mmau", "sonicbench")
-EXPORT_FORMATS = ("starbench", "mmar", "sonicbench")
+EXPORT_FORMATS = ("starbench", "mmar", "mmau", "sonicbench")
 SCORERS = ("parser", "file", "mmar")  # whose verdict scores a prediction file (evaluation.interop)
 ON_ERROR = ("count", "stop")
 
@@ -30,7 +31,8 @@ class EvalSettings:
     Attributes
     ----------
     rotations : int or None
-        Circular option rotations per item; ``None`` = the item's number of options.
+        Circular option rotations per item; ``None`` = as STAR-Bench's toolkit asks: the item's
+        number of options, 3 for a holistic reasoning item (:func:`~auralgen.evaluation.prompts.n_runs`).
     reorder_runs : int
         Clip orders asked per reorder item (items whose options are clip sequences).
     instruction : str
@@ -128,10 +130,12 @@ def validate_eval(cfg) -> EvalRunConfig:
         raise ParameterError(
             "predictions=null is missing; allowed: a path to a prediction file (action=score_predictions)"
         )
+    out = _coerce("out", cfg.get("out", "results/run"), str)
+    check_out("out", out)
     return EvalRunConfig(
         action=action,
         data=_coerce("data", cfg.get("data", "data/default"), str),
-        out=_coerce("out", cfg.get("out", "results/run"), str),
+        out=out,
         model=model,
         eval=settings,
         tasks=tasks,

@@ -20,11 +20,12 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
-from auralgen.core.errors import ParameterError
+from auralgen.core.errors import ParameterError, reason
+from auralgen.core.paths import check_item_id, create_new, inside
 from auralgen.core.schema import eval_columns, iter_items, python_type
 from auralgen.export.audio import decode_flac
 from auralgen.export.parquet import sha256_file
-from auralgen.tasks.base import AudioConfig, Task, task_class
+from auralgen.tasks.base import TASKS, AudioConfig, Task, task_class
 
 _COLUMNS = eval_columns()  # the columns of the item schema the evaluator reads
 
@@ -179,7 +180,7 @@ def iter_checked(data: str | os.PathLike, shards: list[str], *, max_items: int |
         if max_items is not None and count.get(task, 0) >= max_items:
             continue
         count[task] = count.get(task, 0) + 1
-        yield check_item(row.record, f"shard {row.shard!r} row {row.index}")
+        yield check_item(row.record, f"shard {row.shard!r} row {row.index}", task=task)
 
 
 def load_items(data: str | os.PathLike, *, split: str = "test", tasks=None, max_items: int | None = None) -> list[Item]:
@@ -218,15 +219,22 @@ def load_items(data: str | os.PathLike, *, split: str = "test", tasks=None, max_
     return items
 
 
-def check_item(row: dict, where: str) -> Item:
-    """The :class:`Item` of ``row``, checked: its answer matches its options and every clip decodes.
+def check_item(row: dict, where: str, *, task: str | None = None) -> Item:
+    """The :class:`Item` of ``row``, checked: its id is one the generator writes, its task a
+    registered one (``task``, the shard's, when given), its answer matches its options and every
+    clip decodes. Ids and task names become file names (WAVs for a model, exports): nothing else
+    gets that far.
 
     Raises
     ------
     ParameterError
         One line naming the item (``where``, its id) and what is wrong.
     """
+    check_item_id(row.get("id"), f"item ({where})")
     name = f"item id={row.get('id')!r} ({where})"
+    if row.get("task") not in TASKS or (task is not None and row.get("task") != task):
+        allowed = f"{task!r} (the shard's task)" if task in TASKS else "a registered task"
+        raise ParameterError(f"{name} has task={str(row.get('task'))[:80]!r}; allowed: {allowed}")
     try:
         item = Item.from_record(row)
     except (KeyError, TypeError, ValueError) as exc:
@@ -249,7 +257,8 @@ def check_item(row: dict, where: str) -> Item:
         try:
             clip, rate = decode_flac(data)
         except (sf.LibsndfileError, RuntimeError, TypeError, ValueError) as exc:
-            raise ParameterError(f"{name} audio[{k}] does not decode as FLAC ({exc}); allowed: FLAC bytes") from None
+            why = reason(exc, f"audio[{k}]")
+            raise ParameterError(f"{name} audio[{k}] does not decode as FLAC ({why}); allowed: FLAC bytes") from None
         if rate != item.sampling_rate or clip.shape[0] != item.num_channels or clip.shape[1] == 0:
             raise ParameterError(
                 f"{name} audio[{k}] holds {clip.shape[0]} channel(s) x {clip.shape[1]} samples at {rate} Hz; "
@@ -258,9 +267,18 @@ def check_item(row: dict, where: str) -> Item:
     return item
 
 
-def write_wav(path: str | os.PathLike, clip: np.ndarray, sample_rate: int) -> Path:
-    """Write float32 ``[channels, samples]`` as a 24-bit PCM WAV (every channel kept)."""
+def write_wav(path: str | os.PathLike, clip: np.ndarray, sample_rate: int, *, new: bool = False) -> Path:
+    """Write float32 ``[channels, samples]`` as a 24-bit PCM WAV (every channel kept); with
+    ``new``, an existing file is refused (:func:`~auralgen.core.paths.create_new`), never replaced."""
     path = Path(path)
+    if new:
+        with create_new(path) as f:
+            try:
+                sf.write(f, np.asarray(clip, dtype=np.float32).T, int(sample_rate), format="WAV", subtype="PCM_24")
+            except BaseException:
+                path.unlink(missing_ok=True)
+                raise
+        return path
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     sf.write(tmp, np.asarray(clip, dtype=np.float32).T, int(sample_rate), format="WAV", subtype="PCM_24")
@@ -274,17 +292,19 @@ def read_wav(path: str | os.PathLike) -> tuple[np.ndarray, int]:
     return np.ascontiguousarray(x.T), int(sr)
 
 
-def export_wav(flac: bytes, path: str | os.PathLike) -> Path:
-    """Decode one exported FLAC clip and write it as WAV at ``path`` (every channel kept)."""
+def export_wav(flac: bytes, path: str | os.PathLike, *, new: bool = False) -> Path:
+    """Decode one exported FLAC clip and write it as WAV at ``path`` (every channel kept; ``new``:
+    refuse an existing file)."""
     clip, sr = decode_flac(flac)
-    return write_wav(path, clip, sr)
+    return write_wav(path, clip, sr, new=new)
 
 
 def clip_wavs(item: Item, audio_dir: str | os.PathLike) -> list[Path]:
-    """WAV files of the item's clips under ``audio_dir`` (written once, reused afterwards)."""
+    """WAV files of the item's clips, ``<audio_dir>/<task>/<id>-<k>.wav`` (written once, reused
+    afterwards), each checked to lie inside ``audio_dir``."""
     paths = []
     for k, data in enumerate(item.clips):
-        path = Path(audio_dir) / item.task / f"{item.id}-{k}.wav"
+        path = inside(Path(audio_dir).parent, Path(audio_dir).name, item.task, f"{item.id}-{k}.wav")
         if not path.exists():
             export_wav(data, path)
         paths.append(path.resolve())

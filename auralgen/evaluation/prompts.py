@@ -16,11 +16,15 @@ Robust evaluation
 * **Option rotation** -- an ordinary item is asked under rotations ``r = 0 .. k-1`` (``k`` =
   number of options, or ``eval.rotations``); rotation ``r`` presents
   ``options[-r:] + options[:-r]`` (:func:`~auralgen.evaluation.parsing.rotate_options`), as the
-  STAR-Bench toolkit does for ``rotate_id = r``.
+  STAR-Bench toolkit does for ``rotate_id = r``. A holistic reasoning item (:func:`is_holistic`:
+  the toolkit's ``sr`` and ``tr`` items) is asked :data:`HOLISTIC_RUNS` times, as the toolkit's
+  ``run.py`` asks its reasoning items, whatever its number of options.
 * **Clip reordering** -- a *reorder item* (several clips, every option a clip sequence such as
-  ``"clip 2 -> clip 1 -> clip 3"``) keeps its options in place and is asked under
-  ``eval.reorder_runs`` different clip orders; the correct option is recomputed for each
-  order (as the STAR-Bench toolkit does for its temporal reasoning items), the toolkit's own
+  ``"clip 2 -> clip 1 -> clip 3"``) is asked under ``eval.reorder_runs`` different clip orders;
+  its options stay in one order, the toolkit's: each stored option with its clip numbers replaced
+  by their rank in time (what the STAR-Bench export writes), each number read as a position in the
+  order shown. The correct option is recomputed for each order (as the STAR-Bench toolkit does for
+  its temporal reasoning items), the toolkit's own
   orders (:func:`reorder_clip_order`): run ``r`` shows the clips in the true temporal order
   permuted by the lexicographic permutation number ``(crc32(id) + r) mod n!``, so different
   items start at different orders and a rotation index means the same in both.
@@ -78,11 +82,43 @@ def is_reorder(item: Item) -> bool:
     return len(seqs) >= 2 and all(s is not None and sorted(s) == list(range(1, n + 1)) for s in seqs)
 
 
+HOLISTIC_RUNS = 3  # STAR-Bench's run.py: "Reasoning tasks: fixed runs"
+
+
+def is_holistic(item: Item) -> bool:
+    """True for what STAR-Bench files as holistic reasoning: reorder items (``tr``) and spatial items
+    of the spatio-temporal reasoning category (``sr``); the rest are its foundational ``pc`` items."""
+    from auralgen.tasks.base import task_class
+
+    return is_reorder(item) or (item.category == "spatiotemporal_reasoning" and task_class(item.task).spatial)
+
+
 def n_runs(item: Item, *, rotations: int | None, reorder_runs: int) -> int:
-    """How many times the item is asked."""
+    """How many times the item is asked: ``rotations`` if set, else as STAR-Bench's toolkit asks it
+    (a reorder item ``reorder_runs`` times, at most once per clip order; another holistic item
+    :data:`HOLISTIC_RUNS` times; a foundational item once per option)."""
     if is_reorder(item):
         return min(reorder_runs, len(list(itertools.permutations(range(len(item.clips))))))
-    return len(item.options) if rotations is None else rotations
+    if rotations is not None:
+        return rotations
+    return HOLISTIC_RUNS if is_holistic(item) else len(item.options)
+
+
+def reorder_options(item: Item) -> list[str]:
+    """A reorder item's options in the toolkit's order: each option's clip numbers replaced by their
+    rank in time (stored clip ``c`` happened ``rank[c]``-th), read as positions in the order shown.
+
+    >>> from types import SimpleNamespace as I
+    >>> it = I(options=("Audio 2, then Audio 1", "Audio 1, then Audio 2"), answer_index=0)
+    >>> reorder_options(it)  # clip 2 happened first: it is "1" in time
+    ['Audio 1, then Audio 2', 'Audio 2, then Audio 1']
+    """
+    rank = {c: j + 1 for j, c in enumerate(_clip_sequence(item.options[item.answer_index]))}
+
+    def renumber(m: re.Match) -> str:
+        return m.group(0)[: m.start(1) - m.start(0)] + str(rank[int(m.group(1))])
+
+    return [_CLIP_NUM.sub(renumber, o) for o in item.options]
 
 
 def reorder_clip_order(item_id: str, chronological: list[int], r: int) -> list[int]:
@@ -107,9 +143,10 @@ def present(item: Item, r: int) -> Presentation:
         true_seq = _clip_sequence(item.answer)  # canonical clip numbers in true temporal order
         order = [c - 1 for c in reorder_clip_order(item.id, true_seq, r)]
         shown = [order.index(c - 1) + 1 for c in true_seq]  # the same clips, numbered as presented
-        for i, opt in enumerate(item.options):
+        options = reorder_options(item)
+        for i, opt in enumerate(options):
             if _clip_sequence(opt) == shown:
-                return Presentation(r, list(item.options), i, order)
+                return Presentation(r, options, i, order)
         raise ParameterError(
             f"item id={item.id!r}: no option lists clip order {shown}; allowed: options covering every clip order"
         )

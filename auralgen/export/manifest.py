@@ -196,6 +196,9 @@ def check_out_path(out_dir: str, paths: Iterable[str]) -> None:
     shards relative to it) the system cannot hold."""
     import tempfile
 
+    from auralgen.core.paths import check_out
+
+    check_out("out", out_dir)
     out = Path(out_dir).absolute()
     base = _nearest_existing(out)
     longest = max([p + ".tmp" for p in paths] + [JOURNAL + ".tmp"], key=len)

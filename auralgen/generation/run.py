@@ -23,7 +23,7 @@ from typing import Any
 
 from auralgen import __version__
 from auralgen.config import RunConfig, build_tasks, config_record, fingerprint
-from auralgen.core.errors import AuralgenError
+from auralgen.core.errors import EXIT_ENVIRONMENT, AuralgenError, environment_error
 from auralgen.execution import Executor, make_executor
 from auralgen.export.manifest import (
     ERROR_LOG,
@@ -326,13 +326,14 @@ def _finish(run_cfg, tasks, shards, journal, fp, seconds, wall, n_todo, log) -> 
     write_json(out / "manifest.json", manifest)
     (out / ERROR_LOG).unlink(missing_ok=True)
     log(summary_table(report, seconds, wall, n_todo))
-    log(f"wrote {sum(r['rows'] for r in records)} items in {len(records)} shards to {out.resolve()}")
+    log(f"wrote {sum(r['rows'] for r in records)} items in {len(records)} shards to {out}")
     return manifest
 
 
 def run_reported(run_cfg: RunConfig, *, executor: Executor | None = None, log=print) -> int:
     """:func:`run` for a command line. Returns the exit code: 0 done; on failure one line
-    ``error: ...`` on stderr and 2 (bad input), 1 (internal error) or 130 (interrupted).
+    ``error: ...`` on stderr and 2 (bad input), 1 (internal error), 75 (disk full or quota
+    exceeded: :data:`~auralgen.core.errors.EXIT_ENVIRONMENT`) or 130 (interrupted).
     Finished shards are kept, so the same command resumes."""
     import traceback
 
@@ -352,6 +353,10 @@ def run_reported(run_cfg: RunConfig, *, executor: Executor | None = None, log=pr
         print(f"error: interrupted{resume}", file=sys.stderr)
         return 130
     except Exception as exc:
+        env = environment_error(exc, run_cfg.out)
+        if env is not None:  # disk full: the machine failed, not the input (no log: it would not fit either)
+            print(f"{env}; finished shards are kept", file=sys.stderr)
+            return EXIT_ENVIRONMENT
         hint = log_error(run_cfg.out, traceback.format_exc())
         text = " ".join(str(exc).split())
         print(f"error: internal error: {type(exc).__name__}: {text}{hint}{resume}", file=sys.stderr)

@@ -127,7 +127,7 @@ class Schedule:
     # -- stimuli -----------------------------------------------------------------------------
     def _item_stimulus(self, item: Item, level_value: float | None = None) -> Stimulus:
         clips = [decode_flac(c)[0] for c in item.clips]
-        wav = trial_wav(clips, item.sample_rate, self.study.audio, where=f"item {item.id} of task {item.task}")
+        wav = trial_wav(clips, item.sampling_rate, self.study.audio, where=f"item {item.id} of task {item.task}")
         value = item.level_value if level_value is None else level_value
         return Stimulus(item.id, item.task, item.question, item.options, item.answer_index, value, item.level_unit, wav)
 

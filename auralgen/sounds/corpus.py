@@ -29,6 +29,7 @@ import functools
 import hashlib
 import io
 import json
+import os
 import stat
 from dataclasses import dataclass, replace
 from math import gcd
@@ -37,12 +38,14 @@ from typing import Any
 
 import numpy as np
 
-from auralgen.core.errors import ParameterError
+from auralgen.core.errors import ParameterError, reason
 
 SOURCE_KINDS = ("procedural", "folder", "hf", "clips", "soundfont")
 LABELLED = ("folder", "hf", "soundfont")  # sources whose sounds have a class the options can name
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".aif", ".aiff")
 METADATA_FILES = ("metadata.csv", "metadata.jsonl")
+MIN_RATE_HZ, MAX_RATE_HZ = 1000, 768000  # sample rates a source file may declare
+MAX_FILE_S = 3600.0  # longest source file read (an hour; a header claiming more is refused before reading)
 INSTALL_HINT = "source=clips needs librosa (pitch shift, time stretch); install it with: pip install 'auralgen[clips]'"
 
 
@@ -123,7 +126,7 @@ def check_source(data: Any) -> SourceConfig:
             raise ParameterError(
                 f"source.{name}={value!r} has no effect with source={cfg.kind}; allowed: source={takers}"
             )
-    cfg = _tupled(cfg)
+    cfg = portable(_tupled(cfg))
     if cfg.kind == "soundfont":
         from auralgen.sounds import soundfont
 
@@ -167,14 +170,33 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+def check_audio_info(info, name: str, where: str) -> None:
+    """Refuse, before reading any sample, a file whose header declares a sample rate outside
+    [:data:`MIN_RATE_HZ`, :data:`MAX_RATE_HZ`] or more than :data:`MAX_FILE_S` of audio
+    (a header claiming 2,147,483,647 Hz would make resampling allocate hundreds of GiB)."""
+    rate, frames = int(info.samplerate), int(info.frames)
+    if not MIN_RATE_HZ <= rate <= MAX_RATE_HZ:
+        raise ParameterError(
+            f"{where} file {name!r} declares samplerate={rate} Hz; allowed: {MIN_RATE_HZ} .. {MAX_RATE_HZ} Hz"
+        )
+    if frames > MAX_FILE_S * rate or not 1 <= info.channels <= 64:
+        raise ParameterError(
+            f"{where} file {name!r} declares {frames} frames x {info.channels} channels at {rate} Hz; "
+            f"allowed: at most {MAX_FILE_S:g} s and 1 .. 64 channels"
+        )
+
+
 def _decode(data: bytes, name: str) -> tuple[np.ndarray, int]:
     import soundfile as sf
 
     try:
+        check_audio_info(sf.info(io.BytesIO(data)), name, "source")
         x, sr = sf.read(io.BytesIO(data), dtype="float64", always_2d=True)
+    except ParameterError:
+        raise
     except Exception as exc:
         raise ParameterError(
-            f"source file {name!r} is unreadable ({exc}); allowed: audio files soundfile can read (WAV, FLAC, OGG, AIFF)"
+            f"source file {name!r} is unreadable ({reason(exc, repr(name))}); allowed: audio files soundfile can read (WAV, FLAC, OGG, AIFF)"
         ) from None
     return x.mean(axis=1), int(sr)
 
@@ -185,12 +207,48 @@ def regular_file(p: Path, where: str, allowed: str = "regular audio files") -> N
     try:
         mode = p.stat().st_mode
     except OSError as exc:
-        raise ParameterError(
-            f"{where} holds {p.name!r}, which cannot be read ({exc.strerror}); allowed: {allowed}"
-        ) from None
+        import errno
+
+        why = {errno.ELOOP: "a symlink loop", errno.ENOENT: "a symlink to nothing"}.get(exc.errno)
+        if why is None or not p.is_symlink():
+            why = f"which cannot be read ({exc.strerror})"
+        raise ParameterError(f"{where} holds {p.name!r}, {why}; allowed: {allowed}") from None
     if not stat.S_ISREG(mode):
         kind = "a named pipe" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) else "not a regular file"
         raise ParameterError(f"{where} holds {p.name!r}, {kind}; allowed: {allowed} (or symlinks to them)")
+
+
+def _metadata_rows(path: Path, cfg: SourceConfig) -> list[dict[str, Any]]:
+    """The rows of ``metadata.csv`` / ``metadata.jsonl`` (UTF-8), each a mapping with a ``file_name``;
+    else one line naming the file, the line and what is wrong."""
+    where = f"source.dir={cfg.dir!r} {path.name}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise ParameterError(f"{where} line {line} is not UTF-8 ({exc.reason}); allowed: a UTF-8 text file") from None
+    if path.suffix == ".csv":
+        try:
+            rows = list(csv.DictReader(io.StringIO(text, newline="")))
+        except csv.Error as exc:
+            raise ParameterError(f"{where} is not valid CSV ({exc}); allowed: an audiofolder metadata.csv") from None
+    else:
+        rows = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except ValueError as exc:
+                    raise ParameterError(
+                        f"{where} line {n} is not JSON ({exc}); allowed: one JSON object per line"
+                    ) from None
+    for n, row in enumerate(rows, 1):
+        if not isinstance(row, dict) or not isinstance(row.get("file_name"), str):
+            raise ParameterError(
+                f"{where} row {n} is {str(row)[:80]!r}; allowed: an object with a file_name string "
+                f"(and {cfg.label_column}, ...)"
+            )
+    return rows
 
 
 def _folder_rows(cfg: SourceConfig, root: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -203,11 +261,7 @@ def _folder_rows(cfg: SourceConfig, root: Path) -> list[tuple[str, dict[str, Any
             f"source.dir={cfg.dir!r} has both {METADATA_FILES[0]} and {METADATA_FILES[1]}; allowed: one of them"
         )
     if meta:
-        if meta[0].suffix == ".csv":
-            with open(meta[0], newline="", encoding="utf-8") as f:
-                rows = list(csv.DictReader(f))
-        else:
-            rows = [json.loads(line) for line in meta[0].read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows = _metadata_rows(meta[0], cfg)
         if rows and "file_name" not in rows[0]:
             raise ParameterError(
                 f"source.dir {meta[0].name} has no file_name column; allowed: the audiofolder columns file_name, {cfg.label_column}, ..."
@@ -310,7 +364,7 @@ def _drawn(cfg: SourceConfig, root: Path) -> tuple[str, list[Entry]]:
         key, items = "source.dir", []
         for name, row in _folder_rows(cfg, root):
             p = root / name
-            if not p.exists():
+            if not p.exists() and not p.is_symlink():
                 raise ParameterError(
                     f"source.dir metadata names {name!r}, which does not exist; allowed: files inside {cfg.dir!r}"
                 )
@@ -345,9 +399,80 @@ def load_corpus(cfg: SourceConfig) -> Corpus:
     return Corpus(cfg.kind, root.as_posix(), tuple(entries), tuple(skipped))
 
 
+PROCEDURAL_LICENSE = "cc-by-4.0"  # sounds the generator computes: no source file's terms to follow
+PUBLIC_DOMAIN = frozenset({"cc0", "cc0-1.0", "public-domain", "pddl"})  # add no term to another license
+
+
+def _license_id(name: str) -> str:
+    """A license name as the Hub's cards spell them: lower case, spaces as hyphens (``MIT`` -> ``mit``)."""
+    return "-".join(str(name).strip().lower().split())
+
+
+def dataset_license(cfg: SourceConfig, given: str | None) -> str:
+    """The dataset card's license: ``given`` (``export.license``, stated explicitly) when set; else the
+    one license every source file shares, public-domain files (CC0) taking the others' license;
+    procedural sounds: :data:`PROCEDURAL_LICENSE`.
+
+    Raises
+    ------
+    ParameterError
+        When the files carry licenses that no one of them covers and ``given`` is None, naming
+        each license with its file count.
+
+    >>> dataset_license(SourceConfig(), None), dataset_license(SourceConfig(), "MIT")
+    ('cc-by-4.0', 'MIT')
+    """
+    if given is not None:
+        return given
+    if not cfg.recorded:
+        return PROCEDURAL_LICENSE
+    counts: dict[str, int] = {}
+    for e in load_corpus(cfg).entries:
+        counts[_license_id(e.license)] = counts.get(_license_id(e.license), 0) + 1
+    binding = [lic for lic in counts if lic not in PUBLIC_DOMAIN] or list(counts)
+    if len(binding) == 1:
+        return binding[0]
+    said = ", ".join(f"{lic} ({n} files)" for lic, n in sorted(counts.items()))
+    raise ParameterError(
+        f"the source's files carry licenses with no common one: {said}; allowed: sources of one license "
+        "(public-domain files join any), or export.license=<the dataset's license> stated explicitly"
+    )
+
+
+def _relative(path: str | None) -> str | None:
+    """An absolute path relative to the working directory (where a run reads it again), else as given."""
+    if path is None or not Path(path).is_absolute():
+        return path
+    return Path(os.path.relpath(path, Path.cwd())).as_posix()
+
+
+def portable(cfg: SourceConfig) -> SourceConfig:
+    """``cfg`` with ``source.dir`` / ``source.path`` / a user's ``source.soundfont`` given as absolute
+    paths made relative to the working directory: the manifest's config, every recipe's ``root`` and
+    the card then hold no machine path, and a run from the same directory reads the same files. The
+    default SoundFont keeps its path (where the system package installs it)."""
+    from auralgen.sounds.soundfont import DEFAULT_SF2
+
+    sf2 = cfg.soundfont if cfg.soundfont in (None, DEFAULT_SF2) else _relative(cfg.soundfont)
+    return replace(cfg, dir=_relative(cfg.dir), path=_relative(cfg.path), soundfont=sf2)
+
+
+def _parquet_rows(path: Path, cfg: SourceConfig) -> list[dict[str, Any]]:
+    """The rows of one parquet file of a ``source=hf`` dataset, or one line naming a damaged file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_table(path).to_pylist()
+    except (OSError, pa.ArrowException) as exc:
+        raise ParameterError(
+            f"source.path={cfg.path!r}: {path.name!r} is not a readable parquet file ({type(exc).__name__}: "
+            f"{' '.join(str(exc).split())[:240]}); allowed: parquet files (truncated or damaged?)"
+        ) from None
+
+
 def _hf_items(cfg: SourceConfig, root: Path) -> list[tuple[str, dict[str, Any], bytes]]:
     """``(#row, row, audio bytes)`` of a local HF dataset: a ``save_to_disk`` folder or parquet files."""
-    import pyarrow.parquet as pq
 
     if not root.exists():
         raise ParameterError(
@@ -355,12 +480,7 @@ def _hf_items(cfg: SourceConfig, root: Path) -> list[tuple[str, dict[str, Any], 
         )
     files = sorted(root.rglob("*.parquet")) if root.is_dir() else [root]
     if files and files[0].suffix == ".parquet":
-        table = (
-            pq.read_table(files[0])
-            if len(files) == 1
-            else __import__("pyarrow").concat_tables([pq.read_table(f) for f in files])
-        )
-        rows = table.to_pylist()
+        rows = [row for f in files for row in _parquet_rows(f, cfg)]
     else:
         import datasets
 

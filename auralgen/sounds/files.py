@@ -11,7 +11,7 @@ import numpy as np
 from auralgen.core.errors import ParameterError
 from auralgen.core.random import Choice
 from auralgen.sounds.base import register_source
-from auralgen.sounds.corpus import RecordedSource
+from auralgen.sounds.corpus import RecordedSource, check_audio_info
 from auralgen.sounds.spatial import SpatialSource
 from auralgen.synth import n_samples
 
@@ -22,7 +22,10 @@ def read_source_file(path: str, sample_rate: int, duration_s: float) -> np.ndarr
     from scipy.signal import resample_poly
 
     try:
+        check_audio_info(sf.info(path), Path(path).name, "sources_dir")
         data, sr = sf.read(path, dtype="float64", always_2d=True)
+    except ParameterError:
+        raise
     except Exception as exc:
         raise ParameterError(
             f"sources_dir file {Path(path).name!r} is unreadable ({exc}); allowed: WAV/FLAC files soundfile can read"

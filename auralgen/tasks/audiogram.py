@@ -39,6 +39,12 @@ EDGE_S = 0.2  # a tone keeps this far from the clip edges and from the middle
 MAX_NYQUIST_FRACTION = 0.75  # highest tone or probe frequency / Nyquist
 
 
+# Below -10 dB HL nobody hears a tone (audiometers stop there), and -10 dB HL at 4 kHz is already
+# about -151 dBFS, under one LSB of the 24-bit export (kept measurable by dither): the calibrated
+# range ends a margin below it.
+MIN_LEVEL_DB_HL = -30.0
+
+
 @dataclass(frozen=True)
 class AudiogramConfig(TaskConfig):
     name: str = "audiogram"
@@ -56,6 +62,10 @@ class AudiogramConfig(TaskConfig):
         sr = self.sample_rate or audio.sample_rate
         fs = audio.full_scale_db_spl
         require(len(self.freqs_hz) > 0, f"{key}.freqs_hz=[] is empty; allowed: a non-empty list of frequencies")
+        require(
+            min(self.levels) >= MIN_LEVEL_DB_HL,
+            f"{key}.levels={list(self.levels)!r} reaches {min(self.levels)} dB HL, below the calibrated range; allowed: >= {MIN_LEVEL_DB_HL:g} dB HL",
+        )
         top = MAX_NYQUIST_FRACTION * sr / 2
         for f in (*self.freqs_hz, *self.probe_freqs_hz):
             require(

@@ -247,13 +247,17 @@ def check_unused(cfg: TaskConfig, key: str) -> None:
 
 
 def check_durations(cfg: TaskConfig, key: str) -> None:
-    """Every duration field (a name ending in ``_s``) holds finite values of at most
+    """Every duration field (a name ending in ``_s``) holds finite values of at least 0 and at most
     :data:`MAX_DURATION_S`, so no clip asks for an absurd allocation (``clip_s=1e9`` would be
     116 TiB): a clip is a few such durations long, at most a few minutes of samples."""
     for f in fields(cfg):
         if not f.name.endswith("_s"):
             continue
         for v in _numbers(getattr(cfg, f.name)):
+            require(
+                not v < 0,
+                f"{key}.{f.name}={getattr(cfg, f.name)!r} holds {v!r}, a negative duration; allowed: finite values within [0, {MAX_DURATION_S:g}] s",
+            )
             require(
                 math.isfinite(v) and v <= MAX_DURATION_S,
                 f"{key}.{f.name}={getattr(cfg, f.name)!r} holds {v!r}, beyond the longest duration; allowed: finite values <= {MAX_DURATION_S:g} s",
@@ -484,8 +488,8 @@ def check_levels(key: str, levels: tuple) -> None:
     if len(levels) == 0:
         raise ParameterError(f"{key}=[] is empty; allowed: a non-empty list of numbers")
     for v in levels:
-        if not is_num(v):
-            raise ParameterError(f"{key}={list(levels)!r} holds {v!r}; allowed: numbers only")
+        if not is_num(v) or not math.isfinite(v):
+            raise ParameterError(f"{key}={list(levels)!r} holds {v!r}; allowed: finite numbers only")
     diffs = [b - a for a, b in zip(levels, levels[1:])]
     if not (all(d > 0 for d in diffs) or all(d < 0 for d in diffs)):
         raise ParameterError(

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CompareConfig, CompareTask, check_config, within
-from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register
+from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register, require
 
+MAX_DIFFERENCE_CENTS = 4800  # four octaves: any larger pair leaves the audible range
 TOLERANCE_CENTS = 3.0  # absolute part of the allowed measurement error
 F0_WINDOW_S = 0.25  # analysis window of each tone
 
@@ -47,6 +48,14 @@ class PitchRelative(CompareTask):
         "Listen to the two sounds. Compared with the first sound, is the second one higher in pitch, lower, or the same?",
         "How does the pitch of the second tone compare with the pitch of the first tone?",
     )
+
+    @classmethod
+    def check_differences(cls, cfg, key: str) -> None:
+        super().check_differences(cfg, key)
+        require(
+            max(cfg.levels) <= MAX_DIFFERENCE_CENTS,
+            f"{key}.levels={list(cfg.levels)!r} reaches {max(cfg.levels)} cents; allowed: 0 <= levels <= {MAX_DIFFERENCE_CENTS} cents (four octaves)",
+        )
 
     @classmethod
     def freq_factor(cls, cfg) -> float:

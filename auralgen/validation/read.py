@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from auralgen.config import RunConfig, build_tasks, fingerprint, validate
-from auralgen.core.errors import AuralgenError, ParameterError
+from auralgen.core.errors import AuralgenError, ParameterError, reason
 from auralgen.core.schema import iter_items
 from auralgen.export.audio import decode_flac
 from auralgen.tasks.base import AudioConfig, Task, load_tasks
@@ -70,7 +70,7 @@ def iter_decoded(path, *, batch_rows: int = 16) -> Iterator[Decoded]:
             if not clips:
                 err = "no audio clips"
         except Exception as exc:  # noqa: BLE001 - any decoder failure is a bad row
-            err = f"audio does not decode: {exc}"
+            err = f"audio does not decode: {reason(exc, 'the clip')}"
         sizes = [len(e["bytes"] or b"") for e in audio]
         yield Decoded(row, shard, None if err else clips, rate, sum(sizes), [e.get("path") or "" for e in audio],
                       err, sizes)  # fmt: skip

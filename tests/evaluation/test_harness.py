@@ -13,7 +13,7 @@ from auralgen.evaluation.adapters import FatalModelError
 from auralgen.evaluation.cache import ReplyCache
 from auralgen.evaluation.config import validate_eval
 from auralgen.evaluation.items import Item, load_items
-from auralgen.evaluation.prompts import build_message, is_reorder, n_runs, present
+from auralgen.evaluation.prompts import build_message, is_reorder, n_runs, present, reorder_options
 from auralgen.evaluation.report import psychometrics
 from auralgen.evaluation.runner import run
 
@@ -189,7 +189,9 @@ def test_reorder_items_are_asked_under_different_clip_orders():
     orders = []
     for r in range(3):
         p = present(item, r)
-        assert p.options == list(item.options)  # options stay put
+        # options stay put, in the toolkit's order: the stored ones renumbered by time (clip 3 happened first)
+        assert p.options == reorder_options(item) and p.options[0] == "clip 2 -> clip 3 -> clip 1"
+        assert sorted(p.options) == sorted(item.options)
         shown = [int(c) for c in p.options[p.truth].replace("clip", "").split("->")]
         # presented clip shown[i] is canonical clip true_order[i]
         assert [p.clip_order[s - 1] + 1 for s in shown] == true_order

@@ -1,6 +1,7 @@
 """MMAR / MMAU interop checked with their own evaluation scripts (github ddlBoJack/MMAR
-``code/evaluation.py``, github Sakshi113/MMAU ``evaluation.py``), read from the fetched mirrors
-and run as they are. Skipped only when a mirror directory is absent."""
+``code/evaluation.py``, github Sakshi113/MMAU ``evaluation.py``), run as they are from the peers
+folder (``tests/support/peers.py``; ``make peers``). Where a clone is absent the test skips, and the
+run's summary counts it."""
 
 import json
 import re
@@ -15,18 +16,15 @@ from auralgen.cli._hydra import compose
 from auralgen.evaluation.config import validate_eval
 from auralgen.evaluation.interop import mmar
 from auralgen.evaluation.runner import run
+from tests.support.peers import peer
 
-MMAR = Path("/work/.mirror/ddlBoJack+MMAR/repo")
-MMAU = Path("/work/.mirror/Sakshi113+MMAU/repo")
 QUIET = lambda *_: None  # noqa: E731
 
 
-def _script(repo: Path, path: str, dest: Path) -> Path:
-    if not repo.is_dir():
-        pytest.skip(f"mirror absent: {repo}")
-    src = subprocess.run(["git", "-C", str(repo), "show", f"HEAD:{path}"], check=True, capture_output=True, text=True)
-    dest.write_text(src.stdout)
-    return dest
+def _peer_script(script: Path, data: Path) -> str:
+    """The peer's script, unmodified, on ``data``: its stdout."""
+    return subprocess.run([sys.executable, str(script), "--input", str(data)], check=True, capture_output=True,
+                          text=True, timeout=120).stdout  # fmt: skip
 
 
 def _total(stdout: str) -> tuple[float, int]:
@@ -48,7 +46,7 @@ def _score(pred: Path, fmt: str, out: Path, *extra: str) -> dict:
 
 
 def test_mmar_export_scored_by_mmars_own_script_equals_scorer_mmar(tiny_dataset, tmp_path):
-    script = _script(MMAR, "code/evaluation.py", tmp_path / "mmar_eval.py")
+    script = peer("MMAR") / "code" / "evaluation.py"
     out = tmp_path / "mmar"
     run(validate_eval(compose(["action=export", "export_format=mmar", f"data={tiny_dataset}", f"out={out}"],
                               config_name="evaluate")), log=QUIET)  # fmt: skip
@@ -59,8 +57,7 @@ def test_mmar_export_scored_by_mmars_own_script_equals_scorer_mmar(tiny_dataset,
             row["answer_prediction"] = reply
     pred = tmp_path / "pred.jsonl"
     pred.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    stdout = subprocess.run([sys.executable, str(script), "--input", str(pred)], check=True, capture_output=True,
-                            text=True).stdout  # fmt: skip
+    stdout = _peer_script(script, pred)
     acc, n = _total(stdout)  # MMAR's script counts per layer: it fails on any category outside its four
     res = _score(pred, "mmar", tmp_path / "o", "++scorer=mmar")
     assert (f"{100 * res['scores']['overall']['AA']:.2f}", res["scores"]["overall"]["n_answers"]) == (f"{acc:.2f}", n)
@@ -72,8 +69,31 @@ def test_mmar_export_scored_by_mmars_own_script_equals_scorer_mmar(tiny_dataset,
     )
 
 
+def test_mmau_export_scored_by_mmaus_own_script_equals_scorer_mmar(tiny_dataset, tmp_path):
+    """MMAU's evaluation.py, unmodified, reads our mmau-test.json (plus model_output) and counts what
+    scorer=mmar counts; every row's task and difficulty are names its script tallies."""
+    script = peer("MMAU") / "evaluation.py"
+    out = tmp_path / "mmau"
+    res = run(validate_eval(compose(["action=export", "export_format=mmau", f"data={tiny_dataset}", f"out={out}"],
+                                    config_name="evaluate")), log=QUIET)  # fmt: skip
+    rows = json.loads((out / "mmau-test.json").read_text())
+    assert len(rows) == res["items"] > 0 and all((out / r["audio_id"]).is_file() for r in rows)
+    assert {r["task"] for r in rows} == {"sound"} and {r["difficulty"] for r in rows} == {"easy", "medium", "hard"}
+    for k, row in enumerate(rows):
+        reply = _replies(row, k)
+        if reply is not None:
+            row["model_output"] = reply
+    pred = tmp_path / "mmau-test.json"
+    pred.write_text(json.dumps(rows))
+    acc, n = _total(_peer_script(script, pred))
+    ours = _score(pred, "mmau", tmp_path / "o", "++scorer=mmar")
+    assert (f"{100 * ours['scores']['overall']['AA']:.2f}", ours["scores"]["overall"]["n_answers"]) == (f"{acc:.2f}", n)
+    assert 0 < acc < 100 and n < len(rows)  # the rows without a reply are left out by both
+    assert set(ours["scores"]["by_task"]) == {r["auralgen_task"] for r in rows if "model_output" in r}
+
+
 def test_mmau_file_scored_by_mmaus_own_script_equals_scorer_mmar(tmp_path):
-    script = _script(MMAU, "evaluation.py", tmp_path / "mmau_eval.py")
+    script = peer("MMAU") / "evaluation.py"
     choices = [["Higher", "Lower", "The same"], ["dog barking", "cat", "dog"], ["1 m", "2 m", "4 m"]]
     rows = []
     for i in range(42):
@@ -86,8 +106,7 @@ def test_mmau_file_scored_by_mmaus_own_script_equals_scorer_mmar(tmp_path):
         rows.append(row)
     pred = tmp_path / "mmau.json"
     pred.write_text(json.dumps(rows))
-    stdout = subprocess.run([sys.executable, str(script), "--input", str(pred)], check=True, capture_output=True,
-                            text=True).stdout  # fmt: skip
+    stdout = _peer_script(script, pred)
     acc, n = _total(stdout)
     res = _score(pred, "mmau", tmp_path / "o", "++scorer=mmar")
     assert (f"{100 * res['scores']['overall']['AA']:.2f}", res["scores"]["overall"]["n_answers"]) == (f"{acc:.2f}", n)

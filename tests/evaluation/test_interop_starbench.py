@@ -1,17 +1,17 @@
 """STAR-Bench interop checked with STAR-Bench's own code (github InternLM/StarBench, ALMEval_code).
 
-The toolkit's ``datasets`` package is read from the fetched mirror (git show into a tmp dir, loaded
-under another package name); ``torch`` and ``loguru``, which it imports only for a base class and
+The toolkit's ``datasets`` package is read from the peers folder (``tests/support/peers.py``;
+copied into a tmp dir, loaded under another package name); ``torch`` and ``loguru``, which it imports only for a base class and
 a logger, get minimal stand-in modules. Its ``build_dataset`` loads our export for every alias, its
 ``build_prompt`` / ``evaluate_item`` / ``evaluate`` make a run of a scripted "model", and our
 ``score_predictions`` must reproduce its ``performance.json`` byte for byte with ``scorer=file``.
-Skipped only when the mirror directory is absent (it is fetched with the search tool's ``fetch``).
+Where the clone is absent the tests skip, and the run's summary counts them (``make peers`` fetches it).
 """
 
 import importlib.util
 import json
 import re
-import subprocess
+import shutil
 import sys
 import types
 from pathlib import Path
@@ -26,11 +26,10 @@ from auralgen.evaluation.parsing import rotate_options
 from auralgen.evaluation.runner import run
 from auralgen.generation.run import run as generate
 from tests.support.builders import small_run
+from tests.support.peers import peer
 
-MIRROR = Path("/work/.mirror/InternLM+StarBench/repo")
 QUIET = lambda *_: None  # noqa: E731
 ALIASES = ["pc", "pc_sp", "pc_nsp", "tr", "tr_cap", "tr_uncut", "sr", "sr_ch"]
-pytestmark = pytest.mark.skipif(not MIRROR.is_dir(), reason=f"STAR-Bench mirror absent: {MIRROR}")
 
 
 def _stand_ins():
@@ -46,12 +45,11 @@ def _stand_ins():
 @pytest.fixture(scope="module")
 def toolkit(tmp_path_factory):
     """STAR-Bench's ``datasets`` package, imported as ``sb_almeval_datasets``."""
+    src = peer("StarBench") / "ALMEval_code" / "datasets"
     pkg = tmp_path_factory.mktemp("almeval") / "sb_almeval_datasets"
     pkg.mkdir()
     for name in ("__init__.py", "starbench.py", "utils.py"):
-        src = subprocess.run(["git", "-C", str(MIRROR), "show", f"HEAD:ALMEval_code/datasets/{name}"],
-                             check=True, capture_output=True, text=True).stdout  # fmt: skip
-        (pkg / name).write_text(src)
+        shutil.copyfile(src / name, pkg / name)
     stand_ins = {k: v for k, v in _stand_ins().items() if k not in sys.modules}
     sys.modules.update(stand_ins)  # only while the toolkit imports: other libraries probe sys.modules for torch
     try:
@@ -174,7 +172,86 @@ def test_our_evaluator_presents_what_the_toolkit_presents_at_the_same_rotation(t
         for r in range(6):
             msg = tr.build_prompt(row, rotate_id=r)
             shown = [int(Path(p["value"]).stem.rsplit("_", 1)[1]) for p in msg["prompts"] if p["type"] == "audio"]
-            assert present(item, r).clip_order == shown
+            ours = present(item, r)
+            assert ours.clip_order == shown
+            # the same options in the same order (each a sequence of shown positions), so the same letter
+            assert [_positions(o) for o in ours.options] == [_positions(o) for o in msg["meta"]["options"]]
+            assert f"<{'ABCDEF'[ours.truth]}>" == msg["meta"]["answer_letter"]
+
+
+def _positions(option: str) -> list[int]:
+    return [int(n) for n in re.findall(r"\d+", option)]
+
+
+def test_every_exported_item_is_asked_as_often_as_the_toolkit_asks_it(toolkit, exported):
+    """Runs per item: auralgen's default equals the toolkit run.py's robust evaluation (one per option
+    for pc items, 3 for tr and sr items: the 4-option trajectory items get 3, not 4)."""
+    from auralgen.evaluation.prompts import n_runs
+
+    data, out, _ = exported
+    items = {it.id: it for it in load_items(data)}
+    counted = {}
+    for alias in ("pc", "tr", "sr"):
+        (ds,) = toolkit.build_dataset([alias], dataset_root=str(out))
+        for row in ds.data:
+            item = items[row["id"].split("_")[0]]
+            theirs = len(row["options"]) if alias.startswith("pc") else 3  # run.py's params_list
+            assert n_runs(item, rotations=None, reorder_runs=3) == theirs, (item.task, alias)
+            counted[item.task] = theirs
+    assert counted["trajectory"] == 3 and any(len(it.options) == 4 for it in items.values() if it.task == "trajectory")
+
+
+TABLE_MODEL = """
+import json, sys
+table = json.load(open(sys.argv[1]))
+for line in sys.stdin:
+    m = json.loads(line)
+    key = m["meta"]["id"] + "@" + str(m["meta"]["rotate_id"])
+    print(json.dumps({"id": m["id"], "reply": table.get(key, "no such run")}), flush=True)
+"""
+
+
+def test_auralgen_and_the_toolkit_score_the_same_replies_alike(toolkit, exported, tmp_path):
+    """The toolkit's own run (build_prompt for every run its run.py makes) and its evaluate, and
+    auralgen's own evaluation of the same dataset given the same reply at each (item, rotation):
+    every task's AA and ACR agree to the digits performance.json prints (so do the runs asked)."""
+    from .test_harness import evaluate
+
+    data, out, _ = exported
+    table, theirs = {}, {}
+    for alias in ("pc", "tr", "sr"):
+        (ds,) = toolkit.build_dataset([alias], dataset_root=str(out))
+        rows, k = [], 0
+        for row in ds.data:
+            for r in range(len(row["options"]) if alias == "pc" else 3):
+                msg = ds.build_prompt(row, rotate_id=r)
+                letter = msg["meta"]["answer_letter"][1]
+                wrong = next(c for c in "ABCDEF" if c != letter)
+                reply = f"<{letter if k % 3 else wrong}>"
+                table[f"{row['id'].split('_')[0]}@{r}"] = reply
+                res = ds.evaluate_item(msg["meta"], reply)
+                res["unique_id"] = f"{row['id']}@{r}"
+                rows.append(res)
+                k += 1
+        path = tmp_path / "model" / alias / "infer_results.jsonl"
+        path.parent.mkdir(parents=True)
+        path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows))
+        perf = ds.evaluate(str(path))
+        for name, m in (perf["By Sub-category"] if alias == "pc" else {rows[0]["task"]: perf["Total"]}).items():
+            theirs[name] = (m["AA"], m["ACR"])
+    (tmp_path / "table.json").write_text(json.dumps(table))
+    script = tmp_path / "table_model.py"
+    script.write_text(TABLE_MODEL)
+    res = evaluate(
+        data, tmp_path / "ours", "model=command", f"model.cmd='{sys.executable} {script} {tmp_path / 'table.json'}'"
+    )
+    assert res["accounting"]["overall"]["asked"] == len(table) and res["accounting"]["overall"]["error"] == 0
+    items = {it.task: it for it in load_items(data)}
+    ours = {}
+    for task, m in res["scores"]["by_task"].items():
+        name = task if task in ("temporal_reorder", "trajectory") else items[task].sub_category
+        ours[name] = (f"{100 * m['AA']:.2f}%", f"{100 * m['ACR']:.2f}%")
+    assert ours == theirs and len(ours) == 4
 
 
 @pytest.mark.parametrize("alias", ["pc", "pc_sp", "tr", "sr"])

@@ -90,3 +90,14 @@ def test_known_source_with_a_known_fractional_lag_needs_no_search(kemar):
     m = match_known_source(x[:, -64:], dry, kemar.hrirs, kemar.directions_deg, lag=0.4)
     assert m.index == i and m.residual < 1e-6
     assert match_known_source(x[:, -64:], dry, kemar.hrirs, kemar.directions_deg).residual > 10 * m.residual
+
+
+@pytest.mark.parametrize("az_deg", [20.0, np.nextafter(20.0, 0.0), np.nextafter(20.0, 90.0)])
+def test_runner_up_leaves_out_a_direction_20_deg_away_whatever_the_last_bit(az_deg):
+    """A template grid holds directions exactly 20 deg apart; whether one of them counts as "more than
+    20 deg away" must not hang on the last bit of sin/cos (which differs between CPUs)."""
+    from auralgen.measure.binaural import _best
+
+    d = np.array([[0.0, 0.0], [az_deg, 0.0], [40.0, 0.0]])
+    m = _best(np.array([0.0, 0.1, 0.5]), d)
+    assert m.index == 0 and m.runner_up == 0.5

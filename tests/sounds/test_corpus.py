@@ -262,3 +262,63 @@ def test_spectral_shift_reads_a_shift_of_any_sound(cents_, label):
     y = stretch_shift(x, 16000, duration_s=0.8, shift_cents=cents_)
     assert spectral_shift_cents(x, y, 16000) == pytest.approx(cents_, abs=15.0)
     assert spectral_shift_cents(x, x, 16000) == 0.0
+
+
+def test_a_source_given_by_absolute_path_is_written_relative(folder_sets):
+    """source.dir given absolute: the manifest's config, every recipe's root and the card hold it
+    relative to the working directory (no machine path), and that path still reaches the files."""
+    import os
+    from pathlib import Path
+
+    out = folder_sets / "azimuth_absolute"
+    manifest = json.loads((out / "manifest.json").read_text())
+    given = manifest["config"]["audio"]["source"]["dir"]
+    roots = {s["root"] for r in read_rows(out) for s in _sounds("azimuth_absolute", params_of(r))}
+    assert roots == {given} and not Path(given).is_absolute()
+    assert Path(given).resolve() == REAL.resolve() and given == os.path.relpath(REAL)
+    card = (out / "README.md").read_text()
+    assert f"root `{given}`" in card and str(REAL) not in card and str(REAL) not in json.dumps(manifest)
+
+
+def _licensed(tmp_path, licenses: dict[str, str]):
+    """A copy of the fixture corpus whose files of each label carry ``licenses[label]`` (else MIT)."""
+    d = tmp_path / "lic"
+    shutil.copytree(REAL, d)
+    rows = _metadata()
+    for r in rows:
+        r["license"] = licenses.get(r["label"], "MIT")
+    with open(d / "metadata.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return d
+
+
+def test_the_cards_license_follows_the_sources(tmp_path, folder_sets):
+    """One license: the card says it; procedural sounds: cc-by-4.0; CC0 files take the others' license;
+    a mix with no common license is refused unless export.license is stated."""
+    from auralgen.cli._hydra import compose
+    from auralgen.config import validate
+
+    def lic(*args):
+        return validate(compose(["task=loudness_relative", *args])).export.license
+
+    front = (folder_sets / "mixture" / "README.md").read_text().split("---")[1]
+    assert "\nlicense: mit\n" in front
+    assert lic() == "cc-by-4.0" and lic("export.license=apache-2.0") == "apache-2.0"
+    cc0 = _licensed(tmp_path / "a", {"piano": "CC0-1.0", "flute": "CC0 1.0"})
+    assert lic("source=folder", f"source.dir={cc0}") == "mit"
+    mixed = _licensed(tmp_path / "b", {"piano": "CC-BY-NC-4.0", "guitar": "CC-BY-NC-4.0", "flute": "CC0-1.0"})
+    with pytest.raises(ParameterError, match=r"^the source's files carry licenses with no common one: cc-by-nc-4.0 "
+                       r"\(6 files\), cc0-1.0 \(3 files\), mit \(15 files\); allowed: .* or export.license="):  # fmt: skip
+        lic("source=folder", f"source.dir={mixed}")
+    assert lic("source=folder", f"source.dir={mixed}", "export.license=cc-by-nc-4.0") == "cc-by-nc-4.0"
+
+
+def test_a_license_mix_is_one_line_exit_2(tmp_path):
+    from tests.test_cli import run_cli
+
+    mixed = _licensed(tmp_path, {"piano": "CC-BY-NC-4.0"})
+    res = run_cli("task=loudness_relative", "source=folder", f"source.dir={mixed}", "out=ds", cwd=tmp_path)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
+    assert "no common one: cc-by-nc-4.0 (3 files), mit (21 files)" in res.stderr and not (tmp_path / "ds").exists()

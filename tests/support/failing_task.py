@@ -29,7 +29,7 @@ class FailingConfig(TaskConfig):
     fail_level: int = 1
     fail_k: int = 5
     sleep_s: float = 0.0  # every item
-    slow_s: float = 30.0  # items after the failing one, while poisoned
+    slow_s: float = 600.0  # items after the failing one, while poisoned (a run that waited for them would hang)
 
 
 @register

@@ -82,10 +82,10 @@ def test_deal_is_balanced_and_one_split_owns_all():
         (tuple(f"s{i}" for i in range(40)), "level 0 (-10 dB HL) has 39 distinct"),
     ],
 )
-def test_too_many_splits_are_refused_in_one_line_under_a_second(splits, needle):
+def test_too_many_splits_are_refused_in_one_line_at_once(splits, needle):
     t0 = time.perf_counter()
     msg = AUDIOGRAM.capacity_error(splits, "task")
-    assert time.perf_counter() - t0 < 1.0
+    assert time.perf_counter() - t0 < 30  # a hang guard; the speed is in bench/bench_refusals.py
     assert needle in msg and "\n" not in msg and f"needs {len(splits)}" in msg and "allowed:" in msg
 
 
@@ -96,11 +96,11 @@ def test_probe_capacity_fix_named_and_it_works():
     assert Audiogram(AudiogramConfig(probe_items_per_level=0), AudioConfig()).capacity_error(seven, "task") is None
 
 
-def test_every_task_answers_capacity_fast_for_three_splits():
+def test_every_task_answers_capacity_for_three_splits():
     for name, cls in load_tasks().items():
         t0 = time.perf_counter()
         assert cls(cls.Config(), AudioConfig()).capacity_error(THREE, f"tasks.{name}") is None
-        assert time.perf_counter() - t0 < 1.0
+        assert time.perf_counter() - t0 < 30, name  # a hang guard; the speed is in bench/bench_refusals.py
 
 
 def test_plan_refuses_before_rendering(tmp_path):
@@ -109,7 +109,7 @@ def test_plan_refuses_before_rendering(tmp_path):
     t0 = time.perf_counter()
     with pytest.raises(ParameterError, match=r"level 13 .* has 6 distinct .*needs 7"):
         generate(run, log=lambda *_: None)
-    assert time.perf_counter() - t0 < 5.0
+    assert time.perf_counter() - t0 < 30  # a hang guard: nothing is rendered
     assert not (tmp_path / "ds").exists()
 
 

@@ -124,8 +124,27 @@ def test_a_directory_or_broken_symlink_named_like_audio_is_refused(sources):
         small_run("task=azimuth_absolute", f"task.sources_dir={sources}")
     (sources / "d.wav").rmdir()
     (sources / "e.wav").symlink_to(sources / "missing.wav")
-    with pytest.raises(ParameterError, match=r"holds 'e\.wav', which cannot be read"):
+    with pytest.raises(ParameterError, match=r"holds 'e\.wav', a symlink to nothing; allowed: regular WAV/FLAC"):
         small_run("task=azimuth_absolute", f"task.sources_dir={sources}")
+
+
+def test_a_symlink_loop_is_named_a_loop(sources):
+    (sources / "g.wav").symlink_to("h.wav")
+    (sources / "h.wav").symlink_to("g.wav")
+    with pytest.raises(ParameterError, match=r"holds 'g\.wav', a symlink loop; allowed: regular WAV/FLAC files"):
+        small_run("task=azimuth_absolute", f"task.sources_dir={sources}")
+
+
+def test_a_wav_header_claiming_2147483647_hz_is_refused_before_reading(tmp_path, sources):
+    """A 44-byte header edit: resampling it would have allocated 320 GiB (a MemoryError mid-run)."""
+    import struct
+
+    data = bytearray((sources / "a.wav").read_bytes())
+    data[24:28] = struct.pack("<I", 2**31 - 1)  # the fmt chunk's sample rate
+    (sources / "a.wav").write_bytes(bytes(data))
+    line = one_error_line(run_cli("task=azimuth_absolute", f"task.sources_dir={sources}", cwd=tmp_path))
+    assert "task.sources_dir file 'a.wav' declares samplerate=2147483647 Hz; allowed: 1000 .. 768000 Hz" in line
+    assert not (tmp_path / "ds").exists()
 
 
 def test_a_symlink_to_a_regular_file_is_accepted(sources):

@@ -6,7 +6,7 @@ One module per toolkit, each documenting its layout and its scoring:
 ``starbench``   STAR-Bench's ``ALMEval_code`` (:mod:`.starbench`): ``meta_info/*.json`` its
                 ``build_dataset`` loads for every alias; its ``infer_results.jsonl`` scored, with
                 ``performance.json`` as its ``evaluate`` writes it.
-``mmar`` / ``mmau``  MMAR's and MMAU's metadata and prediction files (:mod:`.mmar`), with their
+``mmar`` / ``mmau``  MMAR's and MMAU's metadata (MMAR-meta.json, mmau-test.json) and prediction files (:mod:`.mmar`), with their
                 token string-match (``scorer=mmar``).
 ``sonicbench``  SonicBench's layout and its published result files (:mod:`.sonicbench`).
 
@@ -31,7 +31,12 @@ from .common import read_predictions
 
 __all__ = ["export_split", "prediction_records", "read_predictions", "score_predictions_file"]
 
-EXPORTERS = {"starbench": starbench.export, "mmar": mmar.export, "sonicbench": sonicbench.export}
+EXPORTERS = {
+    "starbench": starbench.export,
+    "mmar": mmar.export,
+    "mmau": mmar.export_mmau,
+    "sonicbench": sonicbench.export,
+}
 
 
 def prediction_records(

@@ -7,11 +7,30 @@ import json
 from pathlib import Path
 
 from auralgen.core.errors import ParameterError
+from auralgen.core.paths import create_new, inside
 
+from ..items import export_wav
 from ..metrics import score
 from ..parsing import extract_choice
 from ..report import accounting, frequency_tasks, write_json
 from ..verdict import is_correct
+
+
+def export_clip(flac: bytes, out: Path, rel: str) -> None:
+    """An export's WAV at ``out/rel`` (``rel`` built from checked ids and task names): refused when
+    it would lie outside ``out`` or exists already (an export never overwrites a file)."""
+    export_wav(flac, inside(out, rel), new=True)
+
+
+def export_text(out: Path, rel: str, text: str) -> None:
+    """An export's text file at ``out/rel``, refused like :func:`export_clip`."""
+    with create_new(inside(out, rel)) as f:
+        f.write(text.encode("utf-8"))
+
+
+def export_json(out: Path, rel: str, obj) -> None:
+    """An export's JSON file (as :func:`~auralgen.evaluation.report.write_json` formats it)."""
+    export_text(out, rel, json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
 
 
 def read_predictions(path: str | Path) -> list[dict]:

@@ -1,5 +1,5 @@
 """MMAR (github ddlBoJack/MMAR, ``code/evaluation.py``) and MMAU (github Sakshi113/MMAU,
-``evaluation.py``): export a split as MMAR metadata, and score files in their format.
+``evaluation.py``): export a split as MMAR or MMAU metadata, and score files in their format.
 
 Export (``export_format=mmar``)
 -------------------------------
@@ -10,6 +10,17 @@ audio in ``<out>/audio/<id>.wav``. ``modality`` is ``sound`` and ``category`` on
 foundational single-sound attributes, ``Perception Layer`` for spatial and spatio-temporal items;
 ``sub-category`` is the item's own, ``task`` the auralgen task. MMAR holds one audio per item: an
 item with several clips is skipped, counted, with the reason in the log and the summary.
+
+Export (``export_format=mmau``)
+-------------------------------
+``<out>/mmau-test.json``, a JSON list as MMAU's ``mmau-test-mini.json``: ``{id, audio_id, question,
+choices, answer, dataset, task, split, category, sub-category, difficulty}`` plus ``auralgen_task``,
+audio in ``<out>/test-audios/<id>.wav`` (``audio_id`` ``./test-audios/<id>.wav``). MMAU's script
+counts per ``task`` (sound, music or speech: always ``sound``, auralgen's items are sounds) and per
+``difficulty`` (easy, medium or hard: the thirds of the task's level values present in the export,
+from its easiest end, :func:`difficulty_of`); ``sub-category`` is the auralgen task, ``category``
+the item's own. One audio per item, as for MMAR. Add the replies as ``model_output`` (what MMAU's
+current script reads) and run ``python evaluation.py --input mmau-test.json``.
 
 Scoring (``predictions_format=mmar`` / ``mmau``)
 ------------------------------------------------
@@ -37,11 +48,10 @@ from pathlib import Path
 from auralgen.core.errors import ParameterError
 from auralgen.tasks.base import task_class
 
-from ..items import export_wav
-from ..report import write_json
-from .common import need, parsed_record, write_results
+from .common import export_clip, export_json, export_text, need, parsed_record, write_results
 
 FIELDS = ("model_prediction", "answer_prediction", "model_output")
+DIFFICULTIES = ("easy", "medium", "hard")
 LAYERS = {"foundational_perception": "Signal Layer"}  # every other category: "Perception Layer"
 
 
@@ -52,30 +62,83 @@ def layer(item) -> str:
     return LAYERS.get(item.category, "Perception Layer")
 
 
-def export(items, out: Path, log) -> dict:
-    """Write the one-clip items of ``items`` in MMAR's layout; items with several clips are skipped and counted."""
-    rows, skipped = [], {}
+def one_clip(items, peer: str) -> tuple[list, dict[str, int]]:
+    """The items with one clip, and the others counted by reason (MMAR and MMAU hold one audio per item)."""
+    kept, skipped = [], {}
     for it in items:
         if len(it.clips) != 1:
-            why = f"{it.task}: {len(it.clips)} clips per item (MMAR holds one audio per item)"
+            why = f"{it.task}: {len(it.clips)} clips per item ({peer} holds one audio per item)"
             skipped[why] = skipped.get(why, 0) + 1
-            continue
-        export_wav(it.clips[0], out / "audio" / f"{it.id}.wav")
+        else:
+            kept.append(it)
+    return kept, skipped
+
+
+def export(items, out: Path, log) -> dict:
+    """Write the one-clip items of ``items`` in MMAR's layout; items with several clips are skipped and counted."""
+    rows = []
+    kept, skipped = one_clip(items, "MMAR")
+    for it in kept:
+        export_clip(it.clips[0], out, f"audio/{it.id}.wav")
         rows.append({
             "id": it.id, "audio_path": f"./audio/{it.id}.wav", "question": it.question, "choices": list(it.options),
             "answer": it.answer, "modality": "sound", "category": layer(it), "sub-category": it.sub_category,
             "language": "en", "task": it.task,
         })  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
-    write_json(out / "MMAR-meta.json", rows)
-    (out / "MMAR-meta.jsonl").write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-    )
+    export_json(out, "MMAR-meta.json", rows)
+    export_text(out, "MMAR-meta.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     log(
         f"wrote {len(rows)} items in MMAR layout to {out} (MMAR-meta.json, MMAR-meta.jsonl, audio/)"
         + "".join(f"; skipped {n} ({why})" for why, n in skipped.items())
     )
     return {"items": len(rows), "format": "mmar", "out": str(out), "skipped": skipped}
+
+
+def difficulty_of(items) -> dict[str, str]:
+    """``easy`` / ``medium`` / ``hard`` per item id: each task's distinct level values, ordered from
+    the easier end (the task's :func:`~auralgen.evaluation.adaptive.domain.easier_end`; larger when it
+    states none), split in thirds (value at rank ``k`` of ``n``: ``DIFFICULTIES[3 * k // n]``).
+
+    >>> from types import SimpleNamespace as I
+    >>> its = [I(id=str(v), task="pitch_relative", level_value=v) for v in (0, 25, 50, 100, 200, 400)]
+    >>> list(difficulty_of(its).values())
+    ['hard', 'hard', 'medium', 'medium', 'easy', 'easy']
+    """
+    from ..adaptive.domain import easier_end
+
+    values: dict[str, set[float]] = {}
+    for it in items:
+        values.setdefault(it.task, set()).add(float(it.level_value))
+    rank = {}
+    for task, vs in values.items():
+        order = sorted(vs, reverse=easier_end(task_class(task)) != "smaller")
+        rank[task] = {v: DIFFICULTIES[3 * k // len(order)] for k, v in enumerate(order)}
+    return {it.id: rank[it.task][float(it.level_value)] for it in items}
+
+
+def export_mmau(items, out: Path, log) -> dict:
+    """Write the one-clip items of ``items`` as MMAU's test file (see the module docstring)."""
+    kept, skipped = one_clip(items, "MMAU")
+    difficulty = difficulty_of(kept)
+    rows = []
+    for it in kept:
+        export_clip(it.clips[0], out, f"test-audios/{it.id}.wav")
+        rows.append({
+            "id": it.id, "audio_id": f"./test-audios/{it.id}.wav", "question": it.question,
+            "choices": list(it.options), "answer": it.answer, "dataset": "auralgen", "task": "sound",
+            "split": it.split, "category": it.category, "sub-category": it.task, "difficulty": difficulty[it.id],
+            "auralgen_task": it.task,
+        })  # fmt: skip
+    export_json(out, "mmau-test.json", rows)
+    by = {d: sum(r["difficulty"] == d for r in rows) for d in DIFFICULTIES}
+    log(
+        f"wrote {len(rows)} items in MMAU layout to {out} (mmau-test.json, test-audios/; "
+        + ", ".join(f"{d} {n}" for d, n in by.items())
+        + ")"
+        + "".join(f"; skipped {n} ({why})" for why, n in skipped.items())
+    )
+    return {"items": len(rows), "format": "mmau", "out": str(out), "difficulty": by, "skipped": skipped}
 
 
 def _tokens(text: str) -> set[str]:
@@ -116,7 +179,8 @@ def records(rows: list[dict], fmt: str, path: str, field: str, *, skip_missing: 
         if answer not in options:
             raise ParameterError(f"{where}: answer={answer!r} is not among the options; allowed: one of {options!r}")
         sub = row.get("sub-category", row.get("sub_category"))
-        rec = parsed_record(item_id=need(row, "id", where), task=row.get("task") or sub or row.get("category") or fmt,
+        task = row.get("auralgen_task") or row.get("task") or sub or row.get("category") or fmt
+        rec = parsed_record(item_id=need(row, "id", where), task=task,
                             rotation=0, options=options, truth=options.index(answer), reply=need(row, field, where),
                             where=where, field=field)  # fmt: skip
         if row.get("category") is not None and sub is not None:

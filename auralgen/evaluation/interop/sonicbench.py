@@ -10,15 +10,23 @@ match is its scoring here (``scorer=file``).
 
 Export (``export_format=sonicbench``)
 -------------------------------------
-Items whose attribute SonicBench has (:data:`ATTRIBUTES`: auralgen's azimuth is SonicBench's
-direction) go to ``<out>/<attribute>/task_recog/<attribute>_single_NNN.wav`` (absolute items) or
-``<out>/<attribute>/task_comparison/<attribute>_pair_NNN.wav`` (relative items: auralgen's clip
-already holds both sounds), with one row per item in ``<out>/json/<attribute>_<paradigm>.jsonl``:
-``{audio_path, prompt, reference, id, task, options}``. The prompt is the item's question, what each
-letter means, and SonicBench's closing instruction; ``reference`` is the letter of the answer
-(options in canonical order). Items of other attributes, of other regimes (mixtures), with several
-clips, the threshold-detection items (tone present or not) and the spatio-temporal reasoning items
-(several sources, scenes over time) are skipped and counted.
+Binary items only, in SonicBench's two paradigms, from every task that has such a form:
+
+* **comparison** (:data:`COMPARE`): the relative tasks that ask which way the second sound differs
+  (higher/lower, louder/softer, ...; attack is SonicBench's velocity). An item whose answer is a
+  direction becomes "which clip has more of it": its clip is split where the second sound starts and
+  the two parts are joined by SonicBench's 0.5 s of silence (``A`` the first, ``B`` the second);
+  items answered "the same" have no such form. distance_relative (which sound is closer) likewise.
+* **recognition** (:data:`RECOGNISE`): one clip, two labels. An absolute task whose categories are
+  ordered keeps the items whose answer is one of its two extreme categories, asked between those two
+  (``A`` the upper, ``B`` the lower, as SonicBench's ``'A' if high``); azimuth_absolute asks front or
+  back (SonicBench's direction recognition) from the answer's quadrant.
+
+Every other item is skipped and counted by reason (several sources, several clips, unordered or
+counted categories, same/different questions, threshold detection). Files as SonicBench's dataset
+lays them out: ``<out>/<attribute>/task_<recog|comparison>/<attribute>_<single|pair>_NNN.wav`` and
+``<out>/json/<attribute>_<recog|comparison>.jsonl`` rows ``{audio_path, prompt, reference}`` (plus
+``id``, ``task``, ``options`` for scoring back), the prompt ending in SonicBench's instruction.
 
 Scoring (``predictions_format=sonicbench``)
 -------------------------------------------
@@ -36,79 +44,157 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
+
 from auralgen.core.errors import ParameterError
+from auralgen.core.paths import inside
+from auralgen.export.audio import decode_flac
 
-from ..items import export_wav
-from ..report import frequency_tasks
-from .common import need, parsed_record, read_predictions, write_results
+from ..items import write_wav
+from .common import export_text, need, parsed_record, read_predictions, write_results
 
-ATTRIBUTES = {
-    "pitch": "pitch", "brightness": "brightness", "loudness": "loudness", "duration": "duration",
-    "tempo": "tempo", "azimuth": "direction", "distance": "distance", "reverberation": "reverberation",
-    "timbre": "timbre", "texture": "texture", "counting": "counting",
-}  # fmt: skip
-PARADIGMS = {"absolute": ("recog", "single"), "relative": ("comparison", "pair")}
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 CLOSING = "Do not add any explanation, punctuation, or extra text."
+GAP_S = 0.5  # SonicBench's silence between the two clips of a comparison
+# task: (SonicBench attribute, its comparison question, answers meaning "the second has more", "the first has more")
+COMPARE = {
+    "pitch_relative": ("pitch", "Which clip has a higher pitch?", "Higher", "Lower"),
+    "loudness_relative": ("loudness", "Which clip is louder?", "Louder", "Softer"),
+    "duration_relative": ("duration", "Which clip is longer?", "Longer", "Shorter"),
+    "brightness_relative": ("brightness", "Which clip is brighter?", "Brighter", "Darker"),
+    "tempo_relative": ("tempo", "Which clip is faster (higher tempo)?", "Faster", "Slower"),
+    "counting_relative": ("counting", "Which clip contains more sound events?", "More", "Fewer"),
+    "texture_relative": ("texture", "Which clip has the denser texture (more grains per second)?", "Denser", "Sparser"),
+    "reverberation_relative": ("reverberation", "Which clip has stronger reverberation?", "More reverberant",
+                               "Less reverberant"),
+    "attack_relative": ("velocity", "Which clip has higher velocity (stronger attack)?", "More sharply", "More softly"),
+    "distance_relative": ("distance", "Which clip sounds closer?", "The second sound", "The first sound"),
+}  # fmt: skip
+# task: (SonicBench attribute, the upper and the lower extreme category, as the start of their option text)
+RECOGNISE = {
+    "brightness_absolute": ("brightness", "Bright", "Dark"),
+    "reverberation_absolute": ("reverberation", "Hall", "Dry"),
+    "tempo_absolute": ("tempo", "Fast", "Slow"),
+    "texture_absolute": ("texture", "Buzzing", "Sparse"),
+    "duration_absolute": ("duration", "Longer than", "Shorter than"),
+    "distance_absolute": ("distance", "Far", "Near"),
+    "attack_absolute": ("velocity", "Sharp", "Soft"),
+    "elevation_absolute": ("elevation", "Above", "Below"),
+}
+NO_FORM = {  # why the other tasks have no binary form
+    "audiogram": "tone detection at threshold, not a judgement of an attribute",
+    "azimuth_relative": "a same/different question, not which of two",
+    "elevation_relative": "a same/different question, not which of two",
+    "timbre_relative": "a same/different question, not which of two",
+    "timbre_absolute": "unordered categories",
+    "counting_absolute": "a count among ten, no two categories",
+    "mixture": "several sources in one clip",
+    "multi_source_relation": "several sources in one clip",
+    "temporal_reorder": "three clips to order",
+    "trajectory": "motion, no SonicBench attribute",
+}
+DIRECTION_OPTIONS = ("In front of the listener", "Behind the listener")
+COMPARISON_OPTIONS = ["the first clip", "the second clip"]
 RECOG_OPTIONS = {
     "pitch": ["high", "low"], "brightness": ["bright", "dark"], "loudness": ["loud", "soft"],
     "velocity": ["high", "low"], "duration": ["longer", "shorter"], "tempo": ["fast", "slow"],
     "direction": ["front", "back"], "distance": ["near", "far"], "reverberation": ["reverb", "no reverb"],
 }  # fmt: skip
-COMPARISON_OPTIONS = ["the first clip", "the second clip"]
 _DOTTED = re.compile(r"\bA\.\s*([^?]+?)\s+or\s+B\.\s*([^?.]+)")
 _FOR = re.compile(r"'A'\s*for\s*([\w.-]+)\s*,\s*'B'\s*for\s*([\w.-]+)")
 
 
 def prompt_of(question: str, options) -> str:
-    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-    said = ", ".join(f"'{letters[i]}' for {o}" for i, o in enumerate(options))
-    only = "'A' or 'B'" if len(options) == 2 else "one letter"
-    return f"{question} Answer {said}. Only answer {only}. {CLOSING}"
+    """SonicBench's prompt shape: the question, what each letter stands for, its closing instruction."""
+    said = ", ".join(f"'{LETTERS[i]}' for {o}" for i, o in enumerate(options))
+    return f"{question} Answer {said}. Only answer 'A' or 'B'. {CLOSING}"
 
 
-def _skip_reason(it) -> str | None:
-    if it.task in frequency_tasks():
-        return "tone detection at threshold, not a judgement of the attribute"
-    if it.category == "spatiotemporal_reasoning":
-        return "several sources or a scene over time, not one attribute of one sound"
-    if it.attribute not in ATTRIBUTES:
-        return f"attribute {it.attribute!r} (SonicBench has no such attribute)"
-    if it.regime not in PARADIGMS:
-        return f"regime {it.regime!r} (SonicBench asks recognition or comparison)"
-    if len(it.clips) != 1:
-        return f"{len(it.clips)} clips (SonicBench items hold one audio)"
+def second_onset_s(params: dict) -> float | None:
+    """Where the second of an item's two sounds (or sequences, or textures) starts, in seconds."""
+    for key, field in (("sounds", "onset_s"), ("sequences", "onsets_s"), ("textures", "start_s")):
+        parts = params.get(key)
+        if isinstance(parts, list) and len(parts) == 2 and isinstance(parts[1], dict) and field in parts[1]:
+            at = parts[1][field]
+            return float(at[0] if isinstance(at, list) else at)
     return None
 
 
+def _comparison(it):
+    """``(attribute, paradigm, question, options, answer index, audio)`` of a comparison item, or the skip reason."""
+    attr, question, more, less = COMPARE[it.task]
+    if it.answer not in (more, less):
+        return "answered 'the same': no clip has more of it"
+    at = second_onset_s(it.recipe)
+    if len(it.clips) != 1 or at is None:
+        return "no single clip with two timed sounds to split"
+    x, sr = decode_flac(it.clips[0])
+    cut = int(round(at * sr))
+    joined = np.concatenate([x[:, :cut], np.zeros((x.shape[0], int(round(GAP_S * sr))), x.dtype), x[:, cut:]], axis=1)
+    gap = f"Two sound clips are joined by {GAP_S:g} seconds of silence."
+    return attr, "comparison", f"{gap} {question}", COMPARISON_OPTIONS, int(it.answer == more), (joined, sr)
+
+
+def _recognition(it):
+    """The same tuple for a recognition item (two labels of one clip), or the skip reason."""
+    if it.task == "azimuth_absolute":
+        attr, pair, truth = "direction", list(DIRECTION_OPTIONS), int(it.answer.lower().startswith("back"))
+        question = "Is the sound in front of the listener or behind?"
+    else:
+        attr, upper, lower = RECOGNISE[it.task]
+        pair = [next((o for o in it.options if o.startswith(p)), None) for p in (upper, lower)]
+        if None in pair or it.answer not in pair:
+            return "a middle category: not one of the two extremes"
+        truth, question = pair.index(it.answer), f"Which describes the {attr} of this sound: {pair[0]} or {pair[1]}?"
+    if len(it.clips) != 1:
+        return f"{len(it.clips)} clips (a recognition item holds one)"
+    return attr, "recog", question, pair, truth, decode_flac(it.clips[0])
+
+
+def binary_form(it):
+    """SonicBench's form of item ``it`` (see the module docstring), or why it has none."""
+    if it.task in COMPARE:
+        return _comparison(it)
+    if it.task in RECOGNISE or it.task == "azimuth_absolute":
+        return _recognition(it)
+    return NO_FORM.get(it.task, "no binary form in SonicBench's paradigms")
+
+
+def _per_task(skipped: dict[str, int]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for key, n in skipped.items():
+        task = key.split(":")[0]
+        counts[task] = counts.get(task, 0) + n
+    return counts
+
+
 def export(items, out: Path, log) -> dict:
-    """Write the items that map in SonicBench's layout (see the module docstring)."""
+    """Write the items that have a binary form in SonicBench's layout (see the module docstring)."""
     files: dict[str, list] = {}
     skipped: dict[str, int] = {}
     for it in items:
-        why = _skip_reason(it)
-        if why is not None:
-            key = f"{it.task}: {why}"
+        form = binary_form(it)
+        if isinstance(form, str):
+            key = f"{it.task}: {form}"
             skipped[key] = skipped.get(key, 0) + 1
             continue
-        attr = ATTRIBUTES[it.attribute]
-        paradigm, kind = PARADIGMS[it.regime]
+        attr, paradigm, question, options, truth, (audio, sr) = form
         rows = files.setdefault(f"{attr}_{paradigm}", [])
+        kind = "pair" if paradigm == "comparison" else "single"
         rel = f"{attr}/task_{paradigm}/{attr}_{kind}_{len(rows):03d}.wav"
-        export_wav(it.clips[0], out / rel)
-        rows.append({"audio_path": rel, "prompt": prompt_of(it.question, it.options),
-                     "reference": "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[it.answer_index], "id": it.id, "task": it.task,
-                     "options": list(it.options)})  # fmt: skip
+        write_wav(inside(out, rel), audio, sr, new=True)
+        rows.append({"audio_path": rel, "prompt": prompt_of(question, options), "reference": LETTERS[truth],
+                     "id": it.id, "task": it.task, "options": list(options)})  # fmt: skip
     (out / "json").mkdir(parents=True, exist_ok=True)
     for name, rows in files.items():
-        (out / "json" / f"{name}.jsonl").write_text(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-        )
+        export_text(out, f"json/{name}.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     n = sum(len(r) for r in files.values())
     log(
-        f"wrote {n} items in SonicBench layout to {out} (json/: "
+        f"wrote {n} binary items in SonicBench layout to {out} (json/: "
         + ", ".join(f"{k} {len(v)}" for k, v in sorted(files.items()))
+        + f"); skipped {sum(skipped.values())} without a binary form ("
+        + ", ".join(f"{task} {n}" for task, n in sorted(_per_task(skipped).items()))
         + ")"
-        + "".join(f"; skipped {c} ({why})" for why, c in skipped.items())
     )
     return {"items": n, "format": "sonicbench", "out": str(out), "files": {k: len(v) for k, v in files.items()},
             "skipped": skipped}  # fmt: skip
@@ -155,7 +241,7 @@ def score_file(cfg, log) -> dict:
             where = f"{path} entry {n}"
             options = options_of(row, attr, paradigm)
             ref = str(need(row, "reference", where)).strip()
-            truth = "ABCDEFGHIJKLMNOPQRSTUVWXYZ".find(ref) if len(ref) == 1 else -1
+            truth = LETTERS.find(ref) if len(ref) == 1 else -1
             if not 0 <= truth < len(options):
                 raise ParameterError(
                     f"{where}: reference={ref!r} is not a letter of its {len(options)} options; allowed: A, B, ..."

@@ -50,14 +50,14 @@ from pathlib import Path
 import numpy as np
 
 from auralgen.core.errors import ParameterError
+from auralgen.core.paths import inside
 from auralgen.export.audio import decode_flac
 from auralgen.tasks.base import task_class
 
-from ..items import export_wav, write_wav
+from ..items import write_wav
 from ..prompts import is_reorder, reorder_clip_order
-from ..report import write_json
 from ..verdict import is_correct
-from .common import need, parsed_record, write_results
+from .common import export_clip, export_json, need, parsed_record, write_results
 
 FILES = {
     "pc": "foundation_perception.json",
@@ -115,11 +115,11 @@ def _temporal_row(it, out: Path) -> dict:
     paths = []
     for c in chrono:
         rel = f"audios/{it.task}/{it.id}_{c - 1}.wav"
-        export_wav(it.clips[c - 1], out / rel)
+        export_clip(it.clips[c - 1], out, rel)
         paths.append(rel)
     decoded = [decode_flac(it.clips[c - 1]) for c in chrono]
     uncut = f"audios/{it.task}/{it.id}_uncut.wav"
-    write_wav(out / uncut, np.concatenate([x for x, _ in decoded], axis=1), decoded[0][1])
+    write_wav(inside(out, uncut), np.concatenate([x for x, _ in decoded], axis=1), decoded[0][1], new=True)
     row = _row(it, options, " -> ".join(f"clip {j}" for j in (1, 2, 3)), paths)
     row.update(id=f"{it.id}_{TR_SUBTASK}_{zlib.crc32(it.id.encode())}", uncut_audio_path=uncut, global_caption=CAPTION)
     return row
@@ -130,12 +130,12 @@ def _spatial_row(it, out: Path) -> tuple[dict, bool]:
     paths = []
     for k, data in enumerate(it.clips):
         paths.append(f"{SPATIAL_AUDIO}/{it.id}.wav" if len(it.clips) == 1 else f"{SPATIAL_AUDIO}/{it.id}_{k}.wav")
-        export_wav(data, out / paths[-1])
+        export_clip(data, out, paths[-1])
     x, sr = decode_flac(it.clips[0])
     if len(it.clips) != 1 or x.shape[0] != 2:
         return _row(it, it.options, it.answer, paths), False
     for side, ch in (("left", 0), ("right", 1)):
-        write_wav(out / f"{SPATIAL_AUDIO}_split/{it.id}_{side}.wav", x[ch : ch + 1], sr)
+        write_wav(inside(out, f"{SPATIAL_AUDIO}_split/{it.id}_{side}.wav"), x[ch : ch + 1], sr, new=True)
     return _row(it, it.options, it.answer, paths), True
 
 
@@ -159,13 +159,13 @@ def export(items, out: Path, log) -> dict:
             paths = []
             for k, data in enumerate(it.clips):
                 paths.append(f"audios/{it.task}/{it.id}_{k}.wav")
-                export_wav(data, out / paths[-1])
+                export_clip(data, out, paths[-1])
             rows[where].append(_row(it, it.options, it.answer, paths))
     meta = out / "meta_info"
     meta.mkdir(parents=True, exist_ok=True)
     files = {"pc": rows["pc_sp"] + rows["pc_nsp"], **rows}
     for alias, name in FILES.items():
-        write_json(meta / name, files[alias])
+        export_json(out, f"meta_info/{name}", files[alias])
     counts = {alias: len(files[alias]) for alias in FILES}
     log(
         f"wrote {sum(len(v) for v in rows.values())} items in STAR-Bench layout to {out} (meta_info/: "

@@ -14,7 +14,9 @@ import sys
 
 
 def _serve(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="auralgen listen", description="serve a listening test (docs: tutorials/human-baselines.md)")
+    parser = argparse.ArgumentParser(
+        prog="auralgen listen", description="serve a listening test (docs: tutorials/human-baselines.md)"
+    )
     parser.add_argument("study", help="the study file (YAML)")
     parser.add_argument("--host", default="127.0.0.1", help="interface; off 127.0.0.1 links need the study token")
     parser.add_argument("--port", type=int, default=8000)

@@ -20,6 +20,11 @@ A drawn sound is a recipe (:meth:`Corpus.pick`): ``file`` (relative to the corpu
 ``#<row>`` for an HF dataset), ``label``, ``license``, ``attribution``, ``sha256`` (of the file's
 bytes, first 16 hex digits) and ``root``; :func:`read_entry` decodes it again, so an item
 re-renders bit for bit and a changed file is caught instead of silently rendering other audio.
+
+Every file is checked when the corpus is read (:func:`bad_audio`): one whose mono mix is silent,
+holds NaN or infinite samples, is shorter than :data:`MIN_SOURCE_S`, or whose channels cancel in
+the mix is refused in one line naming it (``source.on_bad=error``, the default), or left out and
+counted with the short files (``source.on_bad=skip``).
 """
 
 from __future__ import annotations
@@ -43,6 +48,10 @@ SOURCE_KINDS = ("procedural", "folder", "hf", "clips", "soundfont")
 LABELLED = ("folder", "hf", "soundfont")  # sources whose sounds have a class the options can name
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".aif", ".aiff")
 METADATA_FILES = ("metadata.csv", "metadata.jsonl")
+ON_BAD = ("error", "skip")  # source.on_bad: what a file that bad_audio refuses does to the run
+SILENT_DBFS = -80.0  # a mono mix whose peak is below this is silence (16-bit rounding noise is -96 dBFS)
+CANCEL_DB = 40.0  # a mono mix this far below the level of its channels: the channels cancel
+MIN_SOURCE_S = 0.01  # shorter than this, a file holds no sound to speak of
 INSTALL_HINT = "source=clips needs librosa (pitch shift, time stretch); install it with: pip install 'auralgen[clips]'"
 
 
@@ -65,6 +74,7 @@ class SourceConfig:
     notes: tuple = (48, 55, 60, 67, 72)  # soundfont: MIDI keys
     velocities: tuple = (64, 100)  # soundfont: MIDI velocities
     note_s: float = 1.0  # soundfont: how long each note is held (its release follows)
+    on_bad: str = "error"  # a silent, NaN, too short or channel-cancelling file: error | skip (left out, counted)
 
     @property
     def recorded(self) -> bool:
@@ -84,6 +94,7 @@ USED_FIELDS = {  # field -> the kinds that read it
     "license": _RECORDED,
     "classes": _RECORDED,
     "min_duration_s": _RECORDED,
+    "on_bad": _FILES,
     "soundfont": _SF,
     "programs": _SF,
     "notes": _SF,
@@ -123,6 +134,8 @@ def check_source(data: Any) -> SourceConfig:
             raise ParameterError(
                 f"source.{name}={value!r} has no effect with source={cfg.kind}; allowed: source={takers}"
             )
+    if cfg.on_bad not in ON_BAD:
+        raise ParameterError(f"source.on_bad={cfg.on_bad!r} is unknown; allowed: {', '.join(ON_BAD)}")
     cfg = _tupled(cfg)
     if cfg.kind == "soundfont":
         from auralgen.sounds import soundfont
@@ -168,6 +181,15 @@ def _sha(data: bytes) -> str:
 
 
 def _decode(data: bytes, name: str) -> tuple[np.ndarray, int]:
+    """The mono mix of a file's bytes and its rate; a file :func:`bad_audio` refuses is an error naming it."""
+    x, sr = _decode_channels(data, name)
+    reason = bad_audio(x, sr)
+    if reason is not None:
+        raise BadSourceFile(name, reason)
+    return x.mean(axis=1), sr
+
+
+def _decode_channels(data: bytes, name: str) -> tuple[np.ndarray, int]:
     import soundfile as sf
 
     try:
@@ -176,7 +198,45 @@ def _decode(data: bytes, name: str) -> tuple[np.ndarray, int]:
         raise ParameterError(
             f"source file {name!r} is unreadable ({exc}); allowed: audio files soundfile can read (WAV, FLAC, OGG, AIFF)"
         ) from None
-    return x.mean(axis=1), int(sr)
+    return x, int(sr)
+
+
+class BadSourceFile(ParameterError):
+    """A source file whose audio cannot make a sound (:func:`bad_audio`): names the file and why."""
+
+    def __init__(self, name: str, reason: str):
+        super().__init__(
+            f"source file {name!r} {reason}; allowed: audio whose mono mix is finite, audible and at least "
+            f"{MIN_SOURCE_S} s long (or source.on_bad=skip to leave such files out)"
+        )
+        self.name, self.reason = name, reason
+
+
+def _dbfs(x: float) -> str:
+    return f"{20 * np.log10(x):.1f} dBFS" if x > 0 else "-inf dBFS"
+
+
+def bad_audio(x: np.ndarray, sample_rate: int) -> str | None:
+    """Why the audio ``x`` (float ``[frames, channels]``) cannot be a source, or ``None``: NaN or
+    infinite samples, shorter than :data:`MIN_SOURCE_S`, a mono mix below :data:`SILENT_DBFS` (silent),
+    or channels that cancel in the mix (the mix :data:`CANCEL_DB` below the channels' level)."""
+    if x.shape[0] < max(1, round(MIN_SOURCE_S * sample_rate)):
+        return f"is too short ({x.shape[0]} samples at {sample_rate} Hz)"
+    if not np.isfinite(x).all():
+        return "holds NaN or infinite samples"
+    mix = x.mean(axis=1)
+    mix_peak, peak = float(np.abs(mix).max()), float(np.abs(x).max())
+    floor = 10.0 ** (SILENT_DBFS / 20.0)
+    if peak < floor:
+        return f"is silent (peak {_dbfs(peak)})"
+    mix_rms = float(np.sqrt(np.mean(mix**2)))
+    channel_rms = float(np.sqrt(np.mean(x**2)))
+    if mix_peak < floor or mix_rms < channel_rms * 10.0 ** (-CANCEL_DB / 20.0):
+        return (
+            f"has {x.shape[1]} channels that cancel in the mono mix (mix peak {_dbfs(mix_peak)}, "
+            f"channels' peak {_dbfs(peak)})"
+        )
+    return None
 
 
 def regular_file(p: Path, where: str, allowed: str = "regular audio files") -> None:
@@ -295,17 +355,15 @@ class Corpus:
         ]
 
 
-def _drawn(cfg: SourceConfig, root: Path) -> tuple[str, list[Entry]]:
-    """The config key that names the source, and every entry it offers (before the class filter)."""
+def _drawn(cfg: SourceConfig, root: Path) -> tuple[str, list[Entry], list[tuple[str, str]]]:
+    """The config key that names the source, every entry it offers (before the class filter), and the
+    files left out by ``source.on_bad=skip`` (``(file, reason)``)."""
     if cfg.kind == "soundfont":
         from auralgen.sounds.soundfont import note_entries
 
-        return "source.soundfont", [Entry(**e) for e in note_entries(cfg, str(root))]
+        return "source.soundfont", [Entry(**e) for e in note_entries(cfg, str(root))], []
     if cfg.kind == "hf":  # the recipe names the audio column: read_entry decodes the row from it
-        extra = (("audio_column", cfg.audio_column),)
-        return "source.path", [
-            replace(_entry(cfg, n, r, d, "source.path"), extra=extra) for n, r, d in _hf_items(cfg, root)
-        ]
+        key, items = "source.path", _hf_items(cfg, root)
     else:
         key, items = "source.dir", []
         for name, row in _folder_rows(cfg, root):
@@ -316,15 +374,24 @@ def _drawn(cfg: SourceConfig, root: Path) -> tuple[str, list[Entry]]:
                 )
             regular_file(p, f"{key}={cfg.dir!r}")
             items.append((name, row, p.read_bytes()))
-    return key, [_entry(cfg, name, row, data, key) for name, row, data in items]  # fmt: skip
+    extra = (("audio_column", cfg.audio_column),) if cfg.kind == "hf" else ()
+    entries, skipped = [], []
+    for name, row, data in items:
+        try:
+            entries.append(replace(_entry(cfg, name, row, data, key), extra=extra))
+        except BadSourceFile as exc:
+            if cfg.on_bad != "skip":
+                raise
+            skipped.append((name, exc.reason))
+    return key, entries, skipped
 
 
 @functools.lru_cache(maxsize=8)
 def load_corpus(cfg: SourceConfig) -> Corpus:
     """Read (and check) every file of the source once per process."""
     root = _root(cfg)
-    entries, skipped = [], []
-    key, drawn = _drawn(cfg, root)
+    entries = []
+    key, drawn, skipped = _drawn(cfg, root)
     for e in drawn:
         if cfg.classes is not None and e.label not in cfg.classes:
             continue

@@ -151,15 +151,10 @@ def check_spatial(cfg: SpatialConfig, audio: AudioConfig, key: str, *, max_dista
     )
     S.check_recorded(key, cfg, audio, ("sources", "sources_dir"))  # the recording replaces them
     if cfg.sources_dir is not None:
-        import soundfile as sf
+        from auralgen.sounds.files import check_source_file
 
         for f in source_files(cfg.sources_dir, f"{key}.sources_dir"):
-            try:
-                sf.info(str(f))
-            except Exception as exc:  # soundfile raises RuntimeError/LibsndfileError
-                raise ParameterError(
-                    f"{key}.sources_dir file {f.name!r} is unreadable ({exc}); allowed: WAV/FLAC files soundfile can read"
-                ) from None
+            check_source_file(str(f), f"{key}.sources_dir")
 
 
 class SpatialTask(Task):

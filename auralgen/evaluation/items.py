@@ -1,8 +1,9 @@
 """Items of an exported dataset, as the evaluator sees them.
 
-:func:`load_items` reads the parquet shards of a dataset directory (``data/<task>/<split>-*.parquet``)
-into :class:`Item` objects holding the FLAC bytes of every clip (decoded only when a WAV file is
-written for a model, every channel kept).
+:func:`iter_items` reads the parquet shards of a dataset directory (``data/<task>/<split>-*.parquet``)
+record batch by record batch into :class:`Item` objects holding the FLAC bytes of every clip
+(decoded only when a WAV file is written for a model, every channel kept), so reading a dataset
+takes the same memory whatever its size; :func:`load_items` is its list.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import functools
 import glob
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +28,7 @@ from auralgen.export.parquet import sha256_file
 from auralgen.tasks.base import AudioConfig, Task, task_class
 
 _COLUMNS = eval_columns()  # the columns of the item schema the evaluator reads
+READ_BATCH_ROWS = 64  # rows decoded from a shard at a time
 
 
 @functools.cache
@@ -150,17 +153,24 @@ def verify_shards(data: str | os.PathLike, split: str, tasks) -> list[str]:
     return wanted
 
 
-def read_shard(data: str | os.PathLike, path: str) -> list[dict]:
-    """Rows of one shard (``path`` relative to ``data``) with every column the evaluator reads."""
+def iter_shard(data: str | os.PathLike, path: str, *, audio: bool = True) -> Iterator[dict]:
+    """Rows of one shard (``path`` relative to ``data``) with every column the evaluator reads, read
+    :data:`READ_BATCH_ROWS` at a time; ``audio=False`` reads no clip's bytes (each clip is ``b""``: how
+    many clips an item has still decides how it is presented)."""
     try:
-        schema = pq.read_schema(Path(data) / path)
-        missing = [c for c in _COLUMNS if c not in schema.names]
+        shard = pq.ParquetFile(Path(data) / path)
+        missing = [c for c in _COLUMNS if c not in shard.schema_arrow.names]
         if missing:
             raise ParameterError(
                 f"shard {path!r} in data={str(data)!r} lacks column(s) {', '.join(missing)}; "
                 f"allowed: a shard with the columns {', '.join(_COLUMNS)}"
             )
-        return pq.read_table(Path(data) / path, columns=list(_COLUMNS)).to_pylist()
+        columns = [c if audio or c != "audio" else _clip_paths_column(shard) for c in _COLUMNS]
+        for batch in shard.iter_batches(batch_size=READ_BATCH_ROWS, columns=columns):
+            for row in batch.to_pylist():
+                if not audio and isinstance(row.get("audio"), list):
+                    row["audio"] = [{"bytes": b"", "path": (a or {}).get("path")} for a in row["audio"]]
+                yield row
     except (OSError, pa.ArrowException) as exc:
         raise ParameterError(
             f"shard {path!r} in data={str(data)!r} is unreadable ({type(exc).__name__}: {str(exc)[:120]}); "
@@ -168,19 +178,23 @@ def read_shard(data: str | os.PathLike, path: str) -> list[dict]:
         ) from None
 
 
-def load_items(data: str | os.PathLike, *, split: str = "test", tasks=None, max_items: int | None = None) -> list[Item]:
-    """Items of ``split`` (optionally of some ``tasks``; ``max_items`` per task) in dataset order.
+def _clip_paths_column(shard: pq.ParquetFile) -> str:
+    """The column to read for the clips without their bytes: the paths inside the audio list where the
+    shard has generate.py's layout (``list<element: struct<bytes, path>>``), else the whole audio column."""
+    kind = shard.schema_arrow.field("audio").type
+    if pa.types.is_list(kind) and kind.value_field.name == "element" and pa.types.is_struct(kind.value_type):
+        if kind.value_type.get_field_index("path") >= 0:
+            return "audio.list.element.path"
+    return "audio"
 
-    Every shard is first checked against the SHA-256 in ``manifest.json``; every item read is
-    checked by :func:`check_item` (its audio decoded), so a damaged dataset ends in one line
-    naming the shard or the item, before any model is asked.
 
-    Raises
-    ------
-    ParameterError
-        When ``data`` holds no shard of ``split``, a requested task is absent, or a shard or
-        an item is damaged.
-    """
+def read_shard(data: str | os.PathLike, path: str) -> list[dict]:
+    """Rows of one shard (``path`` relative to ``data``) with every column the evaluator reads."""
+    return list(iter_shard(data, path))
+
+
+def _selected_shards(data: str | os.PathLike, split: str, tasks) -> tuple[list[str], list[str]]:
+    """``(tasks, shard paths)`` of the selection, the shards checked against the manifest."""
     present = dataset_tasks(data, split)
     if not present:
         found = sorted({Path(p).name.split("-")[0] for p in glob.glob(f"{data}/data/*/*.parquet")})
@@ -194,25 +208,50 @@ def load_items(data: str | os.PathLike, *, split: str = "test", tasks=None, max_
         raise ParameterError(
             f"tasks={missing!r} not in data={str(data)!r} split={split!r}; allowed: {', '.join(present)}"
         )
-    shards = verify_shards(data, split, wanted)
-    items: list[Item] = []
+    return wanted, verify_shards(data, split, wanted)
+
+
+def iter_items(
+    data: str | os.PathLike, *, split: str = "test", tasks=None, max_items: int | None = None, audio: bool = True
+) -> Iterator[Item]:
+    """Items of ``split`` (optionally of some ``tasks``; ``max_items`` per task) in dataset order, read
+    a record batch at a time (memory independent of the dataset's size).
+
+    Every shard is first checked against the SHA-256 in ``manifest.json``; every item read is
+    checked by :func:`check_item` (its audio decoded), so a damaged dataset ends in one line
+    naming the shard or the item. ``audio=False`` reads no audio (the items' ``clips`` are
+    empty, unchecked): for a pass that needs the items' other fields only.
+
+    Raises
+    ------
+    ParameterError
+        When ``data`` holds no shard of ``split``, a requested task is absent, a shard or an
+        item is damaged, or an id occurs twice.
+    """
+    wanted, shards = _selected_shards(data, split, tasks)
+    seen: set[str] = set()
     for task in wanted:
         count = 0
         for path in (p for p in shards if p.startswith(f"data/{task}/")):
-            for n, row in enumerate(read_shard(data, path)):
+            for n, row in enumerate(iter_shard(data, path, audio=audio)):
                 if max_items is not None and count >= max_items:
                     break
-                items.append(check_item(row, f"shard {path!r} row {n}"))
+                item = check_item(row, f"shard {path!r} row {n}", audio=audio)
+                if item.id in seen:
+                    raise ParameterError(f"item id={item.id!r} occurs twice in data={str(data)!r}; allowed: unique ids")
+                seen.add(item.id)
+                yield item
                 count += 1
-    ids = [it.id for it in items]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        raise ParameterError(f"item id={dup!r} occurs twice in data={str(data)!r}; allowed: unique ids")
-    return items
 
 
-def check_item(row: dict, where: str) -> Item:
-    """The :class:`Item` of ``row``, checked: its answer matches its options and every clip decodes.
+def load_items(data: str | os.PathLike, *, split: str = "test", tasks=None, max_items: int | None = None) -> list[Item]:
+    """The list of :func:`iter_items` (every item in memory: for small selections)."""
+    return list(iter_items(data, split=split, tasks=tasks, max_items=max_items))
+
+
+def check_item(row: dict, where: str, *, audio: bool = True) -> Item:
+    """The :class:`Item` of ``row``, checked: its answer matches its options and every clip decodes
+    (``audio=False``: the clips are not checked).
 
     Raises
     ------
@@ -236,6 +275,8 @@ def check_item(row: dict, where: str) -> Item:
             f"{name} has answer={row.get('answer')!r} but options[{item.answer_index}]={item.answer!r}; "
             "allowed: answer == options[answer_index]"
         )
+    if not audio:
+        return item
     if not item.clips:
         raise ParameterError(f"{name} has no audio clip; allowed: one clip or more")
     for k, data in enumerate(item.clips):

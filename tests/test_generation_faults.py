@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -192,3 +193,61 @@ def test_ctrl_c_of_generate_py_with_real_items_exits_at_once_and_resumes(tmp_pat
     resumed = subprocess.run([*cmd, "out=ds"], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=ENV)
     assert resumed.returncode == 0, resumed.stderr
     assert tree(out) == tree(tmp_path / "ref")
+
+
+NOISE_S = "2"  # per item: incompressible clips, so results outgrow the pipe and a worker blocks sending
+
+
+def children(pid: int) -> list[int]:
+    """The ids of ``pid``'s child processes (Linux's /proc)."""
+    return [int(c) for c in (Path(f"/proc/{pid}/task/{pid}/children")).read_text().split()]
+
+
+def alive(pid: int) -> bool:
+    """``pid`` runs (a zombie, left for an init that may not reap it, has exited)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.fixture(scope="module")
+def noise_ref(tmp_path_factory):
+    root = tmp_path_factory.mktemp("noise")
+    done = subprocess.run([*argv(root / "ref", root / "poison"), "8", NOISE_S], capture_output=True, text=True,
+                          timeout=120, env=ENV)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return root, tree(root / "ref")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="lists child processes through Linux's /proc")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_workers_exit_when_the_main_process_alone_is_killed_and_the_rerun_resumes(noise_ref, sig):
+    """``docker stop``, systemd, Slurm and the OOM killer signal the main process only: its workers,
+    blocked sending results nobody reads, must not live on holding the out directory's lock (on the
+    old pool both stayed, parent 1, and every rerun was refused)."""
+    root, ref = noise_ref
+    out = root / sig.name
+    cmd = [*argv(out, root / "poison"), "8", NOISE_S]
+    proc = subprocess.Popen(cmd, stderr=subprocess.DEVNULL, env=ENV, start_new_session=True)
+    workers = []
+    try:
+        wait_for(lambda: list(out.rglob("*.parquet")), timeout_s=60)  # mid-run: 1 of 6 shards written
+        workers = children(proc.pid)
+        assert len(workers) == 2
+        os.kill(proc.pid, sig)  # the main process alone, not its group
+        proc.wait(timeout=10)
+        t0 = time.monotonic()
+        while any(alive(w) for w in workers) and time.monotonic() - t0 < 10:
+            time.sleep(0.05)
+        assert not [w for w in workers if alive(w)], "workers outlived their parent"
+    finally:
+        for w in [w for w in workers if alive(w)]:
+            os.kill(w, signal.SIGKILL)
+        if proc.poll() is None:
+            proc.kill()
+    assert len(list(out.rglob("*.parquet"))) < 6
+    rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=ENV)
+    assert rerun.returncode == 0, rerun.stderr  # not "being written by another auralgen run"
+    assert tree(out) == ref

@@ -140,12 +140,14 @@ class ShardRow(NamedTuple):
 
 
 def iter_items(
-    root, shards: Iterable[str], *, names: Iterable[str] | None = None, batch_rows: int = 64
+    root, shards: Iterable[str], *, names: Iterable[str] | None = None, batch_rows: int = 64, audio_bytes: bool = True
 ) -> Iterator[ShardRow]:
     """Every row of ``shards`` (paths relative to ``root``), in order, ``batch_rows`` at a time.
 
     ``names`` (columns to read; default: every column of :class:`Row` the shard holds) are checked
-    against each shard's schema before it is read.
+    against each shard's schema before it is read. ``audio_bytes=False`` reads the clips' paths but
+    not their bytes (each clip of ``audio`` is ``{"bytes": b"", "path": ...}``) where the shard has
+    generate.py's layout, so a pass that needs no audio reads little.
 
     Raises
     ------
@@ -164,9 +166,13 @@ def iter_items(
                     f"shard {rel!r} in {str(root)!r} lacks column(s) {', '.join(missing)}; "
                     f"allowed: a shard with the columns {', '.join(wanted)}"
                 )
+            paths_only = not audio_bytes and "audio" in wanted and _clip_paths_column(pf) != "audio"
+            read = [_clip_paths_column(pf) if c == "audio" and paths_only else c for c in wanted]
             index = 0
-            for batch in pf.iter_batches(batch_size=batch_rows, columns=wanted):
+            for batch in pf.iter_batches(batch_size=batch_rows, columns=read):
                 for record in batch.to_pylist():
+                    if paths_only and isinstance(record.get("audio"), list):
+                        record["audio"] = [{"bytes": b"", "path": (a or {}).get("path")} for a in record["audio"]]
                     yield ShardRow(str(rel), index, record)
                     index += 1
         except (OSError, pa.ArrowException) as exc:
@@ -174,3 +180,13 @@ def iter_items(
                 f"shard {rel!r} in {str(root)!r} is unreadable ({type(exc).__name__}: {str(exc)[:120]}); "
                 "allowed: a parquet file written by generate.py"
             ) from None
+
+
+def _clip_paths_column(pf: pq.ParquetFile) -> str:
+    """The column that holds the clips' paths without their bytes where the shard has generate.py's
+    layout (``list<element: struct<bytes, path>>``), else the whole ``audio`` column."""
+    kind = pf.schema_arrow.field("audio").type
+    if pa.types.is_list(kind) and kind.value_field.name == "element" and pa.types.is_struct(kind.value_type):
+        if kind.value_type.get_field_index("path") >= 0:
+            return "audio.list.element.path"
+    return "audio"

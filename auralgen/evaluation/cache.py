@@ -23,58 +23,78 @@ from auralgen.core.errors import ParameterError
 
 
 class ReplyCache:
-    """Append-only JSONL cache of model replies (see the module docstring)."""
+    """Append-only JSONL cache of model replies (see the module docstring).
+
+    Only an index stays in memory (per key: where its last line starts, and whether it holds a
+    reply); :meth:`get` reads that line back from the file, so memory does not grow with the
+    replies' size, and the file is read line by line, never whole."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
-        self.entries: dict[str, dict] = {}
-        if self.path.exists():
-            text = self.path.read_text(encoding="utf-8")
-            lines = text.split("\n")
-            partial = False
-            for n, line in enumerate(lines, 1):
-                if not line.strip():
-                    continue
-                try:
-                    entry = json.loads(line)
-                    key = entry["key"]
-                except (ValueError, KeyError, TypeError):
-                    if n == len(lines):  # a last line without newline: cut short by a kill
-                        partial = True
-                        continue
-                    raise ParameterError(
-                        f"reply cache {str(self.path)!r} line {n} is not a cache entry; allowed: JSON lines with a 'key'"
-                    ) from None
-                self.entries[key] = entry
-            if partial:
-                kept = "\n".join(lines[:-1])
-                self.path.write_text(kept + "\n" if kept.strip() else "", encoding="utf-8")
-            elif text and not text.endswith("\n"):
-                with open(self.path, "a", encoding="utf-8") as fh:
-                    fh.write("\n")
+        self._index: dict[str, tuple[int, bool]] = {}  # key -> (offset of its last line, holds a reply)
         self._fh = None
+        self._reader = None
+        if self.path.exists():
+            self._load()
+
+    def _load(self) -> None:
+        with open(self.path, "rb") as fh:
+            offset, line = 0, fh.readline()
+            n = 0
+            while line:
+                n += 1
+                nxt = fh.readline()
+                if line.strip():
+                    try:
+                        entry = json.loads(line)
+                        key = entry["key"]
+                        self._index[key] = (offset, entry.get("reply") is not None)
+                    except (ValueError, KeyError, TypeError):
+                        if not nxt and not line.endswith(b"\n"):  # a last line cut short by a kill
+                            os.truncate(self.path, offset)
+                            return
+                        raise ParameterError(
+                            f"reply cache {str(self.path)!r} line {n} is not a cache entry; "
+                            "allowed: JSON lines with a 'key'"
+                        ) from None
+                    if not nxt and not line.endswith(b"\n"):  # a whole last entry without its newline
+                        with open(self.path, "ab") as out:
+                            out.write(b"\n")
+                offset += len(line)
+                line = nxt
 
     def get(self, key: str) -> dict | None:
-        return self.entries.get(key)
+        """The last entry stored under ``key``, or ``None``."""
+        at = self._index.get(key)
+        if at is None:
+            return None
+        if self._fh is not None:
+            self._fh.flush()
+        if self._reader is None:
+            self._reader = open(self.path, "rb")
+        self._reader.seek(at[0])
+        return json.loads(self._reader.readline())
 
     def answered(self, key: str) -> bool:
         """True when the cache holds a reply (not a failure) for ``key``."""
-        entry = self.entries.get(key)
-        return entry is not None and entry.get("reply") is not None
+        at = self._index.get(key)
+        return at is not None and at[1]
 
     def put(self, entry: dict) -> None:
         """Append ``entry`` (must have ``key``) and flush it to disk."""
         if self._fh is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(self.path, "a", encoding="utf-8")
-        self._fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
+            self._fh = open(self.path, "ab")
+        offset = self._fh.seek(0, os.SEEK_END)
+        self._fh.write((json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8"))
         self._fh.flush()
-        self.entries[entry["key"]] = entry
+        self._index[entry["key"]] = (offset, entry.get("reply") is not None)
 
     def close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        for fh in (self._fh, self._reader):
+            if fh is not None:
+                fh.close()
+        self._fh = self._reader = None
 
     def __len__(self) -> int:
-        return len(self.entries)
+        return len(self._index)

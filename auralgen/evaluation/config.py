@@ -54,6 +54,9 @@ class EvalSettings:
         Optional LLM judge (an ``openai`` model config) consulted for unparseable replies.
     keep_audio : bool
         Keep the WAV files written for the model under ``<out>/audio``.
+    max_reply_chars : int >= 100 or None
+        Longest reply stored in the cache (characters); a longer one is stored as its head and
+        tail (half each) and counted (``replies.truncated`` in ``results.json``). ``None``: no cap.
     """
 
     rotations: int | None = None
@@ -66,6 +69,7 @@ class EvalSettings:
     max_error_rate: float = 0.5
     judge: dict | None = None
     keep_audio: bool = False
+    max_reply_chars: int | None = 20000
 
 
 @dataclass(frozen=True)
@@ -196,6 +200,10 @@ def _eval_settings(data) -> EvalSettings:
     _choice("eval.on_error", settings.on_error, ON_ERROR)
     if not 0.0 <= settings.max_error_rate <= 1.0:
         raise ParameterError(f"eval.max_error_rate={settings.max_error_rate} is out of range; allowed: 0 <= rate <= 1")
+    if settings.max_reply_chars is not None and settings.max_reply_chars < 100:
+        raise ParameterError(
+            f"eval.max_reply_chars={settings.max_reply_chars} is out of range; allowed: null or an integer >= 100"
+        )
     if settings.judge is not None:
         check_model_config(settings.judge, "eval.judge", kinds=("openai",))
     return settings

@@ -1,10 +1,11 @@
 """Items of an exported dataset, as the evaluator sees them.
 
-:func:`load_items` reads the parquet shards of a dataset directory (``data/<task>/<split>-*.parquet``)
+:func:`iter_items` reads the parquet shards of a dataset directory (``data/<task>/<split>-*.parquet``)
+record batch by record batch (through the schema's one reader, :func:`auralgen.core.schema.iter_items`)
 into :class:`Item` objects holding the FLAC bytes of every clip (decoded only when a WAV file is
-written for a model, every channel kept). :class:`Item` has one field per column the evaluator
-reads (``eval`` in auralgen/core/schema.py), named as there; rows are read by the schema's one
-reader, :func:`auralgen.core.schema.iter_items` (:func:`iter_checked` streams checked items).
+written for a model, every channel kept), so reading a dataset takes the same memory whatever its
+size; :func:`load_items` is its list. :class:`Item` has one field per column the evaluator reads
+(``eval`` in auralgen/core/schema.py), named as there.
 """
 
 from __future__ import annotations
@@ -20,14 +21,16 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
+from auralgen.core import schema
 from auralgen.core.errors import ParameterError, reason
 from auralgen.core.paths import check_item_id, create_new, inside
-from auralgen.core.schema import eval_columns, iter_items, python_type
+from auralgen.core.schema import eval_columns, python_type
 from auralgen.export.audio import decode_flac
 from auralgen.export.parquet import sha256_file
 from auralgen.tasks.base import TASKS, AudioConfig, Task, task_class
 
 _COLUMNS = eval_columns()  # the columns of the item schema the evaluator reads
+READ_BATCH_ROWS = 64  # rows decoded from a shard at a time
 
 
 @functools.cache
@@ -170,32 +173,25 @@ def verify_shards(data: str | os.PathLike, split: str, tasks) -> list[str]:
     return wanted
 
 
-def iter_checked(data: str | os.PathLike, shards: list[str], *, max_items: int | None = None) -> Iterator[Item]:
+def iter_checked(
+    data: str | os.PathLike, shards: list[str], *, max_items: int | None = None, audio: bool = True
+) -> Iterator[Item]:
     """The items of ``shards`` (paths relative to ``data``), each checked by :func:`check_item`, read
-    record batch by record batch through :func:`auralgen.core.schema.iter_items`; at most
-    ``max_items`` per task."""
+    :data:`READ_BATCH_ROWS` at a time through :func:`auralgen.core.schema.iter_items`; at most
+    ``max_items`` per task. ``audio=False`` reads no clip's bytes (each clip is ``b""``, unchecked:
+    how many clips an item has still decides how it is presented)."""
     count: dict[str, int] = {}
-    for row in iter_items(data, shards, names=_COLUMNS):
+    rows = schema.iter_items(data, shards, names=_COLUMNS, batch_rows=READ_BATCH_ROWS, audio_bytes=audio)
+    for row in rows:
         task = row.shard.split("/")[1] if row.shard.startswith("data/") else ""
         if max_items is not None and count.get(task, 0) >= max_items:
             continue
         count[task] = count.get(task, 0) + 1
-        yield check_item(row.record, f"shard {row.shard!r} row {row.index}", task=task)
+        yield check_item(row.record, f"shard {row.shard!r} row {row.index}", task=task, audio=audio)
 
 
-def load_items(data: str | os.PathLike, *, split: str = "test", tasks=None, max_items: int | None = None) -> list[Item]:
-    """Items of ``split`` (optionally of some ``tasks``; ``max_items`` per task) in dataset order.
-
-    Every shard is first checked against the SHA-256 in ``manifest.json``; every item read is
-    checked by :func:`check_item` (its audio decoded), so a damaged dataset ends in one line
-    naming the shard or the item, before any model is asked.
-
-    Raises
-    ------
-    ParameterError
-        When ``data`` holds no shard of ``split``, a requested task is absent, or a shard or
-        an item is damaged.
-    """
+def _selected_shards(data: str | os.PathLike, split: str, tasks) -> tuple[list[str], list[str]]:
+    """``(tasks, shard paths)`` of the selection, the shards checked against the manifest."""
     present = dataset_tasks(data, split)
     if not present:
         found = sorted({Path(p).name.split("-")[0] for p in glob.glob(f"{data}/data/*/*.parquet")})
@@ -209,21 +205,46 @@ def load_items(data: str | os.PathLike, *, split: str = "test", tasks=None, max_
         raise ParameterError(
             f"tasks={missing!r} not in data={str(data)!r} split={split!r}; allowed: {', '.join(present)}"
         )
-    shards = verify_shards(data, split, wanted)
+    return wanted, verify_shards(data, split, wanted)
+
+
+def iter_items(
+    data: str | os.PathLike, *, split: str = "test", tasks=None, max_items: int | None = None, audio: bool = True
+) -> Iterator[Item]:
+    """Items of ``split`` (optionally of some ``tasks``; ``max_items`` per task) in dataset order, read
+    a record batch at a time (memory independent of the dataset's size).
+
+    Every shard is first checked against the SHA-256 in ``manifest.json``; every item read is
+    checked by :func:`check_item` (its audio decoded), so a damaged dataset ends in one line
+    naming the shard or the item. ``audio=False`` reads no audio (the items' clips are empty,
+    unchecked): for a pass that needs the items' other fields only.
+
+    Raises
+    ------
+    ParameterError
+        When ``data`` holds no shard of ``split``, a requested task is absent, a shard or an
+        item is damaged, or an id occurs twice.
+    """
+    wanted, shards = _selected_shards(data, split, tasks)
     ordered = [p for task in wanted for p in shards if p.startswith(f"data/{task}/")]
-    items = list(iter_checked(data, ordered, max_items=max_items))
-    ids = [it.id for it in items]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        raise ParameterError(f"item id={dup!r} occurs twice in data={str(data)!r}; allowed: unique ids")
-    return items
+    seen: set[str] = set()
+    for item in iter_checked(data, ordered, max_items=max_items, audio=audio):
+        if item.id in seen:
+            raise ParameterError(f"item id={item.id!r} occurs twice in data={str(data)!r}; allowed: unique ids")
+        seen.add(item.id)
+        yield item
 
 
-def check_item(row: dict, where: str, *, task: str | None = None) -> Item:
+def load_items(data: str | os.PathLike, *, split: str = "test", tasks=None, max_items: int | None = None) -> list[Item]:
+    """The list of :func:`iter_items` (every item in memory: for small selections)."""
+    return list(iter_items(data, split=split, tasks=tasks, max_items=max_items))
+
+
+def check_item(row: dict, where: str, *, task: str | None = None, audio: bool = True) -> Item:
     """The :class:`Item` of ``row``, checked: its id is one the generator writes, its task a
     registered one (``task``, the shard's, when given), its answer matches its options and every
-    clip decodes. Ids and task names become file names (WAVs for a model, exports): nothing else
-    gets that far.
+    clip decodes (``audio=False``: the clips are not checked). Ids and task names become file names
+    (WAVs for a model, exports): nothing else gets that far.
 
     Raises
     ------
@@ -251,6 +272,8 @@ def check_item(row: dict, where: str, *, task: str | None = None) -> Item:
             f"{name} has answer={item.answer!r} but options[{item.answer_index}]={item.options[item.answer_index]!r}; "
             "allowed: answer == options[answer_index]"
         )
+    if not audio:
+        return item
     if not item.clips:
         raise ParameterError(f"{name} has no audio clip; allowed: one clip or more")
     for k, data in enumerate(item.clips):

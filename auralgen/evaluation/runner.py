@@ -14,11 +14,15 @@
 
 ``evaluate`` and ``rescore`` are :func:`auralgen.evaluation.session.evaluate` (failures,
 ``eval.on_error`` and ``eval.max_error_rate`` are described there).
+
+Every action holds ``out``'s lock (:func:`auralgen.export.manifest.out_lock`, the one generation
+takes): a second run into the same ``out`` is refused at once, before it writes or removes anything.
 """
 
 from __future__ import annotations
 
 from auralgen.execution import Executor
+from auralgen.export.manifest import out_lock
 
 from .config import EvalRunConfig
 from .leaderboard import rebuild_leaderboard
@@ -32,6 +36,12 @@ def run(cfg: EvalRunConfig, *, executor: Executor | None = None, log=print) -> d
 
     ``executor`` prepares the messages of ``action=evaluate`` (see :func:`.session.evaluate`).
     """
+    reads_only = cfg.action in ("rescore", "leaderboard") or bool(cfg.replay)
+    with out_lock(str(cfg.out), create=not reads_only):  # one run at a time per out directory
+        return _dispatch(cfg, executor=executor, log=log)
+
+
+def _dispatch(cfg: EvalRunConfig, *, executor: Executor | None, log) -> dict:
     if cfg.action == "leaderboard":
         path = rebuild_leaderboard(cfg.out, leaderboard_path(cfg))
         log(f"wrote {path}")

@@ -6,6 +6,12 @@
 model's workers ask for them); the model's replies are awaited with ``adapter.concurrency``
 requests in flight and cached as they come, so an interrupted run resumes.
 
+The dataset is read record batch by record batch, several times (checked; the questions to ask;
+the questions asked, with their audio; scored), and the reply cache keeps an index, not the
+replies: the memory a run takes does not grow with the dataset, only the scoring records
+(a few hundred bytes per question) do. A reply longer than ``eval.max_reply_chars`` is stored
+cut (its head and its tail) and counted (``replies.truncated`` in ``results.json``).
+
 Adaptive evaluation (a level chosen trial by trial) will not go through here but through a
 :class:`~auralgen.evaluation.procedure.Procedure`; see that module.
 
@@ -26,7 +32,7 @@ import shutil
 import time
 from dataclasses import asdict
 from functools import partial
-from itertools import groupby
+from itertools import tee
 from pathlib import Path
 
 from auralgen.core.errors import AuralgenError, ParameterError
@@ -35,7 +41,7 @@ from auralgen.execution import Executor, SerialExecutor
 from .adapters import Adapter, FatalModelError, ModelError, build_adapter, check_model_config, strip_answer
 from .cache import ReplyCache
 from .config import EvalRunConfig
-from .items import Item, clip_wavs, dataset_fingerprint, load_items
+from .items import Item, clip_wavs, dataset_fingerprint, iter_items
 from .judge import make_judge
 from .leaderboard import update_leaderboard
 from .metrics import score
@@ -65,12 +71,13 @@ def leaderboard_path(cfg: EvalRunConfig) -> Path:
 
 def plan(items: list[Item], cfg: EvalRunConfig) -> list[tuple[Item, Presentation]]:
     """Every (item, presentation) to ask, item by item."""
+    return [(it, p) for it in items for p in presentations(it, cfg)]
+
+
+def presentations(item: Item, cfg: EvalRunConfig) -> list[Presentation]:
+    """The presentations of ``item`` asked (its rotations, or clip orders)."""
     s = cfg.eval
-    return [
-        (it, present(it, r))
-        for it in items
-        for r in range(n_runs(it, rotations=s.rotations, reorder_runs=s.reorder_runs))
-    ]
+    return [present(item, r) for r in range(n_runs(item, rotations=s.rotations, reorder_runs=s.reorder_runs))]
 
 
 # model keys that change how replies are fetched, not what the model answers
@@ -144,16 +151,20 @@ def evaluate(cfg: EvalRunConfig, *, executor: Executor | None = None, log=print)
     log : callable
         Progress lines.
     """
-    items = load_items(cfg.data, split=cfg.split, tasks=cfg.tasks, max_items=cfg.max_items)
-    jobs = plan(items, cfg)
+    items = partial(iter_items, cfg.data, split=cfg.split, tasks=cfg.tasks, max_items=cfg.max_items)
+    n_items = sum(1 for _ in items())  # every item checked (audio decoded) before anything is written
     out = Path(cfg.out)
     model_desc, fp = _open_run(cfg, out)
     cache = ReplyCache(out / "replies.jsonl")
-    todo = _todo(cfg, jobs, cache)
-    log(f"{len(items)} items, {len(jobs)} questions; {len(jobs) - len(todo)} cached, asking {len(todo)}")
-    protocol = _ask_todo(cfg, todo, cache, executor or SerialExecutor(), log=log) if todo else {}
+    n_jobs, n_todo = _todo(cfg, items(audio=False), cache)
+    log(f"{n_items} items, {n_jobs} questions; {n_jobs - n_todo} cached, asking {n_todo}")
+    protocol = {}
+    if n_todo:
+        protocol = _ask_todo(
+            cfg, _unanswered(cfg, items(), cache), n_todo, cache, executor or SerialExecutor(), log=log
+        )
     cache.close()
-    results = _score(cfg, jobs, cache, model_desc, fp, dataset_items=len(items))
+    results = _score(cfg, items(audio=False), cache, model_desc, fp, dataset_items=n_items)
     results["protocol"] = protocol or _previous_protocol(out)
     _publish(cfg, out, results, log=log)
     return results
@@ -174,34 +185,49 @@ def _open_run(cfg: EvalRunConfig, out: Path) -> tuple[dict, dict]:
     return model_desc, fp
 
 
-def _todo(cfg: EvalRunConfig, jobs, cache: ReplyCache) -> list[tuple[Item, Presentation]]:
-    """The questions without a cached reply; a cache asked with other options is refused."""
-    for item, p in jobs:
-        entry = cache.get(cache_key(item.id, p.rotation))
-        if entry is not None and (entry.get("options") != p.options or entry.get("truth") != p.truth):
-            raise ParameterError(
-                f"reply cache entry {entry['key']!r} was asked with other options than data={cfg.data!r} gives now; "
-                "allowed: the same dataset, or overwrite=true"
-            )
-    todo = [(it, p) for it, p in jobs if not cache.answered(cache_key(it.id, p.rotation))]
-    if cfg.action == "rescore" and todo:
+def _todo(cfg: EvalRunConfig, items, cache: ReplyCache) -> tuple[int, int]:
+    """``(questions, questions without a cached reply)``; a cache asked with other options is refused."""
+    n_jobs = n_todo = 0
+    for item in items:
+        for p in presentations(item, cfg):
+            key = cache_key(item.id, p.rotation)
+            n_jobs += 1
+            if cache.answered(key):
+                entry = cache.get(key)
+                if entry.get("options") != p.options or entry.get("truth") != p.truth:
+                    raise ParameterError(
+                        f"reply cache entry {key!r} was asked with other options than data={cfg.data!r} gives now; "
+                        "allowed: the same dataset, or overwrite=true"
+                    )
+            else:
+                n_todo += 1
+    if cfg.action == "rescore" and n_todo:
         raise ParameterError(
-            f"{len(todo)} of {len(jobs)} replies are not cached in {str(Path(cfg.out) / 'replies.jsonl')!r}; "
+            f"{n_todo} of {n_jobs} replies are not cached in {str(Path(cfg.out) / 'replies.jsonl')!r}; "
             "allowed: action=evaluate to ask them"
         )
-    return todo
+    return n_jobs, n_todo
 
 
-def _ask_todo(cfg: EvalRunConfig, todo, cache: ReplyCache, executor: Executor, *, log) -> dict:
-    """Ask ``todo`` (messages prepared by ``executor``); the adapter's protocol report."""
+def _unanswered(cfg: EvalRunConfig, items, cache: ReplyCache):
+    """``(item, presentations without a cached reply)`` per item that has any, lazily."""
+    for item in items:
+        todo = [p for p in presentations(item, cfg) if not cache.answered(cache_key(item.id, p.rotation))]
+        if todo:
+            yield item, todo
+
+
+def _ask_todo(cfg: EvalRunConfig, todo, n_todo: int, cache: ReplyCache, executor: Executor, *, log) -> dict:
+    """Ask ``todo`` (``(item, presentations)`` pairs; messages prepared by ``executor``); the adapter's protocol report."""
     out = Path(cfg.out)
     adapter = build_adapter(cfg.model, seed=cfg.eval.seed, workdir=out / "audio", logdir=out)
-    wavs = executor.map_ordered(partial(clip_wavs, audio_dir=out / "audio"), _items_of(todo))
-    messages = _messages(todo, wavs, instruction=cfg.eval.instruction)
+    to_executor, to_messages = tee(todo)  # the executor runs at most its look-ahead window in front
+    wavs = executor.map_ordered(partial(clip_wavs, audio_dir=out / "audio"), (item for item, _ in to_executor))
+    messages = _messages(to_messages, wavs, instruction=cfg.eval.instruction)
     try:
         t0 = time.perf_counter()
-        asyncio.run(ask(adapter, messages, len(todo), cache, cfg, log=log))
-        log(f"asked {len(todo)} questions in {time.perf_counter() - t0:.1f} s")
+        asyncio.run(ask(adapter, messages, n_todo, cache, cfg, log=log))
+        log(f"asked {n_todo} questions in {time.perf_counter() - t0:.1f} s")
     finally:
         messages.close()
         getattr(wavs, "close", lambda: None)()
@@ -213,23 +239,23 @@ def _ask_todo(cfg: EvalRunConfig, todo, cache: ReplyCache, executor: Executor, *
     return protocol
 
 
-def _items_of(todo) -> list[Item]:
-    """Each item of ``todo`` once, in order (an item's questions are consecutive: :func:`plan`)."""
-    return [next(group)[0] for _, group in groupby(todo, key=lambda job: job[0].id)]
-
-
 def _messages(todo, wavs, *, instruction: str | None):
     """``((item, presentation), message)`` per question of ``todo``, without the answer; ``wavs`` yields
-    the WAV paths of each item of :func:`_items_of` in turn (written once, whatever the rotations)."""
-    for (_, group), paths in zip(groupby(todo, key=lambda job: job[0].id), wavs):
-        for item, p in group:
+    the WAV paths of each item of ``todo`` in turn (written once, whatever the rotations)."""
+    for (item, ps), paths in zip(todo, wavs):
+        for p in ps:
             yield (item, p), strip_answer(build_message(item, p, paths, instruction=instruction))
 
 
-def _score(cfg: EvalRunConfig, jobs, cache: ReplyCache, model_desc: dict, fp: dict, *, dataset_items: int) -> dict:
+def _score(cfg: EvalRunConfig, items, cache: ReplyCache, model_desc: dict, fp: dict, *, dataset_items: int) -> dict:
     """The results of the cached replies (unparseable ones judged where ``eval.judge`` is set)."""
     judge = make_judge(cfg, Path(cfg.out))
-    records = [record(item, p, cache.get(cache_key(item.id, p.rotation)), judge) for item, p in jobs]
+    records = [
+        record(item, p, cache.get(cache_key(item.id, p.rotation)), judge)
+        for item in items
+        for p in presentations(item, cfg)
+    ]
+    cache.close()
     if judge is not None:
         judge.close()
     return build_results(records, cfg, model_desc, fp, dataset_items=dataset_items)
@@ -309,7 +335,7 @@ async def ask(adapter: Adapter, questions, n: int, cache: ReplyCache, cfg: EvalR
             (item, p), msg = question
             t0 = time.perf_counter()
             try:
-                reply, error = await _reply(adapter, msg), None
+                reply, error = _capped(await _reply(adapter, msg), cfg.eval.max_reply_chars), None
             except ModelError as exc:
                 if cfg.eval.on_error == "stop":
                     stop.append(exc)
@@ -318,11 +344,14 @@ async def ask(adapter: Adapter, questions, n: int, cache: ReplyCache, cfg: EvalR
             except FatalModelError as exc:
                 stop.append(exc)
                 return
-            cache.put({
+            entry = {
                 "key": cache_key(item.id, p.rotation), "id": item.id, "rotation": p.rotation, "reply": reply,
                 "error": error, "options": p.options, "truth": p.truth, "clip_order": p.clip_order,
                 "latency_s": round(time.perf_counter() - t0, 4),
-            })  # fmt: skip
+            }  # fmt: skip
+            if reply is not None and reply.cut:
+                entry["reply_chars"] = reply.cut  # the length of the reply before it was cut
+            cache.put(entry)
             done += 1
             if cfg.progress and (done % step == 0 or done == n):
                 log(f"  {done}/{n}")
@@ -331,6 +360,23 @@ async def ask(adapter: Adapter, questions, n: int, cache: ReplyCache, cfg: EvalR
     await asyncio.gather(*workers)
     if stop:
         raise stop[0]
+
+
+class _Reply(str):
+    """A reply as stored: ``cut`` is the length of the model's reply when it was cut, else 0."""
+
+    cut = 0
+
+
+def _capped(reply: str, max_chars: int | None) -> _Reply:
+    """``reply``, or its head and tail (``max_chars`` characters in all, a final answer is usually at
+    the end) joined by a line ``[...]`` when it is longer."""
+    if max_chars is None or len(reply) <= max_chars:
+        return _Reply(reply)
+    head = max_chars // 2
+    capped = _Reply(reply[:head] + "\n[...]\n" + reply[len(reply) - (max_chars - head) :])
+    capped.cut = len(reply)
+    return capped
 
 
 async def _reply(adapter: Adapter, msg: dict) -> str:
@@ -345,6 +391,7 @@ def record(item: Item, p: Presentation, entry: dict, judge=None) -> dict:
     rec = item.record_fields()
     rec["rotation"] = p.rotation
     rec["options"], rec["truth"] = list(p.options), p.truth  # as presented: the honest chance reads them
+    rec["truncated"] = bool(entry and entry.get("reply_chars"))
     if entry is None or entry.get("reply") is None:
         rec.update(status="error", correct=is_correct(None, p.truth), choice=None)
         return rec
@@ -382,6 +429,7 @@ def build_results(records, cfg: EvalRunConfig, model_desc: dict, fp: dict, *, da
             "judge": None if s.judge is None else s.judge.get("name"),
         },  # fmt: skip
         "error_policy": ERROR_POLICY[s.on_error],
+        "replies": {"truncated": sum(r["truncated"] for r in records), "max_reply_chars": s.max_reply_chars},
         "accounting": accounting(records),
         "scores": score(records),
         "psychometric": psychometrics(records, criterion=s.criterion, n_boot=s.n_boot, seed=s.seed),

@@ -10,13 +10,23 @@ that dies is an error of its units. :meth:`close` with ``cancel=True`` kills the
 of waiting for them. Workers ignore SIGINT, so Ctrl-C reaches only the parent. The pool has no
 helper threads (one pipe per worker, read by the parent alone), so nothing can block the
 parent's exit, even when a worker is killed while sending a result.
+
+Workers die with their parent, whatever kills it (SIGTERM, SIGKILL, the OOM killer), even while
+blocked sending a result nobody will read: on Linux the kernel sends them SIGKILL when the thread
+that started the pool exits (``PR_SET_PDEATHSIG``); everywhere, a watchdog thread in each worker
+checks every :data:`POLL_S` that its parent is still the one that started it, and a worker holds
+no other worker's pipe, so a send to a dead parent fails instead of waiting. An orphan would keep
+the out directory's lock (inherited across fork) and refuse every rerun.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing as mp
 import os
 import signal
+import sys
+import threading
 import time
 
 from auralgen.execution.serial import SerialExecutor
@@ -27,8 +37,36 @@ GRACE_S = 3.0  # after a unit failed: how long the units before it may take to f
 KILL_WAIT_S = 3.0  # after SIGTERM, how long the workers may take to exit before SIGKILL
 
 
-def _worker_loop(conn, fn, setup, parent_pid: int) -> None:
-    """A worker: runs ``(seq, unit)`` requests from ``conn`` and sends ``(seq, ok, result or error)``."""
+PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h): the signal a process gets when its parent exits
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Make this worker exit when the process ``parent_pid`` is gone, whatever it is doing (also
+    blocked in a send): the kernel's parent-death signal where there is one (Linux), and a watchdog
+    thread polling the parent id every :data:`POLL_S` everywhere."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # no prctl in this libc: the watchdog alone
+    if os.getppid() != parent_pid:  # the parent died before the signal was armed
+        os._exit(0)
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(POLL_S)
+        os._exit(0)  # nobody will read a result; exit even if the main thread is blocked in a send
+
+    threading.Thread(target=watch, name="auralgen-parent-watch", daemon=True).start()
+
+
+def _worker_loop(conn, fn, setup, parent_pid: int, others=()) -> None:
+    """A worker: runs ``(seq, unit)`` requests from ``conn`` and sends ``(seq, ok, result or error)``.
+    ``others`` are the parent's ends of the pipes of workers started before this one (inherited by
+    fork): closed at once, so that only the parent can read them."""
+    for other in others:
+        other.close()
+    _die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     os.environ.setdefault("PRA_NUM_THREADS", "1")
     if setup is not None:
@@ -50,8 +88,13 @@ def _worker_loop(conn, fn, setup, parent_pid: int) -> None:
             reply = (seq, False, exc)
         try:
             conn.send(reply)
+        except OSError:  # the parent's end is closed: nobody will read a result
+            return
         except Exception as exc:  # an unpicklable result or error
-            conn.send((seq, False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+            try:
+                conn.send((seq, False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+            except OSError:
+                return
 
 
 class LocalPoolExecutor:
@@ -64,10 +107,12 @@ class LocalPoolExecutor:
         self._conns: list = []
 
     def _start(self, fn, setup) -> None:
-        ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+        fork = "fork" in mp.get_all_start_methods()
+        ctx = mp.get_context("fork" if fork else "spawn")
         for _ in range(self.workers):
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker_loop, args=(child, fn, setup, os.getpid()), daemon=True)
+            others = tuple(self._conns) if fork else ()  # a spawned worker inherits no descriptor
+            proc = ctx.Process(target=_worker_loop, args=(child, fn, setup, os.getpid(), others), daemon=True)
             proc.start()
             child.close()  # the worker holds the only other end: its death is an EOF here
             self._procs.append(proc)

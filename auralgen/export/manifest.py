@@ -100,14 +100,15 @@ def _remove_recorded(out: Path, recorded: set[str]) -> None:
 
 
 @contextmanager
-def out_lock(out_dir: str) -> Iterator[None]:
+def out_lock(out_dir: str, *, create: bool = True) -> Iterator[None]:
     """Hold an exclusive lock on the directory ``out_dir`` (created if absent) for one run: a second run
     into the same directory while the first is writing would remove or replace the first's shards, so it
     is refused at once. The lock is the kernel's (``flock`` on the directory itself): it leaves no file,
     and it is released when the run ends, however it ends. A path that is a file is left to
-    :func:`prepare_out` to refuse."""
+    :func:`prepare_out` to refuse; with ``create=False`` (a run that only reads an earlier ``out``) an
+    absent directory is left to the run to refuse."""
     out = Path(out_dir)
-    if out.exists() and not out.is_dir():
+    if (out.exists() and not out.is_dir()) or (not create and not out.exists()):
         yield
         return
     out.mkdir(parents=True, exist_ok=True)

@@ -14,6 +14,7 @@ import json
 import time
 import traceback
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -85,8 +86,15 @@ def _draw_valid(task: Task, spec: ItemSpec, splits, *, seed: int, validate: bool
             if misses >= MAX_ANSWER_DRAWS:
                 raise _miss_error(task, spec)
             continue
-        clips = task.render(params)
-        measured = task.check(params, clips) if validate else {}
+        try:
+            clips = task.render(params)
+            measured = task.check(params, clips) if validate else {}
+        except Exception as exc:
+            try:
+                exc.source_files = source_files_of(params)  # named by ItemError: the file is what to look at
+            except AttributeError:
+                pass
+            raise
         if not validate or measured["valid"]:
             return params, clips, measured, qa, resampled, redraws, None
         if resampled == max_resample:
@@ -97,6 +105,31 @@ def _draw_valid(task: Task, spec: ItemSpec, splits, *, seed: int, validate: bool
         resampled += 1
         for name in failed_checks(measured):
             redraws[name] = redraws.get(name, 0) + 1
+
+
+def source_files_of(params: Any) -> list[str]:
+    """The source files an item's ``params`` name (a recording's ``file``, a ``sources_dir`` file's
+    name), in order, each once.
+
+    >>> source_files_of({"a": {"kind": "recording", "file": "dog/1.wav"}, "b": [{"kind": "file", "path": "/x/y.wav"}]})
+    ['dog/1.wav', 'y.wav']
+    """
+    found: list[str] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, dict):
+            if v.get("kind") == "file" and isinstance(v.get("path"), str):
+                found.append(Path(v["path"]).name)
+            elif isinstance(v.get("file"), str) and "sha256" in v:
+                found.append(v["file"])
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                walk(x)
+
+    walk(params)
+    return list(dict.fromkeys(found))
 
 
 def failed_checks(measured: dict) -> list[str]:
@@ -194,6 +227,9 @@ class ItemError(Exception):
     def of(cls, spec: ItemSpec, exc: BaseException) -> ItemError:
         text = " ".join(str(exc).split()) or type(exc).__name__
         cause = text if isinstance(exc, AuralgenError) else f"{type(exc).__name__}: {text}"
+        files = getattr(exc, "source_files", None)
+        if files and not any(f in cause for f in files):
+            cause += f" (rendering source file {', '.join(repr(f) for f in files)})"
         trace = "".join(traceback.format_exception(exc))
         return cls(spec.task, spec.split, spec.index, spec.level, cause, isinstance(exc, AuralgenError), trace)
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from auralgen import __version__
 from auralgen.config import RunConfig, build_tasks, config_record, fingerprint
-from auralgen.core.errors import EXIT_ENVIRONMENT, AuralgenError, environment_error
+from auralgen.core.errors import EXIT_ENVIRONMENT, AuralgenError, ParameterError, environment_error
 from auralgen.execution import Executor, make_executor
 from auralgen.export.manifest import (
     ERROR_LOG,
@@ -306,6 +306,10 @@ def _finish(run_cfg, tasks, shards, journal, fp, seconds, wall, n_todo, log) -> 
     out = Path(run_cfg.out)
     records = [journal["shards"][sh.path] for sh in shards]
     report = summarise(records, tasks)
+    empty = _empty_task(records)
+    if empty is not None:  # no manifest: nothing marks the folder as a dataset
+        log(summary_table(report, seconds, wall, n_todo))
+        raise ParameterError(empty)
     write_json(out / "validation_report.json", report)
     write_card(out, run_cfg, tasks, records, report, source_record(run_cfg.audio.source))
     manifest = {
@@ -328,6 +332,21 @@ def _finish(run_cfg, tasks, shards, journal, fp, seconds, wall, n_todo, log) -> 
     log(summary_table(report, seconds, wall, n_todo))
     log(f"wrote {sum(r['rows'] for r in records)} items in {len(records)} shards to {out}")
     return manifest
+
+
+def _empty_task(records: list[dict[str, Any]]) -> str | None:
+    """Why the run's dataset is refused when a task of it has no row (every item dropped), or None."""
+    rows: dict[str, int] = defaultdict(int)
+    for r in records:
+        rows[r["task"]] += r["rows"]
+    for task in (t for t, n in rows.items() if n == 0):
+        stats = [st for r in records if r["task"] == task for st in r["items"]]
+        reasons = sorted({str(st["dropped"]).split(":")[0] for st in stats if st.get("dropped")})
+        return (
+            f"task={task} yields 0 items: all {len(stats)} were dropped ({'; '.join(reasons) or 'no row written'}); "
+            "allowed: a config whose items pass their measurements (see the table above for each level)"
+        )
+    return None
 
 
 def run_reported(run_cfg: RunConfig, *, executor: Executor | None = None, log=print) -> int:

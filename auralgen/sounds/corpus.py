@@ -20,6 +20,11 @@ A drawn sound is a recipe (:meth:`Corpus.pick`): ``file`` (relative to the corpu
 ``#<row>`` for an HF dataset), ``label``, ``license``, ``attribution``, ``sha256`` (of the file's
 bytes, first 16 hex digits) and ``root``; :func:`read_entry` decodes it again, so an item
 re-renders bit for bit and a changed file is caught instead of silently rendering other audio.
+
+Every file is checked when the corpus is read (:func:`bad_audio`): one whose mono mix is silent,
+holds NaN or infinite samples, is shorter than :data:`~auralgen.sounds.audio_checks.MIN_SOURCE_S`, or whose channels cancel in
+the mix is refused in one line naming it (``source.on_bad=error``, the default), or left out and
+counted with the short files (``source.on_bad=skip``).
 """
 
 from __future__ import annotations
@@ -39,13 +44,13 @@ from typing import Any
 import numpy as np
 
 from auralgen.core.errors import ParameterError, reason
+from auralgen.sounds.audio_checks import BadSourceFile, bad_audio, check_audio_info
 
 SOURCE_KINDS = ("procedural", "folder", "hf", "clips", "soundfont")
 LABELLED = ("folder", "hf", "soundfont")  # sources whose sounds have a class the options can name
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".aif", ".aiff")
 METADATA_FILES = ("metadata.csv", "metadata.jsonl")
-MIN_RATE_HZ, MAX_RATE_HZ = 1000, 768000  # sample rates a source file may declare
-MAX_FILE_S = 3600.0  # longest source file read (an hour; a header claiming more is refused before reading)
+ON_BAD = ("error", "skip")  # source.on_bad: what a file that bad_audio refuses does to the run
 INSTALL_HINT = "source=clips needs librosa (pitch shift, time stretch); install it with: pip install 'auralgen[clips]'"
 
 
@@ -68,6 +73,7 @@ class SourceConfig:
     notes: tuple = (48, 55, 60, 67, 72)  # soundfont: MIDI keys
     velocities: tuple = (64, 100)  # soundfont: MIDI velocities
     note_s: float = 1.0  # soundfont: how long each note is held (its release follows)
+    on_bad: str = "error"  # a silent, NaN, too short or channel-cancelling file: error | skip (left out, counted)
 
     @property
     def recorded(self) -> bool:
@@ -87,6 +93,7 @@ USED_FIELDS = {  # field -> the kinds that read it
     "license": _RECORDED,
     "classes": _RECORDED,
     "min_duration_s": _RECORDED,
+    "on_bad": _FILES,
     "soundfont": _SF,
     "programs": _SF,
     "notes": _SF,
@@ -126,6 +133,8 @@ def check_source(data: Any) -> SourceConfig:
             raise ParameterError(
                 f"source.{name}={value!r} has no effect with source={cfg.kind}; allowed: source={takers}"
             )
+    if cfg.on_bad not in ON_BAD:
+        raise ParameterError(f"source.on_bad={cfg.on_bad!r} is unknown; allowed: {', '.join(ON_BAD)}")
     cfg = portable(_tupled(cfg))
     if cfg.kind == "soundfont":
         from auralgen.sounds import soundfont
@@ -170,23 +179,16 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def check_audio_info(info, name: str, where: str) -> None:
-    """Refuse, before reading any sample, a file whose header declares a sample rate outside
-    [:data:`MIN_RATE_HZ`, :data:`MAX_RATE_HZ`] or more than :data:`MAX_FILE_S` of audio
-    (a header claiming 2,147,483,647 Hz would make resampling allocate hundreds of GiB)."""
-    rate, frames = int(info.samplerate), int(info.frames)
-    if not MIN_RATE_HZ <= rate <= MAX_RATE_HZ:
-        raise ParameterError(
-            f"{where} file {name!r} declares samplerate={rate} Hz; allowed: {MIN_RATE_HZ} .. {MAX_RATE_HZ} Hz"
-        )
-    if frames > MAX_FILE_S * rate or not 1 <= info.channels <= 64:
-        raise ParameterError(
-            f"{where} file {name!r} declares {frames} frames x {info.channels} channels at {rate} Hz; "
-            f"allowed: at most {MAX_FILE_S:g} s and 1 .. 64 channels"
-        )
-
-
 def _decode(data: bytes, name: str) -> tuple[np.ndarray, int]:
+    """The mono mix of a file's bytes and its rate; a file :func:`bad_audio` refuses is an error naming it."""
+    x, sr = _decode_channels(data, name)
+    reason = bad_audio(x, sr)
+    if reason is not None:
+        raise BadSourceFile(name, reason)
+    return x.mean(axis=1), sr
+
+
+def _decode_channels(data: bytes, name: str) -> tuple[np.ndarray, int]:
     import soundfile as sf
 
     try:
@@ -198,7 +200,7 @@ def _decode(data: bytes, name: str) -> tuple[np.ndarray, int]:
         raise ParameterError(
             f"source file {name!r} is unreadable ({reason(exc, repr(name))}); allowed: audio files soundfile can read (WAV, FLAC, OGG, AIFF)"
         ) from None
-    return x.mean(axis=1), int(sr)
+    return x, int(sr)
 
 
 def regular_file(p: Path, where: str, allowed: str = "regular audio files") -> None:
@@ -349,17 +351,15 @@ class Corpus:
         ]
 
 
-def _drawn(cfg: SourceConfig, root: Path) -> tuple[str, list[Entry]]:
-    """The config key that names the source, and every entry it offers (before the class filter)."""
+def _drawn(cfg: SourceConfig, root: Path) -> tuple[str, list[Entry], list[tuple[str, str]]]:
+    """The config key that names the source, every entry it offers (before the class filter), and the
+    files left out by ``source.on_bad=skip`` (``(file, reason)``)."""
     if cfg.kind == "soundfont":
         from auralgen.sounds.soundfont import note_entries
 
-        return "source.soundfont", [Entry(**e) for e in note_entries(cfg, str(root))]
+        return "source.soundfont", [Entry(**e) for e in note_entries(cfg, str(root))], []
     if cfg.kind == "hf":  # the recipe names the audio column: read_entry decodes the row from it
-        extra = (("audio_column", cfg.audio_column),)
-        return "source.path", [
-            replace(_entry(cfg, n, r, d, "source.path"), extra=extra) for n, r, d in _hf_items(cfg, root)
-        ]
+        key, items = "source.path", _hf_items(cfg, root)
     else:
         key, items = "source.dir", []
         for name, row in _folder_rows(cfg, root):
@@ -370,15 +370,24 @@ def _drawn(cfg: SourceConfig, root: Path) -> tuple[str, list[Entry]]:
                 )
             regular_file(p, f"{key}={cfg.dir!r}")
             items.append((name, row, p.read_bytes()))
-    return key, [_entry(cfg, name, row, data, key) for name, row, data in items]  # fmt: skip
+    extra = (("audio_column", cfg.audio_column),) if cfg.kind == "hf" else ()
+    entries, skipped = [], []
+    for name, row, data in items:
+        try:
+            entries.append(replace(_entry(cfg, name, row, data, key), extra=extra))
+        except BadSourceFile as exc:
+            if cfg.on_bad != "skip":
+                raise
+            skipped.append((name, exc.reason))
+    return key, entries, skipped
 
 
 @functools.lru_cache(maxsize=8)
 def load_corpus(cfg: SourceConfig) -> Corpus:
     """Read (and check) every file of the source once per process."""
     root = _root(cfg)
-    entries, skipped = [], []
-    key, drawn = _drawn(cfg, root)
+    entries = []
+    key, drawn, skipped = _drawn(cfg, root)
     for e in drawn:
         if cfg.classes is not None and e.label not in cfg.classes:
             continue

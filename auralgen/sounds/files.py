@@ -10,16 +10,18 @@ import numpy as np
 
 from auralgen.core.errors import ParameterError
 from auralgen.core.random import Choice
+from auralgen.sounds.audio_checks import MIN_SOURCE_S, bad_audio, check_audio_info
 from auralgen.sounds.base import register_source
-from auralgen.sounds.corpus import RecordedSource, check_audio_info
+from auralgen.sounds.corpus import RecordedSource
 from auralgen.sounds.spatial import SpatialSource
 from auralgen.synth import n_samples
 
 
-def read_source_file(path: str, sample_rate: int, duration_s: float) -> np.ndarray:
-    """Mono downmix of a WAV/FLAC file, resampled to ``sample_rate``, cut or zero-padded to ``duration_s``."""
+def _read_checked(path: str, key: str) -> tuple[np.ndarray, int]:
+    """``(float64 [frames, channels], rate)`` of a ``sources_dir`` file, refused in one line naming it when
+    it is unreadable or :func:`~auralgen.sounds.corpus.bad_audio` refuses it (silent, NaN, too short,
+    channels that cancel)."""
     import soundfile as sf
-    from scipy.signal import resample_poly
 
     try:
         check_audio_info(sf.info(path), Path(path).name, "sources_dir")
@@ -28,8 +30,27 @@ def read_source_file(path: str, sample_rate: int, duration_s: float) -> np.ndarr
         raise
     except Exception as exc:
         raise ParameterError(
-            f"sources_dir file {Path(path).name!r} is unreadable ({exc}); allowed: WAV/FLAC files soundfile can read"
+            f"{key} file {Path(path).name!r} is unreadable ({exc}); allowed: WAV/FLAC files soundfile can read"
         ) from None
+    reason = bad_audio(data, int(sr))
+    if reason is not None:
+        raise ParameterError(
+            f"{key} file {Path(path).name!r} {reason}; allowed: audio whose mono mix is finite, audible and at "
+            f"least {MIN_SOURCE_S} s long"
+        )
+    return data, int(sr)
+
+
+def check_source_file(path: str, key: str = "sources_dir") -> None:
+    """Read ``path`` and refuse it in one line if it cannot be a source (see :func:`_read_checked`)."""
+    _read_checked(path, key)
+
+
+def read_source_file(path: str, sample_rate: int, duration_s: float) -> np.ndarray:
+    """Mono downmix of a WAV/FLAC file, resampled to ``sample_rate``, cut or zero-padded to ``duration_s``."""
+    from scipy.signal import resample_poly
+
+    data, sr = _read_checked(path, "sources_dir")
     x = data.mean(axis=1)
     if sr != sample_rate:
         g = gcd(int(sr), int(sample_rate))

@@ -33,7 +33,7 @@ from auralgen.rooms.images import FDL2
 from auralgen.rooms.receivers import Binaural, Tetrahedral, receiver_from_config
 from auralgen.rooms.scene import convolve, expected_drr_db, spatial_rir
 from auralgen.rooms.spec import WALL_MARGIN_M, RoomSpec, load_preset, room_from_config, room_names
-from auralgen.sounds.corpus import check_audio_info, regular_file
+from auralgen.sounds.corpus import regular_file
 from auralgen.sounds.spatial import SOURCE_KINDS, SPATIAL, source_signal
 from auralgen.synth.levels import db_spl_to_rms, set_level_db_spl
 from auralgen.tasks import _sounds as S
@@ -151,16 +151,10 @@ def check_spatial(cfg: SpatialConfig, audio: AudioConfig, key: str, *, max_dista
     )
     S.check_recorded(key, cfg, audio, ("sources", "sources_dir"))  # the recording replaces them
     if cfg.sources_dir is not None:
-        import soundfile as sf
+        from auralgen.sounds.files import check_source_file
 
         for f in source_files(cfg.sources_dir, f"{key}.sources_dir"):
-            try:
-                info = sf.info(str(f))
-            except Exception as exc:  # soundfile raises RuntimeError/LibsndfileError
-                raise ParameterError(
-                    f"{key}.sources_dir file {f.name!r} is unreadable ({exc}); allowed: WAV/FLAC files soundfile can read"
-                ) from None
-            check_audio_info(info, f.name, f"{key}.sources_dir")
+            check_source_file(str(f), f"{key}.sources_dir")
 
 
 class SpatialTask(Task):

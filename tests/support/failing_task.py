@@ -30,6 +30,7 @@ class FailingConfig(TaskConfig):
     fail_k: int = 5
     sleep_s: float = 0.0  # every item
     slow_s: float = 600.0  # items after the failing one, while poisoned (a run that waited for them would hang)
+    noise_s: float = 0.0  # > 0: the clip is this long and white noise (large results, which fill a pipe)
 
 
 @register
@@ -60,6 +61,9 @@ class FailingProbe(Task):
                 raise ParameterError(f"sources_dir file {poison.name!r} is corrupt; allowed: a readable WAV file")
             if at > (cfg.fail_level, cfg.fail_k):
                 time.sleep(cfg.slow_s)
+        if cfg.noise_s > 0:  # incompressible: a few 100 kB per item
+            noise = np.random.default_rng(params["k"]).uniform(-0.5, 0.5, int(cfg.noise_s * self.sample_rate))
+            return [noise.astype(np.float32)[None, :]]
         t = np.arange(int(0.05 * self.sample_rate)) / self.sample_rate
         return [(0.1 * np.sin(2 * np.pi * params["freq_hz"] * t)).astype(np.float32)[None, :]]
 

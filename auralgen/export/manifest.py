@@ -51,7 +51,7 @@ def write_json(path: Path, data: Any) -> None:
         raise
 
 
-def _recorded(prior: dict[str, Any]) -> set[str]:
+def recorded(prior: dict[str, Any]) -> set[str]:
     """Paths (relative to ``out``) a previous auralgen run recorded as its own in its journal or manifest."""
     files = set(FIXED_FILES)
     files.update(p for p in prior.get("files") or () if isinstance(p, str))
@@ -147,18 +147,25 @@ def prepare_out(out_dir: str, fp: str, *, overwrite: bool) -> dict[str, Any]:
             f"out={out_dir!r} exists and is not an auralgen dataset (it holds {first!r}); allowed: an empty or new directory"
         )
     if overwrite:
-        recorded = _recorded(prior)
-        foreign = _foreign(out, recorded)
+        own = recorded(prior)
+        foreign = _foreign(out, own)
         if foreign:
             raise ParameterError(
                 f"out={out_dir!r} overwrite=true: it holds {foreign[0]!r}, which no auralgen run recorded ({len(foreign)} such entries); allowed: a directory holding only an auralgen dataset, or a new out"
             )
-        _remove_recorded(out, recorded)
+        _remove_recorded(out, own)
         return journal
     if prior.get("fingerprint") != fp:
         raise ParameterError(
             f"out={out_dir!r} holds a dataset made from another config; allowed: the same config (to resume), a new out directory, or overwrite=true"
         )
+    keep_prior(prior, journal)
+    return journal
+
+
+def keep_prior(prior: dict[str, Any], journal: dict[str, Any]) -> None:
+    """What a resumed run keeps of a previous run's journal or manifest ``prior``: its shard records
+    and a secret seed's commitment salt."""
     if isinstance(prior.get("shards"), dict):
         journal["shards"] = prior["shards"]
     elif isinstance(prior.get("shards"), list):  # a finished manifest: list of shard records
@@ -167,7 +174,6 @@ def prepare_out(out_dir: str, fp: str, *, overwrite: bool) -> dict[str, Any]:
     salt = prior.get("seed_salt") or (commitment.get("salt") if isinstance(commitment, dict) else None)
     if isinstance(salt, str):  # a secret seed's commitment salt: a resumed run keeps it
         journal["seed_salt"] = salt
-    return journal
 
 
 def is_done(out: Path, path: str, journal: dict[str, Any]) -> bool:

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from auralgen.core.errors import AuralgenError, ParameterError
 from auralgen.execution import Executor, SerialExecutor
+from auralgen.export.storage import is_url, local_dataset
 
 from .adapters import Adapter, FatalModelError, ModelError, build_adapter, check_model_config, strip_answer
 from .cache import ReplyCache
@@ -95,7 +96,7 @@ def _fingerprint(cfg: EvalRunConfig, model_desc: dict) -> dict:
     s = cfg.eval
     return {
         "model": {k: v for k, v in model_desc.items() if k not in RUNTIME_MODEL_KEYS},
-        "data": str(Path(cfg.data).resolve()),
+        "data": cfg.data if is_url(cfg.data) else str(Path(cfg.data).resolve()),
         "split": cfg.split,
         "eval": {
             "rotations": s.rotations,
@@ -143,7 +144,7 @@ def evaluate(cfg: EvalRunConfig, *, executor: Executor | None = None, log=print)
     log : callable
         Progress lines.
     """
-    items = load_items(cfg.data, split=cfg.split, tasks=cfg.tasks, max_items=cfg.max_items)
+    items = load_items(local_dataset(cfg.data), split=cfg.split, tasks=cfg.tasks, max_items=cfg.max_items)
     jobs = plan(items, cfg)
     out = Path(cfg.out)
     model_desc, fp = _open_run(cfg, out)
@@ -357,7 +358,7 @@ def record(item: Item, p: Presentation, entry: dict, judge=None) -> dict:
 
 def build_results(records, cfg: EvalRunConfig, model_desc: dict, fp: dict, *, dataset_items: int) -> dict:
     s = cfg.eval
-    manifest = dataset_fingerprint(cfg.data)  # names every shard by its SHA-256
+    manifest = dataset_fingerprint(local_dataset(cfg.data))  # names every shard by its SHA-256
     ids = sorted({r["id"] for r in records})
     return {
         "model": {"label": model_desc["label"], "kind": model_desc["kind"], "config": model_desc},

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from auralgen.export.manifest import is_done, keep_prior, out_lock, prepare_out, recorded, write_json
+from auralgen.export.manifest import is_done, keep_prior, out_lock, prepare_out, recorded, write_json, write_text
 from auralgen.export.storage import Bucket, bucket_lock, is_url, prepare_bucket
 
 
@@ -35,6 +35,9 @@ class LocalTarget:
 
     def write_json(self, rel: str, data: Any) -> None:
         write_json(self.dir / rel, data)
+
+    def write_text(self, rel: str, text: str) -> None:
+        write_text(self.dir / rel, text)
 
     def is_done(self, rel: str, journal: dict[str, Any], extra: tuple[str, ...] = ()) -> bool:
         return is_done(self.dir, rel, journal) and all((self.dir / e).exists() for e in extra)

@@ -25,13 +25,14 @@ from auralgen import __version__
 from auralgen.config import RunConfig, build_tasks, config_record, fingerprint
 from auralgen.core.errors import AuralgenError, ParameterError
 from auralgen.execution import Executor, make_executor
-from auralgen.export.manifest import ERROR_LOG, FIXED_FILES, JOURNAL, check_out_path, log_error, versions
+from auralgen.export.manifest import ERROR_LOG, FIXED_FILES, JOURNAL, JournalText, check_out_path, log_error, versions
 from auralgen.export.parquet import ShardWriter
 from auralgen.export.storage import filesystem, is_url
 from auralgen.export.target import target
 from auralgen.export.webdataset import TarShardWriter, tar_name
 from auralgen.generation.item import ItemError, ItemSpec, Renderer
 from auralgen.generation.plan import ShardPlan, check_capacity, count_items, plan
+from auralgen.generation.summary import shard_levels
 from auralgen.tasks.base import Task
 
 MAX_AHEAD_PER_WORKER = 32  # rendered rows allowed to queue for the writer, per worker
@@ -94,7 +95,9 @@ def checked_plan(run_cfg: RunConfig, tasks: dict[str, Task]) -> list[ShardPlan]:
     if is_url(run_cfg.out):  # a bucket: its filesystem must be installed; paths have no length limit to check
         filesystem(run_cfg.out)
         if run_cfg.export.public:
-            raise ParameterError(f"export.public=true with out={run_cfg.out!r}: the public export is written to local directories only; allowed: export.public=false, or a local out")
+            raise ParameterError(
+                f"export.public=true with out={run_cfg.out!r}: the public export is written to local directories only; allowed: export.public=false, or a local out"
+            )
     else:
         check_out_path(run_cfg.out, [sh.path for sh in shards])
     return shards
@@ -131,7 +134,8 @@ def _write_shard(out: Path, sh: ShardPlan, results, bar, seconds: dict[str, floa
         for w in writers:
             w.abort()
         raise
-    record = {"path": sh.path, "task": sh.task, "split": sh.split, "rows": rows, "sha256": digest, "items": stats}
+    record = {"path": sh.path, "task": sh.task, "split": sh.split, "rows": rows, "sha256": digest}
+    record["levels"] = shard_levels(stats)
     if tar:
         record["webdataset"] = {"path": tar_name(sh.path), "sha256": tar[0][0]}
     return record
@@ -212,7 +216,7 @@ def _render_shards(run_cfg: RunConfig, dest, todo: list[ShardPlan], journal: dic
     try:
         with Interrupts() as interrupts:
             results = interrupts.checked(results)
-            wds = run_cfg.export.format == "parquet+webdataset"
+            wds, journal_text = run_cfg.export.format == "parquet+webdataset", JournalText()
             for sh in todo:
                 rec = _write_shard(dest.dir, sh, results, bar, seconds, wds)
                 dest.publish(sh.path)
@@ -220,7 +224,7 @@ def _render_shards(run_cfg: RunConfig, dest, todo: list[ShardPlan], journal: dic
                     dest.publish(rec["webdataset"]["path"])
                 journal["shards"][sh.path] = rec
                 interrupts.check()
-                dest.write_json(JOURNAL, journal)
+                dest.write_text(JOURNAL, journal_text(journal))
     except BaseException:
         try:
             executor.close(cancel=True)
@@ -249,7 +253,9 @@ def run(run_cfg: RunConfig, *, executor: Executor | None = None, log=print) -> d
         dest.close()
 
 
-def _run_locked(run_cfg: RunConfig, dest, tasks: dict[str, Task], shards: list[ShardPlan], executor, log) -> dict[str, Any]:
+def _run_locked(
+    run_cfg: RunConfig, dest, tasks: dict[str, Task], shards: list[ShardPlan], executor, log
+) -> dict[str, Any]:
     from tqdm import tqdm
 
     fp = fingerprint(run_cfg)

@@ -49,10 +49,10 @@ def filesystem(url: str):
     ParameterError
         When no installed filesystem serves the scheme (e.g. ``s3://`` without ``s3fs``).
     """
-    import fsspec
-
     scheme = _URL.match(url).group(1).lower()
     try:
+        import fsspec
+
         fs, root = fsspec.core.url_to_fs(url)
     except (ImportError, ValueError) as exc:
         hint = " (pip install 'auralgen[s3]')" if scheme in ("s3", "s3a") else ""

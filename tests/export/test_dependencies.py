@@ -40,6 +40,7 @@ LAZY_EXTRAS = {
     "clips": {"librosa": {"auralgen/sounds/transforms.py"}},  # source=clips: pitch shift / time stretch
     "hf": {"datasets": {"auralgen/sounds/corpus.py"}},  # source=hf: a save_to_disk folder
     "soundfont": {"fluidsynth": {"auralgen/sounds/soundfont.py"}},  # source=soundfont: FluidSynth
+    "s3": {"fsspec": {"auralgen/export/storage.py"}},  # out=<url> / data=<url>: object storage
 }
 CODE = [*sorted(ROOT.glob("auralgen/**/*.py")), ROOT / "generate.py", ROOT / "evaluate.py"]
 

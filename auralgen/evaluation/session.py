@@ -37,6 +37,7 @@ from pathlib import Path
 
 from auralgen.core.errors import AuralgenError, ParameterError
 from auralgen.execution import Executor, SerialExecutor
+from auralgen.export.storage import is_url, local_dataset
 
 from .adapters import Adapter, FatalModelError, ModelError, build_adapter, check_model_config, strip_answer
 from .cache import ReplyCache
@@ -103,7 +104,7 @@ def _fingerprint(cfg: EvalRunConfig, model_desc: dict) -> dict:
     s = cfg.eval
     return {
         "model": {k: v for k, v in model_desc.items() if k not in RUNTIME_MODEL_KEYS},
-        "data": str(Path(cfg.data).resolve()),
+        "data": cfg.data if is_url(cfg.data) else str(Path(cfg.data).resolve()),
         "split": cfg.split,
         "eval": {
             "rotations": s.rotations,
@@ -151,7 +152,8 @@ def evaluate(cfg: EvalRunConfig, *, executor: Executor | None = None, log=print)
     log : callable
         Progress lines.
     """
-    items = partial(iter_items, cfg.data, split=cfg.split, tasks=cfg.tasks, max_items=cfg.max_items)
+    data = local_dataset(cfg.data)  # a bucket's dataset: copied once into the local cache
+    items = partial(iter_items, data, split=cfg.split, tasks=cfg.tasks, max_items=cfg.max_items)
     n_items = sum(1 for _ in items())  # every item checked (audio decoded) before anything is written
     out = Path(cfg.out)
     model_desc, fp = _open_run(cfg, out)
@@ -405,7 +407,7 @@ def record(item: Item, p: Presentation, entry: dict, judge=None) -> dict:
 
 def build_results(records, cfg: EvalRunConfig, model_desc: dict, fp: dict, *, dataset_items: int) -> dict:
     s = cfg.eval
-    manifest = dataset_fingerprint(cfg.data)  # names every shard by its SHA-256
+    manifest = dataset_fingerprint(local_dataset(cfg.data))  # names every shard by its SHA-256
     ids = sorted({r["id"] for r in records})
     return {
         "model": {"label": model_desc["label"], "kind": model_desc["kind"], "config": model_desc},

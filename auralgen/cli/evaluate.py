@@ -36,8 +36,17 @@ def _evaluate(cfg: DictConfig) -> None:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
-        print("interrupted: the replies so far are cached; run the same command again to resume", file=sys.stderr)
+        print(f"interrupted: {_resume_hint(cfg)}", file=sys.stderr)
         sys.exit(130)
+
+
+def _resume_hint(cfg: DictConfig) -> str:
+    if cfg.get("mode") == "adaptive":
+        return (
+            f"the questions so far are stored in {os.path.join(str(cfg.out), 'trials.jsonl')}; run the same command "
+            "again to continue the tracks from them (overwrite=true starts afresh)"
+        )
+    return "the replies so far are cached; run the same command again to resume"
 
 
 def main(argv: list[str]) -> int:

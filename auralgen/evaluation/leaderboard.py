@@ -106,12 +106,15 @@ def update_controls(path: str | os.PathLike, report: dict, manifest_sha256: str)
     return render_leaderboard(path, runs, controls)
 
 
-def update_adaptive(path: str | os.PathLike, out: str | os.PathLike, results: dict) -> Path:
+def update_adaptive(path: str | os.PathLike, out: str | os.PathLike, results: dict | None) -> Path:
     """Put the thresholds of the ``mode=adaptive`` run ``out`` (its ``adaptive.json``, with ``model``)
-    in the leaderboard's adaptive table, then render ``path``."""
+    in the leaderboard's adaptive table (``results`` None, a failed run: remove its row), then render ``path``."""
     path = Path(path)
     store = _load(path)
-    store["adaptive"][str(Path(out).resolve())] = _adaptive_entry(results)
+    if results is None:
+        store["adaptive"].pop(str(Path(out).resolve()), None)
+    else:
+        store["adaptive"][str(Path(out).resolve())] = _adaptive_entry(results)
     _write_store(path, store["runs"], store["controls"], store["adaptive"])
     return render_leaderboard(path, store["runs"], store["controls"])
 
@@ -146,8 +149,11 @@ def rebuild_leaderboard(root: str | os.PathLike, path: str | os.PathLike) -> Pat
             ) from None
         if res.get("status", "ok") == "ok":
             runs[str(Path(name).parent.resolve())] = res
-    adaptive = {str(Path(n).parent.resolve()): _adaptive_entry(json.loads(Path(n).read_text(encoding="utf-8")))
-                for n in sorted(glob.glob(f"{root}/adaptive.json") + glob.glob(f"{root}/*/adaptive.json"))}  # fmt: skip
+    adaptive = {}
+    for n in sorted(glob.glob(f"{root}/adaptive.json") + glob.glob(f"{root}/*/adaptive.json")):
+        res = json.loads(Path(n).read_text(encoding="utf-8"))
+        if res.get("status", "ok") == "ok":  # a failed run (too many questions without reply) has no row
+            adaptive[str(Path(n).parent.resolve())] = _adaptive_entry(res)
     if not runs and not adaptive:
         raise ParameterError(
             f"out={str(root)!r} holds no results.json or adaptive.json of a finished run; allowed: a folder of evaluate.py runs"

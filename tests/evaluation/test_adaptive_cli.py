@@ -68,3 +68,57 @@ def test_a_command_model_with_more_internal_noise_gets_a_higher_threshold(tmp_pa
     for sigma, t in found.items():
         assert t["ci95"][0] <= 1.674 * sigma <= t["ci95"][1], (sigma, t["threshold"], t["ci95"])
     assert found[40]["threshold"] > 2.5 * found[10]["threshold"]
+
+
+def _listener(*flags: str) -> str:
+    return f"model.cmd='{sys.executable} {ROOT / 'tests' / 'support' / 'flaky_listener.py'} {' '.join(flags)}'"
+
+
+SHORT = ["mode=adaptive", "model=command", "tasks=[pitch_relative]", "adaptive.max_trials=24", "progress=false"]
+
+
+def test_an_interrupted_adaptive_run_continues_and_ends_byte_identical(tmp_path):
+    """Ctrl-C (SIGINT), then a killed process (SIGKILL), each after 7 questions; the same command again
+    continues the track from trials.jsonl: its questions, posterior and next values are an uninterrupted
+    run's, so trials.jsonl ends byte-identical to it."""
+    whole = _evaluate(*SHORT, _listener("--sigma 20"), "out=whole", cwd=tmp_path)
+    assert whole.returncode == 0, whole.stderr
+    ref = (tmp_path / "whole" / "trials.jsonl").read_bytes()
+    for sig, code in (("INT", 130), ("KILL", -9)):
+        flags = ("--sigma 20", "--stop-after 7", f"--flag {tmp_path / sig}", f"--signal {sig}")
+        cmd = [*SHORT, _listener(*flags), f"out=cut{sig}"]
+        first = _evaluate(*cmd, cwd=tmp_path)
+        assert first.returncode == code, first.stderr
+        if sig == "INT":
+            assert first.stderr.strip().splitlines() == [
+                "interrupted: the questions so far are stored in cutINT/trials.jsonl; run the same command again "
+                "to continue the tracks from them (overwrite=true starts afresh)"
+            ]
+        stored = (tmp_path / f"cut{sig}" / "trials.jsonl").read_text().splitlines()
+        assert 6 <= len(stored) <= 7 and not (tmp_path / f"cut{sig}" / "adaptive.json").exists()
+        if sig == "INT":  # a partial run cannot be replayed: one line
+            replay = _evaluate(*cmd, "replay=true", cwd=tmp_path)
+            assert replay.returncode == 2 and replay.stderr.strip().splitlines() == [
+                f"error: replay=true: out='cutINT' holds a partial run ({len(stored)} questions, no adaptive.json); "
+                "allowed: the same command without replay=true continues it"
+            ]
+        again = _evaluate(*cmd, cwd=tmp_path)
+        assert again.returncode == 0, again.stderr
+        assert (
+            f"continuing the tracks from the {len(stored)} questions stored in 'cut{sig}/trials.jsonl'" in again.stdout
+        )
+        assert len(ref.splitlines()) > len(stored)  # the rest was asked by the second run
+        assert (tmp_path / f"cut{sig}" / "trials.jsonl").read_bytes() == ref
+        tracks = [json.loads((tmp_path / d / "adaptive.json").read_text())["tracks"] for d in ("whole", f"cut{sig}")]
+        assert tracks[0] == tracks[1]
+
+
+def test_a_model_that_only_errors_exits_3_without_a_row(tmp_path):
+    done = _evaluate(*SHORT, _listener("--fail-all"), "out=dead", cwd=tmp_path)
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "error: 12 of 12 questions got no reply (error rate 1.00 > eval.max_error_rate=0.5, or every question "
+        "failed); no leaderboard row written; details in 'dead/adaptive.json'"
+    ]
+    assert not (tmp_path / "dead" / "leaderboard.md").exists()
+    assert json.loads((tmp_path / "dead" / "adaptive.json").read_text())["status"] == "failed"

@@ -49,6 +49,7 @@ __all__ = [
     "ADAPTERS",
     "Adapter",
     "FatalModelError",
+    "RunFailedError",
     "ModelError",
     "build_adapter",
     "audio_paths",
@@ -65,6 +66,28 @@ class ModelError(AuralgenError):
 
 class FatalModelError(AuralgenError):
     """The model cannot answer at all; the run stops."""
+
+
+class RunFailedError(AuralgenError):
+    """Too many questions got no reply (``eval.max_error_rate``): no score is published."""
+
+
+# model keys that change how replies are fetched, not what the model answers
+RUNTIME_MODEL_KEYS = (
+    "base_url",
+    "concurrency",
+    "timeout_s",
+    "max_retries",
+    "backoff_s",
+    "max_backoff_s",
+    "retry_budget_s",
+    "api_key_env",
+    "cwd",
+    "ray_address",
+    "replicas",
+    "num_cpus",
+    "num_gpus",
+)  # fmt: skip  (a served model is identified by its name, not by where it is served)
 
 
 # the baselines share one module; every other module of this package is the adapter of its name

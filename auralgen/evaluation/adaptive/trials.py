@@ -33,7 +33,9 @@ from ..items import Item, clip_wavs
 from ..parsing import extract_choice
 from ..prompts import Presentation, build_message, present
 
-__all__ = ["TrialAsker", "TrialItem", "make_trial_item", "read_trials", "trial_presentation", "trial_record"]
+__all__ = [
+    "TrialAsker", "TrialItem", "make_trial_item", "read_trials", "trial_outcome", "trial_presentation", "trial_record",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -115,12 +117,25 @@ class TrialAsker:
             shutil.rmtree(self.out / "audio", ignore_errors=True)
 
 
+def trial_outcome(error: str | None, parsed) -> str:
+    """``"correct"`` or ``"wrong"`` for an answer (a reply naming one option); ``"error"`` when the model
+    gave no reply (an error, a refusal by error, a timeout); ``"unanswered"`` when its reply names no
+    single option (unparseable, a refusal in words, several options). Only answers reach the posterior."""
+    if error is not None or parsed is None:
+        return "error"
+    return "unanswered" if parsed.status != "ok" else "answer"
+
+
 def trial_record(track: str, trial: int, made: TrialItem, p: Presentation, reply: str | None,
                  error: str | None) -> dict:  # fmt: skip
-    """The ``trials.jsonl`` line of one asked trial (``correct`` False without a parsable right answer)."""
+    """The ``trials.jsonl`` line of one asked trial: ``outcome`` (:func:`trial_outcome`) and ``correct``
+    (False unless the reply names the right option)."""
     item = made.item
     parsed = extract_choice(reply, p.options) if reply is not None else None
     correct = parsed is not None and parsed.status == "ok" and parsed.index == p.truth
+    outcome = trial_outcome(error, parsed)
+    if outcome == "answer":
+        outcome = "correct" if correct else "wrong"
     return {
         "track": track, "trial": trial, "id": item.id, "task": item.task, "level_value": item.level_value,
         "level_unit": item.level_unit, "params": made.params, "measured": made.measured,
@@ -128,17 +143,25 @@ def trial_record(track: str, trial: int, made: TrialItem, p: Presentation, reply
         "options": list(item.options), "answer_index": item.answer_index, "rotation": p.rotation,
         "presented": p.options, "truth": p.truth, "reply": reply, "error": error,
         "parsed": None if parsed is None else {"status": parsed.status, "index": parsed.index},
-        "correct": bool(correct),
+        "correct": bool(correct), "outcome": outcome,
     }  # fmt: skip
 
 
-def read_trials(path: str | Path) -> dict[tuple[str, int], dict]:
-    """The records of a ``trials.jsonl`` by ``(track, trial)`` (a later line replaces an earlier one)."""
+def read_trials(path: str | Path, *, cut_partial: bool = False) -> dict[tuple[str, int], dict]:
+    """The records of a ``trials.jsonl`` by ``(track, trial)`` (a later line replaces an earlier one).
+
+    ``cut_partial``: a last line without its newline (the process was killed while writing it) is cut
+    off the file, so the run can continue from the complete lines."""
     path = Path(path)
     if not path.is_file():
         raise ParameterError(f"replay: {str(path)!r} does not exist; allowed: the trials.jsonl of an earlier run")
+    data = path.read_bytes()
+    if cut_partial and data and not data.endswith(b"\n"):
+        data = data[: data.rfind(b"\n") + 1]
+        with path.open("r+b") as f:
+            f.truncate(len(data))
     out = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
         try:
             rec = json.loads(line)
             out[(rec["track"], int(rec["trial"]))] = rec

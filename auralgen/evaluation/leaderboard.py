@@ -130,6 +130,8 @@ def _adaptive_entry(results: dict) -> dict:
         "human_jnd",
         "human_jnd_unit",
         "human_jnd_source",
+        "questions",
+        "tokens",
     )
     return {"model": results.get("model", {}), "replay": results.get("replay", False),
             "tracks": {name: {k: t.get(k) for k in keep} | {"unit": t.get("domain", {}).get("unit", "")}
@@ -265,11 +267,22 @@ def _adaptive_cell(t: dict | None) -> str:
     if not t:
         return "–"
     if t.get("bound") is not None:  # past the hardest level tested: a bound, not a number
-        return f"{t.get('bound_side') or '<'} {t['bound']:g} {t['unit']} ({t['n_trials']} trials)"
+        return f"{t.get('bound_side') or '<'} {t['bound']:g} {t['unit']} ({_cost(t)})"
     if t.get("threshold") is None:
-        return f"{t.get('message') or 'no threshold'} ({t.get('n_trials')} trials)"
+        return f"{t.get('message') or 'no threshold'} ({_cost(t)})"
     lo, hi = t["ci95"]
-    return f"{t['threshold']:.3g} {t['unit']} [{lo:.3g}, {hi:.3g}] ({t['n_trials']} trials)"
+    return f"{t['threshold']:.3g} {t['unit']} [{lo:.3g}, {hi:.3g}] ({_cost(t)})"
+
+
+def _cost(t: dict) -> str:
+    """What a threshold cost: answered trials, questions asked (with the unanswered ones), tokens if reported."""
+    out = f"{t.get('n_trials')} trials"
+    asked = (t.get("questions") or {}).get("asked")
+    if asked is not None:
+        out += f", {asked} questions"
+    if t.get("tokens"):
+        out += f", {t['tokens']['total_tokens']} tokens"
+    return out
 
 
 def _chance_rows(runs: dict[str, dict], tasks: list[str]) -> list[str]:

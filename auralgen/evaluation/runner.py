@@ -63,7 +63,7 @@ def _adaptive(cfg: EvalRunConfig, *, log=print) -> dict:
     from .session import _model_desc
 
     try:
-        results = run_adaptive(tasks, adapter, out=out, seed=cfg.eval.seed, settings=cfg.adaptive,
+        results = run_adaptive(tasks, adapter, out=out, seed=cfg.eval.seed if cfg.seed is None else cfg.seed, settings=cfg.adaptive,
                                extend=cfg.adaptive_extend, instruction=cfg.eval.instruction,
                                keep_audio=cfg.eval.keep_audio, replay=cfg.replay, overwrite=cfg.overwrite,
                                model=_model_desc(cfg), max_error_rate=cfg.eval.max_error_rate, log=log)  # fmt: skip

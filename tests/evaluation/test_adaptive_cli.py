@@ -30,7 +30,8 @@ def test_adaptive_run_from_the_command_line_and_its_replay(tmp_path):
     assert all(json.loads(t)["parsed"] is not None for t in trials)  # the DSP listener always answers
     board = (tmp_path / "run" / "leaderboard.md").read_text()  # the threshold beside the human one
     lo, hi = track["ci95"]
-    assert f"| dsp | {track['threshold']:.3g} cents [{lo:.3g}, {hi:.3g}] ({track['n_trials']} trials) |" in board
+    cost = f"{track['n_trials']} trials, {track['questions']['asked']} questions"
+    assert f"| dsp | {track['threshold']:.3g} cents [{lo:.3g}, {hi:.3g}] ({cost}) |" in board
     assert "| *human (published)* | 3.5 cents |" in board and "Wier, Jesteadt & Green 1977" in board
     replay = _evaluate("replay=true", *args, cwd=tmp_path)
     assert replay.returncode == 0, replay.stderr
@@ -46,6 +47,15 @@ def test_adaptive_run_from_the_command_line_and_its_replay(tmp_path):
         ({"mode": "staircase"}, "mode='staircase' is unknown; allowed: grid, adaptive"),
         ({"mode": "adaptive", "tasks": ["pitch_relative"], "adaptive": {"max_trials": 0}}, "adaptive.min_trials"),
         ({"mode": "adaptive", "tasks": ["pitch_relative"], "adaptive": {"budget": 3}}, "adaptive.budget: unknown key"),
+        ({"seed": 3}, "seed=3 applies to mode=adaptive"),
+        (
+            {"mode": "adaptive", "tasks": ["pitch_relative"], "seed": -1},
+            "seed=-1 is negative; allowed: an integer >= 0",
+        ),
+        (
+            {"mode": "adaptive", "tasks": ["pitch_relative"], "adaptive": {"max_questions": -1}},
+            "adaptive.max_questions=-1",
+        ),
     ],
 )
 def test_bad_adaptive_settings_are_one_line_errors(cfg, message):
@@ -122,3 +132,42 @@ def test_a_model_that_only_errors_exits_3_without_a_row(tmp_path):
     ]
     assert not (tmp_path / "dead" / "leaderboard.md").exists()
     assert json.loads((tmp_path / "dead" / "adaptive.json").read_text())["status"] == "failed"
+
+
+def _run(tmp_path, name: str, model: dict, **cfg) -> dict:
+    from auralgen.evaluation.runner import run
+
+    base = {"mode": "adaptive", "tasks": ["pitch_relative"], "model": model, "out": str(tmp_path / name),
+            "progress": False, **cfg}  # fmt: skip
+    return run(validate_eval(base), log=lambda s: None)
+
+
+def test_seed_draws_other_items_and_the_thresholds_agree(tmp_path):
+    """Test-retest: seed=1 and seed=2 ask other items (ids, audio) of the same model; the two 95 %
+    intervals overlap."""
+    runs = {s: _run(tmp_path, f"s{s}", {"kind": "dsp"}, seed=s, adaptive={"max_trials": 16}) for s in (1, 2)}
+    rows = {s: json.loads((tmp_path / f"s{s}" / "trials.jsonl").read_text().splitlines()[0]) for s in (1, 2)}
+    assert (rows[1]["id"], rows[2]["id"]) == ("pitch_relative-1-0000", "pitch_relative-2-0000")
+    assert rows[1]["audio_sha256"] != rows[2]["audio_sha256"] and (runs[1]["seed"], runs[2]["seed"]) == (1, 2)
+    (lo1, hi1), (lo2, hi2) = (runs[s]["tracks"]["pitch_relative"]["ci95"] for s in (1, 2))
+    assert lo1 <= hi2 and lo2 <= hi1, (runs[1]["tracks"], runs[2]["tracks"])
+
+
+def test_questions_and_tokens_per_threshold_and_a_cap_on_the_run(tmp_path):
+    """model=openai against a real HTTP server on 127.0.0.1: the tokens of its ``usage`` field are summed per
+    track into adaptive.json and the leaderboard; adaptive.max_questions=7 stops two tracks after 7 questions."""
+    from tests.support.chat_server import ChatServer
+
+    with ChatServer(reply=lambda text: "Answer: A") as srv:
+        res = _run(tmp_path, "o", {"kind": "openai", "base_url": srv.base_url, "name": "m"},
+                   tasks=["pitch_relative", "loudness_relative"], adaptive={"max_questions": 7})  # fmt: skip
+        sent = srv.total_tokens
+    tracks = res["tracks"]
+    assert [t["questions"]["asked"] for t in tracks.values()] == [4, 3]
+    assert {t["stopped"] for t in tracks.values()} == {"max_questions"}
+    assert sum(t["tokens"]["total_tokens"] for t in tracks.values()) == sent > 700  # 100 per clip at least
+    rows = [json.loads(s) for s in (tmp_path / "o" / "trials.jsonl").read_text().splitlines()]
+    assert len(rows) == 7 and all(r["usage"]["total_tokens"] > 100 for r in rows)
+    t = tracks["loudness_relative"]
+    board = (tmp_path / "o" / "leaderboard.md").read_text()
+    assert f"({t['n_trials']} trials, 3 questions, {t['tokens']['total_tokens']} tokens)" in board

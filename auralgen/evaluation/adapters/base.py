@@ -166,6 +166,11 @@ class Adapter:
         """``{unique_id: reason}`` of replies already returned that turned out invalid (e.g. answered twice)."""
         return {}
 
+    def take_usage(self) -> dict | None:
+        """The tokens the server reported since the last call (``prompt_tokens``, ``completion_tokens``,
+        ``total_tokens``, summed), then forgets them; None when the model reports none."""
+        return None
+
     def protocol_report(self) -> dict:
         """Counts of what the model sent besides its replies (written to ``results.json``)."""
         return {}

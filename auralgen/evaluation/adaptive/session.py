@@ -168,11 +168,12 @@ class ItemResponder:
         p = trial_presentation(made.item, trial)
         old = self.stored.get((self.track, trial))
         if old is None and self.asker is not None:
-            reply, error = self.asker.ask(made.item, p)
-            rec = trial_record(self.track, trial, made, p, reply, error)
+            reply, error, usage = self.asker.ask(made.item, p)
+            rec = trial_record(self.track, trial, made, p, reply, error, usage=usage)
             self.sink(rec)
             return rec
-        rec = trial_record(self.track, trial, made, p, old and old["reply"], old and old["error"])
+        rec = trial_record(self.track, trial, made, p, old and old["reply"], old and old["error"],
+                           usage=old and old.get("usage"))  # fmt: skip
         _check_replay(old, rec)
         return rec
 
@@ -209,6 +210,8 @@ def track_summary(result: TrackResult) -> dict:
             "unanswered": kinds.count("unanswered"),
         },  # fmt: skip
         "stopped": result.stopped or "stop_rule",
+        "tokens": _tokens(result.records),
+        "answer_bias": answer_bias(answers),
         "levels": [round(r["level_value"], 6) for r in answers],
         "correct": [bool(r["correct"]) for r in answers],
     }
@@ -227,8 +230,54 @@ def track_summary(result: TrackResult) -> dict:
         summary.update(threshold=None, bound=hard, bound_side="<" if side == "below" else ">",
                        message=f"{side} {hard:g} {domain.unit} (the hardest level tested)")  # fmt: skip
     if summary["threshold"] is None and "bound" not in summary:
-        summary["reason"] = summary.get("message", "")
+        summary["reason"] = summary.get("message", "") + _bias_note(summary["answer_bias"])
     return summary
+
+
+def _tokens(records: list[dict]) -> dict | None:
+    """The tokens of a track's questions, summed from the server's ``usage`` (None when none was reported)."""
+    used = [r["usage"] for r in records if r.get("usage")]
+    if not used:
+        return None
+    return {k: sum(int(u.get(k, 0)) for u in used) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+
+
+def _choice(rec: dict) -> tuple[str | None, int | None]:
+    """``(option text, presented position)`` an answer chose."""
+    if "choice_position" in rec:  # a simulated observer's record
+        return rec.get("choice_text"), rec["choice_position"]
+    parsed = rec.get("parsed") or {}
+    if parsed.get("index") is None:
+        return None, None
+    return rec["presented"][parsed["index"]], int(parsed["index"])
+
+
+def answer_bias(answers: list[dict]) -> dict | None:
+    """The commonest option text and presented position among a track's answers, with their shares
+    (a model that always says "the same" or always picks the first option shows here; None without answers)."""
+    picks = [_choice(r) for r in answers]
+    texts = [t for t, _ in picks if t is not None]
+    spots = [k for _, k in picks if k is not None]
+    if not spots:
+        return None
+    text = max(set(texts), key=lambda t: (texts.count(t), t)) if texts else None
+    spot = max(set(spots), key=lambda k: (spots.count(k), -k))
+    return {"text": text, "text_share": round(texts.count(text) / len(texts), 4) if texts else None,
+            "position": spot, "position_share": round(spots.count(spot) / len(spots), 4), "answers": len(spots)}  # fmt: skip
+
+
+BIAS_SHARE = 0.9  # an option text or position chosen in at least this share of the answers is named in the reason
+
+
+def _bias_note(bias: dict | None) -> str:
+    if not bias:
+        return ""
+    if bias["text_share"] is not None and bias["text_share"] >= BIAS_SHARE:
+        return f"; the model answered {bias['text']!r} in {100 * bias['text_share']:.0f} % of {bias['answers']} answers"
+    if bias["position_share"] >= BIAS_SHARE:
+        return (f"; the model chose option {'ABCDEFGHIJ'[bias['position']]} (position {bias['position'] + 1}) in "
+                f"{100 * bias['position_share']:.0f} % of {bias['answers']} answers")  # fmt: skip
+    return ""
 
 
 def run_failure(results: list[TrackResult], max_error_rate: float) -> str | None:
@@ -296,7 +345,7 @@ def _stamp(tasks: list[Task], seed: int, settings: QuestSettings, extend: float,
     from ..adapters.base import RUNTIME_MODEL_KEYS
 
     model = {k: v for k, v in (model or {}).items() if k not in RUNTIME_MODEL_KEYS}
-    return plain({"tasks": [t.name for t in tasks], "seed": seed, "settings": asdict(settings), "extend": extend,
+    return plain({"tasks": [t.name for t in tasks], "seed": seed, "settings": {k: v for k, v in asdict(settings).items() if k != "max_questions"}, "extend": extend,
                   "model": model})  # fmt: skip
 
 
@@ -350,6 +399,7 @@ def _log_tracks(tracks: dict, subs: dict, log) -> None:
         q = t["questions"]
         extra = f" ({q['asked']} questions: {q['error']} without reply, {q['unanswered']} unanswered)" if (
             q["error"] or q["unanswered"]) else ""  # fmt: skip
+        extra += f", {t['tokens']['total_tokens']} tokens" if t.get("tokens") else ""
         log(f"{name}: {shown}, {t['n_trials']} trials{extra}{human}")
 
 

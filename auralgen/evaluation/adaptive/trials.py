@@ -100,17 +100,18 @@ class TrialAsker:
         self.adapter, self.out = adapter, Path(out)
         self.instruction, self.keep_audio = instruction, keep_audio
 
-    def ask(self, item: Item, p: Presentation) -> tuple[str | None, str | None]:
-        """``(reply, error)``: the model's reply, or None and why there is none."""
+    def ask(self, item: Item, p: Presentation) -> tuple[str | None, str | None, dict | None]:
+        """``(reply, error, usage)``: the model's reply, or None and why there is none; the tokens the
+        server reported for it (:meth:`~auralgen.evaluation.adapters.base.Adapter.take_usage`; None if none)."""
         paths = clip_wavs(item, self.out / "audio")
         msg = strip_answer(build_message(item, p, paths, instruction=self.instruction))
         try:
             reply = asyncio.run(self.adapter.agenerate(msg))
         except ModelError as exc:
-            return None, str(exc)
+            return None, str(exc), self.adapter.take_usage()
         if not isinstance(reply, str):
-            return None, f"adapter returned {type(reply).__name__}; allowed: str"
-        return reply, None
+            return None, f"adapter returned {type(reply).__name__}; allowed: str", self.adapter.take_usage()
+        return reply, None, self.adapter.take_usage()
 
     def close(self) -> None:
         if not self.keep_audio:
@@ -127,7 +128,7 @@ def trial_outcome(error: str | None, parsed) -> str:
 
 
 def trial_record(track: str, trial: int, made: TrialItem, p: Presentation, reply: str | None,
-                 error: str | None) -> dict:  # fmt: skip
+                 error: str | None, *, usage: dict | None = None) -> dict:  # fmt: skip
     """The ``trials.jsonl`` line of one asked trial: ``outcome`` (:func:`trial_outcome`) and ``correct``
     (False unless the reply names the right option)."""
     item = made.item
@@ -143,7 +144,7 @@ def trial_record(track: str, trial: int, made: TrialItem, p: Presentation, reply
         "options": list(item.options), "answer_index": item.answer_index, "rotation": p.rotation,
         "presented": p.options, "truth": p.truth, "reply": reply, "error": error,
         "parsed": None if parsed is None else {"status": parsed.status, "index": parsed.index},
-        "correct": bool(correct), "outcome": outcome,
+        "correct": bool(correct), "outcome": outcome, "usage": usage,
     }  # fmt: skip
 
 

@@ -354,3 +354,62 @@ def test_a_run_cut_mid_line_continues_byte_identical_and_overwrite_starts_afresh
     run_adaptive([task], adapter, out=tmp_path / "cut", settings=settings, seed=1, overwrite=True, log=logs.append)
     assert not any(s.startswith("continuing") for s in logs)
     assert (tmp_path / "cut" / "trials.jsonl").read_bytes() != ref  # another seed: other items, asked afresh
+
+
+def _failing(kind: str, rate: float = 0.1, seed: int = 0):
+    from auralgen.evaluation.adaptive.observers import FailingObserver
+
+    return FailingObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.0 if kind == "drift" else 0.02, chance=1 / 3,
+                           kind=kind, rate=rate, seed=seed)  # fmt: skip
+
+
+def _one_track(obs):
+    from auralgen.evaluation.adaptive.session import Budget, track_summary
+
+    return track_summary(run_track("sim", QuestPlusProcedure(PITCH, chance=1 / 3), obs.respond,
+                                   budget=Budget.of(QuestSettings())))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "kind, rate, reason",
+    [
+        ("same", 0.1, "no threshold within the tested range; the model answered 'the same' in 100 % of 80 answers"),
+        ("first", 0.1, "no threshold within the tested range; the model chose option A (position 1) in 100 % of 80 answers"),
+    ],
+)  # fmt: skip
+def test_an_observer_with_a_fixed_answer_gets_no_threshold_and_the_reason(kind, rate, reason):
+    t = _one_track(_failing(kind, rate, seed=1))
+    assert t["threshold"] is None and t["reason"] == reason
+
+
+def test_refusals_are_asked_again_and_leave_the_threshold_where_it_is():
+    """20 % of replies name no option: counted as unanswered and asked again; the threshold stays within
+    its interval of the truth (scored wrong, they would be a lapse of 0.2, beyond the lapse grid's 0.06,
+    and move the 75 % point far up)."""
+    t = _one_track(_failing("refuse", 0.2, seed=2))
+    q = t["questions"]
+    assert 0.12 < q["unanswered"] / q["asked"] < 0.28 and q["answered"] == t["n_trials"] == len(t["levels"])
+    assert t["ci95"][0] <= 150.0 <= t["ci95"][1] and t["lapse_mean"] < 0.05
+
+
+def test_position_bias_and_a_drifting_lapse_keep_the_threshold():
+    """A position-biased guesser (the first option when it does not hear) has the accuracy of a fair one
+    under the rotation of options: covered, its choices lean to A; a lapse drifting 0 -> 0.08 over the
+    session: its criterion point at the mean lapse is covered."""
+    pos = _one_track(_failing("position", seed=3))
+    assert pos["ci95"][0] <= 150.0 <= pos["ci95"][1]
+    assert pos["answer_bias"]["position"] == 0 and pos["answer_bias"]["position_share"] > 0.4
+    obs = _failing("drift", 0.08, seed=3)
+    assert obs.true_threshold == pytest.approx(158.4, abs=0.1)
+    drift = _one_track(obs)
+    assert drift["ci95"][0] <= obs.true_threshold <= drift["ci95"][1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind, rate", [("refuse", 0.05), ("refuse", 0.2), ("same", 0.1), ("first", 0.1),
+                                        ("position", 0.1), ("drift", 0.08)])  # fmt: skip
+def test_coverage_on_observers_that_fail_like_models(kind, rate):
+    # 20 runs: >= 16 covered is the binomial-tolerance bound of 90 % (see the healthy observer's test);
+    # for "same" and "first" a run is covered when it reports no threshold
+    summary = adaptive_runs(_failing(kind, rate), QuestSettings(), n_runs=20, seed=11)
+    assert summary["n_covered"] >= 16, summary

@@ -23,7 +23,7 @@ BENCHES = (
     "bench_ray",
     "bench_adaptive",
     "bench_transforms",
-)  # bench_ray: needs the ray extra; bench_adaptive: 200 simulated runs per setting (~9 min)
+)  # bench_ray: needs the ray extra; bench_adaptive: 200 simulated runs per setting, 100 per failing-observer kind (about 1 h)
 
 
 def main(argv: list[str]) -> int:

@@ -156,7 +156,7 @@ def test_design_bound_finds_the_best_allocation_and_orders_the_settings():
 def test_adaptive_needs_fewer_trials_than_the_grid_on_a_few_runs():
     """Fast form of the slow test below. A run stops near 40-50 trials or runs to the 80-trial budget,
     so the median of a few runs jumps between the two; the mean of 12 runs is steadier. Asserts 2x
-    (measured 4.9x here); the slow test and bench_adaptive's 200 runs per setting hold the 3x claim."""
+    (measured 4.9x here); the slow test and bench_adaptive's 200 runs per setting hold the goal (90 % of the design bound)."""
     obs = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
     adaptive = adaptive_runs(obs, QuestSettings(), n_runs=12, seed=1)
     grid = [grid_runs(obs, (50, 100, 200, 400, 1200), n, n_runs=8, max_lapse=0.06, n_boot=50) for n in (16, 32)]
@@ -165,12 +165,16 @@ def test_adaptive_needs_fewer_trials_than_the_grid_on_a_few_runs():
 
 
 @pytest.mark.slow
-def test_adaptive_needs_at_least_three_times_fewer_trials_than_the_grid():
+def test_adaptive_reaches_nine_tenths_of_the_design_bound():
+    """The goal is stated against the ceiling (design_bound, lapse free for this observer, where free and
+    known agree): the trials factor is at least 90 % of it (bench_adaptive: 200 runs per setting)."""
     obs = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
     adaptive = adaptive_runs(obs, QuestSettings(), n_runs=8, seed=1)
-    grid = [grid_runs(obs, (50, 100, 200, 400, 1200), n, n_runs=8, max_lapse=0.05, n_boot=50) for n in (16, 32)]
+    grid = [grid_runs(obs, (50, 100, 200, 400, 1200), n, n_runs=8, max_lapse=0.06, n_boot=50) for n in (16, 32)]
     ratio = trials_ratio(adaptive, grid)
-    assert ratio["factor"] >= 3.0, (adaptive, grid, ratio)
+    stimuli = [PITCH.to_value(u) for u in PITCH.axis(41)]
+    bound = design_bound(obs, (50, 100, 200, 400, 1200), stimuli)["factor"]
+    assert ratio["factor"] >= 0.9 * bound, (adaptive, grid, ratio, bound)
 
 
 def test_real_trials_are_recorded_and_a_replay_gives_the_same_sequence(tmp_path):

@@ -10,7 +10,9 @@ parameter tuples are not kept disjoint from a dataset's).
 :class:`TrialAsker` asks a model one trial: its option order rotated by the trial index
 (rotation ``trial % n_options``), its clips written as WAV, the reply parsed with
 :func:`~auralgen.evaluation.parsing.extract_choice`. :func:`trial_record` is the line of
-``trials.jsonl``: everything needed to audit the item and to replay the run without a model.
+``trials.jsonl``: everything needed to audit the item and to replay the run without a model, its
+``outcome`` (:func:`trial_outcome`: only ``correct``/``wrong`` answers reach the posterior) and the
+tokens the server reported for it (``usage``, None for a model that reports none).
 """
 
 from __future__ import annotations

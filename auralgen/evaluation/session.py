@@ -35,11 +35,12 @@ from functools import partial
 from itertools import tee
 from pathlib import Path
 
-from auralgen.core.errors import AuralgenError, ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.execution import Executor, SerialExecutor
 from auralgen.export.storage import is_url, local_dataset
 
 from .adapters import Adapter, FatalModelError, ModelError, build_adapter, check_model_config, strip_answer
+from .adapters.base import RUNTIME_MODEL_KEYS, RunFailedError
 from .cache import ReplyCache
 from .config import EvalRunConfig
 from .items import Item, clip_wavs, dataset_fingerprint, iter_items
@@ -61,10 +62,6 @@ ERROR_POLICY = {
 }
 
 
-class RunFailedError(AuralgenError):
-    """Too many questions got no reply (``eval.max_error_rate``): no score is published."""
-
-
 def leaderboard_path(cfg: EvalRunConfig) -> Path:
     """Where the leaderboard goes: ``leaderboard=PATH``, else ``<out>/leaderboard.md``."""
     return Path(cfg.leaderboard) if cfg.leaderboard else Path(cfg.out) / "leaderboard.md"
@@ -79,24 +76,6 @@ def presentations(item: Item, cfg: EvalRunConfig) -> list[Presentation]:
     """The presentations of ``item`` asked (its rotations, or clip orders)."""
     s = cfg.eval
     return [present(item, r) for r in range(n_runs(item, rotations=s.rotations, reorder_runs=s.reorder_runs))]
-
-
-# model keys that change how replies are fetched, not what the model answers
-RUNTIME_MODEL_KEYS = (
-    "base_url",
-    "concurrency",
-    "timeout_s",
-    "max_retries",
-    "backoff_s",
-    "max_backoff_s",
-    "retry_budget_s",
-    "api_key_env",
-    "cwd",
-    "ray_address",
-    "replicas",
-    "num_cpus",
-    "num_gpus",
-)  # fmt: skip  (a served model is identified by its name, not by where it is served)
 
 
 def _fingerprint(cfg: EvalRunConfig, model_desc: dict) -> dict:

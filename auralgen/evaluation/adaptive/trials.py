@@ -123,13 +123,16 @@ class TrialAsker:
             shutil.rmtree(self.out / "audio", ignore_errors=True)
 
 
-def trial_outcome(error: str | None, parsed) -> str:
-    """``"correct"`` or ``"wrong"`` for an answer (a reply naming one option); ``"error"`` when the model
-    gave no reply (an error, a refusal by error, a timeout); ``"unanswered"`` when its reply names no
-    single option (unparseable, a refusal in words, several options). Only answers reach the posterior."""
+def trial_outcome(error: str | None, parsed, correct: bool) -> str:
+    """``"correct"`` or ``"wrong"`` (by ``correct``, the verdict) for an answer (a reply naming one
+    option); ``"error"`` when the model gave no reply (an error, a refusal by error, a timeout);
+    ``"unanswered"`` when its reply names no single option (unparseable, a refusal in words, several
+    options). Only answers reach the posterior."""
     if error is not None or parsed is None:
         return "error"
-    return "unanswered" if parsed.status != "ok" else "answer"
+    if parsed.status != "ok":
+        return "unanswered"
+    return "correct" if correct else "wrong"
 
 
 def trial_record(track: str, trial: int, made: TrialItem, p: Presentation, reply: str | None,
@@ -138,19 +141,17 @@ def trial_record(track: str, trial: int, made: TrialItem, p: Presentation, reply
     (False unless the reply names the right option)."""
     item = made.item
     parsed = extract_choice(reply, p.options) if reply is not None else None
-    correct = is_correct(parsed, p.truth)
-    outcome = trial_outcome(error, parsed)
-    if outcome == "answer":
-        outcome = "correct" if correct else "wrong"
-    return {
+    record = {
         "track": track, "trial": trial, "id": item.id, "task": item.task, "level_value": item.level_value,
         "level_unit": item.level_unit, "params": made.params, "measured": made.measured,
         "audio_sha256": [hashlib.sha256(c).hexdigest() for c in item.clips], "question": item.question,
         "options": list(item.options), "answer_index": item.answer_index, "rotation": p.rotation,
         "presented": p.options, "truth": p.truth, "reply": reply, "error": error,
         "parsed": None if parsed is None else {"status": parsed.status, "index": parsed.index},
-        "correct": bool(correct), "outcome": outcome, "usage": usage,
+        "correct": is_correct(parsed, p.truth), "outcome": None, "usage": usage,
     }  # fmt: skip
+    record["outcome"] = trial_outcome(error, parsed, record["correct"])
+    return record
 
 
 def read_trials(path: str | Path, *, cut_partial: bool = False) -> dict[tuple[str, int], dict]:

@@ -78,8 +78,11 @@ def dangling_link(path: str | os.PathLike) -> Path | None:
     """The first part of ``path`` (itself or a folder above it) that is a symlink to nothing, else None."""
     p = Path(path).absolute()
     for part in [p, *p.parents]:
-        if part.is_symlink() and not part.exists():
-            return part
+        try:
+            if part.is_symlink() and not part.exists():
+                return part
+        except OSError:  # a name the file system refuses (too long, ...): the caller's other checks name it
+            continue
     return None
 
 

@@ -246,8 +246,8 @@ def validate(cfg) -> RunConfig:
     if not out.strip() or "\0" in out:
         raise ParameterError(f"out={out!r} is empty or invalid; allowed: a directory path (out=. for the current one)")
     export = from_mapping(ExportConfig, cfg.get("export", {}) or {}, "export")
-    if export.format != "parquet":
-        raise ParameterError(f"export.format={export.format!r} is unsupported; allowed: parquet")
+    if export.format not in ("parquet", "parquet+webdataset"):
+        raise ParameterError(f"export.format={export.format!r} is unsupported; allowed: parquet, parquet+webdataset")
     if export.flac_bits not in (16, 24):
         raise ParameterError(f"export.flac_bits={export.flac_bits} is unsupported; allowed: 16 or 24")
     export = dataclasses.replace(export, license=dataset_license(audio.source, export.license))

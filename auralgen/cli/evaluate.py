@@ -36,7 +36,7 @@ def _evaluate(cfg: DictConfig) -> None:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
-        print("interrupted: the replies so far are cached; run the same command again to resume", file=sys.stderr)
+        print(f"interrupted: {_resume_hint(cfg)}", file=sys.stderr)
         sys.exit(130)
     except OSError as exc:  # disk full or quota exceeded: the machine failed, not the input
         line = environment_error(exc, str(cfg.out))
@@ -44,6 +44,15 @@ def _evaluate(cfg: DictConfig) -> None:
             raise
         print(line, file=sys.stderr)
         sys.exit(EXIT_ENVIRONMENT)
+
+
+def _resume_hint(cfg: DictConfig) -> str:
+    if cfg.get("mode") == "adaptive":
+        return (
+            f"the questions so far are stored in {os.path.join(str(cfg.out), 'trials.jsonl')}; run the same command "
+            "again to continue the tracks from them (overwrite=true starts afresh)"
+        )
+    return "the replies so far are cached; run the same command again to resume"
 
 
 def main(argv: list[str]) -> int:

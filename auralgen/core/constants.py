@@ -13,3 +13,4 @@ DEFAULT_FULL_SCALE_DB_SPL = 136.0
 
 DEFAULT_SAMPLE_RATE = 16000  # Hz
 SAMPLE_RATES = (8000, 16000, 22050, 24000, 32000, 44100, 48000)  # every sample rate a run accepts
+PLAYBACK_SAMPLE_RATES = (44100, 48000, 96000)  # rates auralgen listen plays to a browser at

@@ -14,7 +14,7 @@ Examples
 >>> check_part("task", "../x")
 Traceback (most recent call last):
 ...
-auralgen.core.errors.ParameterError: task='../x' is not a plain file name; allowed: letters, digits, '_', '-', '.' (not '.' or '..' alone)
+auralgen.core.errors.ParameterError: task='../x' is not a plain file name; allowed: letters, digits, '_', '-', '.', '@' (not '.' or '..' alone)
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 from auralgen.core.errors import ParameterError
 
 ITEM_ID = re.compile(r"[0-9a-f]{20}")  # generation.plan.item_id: sha256 hex digest, first 20 digits
-_PART = re.compile(r"[A-Za-z0-9_.-]{1,128}")
+_PART = re.compile(r"[A-Za-z0-9_.@-]{1,128}")  # '@': adaptive tracks, e.g. audiogram@500Hz
 
 
 def check_item_id(value, where: str) -> str:
@@ -43,7 +43,7 @@ def check_part(key: str, value) -> str:
     if not isinstance(value, str) or not _PART.fullmatch(value) or value in (".", ".."):
         raise ParameterError(
             f"{key}={str(value)[:80]!r} is not a plain file name; "
-            "allowed: letters, digits, '_', '-', '.' (not '.' or '..' alone)"
+            "allowed: letters, digits, '_', '-', '.', '@' (not '.' or '..' alone)"
         )
     return value
 
@@ -78,8 +78,11 @@ def dangling_link(path: str | os.PathLike) -> Path | None:
     """The first part of ``path`` (itself or a folder above it) that is a symlink to nothing, else None."""
     p = Path(path).absolute()
     for part in [p, *p.parents]:
-        if part.is_symlink() and not part.exists():
-            return part
+        try:
+            if part.is_symlink() and not part.exists():
+                return part
+        except OSError:  # a name the file system refuses (too long, ...): the caller's other checks name it
+            continue
     return None
 
 

@@ -94,12 +94,13 @@ class EvalRunConfig:
     adaptive: Any = None  # mode=adaptive: QuestSettings (auralgen.evaluation.adaptive.quest)
     adaptive_extend: float = 16.0  # mode=adaptive: the grid's hard end widened by this factor
     replay: bool = False  # mode=adaptive: replay the trials stored in `out` with no model
+    seed: int | None = None  # mode=adaptive: seeds the items of the tracks (None: eval.seed)
 
 
 TOP_KEYS = {
     "action", "data", "out", "model", "eval", "tasks", "split", "max_items", "predictions",
     "predictions_format", "prediction_field", "export_format", "scorer", "progress", "overwrite", "leaderboard",
-    "mode", "adaptive", "replay",
+    "mode", "adaptive", "replay", "seed",
 }  # fmt: skip
 MODES = ("grid", "adaptive")
 
@@ -129,6 +130,7 @@ def validate_eval(cfg) -> EvalRunConfig:
         check_model_config(model, "model")
     tasks, max_items = _selection(cfg)
     quest, extend = _adaptive(cfg, mode, action, tasks)
+    seed = _seed(cfg.get("seed"), mode)
     predictions = cfg.get("predictions")
     if action == "score_predictions" and not predictions:
         raise ParameterError(
@@ -159,7 +161,23 @@ def validate_eval(cfg) -> EvalRunConfig:
         adaptive=quest,
         adaptive_extend=extend,
         replay=replay,
+        seed=seed,
     )
+
+
+def _seed(value, mode: str) -> int | None:
+    """``seed=``: the items of an adaptive run (a dataset's items were drawn when it was generated)."""
+    if value is None:
+        return None
+    seed = _coerce("seed", value, int)
+    if mode != "adaptive":
+        raise ParameterError(
+            f"seed={seed} applies to mode=adaptive (a dataset's items were drawn by generate.py); "
+            "allowed: seed=null here, eval.seed for the random baseline"
+        )
+    if seed < 0:
+        raise ParameterError(f"seed={seed} is negative; allowed: an integer >= 0")
+    return seed
 
 
 def _adaptive(cfg, mode: str, action: str, tasks) -> tuple[Any, float]:

@@ -108,12 +108,15 @@ def update_controls(path: str | os.PathLike, report: dict, manifest_sha256: str)
     return render_leaderboard(path, runs, controls)
 
 
-def update_adaptive(path: str | os.PathLike, out: str | os.PathLike, results: dict) -> Path:
+def update_adaptive(path: str | os.PathLike, out: str | os.PathLike, results: dict | None) -> Path:
     """Put the thresholds of the ``mode=adaptive`` run ``out`` (its ``adaptive.json``, with ``model``)
-    in the leaderboard's adaptive table, then render ``path``."""
+    in the leaderboard's adaptive table (``results`` None, a failed run: remove its row), then render ``path``."""
     path = Path(path)
     store = _load(path)
-    store["adaptive"][str(Path(out).resolve())] = _adaptive_entry(results)
+    if results is None:
+        store["adaptive"].pop(str(Path(out).resolve()), None)
+    else:
+        store["adaptive"][str(Path(out).resolve())] = _adaptive_entry(results)
     _write_store(path, store["runs"], store["controls"], store["adaptive"])
     return render_leaderboard(path, store["runs"], store["controls"])
 
@@ -129,6 +132,8 @@ def _adaptive_entry(results: dict) -> dict:
         "human_jnd",
         "human_jnd_unit",
         "human_jnd_source",
+        "questions",
+        "tokens",
     )
     return {"model": results.get("model", {}), "replay": results.get("replay", False),
             "tracks": {name: {k: t.get(k) for k in keep} | {"unit": t.get("domain", {}).get("unit", "")}
@@ -159,8 +164,11 @@ def rebuild_leaderboard(root: str | os.PathLike, path: str | os.PathLike) -> Pat
             ) from None
         if res.get("status", "ok") == "ok":
             runs[str(Path(name).parent.resolve())] = res
-    adaptive = {str(Path(n).parent.resolve()): _adaptive_entry(json.loads(Path(n).read_text(encoding="utf-8")))
-                for n in sorted(glob.glob(f"{root}/adaptive.json") + glob.glob(f"{root}/*/adaptive.json"))}  # fmt: skip
+    adaptive = {}
+    for n in sorted(glob.glob(f"{root}/adaptive.json") + glob.glob(f"{root}/*/adaptive.json")):
+        res = json.loads(Path(n).read_text(encoding="utf-8"))
+        if res.get("status", "ok") == "ok":  # a failed run (too many questions without reply) has no row
+            adaptive[str(Path(n).parent.resolve())] = _adaptive_entry(res)
     if not runs and not adaptive:
         raise ParameterError(
             f"out={str(root)!r} holds no results.json or adaptive.json of a finished run; allowed: a folder of evaluate.py runs"
@@ -311,11 +319,22 @@ def _adaptive_cell(t: dict | None) -> str:
     if not t:
         return "–"
     if t.get("bound") is not None:  # past the hardest level tested: a bound, not a number
-        return f"{t.get('bound_side') or '<'} {t['bound']:g} {t['unit']} ({t['n_trials']} trials)"
+        return f"{t.get('bound_side') or '<'} {t['bound']:g} {t['unit']} ({_cost(t)})"
     if t.get("threshold") is None:
-        return f"{t.get('message') or 'no threshold'} ({t.get('n_trials')} trials)"
+        return f"{t.get('message') or 'no threshold'} ({_cost(t)})"
     lo, hi = t["ci95"]
-    return f"{t['threshold']:.3g} {t['unit']} [{lo:.3g}, {hi:.3g}] ({t['n_trials']} trials)"
+    return f"{t['threshold']:.3g} {t['unit']} [{lo:.3g}, {hi:.3g}] ({_cost(t)})"
+
+
+def _cost(t: dict) -> str:
+    """What a threshold cost: answered trials, questions asked (with the unanswered ones), tokens if reported."""
+    out = f"{t.get('n_trials')} trials"
+    asked = (t.get("questions") or {}).get("asked")
+    if asked is not None:
+        out += f", {asked} questions"
+    if t.get("tokens"):
+        out += f", {t['tokens']['total_tokens']} tokens"
+    return out
 
 
 def _chance_rows(runs: dict[str, dict], tasks: list[str]) -> list[str]:

@@ -63,7 +63,7 @@ def _adaptive(cfg: EvalRunConfig, *, log=print) -> dict:
     """``mode=adaptive``: one QUEST+ track per task of ``cfg.tasks`` (items generated on the fly, stored in ``out``)."""
     from pathlib import Path
 
-    from .adapters import build_adapter
+    from .adapters import FatalModelError, build_adapter
     from .adaptive.session import build_task, run_adaptive
 
     tasks = [build_task(name) for name in cfg.tasks]
@@ -72,9 +72,21 @@ def _adaptive(cfg: EvalRunConfig, *, log=print) -> dict:
     from .leaderboard import update_adaptive
     from .session import _model_desc
 
-    results = run_adaptive(tasks, adapter, out=out, seed=cfg.eval.seed, settings=cfg.adaptive, extend=cfg.adaptive_extend,
-                           instruction=cfg.eval.instruction, keep_audio=cfg.eval.keep_audio, replay=cfg.replay,
-                           overwrite=cfg.overwrite, model=_model_desc(cfg), log=log)  # fmt: skip
+    try:
+        results = run_adaptive(tasks, adapter, out=out, seed=cfg.eval.seed if cfg.seed is None else cfg.seed, settings=cfg.adaptive,
+                               extend=cfg.adaptive_extend, instruction=cfg.eval.instruction,
+                               keep_audio=cfg.eval.keep_audio, replay=cfg.replay, overwrite=cfg.overwrite,
+                               model=_model_desc(cfg), max_error_rate=cfg.eval.max_error_rate, log=log)  # fmt: skip
+    except RunFailedError:
+        if leaderboard_path(cfg).exists():  # no row for a failed run (nor an older one of this out)
+            update_adaptive(leaderboard_path(cfg), out, None)
+        raise
+    except FatalModelError as exc:  # the model stopped answering: what was asked is kept
+        raise FatalModelError(f"{exc}; the questions so far are stored in {str(out / 'trials.jsonl')!r}: "
+                              "run the same command again to continue the tracks from them") from None  # fmt: skip
+    finally:
+        if adapter is not None:
+            adapter.close()
     if not cfg.replay:
         log(f"wrote {update_adaptive(leaderboard_path(cfg), out, results)}")
     return results

@@ -35,10 +35,12 @@ from functools import partial
 from itertools import tee
 from pathlib import Path
 
-from auralgen.core.errors import AuralgenError, ParameterError
+from auralgen.core.errors import ParameterError
 from auralgen.execution import Executor, SerialExecutor
+from auralgen.export.storage import is_url, local_dataset
 
 from .adapters import Adapter, FatalModelError, ModelError, build_adapter, check_model_config, strip_answer
+from .adapters.base import RUNTIME_MODEL_KEYS, RunFailedError
 from .cache import ReplyCache
 from .config import EvalRunConfig
 from .items import Item, clip_wavs, dataset_fingerprint, iter_items
@@ -60,10 +62,6 @@ ERROR_POLICY = {
 }
 
 
-class RunFailedError(AuralgenError):
-    """Too many questions got no reply (``eval.max_error_rate``): no score is published."""
-
-
 def leaderboard_path(cfg: EvalRunConfig) -> Path:
     """Where the leaderboard goes: ``leaderboard=PATH``, else ``<out>/leaderboard.md``."""
     return Path(cfg.leaderboard) if cfg.leaderboard else Path(cfg.out) / "leaderboard.md"
@@ -80,30 +78,12 @@ def presentations(item: Item, cfg: EvalRunConfig) -> list[Presentation]:
     return [present(item, r) for r in range(n_runs(item, rotations=s.rotations, reorder_runs=s.reorder_runs))]
 
 
-# model keys that change how replies are fetched, not what the model answers
-RUNTIME_MODEL_KEYS = (
-    "base_url",
-    "concurrency",
-    "timeout_s",
-    "max_retries",
-    "backoff_s",
-    "max_backoff_s",
-    "retry_budget_s",
-    "api_key_env",
-    "cwd",
-    "ray_address",
-    "replicas",
-    "num_cpus",
-    "num_gpus",
-)  # fmt: skip  (a served model is identified by its name, not by where it is served)
-
-
 def _fingerprint(cfg: EvalRunConfig, model_desc: dict) -> dict:
     """What the cached replies depend on; a run into an ``out`` with another fingerprint is refused."""
     s = cfg.eval
     return {
         "model": {k: v for k, v in model_desc.items() if k not in RUNTIME_MODEL_KEYS},
-        "data": str(Path(cfg.data).resolve()),
+        "data": cfg.data if is_url(cfg.data) else str(Path(cfg.data).resolve()),
         "split": cfg.split,
         "eval": {
             "rotations": s.rotations,
@@ -151,7 +131,8 @@ def evaluate(cfg: EvalRunConfig, *, executor: Executor | None = None, log=print)
     log : callable
         Progress lines.
     """
-    items = partial(iter_items, cfg.data, split=cfg.split, tasks=cfg.tasks, max_items=cfg.max_items)
+    data = local_dataset(cfg.data)  # a bucket's dataset: copied once into the local cache
+    items = partial(iter_items, data, split=cfg.split, tasks=cfg.tasks, max_items=cfg.max_items)
     n_items = sum(1 for _ in items())  # every item checked (audio decoded) before anything is written
     out = Path(cfg.out)
     model_desc, fp = _open_run(cfg, out)
@@ -405,7 +386,7 @@ def record(item: Item, p: Presentation, entry: dict, judge=None) -> dict:
 
 def build_results(records, cfg: EvalRunConfig, model_desc: dict, fp: dict, *, dataset_items: int) -> dict:
     s = cfg.eval
-    manifest = dataset_fingerprint(cfg.data)  # names every shard by its SHA-256
+    manifest = dataset_fingerprint(local_dataset(cfg.data))  # names every shard by its SHA-256
     ids = sorted({r["id"] for r in records})
     return {
         "model": {"label": model_desc["label"], "kind": model_desc["kind"], "config": model_desc},

@@ -44,12 +44,17 @@ def features_yaml() -> list[dict]:
     return out
 
 
-def split_sizes(out: Path, records) -> dict[str, dict[str, list[int]]]:
+def split_sizes(out: Path, records, opener=None) -> dict[str, dict[str, list[int]]]:
     """``[rows, bytes]`` per task and split. Bytes are the uncompressed data size from each shard's
-    parquet footer (what the Hub's ``num_bytes`` reports, within a few percent; no row is read)."""
+    parquet footer (what the Hub's ``num_bytes`` reports, within a few percent; no row is read).
+    ``opener(path)`` opens a shard (default: the file under ``out``)."""
     per: dict[str, dict[str, list[int]]] = {}
     for r in records:
-        meta = pq.ParquetFile(Path(out) / r["path"]).metadata
+        if opener is None:
+            meta = pq.ParquetFile(Path(out) / r["path"]).metadata
+        else:
+            with opener(r["path"]) as fh:
+                meta = pq.ParquetFile(fh).metadata
         size = per.setdefault(r["task"], {}).setdefault(r["split"], [0, 0])
         size[0] += r["rows"]
         size[1] += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
@@ -177,10 +182,11 @@ def body(run, tasks, sizes, report: dict | None = None, sources: dict | None = N
     return "\n".join(lines)
 
 
-def write_card(out: Path, run, tasks, records, report: dict | None = None, sources: dict | None = None) -> None:
+def write_card(out: Path, run, tasks, records, report: dict | None = None, sources: dict | None = None,
+               opener=None) -> None:  # fmt: skip
     """Write ``out/README.md``: the Hub YAML front matter (via ``huggingface_hub``) and the body
     (with ``report``, the run's validation report, its Validation table)."""
-    sizes = split_sizes(out, records)
+    sizes = split_sizes(out, records, opener)
     data = card_data(run, tasks, sizes)
     card = DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body(run, tasks, sizes, report, sources)}")
     card.save(Path(out) / "README.md")

@@ -42,16 +42,44 @@ def versions() -> dict[str, str]:
 def write_json(path: Path, data: Any) -> None:
     """Write ``data`` as sorted, indented JSON via a temporary file (never a half-written file); an
     interrupt (Ctrl-C) between writing and renaming removes the temporary file too."""
+    write_text(path, json.dumps(data, indent=2, sort_keys=True, default=list) + "\n")
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` via a temporary file, as :func:`write_json`."""
     tmp = path.with_name(path.name + ".tmp")
     try:
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=list) + "\n")
+        tmp.write_text(text)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
 
 
-def _recorded(prior: dict[str, Any]) -> set[str]:
+class JournalText:
+    """The journal's text, exactly as :func:`write_json` writes it, with each shard's record encoded
+    once: a run rewrites the journal after every shard, and encoding every record each time would make
+    a run of ``n`` shards cost ``n**2`` record encodings (minutes for a million items)."""
+
+    def __init__(self) -> None:
+        self._done: dict[str, tuple[Any, str]] = {}
+
+    def __call__(self, journal: dict[str, Any]) -> str:
+        parts = []
+        for path in sorted(journal["shards"]):
+            rec = journal["shards"][path]
+            hit = self._done.get(path)
+            if hit is None or hit[0] is not rec:
+                hit = (rec, json.dumps(rec, indent=2, sort_keys=True, default=list).replace("\n", "\n    "))
+                self._done[path] = hit
+            parts.append(f"    {json.dumps(path)}: {hit[1]}")
+        shards = "{\n" + ",\n".join(parts) + "\n  }" if parts else "{}"
+        marker = "\x00shards\x00"
+        head = json.dumps({**journal, "shards": marker}, indent=2, sort_keys=True, default=list)
+        return head.replace(json.dumps(marker), shards, 1) + "\n"
+
+
+def recorded(prior: dict[str, Any]) -> set[str]:
     """Paths (relative to ``out``) a previous auralgen run recorded as its own in its journal or manifest."""
     files = set(FIXED_FILES)
     files.update(p for p in prior.get("files") or () if isinstance(p, str))
@@ -148,18 +176,25 @@ def prepare_out(out_dir: str, fp: str, *, overwrite: bool) -> dict[str, Any]:
             f"out={out_dir!r} exists and is not an auralgen dataset (it holds {first!r}); allowed: an empty or new directory"
         )
     if overwrite:
-        recorded = _recorded(prior)
-        foreign = _foreign(out, recorded)
+        own = recorded(prior)
+        foreign = _foreign(out, own)
         if foreign:
             raise ParameterError(
                 f"out={out_dir!r} overwrite=true: it holds {foreign[0]!r}, which no auralgen run recorded ({len(foreign)} such entries); allowed: a directory holding only an auralgen dataset, or a new out"
             )
-        _remove_recorded(out, recorded)
+        _remove_recorded(out, own)
         return journal
     if prior.get("fingerprint") != fp:
         raise ParameterError(
             f"out={out_dir!r} holds a dataset made from another config; allowed: the same config (to resume), a new out directory, or overwrite=true"
         )
+    keep_prior(prior, journal)
+    return journal
+
+
+def keep_prior(prior: dict[str, Any], journal: dict[str, Any]) -> None:
+    """What a resumed run keeps of a previous run's journal or manifest ``prior``: its shard records
+    and a secret seed's commitment salt."""
     if isinstance(prior.get("shards"), dict):
         journal["shards"] = prior["shards"]
     elif isinstance(prior.get("shards"), list):  # a finished manifest: list of shard records
@@ -168,7 +203,6 @@ def prepare_out(out_dir: str, fp: str, *, overwrite: bool) -> dict[str, Any]:
     salt = prior.get("seed_salt") or (commitment.get("salt") if isinstance(commitment, dict) else None)
     if isinstance(salt, str):  # a secret seed's commitment salt: a resumed run keeps it
         journal["seed_salt"] = salt
-    return journal
 
 
 def is_done(out: Path, path: str, journal: dict[str, Any]) -> bool:

@@ -25,21 +25,14 @@ from auralgen import __version__
 from auralgen.config import RunConfig, build_tasks, config_record, fingerprint
 from auralgen.core.errors import EXIT_ENVIRONMENT, AuralgenError, ParameterError, environment_error
 from auralgen.execution import Executor, make_executor
-from auralgen.export.manifest import (
-    ERROR_LOG,
-    FIXED_FILES,
-    JOURNAL,
-    check_out_path,
-    is_done,
-    log_error,
-    out_lock,
-    prepare_out,
-    versions,
-    write_json,
-)
+from auralgen.export.manifest import ERROR_LOG, FIXED_FILES, JOURNAL, JournalText, check_out_path, log_error, versions
 from auralgen.export.parquet import ShardWriter
+from auralgen.export.storage import filesystem, is_url
+from auralgen.export.target import target
+from auralgen.export.webdataset import TarShardWriter, tar_name
 from auralgen.generation.item import ItemError, ItemSpec, Renderer
 from auralgen.generation.plan import ShardPlan, check_capacity, count_items, plan
+from auralgen.generation.summary import shard_levels
 from auralgen.tasks.base import Task
 
 MAX_AHEAD_PER_WORKER = 32  # rendered rows allowed to queue for the writer, per worker
@@ -99,7 +92,14 @@ def checked_plan(run_cfg: RunConfig, tasks: dict[str, Task]) -> list[ShardPlan]:
     check_capacity(run_cfg, tasks)
     count_items(run_cfg, tasks)
     shards = plan(run_cfg, tasks)
-    check_out_path(run_cfg.out, [sh.path for sh in shards])
+    if is_url(run_cfg.out):  # a bucket: its filesystem must be installed; paths have no length limit to check
+        filesystem(run_cfg.out)
+        if run_cfg.export.public:
+            raise ParameterError(
+                f"export.public=true with out={run_cfg.out!r}: the public export is written to local directories only; allowed: export.public=false, or a local out"
+            )
+    else:
+        check_out_path(run_cfg.out, [sh.path for sh in shards])
     return shards
 
 
@@ -113,24 +113,32 @@ def preflight(cfg) -> RunConfig:
     return run_cfg
 
 
-def _write_shard(out: Path, sh: ShardPlan, results, bar, seconds: dict[str, float]) -> dict[str, Any]:
-    """Write the rows of shard ``sh`` from ``results`` (in plan order); returns its journal record."""
-    writer, stats = None, []
+def _write_shard(out: Path, sh: ShardPlan, results, bar, seconds: dict[str, float], wds: bool) -> dict[str, Any]:
+    """Write the rows of shard ``sh`` from ``results`` (in plan order), and with ``wds`` its WebDataset
+    tar beside it; returns its journal record."""
+    writers, stats = [], []
     try:
-        writer = ShardWriter(out / sh.path)
+        writers.append(ShardWriter(out / sh.path))
+        if wds:
+            writers.append(TarShardWriter(out / tar_name(sh.path)))
         for _ in range(0, len(sh.items), BATCH):
             for res in next(results):
                 seconds[res["stat"]["task"]] += res["seconds"]
                 stats.append(res["stat"])
                 if res["row"] is not None:
-                    writer.add(res["row"])
+                    for w in writers:
+                        w.add(res["row"])
                 bar.update(1)
-        digest, rows = writer.close()
+        (digest, rows), *tar = [w.close() for w in writers]
     except BaseException:
-        if writer is not None:
-            writer.abort()
+        for w in writers:
+            w.abort()
         raise
-    return {"path": sh.path, "task": sh.task, "split": sh.split, "rows": rows, "sha256": digest, "items": stats}
+    record = {"path": sh.path, "task": sh.task, "split": sh.split, "rows": rows, "sha256": digest}
+    record["levels"] = shard_levels(stats)
+    if tar:
+        record["webdataset"] = {"path": tar_name(sh.path), "sha256": tar[0][0]}
+    return record
 
 
 def default_executor(run_cfg: RunConfig, n_items: int) -> Executor:
@@ -192,7 +200,7 @@ class Interrupts:
             yield batch
 
 
-def _render_shards(run_cfg: RunConfig, out: Path, todo: list[ShardPlan], journal: dict[str, Any], bar, seconds,
+def _render_shards(run_cfg: RunConfig, dest, todo: list[ShardPlan], journal: dict[str, Any], bar, seconds,
                    executor: Executor | None) -> None:  # fmt: skip
     """Render the pending shards through ``executor`` (default: :func:`default_executor`); rows are written in plan order and the journal updated after each shard."""
     global _WORKER
@@ -208,15 +216,20 @@ def _render_shards(run_cfg: RunConfig, out: Path, todo: list[ShardPlan], journal
     try:
         with Interrupts() as interrupts:
             results = interrupts.checked(results)
+            wds, journal_text = run_cfg.export.format == "parquet+webdataset", JournalText()
             for sh in todo:
-                journal["shards"][sh.path] = _write_shard(out, sh, results, bar, seconds)
+                rec = _write_shard(dest.dir, sh, results, bar, seconds, wds)
+                dest.publish(sh.path)
+                if wds:
+                    dest.publish(rec["webdataset"]["path"])
+                journal["shards"][sh.path] = rec
                 interrupts.check()
-                write_json(out / JOURNAL, journal)
+                dest.write_text(JOURNAL, journal_text(journal))
     except BaseException:
         try:
             executor.close(cancel=True)
         finally:  # no partial shard survives an interrupt, wherever it landed (the writer's own abort aside)
-            for tmp in out.rglob("*.parquet.tmp"):
+            for tmp in [*dest.dir.rglob("*.parquet.tmp"), *dest.dir.rglob("*.tar.tmp")]:
                 tmp.unlink(missing_ok=True)
         raise
     finally:
@@ -232,24 +245,31 @@ def run(run_cfg: RunConfig, *, executor: Executor | None = None, log=print) -> d
     A second run into the same ``out`` while this one is writing is refused (:func:`~auralgen.export.manifest.out_lock`)."""
     tasks = build_tasks(run_cfg)
     shards = checked_plan(run_cfg, tasks)
-    with out_lock(run_cfg.out):  # one run at a time per out directory
-        return _run_locked(run_cfg, tasks, shards, executor, log)
+    dest = target(run_cfg.out)
+    try:
+        with dest.lock():  # one run at a time per out directory or prefix
+            return _run_locked(run_cfg, dest, tasks, shards, executor, log)
+    finally:
+        dest.close()
 
 
-def _run_locked(run_cfg: RunConfig, tasks: dict[str, Task], shards: list[ShardPlan], executor, log) -> dict[str, Any]:
+def _run_locked(
+    run_cfg: RunConfig, dest, tasks: dict[str, Task], shards: list[ShardPlan], executor, log
+) -> dict[str, Any]:
     from tqdm import tqdm
 
     fp = fingerprint(run_cfg)
-    journal = prepare_out(run_cfg.out, fp, overwrite=run_cfg.overwrite)
-    out = Path(run_cfg.out)
-    out.mkdir(parents=True, exist_ok=True)
+    journal = dest.prepare(fp, overwrite=run_cfg.overwrite)
+    wds = run_cfg.export.format == "parquet+webdataset"
+    tars = {sh.path: (tar_name(sh.path),) if wds else () for sh in shards}
     # recorded before anything else is written: what overwrite=true may remove later
-    journal["files"] = sorted({sh.path for sh in shards} | set(FIXED_FILES) | set(_public_files(run_cfg, shards)))
+    own = {sh.path for sh in shards} | {t for ts in tars.values() for t in ts}
+    journal["files"] = sorted(own | set(FIXED_FILES) | set(_public_files(run_cfg, shards)))
     if run_cfg.seed_secret:  # the commitment's salt: drawn once, kept by a resumed run
         journal.setdefault("seed_salt", secrets.token_hex(16))
-    write_json(out / JOURNAL, journal)
+    dest.write_json(JOURNAL, journal)
 
-    todo = [sh for sh in shards if not is_done(out, sh.path, journal)]
+    todo = [sh for sh in shards if not dest.is_done(sh.path, journal, tars[sh.path])]
     n_todo = sum(len(sh.items) for sh in todo)
     if len(shards) > len(todo):
         log(f"resuming: {len(shards) - len(todo)} of {len(shards)} shards already complete")
@@ -257,10 +277,10 @@ def _run_locked(run_cfg: RunConfig, tasks: dict[str, Task], shards: list[ShardPl
     seconds: dict[str, float] = defaultdict(float)
     bar = tqdm(total=n_todo, unit="item", disable=not run_cfg.progress, file=sys.stderr, dynamic_ncols=True)
     try:
-        _render_shards(run_cfg, out, todo, journal, bar, seconds, executor)
+        _render_shards(run_cfg, dest, todo, journal, bar, seconds, executor)
     finally:
         bar.close()
-    return _finish(run_cfg, tasks, shards, journal, fp, seconds, time.perf_counter() - t0, n_todo, log)
+    return _finish(run_cfg, dest, tasks, shards, journal, fp, seconds, time.perf_counter() - t0, n_todo, log)
 
 
 def _public_files(run_cfg: RunConfig, shards: list[ShardPlan]) -> list[str]:
@@ -298,20 +318,20 @@ def source_record(source) -> dict[str, Any] | None:
     return {"kind": corpus.kind, "root": corpus.root, "files": corpus.card_rows(), "skipped": list(corpus.skipped)}
 
 
-def _finish(run_cfg, tasks, shards, journal, fp, seconds, wall, n_todo, log) -> dict[str, Any]:
+def _finish(run_cfg, dest, tasks, shards, journal, fp, seconds, wall, n_todo, log) -> dict[str, Any]:
     """Validation report, dataset card and manifest (written last: it marks a complete dataset)."""
     from auralgen.export.card import write_card
     from auralgen.generation.summary import summarise, summary_table
 
-    out = Path(run_cfg.out)
     records = [journal["shards"][sh.path] for sh in shards]
     report = summarise(records, tasks)
     empty = _empty_task(records)
     if empty is not None:  # no manifest: nothing marks the folder as a dataset
         log(summary_table(report, seconds, wall, n_todo))
         raise ParameterError(empty)
-    write_json(out / "validation_report.json", report)
-    write_card(out, run_cfg, tasks, records, report, source_record(run_cfg.audio.source))
+    dest.write_json("validation_report.json", report)
+    write_card(dest.dir, run_cfg, tasks, records, report, source_record(run_cfg.audio.source), opener=dest.open)
+    dest.publish("README.md")
     manifest = {
         "fingerprint": fp,
         "generator_version": __version__,
@@ -323,14 +343,16 @@ def _finish(run_cfg, tasks, shards, journal, fp, seconds, wall, n_todo, log) -> 
         "shards": [{k: r[k] for k in ("path", "task", "split", "rows", "sha256")} for r in records],
         "items": report["totals"],
     }
+    if any("webdataset" in r for r in records):
+        manifest["webdataset"] = [{**r["webdataset"], "rows": r["rows"]} for r in records]
     if run_cfg.export.public:
         from auralgen.export.public import write_public
 
-        manifest["public"] = write_public(out, [r["path"] for r in records], run_cfg.export.pretty_name)
-    write_json(out / "manifest.json", manifest)
-    (out / ERROR_LOG).unlink(missing_ok=True)
+        manifest["public"] = write_public(dest.dir, [r["path"] for r in records], run_cfg.export.pretty_name)
+    dest.write_json("manifest.json", manifest)
+    dest.remove(ERROR_LOG)
     log(summary_table(report, seconds, wall, n_todo))
-    log(f"wrote {sum(r['rows'] for r in records)} items in {len(records)} shards to {out}")
+    log(f"wrote {sum(r['rows'] for r in records)} items in {len(records)} shards to {dest.where()}")
     return manifest
 
 

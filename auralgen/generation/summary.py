@@ -6,27 +6,48 @@ from collections import defaultdict
 from typing import Any
 
 
+def shard_levels(stats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The per-item stats of one shard, aggregated per task, split and level: what the journal keeps of a
+    finished shard (a few records per shard, not one per item, so the journal of a million-item run
+    stays small and its rewrite after every shard cheap). :func:`summarise` adds these up."""
+    rows: dict[tuple, dict[str, Any]] = {}
+    for st in stats:
+        key = (st["task"], st["split"], st["level"])
+        r = rows.setdefault(key, {"task": st["task"], "split": st["split"], "level": st["level"],
+                                  "level_value": st["level_value"], "items": 0, "passed": 0, "resampled": 0,
+                                  "dropped": 0, "worst_error": 0.0, "drop_reasons": {}, "redraws": {}})  # fmt: skip
+        r["items"] += 1
+        r["resampled"] += st["resampled"]
+        for check, n in st.get("redraws", {}).items():  # a journal from before 0.2.0 has none
+            r["redraws"][check] = r["redraws"].get(check, 0) + n
+        if st["dropped"]:
+            r["dropped"] += 1
+            why = st["dropped"][:120]
+            r["drop_reasons"][why] = r["drop_reasons"].get(why, 0) + 1
+        else:
+            r["passed"] += 1
+        r["worst_error"] = max(r["worst_error"], st["worst_error"])
+    return list(rows.values())
+
+
 def summarise(records: list[dict[str, Any]], tasks) -> dict[str, Any]:
-    """Aggregate per-item stats of all shards into the validation report."""
+    """Aggregate the per-level stats of all shards (:func:`shard_levels`; a journal written before them
+    holds per-item ``items``) into the validation report."""
     rows: dict[tuple, dict[str, Any]] = {}
     reasons: dict[str, int] = defaultdict(int)
     redraws: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for rec in records:
-        for st in rec["items"]:
-            key = (st["task"], st["split"], st["level"])
-            r = rows.setdefault(key, {"task": st["task"], "split": st["split"], "level": st["level"],
-                                      "level_value": st["level_value"], "items": 0, "passed": 0, "resampled": 0,
-                                      "dropped": 0, "worst_error": 0.0})  # fmt: skip
-            r["items"] += 1
-            r["resampled"] += st["resampled"]
-            for check, n in st.get("redraws", {}).items():  # a journal from before 0.2.0 has none
-                redraws[st["task"]][check] += n
-            if st["dropped"]:
-                r["dropped"] += 1
-                reasons[f"{st['task']}: {st['dropped'][:120]}"] += 1
-            else:
-                r["passed"] += 1
-            r["worst_error"] = max(r["worst_error"], st["worst_error"])
+        for part in rec["levels"] if "levels" in rec else shard_levels(rec["items"]):
+            key = (part["task"], part["split"], part["level"])
+            r = rows.setdefault(key, {k: part[k] for k in ("task", "split", "level", "level_value")}
+                                | {"items": 0, "passed": 0, "resampled": 0, "dropped": 0, "worst_error": 0.0})  # fmt: skip
+            for k in ("items", "passed", "resampled", "dropped"):
+                r[k] += part[k]
+            r["worst_error"] = max(r["worst_error"], part["worst_error"])
+            for check, n in part["redraws"].items():
+                redraws[part["task"]][check] += n
+            for why, n in part["drop_reasons"].items():
+                reasons[f"{part['task']}: {why}"] += n
     levels = sorted(rows.values(), key=lambda r: (r["task"], r["split"], r["level"]))
     for r in levels:
         task = tasks.get(r["task"])

@@ -30,6 +30,7 @@ from typing import Any
 
 import yaml
 
+from auralgen.core.constants import PLAYBACK_SAMPLE_RATES
 from auralgen.core.errors import ParameterError
 from auralgen.evaluation.adaptive import QuestSettings
 
@@ -152,7 +153,8 @@ def _audio(node: Any) -> AudioFormat:
     _need(isinstance(node, dict), f"audio={node!r}; allowed: a mapping")
     _known(node, AudioFormat, "audio")
     a = AudioFormat(**node)
-    _need(a.sample_rate in (44100, 48000, 96000), f"audio.sample_rate={a.sample_rate!r}; allowed: 44100, 48000, 96000")
+    rates = ", ".join(map(str, PLAYBACK_SAMPLE_RATES))
+    _need(a.sample_rate in PLAYBACK_SAMPLE_RATES, f"audio.sample_rate={a.sample_rate!r}; allowed: {rates}")
     _need(math.isfinite(a.length_s) and 1.0 <= a.length_s <= 30.0, f"audio.length_s={a.length_s!r}; allowed: 1 .. 30")
     _need(0.0 <= a.gap_s <= 2.0, f"audio.gap_s={a.gap_s!r}; allowed: 0 .. 2")
     _need(a.channels == 2, f"audio.channels={a.channels!r}; allowed: 2 (headphones; mono items play on both ears)")

@@ -24,7 +24,7 @@ def test_unknown_command_is_refused_in_one_line(capsys):
     assert main(["bogus"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"error: command='bogus' is unknown; allowed: {', '.join(COMMANDS)}"
-    assert sorted(COMMANDS) == ["audit", "evaluate", "generate"]
+    assert sorted(COMMANDS) == ["audit", "evaluate", "generate", "listen"]
 
 
 def test_no_command_prints_usage_and_exits_2(capsys):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -154,7 +156,7 @@ def test_design_bound_finds_the_best_allocation_and_orders_the_settings():
 def test_adaptive_needs_fewer_trials_than_the_grid_on_a_few_runs():
     """Fast form of the slow test below. A run stops near 40-50 trials or runs to the 80-trial budget,
     so the median of a few runs jumps between the two; the mean of 12 runs is steadier. Asserts 2x
-    (measured 4.9x here); the slow test and bench_adaptive's 200 runs per setting hold the 3x claim."""
+    (measured 4.9x here); the slow test and bench_adaptive's 200 runs per setting hold the goal (90 % of the design bound)."""
     obs = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
     adaptive = adaptive_runs(obs, QuestSettings(), n_runs=12, seed=1)
     grid = [grid_runs(obs, (50, 100, 200, 400, 1200), n, n_runs=8, max_lapse=0.06, n_boot=50) for n in (16, 32)]
@@ -163,12 +165,16 @@ def test_adaptive_needs_fewer_trials_than_the_grid_on_a_few_runs():
 
 
 @pytest.mark.slow
-def test_adaptive_needs_at_least_three_times_fewer_trials_than_the_grid():
+def test_adaptive_reaches_nine_tenths_of_the_design_bound():
+    """The goal is stated against the ceiling (design_bound, lapse free for this observer, where free and
+    known agree): the trials factor is at least 90 % of it (bench_adaptive: 200 runs per setting)."""
     obs = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
     adaptive = adaptive_runs(obs, QuestSettings(), n_runs=8, seed=1)
-    grid = [grid_runs(obs, (50, 100, 200, 400, 1200), n, n_runs=8, max_lapse=0.05, n_boot=50) for n in (16, 32)]
+    grid = [grid_runs(obs, (50, 100, 200, 400, 1200), n, n_runs=8, max_lapse=0.06, n_boot=50) for n in (16, 32)]
     ratio = trials_ratio(adaptive, grid)
-    assert ratio["factor"] >= 3.0, (adaptive, grid, ratio)
+    stimuli = [PITCH.to_value(u) for u in PITCH.axis(41)]
+    bound = design_bound(obs, (50, 100, 200, 400, 1200), stimuli)["factor"]
+    assert ratio["factor"] >= 0.9 * bound, (adaptive, grid, ratio, bound)
 
 
 def test_real_trials_are_recorded_and_a_replay_gives_the_same_sequence(tmp_path):
@@ -247,3 +253,167 @@ def test_the_audiogram_runs_one_track_per_frequency_and_reports_a_bound_below_it
         assert t["threshold"] is None and t["bound"] == -10.0 and t["message"].startswith("below -10 dB HL")
         assert {r["params"]["freq_hz"] for r in rows if r["track"] == name} == {freq}
         assert t["human_jnd"] == 0.0 and t["human_jnd_unit"] == "dB HL"
+
+
+def _listener(tmp_path, *flags: str, **cfg):
+    """tests/support/flaky_listener.py (the noisy pitch listener of examples/, sigma 20 cents: threshold
+    about 33.5 cents) behind the real command adapter, failing as ``flags`` say."""
+    from tests.support.builders import ROOT
+
+    cmd = f"{sys.executable} {ROOT / 'tests' / 'support' / 'flaky_listener.py'} --sigma 20 {' '.join(flags)}"
+    return build_adapter({"kind": "command", "cmd": cmd, **cfg}, workdir=tmp_path, logdir=tmp_path)
+
+
+def test_model_errors_are_asked_again_and_never_scored_wrong(tmp_path):
+    """A model declining every 3rd request: the declined questions are counted and asked again (a new item
+    at the value the posterior still wants), and the threshold is the healthy model's within its interval."""
+    task = build_task("pitch_relative")
+    found = {}
+    for name, flags in (("healthy", ()), ("flaky", ("--fail-every 3",))):
+        adapter = _listener(tmp_path, *flags)
+        try:
+            res = run_adaptive([task], adapter, out=tmp_path / name, log=lambda s: None)
+        finally:
+            adapter.close()
+        found[name] = res["tracks"]["pitch_relative"]
+        assert res["status"] == "ok"
+    healthy, flaky = found["healthy"], found["flaky"]
+    q = flaky["questions"]
+    assert q["error"] == q["asked"] // 3 and q["answered"] == q["asked"] - q["error"] == flaky["n_trials"]
+    assert len(flaky["levels"]) == flaky["n_trials"] and healthy["questions"]["error"] == 0
+    assert flaky["ci95"][0] <= healthy["threshold"] <= flaky["ci95"][1], (healthy, flaky)
+    for t in found.values():  # the listener's 75 % point: about 1.674 sigma
+        assert t["ci95"][0] <= 1.674 * 20 <= t["ci95"][1]
+    rows = [json.loads(s) for s in (tmp_path / "flaky" / "trials.jsonl").read_text().splitlines()]
+    errors = [k for k, r in enumerate(rows) if r["outcome"] == "error"]
+    assert errors[:3] == [2, 5, 8] and all(rows[k]["reply"] is None for k in errors)
+    # asked again at the same value (the posterior did not move), as a new item
+    assert all(rows[k + 1]["level_value"] == rows[k]["level_value"] for k in errors if k + 1 < len(rows))
+    assert all(rows[k + 1]["id"] != rows[k]["id"] for k in errors if k + 1 < len(rows))
+
+
+def test_a_timeout_is_not_an_answer(tmp_path):
+    """model=openai against a real HTTP server on 127.0.0.1 that answers every 2nd request after the
+    adapter's 0.5 s deadline: no reply, counted, asked again; the answers alone reach the posterior."""
+    from itertools import count
+
+    from tests.support.chat_server import ChatServer
+
+    calls = count(1)
+
+    def reply(text: str) -> str:
+        if next(calls) % 2 == 0:
+            time.sleep(1.0)
+        return "Answer: A"
+
+    with ChatServer(reply=reply) as srv:
+        adapter = build_adapter({"kind": "openai", "base_url": srv.base_url, "name": "m", "timeout_s": 0.5,
+                                 "max_retries": 0}, workdir=tmp_path)  # fmt: skip
+        try:
+            res = run_adaptive([build_task("pitch_relative")], adapter, out=tmp_path,
+                               settings=QuestSettings(max_trials=4, min_trials=4), log=lambda s: None)  # fmt: skip
+        finally:
+            adapter.close()
+    t = res["tracks"]["pitch_relative"]
+    assert t["n_trials"] == 4 and t["questions"] == {"asked": 7, "answered": 4, "error": 3, "unanswered": 0}
+    rows = [json.loads(s) for s in (tmp_path / "trials.jsonl").read_text().splitlines()]
+    assert [r["outcome"] for r in rows][:2] == ["correct" if rows[0]["truth"] == 0 else "wrong", "error"]
+    assert "no complete reply within 0.5 s" in rows[1]["error"] and rows[1]["correct"] is False
+
+
+def test_a_model_that_never_answers_fails_the_run(tmp_path):
+    from auralgen.evaluation.session import RunFailedError
+
+    adapter = _listener(tmp_path, "--fail-all")
+    try:
+        with pytest.raises(RunFailedError, match=r"^12 of 12 questions got no reply \(error rate 1.00 > "):
+            run_adaptive([build_task("pitch_relative")], adapter, out=tmp_path, log=lambda s: None)
+    finally:
+        adapter.close()
+    res = json.loads((tmp_path / "adaptive.json").read_text())
+    t = res["tracks"]["pitch_relative"]
+    assert res["status"] == "failed" and t["threshold"] is None and t["stopped"] == "errors"
+    assert t["reason"] == "no threshold: 12 of 12 questions got no reply (errors)" and t["n_trials"] == 0
+
+
+def test_a_run_cut_mid_line_continues_byte_identical_and_overwrite_starts_afresh(tmp_path):
+    """A process killed while writing a line: the rerun drops the cut line, asks that question again and
+    ends with the uninterrupted run's bytes; another seed into the same out is refused; overwrite=True
+    starts afresh."""
+    task, settings = build_task("pitch_relative"), QuestSettings(max_trials=12)
+    adapter = build_adapter({"kind": "dsp"}, workdir=tmp_path)
+    run_adaptive([task], adapter, out=tmp_path / "whole", settings=settings, log=lambda s: None)
+    ref = (tmp_path / "whole" / "trials.jsonl").read_bytes()
+    lines = ref.splitlines(keepends=True)
+    (tmp_path / "cut").mkdir()
+    (tmp_path / "cut" / "adaptive_run.json").write_bytes((tmp_path / "whole" / "adaptive_run.json").read_bytes())
+    (tmp_path / "cut" / "trials.jsonl").write_bytes(b"".join(lines[:5]) + lines[5][:40])
+    logs = []
+    run_adaptive([task], adapter, out=tmp_path / "cut", settings=settings, log=logs.append)
+    assert logs[0] == f"continuing the tracks from the 5 questions stored in {str(tmp_path / 'cut' / 'trials.jsonl')!r}"
+    assert (tmp_path / "cut" / "trials.jsonl").read_bytes() == ref
+    with pytest.raises(ParameterError, match=r"holds trials of another run \(seed was 0, now 1\); allowed: the same"):
+        run_adaptive([task], adapter, out=tmp_path / "cut", settings=settings, seed=1, log=logs.append)
+    logs.clear()
+    run_adaptive([task], adapter, out=tmp_path / "cut", settings=settings, seed=1, overwrite=True, log=logs.append)
+    assert not any(s.startswith("continuing") for s in logs)
+    assert (tmp_path / "cut" / "trials.jsonl").read_bytes() != ref  # another seed: other items, asked afresh
+
+
+def _failing(kind: str, rate: float = 0.1, seed: int = 0):
+    from auralgen.evaluation.adaptive.observers import FailingObserver
+
+    return FailingObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.0 if kind == "drift" else 0.02, chance=1 / 3,
+                           kind=kind, rate=rate, seed=seed)  # fmt: skip
+
+
+def _one_track(obs):
+    from auralgen.evaluation.adaptive.session import Budget, track_summary
+
+    return track_summary(run_track("sim", QuestPlusProcedure(PITCH, chance=1 / 3), obs.respond,
+                                   budget=Budget.of(QuestSettings())))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "kind, rate, reason",
+    [
+        ("same", 0.1, "no threshold within the tested range; the model answered 'the same' in 100 % of 80 answers"),
+        ("first", 0.1, "no threshold within the tested range; the model chose option A (position 1) in 100 % of 80 answers"),
+    ],
+)  # fmt: skip
+def test_an_observer_with_a_fixed_answer_gets_no_threshold_and_the_reason(kind, rate, reason):
+    t = _one_track(_failing(kind, rate, seed=1))
+    assert t["threshold"] is None and t["reason"] == reason
+
+
+def test_refusals_are_asked_again_and_leave_the_threshold_where_it_is():
+    """20 % of replies name no option: counted as unanswered and asked again; the threshold stays within
+    its interval of the truth (scored wrong, they would be a lapse of 0.2, beyond the lapse grid's 0.06,
+    and move the 75 % point far up)."""
+    t = _one_track(_failing("refuse", 0.2, seed=2))
+    q = t["questions"]
+    assert 0.12 < q["unanswered"] / q["asked"] < 0.28 and q["answered"] == t["n_trials"] == len(t["levels"])
+    assert t["ci95"][0] <= 150.0 <= t["ci95"][1] and t["lapse_mean"] < 0.05
+
+
+def test_position_bias_and_a_drifting_lapse_keep_the_threshold():
+    """A position-biased guesser (the first option when it does not hear) has the accuracy of a fair one
+    under the rotation of options: covered, its choices lean to A; a lapse drifting 0 -> 0.08 over the
+    session: its criterion point at the mean lapse is covered."""
+    pos = _one_track(_failing("position", seed=3))
+    assert pos["ci95"][0] <= 150.0 <= pos["ci95"][1]
+    assert pos["answer_bias"]["position"] == 0 and pos["answer_bias"]["position_share"] > 0.4
+    obs = _failing("drift", 0.08, seed=3)
+    assert obs.true_threshold == pytest.approx(158.4, abs=0.1)
+    drift = _one_track(obs)
+    assert drift["ci95"][0] <= obs.true_threshold <= drift["ci95"][1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind, rate", [("refuse", 0.05), ("refuse", 0.2), ("same", 0.1), ("first", 0.1),
+                                        ("position", 0.1), ("drift", 0.08)])  # fmt: skip
+def test_coverage_on_observers_that_fail_like_models(kind, rate):
+    # 20 runs: >= 16 covered is the binomial-tolerance bound of 90 % (see the healthy observer's test);
+    # for "same" and "first" a run is covered when it reports no threshold
+    summary = adaptive_runs(_failing(kind, rate), QuestSettings(), n_runs=20, seed=11)
+    assert summary["n_covered"] >= 16, summary

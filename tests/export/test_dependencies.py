@@ -41,6 +41,7 @@ LAZY_EXTRAS = {
     "hf": {"datasets": {"auralgen/sounds/corpus.py"}},  # source=hf: a save_to_disk folder
     "soundfont": {"fluidsynth": {"auralgen/sounds/soundfont.py"}},  # source=soundfont: FluidSynth
     "listen": {"starlette": {"auralgen/listen/app.py"}, "uvicorn": {"auralgen/listen/app.py"}},  # auralgen listen
+    "s3": {"fsspec": {"auralgen/export/storage.py"}},  # out=<url> / data=<url>: object storage
 }
 # modules that belong to an optional extra as a whole: they import it at module level, and every other
 # module imports them inside a function only (so `import auralgen` and its other commands run without it)

@@ -14,7 +14,8 @@ Whole-server modes (every request): ``status`` answers that HTTP status with an 
 ``--limit-mm-per-prompt``); ``echo_auth`` puts the request's ``Authorization`` header into
 the reply text; ``drip_s`` sends the whole response (status line, headers, body) one byte
 every ``drip_s`` seconds, from request number ``drip_from`` on (0 = every request);
-``dripping`` counts the responses being dripped.
+``dripping`` counts the responses being dripped. A reply carries ``usage`` as a server's would (words of the
+request's text plus 100 per clip as prompt tokens, words of the reply as completion tokens).
 
 It measures what a client does: requests, in-flight maximum and time-weighted mean, the
 ``Authorization`` headers seen.
@@ -91,6 +92,7 @@ class ChatServer:
         self.paths: set[str] = set()
         self.statuses: Counter = Counter()
         self.n_requests = 0
+        self.total_tokens = 0  # the usage.total_tokens of every reply sent
         self.in_flight = 0
         self.max_in_flight = 0
         self._area = 0.0
@@ -205,7 +207,15 @@ class ChatServer:
             "created": int(time.time()),
             "model": req["model"],
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            # as servers count: words stand in for tokens, 100 per clip
+            "usage": {
+                "prompt_tokens": len(text.split()) + 100 * n_audio,
+                "completion_tokens": len(content.split()),
+                "total_tokens": len(text.split()) + 100 * n_audio + len(content.split()),
+            },
         }
+        with self.lock:
+            self.total_tokens += out["usage"]["total_tokens"]
         return 200, {}, json.dumps(out).encode()
 
 

@@ -49,6 +49,7 @@ __all__ = [
     "ADAPTERS",
     "Adapter",
     "FatalModelError",
+    "RunFailedError",
     "ModelError",
     "build_adapter",
     "audio_paths",
@@ -65,6 +66,28 @@ class ModelError(AuralgenError):
 
 class FatalModelError(AuralgenError):
     """The model cannot answer at all; the run stops."""
+
+
+class RunFailedError(AuralgenError):
+    """Too many questions got no reply (``eval.max_error_rate``): no score is published."""
+
+
+# model keys that change how replies are fetched, not what the model answers
+RUNTIME_MODEL_KEYS = (
+    "base_url",
+    "concurrency",
+    "timeout_s",
+    "max_retries",
+    "backoff_s",
+    "max_backoff_s",
+    "retry_budget_s",
+    "api_key_env",
+    "cwd",
+    "ray_address",
+    "replicas",
+    "num_cpus",
+    "num_gpus",
+)  # fmt: skip  (a served model is identified by its name, not by where it is served)
 
 
 # the baselines share one module; every other module of this package is the adapter of its name
@@ -142,6 +165,11 @@ class Adapter:
     def late_errors(self) -> dict[str, str]:
         """``{unique_id: reason}`` of replies already returned that turned out invalid (e.g. answered twice)."""
         return {}
+
+    def take_usage(self) -> dict | None:
+        """The tokens the server reported since the last call (``prompt_tokens``, ``completion_tokens``,
+        ``total_tokens``, summed), then forgets them; None when the model reports none."""
+        return None
 
     def protocol_report(self) -> dict:
         """Counts of what the model sent besides its replies (written to ``results.json``)."""

@@ -194,6 +194,7 @@ class OpenAIAdapter(Adapter):
         self.n_requests = 0
         self.n_retries = 0
         self._count_lock = threading.Lock()
+        self._usage: dict[str, int] | None = None  # tokens reported since take_usage()
 
     def _authorization(self) -> str | None:
         """``Authorization`` header value: the key as Bearer, else the URL's user info as Basic."""
@@ -327,7 +328,29 @@ class OpenAIAdapter(Adapter):
                 allowed = FATAL_STATUS.get(status, "a URL that answers without redirection")
                 raise FatalModelError(self._scrub(f"{msg} (model.name={self.cfg.name!r}); allowed: {allowed}"))
             raise ModelError(self._scrub(f"{msg} (this request was rejected; not retried)"))
-        return self._scrub(_content(raw))
+        content = self._scrub(_content(raw))
+        self._add_usage(raw)
+        return content
+
+    def _add_usage(self, raw: bytes) -> None:
+        """Add the body's ``usage`` (prompt, completion, total tokens) to the tokens not yet taken."""
+        try:
+            usage = json.loads(raw).get("usage") or {}
+        except (ValueError, AttributeError):
+            return
+        keys = ("prompt_tokens", "completion_tokens", "total_tokens")
+        counts = {k: usage[k] for k in keys if isinstance(usage.get(k), int) and not isinstance(usage.get(k), bool)}
+        if not counts:
+            return
+        with self._count_lock:
+            self._usage = self._usage or dict.fromkeys(keys, 0)
+            for k, v in counts.items():
+                self._usage[k] += v
+
+    def take_usage(self) -> dict | None:
+        with self._count_lock:
+            usage, self._usage = self._usage, None
+        return usage
 
     # -- retries ----------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from auralgen.core.errors import ParameterError
 from ..adapters.base import Adapter, letter
 from .domain import LevelDomain
 
-__all__ = ["FlipAdapter", "SimulatedObserver"]
+__all__ = ["FAILURES", "FailingObserver", "FlipAdapter", "SimulatedObserver"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,76 @@ class SimulatedObserver:
         return {"trial": trial, "level_value": float(value), "correct": bool(u < self.p_correct(value))}
 
 
+FAILURES = ("refuse", "same", "first", "position", "drift")
+
+
+@dataclass(frozen=True)
+class FailingObserver(SimulatedObserver):
+    """A :class:`SimulatedObserver` that fails the way audio-language models do (``kind``):
+
+    ``refuse``    with probability ``rate`` the reply names no option (a refusal, an unparseable reply);
+    ``same``      always answers "the same", never right on an adaptive track (every value differs);
+    ``first``     always chooses the first option shown (right when the answer is shown first: 1 in n);
+    ``position``  hears as the observer does, and when it does not, picks the first option instead of
+                  guessing (the accuracy is unchanged under the rotation of options; the choices lean);
+    ``drift``     its lapse rate drifts linearly from ``lapse`` to ``rate`` over ``span`` trials (the
+                  Weibull position stays; :attr:`true_threshold` is the criterion point at the mean lapse).
+
+    Each record carries ``outcome`` and the choice (``choice_position``, ``choice_text``); options are
+    ``round(1 / chance)`` with the answer's position drawn per trial.
+    """
+
+    kind: str = "refuse"
+    rate: float = 0.1
+    span: int = 80
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.kind not in FAILURES:
+            raise ParameterError(f"observer kind={self.kind!r} is unknown; allowed: {', '.join(FAILURES)}")
+        if not 0.0 <= self.rate < 1.0 - self.criterion:
+            raise ParameterError(f"observer rate={self.rate!r}; allowed: 0 <= rate < 1 - criterion")
+
+    @property
+    def true_threshold(self) -> float:
+        """The threshold a track should find: ``inf`` for ``same`` and ``first`` (none), the criterion point
+        at the session's mean lapse for ``drift``, else :attr:`threshold`."""
+        if self.kind in ("same", "first"):
+            return math.inf
+        if self.kind != "drift":
+            return self.threshold
+        lapse = (self.lapse + self.rate) / 2.0
+        q = (1.0 - lapse - self.criterion) / (1.0 - self.chance - lapse)
+        return float(self.domain.to_value(self.scale_axis + math.log10(-math.log(q)) / self.slope))
+
+    def _p_at(self, trial: int, value: float) -> float:
+        if self.kind != "drift":
+            return self.p_correct(value)
+        lapse = self.lapse + (self.rate - self.lapse) * min(trial / max(self.span, 1), 1.0)
+        f = 1.0 - math.exp(-(10.0 ** (self.slope * (self.domain.to_axis(value) - self.scale_axis))))
+        return self.chance + (1.0 - self.chance - lapse) * f
+
+    def respond(self, trial: int, value: float) -> dict:
+        rng = np.random.default_rng([self.seed, trial, 1])
+        n = max(2, round(1.0 / self.chance)) if self.chance > 0 else 2
+        truth = int(rng.integers(n))
+        rec = {"trial": trial, "level_value": float(value)}
+        if self.kind == "refuse" and rng.random() < self.rate:
+            return {**rec, "correct": False, "outcome": "unanswered"}
+        if self.kind == "same":
+            pick, text = (truth + 1) % n, "the same"  # never the answer: every value on the track differs
+        elif self.kind == "first":
+            pick, text = 0, None
+        else:
+            p = self._p_at(trial, value)
+            heard = rng.random() < (p - self.chance) / (1.0 - self.chance)  # else a guess
+            guess = 0 if self.kind == "position" else int(rng.integers(n))
+            pick, text = (truth if heard else guess), None
+        ok = pick == truth
+        return {**rec, "correct": ok, "outcome": "correct" if ok else "wrong", "choice_position": pick,
+                "choice_text": text}  # fmt: skip
+
+
 class FlipAdapter(Adapter):
     """``inner``'s reply, replaced with probability ``flip`` by a letter drawn uniformly among the
     options; the draws depend on ``(seed, unique_id)``."""
@@ -96,6 +166,9 @@ class FlipAdapter(Adapter):
 
     async def agenerate(self, msg):
         return self._guess(msg) or await self.inner.agenerate(msg)
+
+    def take_usage(self) -> dict | None:
+        return self.inner.take_usage()
 
     def describe(self) -> dict:
         return dict(self.cfg)

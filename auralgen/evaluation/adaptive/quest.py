@@ -62,6 +62,7 @@ class QuestSettings:
     ci_width: float = 10.0  # lin domain (the audiogram, dB HL): stop when high - low is at most this; 0 = budget only
     min_trials: int = 12
     max_trials: int = 80
+    max_questions: int = 0  # the whole run (every track, answered or not): stop asking after this many; 0 = no cap
 
     def check(self, key: str = "adaptive") -> None:
         """Refuse a setting out of range (one line naming it and what is allowed)."""
@@ -74,6 +75,7 @@ class QuestSettings:
             (0 < self.criterion < 1, f"{key}.criterion={self.criterion!r}; allowed: 0 < criterion < 1"),
             (self.ci_ratio > 1, f"{key}.ci_ratio={self.ci_ratio!r}; allowed: > 1"),
             (self.ci_width >= 0, f"{key}.ci_width={self.ci_width!r}; allowed: >= 0"),
+            (self.max_questions >= 0, f"{key}.max_questions={self.max_questions!r}; allowed: 0 (no cap) or >= 1"),
             (1 <= self.min_trials <= self.max_trials, f"{key}.min_trials={self.min_trials!r}, max_trials={self.max_trials!r}; allowed: 1 <= min_trials <= max_trials"),
         ]  # fmt: skip
         for ok, message in rules:

@@ -12,6 +12,19 @@ the regenerated item is the one asked), or a
 audiogram one per frequency, :meth:`~auralgen.tasks.base.Task.adaptive_tracks`): it writes every
 trial to ``<out>/trials.jsonl`` as it is asked and the thresholds, each beside the published human
 JND of its attribute (:mod:`.jnd`), to ``<out>/adaptive.json``.
+
+A question without an answer -- no reply (a model error, a refusal by error, a timeout) or a reply
+naming no single option -- is counted and asked again (a new item at the value the posterior still
+wants), never fed to the posterior as wrong (:class:`Budget` bounds how often); a run whose questions
+got no reply more often than ``max_error_rate`` fails (:func:`run_failure`), as in grid mode.
+
+A run interrupted (Ctrl-C, a crash, a killed process) continues when started again with the same
+settings into the same ``out``: the questions stored in ``trials.jsonl`` are taken from there (each
+item regenerated and checked against its record), so the posterior and the next value are those of
+an uninterrupted run, and ``trials.jsonl`` ends byte-identical to it (a line cut by a kill is dropped
+and asked again). ``<out>/adaptive_run.json`` records what the trials depend on (tasks, seed,
+settings, model); a run with other values into the same ``out`` is refused. ``overwrite=True`` starts
+afresh.
 ``replay=True`` asks nothing: the replies come from ``<out>/trials.jsonl`` and the run must
 reproduce the same sequence of values (a :class:`ParameterError` names the first trial that
 differs), so the thresholds can be recomputed with no model.
@@ -20,6 +33,9 @@ differs), so the thresholds can be recomputed with no model.
 from __future__ import annotations
 
 import json
+import math
+import os
+import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -34,62 +50,131 @@ from .jnd import human_jnd
 from .quest import QuestPlusProcedure, QuestSettings
 from .trials import TrialAsker, make_trial_item, read_trials, trial_presentation, trial_record
 
-__all__ = ["ItemResponder", "TrackResult", "run_adaptive", "run_interleaved", "run_track", "track_summary"]
+__all__ = [
+    "Budget", "ItemResponder", "TrackResult", "outcome", "run_adaptive", "run_failure", "run_interleaved", "run_track",
+    "track_summary",
+]  # fmt: skip
+
+
+ANSWERS = ("correct", "wrong")  # the outcomes that reach the posterior
+
+
+def outcome(rec: dict) -> str:
+    """A record's outcome: ``correct``, ``wrong``, ``error`` or ``unanswered`` (see :func:`.trials.trial_outcome`);
+    a record without one (a simulated observer's) is an answer."""
+    return rec.get("outcome") or ("correct" if rec["correct"] else "wrong")
+
+
+@dataclass(frozen=True)
+class Budget:
+    """When a track stops asking for want of answers, and how many questions a whole run may ask.
+
+    A question that got no answer (``error``: no reply, a refusal by error, a timeout; ``unanswered``:
+    a reply naming no single option) is not fed to the posterior: the track asks again at the value
+    the posterior still wants (a new item), until it has ``errors`` errors or ``unanswered`` unanswered
+    questions, or ``patience`` non-answers in a row (a model that answers nothing stops early).
+    ``questions`` caps the questions of the whole run (0: no cap).
+    """
+
+    errors: int = 80
+    unanswered: int = 80
+    patience: int = 12
+    questions: int = 0
+
+    @classmethod
+    def of(cls, settings: QuestSettings, max_error_rate: float = 0.5) -> Budget:
+        """The budget of a run with ``settings``: as many errors per track as keep a track run to its
+        ``max_trials`` answers within ``max_error_rate`` (at most 4x ``max_trials``), as many unanswered
+        questions as ``max_trials``, ``patience`` = ``max(min_trials, 10)``."""
+        r = float(max_error_rate)
+        errors = 4 * settings.max_trials if r >= 0.8 else math.ceil(settings.max_trials * r / (1.0 - r))
+        return cls(errors=errors, unanswered=settings.max_trials, patience=max(settings.min_trials, 10),
+                   questions=int(getattr(settings, "max_questions", 0) or 0))  # fmt: skip
 
 
 @dataclass(frozen=True)
 class TrackResult:
-    """A finished track: its procedure (estimate, posterior) and the records of its trials."""
+    """A finished track: its procedure (estimate, posterior), the records of its questions, and why it
+    stopped before its procedure was done (``None``: the stop rule; ``"errors"``, ``"unanswered"``,
+    ``"max_questions"``)."""
 
     name: str
     procedure: QuestPlusProcedure | Procedure
     records: list[dict]
+    stopped: str | None = None
 
 
-def run_track(name: str, procedure: Procedure, respond: Callable[[int, float], dict]) -> TrackResult:
+def run_track(name: str, procedure: Procedure, respond: Callable[[int, float], dict], *,
+              budget: Budget | None = None) -> TrackResult:  # fmt: skip
     """Run ``procedure`` to its stop rule; ``respond(trial, value)`` returns a record with ``correct``."""
-    return run_interleaved([(name, procedure, respond)])[0]
+    return run_interleaved([(name, procedure, respond)], budget=budget)[0]
 
 
-def run_interleaved(tracks: list[tuple[str, Procedure, Callable[[int, float], dict]]]) -> list[TrackResult]:
-    """Run several tracks interleaved: one trial of each unfinished track in turn, until every
-    procedure is done. Each track's values, items and estimate are those it would have alone (its
-    items are seeded by track and trial); only the order in which the model meets them changes."""
+def _gave_up(records: list[dict], budget: Budget) -> str | None:
+    """Why a track stops for want of answers (see :class:`Budget`), or None."""
+    kinds = [outcome(r) for r in records]
+    if kinds.count("error") >= max(budget.errors, 1):
+        return "errors"
+    if kinds.count("unanswered") >= budget.unanswered:
+        return "unanswered"
+    tail = kinds[-budget.patience :] if budget.patience else []
+    if len(tail) == budget.patience and tail and not any(k in ANSWERS for k in tail):
+        return "errors" if tail.count("error") >= tail.count("unanswered") else "unanswered"
+    return None
+
+
+def run_interleaved(tracks: list[tuple[str, Procedure, Callable[[int, float], dict]]], *,
+                    budget: Budget | None = None) -> list[TrackResult]:  # fmt: skip
+    """Run several tracks interleaved: one question of each unfinished track in turn, until every
+    procedure is done or has stopped (:class:`Budget`). Each track's values, items and estimate are
+    those it would have alone (its items are seeded by track and question); only the order in which
+    the model meets them changes. Only answers (``correct``/``wrong``) update a procedure."""
+    budget = budget or Budget()
     records: list[list[dict]] = [[] for _ in tracks]
+    stopped: list[str | None] = [None] * len(tracks)
+    asked = 0
     while True:
-        active = [k for k, (_, proc, _) in enumerate(tracks) if not proc.done()]
+        active = [k for k, (_, proc, _) in enumerate(tracks) if stopped[k] is None and not proc.done()]
         if not active:
-            return [TrackResult(name, proc, records[k]) for k, (name, proc, _) in enumerate(tracks)]
+            return [TrackResult(name, proc, records[k], stopped[k]) for k, (name, proc, _) in enumerate(tracks)]
         for k in active:
+            if budget.questions and asked >= budget.questions:
+                stopped[k] = "max_questions"
+                continue
             _, proc, respond = tracks[k]
             value = proc.next_level()
             rec = respond(len(records[k]), value)
-            proc.update(value, bool(rec["correct"]))
+            asked += 1
+            if outcome(rec) in ANSWERS:
+                proc.update(value, outcome(rec) == "correct")
             records[k].append(rec)
+            stopped[k] = _gave_up(records[k], budget)
 
 
 class ItemResponder:
-    """Makes the item of each trial of ``task`` and gets its reply: from ``asker`` (a model) or from
-    ``stored`` records (replay; the regenerated item must be the recorded one). Each record goes to ``sink``."""
+    """Makes the item of each question of ``task`` and gets its reply: from ``stored`` records where
+    they hold it (replay, or a run continued after an interruption; the regenerated item must be the
+    recorded one), else from ``asker`` (a model), the new record going to ``sink``."""
 
     def __init__(self, task: Task, *, seed: int, track: str, asker: TrialAsker | None = None,
                  stored: dict | None = None, sink: Callable[[dict], None] = lambda rec: None):  # fmt: skip
-        if (asker is None) == (stored is None):
-            raise ParameterError("ItemResponder needs a model (asker) or stored replies (replay); allowed: exactly one")
+        if asker is None and stored is None:
+            raise ParameterError("ItemResponder needs a model (asker) or stored replies (replay); allowed: one or both")
         self.task, self.seed, self.track = task, seed, track
-        self.asker, self.stored, self.sink = asker, stored, sink
+        self.asker, self.stored, self.sink = asker, stored or {}, sink
 
     def __call__(self, trial: int, value: float) -> dict:
         made = make_trial_item(self.task, value, seed=self.seed, track=self.track, trial=trial)
         p = trial_presentation(made.item, trial)
-        if self.stored is None:
-            reply, error = self.asker.ask(made.item, p)
-            rec = trial_record(self.track, trial, made, p, reply, error)
-        else:
-            old = self.stored.get((self.track, trial))
-            rec = trial_record(self.track, trial, made, p, old and old["reply"], old and old["error"])
-            _check_replay(old, rec)
-        self.sink(rec)
+        old = self.stored.get((self.track, trial))
+        if old is None and self.asker is not None:
+            reply, error, usage = self.asker.ask(made.item, p)
+            rec = trial_record(self.track, trial, made, p, reply, error, usage=usage)
+            self.sink(rec)
+            return rec
+        rec = trial_record(self.track, trial, made, p, old and old["reply"], old and old["error"],
+                           usage=old and old.get("usage"))  # fmt: skip
+        _check_replay(old, rec)
         return rec
 
 
@@ -106,79 +191,233 @@ def _check_replay(old: dict | None, new: dict) -> None:
 
 
 def track_summary(result: TrackResult) -> dict:
-    """The JSON-able report of one track: threshold, 95 % interval, trials, status, the track of values and outcomes."""
+    """The JSON-able report of one track: threshold, 95 % interval, answered trials, status, the questions
+    asked and how they ended, the track of values and outcomes of the answers; ``reason`` says why a track
+    reports no threshold."""
     est = result.procedure.estimate()
+    kinds = [outcome(r) for r in result.records]
+    answers = [r for r, k in zip(result.records, kinds) if k in ANSWERS]
     summary = {
         "track": result.name,
         "threshold": None if est.threshold == float("inf") else est.threshold,
         "ci95": [None if v == float("inf") else v for v in est.ci95],
         "n_trials": est.n_trials,
         **est.posterior,
-        "levels": [round(r["level_value"], 6) for r in result.records],
-        "correct": [bool(r["correct"]) for r in result.records],
+        "questions": {
+            "asked": len(kinds),
+            "answered": len(answers),
+            "error": kinds.count("error"),
+            "unanswered": kinds.count("unanswered"),
+        },  # fmt: skip
+        "stopped": result.stopped or "stop_rule",
+        "tokens": _tokens(result.records),
+        "answer_bias": answer_bias(answers),
+        "levels": [round(r["level_value"], 6) for r in answers],
+        "correct": [bool(r["correct"]) for r in answers],
     }
     if hasattr(result.procedure, "marginal"):
         summary["posterior_threshold"] = result.procedure.marginal()
     domain = getattr(result.procedure, "domain", None)
-    if summary.get("status") == "below_range" and domain is not None:  # a bound, never a number past the data
+    if result.stopped in ("errors", "unanswered"):  # too few answers: no number
+        q = summary["questions"]
+        what = "no reply (errors)" if result.stopped == "errors" else "no single option named (unanswered)"
+        summary.update(threshold=None, ci95=[None, None], status="stopped",
+                       message=f"no threshold: {q[result.stopped if result.stopped == 'unanswered' else 'error']} of "
+                               f"{q['asked']} questions got {what}")  # fmt: skip
+    elif summary.get("status") == "below_range" and domain is not None:  # a bound, never a number past the data
         hard = domain.hard_value()
         side = "below" if domain.easier == "larger" else "above"
         summary.update(threshold=None, bound=hard, bound_side="<" if side == "below" else ">",
                        message=f"{side} {hard:g} {domain.unit} (the hardest level tested)")  # fmt: skip
+    if summary["threshold"] is None and "bound" not in summary:
+        summary["reason"] = summary.get("message", "") + _bias_note(summary["answer_bias"])
     return summary
+
+
+def _tokens(records: list[dict]) -> dict | None:
+    """The tokens of a track's questions, summed from the server's ``usage`` (None when none was reported)."""
+    used = [r["usage"] for r in records if r.get("usage")]
+    if not used:
+        return None
+    return {k: sum(int(u.get(k, 0)) for u in used) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+
+
+def _choice(rec: dict) -> tuple[str | None, int | None]:
+    """``(option text, presented position)`` an answer chose."""
+    if "choice_position" in rec:  # a simulated observer's record
+        return rec.get("choice_text"), rec["choice_position"]
+    parsed = rec.get("parsed") or {}
+    if parsed.get("index") is None:
+        return None, None
+    return rec["presented"][parsed["index"]], int(parsed["index"])
+
+
+def answer_bias(answers: list[dict]) -> dict | None:
+    """The commonest option text and presented position among a track's answers, with their shares
+    (a model that always says "the same" or always picks the first option shows here; None without answers)."""
+    picks = [_choice(r) for r in answers]
+    texts = [t for t, _ in picks if t is not None]
+    spots = [k for _, k in picks if k is not None]
+    if not spots:
+        return None
+    text = max(set(texts), key=lambda t: (texts.count(t), t)) if texts else None
+    spot = max(set(spots), key=lambda k: (spots.count(k), -k))
+    return {"text": text, "text_share": round(texts.count(text) / len(texts), 4) if texts else None,
+            "position": spot, "position_share": round(spots.count(spot) / len(spots), 4), "answers": len(spots)}  # fmt: skip
+
+
+BIAS_SHARE = 0.9  # an option text or position chosen in at least this share of the answers is named in the reason
+
+
+def _bias_note(bias: dict | None) -> str:
+    if not bias:
+        return ""
+    if bias["text_share"] is not None and bias["text_share"] >= BIAS_SHARE:
+        return f"; the model answered {bias['text']!r} in {100 * bias['text_share']:.0f} % of {bias['answers']} answers"
+    if bias["position_share"] >= BIAS_SHARE:
+        return (f"; the model chose option {'ABCDEFGHIJ'[bias['position']]} (position {bias['position'] + 1}) in "
+                f"{100 * bias['position_share']:.0f} % of {bias['answers']} answers")  # fmt: skip
+    return ""
+
+
+def run_failure(results: list[TrackResult], max_error_rate: float) -> str | None:
+    """Why a run's thresholds cannot be published: more than ``max_error_rate`` of its questions (or all of
+    them) got no reply -- as in grid mode; None otherwise."""
+    kinds = [outcome(r) for res in results for r in res.records]
+    asked, errors = len(kinds), kinds.count("error")
+    if asked and (errors == asked or errors / asked > max_error_rate):
+        return (
+            f"{errors} of {asked} questions got no reply (error rate {errors / asked:.2f} > "
+            f"eval.max_error_rate={max_error_rate:g}, or every question failed)"
+        )
+    return None
+
+
+STAMP = "adaptive_run.json"  # what a run's trials depend on: a continued run must match it
+
+
+def _prepare_out(out: Path, stamp: dict, *, replay: bool, overwrite: bool, log) -> dict:
+    """The stored records to start from (``{}`` for a fresh run); sets ``out`` up for the run."""
+    trials = out / "trials.jsonl"
+    if replay:
+        stored = read_trials(trials)
+        if not (out / "adaptive.json").is_file():
+            raise ParameterError(
+                f"replay=true: out={str(out)!r} holds a partial run ({len(stored)} questions, no adaptive.json); "
+                "allowed: the same command without replay=true continues it"
+            )
+        return stored
+    if overwrite:
+        for name in ("trials.jsonl", "adaptive.json", STAMP):
+            (out / name).unlink(missing_ok=True)
+        shutil.rmtree(out / "plots", ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+    if not trials.exists():
+        trials.write_text("", encoding="utf-8")
+        write_json(out / STAMP, stamp)
+        return {}
+    _check_stamp(out, stamp)
+    stored = read_trials(trials, cut_partial=True)
+    (out / "adaptive.json").unlink(missing_ok=True)  # written again when the run ends
+    log(f"continuing the tracks from the {len(stored)} questions stored in {str(trials)!r}")
+    return stored
+
+
+def _check_stamp(out: Path, stamp: dict) -> None:
+    path = out / STAMP
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        old = None
+    if not isinstance(old, dict):
+        raise ParameterError(
+            f"out={str(out)!r} holds trials.jsonl without a readable {STAMP}; allowed: overwrite=true or a new out"
+        )
+    for key in stamp:
+        if old.get(key) != stamp[key]:
+            raise ParameterError(
+                f"out={str(out)!r} holds trials of another run ({key} was {old.get(key)!r}, now {stamp[key]!r}); "
+                "allowed: the same command to continue it, overwrite=true, or a new out"
+            )
+
+
+def _stamp(tasks: list[Task], seed: int, settings: QuestSettings, extend: float, model: dict | None) -> dict:
+    from ..adapters.base import RUNTIME_MODEL_KEYS
+
+    model = {k: v for k, v in (model or {}).items() if k not in RUNTIME_MODEL_KEYS}
+    return plain({"tasks": [t.name for t in tasks], "seed": seed, "settings": {k: v for k, v in asdict(settings).items() if k != "max_questions"}, "extend": extend,
+                  "model": model})  # fmt: skip
 
 
 def run_adaptive(tasks: list[Task], adapter=None, *, out: str | Path, seed: int = 0,
                  settings: QuestSettings | None = None, extend: float = 16.0, instruction: str = "",
                  keep_audio: bool = False, replay: bool = False, overwrite: bool = False, model: dict | None = None,
-                 log=print) -> dict:  # fmt: skip
+                 max_error_rate: float = 0.5, log=print) -> dict:  # fmt: skip
     """One QUEST+ track per task against ``adapter`` (or the stored replies with ``replay``); see the module docstring.
 
-    Returns the results written to ``<out>/adaptive.json``: ``{"tracks": {task: track_summary}, "seed", "settings"}``.
+    Returns the results written to ``<out>/adaptive.json``: ``{"tracks": {task: track_summary}, "seed", "settings",
+    "status", ...}``. Raises :class:`~auralgen.evaluation.adapters.base.RunFailedError` (after writing ``adaptive.json``)
+    when more than ``max_error_rate`` of the questions got no reply.
     """
     out = Path(out)
     settings = settings or QuestSettings()
-    trials_path = out / "trials.jsonl"
-    stored = read_trials(trials_path) if replay else None
-    if not replay:
-        if adapter is None:
-            raise ParameterError("run_adaptive: no model; allowed: an adapter, or replay=True with a recorded run")
-        if trials_path.exists() and not overwrite:
-            raise ParameterError(
-                f"out={str(out)!r} already holds trials.jsonl; allowed: replay=true, a new out, or overwrite=true"
-            )
-        out.mkdir(parents=True, exist_ok=True)
-        trials_path.write_text("", encoding="utf-8")
+    if not replay and adapter is None:
+        raise ParameterError("run_adaptive: no model; allowed: an adapter, or replay=True with a recorded run")
+    stored = _prepare_out(out, _stamp(tasks, seed, settings, extend, model), replay=replay, overwrite=overwrite,
+                          log=log)  # fmt: skip
     asker = None if replay else TrialAsker(adapter, out, instruction=instruction, keep_audio=keep_audio)
-    sink = (lambda rec: None) if replay else _appender(trials_path)
+    sink = (lambda rec: None) if replay else _appender(out / "trials.jsonl")
     plan = [(name, sub) for task in tasks for name, sub in task.adaptive_tracks()]
     try:
         runs = run_interleaved([
             (name, QuestPlusProcedure(domain_for(sub, extend=extend), chance=1.0 / sub.n_choices, settings=settings),
              ItemResponder(sub, seed=seed, track=name, asker=asker, stored=stored, sink=sink))
             for name, sub in plan
-        ])  # fmt: skip
+        ], budget=Budget.of(settings, max_error_rate))  # fmt: skip
     finally:
         if asker is not None:
             asker.close()
-    tracks = {}
-    for (name, sub), result in zip(plan, runs):
-        t = tracks[name] = {**track_summary(result), **human_jnd(sub)}
-        shown = (
-            t.get("message") or f"{t['threshold']:.4g} {sub.level_unit} (95 % CI {t['ci95'][0]:.4g}-{t['ci95'][1]:.4g})"
-        )
-        human = f"; human {t['human_jnd']:g} {t['human_jnd_unit']}" if t.get("human_jnd") is not None else ""
-        log(f"{name}: {shown}, {t['n_trials']} trials{human}")
+    tracks = {name: {**track_summary(result), **human_jnd(sub)} for (name, sub), result in zip(plan, runs)}
+    _log_tracks(tracks, dict(plan), log)
+    failure = run_failure(runs, max_error_rate)
     results = {"tracks": tracks, "seed": seed, "extend": extend, "settings": plain(asdict(settings)), "replay": replay,
-               "model": model or {}}  # fmt: skip
+               "model": model or {}, "status": "failed" if failure else "ok", **({"failure": failure} if failure else {})}  # fmt: skip
     if not replay:
-        (out / "adaptive.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        from auralgen.evaluation.plots import plot_adaptive_track
+        _write_report(out, results)
+    if failure is not None:
+        from ..adapters.base import RunFailedError
 
-        for name, t in tracks.items():  # the run's report: one figure per track
-            if t["levels"]:
-                plot_adaptive_track(t, out / "plots" / f"adaptive_{name.replace('@', '_')}.png")
+        raise RunFailedError(f"{failure}; no leaderboard row written; details in {str(out / 'adaptive.json')!r}")
     return results
+
+
+def _log_tracks(tracks: dict, subs: dict, log) -> None:
+    for name, t in tracks.items():
+        unit = subs[name].level_unit
+        shown = t.get("message") or f"{t['threshold']:.4g} {unit} (95 % CI {t['ci95'][0]:.4g}-{t['ci95'][1]:.4g})"
+        human = f"; human {t['human_jnd']:g} {t['human_jnd_unit']}" if t.get("human_jnd") is not None else ""
+        q = t["questions"]
+        extra = f" ({q['asked']} questions: {q['error']} without reply, {q['unanswered']} unanswered)" if (
+            q["error"] or q["unanswered"]) else ""  # fmt: skip
+        extra += f", {t['tokens']['total_tokens']} tokens" if t.get("tokens") else ""
+        log(f"{name}: {shown}, {t['n_trials']} trials{extra}{human}")
+
+
+def _write_report(out: Path, results: dict) -> None:
+    """``adaptive.json`` and one figure per track with answers."""
+    from auralgen.evaluation.plots import plot_adaptive_track
+
+    write_json(out / "adaptive.json", results)
+    for name, t in results["tracks"].items():
+        if t["levels"]:
+            plot_adaptive_track(t, out / "plots" / f"adaptive_{name.replace('@', '_')}.png")
+
+
+def write_json(path: Path, obj: dict) -> None:
+    """``obj`` as indented, key-sorted JSON at ``path`` (written to a temporary name, then renamed)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(obj, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def _appender(path: Path) -> Callable[[dict], None]:

@@ -22,33 +22,60 @@ from scipy.optimize import minimize
 from ..psychometrics import fit_psychometric
 from .observers import SimulatedObserver
 from .quest import QuestPlusProcedure, QuestSettings
-from .session import run_track
+from .session import Budget, run_track, track_summary
 
 __all__ = ["adaptive_runs", "design_bound", "grid_runs", "trials_ratio"]
 
 
 def adaptive_runs(observer: SimulatedObserver, settings: QuestSettings, *, n_runs: int, seed: int = 0) -> dict:
-    """Summary of ``n_runs`` adaptive tracks against ``observer`` (see the module docstring)."""
-    covered, bias, trials, ratios, numbers = [], [], [], [], 0
+    """Summary of ``n_runs`` adaptive tracks against ``observer`` (see the module docstring).
+
+    The truth is the observer's ``true_threshold`` (a :class:`~.observers.FailingObserver`'s) or its
+    ``threshold``; where it is ``inf`` (an observer with no threshold) a run is covered when it reports none.
+    Runs ``2k`` and ``2k + 1`` are a test-retest pair (two seeds, one observer): ``retest_agree`` is the
+    share of pairs whose 95 % intervals overlap, ``retest_log10_median`` the median ``|log10|`` ratio of
+    their thresholds. ``reasons`` counts why runs reported no threshold."""
+    truth = getattr(observer, "true_threshold", observer.threshold)
+    covered, bias, trials, asked, ratios, numbers, reasons, ests = [], [], [], [], [], 0, {}, []
     for r in range(n_runs):
         obs = replace(observer, seed=int(np.random.SeedSequence([seed, r]).generate_state(1)[0]))
         proc = QuestPlusProcedure(obs.domain, chance=obs.chance, settings=settings)
-        est = run_track("sim", proc, obs.respond).procedure.estimate()
-        low, high = est.ci95
-        covered.append(low <= observer.threshold <= high)
+        result = run_track("sim", proc, obs.respond, budget=Budget.of(settings))
+        summary = track_summary(result)
+        est = proc.estimate()
+        low, high = (math.inf, math.inf) if summary["threshold"] is None else est.ci95
+        covered.append(summary["threshold"] is None if math.isinf(truth) else low <= truth <= high)
         trials.append(est.n_trials)
-        if math.isfinite(est.threshold):
+        asked.append(summary["questions"]["asked"])
+        ests.append((summary["threshold"], low, high))
+        if summary["threshold"] is None:
+            key = summary.get("status") if summary.get("status") != "ok" else "none"
+            reasons[key] = reasons.get(key, 0) + 1
+        elif math.isfinite(truth):
             numbers += 1
-            bias.append(math.log10(est.threshold / observer.threshold))
+            bias.append(math.log10(est.threshold / truth))
             ratios.append(high / low if math.isfinite(high) and low > 0 else math.inf)
     return {
-        "threshold": observer.threshold, "slope": observer.slope, "lapse": observer.lapse, "chance": observer.chance,
+        "threshold": truth, "slope": observer.slope, "lapse": observer.lapse, "chance": observer.chance,
         "runs": n_runs, "coverage": float(np.mean(covered)), "n_covered": int(np.sum(covered)),
         "finite": numbers, "bias_log10_median": float(np.median(bias)) if bias else math.nan,
         "bias_ratio_median": float(10 ** np.median(bias)) if bias else math.nan,
         "trials_median": float(np.median(trials)), "trials_mean": float(np.mean(trials)),
-        "ci_ratio_median": float(np.median(ratios)) if ratios else math.inf,
+        "questions_median": float(np.median(asked)),
+        "ci_ratio_median": float(np.median(ratios)) if ratios else math.inf, "no_threshold": reasons,
+        **_retest(ests),
     }  # fmt: skip
+
+
+def _retest(ests: list[tuple]) -> dict:
+    """Test-retest of consecutive pairs of runs (see :func:`adaptive_runs`)."""
+    pairs = [(a, b) for a, b in zip(ests[0::2], ests[1::2]) if a[0] is not None and b[0] is not None]
+    if not pairs:
+        return {"retest_pairs": 0, "retest_agree": math.nan, "retest_log10_median": math.nan}
+    agree = [a[1] <= b[2] and b[1] <= a[2] for a, b in pairs]
+    logs = [abs(math.log10(a[0] / b[0])) for a, b in pairs]
+    return {"retest_pairs": len(pairs), "retest_agree": float(np.mean(agree)),
+            "retest_log10_median": float(np.median(logs))}  # fmt: skip
 
 
 def grid_runs(observer: SimulatedObserver, grid, n_per_level: int, *, n_runs: int, max_lapse: float,

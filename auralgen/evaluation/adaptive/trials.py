@@ -10,7 +10,9 @@ parameter tuples are not kept disjoint from a dataset's).
 :class:`TrialAsker` asks a model one trial: its option order rotated by the trial index
 (rotation ``trial % n_options``), its clips written as WAV, the reply parsed with
 :func:`~auralgen.evaluation.parsing.extract_choice`. :func:`trial_record` is the line of
-``trials.jsonl``: everything needed to audit the item and to replay the run without a model.
+``trials.jsonl``: everything needed to audit the item and to replay the run without a model, its
+``outcome`` (:func:`trial_outcome`: only ``correct``/``wrong`` answers reach the posterior) and the
+tokens the server reported for it (``usage``, None for a model that reports none).
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ from ..parsing import extract_choice
 from ..prompts import Presentation, build_message, present
 from ..verdict import is_correct
 
-__all__ = ["TrialAsker", "TrialItem", "make_trial_item", "read_trials", "trial_presentation", "trial_record"]
+__all__ = [
+    "TrialAsker", "TrialItem", "make_trial_item", "read_trials", "trial_outcome", "trial_presentation", "trial_record",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -101,46 +105,70 @@ class TrialAsker:
         self.adapter, self.out = adapter, Path(out)
         self.instruction, self.keep_audio = instruction, keep_audio
 
-    def ask(self, item: Item, p: Presentation) -> tuple[str | None, str | None]:
-        """``(reply, error)``: the model's reply, or None and why there is none."""
+    def ask(self, item: Item, p: Presentation) -> tuple[str | None, str | None, dict | None]:
+        """``(reply, error, usage)``: the model's reply, or None and why there is none; the tokens the
+        server reported for it (:meth:`~auralgen.evaluation.adapters.base.Adapter.take_usage`; None if none)."""
         paths = clip_wavs(item, self.out / "audio")
         msg = strip_answer(build_message(item, p, paths, instruction=self.instruction))
         try:
             reply = asyncio.run(self.adapter.agenerate(msg))
         except ModelError as exc:
-            return None, str(exc)
+            return None, str(exc), self.adapter.take_usage()
         if not isinstance(reply, str):
-            return None, f"adapter returned {type(reply).__name__}; allowed: str"
-        return reply, None
+            return None, f"adapter returned {type(reply).__name__}; allowed: str", self.adapter.take_usage()
+        return reply, None, self.adapter.take_usage()
 
     def close(self) -> None:
         if not self.keep_audio:
             shutil.rmtree(self.out / "audio", ignore_errors=True)
 
 
+def trial_outcome(error: str | None, parsed, correct: bool) -> str:
+    """``"correct"`` or ``"wrong"`` (by ``correct``, the verdict) for an answer (a reply naming one
+    option); ``"error"`` when the model gave no reply (an error, a refusal by error, a timeout);
+    ``"unanswered"`` when its reply names no single option (unparseable, a refusal in words, several
+    options). Only answers reach the posterior."""
+    if error is not None or parsed is None:
+        return "error"
+    if parsed.status != "ok":
+        return "unanswered"
+    return "correct" if correct else "wrong"
+
+
 def trial_record(track: str, trial: int, made: TrialItem, p: Presentation, reply: str | None,
-                 error: str | None) -> dict:  # fmt: skip
-    """The ``trials.jsonl`` line of one asked trial (``correct`` False without a parsable right answer)."""
+                 error: str | None, *, usage: dict | None = None) -> dict:  # fmt: skip
+    """The ``trials.jsonl`` line of one asked trial: ``outcome`` (:func:`trial_outcome`) and ``correct``
+    (False unless the reply names the right option)."""
     item = made.item
     parsed = extract_choice(reply, p.options) if reply is not None else None
-    return {
+    record = {
         "track": track, "trial": trial, "id": item.id, "task": item.task, "level_value": item.level_value,
         "level_unit": item.level_unit, "params": made.params, "measured": made.measured,
         "audio_sha256": [hashlib.sha256(c).hexdigest() for c in item.clips], "question": item.question,
         "options": list(item.options), "answer_index": item.answer_index, "rotation": p.rotation,
         "presented": p.options, "truth": p.truth, "reply": reply, "error": error,
         "parsed": None if parsed is None else {"status": parsed.status, "index": parsed.index},
-        "correct": is_correct(parsed, p.truth),
+        "correct": is_correct(parsed, p.truth), "outcome": None, "usage": usage,
     }  # fmt: skip
+    record["outcome"] = trial_outcome(error, parsed, record["correct"])
+    return record
 
 
-def read_trials(path: str | Path) -> dict[tuple[str, int], dict]:
-    """The records of a ``trials.jsonl`` by ``(track, trial)`` (a later line replaces an earlier one)."""
+def read_trials(path: str | Path, *, cut_partial: bool = False) -> dict[tuple[str, int], dict]:
+    """The records of a ``trials.jsonl`` by ``(track, trial)`` (a later line replaces an earlier one).
+
+    ``cut_partial``: a last line without its newline (the process was killed while writing it) is cut
+    off the file, so the run can continue from the complete lines."""
     path = Path(path)
     if not path.is_file():
         raise ParameterError(f"replay: {str(path)!r} does not exist; allowed: the trials.jsonl of an earlier run")
+    data = path.read_bytes()
+    if cut_partial and data and not data.endswith(b"\n"):
+        data = data[: data.rfind(b"\n") + 1]
+        with path.open("r+b") as f:
+            f.truncate(len(data))
     out = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
         try:
             rec = json.loads(line)
             out[(rec["track"], int(rec["trial"]))] = rec

@@ -226,8 +226,9 @@ def _section(key: str, runs: dict[str, dict], plot_dir: Path, base: Path, contro
     for label, r in runs.items():
         bt = r["scores"]["by_task"]
         acc = r["accounting"]["overall"]
-        row = [label, r["model"].get("kind", ""), _pct(r["scores"]["macro"]["AA"]), _pct(r["scores"]["macro"]["ACR"])]
-        row += [f"{_pct(bt[t]['AA'])} / {_pct(bt[t]['ACR'])}" if t in bt else "–" for t in tasks]
+        macro = r["scores"]["macro"]  # AA and ACR to two decimals, as the peers' scripts print them
+        row = [label, r["model"].get("kind", ""), _pct(macro["AA"], 2), _pct(macro["ACR"], 2)]
+        row += [f"{_pct(bt[t]['AA'], 2)} / {_pct(bt[t]['ACR'], 2)}" if t in bt else "–" for t in tasks]
         row += [_pct(acc["unparseable"] / acc["asked"] if acc["asked"] else None), f"{acc['error']} of {acc['asked']}"]
         row += [_pct(acc.get("accuracy_over_answered"))]
         lines.append("| " + " | ".join(row) + " |")

@@ -260,8 +260,8 @@ def write_json(path: Path, obj) -> None:
 # --------------------------------------------------------------------------- leaderboard
 
 
-def _pct(v) -> str:
-    return "–" if v is None else f"{100 * v:.1f}"
+def _pct(v, digits: int = 1) -> str:
+    return "–" if v is None else f"{100 * v:.{digits}f}"
 
 
 def _thr(fit: dict | None) -> str:

@@ -423,6 +423,13 @@ class Task:
         every answer is one, and balances them). Default: every option."""
         return set(options)
 
+    def answer_texts(self, level: int) -> dict[str, str] | None:
+        """For a level whose option texts vary from item to item (sound names): every text that can be
+        the answer there, mapped to its group (e.g. a pair's unordered members, or a relation's side),
+        so the plan deals the texts, and their groups, equally often (``generation/answers.py``).
+        None (the default): such a level is not dealt."""
+        return None
+
     def adaptive_tracks(self) -> list[tuple[str, Task]]:
         """The tracks ``mode=adaptive`` runs for this task, ``(track name, task)``: one, the task itself,
         unless a task measures several thresholds (the audiogram: one per frequency)."""

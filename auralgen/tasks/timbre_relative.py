@@ -16,8 +16,9 @@ of the same size; the easiest (8 dB) is far above it.
 
 Controlled (drawn independently of the answer, shared by both notes): the excitation (harmonic,
 bowed, brass-like, FM, plucked string or noise-excited), the pitch (f0), the duration, the
-integrated loudness (LUFS, BS.1770, equal for both notes) and the notes' places in a fixed-length
-clip. The answer is "Same" only at level 0.
+integrated loudness (LUFS, BS.1770; each note's then roved on its own by +-2.5 dB,
+:data:`auralgen.tasks._sounds.LEVEL_ROVE_DB`, so no level measure follows the answer) and the
+notes' places in a fixed-length clip. The answer is "Same" only at level 0.
 
 Label: the timbre distance measured from the audio (the mel cepstra of the two notes,
 :func:`auralgen.measure.timbre.timbre_distance_db`) equals the level within
@@ -64,11 +65,11 @@ class TimbreRelativeConfig(TaskConfig):
     note_s: float = 0.6
     gap_s: Any = (0.3, 0.5)
     lead_s: Any = (0.1, 0.3)
-    loudness_lufs: Any = (-36.0, -30.0)
+    loudness_lufs: Any = (-38.0, -32.5)  # then roved by +-2.5 dB per note
     clip_s: float = 2.2
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
-        check_notes(self, audio, key)
+        check_notes(self, audio, key, rove_db=S.LEVEL_ROVE_DB)
         require(
             all(v >= 0 for v in self.levels),
             f"{key}.levels={list(self.levels)!r} has a negative distance; allowed: dB >= 0",
@@ -80,7 +81,7 @@ class TimbreRelativeConfig(TaskConfig):
         S.check_fits(key, worst + 2 * self.note_s, self.clip_s)
 
 
-def check_notes(cfg, audio: AudioConfig, key: str) -> None:
+def check_notes(cfg, audio: AudioConfig, key: str, rove_db: float = 0.0) -> None:
     """Excitations known, f0 in the range where every mel band holds a partial, the note long
     enough for BS.1770 loudness, Nyquist above the top band, loudness below clipping."""
     bad = [e for e in cfg.excitations if e not in I.EXCITATIONS]
@@ -99,10 +100,10 @@ def check_notes(cfg, audio: AudioConfig, key: str) -> None:
         0.4 <= cfg.note_s <= 4.0,
         f"{key}.note_s={cfg.note_s} is out of range; allowed: 0.4 <= note_s <= 4 (BS.1770 needs 0.4 s)",
     )
-    loud = S.max_of(S.dist(f"{key}.loudness_lufs", cfg.loudness_lufs))
+    loud = S.max_of(S.dist(f"{key}.loudness_lufs", cfg.loudness_lufs)) + rove_db
     require(
         loud <= LOUDEST_LUFS,
-        f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS} LUFS",
+        f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS - rove_db:g} LUFS",
     )
 
 
@@ -180,7 +181,10 @@ class TimbreRelative(Task):
         other = base + level.value * u / np.linalg.norm(u)
         f0, lufs = float(self.f0.sample(rng)), float(self.loudness.sample(rng))
         shape_seed = int(rng.integers(2**31))  # one course in time for both notes: only the envelope may differ
-        notes = [note_recipe(rng, excitation, f0, self.cfg.note_s, c, lufs, shape_seed) for c in (base, other)]
+        lufs2 = S.roved(rng, lufs)  # each note's loudness roved on its own
+        notes = [
+            note_recipe(rng, excitation, f0, self.cfg.note_s, c, lu, shape_seed) for c, lu in zip((base, other), lufs2)
+        ]
         t1, t2 = S.two_interval_timing(rng, self.cfg.note_s, self.cfg.note_s, self.gap, self.lead, self.cfg.clip_s)
         notes[0]["onset_s"], notes[1]["onset_s"] = t1, t2
         return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "direction": direction,

@@ -71,10 +71,12 @@ class CountingRelativeConfig(TaskConfig):
 class CountingRelative(CompareTask):
     name = "counting_relative"
     # declared: the events (number, onsets, durations) are what is counted; in a span roved independently of the
-    # count the gap between events shrinks as the count grows (a rate is a count per span: inseparable)
+    # count the gap between events shrinks as the count grows (a rate is a count per span), and at a sounding
+    # time roved independently of the count each event is shorter (the first and last events' lengths,
+    # audio.delta_duration_s): both inseparable from the count
     audit = AuditSpec(
         (*RELATIVE_FEATURES, "sequences.*.n_events", "sequences.*.onsets_s.*", "sequences.*.durations_s.*",
-         "sequences.*.gap_s", "audio.n_segments"),
+         "sequences.*.gap_s", "audio.n_segments", "audio.delta_duration_s"),
         listener_easiest="max",
     )  # fmt: skip
     listener = staticmethod(listen.counting_relative)

@@ -1,3 +1,3 @@
 """auralgen: regenerable fine-grained audio-perception benchmarks."""
 
-__version__ = "0.2.0"
+__version__ = "0.2.1"

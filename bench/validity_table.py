@@ -50,7 +50,7 @@ from auralgen.validation.audit import audit_dataset  # noqa: E402
 from auralgen.validation.controls import CONTROLS, audit_controls  # noqa: E402
 
 CONFIRMS = ("label", "measurement")  # the audit's checks that compare the label with the audio
-SHORT = {"text_prior": "text", "option_text": "words", "metadata": "meta", "position_prior": "pos"}
+SHORT = {"text_prior": "text", "option_text": "words", "metadata": "meta", "position_prior": "pos", "nuisance": "audio"}
 
 
 def generate_command(out: str, seed: int, overrides: list[str], workers: int | None) -> list[str]:

@@ -7,9 +7,13 @@ of each other too. The order within a level is a seeded permutation: the deal de
 ``(seed, split, task)`` only, never on the worker count. The item factory then redraws ``sample``
 until the item's answer text is the dealt one (:func:`draw_rng` gives each draw its own stream).
 
-A level is not dealt (its items keep whatever answer ``sample`` gives) when its option texts vary
-from item to item (e.g. sound names) or when its answer does not change between draws (fixed by
-the item's grid cell, e.g. the audiogram's cells): :func:`level_texts` finds both by probing.
+Where a level's option texts vary from item to item (sound names), the task lists the texts that can
+be the answer there and a group of each (:meth:`Task.answer_texts`: the unordered pair of an
+ordered pair text, the side of a relation): the spare items then go to the groups dealt least at
+that level first, so groups and texts both stay within one. A level is not dealt (its items keep
+whatever answer ``sample`` gives) when its texts vary and the task lists none (a recorded corpus's
+classes), or when its answer does not change between draws (fixed by the item's grid cell, e.g. the
+audiogram's cells): :func:`level_texts` finds both by probing.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from auralgen.core.errors import ParameterError
 from auralgen.core.random import item_rng
 from auralgen.tasks.base import Task
 
@@ -36,6 +41,7 @@ class LevelTexts:
     level: int
     texts: tuple[str, ...] | None
     reason: str = ""
+    groups: tuple[str, ...] | None = None  # the group of each text (None: every text its own group)
 
 
 def draw_rng(seed: int, split: str, task: str, index: int, draw: int) -> np.random.Generator:
@@ -53,13 +59,29 @@ def level_texts(task: Task, seed: int, split: str, splits: tuple[str, ...], leve
         qa = task.qa(params, rng, slot=0)
         answers.append(qa.answer)
         option_sets.add(frozenset(qa.options))
-        if len(option_sets) > 1:
-            return LevelTexts(level, None, "option texts vary from item to item")
+    if len(option_sets) > 1:
+        return _listed_texts(task, level, answers)
     options = sorted(next(iter(option_sets)))
     texts = tuple(sorted(task.expected_answers(task.level_value(level), options)))
     if len(texts) > 1 and len(set(answers)) == 1:
         return LevelTexts(level, None, "the answer does not change between draws (fixed by the item's grid cell)")
     return LevelTexts(level, texts)
+
+
+def _listed_texts(task: Task, level: int, answers: list[str]) -> LevelTexts:
+    """The texts :meth:`Task.answer_texts` lists for a level whose option texts vary (checked against
+    the probes' answers), or a level that is not dealt."""
+    listed = task.answer_texts(level)
+    if listed is None:
+        return LevelTexts(level, None, "option texts vary from item to item")
+    missing = sorted(set(answers) - set(listed))
+    if missing:
+        raise ParameterError(
+            f"task {task.name} level {level}: answers {missing!r} are not among its answer_texts; allowed: "
+            f"{sorted(listed)!r}"
+        )
+    texts = tuple(sorted(listed))
+    return LevelTexts(level, texts, groups=tuple(listed[t] for t in texts))
 
 
 @dataclass(frozen=True)
@@ -96,12 +118,29 @@ class Deal:
         return [b - a for a, b in zip(self.starts, (*self.starts[1:], self.n_items))]
 
 
-def _level_codes(texts: tuple[str, ...], n: int, rng: np.random.Generator, totals: Counter[str]) -> np.ndarray:
+def _spares(texts, groups, order: list[int], extra: int, totals: Counter[str]) -> list[int]:
+    """``extra`` distinct texts (indices) for a level's spare items: one at a time, a text of the group
+    holding fewest spares so far, among them the text dealt least over the task, ties in ``order``."""
+    if groups is None:
+        return sorted(order, key=lambda i: totals[texts[i]])[:extra]  # stable: ties keep the seeded order
+    held: Counter[str] = Counter()
+    left, out = list(order), []
+    for _ in range(extra):
+        best = min(left, key=lambda i: (held[groups[i]], totals[texts[i]]))  # min keeps the first of ties
+        out.append(best)
+        left.remove(best)
+        held[groups[best]] += 1
+    return out
+
+
+def _level_codes(texts: tuple[str, ...], n: int, rng: np.random.Generator, totals: Counter[str],
+                 groups: tuple[str, ...] | None = None) -> np.ndarray:  # fmt: skip
     """The seeded deal of ``n`` items over ``texts`` (indices into ``texts``): each text ``n // len``
-    times, the spare items to the texts dealt least so far (``totals``, updated), then permuted."""
+    times, the spare items to the texts dealt least so far (``totals``, updated; with ``groups``, to
+    the groups given fewest spares at this level first), then permuted."""
     tie_order = rng.permutation(len(texts))
     base, extra = divmod(n, len(texts))
-    spare = sorted(tie_order.tolist(), key=lambda i: totals[texts[i]])[:extra]  # stable: ties keep the seeded order
+    spare = _spares(texts, groups, tie_order.tolist(), extra, totals)
     seq = np.concatenate([np.repeat(np.arange(len(texts)), base), np.asarray(spare, dtype=np.intp)])
     codes = seq[rng.permutation(n)]
     totals.update({t: base for t in texts})
@@ -123,7 +162,7 @@ def dealt(task: Task, seed: int, split: str, splits: tuple[str, ...]) -> Deal:
             codes.append(None)
             continue
         rng = item_rng(seed, split, task.name, level, stream=DEAL_STREAM)
-        codes.append(_level_codes(lt.texts, n, rng, totals))
+        codes.append(_level_codes(lt.texts, n, rng, totals, lt.groups))
     return Deal(tuple(found), tuple(starts), tuple(codes), at)
 
 

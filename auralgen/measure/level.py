@@ -251,3 +251,41 @@ def tone_presence(x, sample_rate, freq_hz, *, snr_threshold_db: float = 13.0) ->
     present = [s > thr for s in snr]
     verdict = {(True, False): "first", (False, True): "second", (True, True): "both"}.get(tuple(present), "absent")
     return TonePresence(f, db_power(res[0][2]), db_power(res[1][2]), snr[0], snr[1], verdict)
+
+
+AUDIBLE_SPREAD_DB = 30.0  # a clip's loudest 50 ms at most this far below the item's loudest clip's
+AUDIBLE_FLOOR_DB_SPL = 20.0  # ... and at least this loud (calibrated items); uncalibrated: AUDIBLE_FLOOR_DBFS
+AUDIBLE_FLOOR_DBFS = -100.0
+
+
+def loudest_frame_db(x, sample_rate: int, *, frame_s: float = 0.05) -> float:
+    """Level in dBFS of the loudest ``frame_s`` frame (non-overlapping, channels averaged); ``-inf`` for silence.
+
+    >>> x = np.zeros(16000); x[8000:8800] = 0.1
+    >>> round(loudest_frame_db(x, 16000), 6)
+    -20.0
+    """
+    arr = as_channels(x).astype(np.float64)
+    frame = max(1, int(round(frame_s * check_rate(sample_rate))))
+    n = arr.shape[-1] // frame * frame
+    power = (arr**2).mean(axis=0)
+    frames = power[:n].reshape(-1, frame).mean(axis=1) if n else power[None, :].mean(axis=1)
+    return db_power(float(frames.max()))
+
+
+def clip_audibility(clips, sample_rate: int, *, full_scale_db_spl: float | None = None) -> dict:
+    """Whether every clip of an item can be heard: its loudest 50 ms is not digital silence, at most
+    :data:`AUDIBLE_SPREAD_DB` below the loudest clip's and above :data:`AUDIBLE_FLOOR_DB_SPL`
+    (:data:`AUDIBLE_FLOOR_DBFS` without a calibration). Returns the ``measured`` record
+    ``{"loudest_50ms_dbfs": [per clip], "floor_dbfs", "spread_db", "ok"}``.
+
+    >>> quiet = np.zeros(8000); quiet[:800] = 1e-4
+    >>> clip_audibility([np.full(8000, 0.1), quiet], 16000)["ok"]  # 60 dB below the other clip
+    False
+    """
+    levels = [loudest_frame_db(c, sample_rate) for c in clips]
+    floor = AUDIBLE_FLOOR_DBFS if full_scale_db_spl is None else AUDIBLE_FLOOR_DB_SPL - float(full_scale_db_spl)
+    top = max(levels)
+    ok = all(math.isfinite(v) and v >= floor and v >= top - AUDIBLE_SPREAD_DB for v in levels)
+    shown = [round(v, 2) if math.isfinite(v) else None for v in levels]
+    return {"loudest_50ms_dbfs": shown, "floor_dbfs": round(floor, 2), "spread_db": AUDIBLE_SPREAD_DB, "ok": bool(ok)}

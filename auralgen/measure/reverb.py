@@ -48,11 +48,14 @@ def _envelope_db(x, sample_rate: float, start: int, stop: int | None) -> np.ndar
     return 10.0 * np.log10(np.maximum(env, env.max() * 1e-15))
 
 
-def decay_rt60_s(x, sample_rate, start: int, stop: int | None = None, *, decay_db: float = 20.0) -> float:
+def decay_rt60_s(
+    x, sample_rate, start: int, stop: int | None = None, *, decay_db: float = 20.0, start_db: float = -5.0
+) -> float:
     """Reverberation time (s) of the decay in ``x[..., start:stop]`` (a clip after its sound ended).
 
     ``x`` is ``[n]`` or ``[channels, n]`` (channel energies summed); the stretch is
-    backward-integrated and T20 (``decay_db`` = 20; 30 for T30) fitted from -5 dB as in
+    backward-integrated and T20 (``decay_db`` = 20; 30 for T30; EDT: ``start_db=0, decay_db=10``) fitted from
+    ``start_db`` (-5 dB) as in
     :func:`auralgen.measure.room.rt60_schroeder`, which raises when the stretch does not decay
     ``decay_db + 15`` dB (a sound still playing, or a noise floor).
     """
@@ -60,7 +63,7 @@ def decay_rt60_s(x, sample_rate, start: int, stop: int | None = None, *, decay_d
     seg = as_channels(x)[:, int(start) : stop]
     if seg.shape[1] < 2:
         raise ParameterError(f"x[{start}:{stop}] is shorter than 2 samples; allowed: a decay to measure")
-    return rt60_schroeder(seg.astype(np.float64), sr, decay_db=decay_db)
+    return rt60_schroeder(seg.astype(np.float64), sr, decay_db=decay_db, start_db=start_db)
 
 
 def decay_start(x, sample_rate, start: int, stop: int | None = None, *, near_db: float = NEAR_MAX_DB) -> int:

@@ -26,11 +26,12 @@ def energy_decay_db(rir) -> np.ndarray:
         return 10.0 * np.log10(edc / edc[0])
 
 
-def rt60_schroeder(rir, sample_rate, *, decay_db: float = 20.0) -> float:
+def rt60_schroeder(rir, sample_rate, *, decay_db: float = 20.0, start_db: float = _FIT_START_DB) -> float:
     """Reverberation time (s) from the Schroeder decay curve.
 
-    A least-squares line is fitted to the energy decay curve between -5 dB and
-    ``-5 - decay_db`` dB (T20 for 20, T30 for 30) and extrapolated to a 60 dB decay.
+    A least-squares line is fitted to the energy decay curve between ``start_db`` (-5 dB) and
+    ``start_db - decay_db`` dB (T20 for 20, T30 for 30; the early decay time EDT is
+    ``start_db=0, decay_db=10``, ISO 3382-1) and extrapolated to a 60 dB decay.
 
     Parameters
     ----------
@@ -38,6 +39,8 @@ def rt60_schroeder(rir, sample_rate, *, decay_db: float = 20.0) -> float:
         Impulse response; channel energies are summed.
     decay_db : float in [10, 50]
         Evaluation range.
+    start_db : float in [-10, 0]
+        Where the fit starts on the decay curve.
 
     Raises
     ------
@@ -54,8 +57,9 @@ def rt60_schroeder(rir, sample_rate, *, decay_db: float = 20.0) -> float:
     """
     sr = check_rate(sample_rate)
     check_range("decay_db", float(decay_db), low=10.0, high=50.0)
+    check_range("start_db", float(start_db), low=-10.0, high=0.0)
     edc = energy_decay_db(rir)
-    end_db = _FIT_START_DB - float(decay_db)
+    end_db = float(start_db) - float(decay_db)
     # the curve is only trustworthy well above where the response stops decaying
     # (noise floor or truncation): require the 10 ms energy envelope to fall 10 dB past the fit range
     energy = np.sum(as_channels(rir, "rir") ** 2, axis=0)
@@ -66,7 +70,7 @@ def rt60_schroeder(rir, sample_rate, *, decay_db: float = 20.0) -> float:
         raise ParameterError(
             f"rir decays only {span_db:.1f} dB; decay_db={decay_db!r} needs {-end_db + _MARGIN_DB:g} dB"
         )
-    i0 = int(np.argmax(edc <= _FIT_START_DB))
+    i0 = int(np.argmax(edc <= float(start_db)))
     i1 = int(np.argmax(edc <= end_db))
     if i1 - i0 < 2:
         raise ParameterError(f"rir decay from -5 to {end_db:g} dB spans < 2 samples; cannot fit a slope")

@@ -14,10 +14,13 @@ import numpy as np
 
 from auralgen.measure.common import as_mono, check_rate
 from auralgen.measure.level import segments
-from auralgen.synth.instruments import ceps_distance_db, note_cepstrum
+from auralgen.synth.instruments import N_CEPS, band_db, ceps_distance_db, cepstrum, mel_weights, note_cepstrum
 
-__all__ = ["ceps_distance_db", "mel_cepstrum", "nearest", "note_spans", "timbre_distance_db"]
+__all__ = ["ceps_distance_db", "framewise_distance_db", "mel_cepstrum", "nearest", "note_spans", "timbre_distance_db"]
 MIN_NOTE_S = 0.1  # a detected note shorter than this is not analysed
+FRAME_N = 1024  # framewise_distance_db: Hann frames of this many samples ...
+FRAME_HOP = 512  # ... this far apart
+FRAME_FLOOR_DB = 30.0  # ... where both notes are within this of their loudest frame
 
 
 def mel_cepstrum(x, sample_rate) -> np.ndarray:
@@ -38,6 +41,37 @@ def mel_cepstrum(x, sample_rate) -> np.ndarray:
 def timbre_distance_db(a, b, sample_rate) -> float:
     """Timbre distance (dB) of two notes' samples: the distance of their mel cepstra."""
     return ceps_distance_db(mel_cepstrum(a, sample_rate), mel_cepstrum(b, sample_rate))
+
+
+def frame_cepstra(x, sample_rate, *, n_fft: int = FRAME_N, hop: int = FRAME_HOP) -> tuple[np.ndarray, np.ndarray]:
+    """Mel cepstra ``[frames, N_CEPS]`` (dB) of Hann-windowed frames of one note, and each frame's energy (dB)."""
+    sr = int(check_rate(sample_rate))
+    x = as_mono(x, min_samples=n_fft).astype(np.float64)
+    starts = np.arange(0, x.size - n_fft + 1, hop)
+    frames = np.stack([x[a : a + n_fft] for a in starts]) * np.hanning(n_fft)
+    power = np.abs(np.fft.rfft(frames, axis=1)) ** 2
+    w = mel_weights(n_fft, sr)
+    ceps = np.stack([cepstrum(band_db(p, w)) for p in power])[:, :N_CEPS]
+    return ceps, 10.0 * np.log10(power.sum(axis=1) + 1e-300)
+
+
+def framewise_distance_db(a, b, sample_rate, *, n_fft: int = FRAME_N, hop: int = FRAME_HOP) -> float:
+    """Time-local timbre distance (dB) of two notes: the RMS over aligned Hann frames (``n_fft``
+    samples, ``hop`` apart, from each note's start) of their frames' mel-cepstral distances, over the
+    frames where both notes are within :data:`FRAME_FLOOR_DB` of their loudest frame. Two notes with
+    one spectral envelope but a different course in time (attack, vibrato, a decaying FM index) are
+    far apart here although their whole-note cepstra match.
+
+    >>> rng = np.random.default_rng(0); x = rng.standard_normal(8000)
+    >>> framewise_distance_db(x, x, 16000)
+    0.0
+    """
+    ca, ea = frame_cepstra(a, sample_rate, n_fft=n_fft, hop=hop)
+    cb, eb = frame_cepstra(b, sample_rate, n_fft=n_fft, hop=hop)
+    m = min(len(ca), len(cb))
+    keep = (ea[:m] >= ea.max() - FRAME_FLOOR_DB) & (eb[:m] >= eb.max() - FRAME_FLOOR_DB)
+    d = np.sqrt(np.sum((ca[:m] - cb[:m]) ** 2, axis=1))[keep]
+    return float(np.sqrt(np.mean(d**2))) if d.size else float("nan")
 
 
 def nearest(ceps, templates) -> tuple[int, list[float]]:

@@ -11,7 +11,8 @@ process      signal
 sweep        log sweep over ``4 * extent`` octaves from 150..600 Hz (top kept below Nyquist)
 filling      noise through a resonance rising ``2.3 * extent`` octaves (a vessel filling)
 approaching  pink noise growing ``24 * extent`` dB louder and brighter
-bouncing     impacts with shrinking intervals and amplitudes
+bouncing     impacts over the whole process, intervals shrinking to ``1 - 0.75 * extent`` and amplitude
+             falling ``24 * extent`` dB
 scale        ascending notes, 4 per segment, a step of 1..4 semitones (``extent``)
 ===========  ================================================================================
 """
@@ -26,6 +27,7 @@ from scipy.signal import butter, sosfilt
 from auralgen.sounds.base import SoundSource, palette, register_source
 from auralgen.synth import apply_ramps, impact, n_samples, noise, sweep, tone
 
+BOUNCE_DROP_DB = 24.0  # a bouncing process falls this many dB x extent from first to last impact
 SWEEP_TOP = 0.45  # a sweep ends at most at this fraction of the sample rate (Nyquist is 0.5)
 
 
@@ -86,16 +88,18 @@ class Bouncing(Process):
     label = "the bouncing object"
 
     def signal(self, dur, n, e, s0, rng, sr):
+        """Impacts from 0.05 s to the end: the interval shrinks to ``1 - 0.75 * extent`` of its start
+        and the amplitude falls ``BOUNCE_DROP_DB * extent`` dB over the whole process, both
+        exponentially in time, so every segment holds impacts (a per-impact ratio let the impacts
+        die out within the first two segments and left the last one digitally silent)."""
         x = np.zeros(n)
-        t, interval, amp = 0.05, 0.45 * (0.8 + 0.4 * s0), 1.0
-        ratio = 1.0 - 0.35 * e
+        t, interval0 = 0.05, 0.45 * (0.8 + 0.4 * s0)
         while t < dur - 0.05:
+            amp = 10.0 ** (-BOUNCE_DROP_DB * e * (t / dur) / 20.0)
             hit = amp * impact(700.0, 0.03, min(0.12, dur - t), sample_rate=sr)
             i = n_samples(t, sr)
             x[i : i + len(hit)] += hit[: n - i]
-            t += max(interval, 0.03)
-            interval *= ratio
-            amp *= ratio
+            t += interval0 * (1.0 - 0.75 * e) ** (t / dur)
         return x
 
 

@@ -151,37 +151,48 @@ def _floor(f0_hz: float, t: np.ndarray, phases: np.ndarray, x: np.ndarray) -> np
     return env * flat / (np.std(flat) + 1e-30) * 10.0 ** (FLOOR_DB / 20.0)
 
 
-def excitation(kind: str, f0_hz: float, n: int, sample_rate: int, seed: int) -> np.ndarray:
-    """The source signal of a note (float64, ``n`` samples, arbitrary level), from its seed alone."""
+def excitation(
+    kind: str, f0_hz: float, n: int, sample_rate: int, seed: int, shape_seed: int | None = None
+) -> np.ndarray:
+    """The source signal of a note (float64, ``n`` samples, arbitrary level), from its seeds alone.
+
+    ``seed`` draws the fine structure (the partials' phases); ``shape_seed`` the excitation's
+    course in time (vibrato rate, depth and phase, bow noise, attack and swell times, the FM
+    index, its decay and the modulator's phase, the string's burst and loss, the phases of the
+    harmonic floor under these two (which fills the FM spectrum's nulls), a noise excitation's
+    realisation, whose band levels frame by frame are its course in time). Two notes with one ``shape_seed`` evolve alike in time
+    and frequency; without it (None) ``seed`` draws both, in the order it always has."""
     rng = np.random.default_rng(seed)
+    shape = rng if shape_seed is None else np.random.default_rng(shape_seed)
     t = np.arange(n) / sample_rate
     k = _harmonics(f0_hz, sample_rate)
     phases = rng.uniform(0, 2 * np.pi, k)
     if kind == "harmonic":
         return _read(_wavetable(np.ones(k), phases), f0_hz * t)
     if kind == "bowed":
-        rate, depth = rng.uniform(5.0, 6.0), rng.uniform(0.004, 0.008)
-        vib = depth * np.sin(2 * np.pi * rate * t + rng.uniform(0, 2 * np.pi))
+        rate, depth = shape.uniform(5.0, 6.0), shape.uniform(0.004, 0.008)
+        vib = depth * np.sin(2 * np.pi * rate * t + shape.uniform(0, 2 * np.pi))
         cycles = np.cumsum(f0_hz * (1.0 + vib)) / sample_rate
         saw = _read(_wavetable(1.0 / np.arange(1, k + 1), phases), cycles)
-        swell = 1.0 - np.exp(-t / rng.uniform(0.05, 0.09))
-        return swell * saw + 0.03 * np.std(saw) * rng.standard_normal(n)
+        swell = 1.0 - np.exp(-t / shape.uniform(0.05, 0.09))
+        return swell * saw + 0.03 * np.std(saw) * shape.standard_normal(n)
     if kind == "brass":
-        env = 1.0 - np.exp(-t / rng.uniform(0.02, 0.04))
+        env = 1.0 - np.exp(-t / shape.uniform(0.02, 0.04))
         dark = _read(_wavetable(1.0 / np.arange(1, k + 1) ** 2, phases), f0_hz * t)
         bright = _read(_wavetable(np.ones(k), phases), f0_hz * t)
         return env * ((1 - env) * dark + env * bright)
     if kind == "fm":
-        index = rng.uniform(3.0, 6.0) * np.exp(-t / rng.uniform(0.2, 0.4)) + rng.uniform(2.0, 4.0)
-        fm = np.sin(2 * np.pi * f0_hz * t + index * np.sin(2 * np.pi * f0_hz * t + phases[0]))
-        return fm + _floor(f0_hz, t, phases, fm)
+        index = shape.uniform(3.0, 6.0) * np.exp(-t / shape.uniform(0.2, 0.4)) + shape.uniform(2.0, 4.0)
+        offset = phases[0] if shape is rng else shape.uniform(0, 2 * np.pi)  # sets how the sidebands add up
+        fm = np.sin(2 * np.pi * f0_hz * t + index * np.sin(2 * np.pi * f0_hz * t + offset))
+        return fm + _floor(f0_hz, t, phases if shape is rng else shape.uniform(0, 2 * np.pi, k), fm)
     if kind == "plucked":
         period = sample_rate / f0_hz - 0.5  # the averaging filter delays by half a sample
-        burst = rng.uniform(-1, 1, int(period) + 2)
-        string = _render_karplus_strong(burst, n, period, float(rng.uniform(0.994, 0.998)))
-        return string + _floor(f0_hz, t, phases, string)
-    if kind == "noise":
-        return rng.standard_normal(n) * (1.0 - np.exp(-t / 0.03))
+        burst = shape.uniform(-1, 1, int(period) + 2)  # sets each partial's start and decay
+        string = _render_karplus_strong(burst, n, period, float(shape.uniform(0.994, 0.998)))
+        return string + _floor(f0_hz, t, phases if shape is rng else shape.uniform(0, 2 * np.pi, k), string)
+    if kind == "noise":  # its realisation is its course in time (band levels frame by frame)
+        return shape.standard_normal(n) * (1.0 - np.exp(-t / 0.03))
     raise ParameterError(f"excitation={kind!r} is unknown; allowed: one of {list(EXCITATIONS)}")
 
 
@@ -230,7 +241,9 @@ def impose_envelope(x: np.ndarray, sample_rate: int, ceps) -> np.ndarray:
 def render_note(note: dict[str, Any], sample_rate: int) -> np.ndarray:
     """One note (float64) from its recipe: excitation, envelope, ramps, loudness (LUFS)."""
     n = n_samples(note["duration_s"], sample_rate)
-    x = excitation(note["excitation"], float(note["f0_hz"]), n, sample_rate, int(note["seed"]))
+    shape_seed = note.get("shape_seed")
+    x = excitation(note["excitation"], float(note["f0_hz"]), n, sample_rate, int(note["seed"]),
+                   None if shape_seed is None else int(shape_seed))  # fmt: skip
     x = apply_ramps(x, sample_rate=sample_rate, ramp_s=RAMP_S)
     x = impose_envelope(x, sample_rate, note["ceps"])
     x = apply_ramps(x, sample_rate=sample_rate, ramp_s=EDGE_RAMP_S)

@@ -62,6 +62,8 @@ LOUDEST_LUFS = (
     -32.0
 )  # the sounds' loudness may not exceed this: a click train in a dry room peaks ~28 dB above its LUFS
 DECAY_DB = 20.0  # T20 (ISO 3382-1)
+# the reverberation-time estimators a label must hold under (ISO 3382-1): name -> (start_db, decay_db)
+ESTIMATORS = {"t20_s": (-5.0, 20.0), "t30_s": (-5.0, 30.0), "edt_s": (0.0, 10.0)}
 LOUDNESS_STEPS = 4  # loudness scalings of a sound
 LOUDNESS_TOLERANCE_LU = 0.01  # a sound's loudness is within this of the item's
 
@@ -175,6 +177,19 @@ class ReverbTask(SpatialTask):
                 "drr_db": sol.drr, "nominal_rt60_s": sol.nominal}  # fmt: skip
 
 
+def decay_estimates(x: np.ndarray, params: dict[str, Any], onset: int = 0, stop: int | None = None) -> dict[str, float]:
+    """T20, T30 and EDT (s; nan where the decay cannot carry one) of the sound starting at sample
+    ``onset`` of ``x`` ``[channels, n]``, read after its dry sound ends (:func:`decay_offset`)."""
+    sr, start = params["sample_rate_hz"], onset + decay_offset(params)
+    out = {}
+    for name, (start_db, decay_db) in ESTIMATORS.items():
+        try:
+            out[name] = decay_rt60_s(x, sr, start, stop, decay_db=decay_db, start_db=start_db)
+        except ParameterError:
+            out[name] = math.nan
+    return out
+
+
 def finite(value: float, digits: int = 4) -> float | None:
     """``value`` rounded for the ``measured`` column, None when it could not be measured (nan)."""
     return round(float(value), digits) if math.isfinite(value) else None
@@ -268,4 +283,4 @@ def loud_sound(params: dict[str, Any], target_s: float) -> np.ndarray:
     return wet
 
 
-__all__ = ["ReverbConfig", "ReverbTask", "calibrated", "check_reverb", "finite"]
+__all__ = ["ESTIMATORS", "ReverbConfig", "ReverbTask", "calibrated", "check_reverb", "decay_estimates", "finite"]

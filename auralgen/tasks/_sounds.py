@@ -29,6 +29,19 @@ __all__ = ["PITCHED", "STIMULI", "n_samples"]  # re-exported for the tasks
 LSB_24 = 2.0**-23
 
 
+# Each sound of a comparison whose attribute is not level is set to the item's level plus its own rove,
+# uniform in +-LEVEL_ROVE_DB: a level difference of up to 5 dB between the two sounds, about 5-10 times
+# the level JND of these sounds (0.5-1 dB; Jesteadt, Wier & Green 1977, JASA 61:169-177), so that no level
+# measure (RMS, peak, LUFS) of either sound, or their difference, follows the answer; the small level
+# offset a spectrum or an onset ramp brings at equal loudness (0.06-0.17 dB) is buried in it.
+LEVEL_ROVE_DB = 2.5
+
+
+def roved(rng: np.random.Generator, level: float, n: int = 2) -> list[float]:
+    """``n`` levels: ``level`` plus an independent rove of each, uniform in +-:data:`LEVEL_ROVE_DB`."""
+    return [float(level + rng.uniform(-LEVEL_ROVE_DB, LEVEL_ROVE_DB)) for _ in range(n)]
+
+
 def check_stimuli(key: str, stimuli, allowed=STIMULI) -> None:
     bad = [s for s in stimuli if s not in allowed]
     if bad or not stimuli:

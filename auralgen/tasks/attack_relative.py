@@ -111,9 +111,10 @@ def steady_loudness(params, x: np.ndarray) -> list[float]:
 @register
 class AttackRelative(CompareTask):
     name = "attack_relative"
-    # audio.rms_dbfs / delta_level_db: the slower ramp holds a little less energy at the same steady level
+    # no level feature is a target: each sound's steady loudness is roved (S.LEVEL_ROVE_DB), which buries the
+    # 0.06 dB less energy the slower ramp holds at the same steady level
     audit = AuditSpec(
-        (*RELATIVE_FEATURES, "sounds.*.rise_s", "delta.rise_s", "audio.delta_level_db"),
+        (*RELATIVE_FEATURES, "sounds.*.rise_s", "delta.rise_s"),
         listener_easiest="max",
     )
     listener = staticmethod(listen.attack_relative)
@@ -128,8 +129,9 @@ class AttackRelative(CompareTask):
         "How does the attack of the second sound compare with the attack of the first?",
     )
     card_note = (
-        "Both sounds are the same pure tone with the same duration, release and steady-state loudness (LUFS of the "
-        "steady part); only the onset ramp differs. The level is the ratio of the envelopes' 10-90 % rise times in "
+        "Both sounds are the same pure tone with the same duration and release; each one's steady-state loudness "
+        "(LUFS of the steady part) is the item's roved by +-2.5 dB on its own (the level JND is 0.5-1 dB, so no level "
+        "measure follows the answer); only the onset ramp differs. The level is the ratio of the envelopes' 10-90 % rise times in "
         "percent, measured from each sound's Hilbert envelope; 'more sharply' means a shorter rise time."
     )
 
@@ -156,8 +158,10 @@ class AttackRelative(CompareTask):
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
         d = float(self.tone.sample(rng))
         common = {"freq_hz": float(self.freq.sample(rng)), "phase_rad": float(rng.uniform(0.0, 2 * math.pi)),
-                  "duration_s": d, "release_s": self.cfg.release_s, "loudness_lufs": float(self.loudness.sample(rng))}  # fmt: skip
-        sounds = [{**common, "rise_s": centre * step}, {**common, "rise_s": centre / step}]
+                  "duration_s": d, "release_s": self.cfg.release_s}  # fmt: skip
+        lufs = S.roved(rng, float(self.loudness.sample(rng)))
+        sounds = [{**common, "rise_s": centre * step, "loudness_lufs": lufs[0]},
+                  {**common, "rise_s": centre / step, "loudness_lufs": lufs[1]}]  # fmt: skip
         t1, t2 = S.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
         sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
         return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "direction": direction,
@@ -180,7 +184,8 @@ class AttackRelative(CompareTask):
         got = math.log(r[0] / r[1]) if all(v > 0 for v in r) else math.nan  # > 0: the second is sharper
         want = self.sign(params["direction"]) * math.log1p(params["difference"] / 100.0)
         rec = within("rise_log_ratio", got, want, TOLERANCE_LOG)
-        loud = within("steady_loudness_difference_lu", lufs[1] - lufs[0], 0.0, TOLERANCE_LU)
+        want_lu = params["sounds"][1]["loudness_lufs"] - params["sounds"][0]["loudness_lufs"]  # roved apart
+        loud = within("steady_loudness_difference_lu", lufs[1] - lufs[0], want_lu, TOLERANCE_LU)
         return Measurement.from_dict({"rise_ms": [round(v * 1000, 4) for v in r], "rise_log_ratio": rec,
                                       "difference_percent": round(100 * math.expm1(abs(got)), 3) if math.isfinite(got) else None,
                                       "steady_lufs": [round(v, 3) for v in lufs], "steady_loudness_difference_lu": loud,

@@ -317,6 +317,9 @@ class Task:
     # the other levels share the remaining n_choices - 1 texts. items_at then gives the zero level as many
     # items as each of those texts gets, so every text is the answer equally often over the task (issue 12)
     zero_level_answer: ClassVar[bool] = False
+    # every clip must be heard (Task.check adds an ``audible`` record: no silent or near-silent clip);
+    # False only where silence is a correct stimulus (the audiogram's absent tone, its level near threshold)
+    clips_heard: ClassVar[bool] = True
 
     def __init__(self, cfg: TaskConfig, audio: AudioConfig):
         self.cfg = cfg
@@ -404,8 +407,17 @@ class Task:
         raise NotImplementedError
 
     def check(self, params: dict[str, Any], clips: list[np.ndarray]) -> dict[str, Any]:
-        """:meth:`measure` as the JSON-able dict the ``measured`` column stores (with a boolean ``valid``)."""
-        return self.measure(params, clips).to_dict()
+        """:meth:`measure` as the JSON-able dict the ``measured`` column stores (with a boolean ``valid``),
+        with the ``audible`` record of :func:`~auralgen.measure.level.clip_audibility` where
+        :attr:`clips_heard`: an item with a silent or near-silent clip is not valid."""
+        out = self.measure(params, clips).to_dict()
+        if not self.clips_heard:
+            return out
+        from auralgen.measure.level import clip_audibility
+
+        sr = int(params.get("sample_rate_hz", self.sample_rate))
+        audible = clip_audibility(clips, sr, full_scale_db_spl=params.get("full_scale_db_spl"))
+        return {**out, "audible": audible, "valid": bool(out["valid"]) and audible["ok"]}
 
     def channel_layout(self, params: dict[str, Any]) -> str:
         return "mono"
@@ -414,6 +426,13 @@ class Task:
         """The option texts that can be the answer of an item at ``level_value`` (the audit checks
         every answer is one, and balances them). Default: every option."""
         return set(options)
+
+    def answer_texts(self, level: int) -> dict[str, str] | None:
+        """For a level whose option texts vary from item to item (sound names): every text that can be
+        the answer there, mapped to its group (e.g. a pair's unordered members, or a relation's side),
+        so the plan deals the texts, and their groups, equally often (``generation/answers.py``).
+        None (the default): such a level is not dealt."""
+        return None
 
     def adaptive_tracks(self) -> list[tuple[str, Task]]:
         """The tracks ``mode=adaptive`` runs for this task, ``(track name, task)``: one, the task itself,

@@ -79,11 +79,11 @@ class BrightnessRelativeConfig(TaskConfig):
 @register
 class BrightnessRelative(CompareTask):
     name = "brightness_relative"
-    # audio.delta_level_db: at equal loudness (LUFS) the brighter sound has the lower RMS, since K-weighting
-    # favours high frequencies: the RMS difference is driven by the centroid difference itself
+    # no level feature is a target: each sound's loudness is roved (S.LEVEL_ROVE_DB), which buries the 0.17 dB
+    # lower RMS a brighter sound has at equal loudness (K-weighting favours high frequencies)
     audit = AuditSpec(
         (*RELATIVE_FEATURES, "sounds.*.tilt_db_per_octave", "sounds.*.centroid_hz", "delta.tilt_db_per_octave",
-         "delta.centroid_hz", "audio.delta_level_db", "sounds.*.shelf_db", "delta.shelf_db"),
+         "delta.centroid_hz", "sounds.*.shelf_db", "delta.shelf_db"),
         listener_easiest="max",
     )  # fmt: skip
     listener = staticmethod(listen.brightness_relative)
@@ -100,8 +100,9 @@ class BrightnessRelative(CompareTask):
         "How does the brightness (the sharpness of the tone colour) of the second sound compare with the first?",
     )
     card_note = (
-        "Both sounds are harmonic complexes with the same F0, harmonics, phases, duration and integrated loudness "
-        "(LUFS); only the spectral tilt differs. The level is the spectral-centroid difference in percent, measured "
+        "Both sounds are harmonic complexes with the same F0, harmonics, phases and duration; each one's integrated "
+        "loudness (LUFS) is the item's roved by +-2.5 dB on its own (the level JND is 0.5-1 dB, so no level measure "
+        "follows the answer); only the spectral tilt differs. The level is the spectral-centroid difference in percent, measured "
         "from each sound's magnitude spectrum; 'brighter' means a higher spectral centroid."
     )
 
@@ -136,10 +137,12 @@ class BrightnessRelative(CompareTask):
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
         d = float(self.tone.sample(rng))
         common = {"period_samples": period, "f0_hz": sr / period, "max_freq_hz": self.cfg.max_freq_hz,
-                  "phase_seed": int(rng.integers(2**31)), "duration_s": d, "loudness_lufs": float(self.loudness.sample(rng))}  # fmt: skip
+                  "phase_seed": int(rng.integers(2**31)), "duration_s": d}  # fmt: skip
+        lufs = S.roved(rng, float(self.loudness.sample(rng)))
         sounds = []
-        for c in (centre / step, centre * step):
-            sounds.append({**common, "centroid_hz": c, "tilt_db_per_octave": B.tilt_for_centroid(k, sr / period, c)})
+        for c, lu in zip((centre / step, centre * step), lufs):
+            sounds.append({**common, "centroid_hz": c, "tilt_db_per_octave": B.tilt_for_centroid(k, sr / period, c),
+                           "loudness_lufs": lu})  # fmt: skip
         t1, t2 = S.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
         sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
         return {"sample_rate_hz": sr, "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "direction": direction,
@@ -153,10 +156,10 @@ class BrightnessRelative(CompareTask):
         piece = TONES.render(clip, sr)
         c0 = spectral_centroid_hz(piece[ramp : len(piece) - ramp], sr)
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
-        lufs = float(self.loudness.sample(rng))
+        lufs = S.roved(rng, float(self.loudness.sample(rng)))
         corner = round(c0, 3) if math.isfinite(c0) else 1000.0
         sounds = [{**clip, "shelf_hz": corner, "shelf_db": shelf_gain_db(piece, sr, ramp, corner, c0 * f),
-                   "loudness_lufs": lufs} for f in (1.0 / step, step)]  # fmt: skip
+                   "loudness_lufs": lu} for f, lu in zip((1.0 / step, step), lufs)]  # fmt: skip
         t1, t2 = S.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
         sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
         return {"sample_rate_hz": sr, "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "direction": direction,
@@ -186,7 +189,8 @@ class BrightnessRelative(CompareTask):
             self.sign(params["direction"]) * params["difference"],
             TOLERANCE_PERCENT,
         )
-        loud = within("loudness_difference_lu", lufs[1] - lufs[0], 0.0, TOLERANCE_LU)
+        want = params["sounds"][1]["loudness_lufs"] - params["sounds"][0]["loudness_lufs"]  # roved apart
+        loud = within("loudness_difference_lu", lufs[1] - lufs[0], want, TOLERANCE_LU)
         return Measurement.from_dict({"centroid_hz": [round(v, 3) for v in c], "centroid_difference_percent": rec,
                                       "loudness_lufs": [round(v, 3) for v in lufs], "loudness_difference_lu": loud,
                                       "valid": bool(rec["ok"] and loud["ok"])})  # fmt: skip

@@ -5,11 +5,14 @@ Difficulty: the difference in number of events (0 = the same number). The counts
 leave room for the difference, and which sequence holds more is drawn independently.
 
 Controlled (drawn independently of the answer): both sequences share one stimulus (kind,
-frequency); each sequence's level, its gap between events (``gap_s``) and its total sounding
-time (``total_s``, shared by its events, each event's duration jittered) are roved independently
-and identically, so the sounding time and energy of a sequence do not grow with its count; the
-sequences sit ``sep_s`` apart in a fixed-length clip after a roved lead-in. More events in the
-same sounding time are shorter -- the events of a sequence are what is counted.
+frequency); each sequence's level, its span (``span_s``: first onset to last offset) and its
+total sounding time (``total_s``, shared by its events, each event's duration jittered) are roved
+independently and identically, so the span, sounding time and energy of a sequence do not grow
+with its count (with a gap drawn per sequence, as before, the sequence with more events spanned
+~0.37 s more); the events fill the span with equal gaps, and the sequences sit ``sep_s`` apart in
+a fixed-length clip after a roved lead-in. More events in the same sounding time and span are
+shorter and closer together -- the events of a sequence are what is counted. Counts start at 2:
+one event has no span of its own.
 
 Label: each sequence's events counted from its onsets (:func:`auralgen.measure.onsets.onset_times`,
 split at the silence between the sequences); both counts must equal the recipe's.
@@ -41,23 +44,25 @@ from auralgen.tasks.base import (
     require,
 )
 
+MIN_GAP_S = 0.06  # shortest silence between two events of a sequence
+
 
 @dataclass(frozen=True)
 class CountingRelativeConfig(TaskConfig):
     name: str = "counting_relative"
     levels: tuple = (0, 1, 2, 3, 5)
-    min_count: int = 1
+    min_count: int = 2  # a sequence spans span_s whatever its count: one event cannot
     max_count: int = 10
     stimuli: tuple = ("pure", "harmonic", "noise")
     freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 300.0, "high": 1200.0})
     n_harmonics: int = 5
     total_s: Any = (0.4, 0.6)
     jitter: float = 0.2
-    gap_s: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 0.08, "high": 0.2})
+    span_s: Any = (1.4, 1.8)  # first onset to last offset of a sequence, roved independently of its count
     level_db_spl: Any = (60.0, 68.0)
-    sep_s: float = 1.2
+    sep_s: float = 2.4
     lead_s: Any = (0.1, 0.3)
-    clip_s: float = 6.5
+    clip_s: float = 7.0
     ramp_s: float = 0.005
 
 
@@ -65,9 +70,13 @@ class CountingRelativeConfig(TaskConfig):
 @register
 class CountingRelative(CompareTask):
     name = "counting_relative"
+    # declared: the events (number, onsets, durations) are what is counted; in a span roved independently of the
+    # count the gap between events shrinks as the count grows (a rate is a count per span), and at a sounding
+    # time roved independently of the count each event is shorter (the first and last events' lengths,
+    # audio.delta_duration_s): both inseparable from the count
     audit = AuditSpec(
         (*RELATIVE_FEATURES, "sequences.*.n_events", "sequences.*.onsets_s.*", "sequences.*.durations_s.*",
-         "sequences.*.levels_db_spl.*", "audio.n_segments", "audio.delta_duration_s", "audio.delta_level_db"),
+         "sequences.*.gap_s", "audio.n_segments", "audio.delta_duration_s"),
         listener_easiest="max",
     )  # fmt: skip
     listener = staticmethod(listen.counting_relative)
@@ -82,16 +91,17 @@ class CountingRelative(CompareTask):
         "How does the number of sounds in the second sequence compare with the number in the first?",
     )
     card_note = (
-        "counting_relative: two sequences of 1-10 short sounds in one fixed-length clip; the level is the difference "
-        "in number (0 = same), counted from the onsets. Stimulus shared; level, gap between events and total sounding "
-        "time roved per sequence independently of the answer (more events share the same sounding time)."
+        "counting_relative: two sequences of 2-10 short sounds in one fixed-length clip; the level is the difference "
+        "in number (0 = same), counted from the onsets. Stimulus shared; level, span (first onset to last offset, "
+        "1.4-1.8 s) and total sounding time roved per sequence independently of the answer: more events share the "
+        "same sounding time and the same span, closer together."
     )
 
     def __init__(self, cfg: CountingRelativeConfig, audio: AudioConfig):
         Task.__init__(self, cfg, audio)
         self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
         self.total = S.dist("total_s", cfg.total_s, low=1e-9)
-        self.gap = S.dist("gap_s", cfg.gap_s, low=1e-9)
+        self.span = S.dist("span_s", cfg.span_s, low=1e-9)
         self.level = S.dist("level_db_spl", cfg.level_db_spl)
         self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
 
@@ -102,16 +112,23 @@ class CountingRelative(CompareTask):
             f"{key}.levels={list(cfg.levels)!r} holds a negative or fractional difference; allowed: whole counts >= 0",
         )
         E.check_spectrum(key, cfg, audio)
-        gap = S.dist(f"{key}.gap_s", cfg.gap_s, low=1e-9)
-        span = E.check_counts(key, cfg, largest_gap_s=S.max_of(gap))
+        spans = S.dist(f"{key}.span_s", cfg.span_s, low=1e-9)
+        E.check_counts(key, cfg, largest_gap_s=0.0)
+        require(cfg.min_count >= 2, f"{key}.min_count={cfg.min_count}; allowed: >= 2 (a sequence spans span_s whatever its count)")  # fmt: skip
+        most = S.max_of(S.dist(f"{key}.total_s", cfg.total_s)) + cfg.max_count * cfg.ramp_s
+        tightest = (S.min_of(spans) - most) / (cfg.max_count - 1)
+        require(
+            tightest >= MIN_GAP_S,
+            f"{key}.span_s={cfg.span_s!r} leaves {tightest:.3f} s between {cfg.max_count} events; allowed: a span leaving >= {MIN_GAP_S} s",
+        )
+        span = S.max_of(spans)
         require(
             max(cfg.levels) <= cfg.max_count - cfg.min_count,
             f"{key}.levels={list(cfg.levels)!r} exceeds the count range {cfg.min_count}-{cfg.max_count}; allowed: at most {cfg.max_count - cfg.min_count}",
         )
-        inner = S.max_of(S.dist(f"{key}.total_s", cfg.total_s)) * (1 + cfg.jitter) / 2 + S.max_of(gap)
-        require(
-            cfg.sep_s > inner,
-            f"{key}.sep_s={cfg.sep_s} is not longer than the longest interval between onsets in a sequence ({inner:.3f} s); allowed: sep_s > {inner:.3f}",
+        require(  # two events can lie a whole span apart: the sequences must be further apart
+            cfg.sep_s > span,
+            f"{key}.sep_s={cfg.sep_s} is not longer than the longest span ({span:.3f} s); allowed: sep_s > {span:.3f}",
         )
         S.check_fits(key, S.max_of(S.dist(f"{key}.lead_s", cfg.lead_s, low=0.0)) + 2 * span + cfg.sep_s, cfg.clip_s)
 
@@ -138,7 +155,8 @@ class CountingRelative(CompareTask):
         start = float(self.lead.sample(rng))
         seqs = []
         for n in counts:
-            total, gap, lv = float(self.total.sample(rng)), float(self.gap.sample(rng)), float(self.level.sample(rng))
+            total, span, lv = float(self.total.sample(rng)), float(self.span.sample(rng)), float(self.level.sample(rng))
+            gap = (span - total - n * self.cfg.ramp_s) / (n - 1)  # the events fill the drawn span
             seqs.append(E.event_run(rng, spectrum, n=n, gap_s=gap, start_s=start, total_s=total,
                                     jitter=self.cfg.jitter, level_db_spl=lv, ramp_s=self.cfg.ramp_s))  # fmt: skip
             start = E.end_s(seqs[-1]) + self.cfg.sep_s

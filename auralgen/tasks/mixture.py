@@ -345,6 +345,18 @@ class Mixture(Task):
             answer = texts[pairs.index(tuple(ans))]
         return self.make_qa(answer, texts, rng, slot=slot, templates=TEMPLATES[sub])
 
+    def answer_texts(self, level: int) -> dict[str, str] | None:
+        """The sound names (louder, first) or ordered pair texts (overlap, grouped by the unordered
+        pair) that can be the answer at ``level``; None for count (fixed options) and recorded corpora."""
+        sub = self.grid[level][0]
+        if self.audio.source.recorded or sub == "count":
+            return None
+        if sub != "overlap":
+            return {_name({"kind": k}): _name({"kind": k}) for k in self.cfg.kinds}
+        pool = [k for k in self.cfg.kinds if k in CONTINUOUS]
+        return {f"{_name({'kind': a})} and {event_name({'kind': b})}": " + ".join(sorted((a, b)))
+                for a in pool for b in pool if a != b}  # fmt: skip
+
     # -- validation ---------------------------------------------------------------------
     def measure(self, params: dict[str, Any], clips: list[np.ndarray]) -> Measurement:
         return Measurement.from_dict(check_mixture(params, clips[0]))

@@ -52,6 +52,7 @@ from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSp
 NAMES = SPATIAL_NAMES
 RELATIONS = ("left", "closer", "higher", "left_of")
 SIDES = ("left", "right", "same")
+LEFT_OF_TEXTS = {"left": "To the left of {b}", "right": "To the right of {b}", "same": "In the same direction as {b}"}
 ENTRY_ORDER = SPATIAL_ENTRY_ORDER  # the synthesized kinds, in the order they enter (see entry_times)
 TOP_ELEVATION_DEG = 40.0  # "higher": no source above this (higher up, in these rooms, the ceiling reflection
 # follows the direct sound within 1-2 ms, and the reference listener read 60-80 deg sources 60-100 deg low)
@@ -260,17 +261,23 @@ class MultiSourceRelation(SpatialTask):
         names = [source_name(s["source"]) for s in params["sounds"]]
         if params["relation"] == "left_of":
             b = names[1]
-            texts = {
-                "left": f"To the left of {b}",
-                "right": f"To the right of {b}",
-                "same": f"In the same direction as {b}",
-            }
+            texts = {side: text.format(b=b) for side, text in LEFT_OF_TEXTS.items()}
             answer = texts[params["side"]]
             options, index = arrange(answer, [t for t in texts.values() if t != answer], slot=slot, rng=rng)
             return QA(QUESTIONS["left_of"].format(a=names[0], b=b), options, index)
         answer = names[params["answer_sound"]]
         options, index = arrange(answer, [n for n in names if n != answer], slot=slot, rng=rng)
         return QA(QUESTIONS[params["relation"]], options, index)
+
+    def answer_texts(self, level: int) -> dict[str, str] | None:
+        """The source names (left, closer, higher) or ``left_of`` texts (grouped by side) that can be
+        the answer at ``level``; None for a recorded corpus."""
+        if self.audio.source.recorded:
+            return None
+        names = [NAMES[k] for k in ENTRY_ORDER]
+        if self._grid()[level][0] != "left_of":
+            return {n: n for n in names}
+        return {text.format(b=b): side for b in names for side, text in LEFT_OF_TEXTS.items()}
 
     def measure(self, params, clips):
         """Each source rendered alone (same recipe): its onset, received level and direction

@@ -9,11 +9,12 @@ is near the human tempo JND of ~2-5 % (Drake & Botte 1993, Perception & Psychoph
 54:277-286); the easiest (30 %) far above it.
 
 Controlled (drawn independently of the answer): the stimulus (kind, frequency), its level, the
-window's place in the fixed-length clip, the pulse-grid phase in the window and the duty cycle
-(pulse length / interval), so the sounding time in the window (about ``duty x window_s``: the
-class means differ by ~12 % as slow pulses fit the window's end less often, inside the 3x duty
-rove), the clip's RMS and its FLAC size carry little tempo. The number of pulses in the fixed window grows with the
-tempo -- that is the tempo.
+span of the pulses (first onset to last offset: ``span_s`` rounded to whole intervals, so its
+mean does not move with the tempo) and its place in the fixed-length clip (uniform), hence the lead
+and trail silences (with pulses in a fixed window they grew with the interval: 51 % from them, chance
+33.5 %), and the duty cycle (pulse length / interval), so the sounding time (about
+``duty x span``), the clip's RMS and its FLAC size carry little tempo. The number of pulses in
+the span grows with the tempo -- that is the tempo.
 
 Label: the tempo measured from the onsets (least-squares inter-onset interval,
 :func:`auralgen.measure.onsets.ioi_tempo_bpm`) within :data:`TOLERANCE_BPM` of the recipe, inside
@@ -49,7 +50,7 @@ class TempoAbsoluteConfig(TaskConfig):
     n_harmonics: int = 5
     duty: Any = (0.1, 0.3)
     level_db_spl: Any = (60.0, 70.0)
-    window_s: float = 4.0
+    span_s: Any = (2.6, 3.4)  # first onset to last offset, roved independently of the tempo (then whole intervals)
     clip_s: float = 5.0
     ramp_s: float = 0.005
 
@@ -72,16 +73,32 @@ class TempoAbsoluteConfig(TaskConfig):
             )
         duty = S.dist(f"{key}.duty", self.duty, low=1e-9, high=0.5)
         slow_ioi, fast_ioi = 60.0 / (b[0] / m), 60.0 / (b[-1] * m)
-        need = (E.MIN_PULSES + S.max_of(duty)) * slow_ioi + self.ramp_s
+        span = S.dist(f"{key}.span_s", self.span_s, low=1e-9)
+        need = (E.MIN_PULSES - 1 + S.max_of(duty)) * slow_ioi + self.ramp_s
         require(
-            self.window_s >= need,
-            f"{key}.window_s={self.window_s} holds fewer than {E.MIN_PULSES} pulses at the slowest tempo {b[0] / m:.1f} BPM; allowed: window_s >= {need:.3f}",
+            S.min_of(span) >= need,
+            f"{key}.span_s={self.span_s!r} holds fewer than {E.MIN_PULSES} pulses at the slowest tempo {b[0] / m:.1f} BPM; allowed: span_s >= {need:.3f}",
         )
         require(
             S.min_of(duty) * fast_ioi >= 2 * self.ramp_s,
             f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({S.min_of(duty) * fast_ioi:.4f} s); allowed: 2*ramp_s <= shortest pulse",
         )
-        S.check_fits(key, self.window_s + 2 * EDGE_S, self.clip_s)
+        S.check_fits(key, S.max_of(span) + slow_ioi + 2 * EDGE_S, self.clip_s)
+
+
+def pulses_in_span(rng: np.random.Generator, spectrum: dict, *, bpm: float, span_s: float, duty: float,
+                   level_db_spl: float, ramp_s: float) -> dict[str, Any]:  # fmt: skip
+    """Isochronous pulses at ``bpm`` (onsets from 0) whose span, first onset to last offset, is a whole
+    number of intervals next to ``span_s``: the one below or the one above, drawn (one draw) so that
+    the span's mean is ``span_s`` whatever the interval (plain rounding favoured the longer span at
+    slow tempi); at least :data:`~auralgen.tasks._events.MIN_PULSES` pulses. The span is drawn, not
+    the window, so lead and trail silences do not grow with the interval."""
+    ioi = 60.0 / bpm
+    pulse = duty * ioi + ramp_s
+    n = max(E.MIN_PULSES, int(math.floor((span_s - pulse) / ioi + float(rng.uniform()))) + 1)
+    return {**spectrum, "bpm": float(bpm), "ioi_s": ioi, "duty": float(duty), "n_events": n,
+            "onsets_s": [k * ioi for k in range(n)], "durations_s": [pulse] * n,
+            "levels_db_spl": [float(level_db_spl)] * n}  # fmt: skip
 
 
 def _fmt(bpm: float) -> str:
@@ -121,6 +138,7 @@ class TempoAbsolute(Task):
         self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
         self.duty = S.dist("duty", cfg.duty, low=1e-9, high=0.5)
         self.level = S.dist("level_db_spl", cfg.level_db_spl)
+        self.span = S.dist("span_s", cfg.span_s, low=1e-9)
 
     @property
     def n_choices(self) -> int:  # type: ignore[override]
@@ -140,18 +158,12 @@ class TempoAbsolute(Task):
         require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: percent >= 0")
         k, side, bpm = draw_at_margin(rng, self.edges, level.value)
         spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source)
-        start = float(rng.uniform(EDGE_S, self.cfg.clip_s - self.cfg.window_s - EDGE_S))
         duty, lv = float(self.duty.sample(rng)), float(self.level.sample(rng))
-        seq = E.pulse_train(
-            rng,
-            spectrum,
-            bpm=bpm,
-            start_s=start,
-            window_s=self.cfg.window_s,
-            duty=duty,
-            level_db_spl=lv,
-            ramp_s=self.cfg.ramp_s,
-        )
+        seq = pulses_in_span(rng, spectrum, bpm=bpm, span_s=float(self.span.sample(rng)), duty=duty, level_db_spl=lv,
+                             ramp_s=self.cfg.ramp_s)  # fmt: skip
+        span = seq["onsets_s"][-1] + seq["durations_s"][-1]
+        start = float(rng.uniform(EDGE_S, self.cfg.clip_s - EDGE_S - span))  # the sounding region's place
+        seq["onsets_s"] = [start + t for t in seq["onsets_s"]]
         return {
             "sample_rate_hz": self.sample_rate,
             "full_scale_db_spl": self.audio.full_scale_db_spl,

@@ -4,8 +4,10 @@ An instrument here is a spectral envelope (mel cepstrum, :mod:`auralgen.synth.in
 imposed on an excitation. Difficulty: the timbre distance of the two notes' recipes, in dB of
 mel-cepstral distance (the Euclidean distance of their cepstra, i.e. of their smoothed spectral
 envelopes). Level 0 is the same instrument, the two notes differing only by its natural roving
-(each note its own excitation seed -- pluck noise, vibrato, phases -- and an envelope jitter of
-:data:`ROVING_DB` per coefficient); a level ``L > 0`` moves the second instrument ``L`` dB from the
+(each note its own partials' phases and an envelope jitter of :data:`ROVING_DB` per coefficient);
+the excitation's course in time (attack, swell, vibrato, FM index, the string's burst and loss, a
+noise's realisation: ``shape_seed``) is the instrument's and shared by both notes, at every level,
+so the two notes' time-frequency envelopes match frame by frame, not only over the whole note; a level ``L > 0`` moves the second instrument ``L`` dB from the
 first in a random direction of cepstral space. The hardest non-zero default level (1 dB) is near
 the human threshold for a change of spectral shape: in profile analysis a 1-2 dB change of one
 component of a multi-tone complex is detected (Green 1988, *Profile Analysis*, Oxford UP; Green,
@@ -14,12 +16,15 @@ of the same size; the easiest (8 dB) is far above it.
 
 Controlled (drawn independently of the answer, shared by both notes): the excitation (harmonic,
 bowed, brass-like, FM, plucked string or noise-excited), the pitch (f0), the duration, the
-integrated loudness (LUFS, BS.1770, equal for both notes) and the notes' places in a fixed-length
-clip. The answer is "Same" only at level 0.
+integrated loudness (LUFS, BS.1770; each note's then roved on its own by +-2.5 dB,
+:data:`auralgen.tasks._sounds.LEVEL_ROVE_DB`, so no level measure follows the answer) and the
+notes' places in a fixed-length clip. The answer is "Same" only at level 0.
 
 Label: the timbre distance measured from the audio (the mel cepstra of the two notes,
 :func:`auralgen.measure.timbre.timbre_distance_db`) equals the level within
-:data:`TOLERANCE_DB` + :data:`TOLERANCE_FRACTION` of the level; both notes' loudness within
+:data:`TOLERANCE_DB` + :data:`TOLERANCE_FRACTION` of the level, and so does the time-local one
+(Hann frames of 1024 samples, :func:`~auralgen.measure.timbre.framewise_distance_db`) within
+:data:`FRAMEWISE_TOLERANCE_DB` + :data:`TOLERANCE_FRACTION` of it; both notes' loudness within
 :data:`TOLERANCE_LU`.
 """
 
@@ -43,6 +48,7 @@ ROVING_DB = 0.05  # natural roving of an instrument's envelope: per cepstral coe
 TOLERANCE_DB = 0.6  # measured distance vs the level: this + TOLERANCE_FRACTION * level
 TOLERANCE_FRACTION = 0.1
 TOLERANCE_LU = 0.2  # each note's measured loudness vs the recipe's
+FRAMEWISE_TOLERANCE_DB = 1.0  # time-local distance (Hann 1024 frames) vs the level: this + TOLERANCE_FRACTION * level
 # above ~185 Hz the two lowest mel bands share one partial and the envelope there cannot be set (errors ~1-2 dB)
 MAX_F0_HZ = 180.0
 # loudest note allowed: peaks stay under full scale (plucked attacks reach ~25 dB above the loudness)
@@ -59,11 +65,11 @@ class TimbreRelativeConfig(TaskConfig):
     note_s: float = 0.6
     gap_s: Any = (0.3, 0.5)
     lead_s: Any = (0.1, 0.3)
-    loudness_lufs: Any = (-36.0, -30.0)
+    loudness_lufs: Any = (-38.0, -32.5)  # then roved by +-2.5 dB per note
     clip_s: float = 2.2
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
-        check_notes(self, audio, key)
+        check_notes(self, audio, key, rove_db=S.LEVEL_ROVE_DB)
         require(
             all(v >= 0 for v in self.levels),
             f"{key}.levels={list(self.levels)!r} has a negative distance; allowed: dB >= 0",
@@ -75,7 +81,7 @@ class TimbreRelativeConfig(TaskConfig):
         S.check_fits(key, worst + 2 * self.note_s, self.clip_s)
 
 
-def check_notes(cfg, audio: AudioConfig, key: str) -> None:
+def check_notes(cfg, audio: AudioConfig, key: str, rove_db: float = 0.0) -> None:
     """Excitations known, f0 in the range where every mel band holds a partial, the note long
     enough for BS.1770 loudness, Nyquist above the top band, loudness below clipping."""
     bad = [e for e in cfg.excitations if e not in I.EXCITATIONS]
@@ -94,18 +100,21 @@ def check_notes(cfg, audio: AudioConfig, key: str) -> None:
         0.4 <= cfg.note_s <= 4.0,
         f"{key}.note_s={cfg.note_s} is out of range; allowed: 0.4 <= note_s <= 4 (BS.1770 needs 0.4 s)",
     )
-    loud = S.max_of(S.dist(f"{key}.loudness_lufs", cfg.loudness_lufs))
+    loud = S.max_of(S.dist(f"{key}.loudness_lufs", cfg.loudness_lufs)) + rove_db
     require(
         loud <= LOUDEST_LUFS,
-        f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS} LUFS",
+        f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS - rove_db:g} LUFS",
     )
 
 
-def note_recipe(rng: np.random.Generator, excitation: str, f0: float, dur: float, ceps, lufs: float) -> dict[str, Any]:
+def note_recipe(rng: np.random.Generator, excitation: str, f0: float, dur: float, ceps, lufs: float,
+                shape_seed: int | None = None) -> dict[str, Any]:  # fmt: skip
     """A note of an instrument (``ceps``) with its natural roving: an envelope jitter of
-    :data:`ROVING_DB` per coefficient and its own excitation seed. Draws: the jitter, then the seed."""
+    :data:`ROVING_DB` per coefficient and its own excitation seed (fine structure). Draws: the
+    jitter, then the seed. ``shape_seed`` (the excitation's course in time) is stored when given."""
     rov = np.asarray(ceps) + rng.normal(0.0, ROVING_DB, I.N_CEPS)
-    return {"excitation": excitation, "f0_hz": f0, "duration_s": dur, "seed": int(rng.integers(2**31)),
+    shape = {} if shape_seed is None else {"shape_seed": int(shape_seed)}
+    return {"excitation": excitation, "f0_hz": f0, "duration_s": dur, "seed": int(rng.integers(2**31)), **shape,
             "ceps": [round(float(c), 6) for c in rov], "loudness_lufs": lufs}  # fmt: skip
 
 
@@ -150,7 +159,8 @@ class TimbreRelative(Task):
         "timbre_relative: two notes of equal pitch, duration and loudness (LUFS) with a shared excitation (harmonic, "
         "bowed, brass-like, FM, plucked string or noise-excited) in a fixed-length clip; the level is the timbre "
         "distance of the two instruments in dB of mel-cepstral (MFCC) distance, 0 = the same instrument with only its "
-        "natural roving, measured from the audio. The answer is 'Same instrument' only at level 0."
+        "natural roving, measured from the audio over the whole notes and frame by frame (Hann, 1024 samples): both "
+        "notes share the excitation's course in time. The answer is 'Same instrument' only at level 0."
     )
 
     def __init__(self, cfg: TimbreRelativeConfig, audio: AudioConfig):
@@ -170,7 +180,11 @@ class TimbreRelative(Task):
         u = rng.standard_normal(I.N_CEPS)
         other = base + level.value * u / np.linalg.norm(u)
         f0, lufs = float(self.f0.sample(rng)), float(self.loudness.sample(rng))
-        notes = [note_recipe(rng, excitation, f0, self.cfg.note_s, c, lufs) for c in (base, other)]
+        shape_seed = int(rng.integers(2**31))  # one course in time for both notes: only the envelope may differ
+        lufs2 = S.roved(rng, lufs)  # each note's loudness roved on its own
+        notes = [
+            note_recipe(rng, excitation, f0, self.cfg.note_s, c, lu, shape_seed) for c, lu in zip((base, other), lufs2)
+        ]
         t1, t2 = S.two_interval_timing(rng, self.cfg.note_s, self.cfg.note_s, self.gap, self.lead, self.cfg.clip_s)
         notes[0]["onset_s"], notes[1]["onset_s"] = t1, t2
         return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "direction": direction,
@@ -188,16 +202,19 @@ class TimbreRelative(Task):
     def measure(self, params, clips):
         """The two notes' timbre distance (mel cepstra from the audio) against the level, and each
         note's loudness (LUFS) against the recipe's."""
-        from auralgen.measure.timbre import timbre_distance_db
+        from auralgen.measure.timbre import framewise_distance_db, timbre_distance_db
 
         sr = int(params["sample_rate_hz"])
         a, b = note_samples(params, clips[0])
         diff = float(params["difference"])
         rec = within("timbre_distance_db", timbre_distance_db(a, b, sr), diff, TOLERANCE_DB + TOLERANCE_FRACTION * diff)
+        frames = within("framewise_distance_db", framewise_distance_db(a, b, sr), diff,
+                        FRAMEWISE_TOLERANCE_DB + TOLERANCE_FRACTION * diff)  # fmt: skip
         lufs = [loudness_lufs(x, sr) for x in (a, b)]
         loud_ok = all(abs(v - nt["loudness_lufs"]) <= TOLERANCE_LU for v, nt in zip(lufs, params["notes"]))
-        return Measurement.from_dict({"timbre_distance_db": rec, "loudness_lufs": [round(v, 3) for v in lufs],
-                                      "valid": bool(rec["ok"] and loud_ok)})  # fmt: skip
+        return Measurement.from_dict({"timbre_distance_db": rec, "framewise_distance_db": frames,
+                                      "loudness_lufs": [round(v, 3) for v in lufs],
+                                      "valid": bool(rec["ok"] and frames["ok"] and loud_ok)})  # fmt: skip
 
     def eval_fields(self, params):
         return {"difference": params["difference"], "difference_unit": "dB"}

@@ -1,4 +1,4 @@
-"""Learned controls: can a model that never hears the audio answer the items?
+"""Learned controls: can a model that never hears the attribute answer the items?
 
 Each control is trained on one dataset (seed A, or a train split) and tested on another (seed B),
 task by task; none of them sees the audio content:
@@ -18,7 +18,12 @@ task by task; none of them sees the audio content:
   energy over its duration, a process that grows louder) -- a model reading it is listening, not
   cheating, and the control leaves it out (:func:`content_features`); otherwise it is in. A task
   the registry does not know keeps every feature;
-- ``position_prior`` (d): the answer position most often right in training.
+- ``position_prior`` (d): the answer position most often right in training;
+- ``nuisance`` (e): the same k-nearest-neighbour vote on the audio's nuisance facts, per clip and per
+  part (first and last sounding segment): RMS, peak, crest factor, LUFS, sounding time, span, lead and
+  trail silence, number of segments (:mod:`auralgen.validation.nuisance`), leaving out those the task
+  declares as its cue in its ``AuditSpec`` (a level in a loudness task, a decay's length in a
+  reverberation task). Everything that is not the attribute is roved, so it must be at honest chance.
 
 Per task the report gives each control's test accuracy with its 95 % Wilson interval, the stated
 chance (mean ``1/options``), the *balanced* chance (mean ``1/k``, k = the item's options whose text is
@@ -36,7 +41,7 @@ flag rule below detects with 80 % power: ``MARGIN`` plus what a one-sided binomi
 
 each only when the test says so: a one-sided binomial test of "the control's accuracy is at most
 its chance + ``MARGIN``" (the issue's rule, "more than 2 pp above chance", as the null hypothesis),
-Holm-corrected over the task's four controls at family level ``ALPHA``. Testing against chance
+Holm-corrected over the task's five controls at family level ``ALPHA``. Testing against chance
 itself, uncorrected, flagged about one in 40 clean control tests: 2 of 116 on the validity suite
 (pitch_relative metadata 38.8 %, texture_relative text prior 39.2 %; at 1,000 items both sit at
 chance); the MDE column says what the test can see at the task's ``n``. A task with fewer than ``MIN_ITEMS``
@@ -63,9 +68,11 @@ from scipy import optimize, stats
 
 from auralgen.core.errors import AuralgenError
 from auralgen.tasks.base import task_class
+from auralgen.validation import nuisance
+from auralgen.validation.nuisance import nuisance_features
 from auralgen.validation.read import Decoded, iter_decoded
 
-CONTROLS = ("text_prior", "option_text", "metadata", "position_prior")
+CONTROLS = ("text_prior", "option_text", "metadata", "position_prior", "nuisance")
 PRIORS = ("text_prior", "position_prior")  # judged against the stated chance (audit "prior"); the others: "control"
 MARGIN = 0.02  # a control may exceed its chance by this much (2 pp) ...
 ALPHA = 0.05  # ... unless the excess over chance + MARGIN is significant at this level (Holm, per task)
@@ -89,6 +96,7 @@ class Sample:
     options: tuple[str, ...]
     answer: int
     meta: dict[str, float]
+    audio: dict[str, float] = field(default_factory=dict)  # the audio-nuisance features (validation.nuisance)
 
     @property
     def template(self) -> str:
@@ -152,7 +160,7 @@ def samples(path) -> list[Sample]:
     for item in iter_decoded(path):
         row = item.row
         out.append(Sample(row["task"], row["question"] or "", tuple(row["options"]), int(row["answer_index"]),
-                          metadata(item)))  # fmt: skip
+                          metadata(item), nuisance_features(item.clips, item.sample_rate)))  # fmt: skip
     return out
 
 
@@ -257,8 +265,14 @@ class Metadata:
     the training set; ties go to the text prior's order, then the lowest index. Features constant in
     training are dropped; with none left the model is the text prior (k = 0)."""
 
+    source = "meta"  # the Sample field read
+
+    @staticmethod
+    def allowed(task: str, name: str) -> bool:
+        return usable(task, name)
+
     def fit(self, train: list[Sample]) -> Metadata:
-        self.names = sorted({k for s in train for k in s.meta if usable(s.task, k)})
+        self.names = sorted({k for s in train for k in getattr(s, self.source) if self.allowed(s.task, k)})
         x = self._matrix(train)
         keep = x.std(axis=0) > 0  # a feature constant in training says nothing (all of them: the text prior)
         self.names = [n for n, k in zip(self.names, keep, strict=True) if k]
@@ -278,9 +292,9 @@ class Metadata:
         return self
 
     def _matrix(self, data: list[Sample]) -> np.ndarray:
-        return np.array([[s.meta.get(k, 0.0) for k in self.names] for s in data], dtype=np.float64).reshape(
-            len(data), len(self.names)
-        )
+        return np.array(
+            [[getattr(s, self.source).get(k, 0.0) for k in self.names] for s in data], dtype=np.float64
+        ).reshape(len(data), len(self.names))
 
     def _vote(self, s: Sample, neighbours) -> int:
         votes = Counter(self.train[j].options[self.train[j].answer] for j in neighbours)
@@ -297,7 +311,20 @@ def _sq_distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.maximum((a**2).sum(1)[:, None] + (b**2).sum(1)[None, :] - 2 * a @ b.T, 0.0)
 
 
-MODELS = {"text_prior": TextPrior, "option_text": OptionText, "metadata": Metadata, "position_prior": PositionPrior}
+class Nuisance(Metadata):
+    """(e) the audio-nuisance control: the same k-nearest-neighbour vote on the level, loudness and
+    timing facts of :func:`~auralgen.validation.nuisance.nuisance_features` (per clip and per part),
+    leaving out those the task declares as its cue (:func:`auralgen.validation.nuisance.usable`)."""
+
+    source = "audio"
+
+    @staticmethod
+    def allowed(task: str, name: str) -> bool:
+        return nuisance.usable(task, name)
+
+
+MODELS = {"text_prior": TextPrior, "option_text": OptionText, "metadata": Metadata, "position_prior": PositionPrior,
+          "nuisance": Nuisance}  # fmt: skip
 
 
 # --- statistics ----------------------------------------------------------------------------------
@@ -369,7 +396,8 @@ class ControlsReport:
 
     def table(self) -> str:
         """The per-task table: controls' accuracy against the chance levels, n and MDE."""
-        short = {"text_prior": "text", "option_text": "words", "metadata": "meta", "position_prior": "pos"}
+        short = {"text_prior": "text", "option_text": "words", "metadata": "meta", "position_prior": "pos",
+                 "nuisance": "audio"}  # fmt: skip
         head = (f"{'task':<22} {'n':>5} {'1/opt':>6} {'bal':>6} {'honest':>6} {'MDE':>6} "
                 + " ".join(f"{short[c]:>14}" for c in CONTROLS) + "  status")  # fmt: skip
         out = [f"learned controls: trained on {self.train}, tested on {self.test} -> {self.verdict.upper()}", head]
@@ -383,7 +411,7 @@ class ControlsReport:
         out += [f"flag [{f['audit']}] {f['task']}: {f['detail']}" for f in self.flags]
         out += [f"note: {n}" for n in self.notes]
         out.append(f"columns: text=(a) answer-text prior, words=(b) option-text model, meta=(c) metadata kNN, "
-                   f"pos=(d) position prior; bal = 1/(options ever right in training); honest = best of text, "
+                   f"pos=(d) position prior, audio=(e) audio-nuisance kNN (level, loudness, span, silences, segments); bal = 1/(options ever right in training); honest = best of text, "
                    f"pos, 1/opt; MDE at alpha {ALPHA:g}, power {POWER:.0%}; flags need n >= {MIN_ITEMS}")  # fmt: skip
         return "\n".join(out)
 

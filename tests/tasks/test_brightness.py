@@ -46,11 +46,11 @@ def test_relative_controls_loudness_duration_and_f0(relative):
         p = params_of(r)
         a, b = p["sounds"]
         assert a["duration_s"] == b["duration_s"] and a["period_samples"] == b["period_samples"]
-        assert a["phase_seed"] == b["phase_seed"] and a["loudness_lufs"] == b["loudness_lufs"]
+        assert a["phase_seed"] == b["phase_seed"] and abs(a["loudness_lufs"] - b["loudness_lufs"]) <= 5.0  # roved
         x, sr = decode(r["audio"][0])
         spans = [(round(s["onset_s"] * sr), round(s["onset_s"] * sr) + round(s["duration_s"] * sr)) for s in (a, b)]
         lufs = [loudness_lufs(x[0, s:e].astype(np.float64), sr) for s, e in spans]
-        assert abs(lufs[0] - lufs[1]) <= 0.5 and abs(lufs[0] - a["loudness_lufs"]) <= 0.5
+        assert abs(lufs[0] - a["loudness_lufs"]) <= 0.5 and abs(lufs[1] - b["loudness_lufs"]) <= 0.5
 
 
 def test_relative_listener_is_perfect_when_easy_and_hears_no_difference_at_zero(relative):

@@ -102,3 +102,28 @@ def test_bad_config_is_one_line(task, override, match):
     with pytest.raises(ParameterError, match=match) as err:
         small_run(f"task={task}", override)
     assert "\n" not in str(err.value)
+
+
+def test_relative_span_and_silences_carry_no_count():
+    """With a gap drawn per sequence the sequence with more events spanned ~0.37 s more (span and
+    level alone answered 66-67 %). Each sequence now fills a span drawn independently of its count:
+    the span difference no longer follows the count difference."""
+    from auralgen.config import build_tasks
+    from auralgen.core.random import item_rng
+    from auralgen.tasks import _events as E
+
+    task = build_tasks(small_run("task=counting_relative"))["counting_relative"]
+    agree, n, diffs = 0, 0, []
+    for i in range(400):
+        level = 1 + i % 4  # non-zero differences
+        p = task.sample(item_rng(41, "test", "counting_relative", i), level)
+        a, b = p["sequences"]
+        spans = [E.end_s(s) - s["onsets_s"][0] for s in (a, b)]
+        for s, span in zip((a, b), spans):
+            assert 1.4 - 1e-9 <= span <= 1.8 + 1e-9 and s["n_events"] >= 2
+        more_second = b["n_events"] > a["n_events"]
+        agree += (spans[1] > spans[0]) == more_second
+        n += 1
+        diffs.append((spans[1] - spans[0]) * (1 if more_second else -1))
+    assert abs(agree / n - 0.5) < 0.07, agree / n  # 95 % interval of chance at n=400: +-0.049
+    assert abs(float(np.mean(diffs))) < 0.03  # was ~0.37 s

@@ -66,6 +66,9 @@ def worker_env() -> dict[str, str]:
     return {"PRA_NUM_THREADS": "1", "NUMBA_CACHE_DIR": cache}
 
 
+RAY_TOKEN_NOTICE_LOGGER = "ray._private.authentication.authentication_token_setup"
+
+
 class RayExecutor:
     """Runs work units as Ray tasks of ``num_cpus_per_task`` CPUs each.
 
@@ -103,6 +106,9 @@ class RayExecutor:
         if ray.is_initialized():
             return
         common = dict(runtime_env=self.runtime_env, log_to_driver=False, logging_level=logging.WARNING)
+        # Ray's notice that token authentication is on is not a problem of the run: without this, it
+        # would stand beside a one-line error as a second line
+        logging.getLogger(RAY_TOKEN_NOTICE_LOGGER).setLevel(logging.ERROR)
         if self.address is None:
             ray.init(address="local", num_cpus=self.num_cpus, include_dashboard=False, **common)
         else:

@@ -362,10 +362,16 @@ def _empty_task(records: list[dict[str, Any]]) -> str | None:
     for r in records:
         rows[r["task"]] += r["rows"]
     for task in (t for t, n in rows.items() if n == 0):
-        stats = [st for r in records if r["task"] == task for st in r["items"]]
-        reasons = sorted({str(st["dropped"]).split(":")[0] for st in stats if st.get("dropped")})
+        parts = [
+            p
+            for r in records
+            if r["task"] == task
+            for p in (r["levels"] if "levels" in r else shard_levels(r["items"]))
+        ]
+        reasons = sorted({why.split(":")[0] for p in parts for why in p["drop_reasons"]})
+        n_items = sum(p["items"] for p in parts)
         return (
-            f"task={task} yields 0 items: all {len(stats)} were dropped ({'; '.join(reasons) or 'no row written'}); "
+            f"task={task} yields 0 items: all {n_items} were dropped ({'; '.join(reasons) or 'no row written'}); "
             "allowed: a config whose items pass their measurements (see the table above for each level)"
         )
     return None

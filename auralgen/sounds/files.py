@@ -24,7 +24,7 @@ def _read_checked(path: str, key: str) -> tuple[np.ndarray, int]:
     import soundfile as sf
 
     try:
-        check_audio_info(sf.info(path), Path(path).name, "sources_dir")
+        check_audio_info(sf.info(path), Path(path).name, key)
         data, sr = sf.read(path, dtype="float64", always_2d=True)
     except ParameterError:
         raise

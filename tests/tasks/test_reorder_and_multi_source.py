@@ -94,7 +94,7 @@ def test_reorder_items_export_three_clips_in_order_and_the_harness_reorders_them
 
 
 def params_of_item(it):
-    return it.params
+    return it.recipe  # the item's params as a dict
 
 
 def test_higher_sources_sit_to_one_side_and_clicks_are_single_samples():

@@ -3,7 +3,6 @@
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -35,6 +34,10 @@ def test_the_folder_is_the_setting_else_dot_peers(tmp_path, monkeypatch):
     assert all(len(commit) == 40 for _, commit in PEERS.values())
 
 
+# the tests that look for machine paths name the patterns themselves
+CHECKS_OF_MACHINE_PATHS = {"tests/test_peers.py", "tests/test_docs.py"}
+
+
 def test_no_machine_path_in_the_repository():
     files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
     found = []
@@ -46,9 +49,7 @@ def test_no_machine_path_in_the_repository():
         ):
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
-        found += [
-            f"{name}: {p}" for p in MACHINE_PATHS if p in text and name != Path(__file__).relative_to(ROOT).as_posix()
-        ]
+        found += [f"{name}: {p}" for p in MACHINE_PATHS if p in text and name not in CHECKS_OF_MACHINE_PATHS]
     assert found == []
 
 

@@ -203,5 +203,5 @@ def test_every_palette_renders_its_pinned_samples():
     assert [_digest(events), _digest(spatial), _digest(reorder)] == [
         "4154c2da3163de98",
         "a4e4e39acf569f33",
-        "5c2a31c9927c7c39",
+        "487d09542c373bb9",  # temporal_reorder's bouncing impacts run to the end of the process (0.2.1)
     ]

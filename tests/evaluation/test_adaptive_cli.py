@@ -87,6 +87,7 @@ def _listener(*flags: str) -> str:
 SHORT = ["mode=adaptive", "model=command", "tasks=[pitch_relative]", "adaptive.max_trials=24", "progress=false"]
 
 
+@pytest.mark.slow  # SIGINT and SIGKILL mid-run, three runs of evaluate.py (minutes on a loaded 2-core machine)
 def test_an_interrupted_adaptive_run_continues_and_ends_byte_identical(tmp_path):
     """Ctrl-C (SIGINT), then a killed process (SIGKILL), each after 7 questions; the same command again
     continues the track from trials.jsonl: its questions, posterior and next values are an uninterrupted

@@ -111,7 +111,7 @@ def source_files_of(params: Any) -> list[str]:
     """The source files an item's ``params`` name (a recording's ``file``, a ``sources_dir`` file's
     name), in order, each once.
 
-    >>> source_files_of({"a": {"kind": "recording", "file": "dog/1.wav"}, "b": [{"kind": "file", "path": "/x/y.wav"}]})
+    >>> source_files_of({"a": {"file": "dog/1.wav", "sha256": "ab"}, "b": [{"kind": "file", "path": "/x/y.wav"}]})
     ['dog/1.wav', 'y.wav']
     """
     found: list[str] = []

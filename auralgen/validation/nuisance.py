@@ -106,7 +106,7 @@ def declared(task: str) -> frozenset[str]:
 
     >>> sorted(declared("pitch_relative"))
     []
-    >>> {"rms_dbfs", "lufs"} <= declared("loudness_relative")
+    >>> {"rms_dbfs", "peak_dbfs"} <= declared("loudness_relative")
     True
     """
     try:

@@ -16,8 +16,8 @@ help:  ## list the targets
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[dev]'
+$(STAMP): pyproject.toml constraints.txt | $(BIN)/python
+	$(BIN)/pip install -q -c constraints.txt -e '.[dev]'
 	$(BIN)/python -m auralgen.rooms.hrtf fetch
 	touch $(STAMP)
 
@@ -31,7 +31,7 @@ test: $(STAMP)  ## run the test suite (fast tests; slow ones are marked) on 2 pr
 	$(BIN)/python -m pytest -q -n 2 --doctest-modules auralgen  # the docstrings' examples
 
 test-slow: $(STAMP) soundfont browser  ## run only the slow tests (installs the ray extra, FluidSynth and Chromium: cluster, SoundFont and browser tests)
-	$(BIN)/pip install -q -e '.[dev,ray,soundfont,listen-test]'
+	$(BIN)/pip install -q -c constraints.txt -e '.[dev,ray,soundfont,listen-test]'
 	$(BIN)/python -m pytest -q -m slow
 
 PEERS_SOURCE ?= https://github.com/{repo}.git
@@ -41,12 +41,12 @@ peers: $(STAMP)  ## clone STAR-Bench, MMAR, MMAU, SonicBench at pinned commits i
 soundfont: $(STAMP)  ## source=soundfont: FluidSynth and the Fluid R3 GM SoundFont (Debian packages; root or sudo), pyfluidsynth
 	@dpkg -s libfluidsynth3 fluid-soundfont-gm >/dev/null 2>&1 || $(APT) libfluidsynth3 fluid-soundfont-gm \
 	  || { $(SUDO) apt-get update -qq && $(APT) libfluidsynth3 fluid-soundfont-gm; }
-	$(BIN)/pip install -q -e '.[dev,soundfont]'
+	$(BIN)/pip install -q -c constraints.txt -e '.[dev,soundfont]'
 
 browser: $(STAMP)  ## auralgen listen's browser test: Chromium and its driver (Debian packages; root or sudo), Selenium
 	@dpkg -s chromium chromium-driver >/dev/null 2>&1 || $(APT) chromium chromium-driver \
 	  || { $(SUDO) apt-get update -qq && $(APT) chromium chromium-driver; }
-	$(BIN)/pip install -q -e '.[dev,listen-test]'
+	$(BIN)/pip install -q -c constraints.txt -e '.[dev,listen-test]'
 
 golden: $(STAMP)  ## check the golden suites against tests/golden/ (shard SHA-256, or on another CPU the fingerprints; workers 1 and 2)
 	$(BIN)/python bench/golden.py check default fast
@@ -61,7 +61,7 @@ eval: $(STAMP)  ## score the baselines on data/default into results/ (+ results/
 	$(BIN)/python -m auralgen.evaluation.controls_board data/default_seed1 data/default --leaderboard results/leaderboard.md
 
 bench: $(STAMP)  ## print speed and memory figures (bench/; installs the bench extra: the transform references)
-	$(BIN)/pip install -q -e '.[dev,bench]'
+	$(BIN)/pip install -q -c constraints.txt -e '.[dev,bench]'
 	$(BIN)/python bench/run.py
 
 lint: $(STAMP)  ## ruff lint and format check; import layers (.importlinter); the docs site builds strictly

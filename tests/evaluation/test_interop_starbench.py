@@ -282,3 +282,38 @@ def test_rotation_is_stored_in_auralgens_convention(toolkit, exported, tmp_path)
     assert {r["starbench_rotate_id"] for r in recs} >= {0, 1, 2}
     for row, rec in zip(rows, recs, strict=True):
         assert rotate_options(list(items[row["id"]].options), rec["rotation"])[0] == row["options"]
+
+
+def test_hedged_pitch_replies_the_toolkit_calls_correct_are_correct_in_every_number_we_print(toolkit, exported, tmp_path):
+    """A pc_nsp run whose replies hedge ("I can't hear the audio clearly, ..., but my best guess is
+    <truth>"): the toolkit's own ``evaluate_item`` verdicts, and auralgen's scorer=file results.json,
+    printed line, leaderboard and performance.json all give the toolkit's AA."""
+    from auralgen.evaluation.leaderboard import rebuild_leaderboard
+
+    _, out, _ = exported
+    (ds,) = toolkit.build_dataset(["pc_nsp"], dataset_root=str(out))
+    rows, k = [], 0
+    for item in ds.data:
+        for r in range(len(item["options"])):
+            meta = ds.build_prompt(item, rotate_id=r)["meta"]
+            truth = meta["options"]["ABCDEFGH".index(meta["answer_letter"][1])]
+            reply = [f"I can't hear the audio clearly, it is faint, but my best guess is {truth}",
+                     "I cannot listen to audio."][k % 3 == 2]  # fmt: skip
+            res = ds.evaluate_item(meta, reply)
+            res["unique_id"] = f"{item['id']}@{r}"
+            rows.append(res)
+            k += 1
+    assert rows and any(r["is_correct"] for r in rows) and not all(r["is_correct"] for r in rows)
+    path = tmp_path / "model" / "pc_nsp" / "infer_results.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows))
+    theirs = ds.evaluate(str(path))["Total"]["AA"]
+    lines: list[str] = []
+    args = ["action=score_predictions", f"predictions={path}", "++scorer=file", f"out={tmp_path / 'ours'}"]
+    res = run(validate_eval(compose(args, config_name="evaluate")), log=lines.append)
+    ours = tmp_path / "ours"
+    saved = json.loads((ours / "results.json").read_text())
+    assert f"{100 * saved['scores']['overall']['AA']:.2f}%" == theirs
+    assert json.loads((ours / "performance.json").read_text())["Total"]["AA"] == theirs
+    assert f"AA {theirs[:-1]} %" in lines[-1] and saved["scores"] == res["scores"]
+    assert f"| {float(theirs[:-1]):.1f} |" in rebuild_leaderboard(ours, ours / "leaderboard.md").read_text()

@@ -284,7 +284,9 @@ def test_rotation_is_stored_in_auralgens_convention(toolkit, exported, tmp_path)
         assert rotate_options(list(items[row["id"]].options), rec["rotation"])[0] == row["options"]
 
 
-def test_hedged_pitch_replies_the_toolkit_calls_correct_are_correct_in_every_number_we_print(toolkit, exported, tmp_path):
+def test_hedged_pitch_replies_the_toolkit_calls_correct_are_correct_in_every_number_we_print(
+    toolkit, exported, tmp_path
+):
     """A pc_nsp run whose replies hedge ("I can't hear the audio clearly, ..., but my best guess is
     <truth>"): the toolkit's own ``evaluate_item`` verdicts, and auralgen's scorer=file results.json,
     printed line, leaderboard and performance.json all give the toolkit's AA."""

@@ -68,12 +68,24 @@ def register_configs() -> None:
     from auralgen.tasks.base import TASKS
 
     store = ConfigStore.instance()
-    store.store(name=SETTINGS_NODE, node=settings_node())
-    for (group, option), node in group_nodes().items():
-        store.store(group=group, name=option, node=node)
-    store.repo.pop(TASK_GROUP, None)
-    for name, cls in TASKS.load_all().items():
-        store.store(group=TASK_GROUP, name=name, node=task_node(cls, name))
+    nodes = {(None, SETTINGS_NODE): settings_node(), **group_nodes()}
+    tasks = {(TASK_GROUP, name): task_node(cls, name) for name, cls in TASKS.load_all().items()}
+    if {k for k in _STORED if k[0] == TASK_GROUP} != set(tasks):
+        store.repo.pop(TASK_GROUP, None)
+        for key in [k for k in _STORED if k[0] == TASK_GROUP]:
+            del _STORED[key]
+    for (group, option), node in {**nodes, **tasks}.items():
+        if _STORED.get((group, option)) != node or not _in_store(store, group, option):
+            store.store(group=group, name=option, node=node)  # building a node is most of a compose's time
+            _STORED[(group, option)] = node
+
+
+_STORED: dict[tuple[str | None, str], dict] = {}  # the nodes register_configs last stored, to store only changes
+
+
+def _in_store(store, group: str | None, option: str) -> bool:
+    repo = store.repo if group is None else store.repo.get(group, {})
+    return f"{option}.yaml" in repo
 
 
 def _is_group(config_dir: str, group: str) -> bool:

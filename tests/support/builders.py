@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import glob
 import io
 import json
@@ -19,9 +21,20 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def small_run(*overrides: str, out: str | Path = "out", workers: int = 1, **kw) -> RunConfig:
     """A validated RunConfig from ``conf/`` plus ``overrides`` (progress off)."""
-    args = [*overrides, f"out={out}", f"workers={workers}", "progress=false"]
-    args += [f"{k}={v}" for k, v in kw.items()]
-    return validate(compose(args))
+    cfg = copy.deepcopy(_composed(tuple(overrides)))  # one Hydra compose per distinct overrides (seconds each)
+    cfg.update(out=str(out), workers=workers, progress=False)
+    args = [f"{k}={v}" for k, v in kw.items()]
+    if args:
+        return validate(compose([*overrides, f"out={out}", f"workers={workers}", "progress=false", *args]))
+    return validate(cfg)
+
+
+@functools.lru_cache(maxsize=256)
+def _composed(overrides: tuple[str, ...]) -> dict:
+    """``conf/`` composed with ``overrides``, as plain data (the caller copies it)."""
+    from omegaconf import OmegaConf
+
+    return OmegaConf.to_container(compose(list(overrides)), resolve=True)
 
 
 def read_rows(out: str | Path, task: str | None = None) -> list[dict]:

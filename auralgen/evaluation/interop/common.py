@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from auralgen.core.errors import ParameterError
+from auralgen.core.jsonl import jsonl_rows
 from auralgen.core.paths import create_new, inside
 
 from ..items import export_wav
@@ -47,15 +48,7 @@ def read_predictions(path: str | Path) -> list[dict]:
                 f"predictions={str(path)!r} is not valid JSON ({exc}); allowed: a JSON list or JSONL"
             ) from None
     else:
-        rows = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except ValueError:
-                    raise ParameterError(
-                        f"predictions={str(path)!r} line {n} is not JSON; allowed: one JSON object per line"
-                    ) from None
+        rows = jsonl_rows(text, f"predictions={str(path)!r}")
     if not rows:
         raise ParameterError(f"predictions={str(path)!r} holds no prediction; allowed: at least one")
     for n, row in enumerate(rows, 1):

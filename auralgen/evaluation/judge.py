@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .adapters import ModelError, build_adapter
 from .cache import ReplyCache
-from .config import EvalRunConfig
+from .config import EvalSettings
 from .items import Item
 from .parsing import ParseResult, extract_choice
 from .prompts import Presentation, cache_key
@@ -57,6 +57,6 @@ class Judge:
         self.cache.close()
 
 
-def make_judge(cfg: EvalRunConfig, out: Path) -> Judge | None:
+def make_judge(settings: EvalSettings, out: Path) -> Judge | None:
     """The run's :class:`Judge`, or ``None`` without ``eval.judge``."""
-    return None if cfg.eval.judge is None else Judge(cfg.eval.judge, out, seed=cfg.eval.seed)
+    return None if settings.judge is None else Judge(settings.judge, out, seed=settings.seed)

@@ -43,7 +43,7 @@ def run(cfg: EvalRunConfig, *, executor: Executor | None = None, log=print) -> d
 
 def _dispatch(cfg: EvalRunConfig, *, executor: Executor | None, log) -> dict:
     if cfg.action == "leaderboard":
-        path = rebuild_leaderboard(cfg.out, leaderboard_path(cfg))
+        path = rebuild_leaderboard(cfg.out, leaderboard_path(cfg.leaderboard, cfg.out))
         log(f"wrote {path}")
         return {"leaderboard": str(path)}
     if cfg.action == "score_predictions":
@@ -68,6 +68,7 @@ def _adaptive(cfg: EvalRunConfig, *, log=print) -> dict:
 
     tasks = [build_task(name) for name in cfg.tasks]
     out = Path(cfg.out)
+    board = leaderboard_path(cfg.leaderboard, out)
     adapter = None if cfg.replay else build_adapter(cfg.model, seed=cfg.eval.seed, workdir=out / "audio", logdir=out)
     from .leaderboard import update_adaptive
     from .session import _model_desc
@@ -76,10 +77,10 @@ def _adaptive(cfg: EvalRunConfig, *, log=print) -> dict:
         results = run_adaptive(tasks, adapter, out=out, seed=cfg.eval.seed if cfg.seed is None else cfg.seed, settings=cfg.adaptive,
                                extend=cfg.adaptive_extend, instruction=cfg.eval.instruction,
                                keep_audio=cfg.eval.keep_audio, replay=cfg.replay, overwrite=cfg.overwrite,
-                               model=_model_desc(cfg), max_error_rate=cfg.eval.max_error_rate, log=log)  # fmt: skip
+                               model=_model_desc(cfg.model), max_error_rate=cfg.eval.max_error_rate, log=log)  # fmt: skip
     except RunFailedError:
-        if leaderboard_path(cfg).exists():  # no row for a failed run (nor an older one of this out)
-            update_adaptive(leaderboard_path(cfg), out, None)
+        if board.exists():  # no row for a failed run (nor an older one of this out)
+            update_adaptive(board, out, None)
         raise
     except FatalModelError as exc:  # the model stopped answering: what was asked is kept
         raise FatalModelError(f"{exc}; the questions so far are stored in {str(out / 'trials.jsonl')!r}: "
@@ -88,5 +89,5 @@ def _adaptive(cfg: EvalRunConfig, *, log=print) -> dict:
         if adapter is not None:
             adapter.close()
     if not cfg.replay:
-        log(f"wrote {update_adaptive(leaderboard_path(cfg), out, results)}")
+        log(f"wrote {update_adaptive(board, out, results)}")
     return results

@@ -30,7 +30,7 @@ import hashlib
 import json
 import shutil
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from functools import partial
 from itertools import tee
 from pathlib import Path
@@ -42,7 +42,7 @@ from auralgen.export.storage import is_url, local_dataset
 from .adapters import Adapter, FatalModelError, ModelError, build_adapter, check_model_config, strip_answer
 from .adapters.base import RUNTIME_MODEL_KEYS, RunFailedError
 from .cache import ReplyCache
-from .config import EvalRunConfig
+from .config import EvalRunConfig, EvalSettings
 from .items import Item, clip_wavs, dataset_fingerprint, iter_items
 from .judge import make_judge
 from .leaderboard import update_leaderboard
@@ -62,29 +62,29 @@ ERROR_POLICY = {
 }
 
 
-def leaderboard_path(cfg: EvalRunConfig) -> Path:
+def leaderboard_path(leaderboard: str | None, out: str | Path) -> Path:
     """Where the leaderboard goes: ``leaderboard=PATH``, else ``<out>/leaderboard.md``."""
-    return Path(cfg.leaderboard) if cfg.leaderboard else Path(cfg.out) / "leaderboard.md"
+    return Path(leaderboard) if leaderboard else Path(out) / "leaderboard.md"
 
 
-def plan(items: list[Item], cfg: EvalRunConfig) -> list[tuple[Item, Presentation]]:
+def plan(items: list[Item], settings: EvalSettings) -> list[tuple[Item, Presentation]]:
     """Every (item, presentation) to ask, item by item."""
-    return [(it, p) for it in items for p in presentations(it, cfg)]
+    return [(it, p) for it in items for p in presentations(it, settings)]
 
 
-def presentations(item: Item, cfg: EvalRunConfig) -> list[Presentation]:
+def presentations(item: Item, settings: EvalSettings) -> list[Presentation]:
     """The presentations of ``item`` asked (its rotations, or clip orders)."""
-    s = cfg.eval
-    return [present(item, r) for r in range(n_runs(item, rotations=s.rotations, reorder_runs=s.reorder_runs))]
+    runs = n_runs(item, rotations=settings.rotations, reorder_runs=settings.reorder_runs)
+    return [present(item, r) for r in range(runs)]
 
 
-def _fingerprint(cfg: EvalRunConfig, model_desc: dict) -> dict:
+def _fingerprint(model_desc: dict, *, data: str, split: str, settings: EvalSettings) -> dict:
     """What the cached replies depend on; a run into an ``out`` with another fingerprint is refused."""
-    s = cfg.eval
+    s = settings
     return {
         "model": {k: v for k, v in model_desc.items() if k not in RUNTIME_MODEL_KEYS},
-        "data": cfg.data if is_url(cfg.data) else str(Path(cfg.data).resolve()),
-        "split": cfg.split,
+        "data": data if is_url(data) else str(Path(data).resolve()),
+        "split": split,
         "eval": {
             "rotations": s.rotations,
             "reorder_runs": s.reorder_runs,
@@ -94,14 +94,14 @@ def _fingerprint(cfg: EvalRunConfig, model_desc: dict) -> dict:
     }
 
 
-def _model_desc(cfg: EvalRunConfig) -> dict:
+def _model_desc(model: dict) -> dict:
     """The model config as written to disk (defaults filled, no secrets; built without side effects)."""
-    return redact(asdict(check_model_config(cfg.model)))  # no credentials from a base_url
+    return redact(asdict(check_model_config(model)))  # no credentials from a base_url
 
 
-def _check_out(cfg: EvalRunConfig, out: Path, fp: dict) -> None:
+def _check_out(out: Path, fp: dict, *, overwrite: bool) -> None:
     run_json = out / "run.json"
-    if cfg.overwrite and out.exists():
+    if overwrite and out.exists():
         for name in ("replies.jsonl", "run.json", "results.json", "judge.jsonl", "command_stdout.log"):
             (out / name).unlink(missing_ok=True)
         shutil.rmtree(out / "plots", ignore_errors=True)
@@ -131,83 +131,95 @@ def evaluate(cfg: EvalRunConfig, *, executor: Executor | None = None, log=print)
     log : callable
         Progress lines.
     """
+    s = cfg.eval
     data = local_dataset(cfg.data)  # a bucket's dataset: copied once into the local cache
     items = partial(iter_items, data, split=cfg.split, tasks=cfg.tasks, max_items=cfg.max_items)
     n_items = sum(1 for _ in items())  # every item checked (audio decoded) before anything is written
     out = Path(cfg.out)
-    model_desc, fp = _open_run(cfg, out)
+    if cfg.action == "rescore":
+        model_desc, fp = _recorded_run(out)
+    else:
+        model_desc = _model_desc(cfg.model)
+        fp = _fingerprint(model_desc, data=cfg.data, split=cfg.split, settings=s)
+        _check_out(out, fp, overwrite=cfg.overwrite)
     cache = ReplyCache(out / "replies.jsonl")
-    n_jobs, n_todo = _todo(cfg, items(audio=False), cache)
+    n_jobs, n_todo = _todo(items(audio=False), cache, s, data=cfg.data)
+    if cfg.action == "rescore" and n_todo:
+        raise ParameterError(
+            f"{n_todo} of {n_jobs} replies are not cached in {str(out / 'replies.jsonl')!r}; "
+            "allowed: action=evaluate to ask them"
+        )
     log(f"{n_items} items, {n_jobs} questions; {n_jobs - n_todo} cached, asking {n_todo}")
     protocol = {}
     if n_todo:
-        protocol = _ask_todo(
-            cfg, _unanswered(cfg, items(), cache), n_todo, cache, executor or SerialExecutor(), log=log
-        )
+        todo = _unanswered(items(), cache, s)
+        asking = Asking(model=cfg.model, settings=s, out=out, progress=cfg.progress)
+        protocol = _ask_todo(asking, todo, n_todo, cache, executor or SerialExecutor(), log=log)
     cache.close()
-    results = _score(cfg, items(audio=False), cache, model_desc, fp, dataset_items=n_items)
+    records = _records(items(audio=False), cache, s, out)
+    results = build_results(records, model_desc, fp, settings=s, data=cfg.data, split=cfg.split, dataset_items=n_items)
     results["protocol"] = protocol or _previous_protocol(out)
-    _publish(cfg, out, results, log=log)
+    _publish(out, results, max_error_rate=s.max_error_rate, leaderboard=leaderboard_path(cfg.leaderboard, out), log=log)
     return results
 
 
-def _open_run(cfg: EvalRunConfig, out: Path) -> tuple[dict, dict]:
-    """``(model description, run fingerprint)``: the recorded ones for ``rescore``, else new (``out`` checked)."""
-    if cfg.action == "rescore":
-        if not (out / "run.json").exists():
-            raise ParameterError(
-                f"out={str(out)!r} holds no run.json; allowed: the out folder of an earlier evaluate run"
-            )
-        fp = json.loads((out / "run.json").read_text(encoding="utf-8"))
-        return fp["model"], fp
-    model_desc = _model_desc(cfg)
-    fp = _fingerprint(cfg, model_desc)
-    _check_out(cfg, out, fp)
-    return model_desc, fp
+def _recorded_run(out: Path) -> tuple[dict, dict]:
+    """``(model description, run fingerprint)`` recorded by the run ``rescore`` scores again."""
+    if not (out / "run.json").exists():
+        raise ParameterError(f"out={str(out)!r} holds no run.json; allowed: the out folder of an earlier evaluate run")
+    fp = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    return fp["model"], fp
 
 
-def _todo(cfg: EvalRunConfig, items, cache: ReplyCache) -> tuple[int, int]:
-    """``(questions, questions without a cached reply)``; a cache asked with other options is refused."""
+def _todo(items, cache: ReplyCache, settings: EvalSettings, *, data: str) -> tuple[int, int]:
+    """``(questions, questions without a cached reply)``; a cache asked with other options than
+    ``data`` gives now is refused."""
     n_jobs = n_todo = 0
     for item in items:
-        for p in presentations(item, cfg):
+        for p in presentations(item, settings):
             key = cache_key(item.id, p.rotation)
             n_jobs += 1
             if cache.answered(key):
                 entry = cache.get(key)
                 if entry.get("options") != p.options or entry.get("truth") != p.truth:
                     raise ParameterError(
-                        f"reply cache entry {key!r} was asked with other options than data={cfg.data!r} gives now; "
+                        f"reply cache entry {key!r} was asked with other options than data={data!r} gives now; "
                         "allowed: the same dataset, or overwrite=true"
                     )
             else:
                 n_todo += 1
-    if cfg.action == "rescore" and n_todo:
-        raise ParameterError(
-            f"{n_todo} of {n_jobs} replies are not cached in {str(Path(cfg.out) / 'replies.jsonl')!r}; "
-            "allowed: action=evaluate to ask them"
-        )
     return n_jobs, n_todo
 
 
-def _unanswered(cfg: EvalRunConfig, items, cache: ReplyCache):
+def _unanswered(items, cache: ReplyCache, settings: EvalSettings):
     """``(item, presentations without a cached reply)`` per item that has any, lazily."""
     for item in items:
-        todo = [p for p in presentations(item, cfg) if not cache.answered(cache_key(item.id, p.rotation))]
+        todo = [p for p in presentations(item, settings) if not cache.answered(cache_key(item.id, p.rotation))]
         if todo:
             yield item, todo
 
 
-def _ask_todo(cfg: EvalRunConfig, todo, n_todo: int, cache: ReplyCache, executor: Executor, *, log) -> dict:
+@dataclass(frozen=True)
+class Asking:
+    """What asking the model needs: its config, the ``eval`` settings, where the run writes, and
+    whether progress lines are printed."""
+
+    model: dict
+    settings: EvalSettings
+    out: Path
+    progress: bool = True
+
+
+def _ask_todo(asking: Asking, todo, n_todo: int, cache: ReplyCache, executor: Executor, *, log) -> dict:
     """Ask ``todo`` (``(item, presentations)`` pairs; messages prepared by ``executor``); the adapter's protocol report."""
-    out = Path(cfg.out)
-    adapter = build_adapter(cfg.model, seed=cfg.eval.seed, workdir=out / "audio", logdir=out)
+    out, s = asking.out, asking.settings
+    adapter = build_adapter(asking.model, seed=s.seed, workdir=out / "audio", logdir=out)
     to_executor, to_messages = tee(todo)  # the executor runs at most its look-ahead window in front
     wavs = executor.map_ordered(partial(clip_wavs, audio_dir=out / "audio"), (item for item, _ in to_executor))
-    messages = _messages(to_messages, wavs, instruction=cfg.eval.instruction)
+    messages = _messages(to_messages, wavs, instruction=s.instruction)
     try:
         t0 = time.perf_counter()
-        asyncio.run(ask(adapter, messages, n_todo, cache, cfg, log=log))
+        asyncio.run(ask(adapter, messages, n_todo, cache, asking, log=log))
         log(f"asked {n_todo} questions in {time.perf_counter() - t0:.1f} s")
     finally:
         messages.close()
@@ -215,7 +227,7 @@ def _ask_todo(cfg: EvalRunConfig, todo, n_todo: int, cache: ReplyCache, executor
         protocol = _settle_protocol(adapter, cache, log)
         adapter.close()
         cache.close()
-        if not cfg.eval.keep_audio:
+        if not s.keep_audio:
             shutil.rmtree(out / "audio", ignore_errors=True)
     return protocol
 
@@ -228,29 +240,30 @@ def _messages(todo, wavs, *, instruction: str | None):
             yield (item, p), strip_answer(build_message(item, p, paths, instruction=instruction))
 
 
-def _score(cfg: EvalRunConfig, items, cache: ReplyCache, model_desc: dict, fp: dict, *, dataset_items: int) -> dict:
-    """The results of the cached replies (unparseable ones judged where ``eval.judge`` is set)."""
-    judge = make_judge(cfg, Path(cfg.out))
+def _records(items, cache: ReplyCache, settings: EvalSettings, out: Path) -> list[dict]:
+    """The scoring records of the cached replies (unparseable ones judged where ``eval.judge`` is set)."""
+    judge = make_judge(settings, out)
     records = [
         record(item, p, cache.get(cache_key(item.id, p.rotation)), judge)
         for item in items
-        for p in presentations(item, cfg)
+        for p in presentations(item, settings)
     ]
     cache.close()
     if judge is not None:
         judge.close()
-    return build_results(records, cfg, model_desc, fp, dataset_items=dataset_items)
+    return records
 
 
-def _publish(cfg: EvalRunConfig, out: Path, results: dict, *, log) -> None:
-    """Write ``results.json``, the plots and the leaderboard row; a failed run raises :class:`RunFailedError`."""
-    failure = _failure(results["accounting"]["overall"], cfg.eval.max_error_rate)
+def _publish(out: Path, results: dict, *, max_error_rate: float, leaderboard: Path, log) -> None:
+    """Write ``results.json``, the plots and the leaderboard row (into ``leaderboard``); a failed run raises
+    :class:`RunFailedError`."""
+    failure = _failure(results["accounting"]["overall"], max_error_rate)
     results["status"] = "ok" if failure is None else "failed"
     if failure is not None:
         results["failure"] = failure
     results["plots"] = write_plots(results, out / "plots")
     write_json(out / "results.json", results)
-    board = update_leaderboard(leaderboard_path(cfg), out, None if failure else results)
+    board = update_leaderboard(leaderboard, out, None if failure else results)
     if failure is not None:
         raise RunFailedError(f"{failure}; no leaderboard row written; details in {str(out / 'results.json')!r}")
     acc = results["accounting"]["overall"]
@@ -299,9 +312,10 @@ def _previous_protocol(out: Path) -> dict:
         return {}
 
 
-async def ask(adapter: Adapter, questions, n: int, cache: ReplyCache, cfg: EvalRunConfig, *, log=print) -> None:
+async def ask(adapter: Adapter, questions, n: int, cache: ReplyCache, asking: Asking, *, log=print) -> None:
     """Ask ``questions`` (``n`` pairs ``((item, presentation), message)``, taken as workers get free) with
     ``adapter.concurrency`` requests in flight; cache every reply as it comes."""
+    s = asking.settings
     questions = iter(questions)
     done = 0
     step = max(1, n // 10)
@@ -316,9 +330,9 @@ async def ask(adapter: Adapter, questions, n: int, cache: ReplyCache, cfg: EvalR
             (item, p), msg = question
             t0 = time.perf_counter()
             try:
-                reply, error = _capped(await _reply(adapter, msg), cfg.eval.max_reply_chars), None
+                reply, error = _capped(await _reply(adapter, msg), s.max_reply_chars), None
             except ModelError as exc:
-                if cfg.eval.on_error == "stop":
+                if s.on_error == "stop":
                     stop.append(exc)
                     return
                 reply, error = None, str(exc)
@@ -334,7 +348,7 @@ async def ask(adapter: Adapter, questions, n: int, cache: ReplyCache, cfg: EvalR
                 entry["reply_chars"] = reply.cut  # the length of the reply before it was cut
             cache.put(entry)
             done += 1
-            if cfg.progress and (done % step == 0 or done == n):
+            if asking.progress and (done % step == 0 or done == n):
                 log(f"  {done}/{n}")
 
     workers = [asyncio.create_task(worker()) for _ in range(max(1, adapter.concurrency))]
@@ -384,19 +398,22 @@ def record(item: Item, p: Presentation, entry: dict, judge=None) -> dict:
     return rec
 
 
-def build_results(records, cfg: EvalRunConfig, model_desc: dict, fp: dict, *, dataset_items: int) -> dict:
-    s = cfg.eval
-    manifest = dataset_fingerprint(local_dataset(cfg.data))  # names every shard by its SHA-256
+def build_results(
+    records, model_desc: dict, fp: dict, *, settings: EvalSettings, data: str, split: str, dataset_items: int
+) -> dict:
+    """``results.json`` of ``records`` asked from split ``split`` of ``data``."""
+    s = settings
+    manifest = dataset_fingerprint(local_dataset(data))  # names every shard by its SHA-256
     ids = sorted({r["id"] for r in records})
     return {
         "model": {"label": model_desc["label"], "kind": model_desc["kind"], "config": model_desc},
         "dataset": {
-            "path": cfg.data,
-            "split": cfg.split,
+            "path": data,
+            "split": split,
             "tasks": sorted({r["task"] for r in records}),
             "items": dataset_items,
             "manifest_sha256": manifest,
-            "key": hashlib.sha256(json.dumps([manifest, cfg.split, ids]).encode()).hexdigest()[:12],
+            "key": hashlib.sha256(json.dumps([manifest, split, ids]).encode()).hexdigest()[:12],
         },
         "eval": {
             "rotations": s.rotations,

@@ -1,4 +1,5 @@
-"""Sound sources: the signals tasks place, grouped in palettes (see :mod:`auralgen.sounds.base`).
+"""Sound kinds: the signals tasks place, grouped in palettes (see :mod:`auralgen.sounds.base`);
+where a run's sounds come from is its source (:mod:`auralgen.sounds.source_kind`).
 
 ========  ====================================  ==========================================
 palette   kinds                                 module
@@ -12,6 +13,6 @@ reorder   sweep, filling, approaching,          :mod:`auralgen.sounds.processes`
 ========  ====================================  ==========================================
 """
 
-from auralgen.sounds.base import PALETTES, Palette, SoundSource, palette, register_source
+from auralgen.sounds.base import PALETTES, Palette, SoundKind, palette, register_sound_kind
 
-__all__ = ["PALETTES", "Palette", "SoundSource", "palette", "register_source"]
+__all__ = ["PALETTES", "Palette", "SoundKind", "palette", "register_sound_kind"]

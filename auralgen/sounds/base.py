@@ -1,6 +1,6 @@
-"""Sound sources and palettes: every signal a task can place, one class per kind.
+"""Sound kinds and palettes: every signal a task can place, one class per kind.
 
-A :class:`SoundSource` draws the recipe of one sound (a JSON-able dict, the ``params`` entry
+A :class:`SoundKind` draws the recipe of one sound (a JSON-able dict, the ``params`` entry
 rendering needs) from the item's generator and renders the signal from that dict alone. A
 :class:`Palette` is the set of sources one family of tasks chooses from, keyed by ``kind`` —
 the string stored in ``params``. The same ``kind`` may mean different signals in different
@@ -15,8 +15,11 @@ A task asks its palette instead of an if/elif chain::
     x = palette("events").render(spec, 16000)
 
 An unknown kind is a :class:`~auralgen.core.errors.ParameterError` naming the allowed ones.
-A new source is one new class with ``@register_source``; a new palette one
+A new sound kind is one new class with ``@register_sound_kind``; a new palette one
 ``PALETTES.register(Palette(...))``.
+
+Where the sounds come from (synthesized, or recordings of ``source=folder|hf|clips|soundfont``)
+is the run's *source* (:mod:`auralgen.sounds.source_kind`), a different registry.
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ from auralgen.core.errors import ParameterError
 from auralgen.core.registry import Registry
 
 
-class SoundSource:
-    """One kind of sound in one or more palettes.
+class SoundKind:
+    """One kind of sound in one or more palettes (``tones``' pure tone, ``events``' sweep, ...).
 
     Attributes
     ----------
@@ -64,41 +67,41 @@ class SoundSource:
         return f"{type(self).__name__}(kind={self.kind!r}, palettes={self.palettes!r})"
 
 
-class Palette(Mapping[str, SoundSource]):
-    """The sources of one family of tasks, ``kind -> source`` in registration order.
+class Palette(Mapping[str, SoundKind]):
+    """The sound kinds of one family of tasks, ``kind -> SoundKind`` in registration order.
 
     Parameters
     ----------
     name : str
         The palette's name (``tones``, ``events``, ``spatial``, ``reorder``).
     modules : tuple of str
-        Modules whose sources declare this palette; imported on first use.
+        Modules whose sound kinds declare this palette; imported on first use.
     """
 
     def __init__(self, name: str, modules: tuple[str, ...] = ()):
         self.name = name
         self.modules = modules
-        self._sources: Registry[SoundSource] = Registry(f"{name} sound kind", attr="kind", sort=False)
+        self._kinds: Registry[SoundKind] = Registry(f"{name} sound kind", attr="kind", sort=False)
         self._loaded = not modules
 
-    def add(self, source: SoundSource) -> SoundSource:
-        self._sources.register(source.kind)(source)
-        return source
+    def add(self, sound: SoundKind) -> SoundKind:
+        self._kinds.register(sound.kind)(sound)
+        return sound
 
     def remove(self, kind: str) -> None:
-        """Take ``kind`` out (tests that add a throw-away source)."""
-        self._sources.unregister(kind)
+        """Take ``kind`` out (tests that add a throw-away sound kind)."""
+        self._kinds.unregister(kind)
 
-    def _load(self) -> Registry[SoundSource]:
+    def _load(self) -> Registry[SoundKind]:
         if not self._loaded:
             for module in self.modules:  # a module importing itself here gets its partial self: no loop
                 importlib.import_module(module)
             self._loaded = True
-        return self._sources
+        return self._kinds
 
     # -- lookup ---------------------------------------------------------------------------------
-    def source(self, kind: str, *, key: str = "kind") -> SoundSource:
-        """The source of ``kind``; ``key`` names the config path in the error."""
+    def sound_kind(self, kind: str, *, key: str = "kind") -> SoundKind:
+        """The sound kind ``kind``; ``key`` names the config path in the error."""
         return self._load().get(kind, key=key)
 
     def kinds(self, tag: str | None = None) -> tuple[str, ...]:
@@ -109,8 +112,8 @@ class Palette(Mapping[str, SoundSource]):
         """``{kind: option text}``."""
         return {k: s.label for k, s in self.items()}
 
-    def __getitem__(self, kind: str) -> SoundSource:
-        return self.source(kind)
+    def __getitem__(self, kind: str) -> SoundKind:
+        return self.sound_kind(kind)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._load().names())
@@ -123,8 +126,8 @@ class Palette(Mapping[str, SoundSource]):
 
     # -- the two things a task does -------------------------------------------------------------
     def draw(self, rng: np.random.Generator, kind: str, *, key: str = "kind", **constraints: Any) -> dict[str, Any]:
-        """The recipe of a ``kind`` sound (see :meth:`SoundSource.draw`)."""
-        return self.source(kind, key=key).draw(rng, **constraints)
+        """The recipe of a ``kind`` sound (see :meth:`SoundKind.draw`)."""
+        return self.sound_kind(kind, key=key).draw(rng, **constraints)
 
     def render(
         self,
@@ -135,8 +138,8 @@ class Palette(Mapping[str, SoundSource]):
         key: str = "sound.kind",
         **options: Any,
     ) -> np.ndarray:
-        """The signal of ``spec`` (its ``kind`` unless given) from the source of that kind."""
-        return self.source(spec.get("kind") if kind is None else kind, key=key).render(spec, sample_rate, **options)
+        """The signal of ``spec`` (its ``kind`` unless given), rendered by that sound kind."""
+        return self.sound_kind(spec.get("kind") if kind is None else kind, key=key).render(spec, sample_rate, **options)
 
 
 PALETTES: Registry[Palette] = Registry("sound palette")
@@ -154,11 +157,11 @@ def palette(name: str) -> Palette:
     return PALETTES.get(name)
 
 
-def register_source(cls: type[SoundSource]) -> type[SoundSource]:
+def register_sound_kind(cls: type[SoundKind]) -> type[SoundKind]:
     """Class decorator: add one instance of ``cls`` to every palette it declares."""
     if not isinstance(getattr(cls, "kind", None), str) or not cls.palettes:
-        raise ParameterError(f"sound source {cls.__qualname__} lacks kind or palettes; allowed: a class setting both")
-    source = cls()
+        raise ParameterError(f"sound kind {cls.__qualname__} lacks kind or palettes; allowed: a class setting both")
+    sound = cls()
     for name in cls.palettes:
-        palette(name).add(source)
+        palette(name).add(sound)
     return cls

@@ -29,8 +29,8 @@ import numpy as np
 
 from auralgen.core.errors import ParameterError
 from auralgen.core.random import LogUniform, Uniform
-from auralgen.sounds.base import SoundSource, palette, register_source
-from auralgen.sounds.corpus import RecordedSource, sound_name
+from auralgen.sounds.base import SoundKind, palette, register_sound_kind
+from auralgen.sounds.corpus import RecordingKind, sound_name
 from auralgen.synth import apply_ramps, harmonic_complex, impact, n_samples, noise, sweep
 from auralgen.synth.palette import (
     CLICK_DECAY_S,
@@ -50,7 +50,7 @@ from auralgen.synth.palette import (
 MIN_SAMPLE_RATE = 16000  # the sweep's and clicks' top frequencies stay below Nyquist
 
 
-class _Event(SoundSource):
+class _Event(SoundKind):
     palettes = ("events",)
     tags = frozenset({"continuous"})
 
@@ -74,7 +74,7 @@ class _Continuous(_Event):
         return apply_ramps(self.signal(spec, sample_rate), sample_rate=sample_rate, ramp_s=self.ramp_s)
 
 
-@register_source
+@register_sound_kind
 class Harmonic(_Continuous):
     kind = "harmonic"
     label = "the harmonic tone"
@@ -87,7 +87,7 @@ class Harmonic(_Continuous):
         return harmonic_complex(spec["f0_hz"], spec["duration_s"], sample_rate=sample_rate, n_harmonics=N_HARMONICS)
 
 
-@register_source
+@register_sound_kind
 class Noise(_Continuous):
     kind = "noise"
     label = "the noise burst"
@@ -101,7 +101,7 @@ class Noise(_Continuous):
         return noise(spec["duration_s"], sample_rate=sample_rate, rng=rng, color="pink")
 
 
-@register_source
+@register_sound_kind
 class Sweep(_Continuous):
     kind = "sweep"
     label = "the rising sweep"
@@ -139,7 +139,7 @@ class _Impulsive(_Event):
         return _pulses(spec["rate_hz"], self.pulse(spec, sample_rate), n, sample_rate)
 
 
-@register_source
+@register_sound_kind
 class Clicks(_Impulsive):
     kind = "clicks"
     label = "the click train"
@@ -151,7 +151,7 @@ class Clicks(_Impulsive):
         return impact(CLICK_HZ, CLICK_DECAY_S, CLICK_LENGTH_S, sample_rate=sample_rate)
 
 
-@register_source
+@register_sound_kind
 class Knocks(_Impulsive):
     kind = "knocks"
     label = "the knocking sequence"
@@ -183,8 +183,8 @@ def synth_sound(sound: dict[str, Any], sample_rate: int) -> np.ndarray:
     return EVENTS.render(sound, sample_rate)
 
 
-@register_source
-class Recording(RecordedSource, SoundSource):
+@register_sound_kind
+class Recording(RecordingKind, SoundKind):
     """A piece of a recording of a labelled corpus (``source=folder|hf``), named by its class in
     the options ("the snare drum"); 10 ms raised-cosine ramps at the cut ends."""
 

@@ -11,9 +11,9 @@ import numpy as np
 from auralgen.core.errors import ParameterError
 from auralgen.core.random import Choice
 from auralgen.sounds.audio_checks import MIN_SOURCE_S, bad_audio, check_audio_info
-from auralgen.sounds.base import register_source
-from auralgen.sounds.corpus import RecordedSource
-from auralgen.sounds.spatial import SpatialSource
+from auralgen.sounds.base import register_sound_kind
+from auralgen.sounds.corpus import RecordingKind
+from auralgen.sounds.spatial import SpatialKind
 from auralgen.synth import n_samples
 
 
@@ -59,8 +59,8 @@ def read_source_file(path: str, sample_rate: int, duration_s: float) -> np.ndarr
     return np.pad(x[:n], (0, max(0, n - len(x))))
 
 
-@register_source
-class File(SpatialSource):
+@register_sound_kind
+class File(SpatialKind):
     """One of ``files`` (paths given to :meth:`draw`), chosen uniformly."""
 
     kind = "file"
@@ -76,8 +76,8 @@ class File(SpatialSource):
         return read_source_file(spec["path"], sample_rate, spec["duration_s"])
 
 
-@register_source
-class Recording(RecordedSource, SpatialSource):
+@register_sound_kind
+class Recording(RecordingKind, SpatialKind):
     """A piece of a recording of the run's ``source`` (``source=folder|hf|clips``): the recipe names
     file, class, license, hash and offset (:meth:`auralgen.sounds.corpus.Corpus.pick`)."""
 

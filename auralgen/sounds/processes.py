@@ -24,14 +24,14 @@ from typing import Any
 import numpy as np
 from scipy.signal import butter, sosfilt
 
-from auralgen.sounds.base import SoundSource, palette, register_source
+from auralgen.sounds.base import SoundKind, palette, register_sound_kind
 from auralgen.synth import apply_ramps, impact, n_samples, noise, sweep, tone
 
 BOUNCE_DROP_DB = 24.0  # a bouncing process falls this many dB x extent from first to last impact
 SWEEP_TOP = 0.45  # a sweep ends at most at this fraction of the sample rate (Nyquist is 0.5)
 
 
-class Process(SoundSource):
+class Process(SoundKind):
     palettes = ("reorder",)
 
     def draw(self, rng: np.random.Generator, **_: Any) -> dict[str, Any]:
@@ -49,7 +49,7 @@ class Process(SoundSource):
         raise NotImplementedError
 
 
-@register_source
+@register_sound_kind
 class Sweep(Process):
     kind = "sweep"
     label = "the rising sweep"
@@ -60,7 +60,7 @@ class Sweep(Process):
         return sweep(f0, f0 * 2 ** (4 * e), dur, sample_rate=sr, method="log")[:n]
 
 
-@register_source
+@register_sound_kind
 class Filling(Process):
     kind = "filling"
     label = "the filling vessel"
@@ -70,7 +70,7 @@ class Filling(Process):
         return _moving_resonance(noise(dur, sample_rate=sr, rng=rng), f_lo, f_lo * 2 ** (2.3 * e), sr)
 
 
-@register_source
+@register_sound_kind
 class Approaching(Process):
     kind = "approaching"
     label = "the approaching source"
@@ -82,7 +82,7 @@ class Approaching(Process):
         return bright * 10 ** (24 * e * (t - 1) / 20)
 
 
-@register_source
+@register_sound_kind
 class Bouncing(Process):
     kind = "bouncing"
     label = "the bouncing object"
@@ -103,7 +103,7 @@ class Bouncing(Process):
         return x
 
 
-@register_source
+@register_sound_kind
 class Scale(Process):
     kind = "scale"
     label = "the ascending scale"
@@ -122,8 +122,8 @@ class Scale(Process):
         return x[:n] if len(notes) * note >= n else np.pad(x, (0, n - len(notes) * note))
 
 
-@register_source
-class RecordingSteps(SoundSource):
+@register_sound_kind
+class RecordingSteps(SoundKind):
     """A recording (``source=folder|hf|clips``) played three times, each time ``step_cents`` higher
     (librosa; ``12 * extent`` semitones over the three), one play per segment: the order is in
     the pitch alone (the task sets every segment to the same RMS)."""

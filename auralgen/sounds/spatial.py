@@ -1,7 +1,7 @@
 """Palette ``spatial``: dry source signals of the spatial tasks (unit RMS before the room).
 
 A recipe is ``{"kind", "duration_s", "seed", ...kind fields}``; the task chooses the kind and
-the duration, :meth:`SpatialSource.draw` draws the seed and the kind's fields, and
+the duration, :meth:`SpatialKind.draw` draws the seed and the kind's fields, and
 :func:`source_signal` rebuilds the signal from the dict alone.
 
 =========  ===============  =====================================================================
@@ -24,12 +24,12 @@ from typing import Any
 import numpy as np
 
 from auralgen.core.errors import ParameterError
-from auralgen.sounds.base import SoundSource, palette, register_source
+from auralgen.sounds.base import SoundKind, palette, register_sound_kind
 from auralgen.synth import apply_ramps, click_train, harmonic_complex, noise, sweep
 from auralgen.synth.palette import SPATIAL_CLICK_RATE_HZ, SPATIAL_F0_HZ, spatial_harmonics, spatial_noise_band
 
 
-class SpatialSource(SoundSource):
+class SpatialKind(SoundKind):
     """A spatial source: the seed is drawn for every kind (the noise uses it), then the fields."""
 
     palettes = ("spatial",)
@@ -44,8 +44,8 @@ class SpatialSource(SoundSource):
         return {}
 
 
-@register_source
-class Noise(SpatialSource):
+@register_sound_kind
+class Noise(SpatialKind):
     kind = "noise"
     label = "the noise"
     tags = frozenset({"continuous"})
@@ -57,8 +57,8 @@ class Noise(SpatialSource):
         )
 
 
-@register_source
-class Harmonic(SpatialSource):
+@register_sound_kind
+class Harmonic(SpatialKind):
     kind = "harmonic"
     label = "the harmonic tone"
     tags = frozenset({"pitched", "continuous"})
@@ -75,8 +75,8 @@ class Harmonic(SpatialSource):
         )
 
 
-@register_source
-class Chirp(SpatialSource):
+@register_sound_kind
+class Chirp(SpatialKind):
     kind = "chirp"
     label = "the chirp"
     tags = frozenset({"continuous"})
@@ -90,8 +90,8 @@ class Chirp(SpatialSource):
         return sweep(a, b, spec["duration_s"], sample_rate=sample_rate, method="log")
 
 
-@register_source
-class Clicks(SpatialSource):
+@register_sound_kind
+class Clicks(SpatialKind):
     kind = "clicks"
     label = "the click train"
     tags = frozenset({"impulsive"})
@@ -107,14 +107,14 @@ class Clicks(SpatialSource):
 
 
 SPATIAL = palette("spatial")
-SOURCE_KINDS = ("noise", "harmonic", "chirp", "clicks")  # the synthesized kinds ("file" needs sources_dir)
+SYNTH_KINDS = ("noise", "harmonic", "chirp", "clicks")  # the synthesized kinds ("file" needs sources_dir)
 
 
 def source_signal(spec: dict[str, Any], sample_rate: int, *, ramp_s: float) -> np.ndarray:
     """The dry source signal (1-D float64, unit RMS) of a source recipe."""
-    source = SPATIAL.source(spec["kind"], key="source.kind")
-    x = source.render(spec, sample_rate)
-    if source.ramped:
+    sound = SPATIAL.sound_kind(spec["kind"], key="source.kind")
+    x = sound.render(spec, sample_rate)
+    if sound.ramped:
         x = apply_ramps(x, sample_rate=sample_rate, ramp_s=ramp_s)
     r = math.sqrt(float(np.mean(x**2)))
     if r <= 0:

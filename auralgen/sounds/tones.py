@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from auralgen.sounds.base import SoundSource, palette, register_source
+from auralgen.sounds.base import SoundKind, palette, register_sound_kind
 from auralgen.synth import harmonic_complex, noise, tone
 
 
-class _Pitched(SoundSource):
+class _Pitched(SoundKind):
     palettes = ("tones",)
     tags = frozenset({"pitched"})
 
@@ -36,7 +36,7 @@ class _Pitched(SoundSource):
         }
 
 
-@register_source
+@register_sound_kind
 class Pure(_Pitched):
     kind = "pure"
     label = "the pure tone"
@@ -45,7 +45,7 @@ class Pure(_Pitched):
         return tone(spec["freq_hz"], spec["duration_s"], sample_rate=sample_rate)
 
 
-@register_source
+@register_sound_kind
 class Harmonic(_Pitched):
     kind = "harmonic"
     label = "the harmonic tone"
@@ -56,8 +56,8 @@ class Harmonic(_Pitched):
         )
 
 
-@register_source
-class Noise(SoundSource):
+@register_sound_kind
+class Noise(SoundKind):
     kind = "noise"
     label = "the noise"
     palettes = ("tones",)
@@ -75,8 +75,8 @@ STIMULI = tuple(k for k in TONES.kinds() if k != "clip")  # the synthesized ones
 PITCHED = TONES.kinds("pitched")
 
 
-@register_source
-class Clip(SoundSource):
+@register_sound_kind
+class Clip(SoundKind):
     """A piece of a recorded file (``source=clips|folder|hf``; :mod:`auralgen.sounds.corpus`),
     optionally moved in pitch (``shift_cents``) and time (read ``source_s``, stretched to
     ``duration_s``) by :func:`auralgen.sounds.transforms.stretch_shift`; a SoundFont note
@@ -94,11 +94,11 @@ class Clip(SoundSource):
         return {"kind": self.kind, **corpus.pick(rng, duration_s=duration_s, at_start=at_start)}
 
     def render(self, spec, sample_rate: int, **_: Any) -> np.ndarray:
-        from auralgen.sounds.corpus import read_entry
+        from auralgen.sounds.corpus import plays_shifted, read_entry
         from auralgen.sounds.transforms import stretch_shift
 
         d, shift = spec["duration_s"], spec.get("shift_cents", 0.0)
-        if spec.get("source") == "soundfont":  # a sampled note is played at the shifted pitch, not processed
+        if plays_shifted(spec):  # a sampled note is played at the shifted pitch, not processed
             x = read_entry(spec, sample_rate, spec.get("source_s", d), shift_cents=shift)
             return stretch_shift(x, sample_rate, duration_s=d)
         x = read_entry(spec, sample_rate, spec.get("source_s", d))

@@ -26,7 +26,7 @@ def stretch_shift(x: np.ndarray, sample_rate: int, *, duration_s: float, shift_c
     try:
         import librosa
     except ImportError:
-        from auralgen.sounds.corpus import INSTALL_HINT
+        from auralgen.sounds.builtin_sources import INSTALL_HINT
 
         raise ParameterError(INSTALL_HINT) from None
     y = np.asarray(x, dtype=np.float64)

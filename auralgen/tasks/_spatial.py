@@ -34,7 +34,7 @@ from auralgen.rooms.receivers import Binaural, Tetrahedral, receiver_from_config
 from auralgen.rooms.scene import convolve, expected_drr_db, spatial_rir
 from auralgen.rooms.spec import WALL_MARGIN_M, RoomSpec, load_preset, room_from_config, room_names
 from auralgen.sounds.corpus import regular_file
-from auralgen.sounds.spatial import SOURCE_KINDS, SPATIAL, source_signal
+from auralgen.sounds.spatial import SPATIAL, SYNTH_KINDS, source_signal
 from auralgen.synth.levels import db_spl_to_rms, set_level_db_spl
 from auralgen.tasks import _sounds as S
 from auralgen.tasks.base import RECORDED_TOO, AudioConfig, Task, TaskConfig, require
@@ -66,7 +66,7 @@ class SpatialConfig(TaskConfig):
     receiver: Any = field(default_factory=lambda: {"type": "binaural"})
     mode: str = "hybrid"
     backend: str = "fast"
-    sources: tuple = SOURCE_KINDS
+    sources: tuple = SYNTH_KINDS
     sources_dir: str | None = None
     source_s: Any = (0.5, 0.8)
     level_db_spl: Any = (60.0, 70.0)
@@ -127,7 +127,7 @@ def check_spatial(cfg: SpatialConfig, audio: AudioConfig, key: str, *, max_dista
     for r in cfg.rooms:
         check_backend(cfg.backend, cfg.mode, load_preset(r), layout, key=f"{key}.")
     check_layout(cfg, key)
-    S.check_stimuli(f"{key}.sources", cfg.sources, SOURCE_KINDS)
+    S.check_stimuli(f"{key}.sources", cfg.sources, SYNTH_KINDS)
     for name in ("source_s", "gap_s", "lead_s", "listener_height_m"):
         S.dist(f"{key}.{name}", getattr(cfg, name), low=0.0)
     S.dist(f"{key}.distance_m", cfg.distance_m, low=MIN_DISTANCE_M)  # a source at the listener is degenerate

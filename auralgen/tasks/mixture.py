@@ -42,7 +42,7 @@ from auralgen.core.qa import QA
 from auralgen.core.random import Uniform
 from auralgen.listeners import mixture as listen
 from auralgen.mixing import DEFAULT_MIXING, MixInfo, MixSpec, component_level, mix, render_mix
-from auralgen.sounds.corpus import LABELLED, load_corpus
+from auralgen.sounds.corpus import NAMEABLE, load_corpus
 from auralgen.sounds.events import CONTINUOUS, EVENTS, KINDS, MIN_SAMPLE_RATE, draw_sound, event_name, synth_sound
 from auralgen.tasks._compare import within
 from auralgen.tasks._mixture_audit import MixtureRoles
@@ -191,7 +191,7 @@ def _name(sound: dict[str, Any]) -> str:
 @register
 class Mixture(Task):
     name = "mixture"
-    takes_sources = ("procedural", *LABELLED)  # options name the sounds: a labelled corpus
+    takes_sources = NAMEABLE  # options name the sounds: procedural kinds or a labelled corpus
     audit = AuditSpec(
         (
             "answer",

@@ -37,7 +37,7 @@ import numpy as np
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.qa import QA, arrange
 from auralgen.listeners import multisource
-from auralgen.sounds.corpus import LABELLED, load_corpus, sound_name
+from auralgen.sounds.corpus import NAMEABLE, load_corpus, sound_name
 from auralgen.synth.palette import (
     SPATIAL_CLICK_RATE_HZ,
     SPATIAL_ENTRY_ORDER,
@@ -154,7 +154,7 @@ class MultiSourceRelationConfig(SpatialConfig):
 @register
 class MultiSourceRelation(SpatialTask):
     name = "multi_source_relation"
-    takes_sources = ("procedural", *LABELLED)  # options name the sounds: a labelled corpus, not bare clips
+    takes_sources = NAMEABLE  # options name the sounds: procedural kinds or a labelled corpus, not bare clips
     spatial = True
     audit = AuditSpec(
         (

@@ -244,5 +244,9 @@ def test_a_pool_run_reuses_the_local_runs_replies():
     base = ["data=d", "out=o", "model=command", "model.cmd='python m.py'"]
     local = cfg_of(*base)
     pool = cfg_of(*base, "model.ray_address=auto", "model.replicas=4", "model.num_gpus=1")
-    assert _fingerprint(pool, _model_desc(pool)) == _fingerprint(local, _model_desc(local))
-    assert _model_desc(pool)["replicas"] == 4
+
+    def fingerprint(cfg):
+        return _fingerprint(_model_desc(cfg.model), data=cfg.data, split=cfg.split, settings=cfg.eval)
+
+    assert fingerprint(pool) == fingerprint(local)
+    assert _model_desc(pool.model)["replicas"] == 4 and _model_desc(local.model)["replicas"] == 1

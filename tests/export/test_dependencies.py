@@ -38,7 +38,7 @@ LAZY_EXTRAS = {
     "adaptive": {"questplus": {"auralgen/evaluation/adaptive/quest.py"}},  # mode=adaptive
     "ray": {"ray": {"auralgen/execution/ray.py"}},  # executor=ray
     "clips": {"librosa": {"auralgen/sounds/transforms.py"}},  # source=clips: pitch shift / time stretch
-    "hf": {"datasets": {"auralgen/sounds/corpus.py"}},  # source=hf: a save_to_disk folder
+    "hf": {"datasets": {"auralgen/sounds/corpus_files.py"}},  # source=hf: a save_to_disk folder
     "soundfont": {"fluidsynth": {"auralgen/sounds/soundfont.py"}},  # source=soundfont: FluidSynth
     "listen": {"starlette": {"auralgen/listen/app.py"}, "uvicorn": {"auralgen/listen/app.py"}},  # auralgen listen
     "s3": {"fsspec": {"auralgen/export/storage.py"}},  # out=<url> / data=<url>: object storage
@@ -121,7 +121,7 @@ def test_datasets_is_the_optional_hf_extra_and_part_of_dev():
     assert {"hf", "adaptive", "clips"} <= itself  # datasets, run QUEST+, transform clips
     # the card only shows it in example text; source=hf reads a save_to_disk folder with it, lazily
     assert {f: lazy for (m, f), lazy in third_party_imports(CODE).items() if m == "datasets"} == {
-        "auralgen/sounds/corpus.py": True
+        "auralgen/sounds/corpus_files.py": True
     }
 
 

@@ -1,4 +1,4 @@
-"""Sound sources and palettes: lookups, one-line errors, and the four catalogues reproduced bit for bit.
+"""Sound kinds and palettes: lookups, one-line errors, and the four catalogues reproduced bit for bit.
 
 The tasks draw their recipes from the palettes (``tasks/_spatial.py``, ``tasks/temporal_reorder.py``):
 the recipes are checked against the generator draws they stand for, the signals against pinned samples.
@@ -10,11 +10,11 @@ import soundfile as sf
 
 from auralgen.core.errors import ParameterError
 from auralgen.core.random import Uniform
-from auralgen.sounds import PALETTES, SoundSource, palette, register_source
+from auralgen.sounds import PALETTES, SoundKind, palette, register_sound_kind
 from auralgen.sounds.events import CONTINUOUS, KINDS, NAMES, draw_sound, synth_sound
 from auralgen.sounds.files import read_source_file
 from auralgen.sounds.processes import PROCESSES, render_process
-from auralgen.sounds.spatial import SOURCE_KINDS, source_signal
+from auralgen.sounds.spatial import SYNTH_KINDS, source_signal
 from auralgen.sounds.tones import PITCHED, STIMULI
 from auralgen.tasks import _sounds as S
 from auralgen.tasks.base import AudioConfig, task_class
@@ -64,8 +64,8 @@ def test_errors_are_one_line_naming_what_is_allowed(call, match):
 
 
 def test_a_new_source_is_one_class_and_refuses_a_taken_kind():
-    @register_source
-    class Hum(SoundSource):
+    @register_sound_kind
+    class Hum(SoundKind):
         kind = "hum"
         palettes = ("tones",)
 
@@ -84,12 +84,12 @@ def test_a_new_source_is_one_class_and_refuses_a_taken_kind():
     finally:
         palette("tones").remove("hum")
 
-    class Other(SoundSource):
+    class Other(SoundKind):
         kind = "pure"
         palettes = ("tones",)
 
     with pytest.raises(ParameterError, match=r"^tones sound kind='pure' is already registered"):
-        register_source(Other)
+        register_sound_kind(Other)
 
 
 # -- catalogue (1): tones, as tasks/_sounds.py drew and rendered them before the move ---------------------
@@ -197,7 +197,7 @@ def test_every_palette_renders_its_pinned_samples():
     rng = np.random.default_rng(5)
     events = [synth_sound(palette("events").draw(rng, k, duration_s=0.5), SR) for k in KINDS]
     rng = np.random.default_rng(5)
-    spatial = [source_signal(palette("spatial").draw(rng, k, duration_s=0.5), SR, ramp_s=0.01) for k in SOURCE_KINDS]
+    spatial = [source_signal(palette("spatial").draw(rng, k, duration_s=0.5), SR, ramp_s=0.01) for k in SYNTH_KINDS]
     p = {"sample_rate_hz": SR, "segment_s": 0.4, "extent": 0.5, "start": 0.3, "seed": 9}
     reorder = [render_process({**p, "process": k}) for k in PROCESSES]
     assert [_digest(events), _digest(spatial), _digest(reorder)] == [

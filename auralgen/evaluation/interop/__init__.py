@@ -27,7 +27,7 @@ from auralgen.core.errors import ParameterError
 from ..config import EvalRunConfig
 from ..items import load_items
 from . import mmar, sonicbench, starbench
-from .common import read_predictions
+from .common import Predictions, read_predictions
 
 __all__ = ["export_split", "prediction_records", "read_predictions", "score_predictions_file"]
 
@@ -50,14 +50,15 @@ def prediction_records(
 
 def score_predictions_file(cfg: EvalRunConfig, *, log=print) -> dict:
     """``action=score_predictions``: score ``cfg.predictions`` into ``<out>/results.json``."""
-    if cfg.predictions_format == "sonicbench":
-        return sonicbench.score_file(cfg, log)
-    rows = read_predictions(cfg.predictions)
-    if cfg.predictions_format == "starbench":
-        if cfg.scorer == "mmar":
+    job = Predictions(cfg.predictions, cfg.predictions_format, cfg.prediction_field, cfg.scorer, Path(cfg.out))
+    if job.format == "sonicbench":
+        return sonicbench.score_file(job, log)
+    rows = read_predictions(job.path)
+    if job.format == "starbench":
+        if job.scorer == "mmar":
             raise ParameterError("scorer=mmar with predictions_format=starbench; allowed: parser or file")
-        return starbench.score_file(cfg, rows, log)
-    return mmar.score_file(cfg, rows, log)
+        return starbench.score_file(job, rows, log)
+    return mmar.score_file(job, rows, log)
 
 
 def export_split(cfg: EvalRunConfig, *, log=print) -> dict:

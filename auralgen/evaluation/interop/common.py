@@ -4,9 +4,11 @@ scoring records, and ``results.json`` with the toolkit's verdicts beside the par
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from auralgen.core.errors import ParameterError
+from auralgen.core.jsonl import jsonl_rows
 from auralgen.core.paths import create_new, inside
 
 from ..items import export_wav
@@ -14,6 +16,31 @@ from ..metrics import score
 from ..parsing import extract_choice
 from ..report import accounting, frequency_tasks, write_json
 from ..verdict import is_correct
+
+
+@dataclass(frozen=True)
+class Predictions:
+    """A prediction file to score (``action=score_predictions``) and where its results go.
+
+    Attributes
+    ----------
+    path : str
+        The file (or folder of SonicBench result files), ``predictions=``.
+    format : str
+        ``predictions_format=`` (``starbench``, ``mmar``, ``mmau``, ``sonicbench``).
+    field : str or None
+        ``prediction_field=``: the row field holding the model's reply (None: the format's own).
+    scorer : str
+        Whose verdict decides ``scores``: ``parser``, ``file`` or ``mmar``.
+    out : Path
+        The folder ``results.json`` (and STAR-Bench's ``performance.json``) is written to.
+    """
+
+    path: str
+    format: str
+    field: str | None
+    scorer: str
+    out: Path
 
 
 def export_clip(flac: bytes, out: Path, rel: str) -> None:
@@ -47,15 +74,7 @@ def read_predictions(path: str | Path) -> list[dict]:
                 f"predictions={str(path)!r} is not valid JSON ({exc}); allowed: a JSON list or JSONL"
             ) from None
     else:
-        rows = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except ValueError:
-                    raise ParameterError(
-                        f"predictions={str(path)!r} line {n} is not JSON; allowed: one JSON object per line"
-                    ) from None
+        rows = jsonl_rows(text, f"predictions={str(path)!r}")
     if not rows:
         raise ParameterError(f"predictions={str(path)!r} holds no prediction; allowed: at least one")
     for n, row in enumerate(rows, 1):
@@ -111,11 +130,11 @@ def verdict_summary(records: list[dict], toolkit: list[bool], *, examples: int =
     }
 
 
-def write_results(cfg, records: list[dict], *, toolkit: list[bool] | None, extra: dict, log) -> dict:
+def write_results(job: Predictions, records: list[dict], *, toolkit: list[bool] | None, extra: dict, log) -> dict:
     """Score ``records`` into ``<out>/results.json``.
 
     ``toolkit`` (one verdict per record, or ``None``) is what the toolkit's own scoring says;
-    with ``cfg.scorer != "parser"`` it is the verdict of every record, parsed or not
+    with ``job.scorer != "parser"`` it is the verdict of every record, parsed or not
     (:func:`~auralgen.evaluation.verdict.is_correct`): ``scores``, ``accounting`` and the printed
     line count it, and the parser's ``parser_scores`` stand beside; with the parser deciding, the
     toolkit's stand beside as ``toolkit_scores``. The printed AA has two decimals, as the peers' scripts print.
@@ -129,13 +148,13 @@ def write_results(cfg, records: list[dict], *, toolkit: list[bool] | None, extra
             for r, t in zip(records, toolkit, strict=True)
         ]
     )
-    main = toolkit_recs if cfg.scorer != "parser" else parser_recs
+    main = toolkit_recs if job.scorer != "parser" else parser_recs
     results = {
-        "model": {"label": Path(cfg.out).name, "kind": "predictions", "config": {"file": cfg.predictions}},
+        "model": {"label": job.out.name, "kind": "predictions", "config": {"file": job.path}},
         "dataset": {
-            "path": cfg.predictions,
-            "format": cfg.predictions_format,
-            "scorer": cfg.scorer,
+            "path": job.path,
+            "format": job.format,
+            "scorer": job.scorer,
             "tasks": sorted({r["task"] for r in records}),
             **extra,
         },
@@ -145,15 +164,15 @@ def write_results(cfg, records: list[dict], *, toolkit: list[bool] | None, extra
         **{task: {} for task in frequency_tasks()},
     }
     if toolkit_recs is not None:
-        other, key = (parser_recs, "parser_scores") if cfg.scorer != "parser" else (toolkit_recs, "toolkit_scores")
+        other, key = (parser_recs, "parser_scores") if job.scorer != "parser" else (toolkit_recs, "toolkit_scores")
         results[key] = score(other)
         results["verdicts"] = verdict_summary(parser_recs, list(toolkit))
-    out = Path(cfg.out)
+    out = job.out
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "results.json", results)
     s = results["scores"]["overall"]
     msg = (
-        f"{len(records)} predictions ({cfg.scorer} verdicts): AA {100 * s['AA']:.2f} %, ACR {100 * s['ACR']:.2f} %, "
+        f"{len(records)} predictions ({job.scorer} verdicts): AA {100 * s['AA']:.2f} %, ACR {100 * s['ACR']:.2f} %, "
         f"{results['accounting']['overall']['unparseable']} unparseable"
     )
     for key in ("parser_scores", "toolkit_scores"):

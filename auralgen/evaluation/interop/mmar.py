@@ -48,7 +48,7 @@ from pathlib import Path
 from auralgen.core.errors import ParameterError
 from auralgen.tasks.base import task_class
 
-from .common import export_clip, export_json, export_text, need, parsed_record, write_results
+from .common import Predictions, export_clip, export_json, export_text, need, parsed_record, write_results
 
 FIELDS = ("model_prediction", "answer_prediction", "model_output")
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -190,17 +190,17 @@ def records(rows: list[dict], fmt: str, path: str, field: str, *, skip_missing: 
     return recs, toolkit, left_out
 
 
-def score_file(cfg, rows: list[dict], log) -> dict:
+def score_file(job: Predictions, rows: list[dict], log) -> dict:
     """``action=score_predictions`` for an MMAR / MMAU prediction file."""
-    field = pick_field(rows, cfg.prediction_field, cfg.predictions)
-    if cfg.scorer == "file":
+    field = pick_field(rows, job.field, job.path)
+    if job.scorer == "file":
         raise ParameterError(
-            f"scorer=file with predictions_format={cfg.predictions_format}; allowed: parser or mmar "
+            f"scorer=file with predictions_format={job.format}; allowed: parser or mmar "
             "(MMAR/MMAU files record no verdict)"
         )
-    recs, toolkit, left_out = records(rows, cfg.predictions_format, cfg.predictions, field,
-                                      skip_missing=cfg.scorer == "mmar")  # fmt: skip
+    recs, toolkit, left_out = records(rows, job.format, job.path, field,
+                                      skip_missing=job.scorer == "mmar")  # fmt: skip
     if not recs:
-        raise ParameterError(f"{cfg.predictions}: no row has {field!r}; allowed: rows with the model's reply")
+        raise ParameterError(f"{job.path}: no row has {field!r}; allowed: rows with the model's reply")
     extra = {"prediction_field": field, "rows_without_reply": left_out}
-    return write_results(cfg, recs, toolkit=toolkit, extra=extra, log=log)
+    return write_results(job, recs, toolkit=toolkit, extra=extra, log=log)

@@ -51,7 +51,7 @@ from auralgen.core.paths import inside
 from auralgen.export.audio import decode_flac
 
 from ..items import write_wav
-from .common import export_text, need, parsed_record, read_predictions, write_results
+from .common import Predictions, export_text, need, parsed_record, read_predictions, write_results
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 CLOSING = "Do not add any explanation, punctuation, or extra text."
@@ -227,13 +227,13 @@ def options_of(row: dict, attr: str, paradigm: str) -> list[str]:
     return list(RECOG_OPTIONS.get(attr, ["the first option", "the second option"]))
 
 
-def score_file(cfg, log) -> dict:
+def score_file(job: Predictions, log) -> dict:
     """``action=score_predictions`` for SonicBench result files."""
-    if cfg.scorer == "mmar":
+    if job.scorer == "mmar":
         raise ParameterError("scorer=mmar with predictions_format=sonicbench; allowed: parser or file")
-    field = cfg.prediction_field or "prediction"
+    field = job.field or "prediction"
     recs, toolkit = [], []
-    for path in result_files(cfg.predictions):
+    for path in result_files(job.path):
         attr, _, paradigm = path.stem.rpartition("_")
         if paradigm not in ("recog", "comparison"):
             attr, paradigm = path.stem, "recog"
@@ -252,5 +252,5 @@ def score_file(cfg, log) -> dict:
             recs.append(parsed_record(item_id=f"{path.stem}/{item_id}", task=f"{attr}_{paradigm}", rotation=0,
                                       options=options, truth=truth, reply=reply, where=where, field=field))  # fmt: skip
             toolkit.append(str(row.get("prediction", "")).strip() == ref)
-    extra = {"prediction_field": field, "files": len(result_files(cfg.predictions))}
-    return write_results(cfg, recs, toolkit=toolkit, extra=extra, log=log)
+    extra = {"prediction_field": field, "files": len(result_files(job.path))}
+    return write_results(job, recs, toolkit=toolkit, extra=extra, log=log)

@@ -57,7 +57,7 @@ from auralgen.tasks.base import task_class
 from ..items import write_wav
 from ..prompts import is_reorder, reorder_clip_order
 from ..verdict import is_correct
-from .common import export_clip, export_json, need, parsed_record, write_results
+from .common import Predictions, export_clip, export_json, need, parsed_record, write_results
 
 FILES = {
     "pc": "foundation_perception.json",
@@ -273,23 +273,23 @@ def performance(rows: list[dict], verdicts: list[bool], alias: str) -> dict:
     return {"By Sub-category": by_sub, "By Category": by_cat, "Total": total}
 
 
-def score_file(cfg, rows: list[dict], log) -> dict:
+def score_file(job: Predictions, rows: list[dict], log) -> dict:
     """``action=score_predictions`` for a STAR-Bench ``infer_results.jsonl``."""
-    recs, toolkit = records(rows, cfg.predictions, cfg.prediction_field)
+    recs, toolkit = records(rows, job.path, job.field)
     missing = sum(t is None for t in toolkit)
-    if cfg.scorer == "file" and missing:
+    if job.scorer == "file" and missing:
         first = toolkit.index(None) + 1
         raise ParameterError(
-            f"{cfg.predictions} entry {first} has no 'is_correct' ({missing} rows lack it); "
+            f"{job.path} entry {first} has no 'is_correct' ({missing} rows lack it); "
             "allowed for scorer=file: the toolkit's infer_results.jsonl, which records it on every row"
         )
-    alias, how = alias_of(cfg.predictions, rows)
+    alias, how = alias_of(job.path, rows)
     toolkit = None if missing else toolkit
-    verdicts = toolkit if cfg.scorer == "file" else [r["correct"] for r in recs]
+    verdicts = toolkit if job.scorer == "file" else [r["correct"] for r in recs]
     perf = performance(rows, verdicts, alias)
-    out = Path(cfg.out)
+    out = job.out
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "performance.json", "w", encoding="utf-8") as f:  # byte for byte as the toolkit dumps it
         json.dump(perf, f, indent=4, ensure_ascii=False)
     extra = {"starbench_alias": alias, "starbench_alias_from": how, "performance": perf["Total"]}
-    return write_results(cfg, recs, toolkit=toolkit, extra=extra, log=log)
+    return write_results(job, recs, toolkit=toolkit, extra=extra, log=log)

@@ -89,7 +89,7 @@ def worker_node_raylet() -> int:
     others = [n for n in ray.nodes() if n["Alive"] and n["NodeID"] != me
               and "node:__internal_head__" not in n["Resources"]]  # fmt: skip
     assert len(others) == 1, ray.nodes()
-    flag = f"--node_manager_port={others[0]['NodeManagerPort']}"
+    flag = f"--raylet_socket_name={others[0]['RayletSocketName']}"
     pids = [pid for pid, cmd in processes().items() if cmd[0].endswith("raylet") and flag in cmd]
     assert len(pids) == 1, f"raylets with {flag}: {pids}"
     return pids[0]

@@ -58,7 +58,7 @@ class ExecutorConfig:
 
     kind: str = "local"
     address: str | None = None  # ray: None starts a local Ray instance; "auto" or "host:port" joins a cluster
-    num_cpus_per_task: float = 1.0  # ray: CPUs reserved for each task (a batch of items)
+    num_cpus_per_task: float = 1.0  # ray: CPUs reserved for each task (a batch of items; a shard for out=<bucket>)
     max_retries: int = 3  # ray: reruns of a task whose worker process died
     connect_timeout_s: float = 30.0  # ray: how long joining executor.address waits for it to answer
 

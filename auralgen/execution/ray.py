@@ -239,8 +239,10 @@ def _bootstrap(address: str) -> tuple[str, int] | None:
         try:
             from ray._private.services import canonicalize_bootstrap_address
 
-            text = canonicalize_bootstrap_address("auto") or ""
-        except Exception:  # Ray's internals moved, or no recorded cluster: leave it to ray.init
+            text = canonicalize_bootstrap_address("auto")
+        except Exception:  # Ray's internals moved: leave it to ray.init
+            return None
+        if not text:  # no cluster recorded on this machine: ray.init says so in one line
             return None
     host, sep, port = text.rpartition(":")
     if not sep or not port.isdigit():
@@ -257,15 +259,15 @@ def check_reachable(address: str, timeout_s: float) -> None:
         return
     deadline, why = time.monotonic() + timeout_s, "no answer"
     while True:
-        left = deadline - time.monotonic()
         try:
-            with socket.create_connection(target, timeout=max(0.1, min(left, 5.0))):
+            with socket.create_connection(target, timeout=max(0.1, min(deadline - time.monotonic(), 5.0))):
                 return
         except OSError as exc:
             why = exc.strerror or type(exc).__name__
-        if time.monotonic() + POLL_S >= deadline:
+        left = deadline - time.monotonic()
+        if left <= 0:
             break
-        time.sleep(POLL_S)
+        time.sleep(min(POLL_S, left))
     raise ParameterError(
         f"executor.address={address!r}: no Ray cluster answers at {target[0]}:{target[1]} within "
         f"executor.connect_timeout_s={timeout_s:g} s ({why}); allowed: the address of a running cluster's head "

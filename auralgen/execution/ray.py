@@ -1,8 +1,10 @@
 """The Ray executor: the same :class:`~auralgen.execution.base.Executor` contract as the local pool,
 with each work unit run as a Ray task on a cluster (or on a local Ray instance).
 
-Results come back to the caller, which writes them in input order, so a run's bytes do not depend
-on where the units ran. ``setup`` runs once per Ray worker process (a guard keyed by the call, so a
+Results come back to the caller in input order, so a run's bytes do not depend on where the units
+ran (a run into a bucket sends whole shards as units, and the workers put them there themselves:
+:attr:`RayExecutor.remote`). Joining ``address`` first checks, for at most ``connect_timeout_s``, that
+something answers there (:func:`check_reachable`). ``setup`` runs once per Ray worker process (a guard keyed by the call, so a
 reused process runs it again for a new call); every worker gets ``PRA_NUM_THREADS=1`` and a numba
 cache directory through the job's ``runtime_env``. Every wait is bounded (:data:`POLL_S`): once a
 unit raises, the units before it may finish within :data:`~auralgen.execution.local.GRACE_S`, then

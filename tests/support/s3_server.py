@@ -32,6 +32,7 @@ def s3_server() -> Iterator[dict]:
            "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"}  # fmt: skip
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
+    _forget_filesystems()  # an S3 filesystem made for an earlier server would still call its endpoint
     try:
         client = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"])
         client.create_bucket(Bucket=BUCKET)
@@ -39,7 +40,15 @@ def s3_server() -> Iterator[dict]:
     finally:
         for k, v in saved.items():
             os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+        _forget_filesystems()
         server.stop()
+
+
+def _forget_filesystems() -> None:
+    """Drop fsspec's cached S3 filesystems: each holds the endpoint and credentials of its creation."""
+    from s3fs import S3FileSystem
+
+    S3FileSystem.clear_instance_cache()
 
 
 def objects(client, prefix: str) -> dict[str, bytes]:

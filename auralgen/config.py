@@ -58,8 +58,9 @@ class ExecutorConfig:
 
     kind: str = "local"
     address: str | None = None  # ray: None starts a local Ray instance; "auto" or "host:port" joins a cluster
-    num_cpus_per_task: float = 1.0  # ray: CPUs reserved for each task (a batch of items)
+    num_cpus_per_task: float = 1.0  # ray: CPUs reserved for each task (a batch of items; a shard for out=<bucket>)
     max_retries: int = 3  # ray: reruns of a task whose worker process died
+    connect_timeout_s: float = 30.0  # ray: how long joining executor.address waits for it to answer
 
 
 EXECUTOR_KINDS = ("local", "ray")
@@ -120,6 +121,8 @@ def check_executor(data) -> ExecutorConfig:
     ex = from_mapping(ExecutorConfig, data or {}, "executor")
     if ex.kind not in EXECUTOR_KINDS:
         raise ParameterError(f"executor.kind={ex.kind!r} is unsupported; allowed: {', '.join(EXECUTOR_KINDS)}")
+    if not ex.connect_timeout_s > 0:
+        raise ParameterError(f"executor.connect_timeout_s={ex.connect_timeout_s!r}; allowed: a number of seconds > 0")
     if ex.kind == "ray":
         import importlib.util
 

@@ -1,8 +1,10 @@
 """The Ray executor: the same :class:`~auralgen.execution.base.Executor` contract as the local pool,
 with each work unit run as a Ray task on a cluster (or on a local Ray instance).
 
-Results come back to the caller, which writes them in input order, so a run's bytes do not depend
-on where the units ran. ``setup`` runs once per Ray worker process (a guard keyed by the call, so a
+Results come back to the caller in input order, so a run's bytes do not depend on where the units
+ran (a run into a bucket sends whole shards as units, and the workers put them there themselves:
+:attr:`RayExecutor.remote`). Joining ``address`` first checks, for at most ``connect_timeout_s``, that
+something answers there (:func:`check_reachable`). ``setup`` runs once per Ray worker process (a guard keyed by the call, so a
 reused process runs it again for a new call); every worker gets ``PRA_NUM_THREADS=1`` and a numba
 cache directory through the job's ``runtime_env``. Every wait is bounded (:data:`POLL_S`): once a
 unit raises, the units before it may finish within :data:`~auralgen.execution.local.GRACE_S`, then
@@ -26,6 +28,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import socket
 import tempfile
 import time
 import uuid
@@ -37,6 +40,7 @@ from auralgen.execution.local import GRACE_S, KILL_WAIT_S
 INSTALL_HINT = "executor=ray needs the optional dependency: pip install 'auralgen[ray]'"
 POLL_S = 0.5  # longest single wait of the consumer loop
 MAX_RETRIES = 3  # times Ray reruns a task whose worker process died (not a task that raised)
+CONNECT_TIMEOUT_S = 30.0  # how long joining a cluster may wait for its address to answer
 
 _READY: set[str] = set()  # in a Ray worker process: the calls whose ``setup`` this process has run
 
@@ -85,21 +89,37 @@ class RayExecutor:
         Reruns of a task whose worker process died.
     runtime_env : dict or None
         Merged into the job's ``runtime_env`` (its ``env_vars`` into :func:`worker_env`).
+    connect_timeout_s : float > 0
+        How long joining a cluster waits for its address to accept a connection before it is
+        refused in one line (:func:`check_reachable`); Ray's own connect would wait minutes.
+
+    Work units run in processes that may be on other machines: :attr:`remote` tells the caller
+    that they share no filesystem with it (a run into a bucket has them write their shards there).
     """
 
+    remote = True
+
     def __init__(self, address: str | None = None, *, num_cpus_per_task: float = 1, num_cpus: int | None = None,
-                 max_retries: int = MAX_RETRIES, runtime_env: dict | None = None):  # fmt: skip
+                 max_retries: int = MAX_RETRIES, runtime_env: dict | None = None,
+                 connect_timeout_s: float = CONNECT_TIMEOUT_S):  # fmt: skip
         if not num_cpus_per_task > 0:
             raise ParameterError(f"executor.num_cpus_per_task={num_cpus_per_task!r}; allowed: a number > 0")
         if max_retries < 0:
             raise ParameterError(f"executor.max_retries={max_retries!r}; allowed: an integer >= 0")
+        if not connect_timeout_s > 0:
+            raise ParameterError(f"executor.connect_timeout_s={connect_timeout_s!r}; allowed: a number of seconds > 0")
         self._ray = _import_ray()
         self.address, self.num_cpus_per_task, self.num_cpus = address, num_cpus_per_task, num_cpus
-        self.max_retries = max_retries
+        self.max_retries, self.connect_timeout_s = max_retries, connect_timeout_s
         extra = dict(runtime_env or {})
         self.runtime_env = {**extra, "env_vars": {**worker_env(), **extra.get("env_vars", {})}}
         self._owns = False  # whether close() shuts the connection down
         self._inflight: deque = deque()
+
+    def check(self) -> None:
+        """Refuse a cluster address that does not answer (:func:`check_reachable`), before any work."""
+        if self.address is not None and not self._ray.is_initialized():
+            check_reachable(self.address, self.connect_timeout_s)
 
     def _connect(self) -> None:
         ray = self._ray
@@ -112,6 +132,7 @@ class RayExecutor:
         if self.address is None:
             ray.init(address="local", num_cpus=self.num_cpus, include_dashboard=False, **common)
         else:
+            check_reachable(self.address, self.connect_timeout_s)
             ray.init(address=self.address, **common)
         self._owns = True
 
@@ -210,6 +231,50 @@ class RayExecutor:
                 except Exception:  # already finished, or its worker is gone
                     pass
             refs = ray.wait(refs, num_returns=len(refs), timeout=POLL_S)[1]
+
+
+def _bootstrap(address: str) -> tuple[str, int] | None:
+    """``(host, port)`` of the cluster ``address`` names (``auto``: the one ``ray start`` recorded on this
+    machine), or None when Ray resolves it itself (no recorded cluster: Ray's own one-line error)."""
+    text = re.sub(r"^ray://", "", address.strip())
+    if text == "auto":
+        try:
+            from ray._private.services import canonicalize_bootstrap_address
+
+            text = canonicalize_bootstrap_address("auto")
+        except Exception:  # Ray's internals moved: leave it to ray.init
+            return None
+        if not text:  # no cluster recorded on this machine: ray.init says so in one line
+            return None
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ParameterError(f"executor.address={address!r}; allowed: auto, or host:port of a Ray cluster's head")
+    return host.strip("[]"), int(port)
+
+
+def check_reachable(address: str, timeout_s: float) -> None:
+    """Wait until the cluster's address accepts a TCP connection, for at most ``timeout_s`` (a head still
+    starting is waited for); else one line naming the address. ``ray.init`` on a dead address would
+    retry for minutes."""
+    target = _bootstrap(address)
+    if target is None:
+        return
+    deadline, why = time.monotonic() + timeout_s, "no answer"
+    while True:
+        try:
+            with socket.create_connection(target, timeout=max(0.1, min(deadline - time.monotonic(), 5.0))):
+                return
+        except OSError as exc:
+            why = exc.strerror or type(exc).__name__
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        time.sleep(min(POLL_S, left))
+    raise ParameterError(
+        f"executor.address={address!r}: no Ray cluster answers at {target[0]}:{target[1]} within "
+        f"executor.connect_timeout_s={timeout_s:g} s ({why}); allowed: the address of a running cluster's head "
+        "(ray start --head prints it), or no executor.address for a local Ray instance"
+    )
 
 
 _END = object()

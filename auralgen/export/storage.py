@@ -260,3 +260,40 @@ def local_dataset(data: str, cache_root: str | os.PathLike | None = None) -> str
             bucket.fs.get_file(bucket.key(rel), str(dest / rel))
         (dest / "manifest.json").write_text(text, encoding="utf-8")  # last: marks a complete copy
     return str(dest)
+
+
+def data_files(data: str | os.PathLike, task: str | None = None) -> dict[str, list[str]]:
+    """``data_files`` for ``datasets.load_dataset("parquet", data_files=...)`` of the dataset at ``data``
+    (a local folder or a bucket URL): per split, in plan order, the full path or URL of every shard
+    its ``manifest.json`` lists (``task``: that task's shards only). The manifest is written last, so
+    a run still writing is refused instead of read in part, as a glob over the prefix would.
+    (``datasets`` opens a local folder by its bare path, ``load_dataset(out)``, but not a bucket URL.)
+
+    Examples
+    --------
+    >>> from datasets import load_dataset  # doctest: +SKIP
+    >>> files = data_files("s3://my-bucket/tones-v1")  # doctest: +SKIP
+    >>> ds = load_dataset("parquet", data_files=files, streaming=True)  # doctest: +SKIP
+    """
+    where = str(data).rstrip("/")
+    try:
+        text = Bucket(where, staging=".").read_text("manifest.json") if is_url(where) else (
+            Path(where, "manifest.json").read_text(encoding="utf-8"))  # fmt: skip
+        shards = json.loads(text)["shards"]
+    except FileNotFoundError:
+        raise ParameterError(
+            f"data={where!r} holds no manifest.json (generation unfinished, or not a generate.py output); "
+            "allowed: a dataset written by auralgen generate"
+        ) from None
+    except (ValueError, KeyError, TypeError):
+        raise ParameterError(
+            f"data={where!r}: manifest.json is unreadable; allowed: the manifest written by auralgen generate"
+        ) from None
+    files: dict[str, list[str]] = {}
+    for shard in shards:
+        if task is None or shard["task"] == task:
+            files.setdefault(shard["split"], []).append(f"{where}/{shard['path']}")
+    if not files:
+        tasks = sorted({sh["task"] for sh in shards})
+        raise ParameterError(f"task={task!r} is not in data={where!r}; allowed: {', '.join(tasks)}")
+    return files

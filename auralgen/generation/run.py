@@ -147,7 +147,8 @@ def default_executor(run_cfg: RunConfig, n_items: int) -> Executor:
     if ex.kind == "ray":
         from auralgen.execution.ray import RayExecutor
 
-        return RayExecutor(ex.address, num_cpus_per_task=ex.num_cpus_per_task, max_retries=ex.max_retries)
+        return RayExecutor(ex.address, num_cpus_per_task=ex.num_cpus_per_task, max_retries=ex.max_retries,
+                           connect_timeout_s=ex.connect_timeout_s)  # fmt: skip
     return make_executor(min(run_cfg.workers, max(1, n_items)))
 
 
@@ -200,29 +201,69 @@ class Interrupts:
             yield batch
 
 
+class _NoBar:
+    def update(self, n: int) -> None:
+        """A worker's shard has no progress bar (the caller's advances per shard)."""
+
+
+def _render_shard_into(out: str, wds: bool, sh: ShardPlan) -> tuple[dict[str, Any], dict[str, float]]:
+    """In a worker: render shard ``sh``, write it (and with ``wds`` its tar) in a private staging folder
+    and put it in the bucket ``out`` as one object; returns its journal record and render seconds per
+    task. A worker that dies mid-shard leaves no object; its rerun puts the same bytes under the same key."""
+    from auralgen.export.target import BucketTarget
+
+    dest, seconds = BucketTarget(out), defaultdict(float)
+    try:
+        results = (_render_batch(sh.items[i : i + BATCH]) for i in range(0, len(sh.items), BATCH))
+        rec = _write_shard(dest.dir, sh, results, _NoBar(), seconds, wds)
+        dest.publish(sh.path)
+        if wds:
+            dest.publish(rec["webdataset"]["path"])
+    finally:
+        dest.close()
+    return rec, dict(seconds)
+
+
+def _shards_written(run_cfg, dest, todo, bar, seconds, executor, interrupts):
+    """Yield each pending shard's journal record, in plan order: from workers that write the shards
+    themselves (an executor whose workers share no filesystem with this process, into a bucket), or
+    by writing here the rows the workers render."""
+    wds = run_cfg.export.format == "parquet+webdataset"
+    workers, setup = getattr(executor, "workers", 1), partial(_init_worker, run_cfg)
+    if getattr(executor, "remote", False) and is_url(run_cfg.out):
+        done = executor.map_ordered(partial(_render_shard_into, run_cfg.out, wds), todo, setup=setup,
+                                    max_ahead=2 * workers)  # fmt: skip
+        for sh, (rec, secs) in zip(todo, interrupts.checked(done)):
+            for task, t in secs.items():
+                seconds[task] += t
+            bar.update(len(sh.items))
+            yield rec
+        return
+    results = executor.map_ordered(
+        _render_batch, _batches(todo), setup=setup, max_ahead=max(2, MAX_AHEAD_PER_WORKER * workers // BATCH)
+    )
+    results = interrupts.checked(results)
+    for sh in todo:
+        rec = _write_shard(dest.dir, sh, results, bar, seconds, wds)
+        dest.publish(sh.path)
+        if wds:
+            dest.publish(rec["webdataset"]["path"])
+        yield rec
+
+
 def _render_shards(run_cfg: RunConfig, dest, todo: list[ShardPlan], journal: dict[str, Any], bar, seconds,
                    executor: Executor | None) -> None:  # fmt: skip
-    """Render the pending shards through ``executor`` (default: :func:`default_executor`); rows are written in plan order and the journal updated after each shard."""
+    """Render the pending shards through ``executor`` (default: :func:`default_executor`); shards are written in plan order and the journal updated after each shard."""
     global _WORKER
     if executor is None:
         executor = default_executor(run_cfg, sum(len(sh.items) for sh in todo))
     if getattr(executor, "forks", False):
         _prewarm(run_cfg, todo)
-    workers = getattr(executor, "workers", 1)
-    results = executor.map_ordered(
-        _render_batch, _batches(todo), setup=partial(_init_worker, run_cfg),
-        max_ahead=max(2, MAX_AHEAD_PER_WORKER * workers // BATCH),
-    )  # fmt: skip
     try:
         with Interrupts() as interrupts:
-            results = interrupts.checked(results)
-            wds, journal_text = run_cfg.export.format == "parquet+webdataset", JournalText()
-            for sh in todo:
-                rec = _write_shard(dest.dir, sh, results, bar, seconds, wds)
-                dest.publish(sh.path)
-                if wds:
-                    dest.publish(rec["webdataset"]["path"])
-                journal["shards"][sh.path] = rec
+            journal_text = JournalText()
+            for rec in _shards_written(run_cfg, dest, todo, bar, seconds, executor, interrupts):
+                journal["shards"][rec["path"]] = rec
                 interrupts.check()
                 dest.write_text(JOURNAL, journal_text(journal))
     except BaseException:
@@ -245,6 +286,9 @@ def run(run_cfg: RunConfig, *, executor: Executor | None = None, log=print) -> d
     A second run into the same ``out`` while this one is writing is refused (:func:`~auralgen.export.manifest.out_lock`)."""
     tasks = build_tasks(run_cfg)
     shards = checked_plan(run_cfg, tasks)
+    if executor is None and run_cfg.executor.kind == "ray":  # a dead cluster address: refused before any write
+        executor = default_executor(run_cfg, 0)
+    getattr(executor, "check", lambda: None)()
     dest = target(run_cfg.out)
     try:
         with dest.lock():  # one run at a time per out directory or prefix

@@ -7,6 +7,7 @@ listener's left, range [-180, 180); elevation positive upward.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 
 import numpy as np
 from numba import njit
@@ -40,17 +41,40 @@ def _gcc_phat_lag(left: np.ndarray, right: np.ndarray, max_lag: float) -> float:
     values = np.concatenate([cc[: m + 1], cc[nfft - m :]])
     coarse = int(lags[np.argmax(values)])
     # refine: evaluate the GCC at fractional lags around the integer peak, then parabola
-    omega = 2.0 * np.pi * np.arange(len(weight)) / nfft
     fine = coarse + np.linspace(-1.0, 1.0, 33)
     scale = np.full(len(weight), 2.0)
     scale[0] = 1.0
     if nfft % 2 == 0:
         scale[-1] = 1.0
-    vals = np.real(np.exp(1j * np.outer(fine, omega)) @ (weight * scale))
+    vals = np.real(_fractional_shifts(nfft, coarse) @ (weight * scale))
     k = int(np.clip(np.argmax(vals), 1, len(fine) - 2))
     step = fine[1] - fine[0]
     lag = fine[k] + step * parabolic_offset(vals[k - 1], vals[k], vals[k + 1])
     return float(np.clip(lag, -max_lag, max_lag))
+
+
+SHIFTS_MEMO_BYTES = 32 << 20  # phase-shift matrices kept per process (see _fractional_shifts)
+_SHIFTS: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
+
+
+def _fractional_shifts(nfft: int, coarse: int) -> np.ndarray:
+    """``exp(1j * outer(coarse + linspace(-1, 1, 33), omega))``, the phase shifts evaluating a GCC at 33
+    fractional lags around the integer lag ``coarse`` (read-only). The most expensive part of a window's
+    ITD and a function of ``(nfft, coarse)`` alone: successive windows of a signal share their lengths
+    and mostly their lags, so the matrices of the last calls are kept, up to :data:`SHIFTS_MEMO_BYTES`."""
+    key = (nfft, coarse)
+    hit = _SHIFTS.get(key)
+    if hit is not None:
+        _SHIFTS.move_to_end(key)
+        return hit
+    omega = 2.0 * np.pi * np.arange(nfft // 2 + 1) / nfft
+    fine = coarse + np.linspace(-1.0, 1.0, 33)
+    shifts = np.exp(1j * np.outer(fine, omega))
+    shifts.setflags(write=False)
+    _SHIFTS[key] = shifts
+    while len(_SHIFTS) > 1 and sum(m.nbytes for m in _SHIFTS.values()) > SHIFTS_MEMO_BYTES:
+        _SHIFTS.popitem(last=False)
+    return shifts
 
 
 def itd_ild(left, right, sample_rate, *, max_itd_s: float = 1e-3) -> tuple[float, float]:

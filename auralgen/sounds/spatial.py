@@ -18,7 +18,9 @@ file       ``path``         a WAV/FLAC file of ``sources_dir`` (:mod:`auralgen.s
 
 from __future__ import annotations
 
+import json
 import math
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -110,8 +112,24 @@ SPATIAL = palette("spatial")
 SYNTH_KINDS = ("noise", "harmonic", "chirp", "clicks")  # the synthesized kinds ("file" needs sources_dir)
 
 
+MEMO_SIZE = 16  # synthesized dry signals kept per process (a few MB): an item renders and measures the same ones
+_MEMO: OrderedDict[tuple, np.ndarray] = OrderedDict()
+
+
 def source_signal(spec: dict[str, Any], sample_rate: int, *, ramp_s: float) -> np.ndarray:
-    """The dry source signal (1-D float64, unit RMS) of a source recipe."""
+    """The dry source signal (1-D float64, unit RMS) of a source recipe; read-only.
+
+    A task renders an item's sources, then its measurement rebuilds the same dry signals: the last
+    :data:`MEMO_SIZE` synthesized ones (kinds of :data:`SYNTH_KINDS`, a pure function of the recipe)
+    are kept and returned again, the same array, not a copy, so it cannot be written to. A ``file``
+    source is read each time."""
+    key = None
+    if spec.get("kind") in SYNTH_KINDS:
+        key = (json.dumps(spec, sort_keys=True, default=repr), int(sample_rate), float(ramp_s))
+        hit = _MEMO.get(key)
+        if hit is not None:
+            _MEMO.move_to_end(key)
+            return hit
     sound = SPATIAL.sound_kind(spec["kind"], key="source.kind")
     x = sound.render(spec, sample_rate)
     if sound.ramped:
@@ -119,4 +137,10 @@ def source_signal(spec: dict[str, Any], sample_rate: int, *, ramp_s: float) -> n
     r = math.sqrt(float(np.mean(x**2)))
     if r <= 0:
         raise ParameterError(f"source {spec!r} is silent; allowed: a non-silent source")
-    return x / r
+    y = x / r
+    y.setflags(write=False)
+    if key is not None:
+        _MEMO[key] = y
+        while len(_MEMO) > MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    return y

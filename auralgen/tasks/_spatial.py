@@ -16,7 +16,9 @@ cue and leaves DRR and spectrum).
 from __future__ import annotations
 
 import inspect
+import json
 import math
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -250,17 +252,9 @@ class SpatialTask(Task):
             max(params["clip_s"], max(s["onset_s"] + s["source"]["duration_s"] for s in params["sounds"]) + 0.2), sr
         )
         out = np.zeros((receiver.num_channels, total))
+        scene = json.dumps({k: v for k, v in params.items() if k != "sounds"}, sort_keys=True, default=repr)
         for s in params["sounds"]:
-            dry = source_signal(s["source"], sr, ramp_s=params["ramp_s"])
-            if params["level_reference"] == "source_at_1m":
-                dry = set_level_db_spl(dry, s["level_db_spl"], full_scale_db_spl=fs_db)
-            rir = spatial_rir(room, s["position_m"], receiver, sample_rate=sr, mode=params["mode"],
-                              rng=np.random.default_rng(s["rir_seed"]), backend=params.get("backend", "fast"))  # fmt: skip
-            wet = convolve(dry, rir)
-            if params["level_reference"] == "received":
-                n_dry = len(dry)
-                rms = math.sqrt(float(np.mean(wet[:, :n_dry] ** 2)))
-                wet *= db_spl_to_rms(s["level_db_spl"], full_scale_db_spl=fs_db) / max(rms, 1e-30)
+            wet = _wet_memo(scene, s, lambda s=s: self._wet(params, s, room, receiver))
             a = S.n_samples(s["onset_s"], sr)
             n = min(wet.shape[1], total - a)
             out[:, a : a + n] += wet[:, :n]
@@ -270,6 +264,22 @@ class SpatialTask(Task):
                 f"level_db_spl={params['sounds'][0]['level_db_spl']:.1f} clips (peak {peak:.3f}) at full_scale_db_spl={fs_db}; allowed: lower levels"
             )
         return [out.astype(np.float32)]
+
+    @staticmethod
+    def _wet(params: dict[str, Any], s: dict[str, Any], room, receiver) -> np.ndarray:
+        """One source in the room at the receiver: ``[channels, samples]`` at its level, from time 0."""
+        sr, fs_db = params["sample_rate_hz"], params["full_scale_db_spl"]
+        dry = source_signal(s["source"], sr, ramp_s=params["ramp_s"])
+        if params["level_reference"] == "source_at_1m":
+            dry = set_level_db_spl(dry, s["level_db_spl"], full_scale_db_spl=fs_db)
+        rir = spatial_rir(room, s["position_m"], receiver, sample_rate=sr, mode=params["mode"],
+                          rng=np.random.default_rng(s["rir_seed"]), backend=params.get("backend", "fast"))  # fmt: skip
+        wet = convolve(dry, rir)
+        if params["level_reference"] == "received":
+            n_dry = len(dry)
+            rms = math.sqrt(float(np.mean(wet[:, :n_dry] ** 2)))
+            wet *= db_spl_to_rms(s["level_db_spl"], full_scale_db_spl=fs_db) / max(rms, 1e-30)
+        return wet
 
     # -- checks --------------------------------------------------------------------
     def direction_check(self, params, clips, sides: list[bool | None] | None = None) -> dict[str, Any]:
@@ -329,3 +339,28 @@ def with_tetra(listener):
 
 
 __all__ = ["SpatialConfig", "SpatialTask", "check_spatial"]
+
+
+WET_MEMO_SIZE = 8  # sources rendered in their room kept per process: a measurement renders each source alone again
+_WET: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+
+
+def _wet_memo(scene: str, sound: dict[str, Any], make) -> np.ndarray:
+    """``make()``, the source ``sound`` rendered in the room ``scene`` (the item's params but its
+    sounds, as JSON), or the same read-only array when one of the last :data:`WET_MEMO_SIZE` calls had
+    the same scene and sound: a pure function of both (the room's randomness is seeded by the sound's
+    ``rir_seed``), so the measurement's solo renders cost nothing and give the render's very values.
+    Synthesized sources only (:data:`~auralgen.sounds.spatial.SYNTH_KINDS`)."""
+    if sound["source"].get("kind") not in SYNTH_KINDS:  # a file source is read again, as source_signal does
+        return make()
+    key = (scene, json.dumps(sound, sort_keys=True, default=repr))
+    hit = _WET.get(key)
+    if hit is not None:
+        _WET.move_to_end(key)
+        return hit
+    wet = make()
+    wet.setflags(write=False)
+    _WET[key] = wet
+    while len(_WET) > WET_MEMO_SIZE:
+        _WET.popitem(last=False)
+    return wet

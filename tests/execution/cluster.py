@@ -19,8 +19,8 @@ AUTH = {"RAY_AUTH_MODE": "disabled"}  # a throw-away cluster on 127.0.0.1: no to
 ENV = {**os.environ, "PRA_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore", **AUTH}
 
 
-def ray_cmd(*args: str, timeout_s: float = 60) -> None:
-    done = subprocess.run([RAY, *args], capture_output=True, text=True, timeout=timeout_s, env=ENV)
+def ray_cmd(*args: str, timeout_s: float = 60, env: dict | None = None) -> None:
+    done = subprocess.run([RAY, *args], capture_output=True, text=True, timeout=timeout_s, env={**ENV, **(env or {})})
     if done.returncode != 0:
         raise RuntimeError(f"ray {' '.join(args)} failed: {done.stderr[-2000:]}")
 
@@ -56,9 +56,10 @@ def wait_for(cond, timeout_s: float, what: str):
 
 
 @contextmanager
-def local_cluster(nodes: int = 2, cpus_per_node: int = 1) -> Iterator[str]:
+def local_cluster(nodes: int = 2, cpus_per_node: int = 1, env: dict | None = None) -> Iterator[str]:
     """``nodes`` Ray nodes of ``cpus_per_node`` CPUs on 127.0.0.1; yields the address ``127.0.0.1:<port>``.
-    This process's environment gets :data:`AUTH` meanwhile (it joins the cluster too)."""
+    This process's environment gets :data:`AUTH` meanwhile (it joins the cluster too); ``env`` is added
+    to the nodes' environment (their workers inherit it)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -68,9 +69,10 @@ def local_cluster(nodes: int = 2, cpus_per_node: int = 1) -> Iterator[str]:
     os.environ.update(AUTH)
     common = (f"--num-cpus={cpus_per_node}", "--node-ip-address=127.0.0.1", "--disable-usage-stats")
     try:
-        ray_cmd("start", "--head", f"--port={port}", "--include-dashboard=false", f"--temp-dir={temp_dir}", *common)
+        ray_cmd("start", "--head", f"--port={port}", "--include-dashboard=false", f"--temp-dir={temp_dir}", *common,
+                env=env)  # fmt: skip
         for _ in range(nodes - 1):
-            ray_cmd("start", f"--address={address}", *common)
+            ray_cmd("start", f"--address={address}", *common, env=env)
         yield address
     finally:
         subprocess.run([RAY, "stop", "--force"], capture_output=True, timeout=60, env=ENV)

@@ -104,3 +104,26 @@ def test_a_task_that_states_what_its_labels_mean_has_it_on_the_card(two_tasks, t
     card = (out / "README.md").read_text()
     assert "## What the labels mean" in card
     assert "- **audiogram**: Labels are physical presence" in card and "re ISO 389-7" in card
+
+
+def test_the_bare_path_streams_every_item_of_every_split(two_tasks):
+    ds = datasets.load_dataset(str(two_tasks), streaming=True)
+    assert set(ds) == {"train", "test"}
+    for split in ds:
+        expected = [r["id"] for r in read_rows(two_tasks) if r["split"] == split]
+        assert sorted(r["id"] for r in ds[split]) == sorted(expected) and len(expected) == 4
+
+
+def test_data_files_are_the_manifests_shards_per_split(two_tasks):
+    from auralgen.core.errors import ParameterError
+    from auralgen.export.storage import data_files
+
+    files = {split: sorted(paths) for split, paths in data_files(two_tasks).items()}  # plan order, here sorted
+    assert files == {s: sorted(str(p) for p in two_tasks.glob(f"data/*/{s}-*.parquet")) for s in ("train", "test")}
+    one = data_files(two_tasks, task="pitch_relative")
+    ds = datasets.load_dataset("parquet", data_files=one, split="test", streaming=True)
+    assert [r["id"] for r in ds] == [r["id"] for r in read_rows(two_tasks, "pitch_relative") if r["split"] == "test"]
+    with pytest.raises(
+        ParameterError, match=r"^task='tempo' is not in data=.*; allowed: duration_relative, pitch_relative$"
+    ):
+        data_files(two_tasks, task="tempo")

@@ -38,7 +38,9 @@ def test_adding_or_removing_a_task_leaves_every_other_tasks_shards_byte_identica
         "ab": tones_with(A, B, out=tmp_path / "ab"),
         "abc": tones_with(A, B, C, out=tmp_path / "abc"),
         "a": tones_with(A, out=tmp_path / "a"),
-        "task_a": small_run(f"task={A}", "seed=5", "task.items_per_level=2", f"task.levels={LEVELS[A]}", out=tmp_path / "task_a"),
+        "task_a": small_run(
+            f"task={A}", "seed=5", "task.items_per_level=2", f"task.levels={LEVELS[A]}", out=tmp_path / "task_a"
+        ),
     }
     assert [tc.name for tc in runs["abc"].tasks] == [A, B, C]
     digests = {}

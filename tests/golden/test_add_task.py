@@ -54,8 +54,7 @@ class ToySofter(Task):
     n_choices = 2
     Config = ToySofterConfig
     questions = ("Which half of the tone is softer?",)
-    audit = AuditSpec(("first", "difference", "row.level", "delta.*", "audio.*", "row.flac_bytes", "sounds.*"),
-                      listener_easiest="max")
+    audit = AuditSpec(("first", "difference", "row.level", "audio.*", "row.flac_bytes"), listener_easiest="max")
     listener = staticmethod(listen)
 
     def sample(self, rng, level):

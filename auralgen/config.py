@@ -3,8 +3,9 @@
 Hydra composes ``conf/``; :func:`validate` turns the composed mapping into frozen
 dataclasses before any work, raising :class:`~auralgen.core.errors.ParameterError` with
 one line naming the key, the value and what is allowed. :func:`build_tasks` makes the run's
-task objects; :func:`fingerprint` identifies the output a run config produces (the resume
-journal and the manifest record it; the dataset audit recomputes it).
+task objects; :func:`fingerprint` identifies the output a whole run config produces (the resume
+journal and the manifest record it; the dataset audit recomputes it); :func:`id_key` keys the ids
+of one task's items.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import coerce as _coerce  # noqa: F401  (re-exported)
 from auralgen.core.mapping import from_mapping
 from auralgen.core.mapping import plain as _plain
-from auralgen.sounds.corpus import PROCEDURAL_LICENSE, check_source, dataset_license
+from auralgen.sounds.corpus import check_source, dataset_license
 from auralgen.tasks.base import (
     SAMPLE_RATES,
     AudioConfig,
@@ -292,12 +293,19 @@ def config_record(run: RunConfig) -> dict[str, Any]:
     return d
 
 
-def id_key(run: RunConfig) -> str:
-    """What item ids are keyed by: :func:`fingerprint` of the config without the keys that only lay out
-    the files (``shard_size``; of ``export``, all but ``flac_bits``), so those keep every id."""
-    # the license stays the one every id was keyed with before the card derived it from the sources
-    layout_free = ExportConfig(flac_bits=run.export.flac_bits, license=PROCEDURAL_LICENSE)
-    return fingerprint(dataclasses.replace(run, shard_size=1, export=layout_free))
+def id_key(run: RunConfig, task: TaskConfig) -> str:
+    """What the ids of ``task``'s items are keyed by: SHA-256 of that task's config, the run settings
+    its bytes depend on (seed, splits, audio, source, validation, FLAC bit depth) and the generator
+    version. The other tasks of the run, the suite's name and the keys that only lay out the files
+    (``shard_size``; of ``export``, all but ``flac_bits``) are left out, so adding a task to a suite
+    changes no item of another task."""
+    record = config_record(run)
+    for key in ("tasks", "suite", "shard_size", "export"):
+        record.pop(key)
+    record.update(task=dataclasses.asdict(task), flac_bits=run.export.flac_bits)
+    keyed = {"config": record, "version": __version__, "seed": seed_digest(run)}
+    blob = json.dumps(keyed, sort_keys=True, default=list)
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def seed_digest(run: RunConfig) -> str | None:

@@ -24,10 +24,15 @@ A shard whose SHA-256 differs passes when its fingerprint matches; the message c
     python bench/golden.py check fast --tasks mixture,trajectory   # those tasks' shards only
     python bench/golden.py pin fast default        # re-pin deliberately (see below)
 
-Re-pinning is for a deliberate change of bytes only: explain it in the commit and bump
-``auralgen.__version__`` (the ``generator_version`` column). ``pin`` refuses to overwrite hashes
-recorded for the same ``generator_version`` unless ``--force`` is given (the one other use: the
-same code pinned from another CPU type, whose check passed on the fingerprints).
+An item's id and bytes depend on its own task's config only, never on the other tasks of the run,
+so a suite trimmed to some tasks (``--tasks``) writes those tasks' pinned shards byte for byte, and
+a task added to the suite adds its shards and changes none: ``check`` names them as added (not
+pinned), and ``pin`` adds them without a version bump.
+
+Re-pinning a changed or missing shard is for a deliberate change of bytes only: explain it in the
+commit and bump ``auralgen.__version__`` (the ``generator_version`` column). ``pin`` refuses to
+overwrite hashes recorded for the same ``generator_version`` unless ``--force`` is given (the one
+other use: the same code pinned from another CPU type, whose check passed on the fingerprints).
 """
 
 from __future__ import annotations
@@ -51,30 +56,35 @@ TIMEOUT_S = 900  # one build; the default suite takes ~15-80 s
 FLOAT_DIGITS = 8  # significant digits of a float in a non-audio column that another CPU must reproduce
 FLOAT_FLOOR = 1e-12  # a float below this in magnitude counts as 0 (the residue of a cancellation, e.g. sin(pi))
 AUDIO_BLOCKS = 4  # blocks per clip channel in an audio fingerprint
-# An item's id (and its clips' names) hashes the whole run's config, so a suite trimmed to some tasks
-# (check --tasks) names the same items differently: those columns are compared for the whole suite only.
-TRIMMED_SUITE_COLUMNS = frozenset({"id", "audio.path"})
+DEFAULT_SUITE_FILE = ROOT / "conf" / "suite" / "default.yaml"
 
 
-def default_suite_tasks() -> tuple[str, ...]:
-    """The tasks of ``conf/suite/default.yaml``, in its order (the fast golden shrinks each to one
-    item per level), read from its defaults list so a task added to the suite is pinned too."""
+def default_suite_tasks(suite_file: Path = DEFAULT_SUITE_FILE) -> tuple[str, ...]:
+    """The tasks of a suite file (default ``conf/suite/default.yaml``), in its order (the fast golden
+    shrinks each to one item per level), read from its defaults list so a task added to the suite is
+    pinned too."""
     import yaml
 
-    suite = yaml.safe_load((ROOT / "conf" / "suite" / "default.yaml").read_text())
+    suite = yaml.safe_load(Path(suite_file).read_text())
     return tuple(next(iter(entry.values())) for entry in suite["defaults"] if isinstance(entry, dict))
 
 
 DEFAULT_TASKS = default_suite_tasks()
 
-SUITES: dict[str, tuple[str, ...]] = {
-    "default": ("seed=0",),
-    "fast": (
-        "seed=0",
-        *(f"tasks.{t}.items_per_level=1" for t in DEFAULT_TASKS),
-        "tasks.audiogram.probe_items_per_level=1",
-    ),
-}
+
+def suite_overrides(suite_tasks: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """The overrides of each golden suite, for a default suite of ``suite_tasks``."""
+    return {
+        "default": ("seed=0",),
+        "fast": (
+            "seed=0",
+            *(f"tasks.{t}.items_per_level=1" for t in suite_tasks),
+            "tasks.audiogram.probe_items_per_level=1",
+        ),
+    }
+
+
+SUITES: dict[str, tuple[str, ...]] = suite_overrides(DEFAULT_TASKS)
 
 
 def golden_path(suite: str) -> Path:
@@ -110,31 +120,61 @@ def golden_fingerprints_path(suite: str) -> Path:
     return GOLDEN_DIR / f"{suite}_suite.fingerprints.json"
 
 
-def overrides(suite: str, tasks: tuple[str, ...] | None = None) -> list[str]:
-    """``suite``'s overrides; with ``tasks``, the suite trimmed to those tasks (``~tasks.<other>``)."""
-    if suite not in SUITES:
-        raise SystemExit(f"error: suite={suite!r} is unknown; allowed: {', '.join(SUITES)}")
+def overrides(suite: str, tasks: tuple[str, ...] | None = None, *, suite_file: Path | None = None) -> list[str]:
+    """``suite``'s overrides; with ``tasks``, the suite trimmed to those tasks (``~tasks.<other>``); with
+    ``suite_file`` (a copy of the default suite at ``<dir>/suite/<name>.yaml``), built from that file
+    (Hydra's search path gains ``<dir>``; ``<name>`` must differ from every shipped suite)."""
+    suite_tasks = DEFAULT_TASKS if suite_file is None else default_suite_tasks(suite_file)
+    all_suites = suite_overrides(suite_tasks)
+    if suite not in all_suites:
+        raise SystemExit(f"error: suite={suite!r} is unknown; allowed: {', '.join(all_suites)}")
+    chosen = []
+    if suite_file is not None:
+        chosen = [f"hydra.searchpath=[file://{suite_file.parent.parent}]", f"suite={suite_file.stem}"]
     if tasks is None:
-        return list(SUITES[suite])
-    unknown = sorted(set(tasks) - set(DEFAULT_TASKS))
+        return [*chosen, *all_suites[suite]]
+    unknown = sorted(set(tasks) - set(suite_tasks))
     if unknown or not tasks:
-        raise SystemExit(
-            f"error: tasks {unknown or '(none)'} not in the default suite; allowed: {', '.join(DEFAULT_TASKS)}"
-        )
-    dropped = [t for t in DEFAULT_TASKS if t not in tasks]
-    kept = [o for o in SUITES[suite] if not o.startswith("tasks.") or o.split(".")[1] in tasks]
-    return [*kept, *(f"~tasks.{t}" for t in dropped)]
+        raise SystemExit(f"error: tasks {unknown or '(none)'} not in the suite; allowed: {', '.join(suite_tasks)}")
+    dropped = [t for t in suite_tasks if t not in tasks]
+    kept = [o for o in all_suites[suite] if not o.startswith("tasks.") or o.split(".")[1] in tasks]
+    return [*chosen, *kept, *(f"~tasks.{t}" for t in dropped)]
 
 
-def build(suite: str, out: Path, *, workers: int = 1, tasks: tuple[str, ...] | None = None) -> None:
-    """Generate ``suite`` (or its ``tasks`` only) into ``out`` with ``generate.py`` (a subprocess; bounded
+def command(preload: Path | None = None) -> list[str]:
+    """The generate command: ``generate.py``, or with ``preload`` (a Python file, e.g. a task module kept
+    outside the package) the same command line after importing that file."""
+    if preload is None:
+        return [sys.executable, str(ROOT / "generate.py")]
+    code = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location({preload.stem!r}, {str(preload)!r})\n"
+        "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+        "from auralgen.cli import main\n"
+        "sys.exit(main(['generate', *sys.argv[1:]]))"
+    )
+    return [sys.executable, "-c", code]
+
+
+def build(
+    suite: str,
+    out: Path,
+    *,
+    workers: int = 1,
+    tasks: tuple[str, ...] | None = None,
+    suite_file: Path | None = None,
+    preload: Path | None = None,
+) -> None:
+    """Generate ``suite`` (or its ``tasks`` only; from ``suite_file``, after importing ``preload``: see
+    :func:`overrides` and :func:`command`) into ``out`` through the command line (a subprocess; bounded
     by TIMEOUT_S). The subprocess inherits the environment, so ``NPY_DISABLE_CPU_FEATURES``,
     ``NUMBA_CPU_NAME`` and ``NUMBA_CACHE_DIR`` choose its numeric code paths."""
-    args = [*overrides(suite, tasks), f"out={out}", f"workers={workers}", "progress=false", "overwrite=true"]
+    chosen = overrides(suite, tasks, suite_file=suite_file)
+    args = [*chosen, f"out={out}", f"workers={workers}", "progress=false", "overwrite=true"]
     env = {**os.environ, "PRA_NUM_THREADS": "1"}
     env.setdefault("NUMBA_CACHE_DIR", str(ROOT / ".auralgen_cache" / "numba"))
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "generate.py"), *args],
+        [*command(preload), *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -289,25 +329,43 @@ def explain(suite: str, pinned: dict, lines: list[str]) -> str:
     return "\n".join([head, *lines[:20], *(["environment differs: " + "; ".join(drift)] if drift else []), hint])
 
 
-def check(suite: str, *, workers: int = 1, tasks: tuple[str, ...] | None = None) -> tuple[bool, str]:
-    """Build ``suite`` (or its ``tasks``) and compare: a shard passes when its bytes equal the pinned
-    SHA-256 or, failing that, its fingerprint keeps the cross-CPU promise (module docstring). With
-    ``tasks`` the ids are not compared (TRIMMED_SUITE_COLUMNS) and every shard goes to its fingerprint."""
+def added_shards(pinned: dict[str, str], got: dict[str, str]) -> list[str]:
+    """Shards of ``got`` whose task has no pinned shard: a task added to the suite (not an error)."""
+    pinned_tasks = {p.split("/")[1] for p in pinned}
+    return sorted(p for p in got.keys() - pinned.keys() if p.split("/")[1] not in pinned_tasks)
+
+
+def check(
+    suite: str,
+    *,
+    workers: int = 1,
+    tasks: tuple[str, ...] | None = None,
+    suite_file: Path | None = None,
+    preload: Path | None = None,
+) -> tuple[bool, str]:
+    """Build ``suite`` (or its ``tasks``; from ``suite_file`` after importing ``preload``, see :func:`build`)
+    and compare: a pinned shard passes when its bytes equal the pinned SHA-256 or, failing that, its
+    fingerprint keeps the cross-CPU promise (module docstring). The shards of a task with no pinned
+    shard (one added to the suite) are named as added, not pinned; they fail nothing."""
     pinned = load(suite)
-    ignore = TRIMMED_SUITE_COLUMNS if tasks is not None else frozenset()
     expected = {p: h for p, h in pinned["shards"].items() if tasks is None or p.split("/")[1] in tasks}
     with tempfile.TemporaryDirectory(prefix=f"golden-{suite}-") as tmp:
         out = Path(tmp) / suite
-        build(suite, out, workers=workers, tasks=tasks)
+        build(suite, out, workers=workers, tasks=tasks, suite_file=suite_file, preload=preload)
         got = shard_hashes(out)
-        lines = [line for line in diff(expected, got) if not line.startswith("changed")]
+        added = added_shards(pinned["shards"], got)
+        lines = [
+            ln
+            for ln in diff(expected, {p: h for p, h in got.items() if p not in added})
+            if not ln.startswith("changed")
+        ]
         kinds = {"byte-identical": 0, "fingerprint-identical": 0, "audio within 1 LSB": 0}
         for path in sorted(expected.keys() & got.keys()):
             if expected[path] == got[path]:
                 kinds["byte-identical"] += 1
             elif path not in pinned["fingerprints"]:
                 lines.append(f"changed shard {path} (no fingerprint pinned)")
-            elif problems := compare(pinned["fingerprints"][path], fp := shard_fingerprint(out / path), ignore=ignore):
+            elif problems := compare(pinned["fingerprints"][path], fp := shard_fingerprint(out / path)):
                 lines.append(f"changed shard {path}: " + "; ".join(problems[:3]))
             else:
                 same_audio = fp["audio"] == pinned["fingerprints"][path]["audio"]
@@ -315,8 +373,11 @@ def check(suite: str, *, workers: int = 1, tasks: tuple[str, ...] | None = None)
     if lines:
         return False, explain(suite, pinned, lines)
     counts = ", ".join(f"{n} {kind}" for kind, n in kinds.items())
-    scope = f"tasks {','.join(tasks)} (ids not compared: a trimmed suite)" if tasks else "all tasks"
-    return True, f"golden suite {suite!r} holds, {scope}, workers={workers}: {counts}"
+    scope = f"tasks {','.join(tasks)}" if tasks else "all tasks"
+    message = f"golden suite {suite!r} holds, {scope}, workers={workers}: {counts}"
+    if added:
+        message += f"; {len(added)} shard(s) of new tasks added, not pinned: {', '.join(added)}"
+    return True, message
 
 
 def _write_fingerprints(path: Path, fingerprints: dict) -> None:
@@ -325,6 +386,23 @@ def _write_fingerprints(path: Path, fingerprints: dict) -> None:
         f" {json.dumps(k)}: {json.dumps(v, separators=(',', ':'))}" for k, v in sorted(fingerprints.items())
     )
     path.write_text("{\n" + body + "\n}\n")
+
+
+def repin_refusal(old: dict, shards: dict[str, str], version: str) -> str | None:
+    """Why ``pin`` (without ``--force``) refuses to replace the golden record ``old`` by ``shards`` built
+    at generator ``version``, or None: under the same version, every pinned shard must keep its hash
+    and any new shard must belong to a task with no pinned shard (a task added to the suite)."""
+    if old.get("environment", {}).get("generator_version") != version:
+        return None
+    moved = [line for line in diff(old["shards"], shards) if not line.startswith("unexpected")]
+    foreign = sorted(set(shards) - set(old["shards"]) - set(added_shards(old["shards"], shards)))
+    if not moved and not foreign:
+        return None
+    return (
+        f"holds other hashes for generator_version={version} ({'; '.join([*moved, *foreign][:3])}); "
+        "allowed: bump auralgen.__version__ first (a deliberate change of bytes), or --force "
+        "(a new task's shards alone need neither)"
+    )
 
 
 def pin(suite: str, *, force: bool = False) -> str:
@@ -340,13 +418,9 @@ def pin(suite: str, *, force: bool = False) -> str:
     env = environment()
     path = golden_path(suite)
     if path.exists() and not force:
-        old = json.loads(path.read_text())
-        same_version = old.get("environment", {}).get("generator_version") == env["generator_version"]
-        if same_version and diff(old["shards"], one):
-            raise SystemExit(
-                f"error: {path.name} holds other hashes for generator_version={env['generator_version']}; "
-                "allowed: bump auralgen.__version__ first (a deliberate change of bytes), or --force"
-            )
+        refusal = repin_refusal(json.loads(path.read_text()), one, env["generator_version"])
+        if refusal:
+            raise SystemExit(f"error: {path.name} {refusal}")
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=30)
     record = {"suite": suite, "overrides": list(SUITES[suite]), "environment": env, "shards": one}
     record["pinned_from"] = head.stdout.strip() or "unknown"  # the commit whose code made these bytes

@@ -177,7 +177,7 @@ def make_row(task: Task, spec: ItemSpec, *, seed: int, splits: tuple[str, ...] |
     """Make the item ``spec`` of ``task``: its parameters are owned by ``spec.split`` among ``splits``
     (default: that split alone); with ``validate``, an item whose measurement does not support its
     label is drawn again, at most ``max_resample`` times, then dropped (``row`` is None). ``fp`` (the
-    run's :func:`~auralgen.config.id_key`) keys the id; ``seed_secret`` writes :data:`SECRET_SEED_COLUMN` as the seed."""
+    task's :func:`~auralgen.config.id_key`) keys the id; ``seed_secret`` writes :data:`SECRET_SEED_COLUMN` as the seed."""
     t0 = time.perf_counter()
     splits = tuple(splits or (spec.split,))
     params, clips, measured, qa, resampled, redraws, reason = _draw_valid(
@@ -199,15 +199,15 @@ class Renderer:
     def __init__(self, run: RunConfig):
         self.run = run
         self.tasks = build_tasks(run)
-        self.fp = id_key(run)
+        self.id_keys = {tc.name: id_key(run, tc) for tc in run.tasks}  # one per task: ids never span tasks
 
     def __call__(self, spec: ItemSpec) -> dict[str, Any]:
         """The item ``spec`` as :meth:`ItemResult.to_wire` (what the shard writer reads)."""
         run = self.run
         return make_row(
             self.tasks[spec.task], spec, seed=run.seed, splits=run.splits, validate=run.validate,
-            max_resample=run.max_resample, flac_bits=run.export.flac_bits, fp=self.fp, seed_secret=run.seed_secret,
-            fixed_size=run.export.fixed_size,
+            max_resample=run.max_resample, flac_bits=run.export.flac_bits, fp=self.id_keys[spec.task],
+            seed_secret=run.seed_secret, fixed_size=run.export.fixed_size,
         ).to_wire()  # fmt: skip
 
 

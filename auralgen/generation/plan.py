@@ -120,7 +120,8 @@ def count_items(run: RunConfig, tasks: dict[str, Task]) -> int:
 
 
 def item_id(fp: str, seed: int, spec: ItemSpec) -> str:
-    """Opaque id: a hash of the run's config fingerprint ``fp`` and the item's coordinates. It carries
-    no parameter value or answer, differs between configs (e.g. the same item at 16 and 48 kHz), and
-    with a secret seed cannot be recomputed from the public files."""
+    """Opaque id: a hash of the task's id key ``fp`` (:func:`~auralgen.config.id_key`) and the item's
+    coordinates. It carries no parameter value or answer, differs between configs of the task (e.g. the
+    same item at 16 and 48 kHz) but not with the other tasks of the run, and with a secret seed cannot be
+    recomputed from the public files."""
     return hashlib.sha256(f"{fp}/{seed}/{spec.split}/{spec.task}/{spec.index}".encode()).hexdigest()[:20]

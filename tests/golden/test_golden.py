@@ -12,8 +12,10 @@ A failure means the output changed beyond another CPU's rounding. The redesign m
 changing bytes, so first look for a reordered RNG draw or a changed default. Re-pin ONLY for a
 deliberate change of output: bump ``auralgen.__version__`` (the ``generator_version`` column), say
 why in the commit, then run ``python bench/golden.py pin fast default`` (it refuses new hashes under
-the same generator_version unless ``--force``). A different pyarrow or libsndfile can also change
-the bytes; the failure message names such a version drift.
+the same generator_version unless ``--force``). A task added to the default suite changes no other
+shard: its shards are pinned by the same command, with no bump (tests/golden/test_add_task.py).
+A different pyarrow or libsndfile can also change the bytes; the failure message names such a
+version drift.
 
 Another CPU's code path is forced here with numpy's ``NPY_DISABLE_CPU_FEATURES`` (no SIMD dispatch
 beyond the baseline) and ``NUMBA_CPU_NAME=generic`` with its own numba cache directory.
@@ -140,6 +142,32 @@ def test_a_changed_shard_is_named_with_the_way_to_re_pin():
     assert f"changed shard {first}" in message
     assert "missing shard" in message
     assert "bump auralgen.__version__" in message
+
+
+def test_pin_adds_a_new_tasks_shards_without_a_bump_and_refuses_a_changed_one():
+    version = "9.9.9"
+    old = {"environment": {"generator_version": version}, "shards": {"data/a/t.parquet": "1", "data/b/t.parquet": "2"}}
+    added = {**old["shards"], "data/new/t-0.parquet": "3", "data/new/t-1.parquet": "4"}
+    assert golden.repin_refusal(old, added, version) is None  # a task added to the suite
+    assert golden.repin_refusal(old, {**added, "data/a/t.parquet": "5"}, version) is not None  # a pinned shard moved
+    more_of_a = {**old["shards"], "data/a/t-1.parquet": "6"}  # another shard of a pinned task: its layout moved
+    assert "data/a/t-1.parquet" in golden.repin_refusal(old, more_of_a, version)
+    assert "missing shard data/b" in golden.repin_refusal(old, {"data/a/t.parquet": "1"}, version)
+    assert golden.repin_refusal(old, {"data/a/t.parquet": "7"}, "10.0.0") is None  # a bumped version: anything
+
+
+def test_a_trimmed_or_extended_suite_keeps_the_suites_ids_and_reads_the_suite_file(tmp_path):
+    """Ids are per task, so a trimmed build compares every column, ids included; a suite file other
+    than the shipped one is found on Hydra's search path and its tasks set the fast suite's sizes."""
+    trimmed = golden.overrides("fast", ("mixture",))
+    assert "~tasks.audiogram" in trimmed and "tasks.mixture.items_per_level=1" in trimmed
+    assert not any(o.startswith("tasks.audiogram") for o in trimmed)
+    suite = tmp_path / "suite" / "more.yaml"
+    suite.parent.mkdir()
+    suite.write_text("defaults:\n  - /task@tasks.mixture: mixture\n  - /task@tasks.toy: toy\nsuite_name: more\n")
+    extended = golden.overrides("fast", suite_file=suite)
+    assert extended[:2] == [f"hydra.searchpath=[file://{tmp_path}]", "suite=more"]
+    assert {"tasks.mixture.items_per_level=1", "tasks.toy.items_per_level=1"} <= set(extended)
 
 
 def _tone(rng, *, bits=24, n=4801) -> np.ndarray:

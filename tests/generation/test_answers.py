@@ -23,7 +23,7 @@ def spread(counts: Counter, texts) -> int:
     return max(values) - min(values)
 
 
-@pytest.mark.parametrize("items", [1, 3, 5])
+@pytest.mark.parametrize("items", [1, 5])  # one item per level, and more items than texts
 @pytest.mark.parametrize("name", sorted(DEFAULT_TASKS))
 def test_dealt_texts_are_balanced_per_level_and_per_task(name, items):
     """Within each level every text that can be correct there is dealt equally often (+-1); over

@@ -47,7 +47,7 @@ class ExportConfig:
     license: str | None = None  # None: the sources' common license (auralgen.sounds.corpus.dataset_license)
     pretty_name: str = "auralgen perception suite"
     public: bool = False  # also write <out>/public: only the columns a model may see (auralgen.export.public)
-    # pad every FLAC file to its uncompressed size so the size says nothing about the audio (issue 12;
+    # pad every FLAC file to its uncompressed size so the size says nothing about the audio (see
     # auralgen.export.audio). false: smaller files whose size leaks content -- for training data, never a test split
     fixed_size: bool = True
 

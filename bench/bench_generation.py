@@ -2,7 +2,7 @@
 
 Prints, for each tone task at 16 kHz (4 s clips, FLAC included): items per second on
 one core (a single process renders, validates, encodes and writes the parquet shard),
-with validation off and on, the median [min-max] of three runs, as a ratio against issue 16's
+with validation off and on, the median [min-max] of three runs, as a ratio against the
 300 items/s/core target; the peak resident memory of a 20,000-item run (main process + pool
 workers, polled from /proc) against the 500 MB target; and the wall time of the default suite (`make dataset`'s
 work) against the 60 s target.
@@ -29,7 +29,7 @@ from auralgen.generation.run import tune_allocator  # noqa: E402
 from tests.support.builders import small_run  # noqa: E402
 
 TONE_TASKS = ("pitch_relative", "loudness_relative", "duration_relative", "duration_absolute", "audiogram")
-TARGET_ITEMS_PER_S = 300.0  # issue 16
+TARGET_ITEMS_PER_S = 300.0
 RUNS = 3  # each tone-task figure: the median of this many runs, [min-max] in its label
 TARGET_RSS_MB = 500.0
 TARGET_SUITE_S = 60.0

@@ -1,4 +1,4 @@
-"""Ray's overhead against the local pool (issue 17), on a spatial task (azimuth_relative, binaural).
+"""Ray's overhead against the local pool, on a spatial task (azimuth_relative, binaural).
 
 Prints items/s of the same generation through the local pool (2 workers), Ray on one node (a local
 Ray instance of 2 CPUs) and Ray on two nodes (two ``ray start`` nodes of 1 CPU each on 127.0.0.1):

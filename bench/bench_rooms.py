@@ -1,4 +1,4 @@
-"""Room acoustics, like for like (issue 16): our numba engine against pyroomacoustics, exact vs exact and
+"""Room acoustics, like for like: our numba engine against pyroomacoustics, exact vs exact and
 hybrid vs hybrid, with the accuracy of each beside its speed.
 
 Same room (6 x 5 x 3 m), source, four microphones (a 10 cm tetrahedron near the centre) and sample rate
@@ -47,7 +47,7 @@ DIMS = (6.0, 5.0, 3.0)
 SOURCE = (1.5, 3.6, 1.3)
 MICS = np.array([3.0, 2.5, 1.5]) + 0.05 * np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], dtype=float)
 EARLY_S = (0.0025, 0.05)  # early reflections: this span after the direct sound's peak
-GOALS = {"exact": 20.0, "hybrid": 100.0}  # issue 16: >= 20x at RT60 >= 0.6 s (exact), >= 100x at 1.0 s (hybrid)
+GOALS = {"exact": 20.0, "hybrid": 100.0}  # >= 20x at RT60 >= 0.6 s (exact), >= 100x at 1.0 s (hybrid)
 
 
 def _times(fn, reps: int) -> list[float]:

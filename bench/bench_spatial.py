@@ -1,4 +1,4 @@
-"""End-to-end speed of the spatial tasks (issue 16, point 3): items per second on one core per task and
+"""End-to-end speed of the spatial tasks: items per second on one core per task and
 receiver layout, and how generation scales from one worker to two.
 
 Part 1: for every spatial task (``Task.spatial``) and each of the binaural, first-order ambisonics

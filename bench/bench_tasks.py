@@ -1,9 +1,9 @@
-"""Items per second on one core for every registered task (issue 13, point 5; issue 16, point 3).
+"""Items per second on one core for every registered task.
 
 One process renders, validates (measures the label), FLAC-encodes and writes ``n`` items of
 each task at its default config, levels in turn, after a warm-up over every level (numba
 caches loaded). Prints the median and the min-max of ``--runs`` repetitions against the
-100 items/s/core target of issue 13 (tasks rendering a room or a moving source are exempt
+100 items/s/core target (tasks rendering a room or a moving source are exempt
 and say so: their figure is reported, not judged).
 
     python bench/bench_tasks.py [--runs 3] [--n 100] [--tasks a,b]
@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 from auralgen.tasks.base import load_tasks, task_class  # noqa: E402
 from bench.bench_generation import items_per_second  # noqa: E402
 
-TARGET_ITEMS_PER_S = 100.0  # issue 13: no new task below this (room-rendered tasks exempt)
+TARGET_ITEMS_PER_S = 100.0  # no new task below this (room-rendered tasks exempt)
 
 
 def exempt(name: str) -> bool:

@@ -1,6 +1,6 @@
 """Golden datasets: every shard of a pinned suite, checked against ``tests/golden/*.json``.
 
-The redesign (issue 11) moves code without changing output. This script builds a pinned suite
+A refactoring moves code without changing output. This script builds a pinned suite
 through the command line users run (``generate.py``), so it keeps working while modules move,
 and compares every parquet shard it wrote with the committed file, which holds per shard
 

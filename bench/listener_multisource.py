@@ -1,4 +1,4 @@
-"""multi_source_relation's reference listener on many items of one relation and level (issue 12, point 4).
+"""multi_source_relation's reference listener on many items of one relation and level.
 
 The validity table has 67 items per level, so its 95 % interval on a 95 % accuracy is about
 +-6 pp. This script draws ``--items`` items of one relation at one spacing (task defaults otherwise,

@@ -1,4 +1,4 @@
-"""Honest chance: the accuracy of the best rule that never hears the audio (issue 12).
+"""Honest chance: the accuracy of the best rule that never hears the audio.
 
 The stated chance of a multiple-choice item is ``1/options``; it is the real chance only when
 every option is equally often right. When some answer text or answer position is right more

@@ -1,5 +1,5 @@
 """``python -m auralgen.evaluation.controls_board TRAIN TEST [--leaderboard PATH]``: the learned
-audio-free controls beside the models (issue 12; ``make eval`` runs it).
+audio-free controls beside the models (``make eval`` runs it).
 
 Trains the four controls of :mod:`auralgen.validation.controls` on dataset TRAIN (another seed of
 the same suite), tests them on every item of dataset TEST (the dataset the models are evaluated

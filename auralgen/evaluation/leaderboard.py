@@ -345,7 +345,7 @@ def _chance_rows(runs: dict[str, dict], tasks: list[str]) -> list[str]:
         for t, s in r["scores"]["by_task"].items():
             if s.get("chance") is not None:
                 honest[t] = (s["chance"], s.get("chance_ACR"))
-            if s.get("stated_chance", s.get("chance")) is not None:  # results before issue 12: chance was 1/options
+            if s.get("stated_chance", s.get("chance")) is not None:  # older results: chance was 1/options
                 stated[t] = s.get("stated_chance", s.get("chance"))
     cells = [f"{_pct(honest[t][0])} / {_pct(honest[t][1])}" if t in honest else "– / –" for t in tasks]
     row = ["| *chance* | best audio-free rule | | | " + " | ".join(cells) + " | | | |"]

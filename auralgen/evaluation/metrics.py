@@ -31,7 +31,7 @@ Unparseable, refusal and multiple-choice answers stay in every denominator and c
 wrong.
 
 Chance
-    ``chance`` is the **honest** chance (issue 12): the AA of the best rule that ignores the
+    ``chance`` is the **honest** chance: the AA of the best rule that ignores the
     audio -- always the most frequent answer text, always the most frequent presented position,
     or a uniform guess, whichever scores best on the group's answers
     (:mod:`~auralgen.evaluation.chance`; ``chance_rule`` names it). ``chance_ACR`` is the same for

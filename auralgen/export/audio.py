@@ -6,7 +6,7 @@ back exactly those integers, so a decoded clip equals the rendered one within ha
 LSB. A sample at or beyond full scale is an :class:`~auralgen.core.errors.ExportError`:
 clipping is never done silently.
 
-**File size carries nothing but the clip's shape** (issue 12, "content proxies"): a lossless
+**File size carries nothing but the clip's shape**: a lossless
 coder's output size is a function of the content (digital silence costs almost nothing, a loud noise
 burst almost full rate), so FLAC byte size told a sound's duration, a tone's presence or a count.
 :func:`encode_flac` therefore pads every file with PADDING metadata blocks to :func:`flac_size_bound`,

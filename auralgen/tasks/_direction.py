@@ -47,7 +47,7 @@ BROADBAND_SOURCES = ("noise", "chirp", "clicks")
 # (and first reflections) a listener compares, they carry the direction in part of the spectrum only: on
 # 40 items per level (seed 0/1, binaural) the reference listener reached 100 % on azimuth_absolute with noise
 # against 92-94 % with clicks, and 97.5 % (noise) against 72.5 % (all three kinds) on azimuth_relative at 180
-# deg (issue 12, point 4). BROADBAND_SOURCES stays allowed through ``task.sources``.
+# deg. BROADBAND_SOURCES stays allowed through ``task.sources``.
 DIRECTION_SOURCES = ("noise",)
 SAME_MAX_DEG = 10.0  # a "same" pair: the two measured directions lie within this angle
 DIFFERENT_MIN_SHARE = 0.5  # a "different" pair: measured separation >= this share of the stated one

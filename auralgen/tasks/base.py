@@ -315,7 +315,7 @@ class Task:
     easier: ClassVar[str | None] = None
     # the zero level (no difference) has an answer text of its own ("The same") that no other level has;
     # the other levels share the remaining n_choices - 1 texts. items_at then gives the zero level as many
-    # items as each of those texts gets, so every text is the answer equally often over the task (issue 12)
+    # items as each of those texts gets, so every text is the answer equally often over the task
     zero_level_answer: ClassVar[bool] = False
     # every clip must be heard (Task.check adds an ``audible`` record: no silent or near-silent clip);
     # False only where silence is a correct stimulus (the audiogram's absent tone, its level near threshold)

@@ -8,7 +8,7 @@ distance away; the source level at 1 m is roved over ``level_db_spl`` (10 dB), s
 alone does not place the source, and the cue is the direct-to-reverberant ratio (DRR), which falls by
 6 dB per doubling of distance in the room's diffuse field whatever the source level.
 
-The grid follows what the cue carries (issue 12, point 4). In the hall (RT60 1.8 s, critical
+The grid follows what the cue carries. In the hall (RT60 1.8 s, critical
 distance 2.7 m) the DRR is about +15 dB at 0.5 m and -11 dB at 9 m; beyond about 6 m the direct
 sound sits more than 7 dB under the diffuse field and its level can no longer be read from the clip
 with any precision, so the inner edges are 1 m and 4.5 m (the far side of the far edge needs only

@@ -1,6 +1,6 @@
 """Answer-position and option balance of a dataset's tasks (chi-square tests), for the audit.
 
-Moved out of ``audit.py`` (issue 11: small modules). The chi-square sum runs over the answers in
+Moved out of ``audit.py`` (small modules). The chi-square sum runs over the answers in
 sorted order, so ``answer_p`` no longer depends on set order (PYTHONHASHSEED).
 """
 

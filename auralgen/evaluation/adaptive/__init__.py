@@ -1,4 +1,4 @@
-"""Adaptive evaluation (issue 18): a model's threshold per task, measured with QUEST+ on items
+"""Adaptive evaluation: a model's threshold per task, measured with QUEST+ on items
 generated at the values the procedure asks for.
 
 - :mod:`.domain` -- the level domain of a task (the rule that derives it from the task's grid);

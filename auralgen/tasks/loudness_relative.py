@@ -30,6 +30,8 @@ class LoudnessRelativeConfig(CompareConfig):
 @register
 class LoudnessRelative(CompareTask):
     name = "loudness_relative"
+    # level is the attribute: every level measure of the clip (RMS, peak, integrated loudness) and of its
+    # two parts follows the difference asked about, so each is a declared cue, not a shortcut
     audit = AuditSpec(
         (
             *RELATIVE_FEATURES,
@@ -37,6 +39,7 @@ class LoudnessRelative(CompareTask):
             "delta.level_db_spl",
             "audio.rms_dbfs",
             "audio.peak_dbfs",
+            "audio.loudness_lufs",
             "audio.delta_level_db",
             "row.flac_bytes",
             "audio.delta_duration_s",

@@ -63,6 +63,8 @@ def test_the_control_finds_an_answer_in_the_lead_silence_unless_declared(task, r
 def test_declared_cues_follow_the_audit_spec():
     assert declared("pitch_relative") == frozenset()
     assert {"rms_dbfs", "peak_dbfs", "part0_rms_dbfs", "delta_rms_db"} <= declared("loudness_relative")
+    assert "lufs" in declared("loudness_relative")  # the integrated loudness is a loudness task's own cue
+    assert usable("loudness_relative", "clip0.lufs") is False and usable("pitch_relative", "clip0.lufs") is True
     assert {"lead_s", "trail_s", "n_segments"} <= declared("texture_absolute")
     assert "delta_rms_db" not in declared("brightness_relative")  # level is roved there, not the cue
 

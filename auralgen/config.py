@@ -103,7 +103,7 @@ class RunSettings:
     workers: Any = _runtime("auto")  # process pool size; output is identical for any value
     shard_size: int = 1000  # rows per parquet shard
     sample_rate: int = AudioConfig.sample_rate  # Hz; a task may set its own
-    full_scale_db_spl: float = AudioConfig.full_scale_db_spl  # digital RMS 1.0 = this many dB SPL
+    full_scale_db_spl: float = AudioConfig.full_scale_db_spl  # dB SPL of digital RMS 1.0, calibrated tasks only
     validate: bool = True  # measure every item; re-sample or drop items the audio does not support
     max_resample: int = 8
     progress: bool = _runtime(True)

@@ -31,7 +31,9 @@ class LoudnessRelativeConfig(CompareConfig):
 class LoudnessRelative(CompareTask):
     name = "loudness_relative"
     # level is the attribute: every level measure of the clip (RMS, peak, integrated loudness) and of its
-    # two parts follows the difference asked about, so each is a declared cue, not a shortcut
+    # two parts follows the difference asked about, so each is a declared cue, not a shortcut; so is the clip's crest
+    # factor (the louder sound's peak over both sounds' energy: 3 dB lower for equal levels than for 48 dB apart;
+    # the nuisance control read 54.8 % from it alone on 1,005 items)
     audit = AuditSpec(
         (
             *RELATIVE_FEATURES,
@@ -40,6 +42,7 @@ class LoudnessRelative(CompareTask):
             "audio.rms_dbfs",
             "audio.peak_dbfs",
             "audio.loudness_lufs",
+            "audio.crest_db",
             "audio.delta_level_db",
             "row.flac_bytes",
             "audio.delta_duration_s",

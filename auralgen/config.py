@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from auralgen import __version__
+from auralgen.core.constants import PRESENTATION_FULL_SCALE_DB_SPL
 from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import coerce as _coerce  # noqa: F401  (re-exported)
 from auralgen.core.mapping import from_mapping
@@ -30,6 +31,7 @@ from auralgen.tasks.base import (
     Task,
     TaskConfig,
     check_levels,
+    task_audio,
     task_class,
     task_names,
 )
@@ -103,7 +105,7 @@ class RunSettings:
     workers: Any = _runtime("auto")  # process pool size; output is identical for any value
     shard_size: int = 1000  # rows per parquet shard
     sample_rate: int = AudioConfig.sample_rate  # Hz; a task may set its own
-    full_scale_db_spl: float = AudioConfig.full_scale_db_spl  # digital RMS 1.0 = this many dB SPL
+    full_scale_db_spl: float = AudioConfig.full_scale_db_spl  # dB SPL of digital RMS 1.0, calibrated tasks only
     validate: bool = True  # measure every item; re-sample or drop items the audio does not support
     max_resample: int = 8
     progress: bool = _runtime(True)
@@ -214,6 +216,19 @@ def check_takers(kind: str, task_cfgs) -> None:
         )
 
 
+def check_full_scale(fs_db: float, task_cfgs) -> None:
+    """A ``full_scale_db_spl`` other than the default needs a task that reads it: only a task about absolute
+    level (``calibrated_level``, the audiogram) does; every other task is presented at the presentation full scale."""
+    if fs_db == SETTINGS.full_scale_db_spl or any(task_class(tc.name).calibrated_level for tc in task_cfgs):
+        return
+    names = ", ".join(tc.name for tc in task_cfgs)
+    raise ParameterError(
+        f"full_scale_db_spl={fs_db:g} is read by no task of this run ({names}): tasks whose attribute "
+        f"is not absolute level are presented at {PRESENTATION_FULL_SCALE_DB_SPL:g} dB SPL full scale; "
+        f"allowed: {SETTINGS.full_scale_db_spl:g}, or a run with the audiogram"
+    )
+
+
 def validate(cfg) -> RunConfig:
     """Validate a composed config mapping (DictConfig or dict) into a :class:`RunConfig`."""
     for k in cfg.keys():
@@ -243,9 +258,10 @@ def validate(cfg) -> RunConfig:
         if not task_cfgs:
             raise ParameterError("tasks is empty; allowed: a suite with at least one task, or task=<name>")
     check_takers(audio.source.kind, task_cfgs)
+    check_full_scale(fs_db, task_cfgs)
     for tc in task_cfgs:
         key = "task" if task is not None else f"tasks.{tc.name}"
-        tc.check(audio, key)
+        tc.check(task_audio(task_class(tc.name), audio), key)
     out = _coerce("out", cfg.get("out", SETTINGS.out), str)
     if not out.strip() or "\0" in out:
         raise ParameterError(f"out={out!r} is empty or invalid; allowed: a directory path (out=. for the current one)")

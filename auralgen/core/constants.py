@@ -10,6 +10,9 @@ SPEED_OF_SOUND_M_S = 343.0  # in air at ~20 degC; rooms, spatial tasks and the l
 
 # calibration: digital RMS 1.0 plays at this many dB SPL (why 136: auralgen.synth.levels)
 DEFAULT_FULL_SCALE_DB_SPL = 136.0
+# presentation: every task whose attribute is not absolute level plays digital RMS 1.0 at this many dB SPL
+# instead, so that its 50-75 dB SPL sounds sit at -50..-25 dBFS RMS (why 100: auralgen.synth.levels)
+PRESENTATION_FULL_SCALE_DB_SPL = 100.0
 
 DEFAULT_SAMPLE_RATE = 16000  # Hz
 SAMPLE_RATES = (8000, 16000, 22050, 24000, 32000, 44100, 48000)  # every sample rate a run accepts

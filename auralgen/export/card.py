@@ -143,6 +143,22 @@ def validation_lines(report: dict | None) -> list[str]:
     return lines
 
 
+def level_lines(tasks) -> list[str]:
+    """The "Presentation level" section: each task's full scale (dB SPL of digital RMS 1.0) and what it means
+    for playback (:func:`auralgen.tasks.base.task_audio`)."""
+    lines = ["", "## Presentation level", "",
+             "Digital RMS 1.0 stands for `full_scale_db_spl` dB SPL (stated in every recipe given in dB SPL, "
+             "in `params`). A task whose attribute is not absolute level is *presented*: its full scale puts its "
+             "sounds at a normal digital level (about -50 to -25 dBFS RMS, no sample clipping); play it at a "
+             "comfortable level. A task about absolute level keeps the *calibrated* full scale: set the playback "
+             "so that a full-scale sine (RMS 0.707) plays at the full scale minus 3 dB SPL, or its levels mean nothing.",
+             "", "| task | full scale (dB SPL) | convention |", "|---|---|---|"]  # fmt: skip
+    for name, task in tasks.items():
+        kind = "calibrated: set the playback level" if task.calibrated_level else "presented: a comfortable level"
+        lines.append(f"| {name} | {task.audio.full_scale_db_spl:g} | {kind} |")
+    return lines
+
+
 def source_lines(sources: dict | None) -> list[str]:
     """The "Source recordings" section: every file of a recorded source with its license and
     attribution, and the files left out with the reason (``sources``: ``kind``, ``root``,
@@ -173,6 +189,7 @@ def body(run, tasks, sizes, report: dict | None = None, sources: dict | None = N
         lines.append(f"| {name} | {task.attribute} | {task.regime} | {levels_text(task)} | {counts} |")
     notes = [f"- **{name}**: {task.card_note}" for name, task in tasks.items() if task.card_note]
     lines += ["", "## What the labels mean", "", *notes] if notes else []
+    lines += level_lines(tasks)
     lines += validation_lines(report)
     lines += source_lines(sources)
     lines += ["", "## Columns", "", "| column | unit | meaning |", "|---|---|---|"]

@@ -17,6 +17,18 @@ peak is ``sqrt(2) * 10 ** ((132.1 - 136) / 20) = 0.90``, below 1.0, so it does n
 with 135 it would be 1.01 and clip. 136 is the smallest integer with headroom.
 Every task passes levels through this module; none hard-codes its own reference.
 
+Presentation level
+------------------
+136 dB SPL is the *calibrated* full scale, kept by the tasks whose attribute is absolute level (the
+audiogram: ``Task.calibrated_level``); a listener must set the playback so that digital RMS 1.0 plays at
+that level. Every other task is *presented*: it renders with full scale
+``PRESENTATION_FULL_SCALE_DB_SPL = 100`` dB SPL (``Task.presentation_full_scale_db_spl``; loudness_relative
+116, for the headroom of its 73 dB range), so its 50-75 dB SPL sounds sit at -50 to -25 dBFS RMS (about
+-45 to -27 LUFS, the range of the tasks whose loudness is given in LUFS), well above the floor of a 16-bit
+pipeline and below clipping; it is played at any comfortable level. The recipe keeps its dB SPL values and
+the full scale it was rendered at (``params["full_scale_db_spl"]``), so its physical level is still stated.
+With the calibrated full scale for every task, 18 tasks sat at -70 to -85 dBFS RMS.
+
 dB HL via ISO 389-7
 -------------------
 Hearing level is sound pressure level minus the reference threshold of hearing of

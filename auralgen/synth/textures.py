@@ -32,12 +32,14 @@ MIN_GRAINS = 3
 
 
 def grain_onsets(rng: np.random.Generator, *, density_hz: float, window_s: float, grain_s: float,
-                 jitter: float) -> list[float]:  # fmt: skip
+                 jitter: float, filled: bool = False) -> list[float]:  # fmt: skip
     """Onsets (s, from the window's start) of grains at ``density_hz`` filling ``window_s``: a
     uniformly drawn phase in the first interval, then ``n - 1`` jittered intervals whose mean is
-    exactly ``1 / density_hz``. Draws: the phase, then the ``n - 1`` jitters."""
+    exactly ``1 / density_hz``. Draws: the phase, then the ``n - 1`` jitters. ``filled``: no phase (the
+    first grain at the window's start; a window of whole intervals plus a grain then ends with the last grain),
+    no draw for it."""
     ioi = 1.0 / density_hz
-    phase = float(rng.uniform(0.0, 1.0)) * ioi
+    phase = 0.0 if filled else float(rng.uniform(0.0, 1.0)) * ioi
     n = int(math.floor((window_s - grain_s - phase) / ioi + 1e-9)) + 1
     if n < MIN_GRAINS:
         raise ParameterError(f"a {window_s:g} s window holds {n} grains at {density_hz:.2f} /s; allowed: at least {MIN_GRAINS}")  # fmt: skip
@@ -52,16 +54,20 @@ def grains_of(texture: dict[str, Any]) -> tuple[list[float], np.ndarray]:
     ``seed`` (onsets by :func:`grain_onsets`, then one level per grain)."""
     rng = np.random.default_rng(int(texture["seed"]))
     onsets = grain_onsets(rng, density_hz=texture["density_hz"], window_s=texture["window_s"],
-                          grain_s=texture["grain"]["grain_s"], jitter=texture["jitter"])  # fmt: skip
+                          grain_s=texture["grain"]["grain_s"], jitter=texture["jitter"],
+                          filled=bool(texture.get("filled", False)))  # fmt: skip
     return onsets, rng.uniform(-LEVEL_JITTER_DB, LEVEL_JITTER_DB, len(onsets))
 
 
 def draw_texture(rng: np.random.Generator, grain: dict, *, density_hz: float, start_s: float, window_s: float,
-                 jitter: float, loudness_lufs: float) -> dict[str, Any]:  # fmt: skip
-    """A texture recipe (one draw: its seed, which fixes its grains' timing, levels and noise)."""
+                 jitter: float, loudness_lufs: float, filled: bool = False) -> dict[str, Any]:  # fmt: skip
+    """A texture recipe (one draw: its seed, which fixes its grains' timing, levels and noise); ``filled``
+    (stored only when true): the grains start at the window's start (:func:`grain_onsets`)."""
     texture = {"density_hz": float(density_hz), "jitter": float(jitter), "grain": dict(grain),
                "seed": int(rng.integers(2**31)), "start_s": float(start_s), "window_s": float(window_s),
                "loudness_lufs": float(loudness_lufs)}  # fmt: skip
+    if filled:
+        texture["filled"] = True
     texture["n_grains"] = len(grains_of(texture)[0])
     return texture
 

@@ -107,6 +107,7 @@ class Audiogram(Task):
     audit = AuditSpec(("position", "sounds.*", "audio.*", "row.flac_bytes"), listener_easiest="max")
     listener = staticmethod(listen.audiogram)
     clips_heard = False  # a tone near threshold, or none at all, is the stimulus
+    calibrated_level = True  # absolute level is the attribute: the run's full_scale_db_spl, not the presentation
     sub_category = "absolute_perception"
     attribute = "loudness"
     human_threshold = (0.0, "dB HL", "ISO 389-7 / ISO 7029: 0 dB HL is the median threshold of young otologically normal listeners")  # fmt: skip

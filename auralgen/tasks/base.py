@@ -12,12 +12,17 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar
 
 import numpy as np
 
-from auralgen.core.constants import DEFAULT_FULL_SCALE_DB_SPL, DEFAULT_SAMPLE_RATE, SAMPLE_RATES  # noqa: F401  (SAMPLE_RATES: re-exported)
+from auralgen.core.constants import (  # noqa: F401  (SAMPLE_RATES: re-exported)
+    DEFAULT_FULL_SCALE_DB_SPL,
+    DEFAULT_SAMPLE_RATE,
+    PRESENTATION_FULL_SCALE_DB_SPL,
+    SAMPLE_RATES,
+)
 from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import is_num, plain
 from auralgen.core.qa import QA, arrange, pick_question
@@ -182,6 +187,20 @@ class Measurement:
         return max(errs, default=0.0)
 
 
+def task_audio(cls: type, audio: AudioConfig) -> AudioConfig:
+    """The audio settings task class ``cls`` renders with: the run's own for a task about absolute level
+    (``cls.calibrated_level``), else the same with ``full_scale_db_spl`` at the presentation full scale
+    (``cls.presentation_full_scale_db_spl``: :data:`~auralgen.core.constants.PRESENTATION_FULL_SCALE_DB_SPL`
+    unless the task needs more headroom).
+
+    >>> task_audio(Task, AudioConfig()).full_scale_db_spl, AudioConfig().full_scale_db_spl
+    (100.0, 136.0)
+    """
+    if getattr(cls, "calibrated_level", False):
+        return audio
+    return replace(audio, full_scale_db_spl=float(cls.presentation_full_scale_db_spl))
+
+
 def _is_check(value: Any) -> bool:
     return isinstance(value, Mapping) and "measured" in value and "expected" in value
 
@@ -320,10 +339,16 @@ class Task:
     # every clip must be heard (Task.check adds an ``audible`` record: no silent or near-silent clip);
     # False only where silence is a correct stimulus (the audiogram's absent tone, its level near threshold)
     clips_heard: ClassVar[bool] = True
+    # the level convention (auralgen.synth.levels, "Presentation level"): True only where the attribute is
+    # absolute level (the audiogram), which keeps the run's calibrated ``full_scale_db_spl``; every other task
+    # renders at PRESENTATION_FULL_SCALE_DB_SPL, its sounds at a normal digital level (see :func:`task_audio`)
+    calibrated_level: ClassVar[bool] = False
+    # the presentation full scale of a task that is not calibrated (dB SPL of digital RMS 1.0)
+    presentation_full_scale_db_spl: ClassVar[float] = PRESENTATION_FULL_SCALE_DB_SPL
 
     def __init__(self, cfg: TaskConfig, audio: AudioConfig):
         self.cfg = cfg
-        self.audio = audio
+        self.audio = task_audio(type(self), audio)
         self.sample_rate = int(cfg.sample_rate or audio.sample_rate)
 
     # -- overridable -------------------------------------------------------

@@ -42,6 +42,10 @@ class DurationRelative(CompareTask):
             "audio.delta_duration_s",
             "audio.last_offset_s",
             "audio.rms_dbfs",
+            # the clip's integrated loudness sums each sound's energy, which grows with its length: beside the
+            # parts' levels it measures the durations (the nuisance control: 40.0 % with it, 36.6 % without, on
+            # 1,005 items, honest chance 34.2 %)
+            "audio.loudness_lufs",
             "row.flac_bytes",
         ),
         listener_easiest="max",

@@ -65,9 +65,11 @@ class TextureRelativeConfig(GrainConfig):
     clip_s: float = 4.0
 
 
-def check_grains(cfg, audio: AudioConfig, key: str, *, densest_hz: float, sparsest_hz: float) -> None:
+def check_grains(cfg, audio: AudioConfig, key: str, *, densest_hz: float, sparsest_hz: float,
+                 window: tuple[str, float] | None = None) -> None:  # fmt: skip
     """Grain kinds, tone below Nyquist, grains separated at the densest rate, at least
-    :data:`~auralgen.synth.textures.MIN_GRAINS` in a window at the sparsest, loudness below clipping."""
+    :data:`~auralgen.synth.textures.MIN_GRAINS` in a window at the sparsest (``window``: the config key
+    and the shortest window, default ``window_s``), loudness below clipping."""
     bad = [k for k in cfg.grain_kinds if k not in X.GRAIN_KINDS]
     require(cfg.grain_kinds and not bad,
             f"{key}.grain_kinds={list(cfg.grain_kinds)!r} is invalid; allowed: a non-empty list from {list(X.GRAIN_KINDS)}")  # fmt: skip
@@ -82,7 +84,8 @@ def check_grains(cfg, audio: AudioConfig, key: str, *, densest_hz: float, sparse
         f"{key}.grain_s={cfg.grain_s!r} overlaps at {densest_hz:.1f} grains/s (shortest interval {min_ioi:.4f} s); allowed: grains at most half the shortest interval",
     )
     need = (X.MIN_GRAINS + 1) / sparsest_hz
-    require(cfg.window_s >= need, f"{key}.window_s={cfg.window_s} holds fewer than {X.MIN_GRAINS} grains at {sparsest_hz:.2f} /s; allowed: window_s >= {need:.3f}")  # fmt: skip
+    name, shortest = window or ("window_s", cfg.window_s)
+    require(shortest >= need, f"{key}.{name}={getattr(cfg, name)!r} holds fewer than {X.MIN_GRAINS} grains at {sparsest_hz:.2f} /s; allowed: {name} >= {need:.3f}")  # fmt: skip
     loud = S.max_of(S.dist(f"{key}.loudness_lufs", cfg.loudness_lufs))
     require(loud <= LOUDEST_LUFS, f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS} LUFS")  # fmt: skip
 

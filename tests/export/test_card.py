@@ -104,6 +104,7 @@ def test_a_task_that_states_what_its_labels_mean_has_it_on_the_card(two_tasks, t
     card = (out / "README.md").read_text()
     assert "## What the labels mean" in card
     assert "- **audiogram**: Labels are physical presence" in card and "re ISO 389-7" in card
+    assert "| audiogram | 136 | calibrated: set the playback level |" in card
 
 
 def test_the_bare_path_streams_every_item_of_every_split(two_tasks):
@@ -127,3 +128,10 @@ def test_data_files_are_the_manifests_shards_per_split(two_tasks):
         ParameterError, match=r"^task='tempo' is not in data=.*; allowed: duration_relative, pitch_relative$"
     ):
         data_files(two_tasks, task="tempo")
+
+
+def test_the_card_states_each_task_s_presentation_level(two_tasks):
+    card = (two_tasks / "README.md").read_text()
+    assert "## Presentation level" in card
+    assert "| pitch_relative | 100 | presented: a comfortable level |" in card
+    assert "| duration_relative | 100 | presented: a comfortable level |" in card

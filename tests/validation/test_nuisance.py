@@ -63,7 +63,11 @@ def test_the_control_finds_an_answer_in_the_lead_silence_unless_declared(task, r
 def test_declared_cues_follow_the_audit_spec():
     assert declared("pitch_relative") == frozenset()
     assert {"rms_dbfs", "peak_dbfs", "part0_rms_dbfs", "delta_rms_db"} <= declared("loudness_relative")
-    assert {"lead_s", "trail_s", "n_segments"} <= declared("texture_absolute")
+    assert {"lufs", "crest_db"} <= declared("loudness_relative")  # level measures of a loudness task: its own cue
+    assert "lufs" in declared("duration_relative")  # a clip's energy grows with its sounds' lengths
+    assert usable("loudness_relative", "clip0.lufs") is False and usable("pitch_relative", "clip0.lufs") is True
+    assert {"n_segments", "crest_db", "span_s"} <= declared("texture_absolute")  # the density's own silences
+    assert not {"lead_s", "trail_s"} & declared("texture_absolute")  # placed at random: they must carry nothing
     assert "delta_rms_db" not in declared("brightness_relative")  # level is roved there, not the cue
 
 

@@ -13,8 +13,7 @@ from typing import Any
 
 from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import coerce as _coerce
-from auralgen.core.mapping import did_you_mean
-from auralgen.core.mapping import from_mapping
+from auralgen.core.mapping import did_you_mean, from_mapping
 from auralgen.core.mapping import plain as _plain
 from auralgen.core.paths import check_out
 
@@ -121,7 +120,9 @@ def validate_eval(cfg) -> EvalRunConfig:
 
     for k in cfg.keys():
         if k not in TOP_KEYS and k != "hydra":
-            raise ParameterError(f"{k}: unknown key{did_you_mean(k, TOP_KEYS)}; allowed keys: {', '.join(sorted(TOP_KEYS))}")
+            raise ParameterError(
+                f"{k}: unknown key{did_you_mean(k, TOP_KEYS)}; allowed keys: {', '.join(sorted(TOP_KEYS))}"
+            )
     action = _choice("action", cfg.get("action", "evaluate"), ACTIONS)
     settings = _eval_settings(cfg.get("eval", {}) or {})
     model = _plain(cfg.get("model") or {})

@@ -79,7 +79,7 @@ class EvalRunConfig:
     out: str
     model: dict[str, Any]
     eval: EvalSettings
-    tasks: tuple[str, ...] | None = None
+    tasks: tuple[str, ...] | None = None  # set by task= (one name or a list; None: all); tasks= is its former spelling
     split: str = "test"
     max_items: int | None = None
     predictions: str | None = None

@@ -188,7 +188,11 @@ def cli_page() -> str:
     lines += ["## `auralgen generate` and `auralgen evaluate`", "",
               "Both take Hydra overrides, `key=value`, and `-m` for a multirun over comma-separated values. Every "
               "key, its default and what it allows is on [Configuration keys](config.md) (tasks: "
-              "[Tasks](tasks.md)). `--cfg job` prints the composed config without running it.", ""]  # fmt: skip
+              "[Tasks](tasks.md)). `--cfg job` prints the composed config without running it.", "",
+              "Both name tasks with `task=`: `auralgen generate task=pitch_relative` generates that one task "
+              "(several: `-m task=a,b`, one dataset each, or a suite), and `auralgen evaluate task=pitch_relative` "
+              "or `task=[pitch_relative,audiogram]` asks only those tasks, in grid and adaptive mode alike. "
+              "Evaluation's former `tasks=[...]` still works and prints a one-line deprecation note.", ""]  # fmt: skip
     for name in ("audit", "listen"):
         lines += [f"## `auralgen {name}`", "", f"`{COMMANDS[name]}`", "", "```text", _help([name, "--help"]), "```", ""]
     return "\n".join(lines).rstrip() + "\n"

@@ -231,7 +231,7 @@ def test_psychometric_threshold_of_a_listener_with_a_known_threshold():
 
 
 def test_task_selection_errors_name_what_is_available(tiny_dataset, tmp_path):
-    with pytest.raises(ParameterError, match=r"tasks=\['pitch_absolute'\] not in data=.*allowed: audiogram"):
+    with pytest.raises(ParameterError, match=r"task=\['pitch_absolute'\] not in data=.*allowed: audiogram"):
         evaluate(tiny_dataset, tmp_path / "e", "task=[pitch_absolute]")
     with pytest.raises(ParameterError, match=r"no parquet shard of split='train'.*splits found: test"):
         evaluate(tiny_dataset, tmp_path / "e", "split=train")

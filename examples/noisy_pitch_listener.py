@@ -9,7 +9,7 @@ mode=adaptive model=command`` should find. The noise is seeded by the question's
 question gets the same reply. Other tasks get "I cannot tell".
 
     .venv/bin/python evaluate.py mode=adaptive model=command \\
-        model.cmd='.venv/bin/python examples/noisy_pitch_listener.py --sigma 40' 'tasks=[pitch_relative]' out=results/noisy40
+        model.cmd='.venv/bin/python examples/noisy_pitch_listener.py --sigma 40' task=pitch_relative out=results/noisy40
 """
 
 import argparse

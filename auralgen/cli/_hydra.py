@@ -23,6 +23,7 @@ from auralgen.sounds.corpus import SOURCE_KINDS, SourceConfig
 
 # -- config nodes from the dataclasses -----------------------------------------------------------
 TASK_GROUP = "task"
+EVALUATE_CONFIG = "evaluate"  # conf/evaluate.yaml: its `task` is a plain key, not the task group
 SETTINGS_NODE = "settings"  # conf/config.yaml's defaults list names it first (a suite sets suite_name after it)
 
 
@@ -59,18 +60,22 @@ def task_node(cls, name: str) -> dict:
             **{k: v for k, v in node.items() if k not in groups}}  # fmt: skip
 
 
-def register_configs() -> None:
+def register_configs(*, task_group: bool = True) -> None:
     """(Re)build the nodes written in Python in Hydra's ConfigStore: the top-level settings, the
     options of :func:`group_nodes` and the ``task`` group from the registered tasks (every task
-    module is imported); a task unregistered since the last call loses its node."""
+    module is imported); a task unregistered since the last call loses its node.
+
+    ``task_group=False`` (evaluation) leaves the ``task`` group out: there ``task=`` is a plain key
+    (the tasks to ask), which Hydra would otherwise read as a choice of that group.
+    """
     from hydra.core.config_store import ConfigStore
 
     from auralgen.tasks.base import TASKS
 
     store = ConfigStore.instance()
     nodes = {(None, SETTINGS_NODE): settings_node(), **group_nodes()}
-    tasks = {(TASK_GROUP, name): task_node(cls, name) for name, cls in TASKS.load_all().items()}
-    if {k for k in _STORED if k[0] == TASK_GROUP} != set(tasks):
+    tasks = {(TASK_GROUP, name): task_node(cls, name) for name, cls in TASKS.load_all().items()} if task_group else {}
+    if not task_group or {k for k in _STORED if k[0] == TASK_GROUP} != set(tasks):
         store.repo.pop(TASK_GROUP, None)
         for key in [k for k in _STORED if k[0] == TASK_GROUP]:
             del _STORED[key]
@@ -207,7 +212,7 @@ def _jobs(overrides: list[str], config_dir: str, config_name: str):
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from omegaconf import OmegaConf
 
-    register_configs()
+    register_configs(task_group=config_name != EVALUATE_CONFIG)
     parser = OverridesParser.create()
     sweeps = _sweeps(parser.parse_overrides(overrides))
     shape = [_structural(o, config_dir) for o, _ in sweeps]
@@ -260,6 +265,7 @@ def refuse_ignored_task_overrides(overrides: list[str]) -> None:
 
     parsed = OverridesParser.create().parse_overrides(overrides)
     refuse_deletions_and_empty_tasks(parsed)
+    refuse_task_lists(parsed)
     chosen = None
     for o in parsed:
         if o.key_or_group != "task" or o.package or o.is_delete():
@@ -278,6 +284,33 @@ def refuse_ignored_task_overrides(overrides: list[str]) -> None:
             raise ParameterError(
                 f"{o.input_line} has no effect with {chosen.input_line} (only the selected task runs); allowed: task.<key>=<value> to configure it, or drop task= to run the suite"
             )
+
+
+def refuse_task_lists(parsed) -> None:
+    """Refuse ``tasks=[a,b]`` / ``tasks=a`` in generation (a suite's ``tasks`` is a mapping of task
+    configs; Hydra's own answer is "Cannot merge DictConfig with ListConfig"): the one way to name a
+    task is ``task=<name>``, in generation as in evaluation."""
+    for o in parsed:
+        if o.key_or_group != "tasks" or o.package or o.is_delete():
+            continue
+        values = list(o.sweep_iterator()) if o.is_sweep_override() else [o.value()]
+        if any(isinstance(v, (list, tuple, str)) for v in values):
+            raise ParameterError(
+                f"{o.input_line} names tasks the way evaluation used to; allowed: task=<name> (one task), "
+                "-m task=a,b (one dataset each), suite=<name>, or a suite grown with +task@tasks.<name>=<name>"
+            )
+
+
+def tasks_deprecation(argv: list[str]) -> str | None:
+    """The one-line note for evaluation's former ``tasks=`` (``None`` when the command line does not use it)."""
+    for arg in _overrides(argv):
+        key, eq, value = arg.partition("=")
+        if eq and key.lstrip("+~") == "tasks":
+            return (
+                f"note: tasks= is deprecated; write task={value} (one name or a list, the key auralgen generate "
+                "takes too)"
+            )
+    return None
 
 
 def _suggest_key(exc: BaseException, overrides: list[str], config_dir: str, config_name: str) -> str:
@@ -371,7 +404,7 @@ def compose(overrides: list[str] | None = None, *, config_dir: str | None = None
     from hydra.core.global_hydra import GlobalHydra
 
     config_dir = config_dir or str(conf_dir())
-    register_configs()
+    register_configs(task_group=config_name != EVALUATE_CONFIG)
     GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(config_dir=config_dir, version_base="1.3"):

@@ -8,7 +8,7 @@ import sys
 import hydra
 from omegaconf import DictConfig
 
-from auralgen.cli._hydra import check_command_line
+from auralgen.cli._hydra import EVALUATE_CONFIG, check_command_line, register_configs, tasks_deprecation
 from auralgen.core.resources import conf_dir
 from auralgen.evaluation.config import validate_eval
 
@@ -58,7 +58,11 @@ def _resume_hint(cfg: DictConfig) -> str:
 def main(argv: list[str]) -> int:
     """Check every job of the command line (one ``error:`` line, exit 2), then let Hydra run it."""
     conf = str(conf_dir())
-    check_command_line(argv, config_dir=conf, config_name="evaluate", validate_fn=validate_eval)
+    check_command_line(argv, config_dir=conf, config_name=EVALUATE_CONFIG, validate_fn=validate_eval)
+    note = tasks_deprecation(argv)
+    if note:  # after the checks: a bad command line still ends in its one error line
+        print(note, file=sys.stderr)
+    register_configs(task_group=False)  # task= is a plain key here (also for --cfg / --help, which are not checked)
     sys.argv = ["auralgen evaluate", *argv]  # Hydra parses sys.argv
-    hydra.main(config_path=conf, config_name="evaluate", version_base="1.3")(_evaluate)()
+    hydra.main(config_path=conf, config_name=EVALUATE_CONFIG, version_base="1.3")(_evaluate)()
     return 0

@@ -13,7 +13,7 @@ from typing import Any
 
 from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import coerce as _coerce
-from auralgen.core.mapping import from_mapping
+from auralgen.core.mapping import did_you_mean, from_mapping
 from auralgen.core.mapping import plain as _plain
 from auralgen.core.paths import check_out
 
@@ -79,7 +79,7 @@ class EvalRunConfig:
     out: str
     model: dict[str, Any]
     eval: EvalSettings
-    tasks: tuple[str, ...] | None = None
+    tasks: tuple[str, ...] | None = None  # set by task= (one name or a list; None: all); tasks= is its former spelling
     split: str = "test"
     max_items: int | None = None
     predictions: str | None = None
@@ -98,7 +98,7 @@ class EvalRunConfig:
 
 
 TOP_KEYS = {
-    "action", "data", "out", "model", "eval", "tasks", "split", "max_items", "predictions",
+    "action", "data", "out", "model", "eval", "task", "tasks", "split", "max_items", "predictions",
     "predictions_format", "prediction_field", "export_format", "scorer", "progress", "overwrite", "leaderboard",
     "mode", "adaptive", "replay", "seed",
 }  # fmt: skip
@@ -120,7 +120,9 @@ def validate_eval(cfg) -> EvalRunConfig:
 
     for k in cfg.keys():
         if k not in TOP_KEYS and k != "hydra":
-            raise ParameterError(f"{k}: unknown key; allowed keys: {', '.join(sorted(TOP_KEYS))}")
+            raise ParameterError(
+                f"{k}: unknown key{did_you_mean(k, TOP_KEYS)}; allowed keys: {', '.join(sorted(TOP_KEYS))}"
+            )
     action = _choice("action", cfg.get("action", "evaluate"), ACTIONS)
     settings = _eval_settings(cfg.get("eval", {}) or {})
     model = _plain(cfg.get("model") or {})
@@ -190,7 +192,8 @@ def _adaptive(cfg, mode: str, action: str, tasks) -> tuple[Any, float]:
         raise ParameterError(f"mode=adaptive with action={action!r}; allowed: action=evaluate")
     if not tasks:
         raise ParameterError(
-            "mode=adaptive needs tasks; allowed: tasks=[<relative task>, ...], e.g. tasks=[pitch_relative]"
+            "mode=adaptive needs tasks; allowed: task=<relative task> or task=[<relative task>, ...], "
+            "e.g. task=pitch_relative"
         )
     data = dict(_plain(cfg.get("adaptive") or {}))
     extend = _coerce("adaptive.extend", data.pop("extend", 16.0), float)
@@ -228,18 +231,41 @@ def _eval_settings(data) -> EvalSettings:
 
 
 def _selection(cfg) -> tuple[tuple[str, ...] | None, int | None]:
-    """``(tasks, max_items)``: which items of the split are asked (``None``: all)."""
-    tasks = cfg.get("tasks")
+    """``(tasks, max_items)``: which items of the split are asked (``None``: all).
+
+    ``task`` names them, as ``auralgen generate`` does: one name or a list. ``tasks`` is its former
+    spelling, still accepted (the command line prints a deprecation note); giving both is refused.
+    """
+    task, tasks = cfg.get("task"), cfg.get("tasks")
+    if task is not None and tasks is not None:
+        raise ParameterError(
+            f"task={_shown(task)} and tasks={_shown(tasks)} both select tasks; allowed: task= alone "
+            "(tasks= is its former spelling)"
+        )
+    key, tasks = ("task", task) if tasks is None else ("tasks", tasks)
     if tasks is not None:
-        tasks = (tasks,) if isinstance(tasks, str) else _coerce("tasks", tasks, tuple)
-        if not tasks or not all(isinstance(t, str) for t in tasks):
-            raise ParameterError(f"tasks={list(tasks)!r} is invalid; allowed: null (all) or a list of task names")
+        tasks = (tasks,) if isinstance(tasks, str) else _coerce(key, tasks, tuple)
+        if not tasks or not all(isinstance(t, str) and t for t in tasks):
+            raise ParameterError(
+                f"{key}={_shown(tasks)} is invalid; allowed: null (every task), a task name (task=pitch_relative) "
+                "or a list of names (task=[pitch_relative,audiogram])"
+            )
     max_items = cfg.get("max_items")
     if max_items is not None:
         max_items = _coerce("max_items", max_items, int)
         if max_items < 1:
             raise ParameterError(f"max_items={max_items} is out of range; allowed: null or an integer >= 1")
     return tasks, max_items
+
+
+def _shown(value) -> str:
+    """A task selection as written on the command line: ``pitch_relative`` or ``[a,b]``."""
+    if isinstance(value, str):
+        return value
+    try:
+        return "[" + ",".join(str(v) for v in value) + "]"
+    except TypeError:
+        return repr(value)
 
 
 def _leaderboard(value) -> str | None:

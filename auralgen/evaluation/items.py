@@ -203,7 +203,7 @@ def _selected_shards(data: str | os.PathLike, split: str, tasks) -> tuple[list[s
     missing = [t for t in wanted if t not in present]
     if missing:
         raise ParameterError(
-            f"tasks={missing!r} not in data={str(data)!r} split={split!r}; allowed: {', '.join(present)}"
+            f"task={missing!r} not in data={str(data)!r} split={split!r}; allowed: {', '.join(present)}"
         )
     return wanted, verify_shards(data, split, wanted)
 

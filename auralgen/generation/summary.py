@@ -64,7 +64,11 @@ def summarise(records: list[dict[str, Any]], tasks) -> dict[str, Any]:
 
 
 def summary_table(report: dict[str, Any], seconds: dict[str, float], wall_s: float, rendered: int) -> str:
-    """A plain-text table: per task and level, items / passed / re-sampled / dropped, then speed."""
+    """A plain-text table: per task and level, items / passed / re-sampled / dropped, then speed.
+
+    Per task, ``worker time`` is the wall time its items took, added up over all workers (``seconds``):
+    more than the run's wall time when several workers run; ``items/s per worker`` divides by it. The
+    last line gives the run's own wall time and rate."""
     head = f"{'task':<20} {'split':<8} {'level':>10} {'unit':<8} {'items':>6} {'passed':>6} {'resamp':>6} {'dropped':>7} {'worst err':>9}"
     lines = [head, "-" * len(head)]
     per_task: dict[str, int] = defaultdict(int)
@@ -78,8 +82,8 @@ def summary_table(report: dict[str, Any], seconds: dict[str, float], wall_s: flo
     for task, n in per_task.items():
         s = seconds.get(task, 0.0)
         lines.append(
-            f"{task:<20} {n:>6} items   render {s:7.2f} s (cpu)"
-            + (f"   {n / s:8.1f} items/s" if s > 0 else "   (resumed)")
+            f"{task:<20} {n:>6} items   worker time {s:7.2f} s"
+            + (f"   {n / s:8.1f} items/s per worker" if s > 0 else "   (resumed)")
         )
     t = report["totals"]
     rate = rendered / wall_s if wall_s > 0 else 0.0

@@ -56,8 +56,9 @@ def _cell(value) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def fields_table(cls, prefix: str, skip: tuple[str, ...] = ()) -> list[str]:
-    """A markdown table of the fields of dataclass ``cls`` as config keys under ``prefix``."""
+def fields_table(cls, prefix: str, skip: tuple[str, ...] = (), keys: dict[str, str] | None = None) -> list[str]:
+    """A markdown table of the fields of dataclass ``cls`` as config keys under ``prefix`` (``keys``: the
+    command-line key of a field named otherwise)."""
     notes = _comments(cls)
     for base in cls.__mro__[1:]:
         notes = {**_comments(base), **notes} if dataclasses.is_dataclass(base) else notes
@@ -66,7 +67,8 @@ def fields_table(cls, prefix: str, skip: tuple[str, ...] = ()) -> list[str]:
         if f.name in skip:
             continue
         note = notes.get(f.name, "").replace("|", "\\|")
-        rows.append(f"| `{prefix}{f.name}` | {_type(f)} | `{_cell(_default(f))}` | {note} |")
+        key = (keys or {}).get(f.name, f.name)
+        rows.append(f"| `{prefix}{key}` | {_type(f)} | `{_cell(_default(f))}` | {note} |")
     return rows
 
 
@@ -121,6 +123,9 @@ def tasks_page() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+EVAL_KEYS = {"tasks": "task"}  # EvalRunConfig's field -> the key the command line takes
+
+
 def config_page() -> str:
     from auralgen.config import ExecutorConfig, ExportConfig, RunSettings
     from auralgen.evaluation.adaptive.quest import QuestSettings
@@ -150,7 +155,7 @@ def config_page() -> str:
             else ""
         )
         lines += [f"## {title}", "", f"{what}; from `{cls.__module__}.{cls.__name__}`. {doc}".strip(), ""]
-        lines += fields_table(cls, prefix, skip) + [""]
+        lines += fields_table(cls, prefix, skip, EVAL_KEYS if cls is EvalRunConfig else None) + [""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -183,7 +188,11 @@ def cli_page() -> str:
     lines += ["## `auralgen generate` and `auralgen evaluate`", "",
               "Both take Hydra overrides, `key=value`, and `-m` for a multirun over comma-separated values. Every "
               "key, its default and what it allows is on [Configuration keys](config.md) (tasks: "
-              "[Tasks](tasks.md)). `--cfg job` prints the composed config without running it.", ""]  # fmt: skip
+              "[Tasks](tasks.md)). `--cfg job` prints the composed config without running it.", "",
+              "Both name tasks with `task=`: `auralgen generate task=pitch_relative` generates that one task "
+              "(several: `-m task=a,b`, one dataset each, or a suite), and `auralgen evaluate task=pitch_relative` "
+              "or `task=[pitch_relative,audiogram]` asks only those tasks, in grid and adaptive mode alike. "
+              "Evaluation's former `tasks=[...]` still works and prints a one-line deprecation note.", ""]  # fmt: skip
     for name in ("audit", "listen"):
         lines += [f"## `auralgen {name}`", "", f"`{COMMANDS[name]}`", "", "```text", _help([name, "--help"]), "```", ""]
     return "\n".join(lines).rstrip() + "\n"

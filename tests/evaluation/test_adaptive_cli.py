@@ -19,7 +19,7 @@ def _evaluate(*args: str, cwd) -> subprocess.CompletedProcess:
 
 
 def test_adaptive_run_from_the_command_line_and_its_replay(tmp_path):
-    args = ["mode=adaptive", "tasks=[pitch_relative]", "out=run", "adaptive.max_trials=14", "adaptive.min_trials=6",
+    args = ["mode=adaptive", "task=[pitch_relative]", "out=run", "adaptive.max_trials=14", "adaptive.min_trials=6",
             "progress=false"]  # fmt: skip
     first = _evaluate("model=dsp", *args, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
@@ -71,7 +71,7 @@ def test_a_command_model_with_more_internal_noise_gets_a_higher_threshold(tmp_pa
     found = {}
     for sigma in (10, 40):
         cmd = f"model.cmd='{sys.executable} {ROOT / 'examples' / 'noisy_pitch_listener.py'} --sigma {sigma}'"
-        done = _evaluate("mode=adaptive", "model=command", cmd, "tasks=[pitch_relative]", f"out=s{sigma}",
+        done = _evaluate("mode=adaptive", "model=command", cmd, "task=[pitch_relative]", f"out=s{sigma}",
                          "progress=false", cwd=tmp_path)  # fmt: skip
         assert done.returncode == 0, done.stderr
         found[sigma] = json.loads((tmp_path / f"s{sigma}" / "adaptive.json").read_text())["tracks"]["pitch_relative"]
@@ -84,7 +84,7 @@ def _listener(*flags: str) -> str:
     return f"model.cmd='{sys.executable} {ROOT / 'tests' / 'support' / 'flaky_listener.py'} {' '.join(flags)}'"
 
 
-SHORT = ["mode=adaptive", "model=command", "tasks=[pitch_relative]", "adaptive.max_trials=24", "progress=false"]
+SHORT = ["mode=adaptive", "model=command", "task=[pitch_relative]", "adaptive.max_trials=24", "progress=false"]
 
 
 @pytest.mark.slow  # SIGINT and SIGKILL mid-run, three runs of evaluate.py (minutes on a loaded 2-core machine)

@@ -149,7 +149,7 @@ def test_noisy_model_script_never_shifts_a_reply(tiny_dataset, tmp_path):
         tiny_dataset,
         out,
         "model=command",
-        "tasks=[pitch_relative]",
+        "task=[pitch_relative]",
         "model.label=noisy",
         "model.concurrency=2",
         "model.timeout_s=2",
@@ -199,7 +199,7 @@ def test_ctrl_c_during_a_hung_request_exits_fast_and_ends_the_program(tiny_datas
     pidfile = tmp_path / "pid"
     cmd = [sys.executable, str(ROOT / "evaluate.py"), "model=command", f"data={tiny_dataset}", "out=o",
            f"model.cmd='{sys.executable} {_script(tmp_path, 'hung.py', HUNG).split()[-1]} {pidfile}'",
-           "model.timeout_s=300", "tasks=[pitch_relative]", "progress=false"]  # fmt: skip
+           "model.timeout_s=300", "task=[pitch_relative]", "progress=false"]  # fmt: skip
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         t_end = time.monotonic() + 60

@@ -13,7 +13,7 @@ from tests.evaluation.test_harness import evaluate
 from tests.support.builders import small_run
 
 QUIET = lambda *_: None  # noqa: E731
-TASKS = "tasks=[pitch_relative,loudness_relative,duration_absolute]"
+TASKS = "task=[pitch_relative,loudness_relative,duration_absolute]"
 
 
 @pytest.fixture(scope="module")

@@ -54,7 +54,7 @@ def test_evaluate_disk_full_is_an_environment_error(tiny_dataset, tmp_path, monk
     session = importlib.import_module("auralgen.evaluation.session")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(session, "write_json", _full(errno.ENOSPC))
-    status, lines = _run(["evaluate", "model=random", f"data={tiny_dataset}", "out=res", "tasks=[duration_absolute]",
+    status, lines = _run(["evaluate", "model=random", f"data={tiny_dataset}", "out=res", "task=[duration_absolute]",
                           "progress=false"], capsys)  # fmt: skip
     assert status == EXIT_ENVIRONMENT and len(lines) == 1, lines
     assert lines[0].startswith("error: environment: no space left on the device (writing under out='res'")

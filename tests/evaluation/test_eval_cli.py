@@ -56,7 +56,7 @@ def test_cli_run_writes_results_plots_and_leaderboard(tiny_dataset, tmp_path):
         "model=random",
         f"data={tiny_dataset}",
         "out=results/random",
-        "tasks=[pitch_relative]",
+        "task=[pitch_relative]",
         "eval.n_boot=0",
         "progress=false",
         cwd=tmp_path,

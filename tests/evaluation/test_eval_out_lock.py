@@ -50,7 +50,7 @@ def test_two_concurrent_evaluate_runs_the_first_completes_the_second_is_refused(
     script = tmp_path / "slow_model.py"
     script.write_text(SLOW_MODEL)
     out = tmp_path / "res"
-    common = [f"data={tiny_dataset}", f"out={out}", "tasks=[pitch_relative]", "eval.keep_audio=true", "model=command",
+    common = [f"data={tiny_dataset}", f"out={out}", "task=[pitch_relative]", "eval.keep_audio=true", "model=command",
               f"model.cmd='{sys.executable} {script}'"]  # fmt: skip
     first = evaluate(*common, cwd=tmp_path, wait=False)
     try:

@@ -49,7 +49,7 @@ def grown(tiny_dataset, dest, n_items):
 
 def peak_rss_kb(data, out) -> int:
     cmd = [sys.executable, str(ROOT / "evaluate.py"), "model=random", f"data={data}", f"out={out}",
-           "tasks=[pitch_relative]", "eval=quick", "progress=false"]  # fmt: skip
+           "task=[pitch_relative]", "eval=quick", "progress=false"]  # fmt: skip
     res = subprocess.run([sys.executable, "-c", MAXRSS, *cmd], capture_output=True, text=True, timeout=400)
     assert res.returncode == 0, res.stderr
     return int(res.stdout.split()[-1])
@@ -67,7 +67,7 @@ def test_ten_times_the_items_takes_less_than_1_3_times_the_peak_memory(tiny_data
 def test_a_reply_longer_than_the_cap_is_stored_cut_and_counted(tiny_dataset, tmp_path):
     reply = "Let me think. " + "x" * 5000 + " The answer is B."  # the answer at the end survives the cut
     results = evaluate(tiny_dataset, tmp_path, "model=constant", f"model.reply='{reply}'", "eval.max_reply_chars=200",
-                       "tasks=[pitch_relative]")  # fmt: skip
+                       "task=[pitch_relative]")  # fmt: skip
     n = results["accounting"]["overall"]["asked"]
     assert results["replies"] == {"truncated": n, "max_reply_chars": 200}
     lines = [json.loads(ln) for ln in (tmp_path / "replies.jsonl").read_text().splitlines()]
@@ -76,5 +76,5 @@ def test_a_reply_longer_than_the_cap_is_stored_cut_and_counted(tiny_dataset, tmp
     assert all(e["reply"].startswith("Let me think. xx") and e["reply"].endswith("The answer is B.") for e in lines)
     assert results["accounting"]["overall"]["unparseable"] == 0  # every stored reply still names an option
     uncapped = evaluate(tiny_dataset, tmp_path / "full", "model=constant", f"model.reply='{reply}'",
-                        "eval.max_reply_chars=null", "tasks=[pitch_relative]")  # fmt: skip
+                        "eval.max_reply_chars=null", "task=[pitch_relative]")  # fmt: skip
     assert uncapped["replies"]["truncated"] == 0 and uncapped["scores"] == results["scores"]

@@ -66,7 +66,7 @@ def test_records_carry_the_fields_the_task_states(tiny_dataset):
 
 
 def test_rotations_override_and_rotated_options_are_cached(tiny_dataset, tmp_path):
-    evaluate(tiny_dataset, tmp_path / "r", "model=constant", "eval.rotations=2", "tasks=[pitch_relative]")
+    evaluate(tiny_dataset, tmp_path / "r", "model=constant", "eval.rotations=2", "task=[pitch_relative]")
     lines = [json.loads(ln) for ln in (tmp_path / "r" / "replies.jsonl").read_text().splitlines()]
     items = {it.id: it for it in load_items(tiny_dataset, tasks=["pitch_relative"])}
     assert sorted(e["key"] for e in lines) == sorted(f"{i}@r{r}" for i in items for r in (0, 1))
@@ -78,7 +78,7 @@ def test_rotations_override_and_rotated_options_are_cached(tiny_dataset, tmp_pat
 
 
 def test_constant_reply_is_chance_with_zero_acr(tiny_dataset, tmp_path):
-    res = evaluate(tiny_dataset, tmp_path / "c", "model=constant", "tasks=[pitch_relative,loudness_relative]")
+    res = evaluate(tiny_dataset, tmp_path / "c", "model=constant", "task=[pitch_relative,loudness_relative]")
     k = {it.task: len(it.options) for it in load_items(tiny_dataset)}
     for task in ("pitch_relative", "loudness_relative"):
         s = res["scores"]["by_task"][task]  # one letter under every rotation: right once in k
@@ -87,7 +87,7 @@ def test_constant_reply_is_chance_with_zero_acr(tiny_dataset, tmp_path):
 
 def test_unparseable_replies_stay_in_the_denominator(tiny_dataset, tmp_path):
     res = evaluate(
-        tiny_dataset, tmp_path / "u", "model=constant", "model.reply='hmm, hard to say'", "tasks=[duration_absolute]"
+        tiny_dataset, tmp_path / "u", "model=constant", "model.reply='hmm, hard to say'", "task=[duration_absolute]"
     )
     n = sum(len(it.options) for it in load_items(tiny_dataset, tasks=["duration_absolute"]))  # every rotation
     acc = res["accounting"]["by_task"]["duration_absolute"]
@@ -119,7 +119,7 @@ def test_interrupted_run_resumes_without_asking_again(tiny_dataset, tmp_path):
     limit.write_text("5")
     args = [
         "model=command",
-        "tasks=[pitch_relative]",
+        "task=[pitch_relative]",
         "model.label=cmd",
         f"model.cmd='{sys.executable} {script} {log} {limit}'",
     ]
@@ -140,7 +140,7 @@ def test_interrupted_run_resumes_without_asking_again(tiny_dataset, tmp_path):
 
 
 def test_rescore_with_missing_replies_is_an_error(tiny_dataset, tmp_path):
-    evaluate(tiny_dataset, tmp_path / "m", "model=random", "tasks=[pitch_relative]")
+    evaluate(tiny_dataset, tmp_path / "m", "model=random", "task=[pitch_relative]")
     n = {
         t: sum(len(it.options) for it in load_items(tiny_dataset, tasks=[t]))
         for t in ("pitch_relative", "duration_absolute")
@@ -148,15 +148,15 @@ def test_rescore_with_missing_replies_is_an_error(tiny_dataset, tmp_path):
     missing, total = n["duration_absolute"], sum(n.values())
     with pytest.raises(ParameterError, match=rf"{missing} of {total} replies are not cached"):
         evaluate(
-            tiny_dataset, tmp_path / "m", "action=rescore", "model=random", "tasks=[pitch_relative,duration_absolute]"
+            tiny_dataset, tmp_path / "m", "action=rescore", "model=random", "task=[pitch_relative,duration_absolute]"
         )
 
 
 def test_out_of_another_model_is_refused(tiny_dataset, tmp_path):
-    evaluate(tiny_dataset, tmp_path / "x", "model=random", "tasks=[pitch_relative]")
+    evaluate(tiny_dataset, tmp_path / "x", "model=random", "task=[pitch_relative]")
     with pytest.raises(ParameterError, match=r"holds replies of another run \(different model\)"):
-        evaluate(tiny_dataset, tmp_path / "x", "model=constant", "tasks=[pitch_relative]")
-    res = evaluate(tiny_dataset, tmp_path / "x", "model=constant", "tasks=[pitch_relative]", "overwrite=true")
+        evaluate(tiny_dataset, tmp_path / "x", "model=constant", "task=[pitch_relative]")
+    res = evaluate(tiny_dataset, tmp_path / "x", "model=constant", "task=[pitch_relative]", "overwrite=true")
     assert res["model"]["label"] == "constant"
 
 
@@ -231,8 +231,8 @@ def test_psychometric_threshold_of_a_listener_with_a_known_threshold():
 
 
 def test_task_selection_errors_name_what_is_available(tiny_dataset, tmp_path):
-    with pytest.raises(ParameterError, match=r"tasks=\['pitch_absolute'\] not in data=.*allowed: audiogram"):
-        evaluate(tiny_dataset, tmp_path / "e", "tasks=[pitch_absolute]")
+    with pytest.raises(ParameterError, match=r"task=\['pitch_absolute'\] not in data=.*allowed: audiogram"):
+        evaluate(tiny_dataset, tmp_path / "e", "task=[pitch_absolute]")
     with pytest.raises(ParameterError, match=r"no parquet shard of split='train'.*splits found: test"):
         evaluate(tiny_dataset, tmp_path / "e", "split=train")
 
@@ -294,7 +294,7 @@ def test_a_process_pool_prepares_the_same_messages_as_the_serial_default(tiny_da
     def replies(out):
         return [{k: v for k, v in json.loads(ln).items() if k != "latency_s"} for ln in (out / "replies.jsonl").open()]
 
-    args = ("progress=false", "eval.n_boot=0", "model=dsp", "tasks=[pitch_relative,audiogram]", "eval.keep_audio=true")
+    args = ("progress=false", "eval.n_boot=0", "model=dsp", "task=[pitch_relative,audiogram]", "eval.keep_audio=true")
     serial = run(cfg_of(f"data={tiny_dataset}", f"out={tmp_path / 's'}", *args), log=QUIET)
     pool = LocalPoolExecutor(2)
     try:

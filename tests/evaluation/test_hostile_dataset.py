@@ -32,7 +32,7 @@ def listing(root):
 def run(tmp_path, capsys, data, out, args):
     """``auralgen evaluate`` in this process (working directory ``tmp_path``): ``(exit code, stderr lines)``."""
     try:
-        code = cli(["evaluate", *args, f"data={data}", f"out={out}", "tasks=[pitch_relative]", "progress=false"])
+        code = cli(["evaluate", *args, f"data={data}", f"out={out}", "task=[pitch_relative]", "progress=false"])
     except SystemExit as exc:
         code = exc.code
     return code, [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]

@@ -42,7 +42,7 @@ def test_starbench_export_layout_round_trips_audio(tiny_dataset, tmp_path):
 
 def test_mmar_export_layout(tiny_dataset, tmp_path):
     out = tmp_path / "mmar"
-    _run("action=export", "export_format=mmar", f"data={tiny_dataset}", f"out={out}", "tasks=[pitch_relative]")
+    _run("action=export", "export_format=mmar", f"data={tiny_dataset}", f"out={out}", "task=[pitch_relative]")
     rows = json.loads((out / "MMAR-meta.json").read_text())
     assert [json.loads(ln) for ln in (out / "MMAR-meta.jsonl").read_text().splitlines()] == rows
     assert len(rows) == len(load_items(tiny_dataset, tasks=["pitch_relative"])) > 1

@@ -126,7 +126,7 @@ def test_evaluate_through_the_server_counts_errors_and_never_writes_the_key(tiny
     with ChatServer(reply=lambda text: "B", fail_substring=None) as srv:
         # every question of the first item's phrasing fails on the server
         srv.fail_substring = bad_q
-        res = run(_cfg(tiny_dataset, out, srv, "tasks=[pitch_relative]", "eval.keep_audio=true"), log=QUIET)
+        res = run(_cfg(tiny_dataset, out, srv, "task=[pitch_relative]", "eval.keep_audio=true"), log=QUIET)
     n_bad = sum(len(it.options) for it in items if it.question == items[0].question)
     n = sum(len(it.options) for it in items)  # every rotation
     acc = res["accounting"]["overall"]
@@ -137,7 +137,7 @@ def test_evaluate_through_the_server_counts_errors_and_never_writes_the_key(tiny
     assert len(errors) == n_bad and "no reply after 1 retries: HTTP 500" in errors[0]["error"]
     # the next run asks only the failed ones
     with ChatServer(reply=lambda text: "B") as srv2:
-        res2 = run(_cfg(tiny_dataset, out, srv2, "tasks=[pitch_relative]"), log=QUIET)
+        res2 = run(_cfg(tiny_dataset, out, srv2, "task=[pitch_relative]"), log=QUIET)
     assert srv2.n_requests == n_bad and res2["accounting"]["overall"]["error"] == 0
     assert res["model"]["config"]["api_key_env"] == "AURALGEN_TEST_KEY"
     for path in [p for p in tmp_path.rglob("*") if p.is_file()]:
@@ -147,14 +147,14 @@ def test_evaluate_through_the_server_counts_errors_and_never_writes_the_key(tiny
 def test_on_error_stop_ends_the_run(tiny_dataset, tmp_path):
     with ChatServer(fail_substring="pitch") as srv:
         with pytest.raises(ModelError, match="no reply after 1 retries"):
-            run(_cfg(tiny_dataset, tmp_path / "s", srv, "tasks=[pitch_relative]", "eval.on_error=stop"), log=QUIET)
+            run(_cfg(tiny_dataset, tmp_path / "s", srv, "task=[pitch_relative]", "eval.on_error=stop"), log=QUIET)
 
 
 def test_llm_judge_reads_unparseable_replies(tiny_dataset, tmp_path):
     with ChatServer(reply=lambda text: "hmm, it is hard to say") as model, ChatServer(reply=lambda text: "C") as judge:
         judge_cfg = f"+eval.judge={{kind: openai, base_url: '{judge.base_url}', name: judge-model}}"
         res = run(
-            _cfg(tiny_dataset, tmp_path / "j", model, "tasks=[duration_absolute]", judge_cfg.replace("+", "")),
+            _cfg(tiny_dataset, tmp_path / "j", model, "task=[duration_absolute]", judge_cfg.replace("+", "")),
             log=QUIET,
         )
     from auralgen.evaluation.items import load_items

@@ -35,7 +35,7 @@ def test_every_request_failing_exits_3_with_one_line_and_no_leaderboard_row(tiny
     with ChatServer(reply=lambda text: "B", fail_substring="Answer with the letter") as srv:  # HTTP 500 always
         res = run_cli(
             "model=openai", f"model.base_url={srv.base_url}", "model.name=m", "model.max_retries=0",
-            f"data={tiny_dataset}", "out=res/dead", "tasks=[pitch_relative]", "progress=false", "eval.n_boot=0",
+            f"data={tiny_dataset}", "out=res/dead", "task=[pitch_relative]", "progress=false", "eval.n_boot=0",
             cwd=tmp_path,
         )  # fmt: skip
     lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
@@ -50,7 +50,7 @@ def test_every_request_failing_exits_3_with_one_line_and_no_leaderboard_row(tiny
 
 
 def test_error_threshold_is_settable_and_errors_are_labelled(tiny_dataset, tmp_path):
-    args = ["model=command", "model.label=flaky", "tasks=[pitch_relative]", _declining(tmp_path, 3)]
+    args = ["model=command", "model.label=flaky", "task=[pitch_relative]", _declining(tmp_path, 3)]
     n = sum(len(it.options) for it in load_items(tiny_dataset, tasks=["pitch_relative"]))  # every rotation
     bad = sum(i % 10 >= 3 for i in range(n))  # the script declines 7 requests in 10
     assert bad / n > 0.5
@@ -103,8 +103,8 @@ def test_leaderboard_stays_in_out_and_splits_datasets(tiny_dataset, tmp_path):
     shared = work / "boards" / "all.md"
     for data, model in ((tiny_dataset, "random"), (tiny_dataset, "constant"), (other, "random")):
         out = work / f"{Path(data).name}_{model}"
-        evaluate(data, out, f"model={model}", "tasks=[pitch_relative]", f"leaderboard={shared}")
-    single = evaluate(tiny_dataset, work / "alone", "model=random", "tasks=[pitch_relative]")
+        evaluate(data, out, f"model={model}", "task=[pitch_relative]", f"leaderboard={shared}")
+    single = evaluate(tiny_dataset, work / "alone", "model=random", "task=[pitch_relative]")
     assert (work / "alone" / "leaderboard.md").exists()
     assert not (work / "leaderboard.md").exists()  # nothing in the parent of out
     tables = _tables(shared.read_text())

@@ -153,7 +153,7 @@ ALL_TOP_KEYS = [p for p, _ in leaves({k: v for k, v in TOP.items() if k != "task
 TOP_KEYS = [p for p in ALL_TOP_KEYS if p not in (("max_resample",), ("export", "public"))]
 RUNTIME_NEW = {("out",): "elsewhere", ("workers",): 2, ("progress",): True, ("overwrite",): True,
                ("executor", "kind"): "ray", ("executor", "address"): "auto", ("executor", "num_cpus_per_task"): 2.0,
-               ("executor", "max_retries"): 1}  # fmt: skip
+               ("executor", "max_retries"): 1, ("executor", "connect_timeout_s"): 5.0}  # fmt: skip
 
 
 def test_max_resample_bounds_redraws(monkeypatch):

@@ -198,7 +198,10 @@ def task_audio(cls: type, audio: AudioConfig) -> AudioConfig:
     """
     if getattr(cls, "calibrated_level", False):
         return audio
-    return replace(audio, full_scale_db_spl=float(cls.presentation_full_scale_db_spl))
+    full_scale = cls.presentation_full_scale_db_spl
+    if audio.source.recorded:  # a recording's crest factor (up to 30 dB) needs more headroom than a tone's
+        full_scale = getattr(cls, "presentation_full_scale_recorded_db_spl", full_scale)
+    return replace(audio, full_scale_db_spl=float(full_scale))
 
 
 def _is_check(value: Any) -> bool:

@@ -54,6 +54,8 @@ class LoudnessRelative(CompareTask):
     # the default pair spans 26-99 dB SPL (a 50-75 dB SPL mean +-24 dB): full scale 116 dB SPL keeps the loudest
     # sound's peak below 1.0 (the mean at -54 dBFS RMS); the common presentation (100) would clip it
     presentation_full_scale_db_spl = 116.0
+    # recorded sounds: their crest factor (up to 30 dB, CREST["clip"]) over the loudest 99 dB SPL
+    presentation_full_scale_recorded_db_spl = 130.0
     attribute = "loudness"
     human_threshold = (1.0, "dB", "Jesteadt, Wier & Green 1977, JASA 61(1) 169-177: about 1 dB at 40 dB SL (0.5 dB at 80 dB SL)")  # fmt: skip
     level_unit = "dB"

@@ -17,7 +17,7 @@ OTHER_PARQUET = {
     "core/schema.py": "the one reader",
     "export/public.py": "the write side: re-sorts a shard's public columns into the public export",
     "export/card.py": "reads shard metadata (row counts), not rows",
-    "sounds/corpus.py": "reads a user's Hugging Face sound corpus, not an item shard",
+    "sounds/corpus_files.py": "reads a user's Hugging Face sound corpus, not an item shard",
 }
 
 

@@ -26,7 +26,6 @@ from auralgen.config import ExportConfig, RunConfig  # noqa: E402
 from auralgen.execution.ray import RayExecutor  # noqa: E402
 from auralgen.tasks.base import AudioConfig  # noqa: E402
 from tests.execution.cluster import local_cluster, processes, wait_for  # noqa: E402
-from tests.support import failing_task  # noqa: E402  (registers failing_probe)
 from tests.support.builders import ROOT, small_run  # noqa: E402
 from tests.support.s3_server import BUCKET, local_files, objects, s3_server  # noqa: E402
 
@@ -67,7 +66,22 @@ def test_ray_workers_put_their_shards_in_the_bucket_with_the_local_bytes(s3_clus
 # ---- a lost node -------------------------------------------------------------------------------------
 
 
-def probe_run(out: str) -> RunConfig:
+@pytest.fixture
+def failing_task():
+    """The test-only failing_probe task, registered for this test alone: imported at collection it
+    would join every parametrization over the registered tasks."""
+    import importlib
+
+    from auralgen.tasks.base import TASKS
+
+    mod = importlib.import_module("tests.support.failing_task")
+    if "failing_probe" not in TASKS:
+        mod = importlib.reload(mod)
+    yield mod
+    TASKS.unregister("failing_probe")
+
+
+def probe_run(failing_task, out: str) -> RunConfig:
     """failing_probe (no poison): 24 items of 0.4 s each in 6 shards of 4 (1.6 s of work per shard)."""
     task = failing_task.FailingConfig(sleep_s=0.4, items_per_level=8)
     return RunConfig(seed=0, splits=("test",), out=out, workers=1, shard_size=4, audio=AudioConfig(), tasks=(task,),
@@ -95,11 +109,11 @@ def worker_node_raylet() -> int:
     return pids[0]
 
 
-def test_a_node_whose_raylet_is_killed_mid_run_loses_no_shard(tmp_path):
+def test_a_node_whose_raylet_is_killed_mid_run_loses_no_shard(failing_task, tmp_path):
     """Head + one worker node (1 CPU each), started here and stopped in the end (the context manager's
     finally). Once the worker node renders a shard, its raylet is SIGKILLed: its workers die with it, Ray
     reruns the shard on the head, and the bucket ends with the local bytes."""
-    generation.run(probe_run(str(tmp_path / "local")), **QUIET)
+    generation.run(probe_run(failing_task, str(tmp_path / "local")), **QUIET)
     local = local_files(tmp_path / "local")
     with s3_server() as s3, local_cluster(nodes=2, cpus_per_node=1, env=node_env(s3)) as address:
         ex = RayExecutor(address)
@@ -118,7 +132,7 @@ def test_a_node_whose_raylet_is_killed_mid_run_loses_no_shard(tmp_path):
         killer = threading.Thread(target=wait_for, args=(kill_the_node, 120, "a shard on the worker node"), daemon=True)
         killer.start()
         url = f"s3://{BUCKET}/lost-node"
-        generation.run(probe_run(url), executor=ex, **QUIET)
+        generation.run(probe_run(failing_task, url), executor=ex, **QUIET)
         killer.join(5)
         assert killed, "the worker node never rendered a shard"
         assert not Path(f"/proc/{raylet}").exists()

@@ -7,6 +7,7 @@ import functools
 import glob
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -21,11 +22,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def small_run(*overrides: str, out: str | Path = "out", workers: int = 1, **kw) -> RunConfig:
     """A validated RunConfig from ``conf/`` plus ``overrides`` (progress off)."""
+    args = [f"{k}={v}" for k, v in kw.items()]
+    if args or not re.fullmatch(r"[\w./-]+", str(out)):  # the value as Hydra parses it (quotes, spaces...)
+        return validate(compose([*overrides, f"out={out}", f"workers={workers}", "progress=false", *args]))
     cfg = copy.deepcopy(_composed(tuple(overrides)))  # one Hydra compose per distinct overrides (seconds each)
     cfg.update(out=str(out), workers=workers, progress=False)
-    args = [f"{k}={v}" for k, v in kw.items()]
-    if args:
-        return validate(compose([*overrides, f"out={out}", f"workers={workers}", "progress=false", *args]))
     return validate(cfg)
 
 

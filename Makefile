@@ -8,7 +8,7 @@ export NUMBA_CACHE_DIR := $(CURDIR)/.auralgen_cache/numba
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT     := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends
 
-.PHONY: help install dataset test test-slow peers soundfont browser golden eval bench lint docs docs-serve clean
+.PHONY: help install dataset test test-long test-slow peers soundfont browser golden eval bench lint docs docs-serve clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -29,6 +29,9 @@ dataset: $(STAMP)  ## generate the default suite into data/default/ (no network)
 test: $(STAMP)  ## run the test suite (fast tests; slow ones are marked) on 2 processes (pytest-xdist)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 	$(BIN)/python -m pytest -q -n 2 --doctest-modules auralgen  # the docstrings' examples
+
+test-long: $(STAMP)  ## run the long tests (tests/conftest.py LONG: seconds to minutes each; CI runs them after make test)
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "long and not slow"
 
 test-slow: $(STAMP) soundfont browser  ## run only the slow tests (installs the ray extra, FluidSynth and Chromium: cluster, SoundFont and browser tests)
 	$(BIN)/pip install -q -c constraints.txt -e '.[dev,ray,soundfont,listen-test]'

@@ -44,7 +44,6 @@ LONG = {
     "tests/evaluation/test_adaptive_cli.py::": "evaluate.py processes with a command model",
     "tests/evaluation/test_adaptive.py::test_model_errors_are_asked_again_and_never_scored_wrong": "adaptive runs",
     "tests/pipeline/test_determinism.py::test_spatial_motion_mixture_and_reorder_items_are_byte_identical": "rooms",
-    "tests/validation/test_listener_mixture.py::test_count_is_heard": "mixtures at every level",
     "tests/validation/test_listener_spatial.py::test_listener_solves_the_physically_easy_levels[distance_": "rooms",
     "tests/evaluation/test_eval_cli.py::test_cli_run_writes_results_plots_and_leaderboard": "an evaluate process",
     "tests/evaluation/test_command_adapter.py::test_ctrl_c_during_a_hung_request": "a process and its model",
@@ -52,6 +51,17 @@ LONG = {
     "tests/test_cli.py::test_override_generates_requested_levels": "a generate process",
     "tests/sounds/test_corpus.py::test_labelled_corpus_items_name_their_classes_and_are_measured[mixture]": "mixtures",
     "tests/tasks/test_timbre.py::test_relative_labels_measured_and_controls_equal": "many timbre items",
+    "tests/test_readme.py::test_readme_python_snippets_run[": "the README's Python, generation included",
+    "tests/test_readme.py::test_readme_generate_commands_plan_at_their_written_sizes[docs/howto/validity-report": "plan",
+    "tests/sounds/test_corpus.py::test_clip_items_are_measured_and_byte_identical[": "recorded clips, twice",
+    "tests/sounds/test_corpus.py::test_labelled_corpus_items_name_their_classes_and_are_measured[multi_": "rooms",
+    "tests/tasks/test_reverberation.py::test_absolute_clip_length_and_loudness_do_not_follow": "rooms",
+    "tests/test_validity_table.py::test_the_table_equals_the_reports": "a validity run",
+    "tests/validation/test_listener_mixture.py::": "mixtures at every level",
+    "tests/tasks/test_timbre.py::test_relative_listener_easiest_and_zero_level": "many timbre items",
+    "tests/export/test_dependencies.py::test_generation_and_evaluation_run_without_datasets": "two processes",
+    "tests/validation/test_listener_spatial.py::test_listener_solves_the_physically_easy_levels[azimuth_": "rooms",
+    "tests/generation/test_answers.py::test_dealt_texts_are_balanced_per_level_and_per_task[reverberation_": "rooms",
 }
 
 

@@ -30,7 +30,8 @@ test: $(STAMP)  ## run the test suite (fast tests; slow ones are marked) on 2 pr
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 	$(BIN)/python -m pytest -q -n 2 --doctest-modules auralgen  # the docstrings' examples
 
-test-long: $(STAMP)  ## run the long tests (tests/conftest.py LONG: seconds to minutes each; CI runs them after make test)
+test-long: $(STAMP)  ## run the long tests (tests/conftest.py LONG: seconds to minutes each; installs the ray extra; CI runs them after make test)
+	$(BIN)/pip install -q -c constraints.txt -e '.[dev,ray]'
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "long and not slow"
 
 test-slow: $(STAMP) soundfont browser  ## run only the slow tests (installs the ray extra, FluidSynth and Chromium: cluster, SoundFont and browser tests)

@@ -62,6 +62,7 @@ LONG = {
     "tests/export/test_dependencies.py::test_generation_and_evaluation_run_without_datasets": "two processes",
     "tests/validation/test_listener_spatial.py::test_listener_solves_the_physically_easy_levels[azimuth_": "rooms",
     "tests/generation/test_answers.py::test_dealt_texts_are_balanced_per_level_and_per_task[reverberation_": "rooms",
+    "tests/execution/test_ray_connect.py::": "needs the ray extra, which make test-long installs",
 }
 
 

@@ -158,28 +158,13 @@ def test_a_scorer_the_format_has_no_verdict_for_is_one_clear_error(tmp_path, fmt
 def test_lower_cased_option_replies_mmars_own_script_and_every_number_we_print_agree(tmp_path):
     """reverberation_absolute rows answered "The answer is <option lower-cased>.", 7 of 10 naming the
     truth: MMAR's own script says 70.00 %, and so do scorer=mmar's results.json, printed line and leaderboard."""
-    from auralgen.evaluation.leaderboard import rebuild_leaderboard
-    from auralgen.tasks.base import AudioConfig, task_class
+    from tests.support.scoring import assert_every_number_agrees, lower_cased_option_rows, score_file
 
     script = peer("MMAR") / "code" / "evaluation.py"
-    cls = task_class("reverberation_absolute")
-    options = cls(cls.Config(name="reverberation_absolute"), AudioConfig()).bin_labels()
-    rows = []
-    for i in range(10):
-        answer = options[i % 3]
-        said = answer if i < 7 else options[(i + 1) % 3]
-        rows.append({"id": f"r{i}", "question": "How reverberant is the space?", "choices": options, "answer": answer,
-                     "modality": "sound", "category": "Signal Layer", "sub-category": "reverberation",
-                     "task": "reverberation_absolute", "answer_prediction": f"The answer is {said.lower()}."})  # fmt: skip
+    _, rows = lower_cased_option_rows("answer_prediction")
     pred = tmp_path / "mmar.jsonl"
     pred.write_text("".join(json.dumps(x) + "\n" for x in rows))
     acc, n = _total(_peer_script(script, pred))
     assert (acc, n) == (70.0, 10)
-    out = tmp_path / "o"
-    lines: list[str] = []
-    args = ["action=score_predictions", f"predictions={pred}", "predictions_format=mmar", f"out={out}", "++scorer=mmar"]
-    res = run(validate_eval(compose(args, config_name="evaluate")), log=lines.append)
-    saved = json.loads((out / "results.json").read_text())
-    assert f"{100 * saved['scores']['overall']['AA']:.2f}" == f"{acc:.2f}" == "70.00"
-    assert saved["scores"] == res["scores"] and f"AA {acc:.2f} %" in lines[-1]
-    assert f"| {acc:.1f} |" in rebuild_leaderboard(out, out / "leaderboard.md").read_text()
+    res, lines = score_file(pred, tmp_path / "o", "predictions_format=mmar", "++scorer=mmar")
+    assert_every_number_agrees(res, lines, tmp_path / "o", acc / 100, round(acc / 100 * n))

@@ -9,14 +9,10 @@ from pathlib import Path
 import pytest
 
 import auralgen
-from auralgen.cli._hydra import compose
-from auralgen.evaluation.config import validate_eval
 from auralgen.evaluation.interop import mmar
-from auralgen.evaluation.leaderboard import rebuild_leaderboard
 from auralgen.evaluation.parsing import ParseResult, extract_choice
-from auralgen.evaluation.runner import run
 from auralgen.evaluation.verdict import is_correct
-from auralgen.tasks.base import AudioConfig, task_class
+from tests.support.scoring import assert_every_number_agrees, lower_cased_option_rows, score_file
 
 PACKAGE = Path(auralgen.__file__).parent
 VERDICT = PACKAGE / "evaluation" / "verdict.py"
@@ -81,24 +77,6 @@ def test_the_verdict_rules():
     assert not is_correct(None, 0) and is_correct(None, 0, file_verdict=True)
 
 
-def _score(pred: Path, out: Path, *extra: str) -> tuple[dict, list[str]]:
-    lines: list[str] = []
-    args = ["action=score_predictions", f"predictions={pred}", f"out={out}", *extra]
-    return run(validate_eval(compose(args, config_name="evaluate")), log=lines.append), lines
-
-
-def _agree(res: dict, lines: list[str], out: Path, aa: float, n_correct: int) -> None:
-    """results.json ``scores`` and ``accounting``, the printed line and the leaderboard all say ``aa``."""
-    saved = json.loads((out / "results.json").read_text())
-    assert saved["scores"] == res["scores"]
-    assert res["scores"]["overall"]["AA"] == pytest.approx(aa, abs=1e-12)
-    assert res["scores"]["macro"]["AA"] == pytest.approx(aa, abs=1e-12)
-    assert res["accounting"]["overall"]["correct"] == n_correct
-    assert f"AA {100 * aa:.2f} %" in lines[-1]
-    board = rebuild_leaderboard(out, out / "leaderboard.md").read_text()
-    assert f"| {100 * aa:.1f} |" in board
-
-
 def test_starbench_hedged_replies_the_file_calls_correct_count_correct(tmp_path):
     """A pc_nsp prediction file: hedged pitch replies naming the truth, which the toolkit's
     ``is_correct`` marks right, count right in every number auralgen reports."""
@@ -130,9 +108,9 @@ def test_starbench_hedged_replies_the_file_calls_correct_count_correct(tmp_path)
                       and extract_choice(x["model_response"], x["options"]).status != "ok"]  # fmt: skip
     assert unparsed_right  # rows the parser does not read, whose file verdict is "correct"
     out = tmp_path / "runs" / "file"
-    res, lines = _score(path, out, "++scorer=file")
+    res, lines = score_file(path, out, "++scorer=file")
     aa = n / len(rows)
-    _agree(res, lines, out, aa, n)
+    assert_every_number_agrees(res, lines, out, aa, n)
     perf = json.loads((out / "performance.json").read_text())
     assert perf["Total"]["AA"] == f"{100 * aa:.2f}%" and perf["By Sub-category"]["pitch"]["AA"] == f"{100 * aa:.2f}%"
     assert res["scores"]["by_task"]["pitch_relative"]["AA"] == pytest.approx(aa)
@@ -144,19 +122,11 @@ def test_starbench_hedged_replies_the_file_calls_correct_count_correct(tmp_path)
 def test_mmar_lower_cased_option_replies_score_by_mmars_rule(tmp_path):
     """reverberation_absolute rows answered "The answer is <option lower-cased>.": 7 of 10 right by
     MMAR's per-row string match, so 70.00 % under scorer=mmar, whatever the parser reads."""
-    cls = task_class("reverberation_absolute")
-    options = cls(cls.Config(name="reverberation_absolute"), AudioConfig()).bin_labels()
-    rows = []
-    for i in range(10):
-        answer = options[i % 3]
-        said = answer if i < 7 else options[(i + 1) % 3]
-        rows.append({"id": f"r{i}", "question": "How reverberant is the space?", "choices": options, "answer": answer,
-                     "modality": "sound", "category": "Signal Layer", "sub-category": "reverberation",
-                     "task": "reverberation_absolute", "model_prediction": f"The answer is {said.lower()}."})  # fmt: skip
+    options, rows = lower_cased_option_rows("model_prediction")
     assert [mmar.token_match(r["answer"], r["model_prediction"], options) for r in rows] == [True] * 7 + [False] * 3
     path = tmp_path / "mmar.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in rows))
     out = tmp_path / "runs" / "mmar"
-    res, lines = _score(path, out, "predictions_format=mmar", "++scorer=mmar")
-    _agree(res, lines, out, 0.7, 7)
+    res, lines = score_file(path, out, "predictions_format=mmar", "++scorer=mmar")
+    assert_every_number_agrees(res, lines, out, 0.7, 7)
     assert res["scores"]["by_task"]["reverberation_absolute"]["AA"] == pytest.approx(0.7)

@@ -68,7 +68,7 @@ BAD = [
 
 # these go through a real process (the exit status and stderr a shell sees); the others call the
 # same entry point, auralgen.cli.main, in this process (a new interpreter costs seconds per case)
-IN_A_PROCESS = {0, 8, 24, 31}
+THROUGH_A_PROCESS = {0, 8, 24, 31}
 
 
 def cli_in_process(args, cwd, capsys, monkeypatch) -> tuple[int, str]:
@@ -87,7 +87,7 @@ def cli_in_process(args, cwd, capsys, monkeypatch) -> tuple[int, str]:
 @pytest.mark.parametrize("case", range(len(BAD)), ids=[f"args{i}-{n}" for i, (_, n) in enumerate(BAD)])
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, case, capsys, monkeypatch):
     args, needle = BAD[case]
-    if case in IN_A_PROCESS:
+    if case in THROUGH_A_PROCESS:
         res = run_cli(*args, "out=ds", cwd=tmp_path)
         code, err = res.returncode, res.stderr
     else:

@@ -21,7 +21,7 @@ import numpy as np
 
 from auralgen import __version__
 from auralgen.config import RunConfig, build_tasks, id_key
-from auralgen.core.errors import AuralgenError, ParameterError
+from auralgen.core.errors import AuralgenError, ParameterError, Redraw
 from auralgen.core.qa import answer_slot
 from auralgen.core.schema import Row
 from auralgen.export.audio import encode_flac
@@ -89,13 +89,15 @@ def _draw_valid(task: Task, spec: ItemSpec, splits, *, seed: int, validate: bool
         try:
             clips = task.render(params)
             measured = task.check(params, clips) if validate else {}
+        except Redraw as exc:
+            clips, measured = None, {exc.check: {"ok": False, "why": str(exc)}, "valid": False}
         except Exception as exc:
             try:
                 exc.source_files = source_files_of(params)  # named by ItemError: the file is what to look at
             except AttributeError:
                 pass
             raise
-        if not validate or measured["valid"]:
+        if clips is not None and (not validate or measured["valid"]):
             return params, clips, measured, qa, resampled, redraws, None
         if resampled == max_resample:
             reason = "label not supported by measurement: " + json.dumps(

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
-from auralgen.core.errors import ParameterError
+from auralgen.core.errors import ParameterError, Redraw
 from auralgen.core.random import Choice
 from auralgen.measure.geometry import az_el_to_unit, listener_to_room, wrap_azimuth_deg
 from auralgen.rooms.backends import check_backend
@@ -259,9 +259,11 @@ class SpatialTask(Task):
             n = min(wet.shape[1], total - a)
             out[:, a : a + n] += wet[:, :n]
         peak = float(np.max(np.abs(out)))
-        if peak >= 1.0:
-            raise ParameterError(
-                f"level_db_spl={params['sounds'][0]['level_db_spl']:.1f} clips (peak {peak:.3f}) at full_scale_db_spl={fs_db}; allowed: lower levels"
+        if peak >= 1.0:  # this draw's geometry (room gain, overlap) clips: draw the item again
+            raise Redraw(
+                "headroom",
+                f"level_db_spl={params['sounds'][0]['level_db_spl']:.1f} clips (peak {peak:.3f}) at full_scale_db_spl={fs_db}; "
+                "allowed: lower levels",
             )
         return [out.astype(np.float32)]
 

@@ -44,7 +44,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
-from auralgen.core.errors import ParameterError
+from auralgen.core.errors import ParameterError, Redraw
 from auralgen.core.random import Choice
 from auralgen.listeners import temporal as listen
 from auralgen.measure.geometry import direction_of
@@ -234,9 +234,11 @@ class TrajectoryTask(SpatialTask):
         n = min(wet.shape[1], total - a)
         out[:, a : a + n] = wet[:, :n]
         peak = float(np.max(np.abs(out)))
-        if peak >= 1.0:
-            raise ParameterError(
-                f"level_db_spl={s['level_db_spl']:.1f} clips (peak {peak:.3f}) at full_scale_db_spl={fs_db}; allowed: lower levels"
+        if peak >= 1.0:  # this draw's geometry (room gain, overlap) clips: draw the item again
+            raise Redraw(
+                "headroom",
+                f"level_db_spl={s['level_db_spl']:.1f} clips (peak {peak:.3f}) at full_scale_db_spl={fs_db}; "
+                "allowed: lower levels",
             )
         return [out.astype(np.float32)]
 

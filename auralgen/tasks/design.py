@@ -28,17 +28,15 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from auralgen.core.errors import ParameterError
 from auralgen.core.random import owner
 
-if TYPE_CHECKING:
-    from auralgen.tasks.base import Task
-
 MAX_SPLIT_DRAWS = 64  # per split: draws allowed to find a parameter tuple owned by this split
+TaskLike = Any  # an auralgen.tasks.base.Task (not imported: the base module imports this one)
 
 
 @dataclass(frozen=True)
@@ -93,7 +91,7 @@ class Design:
     key_fields: tuple[str, ...] | None = None  # params fields of the split-disjoint tuple (None: all)
 
     @classmethod
-    def of(cls, task: Task) -> Design:
+    def of(cls, task: TaskLike) -> Design:
         """The design of ``task`` (from its config and class attributes)."""
         raise NotImplementedError
 
@@ -175,7 +173,7 @@ class Design:
         return None
 
 
-def track_tasks(task: Task) -> list[tuple[str, Task]]:
+def track_tasks(task: TaskLike) -> list[tuple[str, TaskLike]]:
     """The adaptive tracks of ``task`` as ``(track name, task)``: the task itself, or a copy with the
     track's config changes (:meth:`Design.adaptive_tracks`)."""
     return [
@@ -195,7 +193,7 @@ class LevelGrid(Design):
     info: LevelInfo
 
     @classmethod
-    def of(cls, task: Task) -> LevelGrid:
+    def of(cls, task: TaskLike) -> LevelGrid:
         info = LevelInfo(task.attribute, task.regime, task.level_unit)
         return cls(task.name, tuple(task.cfg.levels), task.cfg.items_per_level, info)
 
@@ -224,7 +222,7 @@ class SameAtZero(LevelGrid):
     n_choices: int = 3
 
     @classmethod
-    def of(cls, task: Task) -> SameAtZero:
+    def of(cls, task: TaskLike) -> SameAtZero:
         grid = LevelGrid.of(task)
         return cls(grid.task, grid.levels, grid.items_per_level, grid.info, task.answers["same"], task.n_choices)
 

@@ -3,7 +3,9 @@
 A task is one small module that defines a :class:`TaskConfig` subclass and a
 :class:`Task` subclass decorated with :func:`register`. ``params`` returned by
 ``sample`` is a JSON-able dict holding every sampled value: ``render(params)`` alone
-reproduces the audio bit for bit.
+reproduces the audio bit for bit. What a level is (values, units, items per level,
+possible answers, split-disjoint parameter tuples, adaptive tracks) is the task's design,
+declared by its ``Design`` class attribute (:mod:`auralgen.tasks.design`).
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import numpy as np
 from auralgen.core.qa import QA
 from auralgen.tasks import _sounds as S
 from auralgen.tasks.base import RECORDED_TOO, AudioConfig, Level, Task, TaskConfig, require
+from auralgen.tasks.design import SameAtZero
 
 CREST = {"pure": math.sqrt(2.0), "harmonic": 4.0, "noise": 6.0, "clip": 31.6}  # peak / RMS bounds per stimulus kind
 
@@ -39,7 +40,7 @@ class CompareTask(Task):
     regime = "relative"
     sub_category = "relative_discrimination"
     n_choices = 3
-    zero_level_answer = True  # "The same" is the answer at the zero level only
+    Design = SameAtZero  # "The same" is the answer at the zero level only
     answers: ClassVar[dict[str, str]]  # direction -> option text; directions: up, down, same
     allowed_stimuli: ClassVar[tuple[str, ...]] = S.STIMULI
     takes_sources = RECORDED_TOO  # a recorded sound is moved by a measured transform
@@ -147,11 +148,6 @@ class CompareTask(Task):
 
     def qa(self, params: dict[str, Any], rng: np.random.Generator, *, slot: int) -> QA:
         return self.make_qa(self.answers[params["direction"]], list(self.answers.values()), rng, slot=slot)
-
-    def expected_answers(self, level_value: float, options: list[str]) -> set[str]:
-        """ "The same" exactly at difference 0, one of the two directions elsewhere."""
-        same = self.answers["same"]
-        return {same} if level_value == 0 else set(self.answers.values()) - {same}
 
     @staticmethod
     def sign(direction: str) -> int:

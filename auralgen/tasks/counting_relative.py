@@ -132,15 +132,12 @@ class CountingRelative(CompareTask):
         )
         S.check_fits(key, S.max_of(S.dist(f"{key}.lead_s", cfg.lead_s, low=0.0)) + 2 * span + cfg.sep_s, cfg.clip_s)
 
-    def sample_at(self, rng: np.random.Generator, level: int, k: int | None) -> dict[str, Any]:
+    def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         """The ``k``-th item of a grid level takes stimulus kind ``stimuli[k % len(stimuli)]``: the kinds are
         stratified within each level, so no level (and no answer: the zero level's is its own) holds one kind
         more often by chance (a default-suite seed had 17 of 24 zero-level items harmonic, a shortcut)."""
-        kind = None if k is None else tuple(self.cfg.stimuli)[k % len(self.cfg.stimuli)]
-        return self.sample(rng, self.as_level(level), kind=kind)
-
-    def sample(self, rng: np.random.Generator, level, kind: str | None = None) -> dict[str, Any]:
         level = self.as_level(level)
+        kind = None if level.k is None else tuple(self.cfg.stimuli)[level.k % len(self.cfg.stimuli)]
         lo, hi, diff = self.cfg.min_count, self.cfg.max_count, level.value
         require(
             diff >= 0 and float(diff).is_integer() and diff <= hi - lo,

@@ -43,6 +43,7 @@ from auralgen.synth.signals import n_samples, place
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import within
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
+from auralgen.tasks.design import SameAtZero
 
 ROVING_DB = 0.05  # natural roving of an instrument's envelope: per cepstral coefficient (dB, Gaussian SD)
 TOLERANCE_DB = 0.6  # measured distance vs the level: this + TOLERANCE_FRACTION * level
@@ -146,7 +147,7 @@ class TimbreRelative(Task):
     regime = "relative"
     level_unit = "dB"
     n_choices = 2
-    zero_level_answer = True  # "Same instrument" is the answer at the zero level only
+    Design = SameAtZero  # "Same instrument" is the answer at the zero level only
     easier = "larger"
     Config = TimbreRelativeConfig
     answers = {"same": "Same instrument", "different": "Different instruments"}
@@ -195,9 +196,6 @@ class TimbreRelative(Task):
 
     def qa(self, params, rng, *, slot):
         return self.make_qa(self.answers[params["direction"]], list(self.answers.values()), rng, slot=slot)
-
-    def expected_answers(self, level_value: float, options: list[str]) -> set[str]:
-        return {self.answers["same" if level_value == 0 else "different"]}
 
     def measure(self, params, clips):
         """The two notes' timbre distance (mel cepstra from the audio) against the level, and each

@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
-from auralgen.core.random import LogUniform
+from auralgen.core.random import Dist, LogUniform
 from auralgen.listeners import distance as listen
 from auralgen.rooms.images import FDL2
 from auralgen.tasks import _sounds as S
@@ -58,7 +58,7 @@ class DistanceRelativeConfig(SpatialConfig):
     near_m: tuple = (1.0, 2.5)
     rooms: tuple = ("hall",)
     sources: tuple = ("noise", "clicks")
-    level_db_spl: Any = (50.0, 70.0)
+    level_db_spl: Dist = Dist.of((50.0, 70.0))
 
     def check_task(self, audio, key):
         require(all(v > 0 for v in self.levels),

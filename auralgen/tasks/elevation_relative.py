@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from auralgen.core.random import Dist
 from auralgen.listeners import spatial as listen
 from auralgen.tasks._direction import DIRECTION_SOURCES, pair_check
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
@@ -30,11 +31,11 @@ class ElevationRelativeConfig(SpatialConfig):
     name: str = "elevation_relative"
     sources: tuple = DIRECTION_SOURCES
     levels: tuple = (15, 90, 120, 150)
-    listener_height_m: object = (1.3, 1.5)
+    listener_height_m: Dist = Dist.of((1.3, 1.5))
     rooms: tuple = (
         "classroom",
     )  # one room: high sources fit under every ceiling, so the room cannot predict the answer
-    distance_m: object = (1.0, 1.5)
+    distance_m: Dist = Dist.of((1.0, 1.5))
 
     def cue_needs(self):
         return {

@@ -23,7 +23,7 @@ CREST = {"pure": math.sqrt(2.0), "harmonic": 4.0, "noise": 6.0, "clip": 31.6}  #
 
 @dataclass(frozen=True)
 class CompareConfig(TaskConfig):
-    stimuli: tuple = ("pure", "harmonic", "noise")
+    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
     freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 250.0, "high": 1000.0})
     n_harmonics: int = 5
     tone_s: Dist = Dist.of((0.6, 1.0))

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
@@ -74,9 +75,9 @@ class ReverbConfig(SpatialConfig):
         "gap_s": "sounds start at fixed slots (clip_s, lead_s)",
         "level_db_spl": "every sound is set to loudness_lufs",
     }
-    rooms: tuple = ("living_room", "classroom")
-    receiver: Any = field(default_factory=lambda: {"type": "mono"})
-    sources: tuple = ("noise", "clicks")
+    rooms: tuple[str, ...] = ("living_room", "classroom")
+    receiver: Mapping[str, Any] = field(default_factory=lambda: {"type": "mono"})
+    sources: tuple[str, ...] = ("noise", "clicks")
     source_s: Dist = Dist.of((0.2, 0.4))
     distance_m: Dist = Dist.of((1.0, 2.0))
     lead_s: Dist = Dist.of((0.05, 0.15))

@@ -19,6 +19,7 @@ import inspect
 import json
 import math
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -64,11 +65,11 @@ LAYOUT_CUES = {
 
 @dataclass(frozen=True)
 class SpatialConfig(TaskConfig):
-    rooms: tuple = ("small_office", "living_room", "classroom")
-    receiver: Any = field(default_factory=lambda: {"type": "binaural"})
+    rooms: tuple[str, ...] = ("small_office", "living_room", "classroom")
+    receiver: Mapping[str, Any] = field(default_factory=lambda: {"type": "binaural"})
     mode: str = "hybrid"
     backend: str = "fast"
-    sources: tuple = SYNTH_KINDS
+    sources: tuple[str, ...] = SYNTH_KINDS
     sources_dir: str | None = None
     source_s: Dist = Dist.of((0.5, 0.8))
     level_db_spl: Dist = Dist.of((60.0, 70.0))

@@ -34,8 +34,8 @@ NAMES = ("Sharp", "Medium", "Soft")
 @dataclass(frozen=True)
 class AttackAbsoluteConfig(TaskConfig):
     name: str = "attack_absolute"
-    levels: tuple = (100, 50, 25, 12)
-    bins_s: tuple = (0.01, 0.06)
+    levels: tuple[float, ...] = (100, 50, 25, 12)
+    bins_s: tuple[float, ...] = (0.01, 0.06)
     freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 500.0, "high": 2000.0})
     release_s: float = 0.03
     tone_s: Dist = Dist.of((0.9, 1.1))

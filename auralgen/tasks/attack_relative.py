@@ -55,7 +55,7 @@ PRE_ONSET_S = 0.01  # silence before each sound included in its rise-time window
 @dataclass(frozen=True)
 class AttackRelativeConfig(TaskConfig):
     name: str = "attack_relative"
-    levels: tuple = (0, 25, 50, 100, 200, 400)
+    levels: tuple[float, ...] = (0, 25, 50, 100, 200, 400)
     rise_s: Dist = Dist.of({"dist": "loguniform", "low": 0.008, "high": 0.04})
     freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 500.0, "high": 2000.0})
     release_s: float = 0.03

@@ -38,8 +38,8 @@ NAMES = ("Dark", "Neutral", "Bright")
 @dataclass(frozen=True)
 class BrightnessAbsoluteConfig(TaskConfig):
     name: str = "brightness_absolute"
-    levels: tuple = (60, 30, 15, 5)
-    bins_hz: tuple = (500.0, 2000.0)
+    levels: tuple[float, ...] = (60, 30, 15, 5)
+    bins_hz: tuple[float, ...] = (500.0, 2000.0)
     f0_hz: Dist = Dist.of({"dist": "loguniform", "low": 100.0, "high": 200.0})
     max_freq_hz: float = 7000.0
     tone_s: Dist = Dist.of((0.6, 1.0))

@@ -64,7 +64,7 @@ TOLERANCE_LU = 0.1  # the two sounds' measured integrated loudness may differ by
 @dataclass(frozen=True)
 class BrightnessRelativeConfig(TaskConfig):
     name: str = "brightness_relative"
-    levels: tuple = (0, 5, 10, 20, 40, 80)
+    levels: tuple[float, ...] = (0, 5, 10, 20, 40, 80)
     f0_hz: Dist = Dist.of({"dist": "loguniform", "low": 100.0, "high": 200.0})
     centroid_hz: Dist = Dist.of({"dist": "loguniform", "low": 500.0, "high": 1600.0})
     max_freq_hz: float = 6000.0

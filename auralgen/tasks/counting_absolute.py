@@ -39,10 +39,10 @@ EDGE_S = 0.1  # the sequence starts at least this after the clip's start and end
 @dataclass(frozen=True)
 class CountingAbsoluteConfig(TaskConfig):
     name: str = "counting_absolute"
-    levels: tuple = (300, 150, 75, 40, 20)
+    levels: tuple[float, ...] = (300, 150, 75, 40, 20)
     min_count: int = 1
     max_count: int = 10
-    stimuli: tuple = ("pure", "harmonic", "noise")
+    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
     freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 300.0, "high": 1200.0})
     n_harmonics: int = 5
     total_s: Dist = Dist.of((0.4, 0.6))

@@ -51,10 +51,10 @@ MIN_GAP_S = 0.06  # shortest silence between two events of a sequence
 @dataclass(frozen=True)
 class CountingRelativeConfig(TaskConfig):
     name: str = "counting_relative"
-    levels: tuple = (0, 1, 2, 3, 5)
+    levels: tuple[float, ...] = (0, 1, 2, 3, 5)
     min_count: int = 2  # a sequence spans span_s whatever its count: one event cannot
     max_count: int = 10
-    stimuli: tuple = ("pure", "harmonic", "noise")
+    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
     freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 300.0, "high": 1200.0})
     n_harmonics: int = 5
     total_s: Dist = Dist.of((0.4, 0.6))

@@ -49,11 +49,11 @@ class DistanceAbsoluteConfig(SpatialConfig):
         "max_m": "every distance sits at its level's margin from an inner bin edge; the farthest is bins_m[-1] * (1 + margin)",
     }
     name: str = "distance_absolute"
-    levels: tuple = (100, 50, 25)
-    rooms: tuple = ("hall",)
-    sources: tuple = ("noise",)
+    levels: tuple[float, ...] = (100, 50, 25)
+    rooms: tuple[str, ...] = ("hall",)
+    sources: tuple[str, ...] = ("noise",)
     source_s: Dist = Dist.of((1.0, 1.2))  # the DRR is read from the steady part and the decay after the offset
-    bins_m: tuple = (1.0, 4.5)
+    bins_m: tuple[float, ...] = (1.0, 4.5)
     min_m: float = 0.7
     max_m: float = 14.0
 

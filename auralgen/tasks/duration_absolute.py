@@ -32,11 +32,11 @@ class DurationAbsoluteConfig(TaskConfig):
         "min_s": "every duration sits at its level's margin from an inner bin edge; the shortest is bins_s[0] / (1 + margin)",
     }
     name: str = "duration_absolute"
-    levels: tuple = (40, 20, 10, 5)
-    bins_s: tuple = (0.5, 1.0, 2.0)
+    levels: tuple[float, ...] = (40, 20, 10, 5)
+    bins_s: tuple[float, ...] = (0.5, 1.0, 2.0)
     min_s: float = 0.2
     max_s: float = 3.2
-    stimuli: tuple = ("pure", "harmonic", "noise")
+    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
     freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 250.0, "high": 1000.0})
     n_harmonics: int = 5
     level_db_spl: Dist = Dist.of((60.0, 70.0))

@@ -21,7 +21,7 @@ TOLERANCE_S = 0.015  # per sound, measured by energy envelope (ramps shorten it 
 @dataclass(frozen=True)
 class DurationRelativeConfig(CompareConfig):
     name: str = "duration_relative"
-    levels: tuple = (0, 20, 50, 100, 150, 200)
+    levels: tuple[float, ...] = (0, 20, 50, 100, 150, 200)
     tone_s: Dist = Dist.of((0.3, 0.7))
     gap_s: Dist = Dist.of((0.3, 0.5))
     lead_s: Dist = Dist.of((0.1, 0.4))

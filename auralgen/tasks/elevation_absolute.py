@@ -22,10 +22,10 @@ CLASSES = {"above": (1.0, "Above ear level"), "ear": (0.0, "At ear level"), "bel
 class ElevationAbsoluteConfig(SpatialConfig):
     unused_fields: ClassVar[dict[str, str]] = {"gap_s": "one sound per clip"}
     name: str = "elevation_absolute"
-    sources: tuple = DIRECTION_SOURCES
-    levels: tuple = (40, 30, 20)
+    sources: tuple[str, ...] = DIRECTION_SOURCES
+    levels: tuple[float, ...] = (40, 30, 20)
     listener_height_m: Dist = Dist.of((1.3, 1.5))
-    rooms: tuple = (
+    rooms: tuple[str, ...] = (
         "classroom",
     )  # one room: high sources fit under every ceiling, so the room cannot predict the answer
     distance_m: Dist = Dist.of((1.0, 1.5))

@@ -29,10 +29,10 @@ def arc_to_direction(phi_deg: float) -> tuple[float, float]:
 @dataclass(frozen=True)
 class ElevationRelativeConfig(SpatialConfig):
     name: str = "elevation_relative"
-    sources: tuple = DIRECTION_SOURCES
-    levels: tuple = (15, 90, 120, 150)
+    sources: tuple[str, ...] = DIRECTION_SOURCES
+    levels: tuple[float, ...] = (15, 90, 120, 150)
     listener_height_m: Dist = Dist.of((1.3, 1.5))
-    rooms: tuple = (
+    rooms: tuple[str, ...] = (
         "classroom",
     )  # one room: high sources fit under every ceiling, so the room cannot predict the answer
     distance_m: Dist = Dist.of((1.0, 1.5))

@@ -23,7 +23,7 @@ TOLERANCE_DB = 0.3
 @dataclass(frozen=True)
 class LoudnessRelativeConfig(CompareConfig):
     name: str = "loudness_relative"
-    levels: tuple = (0, 4, 8, 12, 24, 48)
+    levels: tuple[float, ...] = (0, 4, 8, 12, 24, 48)
     level_db_spl: Dist = Dist.of((50.0, 75.0))
 
 

@@ -24,8 +24,8 @@ F0_WINDOW_S = 0.25  # analysis window of each tone
 @dataclass(frozen=True)
 class PitchRelativeConfig(CompareConfig):
     name: str = "pitch_relative"
-    levels: tuple = (0, 50, 100, 200, 400, 1200)
-    stimuli: tuple = ("pure", "harmonic")
+    levels: tuple[float, ...] = (0, 50, 100, 200, 400, 1200)
+    stimuli: tuple[str, ...] = ("pure", "harmonic")
     freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 200.0, "high": 800.0})
 
 

@@ -44,9 +44,9 @@ EDGE_S = 0.1  # the window starts at least this after the clip's start and ends 
 @dataclass(frozen=True)
 class TempoAbsoluteConfig(TaskConfig):
     name: str = "tempo_absolute"
-    levels: tuple = (30, 15, 8, 4)
-    bins_bpm: tuple = (75.0, 135.0)
-    stimuli: tuple = ("pure", "harmonic", "noise")
+    levels: tuple[float, ...] = (30, 15, 8, 4)
+    bins_bpm: tuple[float, ...] = (75.0, 135.0)
+    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
     freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 300.0, "high": 1200.0})
     n_harmonics: int = 5
     duty: Dist = Dist.of((0.1, 0.3))

@@ -58,8 +58,8 @@ def signed_ratio_percent(first: float, second: float) -> float:
 @dataclass(frozen=True)
 class TempoRelativeConfig(TaskConfig):
     name: str = "tempo_relative"
-    levels: tuple = (0, 3, 6, 12, 25)
-    stimuli: tuple = ("pure", "harmonic", "noise")
+    levels: tuple[float, ...] = (0, 3, 6, 12, 25)
+    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
     freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 300.0, "high": 1200.0})
     n_harmonics: int = 5
     base_bpm: Dist = Dist.of({"dist": "loguniform", "low": 90.0, "high": 160.0})

@@ -56,8 +56,8 @@ FILL_PAD_S = 0.001  # the window ends this after the last grain's offset (a samp
 @dataclass(frozen=True)
 class TextureAbsoluteConfig(GrainConfig):
     name: str = "texture_absolute"
-    levels: tuple = (50, 25, 12, 6)
-    bins_hz: tuple = (6.0, 24.0)
+    levels: tuple[float, ...] = (50, 25, 12, 6)
+    bins_hz: tuple[float, ...] = (6.0, 24.0)
     span_s: Dist = Dist.of((1.4, 2.0))  # first grain's onset to last one's offset, any density (then whole intervals)
     clip_s: float = 2.5
 

@@ -47,7 +47,7 @@ LOUDEST_LUFS = -30.0  # grains are peaky (sparse crackle: peaks ~25 dB above the
 class GrainConfig(TaskConfig):
     """The grain and loudness fields both texture tasks have."""
 
-    grain_kinds: tuple = X.GRAIN_KINDS
+    grain_kinds: tuple[str, ...] = X.GRAIN_KINDS
     freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 500.0, "high": 3000.0})
     grain_s: Dist = Dist.of((0.002, 0.005))
     jitter: float = 0.25
@@ -57,7 +57,7 @@ class GrainConfig(TaskConfig):
 @dataclass(frozen=True)
 class TextureRelativeConfig(GrainConfig):
     name: str = "texture_relative"
-    levels: tuple = (0, 8, 15, 30, 60)
+    levels: tuple[float, ...] = (0, 8, 15, 30, 60)
     base_density_hz: Dist = Dist.of({"dist": "loguniform", "low": 6.0, "high": 20.0})
     window_s: float = 1.6
     sep_s: float = 0.5

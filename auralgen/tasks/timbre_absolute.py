@@ -43,8 +43,8 @@ EDGE_S = 0.1  # the note starts at least this after the clip's start and ends th
 @dataclass(frozen=True)
 class TimbreAbsoluteConfig(TaskConfig):
     name: str = "timbre_absolute"
-    levels: tuple = (100, 80, 65, 57)
-    excitations: tuple = I.EXCITATIONS
+    levels: tuple[float, ...] = (100, 80, 65, 57)
+    excitations: tuple[str, ...] = I.EXCITATIONS
     f0_hz: Dist = Dist.of({"dist": "loguniform", "low": 110.0, "high": 180.0})
     note_s: float = 0.6
     loudness_lufs: Dist = Dist.of((-36.0, -30.0))

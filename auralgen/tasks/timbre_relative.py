@@ -58,8 +58,8 @@ LOUDEST_LUFS = -30.0
 @dataclass(frozen=True)
 class TimbreRelativeConfig(TaskConfig):
     name: str = "timbre_relative"
-    levels: tuple = (0, 1, 2, 4, 8)
-    excitations: tuple = I.EXCITATIONS
+    levels: tuple[float, ...] = (0, 1, 2, 4, 8)
+    excitations: tuple[str, ...] = I.EXCITATIONS
     f0_hz: Dist = Dist.of({"dist": "loguniform", "low": 110.0, "high": 180.0})
     spread_db: float = 2.0  # how far an instrument lies from its family template (per coefficient, SD)
     note_s: float = 0.6

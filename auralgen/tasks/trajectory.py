@@ -79,9 +79,9 @@ PLACEMENT_MARGIN_M = 0.05
 class TrajectoryConfig(SpatialConfig):
     unused_fields: ClassVar[dict[str, str]] = {"gap_s": "one moving sound per clip"}
     name: str = "trajectory"
-    levels: tuple = (2.0, 1.4, 1.0, 0.6, 0.3)
-    rooms: tuple = ("living_room", "classroom", "hall")
-    sources: tuple = ("noise", "clicks")
+    levels: tuple[float, ...] = (2.0, 1.4, 1.0, 0.6, 0.3)
+    rooms: tuple[str, ...] = ("living_room", "classroom", "hall")
+    sources: tuple[str, ...] = ("noise", "clicks")
     source_s: Dist = Dist.of(1.5)
     distance_m: Dist = Dist.of((1.0, 1.5))
     lateral_jitter_deg: float = 20.0

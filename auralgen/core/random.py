@@ -2,7 +2,8 @@
 
 Every random draw in auralgen comes from a per-item :class:`numpy.random.Generator`
 made by :func:`item_rng`; there is no global RNG. Distributions are small frozen
-dataclasses that own ``validate()`` and ``sample(rng)`` (Scaper-style event specs).
+dataclasses that own ``validate()`` and ``sample(rng)`` (Scaper-style event specs); a config
+field that holds one is typed :class:`Dist`, parsed once when the config is read.
 """
 
 from __future__ import annotations

@@ -8,12 +8,13 @@ except in the loudness task), the gap, the lead-in and which sound is the larger
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
 from auralgen.core.qa import QA
+from auralgen.core.random import Dist
 from auralgen.tasks import _sounds as S
 from auralgen.tasks.base import RECORDED_TOO, AudioConfig, Level, Task, TaskConfig, require
 from auralgen.tasks.design import SameAtZero
@@ -23,13 +24,13 @@ CREST = {"pure": math.sqrt(2.0), "harmonic": 4.0, "noise": 6.0, "clip": 31.6}  #
 
 @dataclass(frozen=True)
 class CompareConfig(TaskConfig):
-    stimuli: tuple = ("pure", "harmonic", "noise")
-    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 250.0, "high": 1000.0})
+    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 250.0, "high": 1000.0})
     n_harmonics: int = 5
-    tone_s: Any = (0.6, 1.0)
-    gap_s: Any = (0.3, 0.6)
-    lead_s: Any = (0.1, 0.5)
-    level_db_spl: Any = (60.0, 70.0)
+    tone_s: Dist = Dist.of((0.6, 1.0))
+    gap_s: Dist = Dist.of((0.3, 0.6))
+    lead_s: Dist = Dist.of((0.1, 0.5))
+    level_db_spl: Dist = Dist.of((60.0, 70.0))
     clip_s: float = 4.0
     ramp_s: float = 0.02
 
@@ -47,11 +48,11 @@ class CompareTask(Task):
 
     def __init__(self, cfg: CompareConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
-        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
-        self.tone = S.dist("tone_s", cfg.tone_s, low=1e-9)
-        self.gap = S.dist("gap_s", cfg.gap_s, low=0.0)
-        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
-        self.level = S.dist("level_db_spl", cfg.level_db_spl)
+        self.freq = cfg.freq_hz
+        self.tone = cfg.tone_s
+        self.gap = cfg.gap_s
+        self.lead = cfg.lead_s
+        self.level = cfg.level_db_spl
 
     # -- validation ------------------------------------------------------------
     @classmethod
@@ -74,7 +75,7 @@ class CompareTask(Task):
         require(cfg.ramp_s >= 0, f"{key}.ramp_s={cfg.ramp_s} is negative; allowed: >= 0")
         require(cfg.n_harmonics >= 1, f"{key}.n_harmonics={cfg.n_harmonics} is too small; allowed: >= 1")
         require(
-            2 * cfg.ramp_s <= S.min_of(S.dist(f"{key}.tone_s", cfg.tone_s)) * cls.shortest_factor(cfg),
+            2 * cfg.ramp_s <= cfg.tone_s.low * cls.shortest_factor(cfg),
             f"{key}.ramp_s={cfg.ramp_s} is longer than half the shortest sound; allowed: 2*ramp_s <= shortest sound",
         )
         top = S.max_of(freq) * cls.freq_factor(cfg)
@@ -84,14 +85,14 @@ class CompareTask(Task):
                 top_h < sr / 2,
                 f"{key}.freq_hz={cfg.freq_hz!r} reaches {top_h:.0f} Hz (highest tone or harmonic) at or above Nyquist ({sr / 2:.0f} Hz); allowed: below Nyquist",
             )
-        loud = S.max_of(S.dist(f"{key}.level_db_spl", cfg.level_db_spl)) + cls.level_headroom(cfg)
+        loud = cfg.level_db_spl.high + cls.level_headroom(cfg)
         crest = CREST["clip"] if audio.source.recorded else max(CREST[s] for s in cfg.stimuli)
         max_ok = audio.full_scale_db_spl - 20 * math.log10(crest)
         require(
             loud <= max_ok,
             f"{key}.level_db_spl={cfg.level_db_spl!r} reaches {loud:.1f} dB SPL, which clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {max_ok:.1f} dB SPL",
         )
-        worst = S.min_of(S.dist(f"{key}.lead_s", cfg.lead_s)) + S.max_of(S.dist(f"{key}.gap_s", cfg.gap_s))
+        worst = cfg.lead_s.low + cfg.gap_s.high
         worst += cls.longest_pair_s(cfg)
         S.check_fits(key, worst, cfg.clip_s)
 
@@ -109,7 +110,7 @@ class CompareTask(Task):
 
     @classmethod
     def longest_pair_s(cls, cfg) -> float:
-        return 2 * S.max_of(S.dist("tone_s", cfg.tone_s))
+        return 2 * cfg.tone_s.high
 
     # -- sampling ------------------------------------------------------------
     def draw_direction(self, rng: np.random.Generator, level: Level) -> str:

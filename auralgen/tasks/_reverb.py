@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
@@ -39,6 +40,7 @@ import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.errors import ParameterError
+from auralgen.core.random import Dist
 from auralgen.measure.reverb import decay_rt60_s
 from auralgen.measure.room import drr_db
 from auralgen.rooms.images import FDL2
@@ -48,7 +50,6 @@ from auralgen.rooms.spec import MAX_RT60_S, RoomSpec, min_rt60_s
 from auralgen.sounds.spatial import source_signal
 from auralgen.synth import loudness_lufs, n_samples, place
 from auralgen.synth.levels import set_loudness_lufs
-from auralgen.tasks import _sounds as S
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial
 from auralgen.tasks.base import AudioConfig, require
 
@@ -74,13 +75,13 @@ class ReverbConfig(SpatialConfig):
         "gap_s": "sounds start at fixed slots (clip_s, lead_s)",
         "level_db_spl": "every sound is set to loudness_lufs",
     }
-    rooms: tuple = ("living_room", "classroom")
-    receiver: Any = field(default_factory=lambda: {"type": "mono"})
-    sources: tuple = ("noise", "clicks")
-    source_s: Any = (0.2, 0.4)
-    distance_m: Any = (1.0, 2.0)
-    lead_s: Any = (0.05, 0.15)
-    loudness_lufs: Any = (-40.0, -32.0)
+    rooms: tuple[str, ...] = ("living_room", "classroom")
+    receiver: Mapping[str, Any] = field(default_factory=lambda: {"type": "mono"})
+    sources: tuple[str, ...] = ("noise", "clicks")
+    source_s: Dist = Dist.of((0.2, 0.4))
+    distance_m: Dist = Dist.of((1.0, 2.0))
+    lead_s: Dist = Dist.of((0.05, 0.15))
+    loudness_lufs: Dist = Dist.of((-40.0, -32.0))
     sample_rate: int | None = 16000
     ramp_s: float = 0.005
 
@@ -91,25 +92,25 @@ def check_reverb(
     """Config checks shared by the reverberation tasks: the spatial ones (rooms, receiver, sources,
     distances), the loudness, every target RT60 in ``[lowest_s, highest_s]`` reachable in every
     room, and the clip holding ``n_sounds`` slots of the longest sound and decay."""
-    check_spatial(cfg, audio, key, max_distance_m=S.max_of(S.dist(f"{key}.distance_m", cfg.distance_m)))
-    loud = S.max_of(S.dist(f"{key}.loudness_lufs", cfg.loudness_lufs))
+    check_spatial(cfg, audio, key, max_distance_m=cfg.distance_m.high)
+    loud = cfg.loudness_lufs.high
     require(loud <= LOUDEST_LUFS, f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS} LUFS")  # fmt: skip
     require(lowest_s > 0, f"{key}: the shortest reverberation time asked for is {lowest_s:g} s; allowed: > 0")
     require(highest_s <= 5.0, f"{key}: the longest reverberation time asked for is {highest_s:g} s; allowed: <= 5 s")
-    need = S.max_of(S.dist(f"{key}.lead_s", cfg.lead_s)) + n_sounds * slot_needed_s(cfg, highest_s)
+    need = cfg.lead_s.high + n_sounds * slot_needed_s(cfg, highest_s)
     require(cfg.clip_s >= need,
             f"{key}.clip_s={cfg.clip_s} is too short for {n_sounds} sound(s) and decays of up to {highest_s:.2f} s; allowed: clip_s >= {need:.2f}")  # fmt: skip
 
 
 def slot_needed_s(cfg: ReverbConfig, rt60_s: float) -> float:
     """A slot's length for the longest sound, the propagation delay and a decay of ``rt60_s``."""
-    longest = S.max_of(S.dist("source_s", cfg.source_s))
-    return longest + S.max_of(S.dist("distance_m", cfg.distance_m)) / SPEED_OF_SOUND_M_S + TAIL_RT60 * rt60_s
+    longest = cfg.source_s.high
+    return longest + cfg.distance_m.high / SPEED_OF_SOUND_M_S + TAIL_RT60 * rt60_s
 
 
 def slot_s(cfg: ReverbConfig, n_sounds: int) -> float:
     """Each sound's slot (s): the clip after the longest lead-in, shared equally."""
-    return (cfg.clip_s - S.max_of(S.dist("lead_s", cfg.lead_s))) / n_sounds
+    return (cfg.clip_s - cfg.lead_s.high) / n_sounds
 
 
 def longest_rt60_s(cfg: ReverbConfig, n_sounds: int) -> float:
@@ -125,7 +126,7 @@ class ReverbTask(SpatialTask):
 
     def __init__(self, cfg: ReverbConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
-        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
+        self.loudness = cfg.loudness_lufs
 
     def check_rt60(self, values: list[float], what: str) -> None:
         """Refuse (adaptive) levels whose reverberation times do not fit the slots."""

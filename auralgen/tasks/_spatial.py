@@ -19,6 +19,7 @@ import inspect
 import json
 import math
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -28,7 +29,7 @@ import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.errors import ParameterError, Redraw
-from auralgen.core.random import Choice
+from auralgen.core.random import Choice, Dist
 from auralgen.measure.geometry import az_el_to_unit, listener_to_room, wrap_azimuth_deg
 from auralgen.rooms.backends import check_backend
 from auralgen.rooms.images import FDL2
@@ -64,18 +65,18 @@ LAYOUT_CUES = {
 
 @dataclass(frozen=True)
 class SpatialConfig(TaskConfig):
-    rooms: tuple = ("small_office", "living_room", "classroom")
-    receiver: Any = field(default_factory=lambda: {"type": "binaural"})
+    rooms: tuple[str, ...] = ("small_office", "living_room", "classroom")
+    receiver: Mapping[str, Any] = field(default_factory=lambda: {"type": "binaural"})
     mode: str = "hybrid"
     backend: str = "fast"
-    sources: tuple = SYNTH_KINDS
+    sources: tuple[str, ...] = SYNTH_KINDS
     sources_dir: str | None = None
-    source_s: Any = (0.5, 0.8)
-    level_db_spl: Any = (60.0, 70.0)
-    distance_m: Any = (1.0, 2.0)
-    listener_height_m: Any = (1.2, 1.7)
-    gap_s: Any = (0.3, 0.5)
-    lead_s: Any = (0.1, 0.3)
+    source_s: Dist = Dist.of((0.5, 0.8))
+    level_db_spl: Dist = Dist.of((60.0, 70.0))
+    distance_m: Dist = Dist.of((1.0, 2.0))
+    listener_height_m: Dist = Dist.of((1.2, 1.7))
+    gap_s: Dist = Dist.of((0.3, 0.5))
+    lead_s: Dist = Dist.of((0.1, 0.3))
     clip_s: float = 3.0
     ramp_s: float = 0.01
 
@@ -133,20 +134,20 @@ def check_spatial(cfg: SpatialConfig, audio: AudioConfig, key: str, *, max_dista
     for name in ("source_s", "gap_s", "lead_s", "listener_height_m"):
         S.dist(f"{key}.{name}", getattr(cfg, name), low=0.0)
     S.dist(f"{key}.distance_m", cfg.distance_m, low=MIN_DISTANCE_M)  # a source at the listener is degenerate
-    require(S.min_of(S.dist(f"{key}.source_s", cfg.source_s)) >= 2 * cfg.ramp_s + ONSET_WINDOW_S,
+    require(cfg.source_s.low >= 2 * cfg.ramp_s + ONSET_WINDOW_S,
             f"{key}.source_s={cfg.source_s!r} is too short; allowed: >= {2 * cfg.ramp_s + ONSET_WINDOW_S} s")  # fmt: skip
     reach = max(math.hypot(load_preset(r).dims_m[0], load_preset(r).dims_m[1]) - 2 * WALL_MARGIN_M for r in cfg.rooms)
     require(
         max_distance_m <= reach,
         f"{key}: a distance of {max_distance_m:g} m does not fit rooms {list(cfg.rooms)}; allowed: at most {reach:.1f} m (add a larger room, e.g. hall)",
     )
-    top_h = S.max_of(S.dist(f"{key}.listener_height_m", cfg.listener_height_m))
+    top_h = cfg.listener_height_m.high
     low_room = min(load_preset(r).dims_m[2] for r in cfg.rooms)
     require(top_h <= low_room - WALL_MARGIN_M,
             f"{key}.listener_height_m={cfg.listener_height_m!r} does not fit under the {low_room} m ceiling; allowed: below {low_room - WALL_MARGIN_M:g} m")  # fmt: skip
     sr = cfg.sample_rate or audio.sample_rate
     require(sr >= 16000, f"{key}.sample_rate={sr} is too low for spatial cues; allowed: >= 16000")
-    loud = S.max_of(S.dist(f"{key}.level_db_spl", cfg.level_db_spl)) + 12.0  # crest headroom
+    loud = cfg.level_db_spl.high + 12.0  # crest headroom
     require(
         loud < audio.full_scale_db_spl,
         f"{key}.level_db_spl={cfg.level_db_spl!r} clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {audio.full_scale_db_spl - 12:g}",
@@ -168,12 +169,12 @@ class SpatialTask(Task):
 
     def __init__(self, cfg: SpatialConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
-        self.source_s = S.dist("source_s", cfg.source_s)
-        self.level = S.dist("level_db_spl", cfg.level_db_spl)
-        self.distance = S.dist("distance_m", cfg.distance_m)
-        self.height = S.dist("listener_height_m", cfg.listener_height_m)
-        self.gap = S.dist("gap_s", cfg.gap_s)
-        self.lead = S.dist("lead_s", cfg.lead_s)
+        self.source_s = cfg.source_s
+        self.level = cfg.level_db_spl
+        self.distance = cfg.distance_m
+        self.height = cfg.listener_height_m
+        self.gap = cfg.gap_s
+        self.lead = cfg.lead_s
         self.files = [str(p) for p in source_files(cfg.sources_dir)] if cfg.sources_dir else []
 
     def channel_layout(self, params):

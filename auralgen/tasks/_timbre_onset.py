@@ -49,17 +49,15 @@ def check_common(cfg, key: str, *, relative: bool) -> None:
     for name in names:
         S.dist(f"{key}.{name}", getattr(cfg, name), low=1e-9 if name == "tone_s" else 0.0)
     rove = S.LEVEL_ROVE_DB if relative else 0.0  # a relative task's sounds are roved apart
-    loud = S.max_of(S.dist(f"{key}.loudness_lufs", cfg.loudness_lufs)) + rove
+    loud = cfg.loudness_lufs.high + rove
     require(
         loud <= LOUDEST_LUFS,
         f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS - rove:g} LUFS",
     )
-    longest = S.max_of(S.dist(f"{key}.tone_s", cfg.tone_s))
-    worst = S.max_of(S.dist(f"{key}.lead_s", cfg.lead_s)) + longest
+    longest = cfg.tone_s.high
+    worst = cfg.lead_s.high + longest
     if relative:
-        worst = (
-            S.min_of(S.dist(f"{key}.lead_s", cfg.lead_s)) + S.max_of(S.dist(f"{key}.gap_s", cfg.gap_s)) + 2 * longest
-        )
+        worst = cfg.lead_s.low + cfg.gap_s.high + 2 * longest
     S.check_fits(key, worst, cfg.clip_s)
 
 
@@ -86,7 +84,7 @@ def check_brightness(cfg, audio: AudioConfig, key: str, lowest_hz: float, highes
             f"{key}: centroids {lowest_hz:.0f}..{highest_hz:.0f} Hz (from the centroids and levels) are out of reach at f0 "
             f"{sr / p:.1f} Hz with harmonics up to max_freq_hz={cfg.max_freq_hz}; allowed: centroids within {lo:.0f}..{hi:.0f} Hz",
         )
-    shortest = S.min_of(S.dist(f"{key}.tone_s", cfg.tone_s))
+    shortest = cfg.tone_s.low
     require(shortest >= MIN_STEADY_S, f"{key}.tone_s={cfg.tone_s!r} holds sounds shorter than {MIN_STEADY_S} s; allowed: >= {MIN_STEADY_S}")  # fmt: skip
     require(
         0 <= 2 * cfg.ramp_s <= shortest,

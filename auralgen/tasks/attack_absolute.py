@@ -16,13 +16,13 @@ Levels: the hardest default margin, 12 %, is about half the human rise-time diff
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.listeners import attack as listen
-from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import draw_at_margin, margin_check, margin_percent
 from auralgen.tasks.attack_relative import check_attack, measured_rises, render_attack_clip
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
@@ -34,13 +34,13 @@ NAMES = ("Sharp", "Medium", "Soft")
 @dataclass(frozen=True)
 class AttackAbsoluteConfig(TaskConfig):
     name: str = "attack_absolute"
-    levels: tuple = (100, 50, 25, 12)
-    bins_s: tuple = (0.01, 0.06)
-    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 500.0, "high": 2000.0})
+    levels: tuple[float, ...] = (100, 50, 25, 12)
+    bins_s: tuple[float, ...] = (0.01, 0.06)
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 500.0, "high": 2000.0})
     release_s: float = 0.03
-    tone_s: Any = (0.9, 1.1)
-    lead_s: Any = (0.1, 1.0)
-    loudness_lufs: Any = (-32.0, -24.0)
+    tone_s: Dist = Dist.of((0.9, 1.1))
+    lead_s: Dist = Dist.of((0.1, 1.0))
+    loudness_lufs: Dist = Dist.of((-32.0, -24.0))
     clip_s: float = 2.5
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
@@ -85,10 +85,10 @@ class AttackAbsolute(Task):
     def __init__(self, cfg: AttackAbsoluteConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
         self.edges = (0.0, *cfg.bins_s, math.inf)
-        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
-        self.tone = S.dist("tone_s", cfg.tone_s, low=1e-9)
-        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
-        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
+        self.freq = cfg.freq_hz
+        self.tone = cfg.tone_s
+        self.lead = cfg.lead_s
+        self.loudness = cfg.loudness_lufs
 
     def labels(self) -> list[str]:
         lo, hi = (f"{v * 1000:g} ms" for v in self.cfg.bins_s)

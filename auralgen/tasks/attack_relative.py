@@ -22,12 +22,13 @@ figure as we recall it, not re-checked against the paper). The default hardest l
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from auralgen.core.qa import QA
+from auralgen.core.random import Dist
 from auralgen.listeners import attack as listen
 from auralgen.measure.attack import rise_time_s
 from auralgen.synth import attack as A
@@ -54,14 +55,14 @@ PRE_ONSET_S = 0.01  # silence before each sound included in its rise-time window
 @dataclass(frozen=True)
 class AttackRelativeConfig(TaskConfig):
     name: str = "attack_relative"
-    levels: tuple = (0, 25, 50, 100, 200, 400)
-    rise_s: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 0.008, "high": 0.04})
-    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 500.0, "high": 2000.0})
+    levels: tuple[float, ...] = (0, 25, 50, 100, 200, 400)
+    rise_s: Dist = Dist.of({"dist": "loguniform", "low": 0.008, "high": 0.04})
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 500.0, "high": 2000.0})
     release_s: float = 0.03
-    tone_s: Any = (0.9, 1.1)
-    gap_s: Any = (0.3, 0.6)
-    lead_s: Any = (0.1, 0.5)
-    loudness_lufs: Any = (-32.0, -24.0)
+    tone_s: Dist = Dist.of((0.9, 1.1))
+    gap_s: Dist = Dist.of((0.3, 0.6))
+    lead_s: Dist = Dist.of((0.1, 0.5))
+    loudness_lufs: Dist = Dist.of((-32.0, -24.0))
     clip_s: float = 4.0
 
 
@@ -80,7 +81,7 @@ def check_attack(cfg, audio: AudioConfig, key: str, shortest_s: float, longest_s
         f"{key}: the shortest rise time {shortest_s * 1000:.2f} ms (rise_s and levels) is under 1.5 carrier periods; allowed: >= {1500.0 / S.min_of(freq):.2f} ms",
     )
     require(cfg.release_s >= 0, f"{key}.release_s={cfg.release_s} is negative; allowed: >= 0")
-    steady = S.min_of(S.dist(f"{key}.tone_s", cfg.tone_s)) - longest_s / A.RISE_SPAN - cfg.release_s
+    steady = cfg.tone_s.low - longest_s / A.RISE_SPAN - cfg.release_s
     require(
         steady >= T.MIN_STEADY_S,
         f"{key}: the longest rise time {longest_s * 1000:.1f} ms leaves {steady:.3f} s of steady sound in the shortest tone_s; allowed: >= {T.MIN_STEADY_S} s (longer tone_s or shorter rises)",
@@ -137,12 +138,12 @@ class AttackRelative(CompareTask):
 
     def __init__(self, cfg: AttackRelativeConfig, audio: AudioConfig):
         Task.__init__(self, cfg, audio)
-        self.rise = S.dist("rise_s", cfg.rise_s, low=1e-9)
-        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
-        self.tone = S.dist("tone_s", cfg.tone_s, low=1e-9)
-        self.gap = S.dist("gap_s", cfg.gap_s, low=0.0)
-        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
-        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
+        self.rise = cfg.rise_s
+        self.freq = cfg.freq_hz
+        self.tone = cfg.tone_s
+        self.gap = cfg.gap_s
+        self.lead = cfg.lead_s
+        self.loudness = cfg.loudness_lufs
 
     @classmethod
     def validate_config(cls, cfg, audio, key):

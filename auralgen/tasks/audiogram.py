@@ -49,10 +49,10 @@ MIN_LEVEL_DB_HL = -30.0
 @dataclass(frozen=True)
 class AudiogramConfig(TaskConfig):
     name: str = "audiogram"
-    levels: tuple = tuple(range(-10, 111, 10))
-    freqs_hz: tuple = (125, 177, 250, 354, 500, 707, 1000, 1414, 2000, 2828, 4000, 5657, 8000)
-    probe_freqs_hz: tuple = (20, 16000)
-    probe_levels_db_spl: tuple = (40, 60, 80)
+    levels: tuple[float, ...] = tuple(range(-10, 111, 10))
+    freqs_hz: tuple[float, ...] = (125, 177, 250, 354, 500, 707, 1000, 1414, 2000, 2828, 4000, 5657, 8000)
+    probe_freqs_hz: tuple[float, ...] = (20, 16000)
+    probe_levels_db_spl: tuple[float, ...] = (40, 60, 80)
     probe_items_per_level: int = 3
     tone_s: float = 1.0
     clip_s: float = 4.0

@@ -10,8 +10,10 @@ declared by its ``Design`` class attribute (:mod:`auralgen.tasks.design`).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar
@@ -27,6 +29,7 @@ from auralgen.core.constants import (  # noqa: F401  (SAMPLE_RATES: re-exported)
 from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import is_num, plain
 from auralgen.core.qa import QA, arrange, pick_question
+from auralgen.core.random import Dist
 from auralgen.core.registry import Registry
 from auralgen.sounds.corpus import SOURCE_KINDS, SourceConfig
 from auralgen.tasks.design import Design, Level, LevelGrid, deal  # noqa: F401  (Level, deal: re-exported)
@@ -210,13 +213,21 @@ class TaskConfig:
     """Fields every task has. Subclasses add their own (with defaults)."""
 
     name: str
-    levels: tuple = ()
+    levels: tuple[float, ...] = ()
     items_per_level: int = 10
     sample_rate: int | None = None
-    phrasings: tuple | None = None
+    phrasings: tuple[int, ...] | None = None
     # fields a task inherits but never reads -> why; a value other than the default is refused,
     # so no override is silently ignored
     unused_fields: ClassVar[dict[str, str]] = {}
+
+    def __post_init__(self) -> None:
+        """A distribution field (annotated :class:`~auralgen.core.random.Dist`) given a plain value
+        in Python, e.g. ``Config(name=..., tone_s=(0.5, 0.8))``, holds its parsed Dist."""
+        for name in dist_fields(type(self)):
+            value = getattr(self, name)
+            if not isinstance(value, Dist):
+                object.__setattr__(self, name, Dist.parse(name, value))
 
     def check(self, audio: AudioConfig, key: str) -> None:
         """Validate the config before any work; ``key`` is the config path for messages (e.g.
@@ -231,8 +242,17 @@ class TaskConfig:
         """Task-specific validation (subclasses override it)."""
 
 
+@functools.cache
+def dist_fields(cls: type) -> tuple[str, ...]:
+    """The names of the fields of config class ``cls`` annotated :class:`~auralgen.core.random.Dist`."""
+    hints = typing.get_type_hints(cls)
+    return tuple(f.name for f in fields(cls) if hints[f.name] is Dist)
+
+
 def _numbers(value) -> list:
-    """Every number inside a config value: a number, a list, or a distribution mapping."""
+    """Every number inside a config value: a number, a list, or a distribution (mapping or Dist)."""
+    if isinstance(value, Dist):
+        return _numbers(value.plain)
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return []
     if isinstance(value, (int, float)):

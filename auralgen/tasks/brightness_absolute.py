@@ -16,11 +16,12 @@ few percent (Allen & Oxenham 2014, J. Acoust. Soc. Am. 135(3), 1371-1379; see br
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.listeners import brightness as listen
 from auralgen.measure.brightness import spectral_centroid_hz
 from auralgen.synth import brightness as B
@@ -37,13 +38,13 @@ NAMES = ("Dark", "Neutral", "Bright")
 @dataclass(frozen=True)
 class BrightnessAbsoluteConfig(TaskConfig):
     name: str = "brightness_absolute"
-    levels: tuple = (60, 30, 15, 5)
-    bins_hz: tuple = (500.0, 2000.0)
-    f0_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 100.0, "high": 200.0})
+    levels: tuple[float, ...] = (60, 30, 15, 5)
+    bins_hz: tuple[float, ...] = (500.0, 2000.0)
+    f0_hz: Dist = Dist.of({"dist": "loguniform", "low": 100.0, "high": 200.0})
     max_freq_hz: float = 7000.0
-    tone_s: Any = (0.6, 1.0)
-    lead_s: Any = (0.1, 1.0)
-    loudness_lufs: Any = (-32.0, -24.0)
+    tone_s: Dist = Dist.of((0.6, 1.0))
+    lead_s: Dist = Dist.of((0.1, 1.0))
+    loudness_lufs: Dist = Dist.of((-32.0, -24.0))
     clip_s: float = 2.5
     ramp_s: float = 0.02
 
@@ -108,10 +109,10 @@ class BrightnessAbsolute(Task):
     def __init__(self, cfg: BrightnessAbsoluteConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
         self.edges = (0.0, *cfg.bins_hz, math.inf)
-        self.f0 = S.dist("f0_hz", cfg.f0_hz, low=1e-9)
-        self.tone = S.dist("tone_s", cfg.tone_s, low=1e-9)
-        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
-        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
+        self.f0 = cfg.f0_hz
+        self.tone = cfg.tone_s
+        self.lead = cfg.lead_s
+        self.loudness = cfg.loudness_lufs
 
     def labels(self) -> list[str]:
         lo, hi = (f"{v:g} Hz" for v in self.cfg.bins_hz)

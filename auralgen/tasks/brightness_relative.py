@@ -31,12 +31,13 @@ easy; 0 is the "same" level.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from auralgen.core.qa import QA
+from auralgen.core.random import Dist
 from auralgen.listeners import brightness as listen
 from auralgen.measure.brightness import spectral_centroid_hz
 from auralgen.sounds.tones import TONES
@@ -63,14 +64,14 @@ TOLERANCE_LU = 0.1  # the two sounds' measured integrated loudness may differ by
 @dataclass(frozen=True)
 class BrightnessRelativeConfig(TaskConfig):
     name: str = "brightness_relative"
-    levels: tuple = (0, 5, 10, 20, 40, 80)
-    f0_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 100.0, "high": 200.0})
-    centroid_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 500.0, "high": 1600.0})
+    levels: tuple[float, ...] = (0, 5, 10, 20, 40, 80)
+    f0_hz: Dist = Dist.of({"dist": "loguniform", "low": 100.0, "high": 200.0})
+    centroid_hz: Dist = Dist.of({"dist": "loguniform", "low": 500.0, "high": 1600.0})
     max_freq_hz: float = 6000.0
-    tone_s: Any = (0.6, 1.0)
-    gap_s: Any = (0.3, 0.6)
-    lead_s: Any = (0.1, 0.5)
-    loudness_lufs: Any = (-32.0, -24.0)
+    tone_s: Dist = Dist.of((0.6, 1.0))
+    gap_s: Dist = Dist.of((0.3, 0.6))
+    lead_s: Dist = Dist.of((0.1, 0.5))
+    loudness_lufs: Dist = Dist.of((-32.0, -24.0))
     clip_s: float = 4.0
     ramp_s: float = 0.02
 
@@ -108,12 +109,12 @@ class BrightnessRelative(CompareTask):
 
     def __init__(self, cfg: BrightnessRelativeConfig, audio: AudioConfig):
         Task.__init__(self, cfg, audio)
-        self.f0 = S.dist("f0_hz", cfg.f0_hz, low=1e-9)
-        self.centroid = S.dist("centroid_hz", cfg.centroid_hz, low=1e-9)
-        self.tone = S.dist("tone_s", cfg.tone_s, low=1e-9)
-        self.gap = S.dist("gap_s", cfg.gap_s, low=0.0)
-        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
-        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
+        self.f0 = cfg.f0_hz
+        self.centroid = cfg.centroid_hz
+        self.tone = cfg.tone_s
+        self.gap = cfg.gap_s
+        self.lead = cfg.lead_s
+        self.loudness = cfg.loudness_lufs
 
     @classmethod
     def validate_config(cls, cfg, audio, key):

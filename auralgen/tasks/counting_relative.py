@@ -23,11 +23,12 @@ below that, so the count difference is the difficulty.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.listeners import counting as listen
 from auralgen.tasks import _events as E
 from auralgen.tasks import _sounds as S
@@ -50,18 +51,18 @@ MIN_GAP_S = 0.06  # shortest silence between two events of a sequence
 @dataclass(frozen=True)
 class CountingRelativeConfig(TaskConfig):
     name: str = "counting_relative"
-    levels: tuple = (0, 1, 2, 3, 5)
+    levels: tuple[float, ...] = (0, 1, 2, 3, 5)
     min_count: int = 2  # a sequence spans span_s whatever its count: one event cannot
     max_count: int = 10
-    stimuli: tuple = ("pure", "harmonic", "noise")
-    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 300.0, "high": 1200.0})
+    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 300.0, "high": 1200.0})
     n_harmonics: int = 5
-    total_s: Any = (0.4, 0.6)
+    total_s: Dist = Dist.of((0.4, 0.6))
     jitter: float = 0.2
-    span_s: Any = (1.4, 1.8)  # first onset to last offset of a sequence, roved independently of its count
-    level_db_spl: Any = (60.0, 68.0)
+    span_s: Dist = Dist.of((1.4, 1.8))  # first onset to last offset of a sequence, roved independently of its count
+    level_db_spl: Dist = Dist.of((60.0, 68.0))
     sep_s: float = 2.4
-    lead_s: Any = (0.1, 0.3)
+    lead_s: Dist = Dist.of((0.1, 0.3))
     clip_s: float = 7.0
     ramp_s: float = 0.005
 
@@ -99,11 +100,11 @@ class CountingRelative(CompareTask):
 
     def __init__(self, cfg: CountingRelativeConfig, audio: AudioConfig):
         Task.__init__(self, cfg, audio)
-        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
-        self.total = S.dist("total_s", cfg.total_s, low=1e-9)
-        self.span = S.dist("span_s", cfg.span_s, low=1e-9)
-        self.level = S.dist("level_db_spl", cfg.level_db_spl)
-        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
+        self.freq = cfg.freq_hz
+        self.total = cfg.total_s
+        self.span = cfg.span_s
+        self.level = cfg.level_db_spl
+        self.lead = cfg.lead_s
 
     @classmethod
     def validate_config(cls, cfg: CountingRelativeConfig, audio: AudioConfig, key: str) -> None:
@@ -115,7 +116,7 @@ class CountingRelative(CompareTask):
         spans = S.dist(f"{key}.span_s", cfg.span_s, low=1e-9)
         E.check_counts(key, cfg, largest_gap_s=0.0)
         require(cfg.min_count >= 2, f"{key}.min_count={cfg.min_count}; allowed: >= 2 (a sequence spans span_s whatever its count)")  # fmt: skip
-        most = S.max_of(S.dist(f"{key}.total_s", cfg.total_s)) + cfg.max_count * cfg.ramp_s
+        most = cfg.total_s.high + cfg.max_count * cfg.ramp_s
         tightest = (S.min_of(spans) - most) / (cfg.max_count - 1)
         require(
             tightest >= MIN_GAP_S,

@@ -28,6 +28,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.listeners import distance as listen
 from auralgen.rooms.scene import critical_distance_m
 from auralgen.tasks import _sounds as S
@@ -48,11 +49,11 @@ class DistanceAbsoluteConfig(SpatialConfig):
         "max_m": "every distance sits at its level's margin from an inner bin edge; the farthest is bins_m[-1] * (1 + margin)",
     }
     name: str = "distance_absolute"
-    levels: tuple = (100, 50, 25)
-    rooms: tuple = ("hall",)
-    sources: tuple = ("noise",)
-    source_s: tuple = (1.0, 1.2)  # the DRR is read from the steady part and the decay after the offset
-    bins_m: tuple = (1.0, 4.5)
+    levels: tuple[float, ...] = (100, 50, 25)
+    rooms: tuple[str, ...] = ("hall",)
+    sources: tuple[str, ...] = ("noise",)
+    source_s: Dist = Dist.of((1.0, 1.2))  # the DRR is read from the steady part and the decay after the offset
+    bins_m: tuple[float, ...] = (1.0, 4.5)
     min_m: float = 0.7
     max_m: float = 14.0
 

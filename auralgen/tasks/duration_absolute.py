@@ -12,11 +12,12 @@ onset are drawn independently of the answer.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CREST, draw_at_margin, margin_check, margin_percent
@@ -31,14 +32,14 @@ class DurationAbsoluteConfig(TaskConfig):
         "min_s": "every duration sits at its level's margin from an inner bin edge; the shortest is bins_s[0] / (1 + margin)",
     }
     name: str = "duration_absolute"
-    levels: tuple = (40, 20, 10, 5)
-    bins_s: tuple = (0.5, 1.0, 2.0)
+    levels: tuple[float, ...] = (40, 20, 10, 5)
+    bins_s: tuple[float, ...] = (0.5, 1.0, 2.0)
     min_s: float = 0.2
     max_s: float = 3.2
-    stimuli: tuple = ("pure", "harmonic", "noise")
-    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 250.0, "high": 1000.0})
+    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 250.0, "high": 1000.0})
     n_harmonics: int = 5
-    level_db_spl: Any = (60.0, 70.0)
+    level_db_spl: Dist = Dist.of((60.0, 70.0))
     clip_s: float = 4.0
     ramp_s: float = 0.02
 
@@ -77,7 +78,7 @@ class DurationAbsoluteConfig(TaskConfig):
             top < sr / 2,
             f"{key}.freq_hz={self.freq_hz!r} reaches {top:.0f} Hz at or above Nyquist ({sr / 2:.0f} Hz); allowed: below Nyquist",
         )
-        loud = S.max_of(S.dist(f"{key}.level_db_spl", self.level_db_spl))
+        loud = self.level_db_spl.high
         max_ok = audio.full_scale_db_spl - 20 * math.log10(max(CREST[s] for s in self.stimuli))
         require(
             loud <= max_ok,
@@ -119,8 +120,8 @@ class DurationAbsolute(Task):
     def __init__(self, cfg: DurationAbsoluteConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
         self.edges = (0.0, *cfg.bins_s, cfg.max_s)  # outer ends: the range (max_s bounds the onset draw)
-        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
-        self.level = S.dist("level_db_spl", cfg.level_db_spl)
+        self.freq = cfg.freq_hz
+        self.level = cfg.level_db_spl
 
     @property
     def n_choices(self) -> int:  # type: ignore[override]

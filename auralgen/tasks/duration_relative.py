@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from auralgen.core.random import Dist
 from auralgen.listeners import tones as listen
-from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CompareConfig, CompareTask, check_config
 from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register
 
@@ -21,10 +21,10 @@ TOLERANCE_S = 0.015  # per sound, measured by energy envelope (ramps shorten it 
 @dataclass(frozen=True)
 class DurationRelativeConfig(CompareConfig):
     name: str = "duration_relative"
-    levels: tuple = (0, 20, 50, 100, 150, 200)
-    tone_s: object = (0.3, 0.7)
-    gap_s: object = (0.3, 0.5)
-    lead_s: object = (0.1, 0.4)
+    levels: tuple[float, ...] = (0, 20, 50, 100, 150, 200)
+    tone_s: Dist = Dist.of((0.3, 0.7))
+    gap_s: Dist = Dist.of((0.3, 0.5))
+    lead_s: Dist = Dist.of((0.1, 0.4))
 
 
 @check_config
@@ -69,7 +69,7 @@ class DurationRelative(CompareTask):
     @classmethod
     def longest_pair_s(cls, cfg) -> float:
         r = math.sqrt(1 + max(cfg.levels) / 100.0)
-        return S.max_of(S.dist("tone_s", cfg.tone_s)) * (r + 1.0 / r)
+        return cfg.tone_s.high * (r + 1.0 / r)
 
     def make_pair(self, rng, base, direction, percent):
         centre = float(self.tone.sample(rng))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import CompareConfig, CompareTask, check_config, within
@@ -22,8 +23,8 @@ TOLERANCE_DB = 0.3
 @dataclass(frozen=True)
 class LoudnessRelativeConfig(CompareConfig):
     name: str = "loudness_relative"
-    levels: tuple = (0, 4, 8, 12, 24, 48)
-    level_db_spl: object = (50.0, 75.0)
+    levels: tuple[float, ...] = (0, 4, 8, 12, 24, 48)
+    level_db_spl: Dist = Dist.of((50.0, 75.0))
 
 
 @check_config

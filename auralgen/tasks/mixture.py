@@ -33,6 +33,7 @@ noise burst, sweep), whose extent is audible; its overlapping pair is adjacent i
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,15 +94,15 @@ TEMPLATES = {
 @dataclass(frozen=True)
 class MixtureConfig(TaskConfig):
     name: str = "mixture"
-    sub_questions: tuple = SUB_QUESTIONS
-    levels: tuple = (1, 2, 4, 8, 16)  # louder: LU, loudest minus the next
-    onset_levels_s: tuple = (0.02, 0.05, 0.1, 0.2, 0.4)  # first: s, first onset to the next
-    count_levels_lu: tuple = (0, 6, 12)  # count: LU, quietest sound below the loudest
-    overlap_levels_s: tuple = (0.05, 0.1, 0.2, 0.4)  # overlap: s, overlap of the pair
-    n_sounds: tuple = (2, 3, 4)  # count: the three possible answers
-    kinds: tuple = KINDS
+    sub_questions: tuple[str, ...] = SUB_QUESTIONS
+    levels: tuple[float, ...] = (1, 2, 4, 8, 16)  # louder: LU, loudest minus the next
+    onset_levels_s: tuple[float, ...] = (0.02, 0.05, 0.1, 0.2, 0.4)  # first: s, first onset to the next
+    count_levels_lu: tuple[float, ...] = (0, 6, 12)  # count: LU, quietest sound below the loudest
+    overlap_levels_s: tuple[float, ...] = (0.05, 0.1, 0.2, 0.4)  # overlap: s, overlap of the pair
+    n_sounds: tuple[int, ...] = (2, 3, 4)  # count: the three possible answers
+    kinds: tuple[str, ...] = KINDS
     onset_spread_s: float = 0.5  # first: the third sound starts up to this long after the second
-    mixing: Any = field(default_factory=lambda: dict(DEFAULT_MIXING))
+    mixing: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_MIXING))
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         validate_config(self, audio, key)

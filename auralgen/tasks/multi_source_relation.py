@@ -36,6 +36,7 @@ import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.qa import QA, arrange
+from auralgen.core.random import Dist
 from auralgen.listeners import multisource
 from auralgen.sounds.corpus import NAMEABLE, load_corpus, sound_name
 from auralgen.synth.palette import (
@@ -95,16 +96,16 @@ class MultiSourceRelationConfig(SpatialConfig):
         "phrasings": "each relation has one question",
     }
     name: str = "multi_source_relation"
-    levels: tuple = (60, 40, 20)
-    distance_levels_m: tuple = (2.0, 1.0, 0.5)
-    elevation_levels_deg: tuple = (40, 30, 20)
-    left_of_levels_deg: tuple = (60, 30, 15)
-    relations: tuple = RELATIONS
-    source_s: object = (1.0, 1.5)
+    levels: tuple[float, ...] = (60, 40, 20)
+    distance_levels_m: tuple[float, ...] = (2.0, 1.0, 0.5)
+    elevation_levels_deg: tuple[float, ...] = (40, 30, 20)
+    left_of_levels_deg: tuple[float, ...] = (60, 30, 15)
+    relations: tuple[str, ...] = RELATIONS
+    source_s: Dist = Dist.of((1.0, 1.5))
     clip_s: float = 3.0
     ramp_s: float = SPATIAL_RAMP_S
-    rooms: tuple = ("living_room", "classroom")
-    listener_height_m: object = (1.2, 1.4)
+    rooms: tuple[str, ...] = ("living_room", "classroom")
+    listener_height_m: Dist = Dist.of((1.2, 1.4))
 
     def cue_needs(self):
         cues = {"left": "lateral", "left_of": "lateral", "higher": "vertical"}

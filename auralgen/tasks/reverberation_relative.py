@@ -55,8 +55,8 @@ REVERB_AUDIO_FEATURES = (
 @dataclass(frozen=True)
 class ReverberationRelativeConfig(R.ReverbConfig):
     name: str = "reverberation_relative"
-    levels: tuple = (0, 5, 10, 20, 40)
-    rt60_s: tuple = (0.35, 0.9)  # the pair's geometric centre, log-uniform (clip T20, s)
+    levels: tuple[float, ...] = (0, 5, 10, 20, 40)
+    rt60_s: tuple[float, float] = (0.35, 0.9)  # the pair's geometric centre, log-uniform (clip T20, s)
     clip_s: float = 3.6
 
     def check_task(self, audio, key):

@@ -23,12 +23,12 @@ level within :data:`TOLERANCE_PERCENT` + 1 % of the level; both windows' loudnes
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from auralgen.core.random import Choice
+from auralgen.core.random import Choice, Dist
 from auralgen.listeners import texture as listen
 from auralgen.synth import textures as X
 from auralgen.synth.levels import loudness_lufs
@@ -47,21 +47,21 @@ LOUDEST_LUFS = -30.0  # grains are peaky (sparse crackle: peaks ~25 dB above the
 class GrainConfig(TaskConfig):
     """The grain and loudness fields both texture tasks have."""
 
-    grain_kinds: tuple = X.GRAIN_KINDS
-    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 500.0, "high": 3000.0})
-    grain_s: Any = (0.002, 0.005)
+    grain_kinds: tuple[str, ...] = X.GRAIN_KINDS
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 500.0, "high": 3000.0})
+    grain_s: Dist = Dist.of((0.002, 0.005))
     jitter: float = 0.25
-    loudness_lufs: Any = (-40.0, -34.0)
+    loudness_lufs: Dist = Dist.of((-40.0, -34.0))
 
 
 @dataclass(frozen=True)
 class TextureRelativeConfig(GrainConfig):
     name: str = "texture_relative"
-    levels: tuple = (0, 8, 15, 30, 60)
-    base_density_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 6.0, "high": 20.0})
+    levels: tuple[float, ...] = (0, 8, 15, 30, 60)
+    base_density_hz: Dist = Dist.of({"dist": "loguniform", "low": 6.0, "high": 20.0})
     window_s: float = 1.6
     sep_s: float = 0.5
-    lead_s: Any = (0.1, 0.3)
+    lead_s: Dist = Dist.of((0.1, 0.3))
     clip_s: float = 4.0
 
 
@@ -86,7 +86,7 @@ def check_grains(cfg, audio: AudioConfig, key: str, *, densest_hz: float, sparse
     need = (X.MIN_GRAINS + 1) / sparsest_hz
     name, shortest = window or ("window_s", cfg.window_s)
     require(shortest >= need, f"{key}.{name}={getattr(cfg, name)!r} holds fewer than {X.MIN_GRAINS} grains at {sparsest_hz:.2f} /s; allowed: {name} >= {need:.3f}")  # fmt: skip
-    loud = S.max_of(S.dist(f"{key}.loudness_lufs", cfg.loudness_lufs))
+    loud = cfg.loudness_lufs.high
     require(loud <= LOUDEST_LUFS, f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS} LUFS")  # fmt: skip
 
 
@@ -151,11 +151,11 @@ class TextureRelative(CompareTask):
 
     def __init__(self, cfg: TextureRelativeConfig, audio: AudioConfig):
         Task.__init__(self, cfg, audio)
-        self.base = S.dist("base_density_hz", cfg.base_density_hz, low=1e-9)
-        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
-        self.grain = S.dist("grain_s", cfg.grain_s, low=1e-9)
-        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
-        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
+        self.base = cfg.base_density_hz
+        self.freq = cfg.freq_hz
+        self.grain = cfg.grain_s
+        self.loudness = cfg.loudness_lufs
+        self.lead = cfg.lead_s
 
     @classmethod
     def validate_config(cls, cfg: TextureRelativeConfig, audio: AudioConfig, key: str) -> None:

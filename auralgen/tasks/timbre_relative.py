@@ -30,12 +30,12 @@ Label: the timbre distance measured from the audio (the mel cepstra of the two n
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from auralgen.core.random import Choice
+from auralgen.core.random import Choice, Dist
 from auralgen.listeners import timbre as listen
 from auralgen.synth import instruments as I
 from auralgen.synth.levels import loudness_lufs
@@ -59,14 +59,14 @@ LOUDEST_LUFS = -30.0
 @dataclass(frozen=True)
 class TimbreRelativeConfig(TaskConfig):
     name: str = "timbre_relative"
-    levels: tuple = (0, 1, 2, 4, 8)
-    excitations: tuple = I.EXCITATIONS
-    f0_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 110.0, "high": 180.0})
+    levels: tuple[float, ...] = (0, 1, 2, 4, 8)
+    excitations: tuple[str, ...] = I.EXCITATIONS
+    f0_hz: Dist = Dist.of({"dist": "loguniform", "low": 110.0, "high": 180.0})
     spread_db: float = 2.0  # how far an instrument lies from its family template (per coefficient, SD)
     note_s: float = 0.6
-    gap_s: Any = (0.3, 0.5)
-    lead_s: Any = (0.1, 0.3)
-    loudness_lufs: Any = (-38.0, -32.5)  # then roved by +-2.5 dB per note
+    gap_s: Dist = Dist.of((0.3, 0.5))
+    lead_s: Dist = Dist.of((0.1, 0.3))
+    loudness_lufs: Dist = Dist.of((-38.0, -32.5))  # then roved by +-2.5 dB per note
     clip_s: float = 2.2
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
@@ -101,7 +101,7 @@ def check_notes(cfg, audio: AudioConfig, key: str, rove_db: float = 0.0) -> None
         0.4 <= cfg.note_s <= 4.0,
         f"{key}.note_s={cfg.note_s} is out of range; allowed: 0.4 <= note_s <= 4 (BS.1770 needs 0.4 s)",
     )
-    loud = S.max_of(S.dist(f"{key}.loudness_lufs", cfg.loudness_lufs)) + rove_db
+    loud = cfg.loudness_lufs.high + rove_db
     require(
         loud <= LOUDEST_LUFS,
         f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS - rove_db:g} LUFS",
@@ -166,10 +166,10 @@ class TimbreRelative(Task):
 
     def __init__(self, cfg: TimbreRelativeConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
-        self.f0 = S.dist("f0_hz", cfg.f0_hz, low=1e-9)
-        self.gap = S.dist("gap_s", cfg.gap_s, low=0.0)
-        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
-        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
+        self.f0 = cfg.f0_hz
+        self.gap = cfg.gap_s
+        self.lead = cfg.lead_s
+        self.loudness = cfg.loudness_lufs
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)

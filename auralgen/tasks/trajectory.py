@@ -45,7 +45,7 @@ import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.errors import ParameterError, Redraw
-from auralgen.core.random import Choice
+from auralgen.core.random import Choice, Dist
 from auralgen.listeners import temporal as listen
 from auralgen.measure.geometry import direction_of
 from auralgen.rooms.images import FDL2
@@ -79,11 +79,11 @@ PLACEMENT_MARGIN_M = 0.05
 class TrajectoryConfig(SpatialConfig):
     unused_fields: ClassVar[dict[str, str]] = {"gap_s": "one moving sound per clip"}
     name: str = "trajectory"
-    levels: tuple = (2.0, 1.4, 1.0, 0.6, 0.3)
-    rooms: tuple = ("living_room", "classroom", "hall")
-    sources: tuple = ("noise", "clicks")
-    source_s: Any = 1.5
-    distance_m: Any = (1.0, 1.5)
+    levels: tuple[float, ...] = (2.0, 1.4, 1.0, 0.6, 0.3)
+    rooms: tuple[str, ...] = ("living_room", "classroom", "hall")
+    sources: tuple[str, ...] = ("noise", "clicks")
+    source_s: Dist = Dist.of(1.5)
+    distance_m: Dist = Dist.of((1.0, 1.5))
     lateral_jitter_deg: float = 20.0
     early_order: int = 1
     clip_s: float = 2.5
@@ -101,11 +101,11 @@ class TrajectoryConfig(SpatialConfig):
             self.mode == "hybrid",
             f"{key}.mode={self.mode!r} is unsupported here; allowed: hybrid (moving early part + static tail)",
         )
-        check_spatial(self, audio, key, max_distance_m=S.max_of(S.dist("distance_m", self.distance_m)))
+        check_spatial(self, audio, key, max_distance_m=self.distance_m.high)
         reach = _reach_m(
-            S.max_of(S.dist("distance_m", self.distance_m)),
+            self.distance_m.high,
             max(self.levels),
-            S.max_of(S.dist("source_s", self.source_s)),
+            self.source_s.high,
         )
         fit = [r for r in self.rooms if _disc_fits(load_preset(r), reach)]
         require(bool(fit), f"{key}: paths reaching {reach:.2f} m (distance + speed * source_s) fit none of rooms {list(self.rooms)}; allowed: slower levels, shorter source_s or a larger room (hall)")  # fmt: skip

@@ -40,7 +40,7 @@ flag rule below detects with 80 % power: ``MARGIN`` plus what a one-sided binomi
   only never-right options);
 
 each only when the test says so: a one-sided binomial test of "the control's accuracy is at most
-its chance + ``MARGIN``" (the issue's rule, "more than 2 pp above chance", as the null hypothesis),
+its chance + ``MARGIN``" (the rule "more than 2 pp above chance" as the null hypothesis),
 Holm-corrected over the task's five controls at family level ``ALPHA``. Testing against chance
 itself, uncorrected, flagged about one in 40 clean control tests: 2 of 116 on the validity suite
 (pitch_relative metadata 38.8 %, texture_relative text prior 39.2 %; at 1,000 items both sit at
@@ -108,8 +108,12 @@ def metadata(item: Decoded) -> dict[str, float]:
     """Everything about an item but its audio content: clip count, rate, channels, and per clip
     ``dur_s``, ``bytes`` (FLAC), ``rms_db``, ``peak_db`` and the clip's rank by each of them."""
     clips = item.clips or []
-    out = {"n_clips": float(len(clips)), "sample_rate": float(item.sample_rate), "bytes": float(item.flac_bytes),
-           "channels": float(clips[0].shape[0]) if clips else 0.0}  # fmt: skip
+    out = {
+        "n_clips": float(len(clips)),
+        "sample_rate": float(item.sample_rate),
+        "bytes": float(item.flac_bytes),
+        "channels": float(clips[0].shape[0]) if clips else 0.0,
+    }
     per = defaultdict(list)
     for i, x in enumerate(clips):
         y = np.asarray(x, np.float64)
@@ -159,8 +163,16 @@ def samples(path) -> list[Sample]:
     out = []
     for item in iter_decoded(path):
         row = item.row
-        out.append(Sample(row["task"], row["question"] or "", tuple(row["options"]), int(row["answer_index"]),
-                          metadata(item), nuisance_features(item.clips, item.sample_rate)))  # fmt: skip
+        out.append(
+            Sample(
+                row["task"],
+                row["question"] or "",
+                tuple(row["options"]),
+                int(row["answer_index"]),
+                metadata(item),
+                nuisance_features(item.clips, item.sample_rate),
+            )
+        )
     return out
 
 
@@ -221,8 +233,9 @@ class OptionText:
         x, groups, answers = self._design(train)
         w0 = np.zeros(len(vocab))
         if len(vocab) and train:
-            res = optimize.minimize(_logit_loss, w0, args=(x, groups, answers), jac=True, method="L-BFGS-B",
-                                    options={"maxiter": 200})  # fmt: skip
+            res = optimize.minimize(
+                _logit_loss, w0, args=(x, groups, answers), jac=True, method="L-BFGS-B", options={"maxiter": 200}
+            )
             w0 = res.x
         self.w = w0
         return self
@@ -286,8 +299,9 @@ class Metadata:
         d = _sq_distances(self.x, self.x)
         np.fill_diagonal(d, np.inf)
         order = np.argsort(d, axis=1, kind="stable")
-        best = max(K_CHOICES, key=lambda k: (sum(self._vote(s, order[i, :k]) == s.answer
-                                                 for i, s in enumerate(train)), -k))  # fmt: skip
+        best = max(
+            K_CHOICES, key=lambda k: (sum(self._vote(s, order[i, :k]) == s.answer for i, s in enumerate(train)), -k)
+        )
         self.k = min(best, max(len(train) - 1, 1))
         return self
 
@@ -323,8 +337,13 @@ class Nuisance(Metadata):
         return nuisance.usable(task, name)
 
 
-MODELS = {"text_prior": TextPrior, "option_text": OptionText, "metadata": Metadata, "position_prior": PositionPrior,
-          "nuisance": Nuisance}  # fmt: skip
+MODELS = {
+    "text_prior": TextPrior,
+    "option_text": OptionText,
+    "metadata": Metadata,
+    "position_prior": PositionPrior,
+    "nuisance": Nuisance,
+}
 
 
 # --- statistics ----------------------------------------------------------------------------------
@@ -391,28 +410,48 @@ class ControlsReport:
         return self.verdict == "clean"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"train": self.train, "test": self.test, "verdict": self.verdict, "ok": self.ok,
-                "tasks": self.tasks, "flags": self.flags, "notes": self.notes}  # fmt: skip
+        return {
+            "train": self.train,
+            "test": self.test,
+            "verdict": self.verdict,
+            "ok": self.ok,
+            "tasks": self.tasks,
+            "flags": self.flags,
+            "notes": self.notes,
+        }
 
     def table(self) -> str:
         """The per-task table: controls' accuracy against the chance levels, n and MDE."""
-        short = {"text_prior": "text", "option_text": "words", "metadata": "meta", "position_prior": "pos",
-                 "nuisance": "audio"}  # fmt: skip
-        head = (f"{'task':<22} {'n':>5} {'1/opt':>6} {'bal':>6} {'honest':>6} {'MDE':>6} "
-                + " ".join(f"{short[c]:>14}" for c in CONTROLS) + "  status")  # fmt: skip
+        short = {
+            "text_prior": "text",
+            "option_text": "words",
+            "metadata": "meta",
+            "position_prior": "pos",
+            "nuisance": "audio",
+        }
+        head = (
+            f"{'task':<22} {'n':>5} {'1/opt':>6} {'bal':>6} {'honest':>6} {'MDE':>6} "
+            + " ".join(f"{short[c]:>14}" for c in CONTROLS)
+            + "  status"
+        )
         out = [f"learned controls: trained on {self.train}, tested on {self.test} -> {self.verdict.upper()}", head]
         for t in self.tasks:
             cells = []
             for c in CONTROLS:
                 r = t["controls"][c]
                 cells.append(f"{r['accuracy']:>5.1%} [{r['ci'][0]:.0%},{r['ci'][1]:.0%}]".rjust(14))
-            out.append(f"{t['task']:<22} {t['n']:>5} {t['stated_chance']:>6.1%} {t['balanced_chance']:>6.1%} "
-                       f"{t['honest_chance']:>6.1%} {t['mde']:>6.1%} " + " ".join(cells) + f"  {t['status']}")  # fmt: skip
+            out.append(
+                f"{t['task']:<22} {t['n']:>5} {t['stated_chance']:>6.1%} {t['balanced_chance']:>6.1%} "
+                f"{t['honest_chance']:>6.1%} {t['mde']:>6.1%} " + " ".join(cells) + f"  {t['status']}"
+            )
         out += [f"flag [{f['audit']}] {f['task']}: {f['detail']}" for f in self.flags]
         out += [f"note: {n}" for n in self.notes]
-        out.append(f"columns: text=(a) answer-text prior, words=(b) option-text model, meta=(c) metadata kNN, "
-                   f"pos=(d) position prior, audio=(e) audio-nuisance kNN (level, loudness, span, silences, segments); bal = 1/(options ever right in training); honest = best of text, "
-                   f"pos, 1/opt; MDE at alpha {ALPHA:g}, power {POWER:.0%}; flags need n >= {MIN_ITEMS}")  # fmt: skip
+        out.append(
+            f"columns: text=(a) answer-text prior, words=(b) option-text model, meta=(c) metadata kNN, "
+            f"pos=(d) position prior, audio=(e) audio-nuisance kNN (level, loudness, span, silences, segments); "
+            f"bal = 1/(options ever right in training); honest = best of text, "
+            f"pos, 1/opt; MDE at alpha {ALPHA:g}, power {POWER:.0%}; flags need n >= {MIN_ITEMS}"
+        )
         return "\n".join(out)
 
 
@@ -438,30 +477,52 @@ def audit_controls(train_dir, test_dir, *, min_items: int = MIN_ITEMS) -> Contro
     return report
 
 
-def task_controls(name: str, train: list[Sample], test: list[Sample], report: ControlsReport, *,
-                  min_items: int = MIN_ITEMS) -> dict:  # fmt: skip
+def task_controls(
+    name: str, train: list[Sample], test: list[Sample], report: ControlsReport, *, min_items: int = MIN_ITEMS
+) -> dict:
     """One task's row of the report (and its flags added to ``report``)."""
     n = len(test)
-    correct = {c: sum(m.predict(s) == s.answer for s in test) for c, m in
-               ((c, MODELS[c]().fit(train)) for c in CONTROLS)}  # fmt: skip
+    correct = {
+        c: sum(m.predict(s) == s.answer for s in test) for c, m in ((c, MODELS[c]().fit(train)) for c in CONTROLS)
+    }
     stated = float(np.mean([1 / len(s.options) for s in test]))
     ever = {s.options[s.answer] for s in train}
     balanced = float(np.mean([1 / max(1, sum(o in ever for o in s.options)) for s in test]))
     honest = max(correct["text_prior"] / n, correct["position_prior"] / n, stated)
-    row = {"task": name, "n": n, "n_train": len(train), "stated_chance": stated, "balanced_chance": balanced,
-           "honest_chance": honest, "mde": MARGIN + min_detectable_effect(n, min(honest + MARGIN, 1.0), alpha=ALPHA / len(CONTROLS)), "controls": {}}  # fmt: skip
+    row = {
+        "task": name,
+        "n": n,
+        "n_train": len(train),
+        "stated_chance": stated,
+        "balanced_chance": balanced,
+        "honest_chance": honest,
+        "mde": MARGIN + min_detectable_effect(n, min(honest + MARGIN, 1.0), alpha=ALPHA / len(CONTROLS)),
+        "controls": {},
+    }
     for c in CONTROLS:
         ref = stated if c in PRIORS else honest
         acc = correct[c] / n
-        row["controls"][c] = {"correct": correct[c], "accuracy": acc, "ci": list(wilson(correct[c], n)),
-                              "chance": ref, "excess": acc - ref, "p": p_above(correct[c], n, ref + MARGIN)}  # fmt: skip
+        row["controls"][c] = {
+            "correct": correct[c],
+            "accuracy": acc,
+            "ci": list(wilson(correct[c], n)),
+            "chance": ref,
+            "excess": acc - ref,
+            "p": p_above(correct[c], n, ref + MARGIN),
+        }
     flagged = holm({c: v["p"] for c, v in row["controls"].items()}) if n >= min_items else set()
     for c in CONTROLS:
         if c in flagged:
             v, audit = row["controls"][c], "prior" if c in PRIORS else "control"
-            report.flags.append({"audit": audit, "task": name, "detail": f"{c} {v['accuracy']:.1%} on {n} items vs "
-                                 f"{'stated' if audit == 'prior' else 'honest'} chance {v['chance']:.1%} "
-                                 f"+ {MARGIN:.0%} (Holm p={v['p']:.2g})"})  # fmt: skip
+            report.flags.append(
+                {
+                    "audit": audit,
+                    "task": name,
+                    "detail": f"{c} {v['accuracy']:.1%} on {n} items vs "
+                    f"{'stated' if audit == 'prior' else 'honest'} chance {v['chance']:.1%} "
+                    f"+ {MARGIN:.0%} (Holm p={v['p']:.2g})",
+                }
+            )
     row["status"] = "fail" if flagged else ("too few items" if n < min_items else "clean")
     return row
 

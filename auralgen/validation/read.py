@@ -72,18 +72,29 @@ def iter_decoded(path, *, batch_rows: int = 16) -> Iterator[Decoded]:
         except Exception as exc:  # noqa: BLE001 - any decoder failure is a bad row
             err = f"audio does not decode: {reason(exc, 'the clip')}"
         sizes = [len(e["bytes"] or b"") for e in audio]
-        yield Decoded(row, shard, None if err else clips, rate, sum(sizes), [e.get("path") or "" for e in audio],
-                      err, sizes)  # fmt: skip
+        yield Decoded(
+            row, shard, None if err else clips, rate, sum(sizes), [e.get("path") or "" for e in audio], err, sizes
+        )
 
 
 def run_config_of(manifest: dict, path) -> RunConfig:
     """The run config recorded in a manifest (its ``config`` record), validated again; ``out`` is ``path``."""
     c = manifest["config"]
-    mapping = {"seed": c["seed"], "split": list(c["splits"]), "sample_rate": c["audio"]["sample_rate"],
-               "full_scale_db_spl": c["audio"]["full_scale_db_spl"], "shard_size": c["shard_size"],
-               "max_resample": c["max_resample"], "validate": c["validate"], "export": c["export"],
-               "suite_name": c["suite"], "tasks": {t["name"]: t for t in c["tasks"]}, "workers": 1,
-               "progress": False, "out": str(path)}  # fmt: skip
+    mapping = {
+        "seed": c["seed"],
+        "split": list(c["splits"]),
+        "sample_rate": c["audio"]["sample_rate"],
+        "full_scale_db_spl": c["audio"]["full_scale_db_spl"],
+        "shard_size": c["shard_size"],
+        "max_resample": c["max_resample"],
+        "validate": c["validate"],
+        "export": c["export"],
+        "suite_name": c["suite"],
+        "tasks": {t["name"]: t for t in c["tasks"]},
+        "workers": 1,
+        "progress": False,
+        "out": str(path),
+    }
     if c["audio"].get("source"):  # a recorded source (its root as the run gave it)
         mapping["source"] = c["audio"]["source"]
     return validate(mapping)

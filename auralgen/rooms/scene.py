@@ -37,8 +37,16 @@ def _subset(images: ImageSources, keep: np.ndarray) -> ImageSources:
     return ImageSources(images.positions_m[keep], images.gains[keep], images.orders[keep])
 
 
-def spatial_rir(room: RoomSpec, source_m, receiver: Receiver, *, sample_rate: int, mode: str = "hybrid",
-                rng: np.random.Generator | None = None, backend: str = "fast") -> np.ndarray:  # fmt: skip
+def spatial_rir(
+    room: RoomSpec,
+    source_m,
+    receiver: Receiver,
+    *,
+    sample_rate: int,
+    mode: str = "hybrid",
+    rng: np.random.Generator | None = None,
+    backend: str = "fast",
+) -> np.ndarray:
     """Multichannel RIR ``[receiver.num_channels, n]`` float64 from ``source_m`` to ``receiver``.
 
     Parameters

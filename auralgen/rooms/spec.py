@@ -118,7 +118,8 @@ class RoomSpec:
         if self.max_order is None and self.rt60_s is None and self.materials is not None:
             if reverberation_time_s(self) > MAX_RT60_S:
                 raise ParameterError(
-                    f"materials={self.materials!r} give RT60 > {MAX_RT60_S:g} s; allowed: absorption large enough or set max_order"
+                    f"materials={self.materials!r} give RT60 > {MAX_RT60_S:g} s; "
+                    "allowed: absorption large enough or set max_order"
                 )
         return self
 
@@ -284,7 +285,8 @@ def room_from_config(mapping: Mapping) -> RoomSpec:
     for key in _TASK_KEYS:
         if key in mapping:
             raise ParameterError(
-                f"room.{key}={mapping[key]!r} is not a room key: the task's {key} decides; allowed: {list(_CONFIG_KEYS)}"
+                f"room.{key}={mapping[key]!r} is not a room key: the task's {key} decides; "
+                f"allowed: {list(_CONFIG_KEYS)}"
             )
     unknown = sorted(set(mapping) - set(_CONFIG_KEYS))
     if unknown:

@@ -47,6 +47,18 @@ LISTENER_MIN_ITEMS = (
 def audit_dataset(path, *, listen: bool = True) -> AuditReport:
     """Run every audit on the exported dataset at ``path``.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An exported dataset directory (``data/<task>/*.parquet``).
+    listen : bool
+        Also run the reference listeners (accuracy per task and level).
+
+    Returns
+    -------
+    AuditReport
+        Balance, shortcut and listener results, and the flags they raise.
+
     Raises
     ------
     ParameterError

@@ -350,7 +350,20 @@ MODELS = {
 
 
 def wilson(correct: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """The 95 % Wilson score interval of ``correct / n`` (``(0, 1)`` when ``n == 0``)."""
+    """The Wilson score interval of ``correct / n`` (``(0, 1)`` when ``n == 0``).
+
+    Parameters
+    ----------
+    correct, n : int >= 0
+        Correct answers and answers.
+    z : float > 0
+        Standard-normal quantile of the interval; the default gives 95 %.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``, accuracies in [0, 1].
+    """
     if n == 0:
         return 0.0, 1.0
     p = correct / n
@@ -359,15 +372,44 @@ def wilson(correct: int, n: int, z: float = 1.959963984540054) -> tuple[float, f
 
 
 def p_above(correct: int, n: int, chance: float) -> float:
-    """One-sided binomial p-value of ``correct`` out of ``n`` against accuracy ``chance``."""
+    """One-sided binomial p-value of ``correct`` out of ``n`` against accuracy ``chance``.
+
+    Parameters
+    ----------
+    correct, n : int >= 0
+        Correct answers and answers.
+    chance : float in [0, 1]
+        Accuracy of the null hypothesis.
+
+    Returns
+    -------
+    float
+        ``P(X >= correct)`` for ``X ~ Binomial(n, chance)``; 1 when ``n == 0`` or ``chance >= 1``.
+    """
     if n == 0 or chance >= 1.0:
         return 1.0
     return float(stats.binom.sf(correct - 1, n, chance))
 
 
 def min_detectable_effect(n: int, chance: float, *, alpha: float = ALPHA, power: float = POWER) -> float:
-    """The smallest accuracy above ``chance`` a one-sided exact binomial test at ``alpha`` detects
-    with probability ``power`` on ``n`` items (``1 - chance`` when no accuracy would)."""
+    """The smallest accuracy above ``chance`` a one-sided exact binomial test detects.
+
+    Parameters
+    ----------
+    n : int >= 0
+        Test items.
+    chance : float in [0, 1]
+        Accuracy of the null hypothesis.
+    alpha : float in (0, 1)
+        Significance level of the test.
+    power : float in (0, 1)
+        Probability of detecting the effect.
+
+    Returns
+    -------
+    float
+        Accuracy excess over ``chance`` (``1 - chance`` when no accuracy would be detected).
+    """
     if n == 0 or chance >= 1.0:
         return 1.0 - min(chance, 1.0)
     critical = int(stats.binom.isf(alpha, n, chance)) + 1  # smallest count with P(X >= count) <= alpha
@@ -456,7 +498,19 @@ class ControlsReport:
 
 
 def audit_controls(train_dir, test_dir, *, min_items: int = MIN_ITEMS) -> ControlsReport:
-    """Train the four controls on the dataset at ``train_dir`` and test them on ``test_dir``, per task.
+    """Train the audio-free controls on the dataset at ``train_dir`` and test them on ``test_dir``, per task.
+
+    Parameters
+    ----------
+    train_dir, test_dir : str or os.PathLike
+        Exported dataset directories (two seeds of one config).
+    min_items : int
+        Test items a task needs before a flag (or "clean") is called.
+
+    Returns
+    -------
+    ControlsReport
+        One row per task (accuracies, intervals, chance levels, MDE) and the flags.
 
     Raises
     ------
@@ -530,6 +584,20 @@ def task_controls(
 def holm(pvalues: dict[str, float], alpha: float = ALPHA) -> set[str]:
     """The hypotheses Holm's step-down procedure rejects at family-wise level ``alpha``.
 
+    Parameters
+    ----------
+    pvalues : dict of str to float
+        p-value per hypothesis name.
+    alpha : float in (0, 1)
+        Family-wise error rate.
+
+    Returns
+    -------
+    set of str
+        The rejected hypotheses.
+
+    Examples
+    --------
     >>> sorted(holm({"a": 0.001, "b": 0.02, "c": 0.04, "d": 0.5}))
     ['a']
     >>> sorted(holm({"a": 0.001, "b": 0.015, "c": 0.02, "d": 0.02}))

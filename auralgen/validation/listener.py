@@ -107,6 +107,11 @@ def answer(
 def listener_accuracy(dataset_dir) -> dict[tuple[str, int], dict[str, Any]]:
     """Listener accuracy per ``(task, level)`` over every item of an exported dataset.
 
+    Parameters
+    ----------
+    dataset_dir : str or os.PathLike
+        An exported dataset directory.
+
     Returns
     -------
     dict

@@ -68,7 +68,20 @@ def _db(power: float) -> float:
 
 
 def clip_features(x: np.ndarray, sample_rate: int) -> dict[str, float]:
-    """The nuisance features of one clip ``[channels, n]`` (channels averaged), see the module table."""
+    """The nuisance features of one clip (channels averaged), see the module table.
+
+    Parameters
+    ----------
+    x : np.ndarray, shape (channels, n)
+        The clip.
+    sample_rate : int
+        Sample rate (Hz).
+
+    Returns
+    -------
+    dict of str to float
+        Levels in dB (``*_dbfs``, ``lufs``), times in seconds (``*_s``), ``n_segments``.
+    """
     y = np.asarray(x, dtype=np.float64).reshape(-1, np.shape(x)[-1]).mean(axis=0)
     n, sr = y.size, int(sample_rate)
     rms, peak = _db(float(np.mean(y**2))), _db(float(np.max(np.abs(y))) ** 2)
@@ -103,6 +116,19 @@ def clip_features(x: np.ndarray, sample_rate: int) -> dict[str, float]:
 def nuisance_features(clips, sample_rate: int) -> dict[str, float]:
     """``clip{k}.<feature>`` for every clip of an item (see :func:`clip_features`).
 
+    Parameters
+    ----------
+    clips : sequence of np.ndarray, each shape (channels, n)
+        The item's clips.
+    sample_rate : int
+        Sample rate (Hz).
+
+    Returns
+    -------
+    dict of str to float
+
+    Examples
+    --------
     >>> x = np.zeros((1, 16000)); x[0, 4000:8000] = 0.1
     >>> f = nuisance_features([x], 16000)
     >>> round(f["clip0.rms_dbfs"], 2), round(f["clip0.lead_s"], 2), f["clip0.n_segments"]

@@ -42,7 +42,23 @@ class Decoded:
 
 
 def dataset_shards(path) -> list[Path]:
-    """The parquet shards of a dataset directory, or ParameterError if it is not one."""
+    """The parquet shards of a dataset directory.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An exported dataset directory.
+
+    Returns
+    -------
+    list of Path
+        ``data/<task>/*.parquet``, sorted.
+
+    Raises
+    ------
+    ParameterError
+        If ``path`` is not a directory or holds no shard.
+    """
     root = Path(path)
     if not root.is_dir():
         raise ParameterError(f"dataset={str(path)!r} is not a directory; allowed: an exported dataset directory")
@@ -56,8 +72,20 @@ def dataset_shards(path) -> list[Path]:
 
 def iter_decoded(path, *, batch_rows: int = 16) -> Iterator[Decoded]:
     """Every row of the dataset, shard by shard, ``batch_rows`` at a time (through the schema's one
-    reader, :func:`auralgen.core.schema.iter_items`), audio decoded; a row whose audio does not
-    decode carries the ``error``."""
+    reader, :func:`auralgen.core.schema.iter_items`), audio decoded.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An exported dataset directory.
+    batch_rows : int > 0
+        Rows read at a time.
+
+    Yields
+    ------
+    Decoded
+        One row with its clips ``[channels, n]``; a row whose audio does not decode carries the ``error``.
+    """
     root = Path(path)
     shards = [s.relative_to(root).as_posix() for s in dataset_shards(root)]
     for shard, _, row in iter_items(root, shards, batch_rows=batch_rows):

@@ -141,6 +141,22 @@ def cv_accuracy(values: list, y: np.ndarray, *, folds: int = CV_FOLDS, depth: in
 
     Numeric values: a depth-``depth`` threshold tree, missing values (nan) in a leaf of their
     own. Other values: the majority answer of each category.
+
+    Parameters
+    ----------
+    values : list, length n
+        One feature value per item: all floats (numeric) or any hashable values (categories).
+    y : np.ndarray of int, shape (n,)
+        Answer index per item.
+    folds : int >= 2
+        Cross-validation folds.
+    depth : int >= 0
+        Depth of the threshold tree.
+
+    Returns
+    -------
+    float
+        Accuracy in [0, 1].
     """
     n, k = len(y), int(y.max()) + 1
     numeric = all(isinstance(v, float) for v in values)
@@ -166,7 +182,23 @@ def cv_accuracy(values: list, y: np.ndarray, *, folds: int = CV_FOLDS, depth: in
 
 
 def shortcut_audit(task: str, feats: list[dict], answers: list[str]) -> dict[str, Any]:
-    """Per non-target feature: CV accuracy predicting ``answers`` vs the majority-class rate."""
+    """Per non-target feature: CV accuracy predicting ``answers`` vs the majority-class rate.
+
+    Parameters
+    ----------
+    task : str
+        Task name (its audit spec names the target features, which are not tested).
+    feats : list of dict
+        The features of each item (:func:`features`).
+    answers : list of str
+        The answer of each item.
+
+    Returns
+    -------
+    dict
+        ``{"n", "majority_rate", "excluded", "features": [{"feature", "cv_accuracy", "lift", "p", "flag"}]}``,
+        or ``{"skipped": reason}`` / ``{"error": reason}``.
+    """
     if task not in task_names():
         return {"error": f"task {task!r} is not a task of this auralgen; allowed: {', '.join(task_names())}"}
     if len(answers) < SHORTCUT_MIN_ITEMS:

@@ -272,7 +272,19 @@ def _duration(length_m: float, duration_s, speed_m_s) -> float:
 
 
 def linear(start_m, end_m, *, duration_s: float | None = None, speed_m_s: float | None = None) -> Trajectory:
-    """Straight line from ``start_m`` to ``end_m`` (room frame, m), given a duration or a speed."""
+    """Straight line from ``start_m`` to ``end_m``, given a duration or a speed.
+
+    Parameters
+    ----------
+    start_m, end_m : sequence of 3 float
+        End points in the room frame (m).
+    duration_s, speed_m_s : float > 0, exactly one of them
+        Travel time (s) or constant speed (m/s).
+
+    Returns
+    -------
+    Trajectory
+    """
     a, b = _point("start_m", start_m), _point("end_m", end_m)
     return Trajectory("linear", (a, b), _duration(math.dist(a, b), duration_s, speed_m_s))
 
@@ -293,7 +305,25 @@ def approach(
     duration_s: float | None = None,
     speed_m_s: float | None = None,
 ) -> Trajectory:
-    """Radial path toward the listener along ``(azimuth, elevation)``: from ``start`` to ``end`` distance (m)."""
+    """Radial path toward the listener along ``(azimuth, elevation)`` (``end < start``).
+
+    Parameters
+    ----------
+    listener_m : sequence of 3 float
+        Listener position in the room frame (m).
+    azimuth_deg, elevation_deg : float
+        Direction of the path from the listener (deg, listener frame).
+    start_distance_m, end_distance_m : float > 0
+        Distances from the listener at the start and the end (m).
+    yaw_deg : float
+        Listener's yaw in the room (deg).
+    duration_s, speed_m_s : float > 0, exactly one of them
+        Travel time (s) or constant speed (m/s).
+
+    Returns
+    -------
+    Trajectory
+    """
     s = _float("start_distance_m", start_distance_m, low=0.0, low_open=True)
     e = _float("end_distance_m", end_distance_m, low=0.0, low_open=True)
     if e >= s:
@@ -314,7 +344,25 @@ def recede(
     duration_s: float | None = None,
     speed_m_s: float | None = None,
 ) -> Trajectory:
-    """Radial path away from the listener: the reverse of :func:`approach` (``end > start``)."""
+    """Radial path away from the listener: the reverse of :func:`approach` (``end > start``).
+
+    Parameters
+    ----------
+    listener_m : sequence of 3 float
+        Listener position in the room frame (m).
+    azimuth_deg, elevation_deg : float
+        Direction of the path from the listener (deg, listener frame).
+    start_distance_m, end_distance_m : float > 0
+        Distances from the listener at the start and the end (m).
+    yaw_deg : float
+        Listener's yaw in the room (deg).
+    duration_s, speed_m_s : float > 0, exactly one of them
+        Travel time (s) or constant speed (m/s).
+
+    Returns
+    -------
+    Trajectory
+    """
     s = _float("start_distance_m", start_distance_m, low=0.0, low_open=True)
     e = _float("end_distance_m", end_distance_m, low=0.0, low_open=True)
     if e <= s:
@@ -342,6 +390,27 @@ def pass_by(
     long, centred on it shifted by ``offset_m`` along the direction of travel. ``ccw``: the
     source moves counter-clockwise seen from above, i.e. its azimuth increases (a pass in
     front goes right to left, a pass behind left to right).
+
+    Parameters
+    ----------
+    listener_m : sequence of 3 float
+        Listener position in the room frame (m).
+    closest_azimuth_deg : float
+        Azimuth of the point of closest approach (deg, listener frame).
+    closest_distance_m, length_m : float > 0
+        Distance at closest approach and path length (m).
+    ccw : bool
+        Direction of travel (counter-clockwise seen from above).
+    offset_m : float
+        Shift of the path's centre along the direction of travel (m).
+    yaw_deg : float
+        Listener's yaw in the room (deg).
+    duration_s, speed_m_s : float > 0, exactly one of them
+        Travel time (s) or constant speed (m/s).
+
+    Returns
+    -------
+    Trajectory
     """
     d = _float("closest_distance_m", closest_distance_m, low=0.0, low_open=True)
     half = 0.5 * _float("length_m", length_m, low=0.0, low_open=True)
@@ -365,7 +434,29 @@ def arc_around(
     speed_m_s: float | None = None,
 ) -> Trajectory:
     """Circle (part) around the listener: ``radius_m``, from ``start_azimuth_deg`` through ``sweep_deg``
-    (+ = counter-clockwise seen from above, i.e. toward the listener's left from the front)."""
+    (+ = counter-clockwise seen from above, i.e. toward the listener's left from the front).
+
+    Parameters
+    ----------
+    listener_m : sequence of 3 float
+        Listener position in the room frame (m).
+    radius_m : float > 0
+        Radius (m).
+    start_azimuth_deg : float
+        Start direction (deg, listener frame).
+    sweep_deg : float in [-3600, 3600]
+        Angle travelled (deg).
+    yaw_deg : float
+        Listener's yaw in the room (deg).
+    height_m : float, optional
+        Height of the circle (m); default the listener's.
+    duration_s, speed_m_s : float > 0, exactly one of them
+        Travel time (s) or constant speed (m/s).
+
+    Returns
+    -------
+    Trajectory
+    """
     lis = np.asarray(_point("listener_m", listener_m))
     centre = (float(lis[0]), float(lis[1]), float(lis[2] if height_m is None else height_m))
     r = _float("radius_m", radius_m, low=0.0, low_open=True)
@@ -382,7 +473,19 @@ def arc_around(
 
 
 def turn(start_m, corner_m, end_m, *, duration_s: float | None = None, speed_m_s: float | None = None) -> Trajectory:
-    """Two straight legs ``start -> corner -> end`` at constant speed."""
+    """Two straight legs ``start -> corner -> end`` at constant speed.
+
+    Parameters
+    ----------
+    start_m, corner_m, end_m : sequence of 3 float
+        Points in the room frame (m).
+    duration_s, speed_m_s : float > 0, exactly one of them
+        Travel time (s) or constant speed (m/s).
+
+    Returns
+    -------
+    Trajectory
+    """
     pts = (_point("start_m", start_m), _point("corner_m", corner_m), _point("end_m", end_m))
     length = math.dist(pts[0], pts[1]) + math.dist(pts[1], pts[2])
     return Trajectory("polyline", pts, _duration(length, duration_s, speed_m_s))

@@ -62,7 +62,17 @@ TAIL_FLOOR_DB = 70.0
 
 
 def mixing_time_s(room: RoomSpec) -> float:
-    """Default mixing time after the direct sound: ``sqrt(V)`` ms (V in m^3), at least 5 ms."""
+    """Default mixing time after the direct sound: ``sqrt(V)`` ms (V in m^3), at least 5 ms.
+
+    Parameters
+    ----------
+    room : RoomSpec
+
+    Returns
+    -------
+    float
+        Mixing time (s).
+    """
     return max(0.005, math.sqrt(room.volume_m3) * 1e-3)
 
 
@@ -267,7 +277,20 @@ def schroeder_rt60(rir, sample_rate: int, *, db_range: tuple[float, float] | Non
     """RT60 (s) from Schroeder backward integration, T30 (-5..-35 dB) extrapolated to 60 dB.
 
     Falls back to T20 (-5..-25 dB) if the decay curve does not reach -35 dB.
-    ``db_range=(hi, lo)`` overrides the fit range (dB, negative).
+
+    Parameters
+    ----------
+    rir : array_like, shape (n,)
+        Impulse response (any shape is flattened).
+    sample_rate : int
+        Sample rate (Hz).
+    db_range : tuple of float, optional
+        ``(hi, lo)``: the fit range (dB, negative), overriding T30/T20.
+
+    Returns
+    -------
+    float
+        RT60 (s).
     """
     h = np.asarray(rir, dtype=float).ravel()
     edc = np.cumsum((h**2)[::-1])[::-1]
@@ -287,7 +310,24 @@ def schroeder_rt60(rir, sample_rate: int, *, db_range: tuple[float, float] | Non
 
 
 def drr_db(rir, sample_rate: int, direct_delay_samples: float, *, window_ms: float = 2.5) -> float:
-    """Direct-to-reverberant ratio (dB): energy within ``window_ms`` of the direct sound vs the rest."""
+    """Direct-to-reverberant ratio: energy within ``window_ms`` of the direct sound vs the rest.
+
+    Parameters
+    ----------
+    rir : array_like, shape (n,)
+        Impulse response (any shape is flattened).
+    sample_rate : int
+        Sample rate (Hz).
+    direct_delay_samples : float
+        Arrival of the direct sound (samples).
+    window_ms : float
+        Half-width of the direct sound's window (ms).
+
+    Returns
+    -------
+    float
+        DRR (dB).
+    """
     h = np.asarray(rir, dtype=float).ravel()
     half = int(round(window_ms * 1e-3 * sample_rate))
     centre = int(round(direct_delay_samples))

@@ -56,8 +56,10 @@ def task_node(cls, name: str) -> dict:
     groups = [k for k, v in node.items() if isinstance(v, dict) and k in defaults]
     if not groups:
         return node
-    return {"defaults": [*({f"/{k}@{k}": "default"} for k in groups), "_self_"],
-            **{k: v for k, v in node.items() if k not in groups}}  # fmt: skip
+    return {
+        "defaults": [*({f"/{k}@{k}": "default"} for k in groups), "_self_"],
+        **{k: v for k, v in node.items() if k not in groups},
+    }
 
 
 def register_configs(*, task_group: bool = True) -> None:
@@ -158,7 +160,8 @@ def _sweep_values(o) -> list[str]:
     values = list(itertools.islice(o.sweep_string_iterator(), MAX_SWEEP_JOBS + 1))
     if len(values) > MAX_SWEEP_JOBS:
         raise ParameterError(
-            f"{o.input_line} sweeps more than {MAX_SWEEP_JOBS} values; allowed: at most {MAX_SWEEP_JOBS} jobs per multirun"
+            f"{o.input_line} sweeps more than {MAX_SWEEP_JOBS} values; "
+            f"allowed: at most {MAX_SWEEP_JOBS} jobs per multirun"
         )
     return values
 
@@ -199,7 +202,7 @@ def _structural(o, config_dir: str) -> bool:
     group = o.key_or_group
     return bool(
         o.is_add() or o.is_force_add() or o.is_delete() or group.startswith("hydra") or _is_group(config_dir, group)
-    )  # fmt: skip
+    )
 
 
 def _jobs(overrides: list[str], config_dir: str, config_name: str):
@@ -273,7 +276,9 @@ def refuse_ignored_task_overrides(overrides: list[str]) -> None:
         values = list(o.sweep_iterator()) if o.is_sweep_override() else [o.value()]
         if any(isinstance(v, (list, tuple)) for v in values):
             raise ParameterError(
-                f"{o.input_line} names several tasks, but task= selects one; allowed: task=<one name>, a multirun -m task=a,b (one dataset each), or a suite trimmed with ~tasks.<name> / grown with +task@tasks.<name>=<name>"
+                f"{o.input_line} names several tasks, but task= selects one; "
+                "allowed: task=<one name>, a multirun -m task=a,b (one dataset each), or a suite trimmed with "
+                "~tasks.<name> / grown with +task@tasks.<name>=<name>"
             )
         chosen = o if any(v is not None for v in values) else chosen
     if chosen is None:
@@ -282,7 +287,8 @@ def refuse_ignored_task_overrides(overrides: list[str]) -> None:
         key = o.key_or_group if not o.package else f"{o.key_or_group}@{o.package}"
         if key.split(".")[0] in ("tasks", "suite", "suite_name") or (o.package or "").startswith("tasks"):
             raise ParameterError(
-                f"{o.input_line} has no effect with {chosen.input_line} (only the selected task runs); allowed: task.<key>=<value> to configure it, or drop task= to run the suite"
+                f"{o.input_line} has no effect with {chosen.input_line} (only the selected task runs); "
+                "allowed: task.<key>=<value> to configure it, or drop task= to run the suite"
             )
 
 

@@ -57,8 +57,9 @@ def main(argv: list[str]) -> int:
 
     conf = str(conf_dir())
     register_configs()  # the task group (also for --cfg / --help, which are not checked)
-    check_command_line(argv, config_dir=conf, config_name="config", validate_fn=preflight,
-                       rules=refuse_ignored_task_overrides)  # fmt: skip
+    check_command_line(
+        argv, config_dir=conf, config_name="config", validate_fn=preflight, rules=refuse_ignored_task_overrides
+    )
     sys.argv = ["auralgen generate", *argv]  # Hydra parses sys.argv
     hydra.main(config_path=conf, config_name="config", version_base="1.3")(_generate)()
     return 0

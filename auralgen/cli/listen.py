@@ -55,8 +55,10 @@ def main(argv: list[str]) -> int:
     try:
         return _report(argv[1:]) if argv[:1] == ["report"] else _serve(argv)
     except ModuleNotFoundError as exc:
-        print(f"error: auralgen listen needs {exc.name}, which is absent; allowed: pip install 'auralgen[listen]'",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"error: auralgen listen needs {exc.name}, which is absent; allowed: pip install 'auralgen[listen]'",
+            file=sys.stderr,
+        )
         return 2
     except AuralgenError as exc:
         print(f"error: {exc}", file=sys.stderr)

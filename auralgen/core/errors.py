@@ -59,8 +59,9 @@ def environment_error(exc: BaseException, out: str) -> str | None:
 
     Examples
     --------
-    >>> environment_error(OSError(28, "No space left on device"), "data/x")
-    "error: environment: no space left on the device (writing under out='data/x': [Errno 28] No space left on device); allowed: free space (or a larger quota), then rerun the same command"
+    >>> print(environment_error(OSError(28, "No space left on device"), "data/x"))  # doctest: +NORMALIZE_WHITESPACE
+    error: environment: no space left on the device (writing under out='data/x': [Errno 28] No space left on
+    device); allowed: free space (or a larger quota), then rerun the same command
     """
     codes = _ENVIRONMENT_ERRNOS
     if not isinstance(exc, OSError) or exc.errno not in codes:

@@ -16,10 +16,11 @@ def jsonl_rows(text: str, where: str) -> list[Any]:
     --------
     >>> jsonl_rows('{"a": 1}\\n\\n{"a": 2}\\n', "metadata.jsonl")
     [{'a': 1}, {'a': 2}]
-    >>> jsonl_rows('{"a": 1}\\nnot json', "metadata.jsonl")
+    >>> jsonl_rows('{"a": 1}\\nnot json', "metadata.jsonl")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    auralgen.core.errors.ParameterError: metadata.jsonl line 2 is not JSON (Expecting value: line 1 column 1 (char 0)); allowed: one JSON object per line
+    auralgen.core.errors.ParameterError: metadata.jsonl line 2 is not JSON
+    (Expecting value: line 1 column 1 (char 0)); allowed: one JSON object per line
     """
     rows = []
     for n, line in enumerate(text.splitlines(), 1):

@@ -11,10 +11,11 @@ Examples
 --------
 >>> check_item_id("0123456789abcdef0123", "row 0")
 '0123456789abcdef0123'
->>> check_part("task", "../x")
+>>> check_part("task", "../x")  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-auralgen.core.errors.ParameterError: task='../x' is not a plain file name; allowed: letters, digits, '_', '-', '.', '@' (not '.' or '..' alone)
+auralgen.core.errors.ParameterError: task='../x' is not a plain file name;
+allowed: letters, digits, '_', '-', '.', '@' (not '.' or '..' alone)
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ def create_new(path: str | os.PathLike, what: str = "file"):
         return open(path, "xb")  # noqa: SIM115 - the caller closes it
     except FileExistsError:
         raise ParameterError(
-            f"{what} {str(path)!r} exists already; allowed: an out folder without it (an export never overwrites a file)"
+            f"{what} {str(path)!r} exists already; "
+            "allowed: an out folder without it (an export never overwrites a file)"
         ) from None
 
 

@@ -110,7 +110,8 @@ class LogUniform:
     def validate(self, name: str) -> None:
         if not 0 < self.low <= self.high:
             raise ParameterError(
-                f"{_key(name, [self.low, self.high])} is not a positive range; allowed: [low, high] with 0 < low <= high"
+                f"{_key(name, [self.low, self.high])} is not a positive range; "
+                "allowed: [low, high] with 0 < low <= high"
             )
 
     def sample(self, rng: np.random.Generator) -> float:

@@ -121,8 +121,15 @@ def eval_columns() -> tuple[str, ...]:
     return tuple(c.name for c in columns() if c.eval)
 
 
-PYTHON_TYPES = {"string": str, "int32": int, "int64": int, "float64": float, "bool": bool,
-                "list<string>": tuple, "list<audio>": tuple}  # fmt: skip
+PYTHON_TYPES = {
+    "string": str,
+    "int32": int,
+    "int64": int,
+    "float64": float,
+    "bool": bool,
+    "list<string>": tuple,
+    "list<audio>": tuple,
+}
 
 
 def python_type(name: str) -> type:

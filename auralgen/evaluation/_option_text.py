@@ -16,6 +16,7 @@ the first half": one phrase naming two options).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 _WORD = r"0-9a-z\u4e00-\u9fff"
@@ -53,9 +54,19 @@ def norm(text: str) -> str:
     return _NON_ALNUM.sub(" ", text.lower()).strip()
 
 
+@dataclass(frozen=True)
+class OptionNorms:
+    """The option texts of one question, normalized for matching in a reply."""
+
+    exact: dict[str, int]  # normalized text -> option index (the first option of a text)
+    by_length: tuple[tuple[str, int], ...]  # (normalized text, index), longest text first
+    cant_tell: int | None  # index of a "cannot determine" option, if one exists
+    finders: tuple[tuple[re.Pattern, int], ...]  # (whole-word pattern of a text, index), longest first
+
+
 @lru_cache(maxsize=4096)
-def option_norms(options: tuple[str, ...]):
-    """``(normalized text -> index, options longest first, index of a can't-tell option, option finders)``."""
+def option_norms(options: tuple[str, ...]) -> OptionNorms:
+    """The normalized option texts of ``options`` (cached: a question's options are parsed many times)."""
     exact: dict[str, int] = {}
     for i, opt in enumerate(options):
         n = norm(opt)
@@ -67,7 +78,7 @@ def option_norms(options: tuple[str, ...]):
         (re.compile(rf"(?<![{_WORD}])" + rf"[^{_WORD}]+".join(map(re.escape, n.split())) + rf"(?![{_WORD}])"), i)
         for n, i in by_length
     )
-    return exact, by_length, cant_tell, finders
+    return OptionNorms(exact, by_length, cant_tell, finders)
 
 
 def hypothetical(text: str, pos: int) -> bool:

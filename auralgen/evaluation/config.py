@@ -98,10 +98,28 @@ class EvalRunConfig:
 
 
 TOP_KEYS = {
-    "action", "data", "out", "model", "eval", "task", "tasks", "split", "max_items", "predictions",
-    "predictions_format", "prediction_field", "export_format", "scorer", "progress", "overwrite", "leaderboard",
-    "mode", "adaptive", "replay", "seed",
-}  # fmt: skip
+    "action",
+    "data",
+    "out",
+    "model",
+    "eval",
+    "task",
+    "tasks",
+    "split",
+    "max_items",
+    "predictions",
+    "predictions_format",
+    "prediction_field",
+    "export_format",
+    "scorer",
+    "progress",
+    "overwrite",
+    "leaderboard",
+    "mode",
+    "adaptive",
+    "replay",
+    "seed",
+}
 MODES = ("grid", "adaptive")
 
 

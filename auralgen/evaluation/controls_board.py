@@ -24,8 +24,10 @@ __all__ = ["main"]
 
 def main(argv: list[str] | None = None, *, log=print) -> int:
     """Run the controls and store them (see the module docstring); returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m auralgen.evaluation.controls_board",
-                                     description="learned audio-free controls as leaderboard rows")  # fmt: skip
+    parser = argparse.ArgumentParser(
+        prog="python -m auralgen.evaluation.controls_board",
+        description="learned audio-free controls as leaderboard rows",
+    )
     parser.add_argument("train", help="dataset the controls are trained on (e.g. data/default_seed1)")
     parser.add_argument("test", help="dataset they are tested on, the models' dataset (e.g. data/default)")
     parser.add_argument("--leaderboard", default="results/leaderboard.md", help="leaderboard markdown to update")

@@ -33,9 +33,15 @@ from .plots import plot_audiogram, plot_psychometric, plot_task_bars
 from .report import _pct, _thr, audiogram_levels, fit_from_json, frequency_tasks, safe_name, write_json
 
 __all__ = [
-    "adaptive_table", "control_rows", "rebuild_leaderboard", "render_leaderboard", "update_adaptive", "update_controls",
-    "update_human", "update_leaderboard",
-]  # fmt: skip
+    "adaptive_table",
+    "control_rows",
+    "rebuild_leaderboard",
+    "render_leaderboard",
+    "update_adaptive",
+    "update_controls",
+    "update_human",
+    "update_leaderboard",
+]
 
 CONTROL_KIND = "audio-free control"
 
@@ -75,8 +81,12 @@ def _load(path: Path) -> dict:
         return {"runs": {}, "controls": {}, "adaptive": {}, "human": {}}
     try:
         data = json.loads(store.read_text(encoding="utf-8"))
-        return {"runs": dict(data["runs"]), "controls": dict(data.get("controls", {})),
-                "adaptive": dict(data.get("adaptive", {})), "human": dict(data.get("human", {}))}  # fmt: skip
+        return {
+            "runs": dict(data["runs"]),
+            "controls": dict(data.get("controls", {})),
+            "adaptive": dict(data.get("adaptive", {})),
+            "human": dict(data.get("human", {})),
+        }
     except (ValueError, KeyError, TypeError) as exc:
         raise ParameterError(
             f"leaderboard store {str(store)!r} is unreadable ({exc}); allowed: a file written by evaluate.py "
@@ -135,9 +145,14 @@ def _adaptive_entry(results: dict) -> dict:
         "questions",
         "tokens",
     )
-    return {"model": results.get("model", {}), "replay": results.get("replay", False),
-            "tracks": {name: {k: t.get(k) for k in keep} | {"unit": t.get("domain", {}).get("unit", "")}
-                       for name, t in results["tracks"].items()}}  # fmt: skip
+    return {
+        "model": results.get("model", {}),
+        "replay": results.get("replay", False),
+        "tracks": {
+            name: {k: t.get(k) for k in keep} | {"unit": t.get("domain", {}).get("unit", "")}
+            for name, t in results["tracks"].items()
+        },
+    }
 
 
 def update_human(path: str | os.PathLike, human: dict) -> Path:
@@ -171,7 +186,8 @@ def rebuild_leaderboard(root: str | os.PathLike, path: str | os.PathLike) -> Pat
             adaptive[str(Path(n).parent.resolve())] = _adaptive_entry(res)
     if not runs and not adaptive:
         raise ParameterError(
-            f"out={str(root)!r} holds no results.json or adaptive.json of a finished run; allowed: a folder of evaluate.py runs"
+            f"out={str(root)!r} holds no results.json or adaptive.json of a finished run; "
+            "allowed: a folder of evaluate.py runs"
         )
     path = Path(path)
     controls = _load_controls(path)  # the controls are not runs: kept from the store
@@ -209,8 +225,9 @@ def render_leaderboard(path: Path, runs: dict[str, dict], controls: dict[str, di
     return path
 
 
-def _section(key: str, runs: dict[str, dict], plot_dir: Path, base: Path, controls: dict | None,
-             human: dict | None = None) -> list[str]:  # fmt: skip
+def _section(
+    key: str, runs: dict[str, dict], plot_dir: Path, base: Path, controls: dict | None, human: dict | None = None
+) -> list[str]:
     ds = next(iter(runs.values()))["dataset"]
     lines = [
         f"## Dataset `{key}`",
@@ -241,10 +258,13 @@ def _section(key: str, runs: dict[str, dict], plot_dir: Path, base: Path, contro
     lines += _human_fixed_row(human, ds, tasks)
     lines += _chance_rows(runs, tasks)
     if controls:
-        lines += ["", f"*{CONTROL_KIND}s*: never hear the audio; trained on `{controls['train']}`, tested on every item "
-                  f"of `{controls['test']}` (one answer per item, canonical option order); verdict "
-                  f"**{controls['verdict']}** (`python -m auralgen.validation controls TRAIN TEST` gives the table "
-                  "with 95 % intervals and the minimum detectable effect)."]  # fmt: skip
+        lines += [
+            "",
+            f"*{CONTROL_KIND}s*: never hear the audio; trained on `{controls['train']}`, tested on every item "
+            f"of `{controls['test']}` (one answer per item, canonical option order); verdict "
+            f"**{controls['verdict']}** (`python -m auralgen.validation controls TRAIN TEST` gives the table "
+            "with 95 % intervals and the minimum detectable effect).",
+        ]
     lines += _threshold_tables(runs)
     plots = _plots(runs, plot_dir)
     if plots:
@@ -263,8 +283,13 @@ def adaptive_table(adaptive: dict[str, dict], human: dict | None = None) -> list
     people = (human or {}).get("tracks", {})
     tracks = sorted({t for a in adaptive.values() for t in a["tracks"]} | set(people), key=_track_order)
     ratio = ["model / human threshold"] if people else []
-    lines = ["", "## Thresholds measured adaptively (`mode=adaptive`, QUEST+, 75 % correct, 95 % interval)", "",
-             "| model | " + " | ".join(tracks + ratio) + " |", "|" + "---|" * (len(tracks) + len(ratio) + 1)]  # fmt: skip
+    lines = [
+        "",
+        "## Thresholds measured adaptively (`mode=adaptive`, QUEST+, 75 % correct, 95 % interval)",
+        "",
+        "| model | " + " | ".join(tracks + ratio) + " |",
+        "|" + "---|" * (len(tracks) + len(ratio) + 1),
+    ]
     for out, a in sorted(adaptive.items()):
         label = a["model"].get("label") or Path(out).name
         cells = [_adaptive_cell(a["tracks"].get(t)) for t in tracks] + ([_ratio(a["tracks"], people)] if people else [])
@@ -298,8 +323,11 @@ def _human_fixed_row(human: dict | None, ds: dict, tasks: list[str]) -> list[str
 
 def _ratio(model: dict, people: dict) -> str:
     """``track r×`` for each track where both the model and the people have a threshold."""
-    parts = [f"{t} {m['threshold'] / people[t]['threshold']:.2g}×" for t, m in sorted(model.items())
-             if m.get("threshold") and (people.get(t) or {}).get("threshold")]  # fmt: skip
+    parts = [
+        f"{t} {m['threshold'] / people[t]['threshold']:.2g}×"
+        for t, m in sorted(model.items())
+        if m.get("threshold") and (people.get(t) or {}).get("threshold")
+    ]
     return "; ".join(parts) or "–"
 
 

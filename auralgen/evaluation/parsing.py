@@ -10,7 +10,8 @@ Precedence of :func:`extract_choice`
 ------------------------------------
 The reply is cleaned first (full-width punctuation to ASCII; a JSON ``"answer": "c"`` field, or
 else the last non-empty ``<conclusion>``/``<answer>``/``<final_answer>`` element, replaces the
-whole reply, so the reasoning around it cannot decide; other tags such as ``<think>`` become line breaks; ``'B'`` to ``B``; ``**B**`` and ``__B__`` to ``(B)``; LaTeX
+whole reply, so the reasoning around it cannot decide; other tags such as ``<think>`` become line
+breaks; ``'B'`` to ``B``; ``**B**`` and ``__B__`` to ``(B)``; LaTeX
 ``\\boxed``/``\\text``, ``$``, ``*`` and backticks removed). Then the first tier that yields
 something decides. Throughout, a letter that is only *defined* (``A (if the first is
 higher)``, ``'A' for 2``), *supposed* (in a sentence starting "If", "For example", or after an
@@ -45,7 +46,8 @@ supposed is not stated. Paraphrases of an option's text are never read (no guess
    conclusion", ... that states exactly one option text (rule 8 on that sentence alone).
 6. **option/choice mentions** -- ``option C``, ``choice C``, ``选项C``; last wins.
 7. **bracketed letters** anywhere in a short reply (at most 40 words; rules 7 and 10 are
-   skipped in longer ones, where a letter named in passing is not an answer) -- ``(B)``, ``[B]``, ``{B}``, ``<B>``, bold ``**B**``;
+   skipped in longer ones, where a letter named in passing is not an answer) -- ``(B)``, ``[B]``,
+   ``{B}``, ``<B>``, bold ``**B**``;
    last wins; a bracketed list (``(A) and (C)``) -> ``multiple``; ``not (A)`` is skipped.
 8. **option text mentions** -- exactly one option text occurs (whole words,
    case/punctuation-insensitive, longer options matched first so ``Front-left`` is not
@@ -236,9 +238,15 @@ _STRONG_KEYWORDS = r"""(?ix:
     | 选项\s*(?:是|为)
     | 应?选择?
 )"""
-_FILLER = r"""(?ix:\s*(?:[:=>\-]\s*)*(?:as\s+)?(?:(?:probably|likely|clearly|definitely|therefore)\s+)?(?:(?:option|choice|letter)\s*)?)"""
+_FILLER = (
+    r"(?ix:\s*(?:[:=>\-]\s*)*(?:as\s+)?(?:(?:probably|likely|clearly|definitely|therefore)\s+)?"
+    r"(?:(?:option|choice|letter)\s*)?)"
+)
 _WEAK_KEYWORDS = r"(?i:\b(?:option|choice|letter)\b\s*[:#]?\s*|选项\s*)"
-_POSTFIX = r"""(?ix:\s+(?:is|seems|appears|would\s+be)\s+(?:to\s+be\s+)?(?:the\s+)?(?:correct|right|best|most\s+likely|answer)\b)"""
+_POSTFIX = (
+    r"(?ix:\s+(?:is|seems|appears|would\s+be)\s+(?:to\s+be\s+)?(?:the\s+)?"
+    r"(?:correct|right|best|most\s+likely|answer)\b)"
+)
 
 _CAPABILITY_REFUSAL = re.compile(
     r"""(?ix)
@@ -247,10 +255,12 @@ _CAPABILITY_REFUSAL = re.compile(
         \s+(?:directly\s+)?(?:listen|hear|play|process|access|analy[sz]e|perceive|open|receive)\b
         (?:\s+to)?\s+(?:the\s+|any\s+|this\s+|these\s+|your\s+)?(?:audio|sound|recording|clip|file|music|it\b)
     | \b(?:do|does)\s*(?:not|n't)\s+have\s+(?:access\s+to|any)\s+(?:the\s+|any\s+)?(?:audio|sound|recording|clip|file)
-    | \bno\s+(?:audio|sound|recording|file)s?\s+(?:was|were|is|are|has\s+been)\s+(?:provided|attached|included|shared|given)
+    | \bno\s+(?:audio|sound|recording|file)s?\s+(?:was|were|is|are|has\s+been)
+        \s+(?:provided|attached|included|shared|given)
     | \b(?:i'm|i\s+am)\s+(?:sorry|afraid)\b
     | \bnot\s+capable\s+of\b|\btext[-\s]based\s+(?:ai|queries|model)
-    | \bplease\s+(?:play|provide|upload|share|send|attach)\s+(?:the\s+|an\s+|your\s+|me\s+)?(?:audio|sound|recording|clip|file)
+    | \bplease\s+(?:play|provide|upload|share|send|attach)
+        \s+(?:the\s+|an\s+|your\s+|me\s+)?(?:audio|sound|recording|clip|file)
     | 请提供(?:音频|录音)
     | 无法(?:听|收听|处理|访问)|作为(?:一个)?(?:AI|人工智能)
     """
@@ -258,7 +268,8 @@ _CAPABILITY_REFUSAL = re.compile(
 _CANNOT_DETERMINE = re.compile(
     r"""(?ix)
       \b(?:unable\s+to|can(?:not|'t|\s+not)|not\s+(?:able|possible)\s+to|impossible\s+to)
-        \s+(?:reliably\s+|accurately\s+|definitively\s+|confidently\s+)?(?:determine|tell|say|judge|know|identify|distinguish)\b
+        \s+(?:reliably\s+|accurately\s+|definitively\s+|confidently\s+)?
+        (?:determine|tell|say|judge|know|identify|distinguish)\b
     | 无法(?:确定|判断)
     """
 )
@@ -432,14 +443,14 @@ def extract_choice(reply: str | None, options: list[str]) -> ParseResult:
     if not text:
         return ParseResult(None, "unparseable", "")
     pats = _patterns(k)
-    exact, by_length, cant_tell, finders = option_norms(tuple(options))
+    norms = option_norms(tuple(options))
     stripped = text.strip(" \t\n\"'.!。")
     for rule in (
-        lambda: _whole_reply(stripped, pats, exact),  # 2. the whole reply is a choice
+        lambda: _whole_reply(stripped, pats, norms.exact),  # 2. the whole reply is a choice
         lambda: _last_line(text, pats),  # 2b. the last line is a lone letter (after a chain of thought)
-        lambda: _strong_statements(text, pats, by_length),  # 3. explicit answer statements, last one wins
+        lambda: _strong_statements(text, pats, norms.by_length),  # 3. explicit answer statements, last one wins
         lambda: _leading_letter(text, pats),  # 4. leading letter
-        lambda: _late_rules(text, pats, finders, cant_tell),  # 5.-10.
+        lambda: _late_rules(text, pats, norms.finders, norms.cant_tell),  # 5.-10.
     ):
         res = rule()
         if res is not None:

@@ -1,12 +1,11 @@
-"""The adaptive-procedure slot: how an adaptive evaluation picks the next stimulus level.
+"""The adaptive-procedure protocol: how an adaptive evaluation picks the next stimulus level.
 
-Only the protocol is defined here; no procedure is implemented yet and nothing in the
-harness calls one. Fixed-item evaluation (:func:`auralgen.evaluation.session.evaluate`) asks
-every item of an exported split and does not use it. The planned adaptive session (REDESIGN
-§2d, growth (d): a QUEST+ procedure) runs one track per task and model: it asks
-:meth:`Procedure.next_level` for a level value in the task's domain, has an item made at
-that value, asks the model, reports the outcome with :meth:`Procedure.update`, and stops
-when :meth:`Procedure.done`; :meth:`Procedure.estimate` gives the threshold.
+Fixed-item evaluation (:func:`auralgen.evaluation.session.evaluate`) asks every item of an
+exported split and does not use it. An adaptive session (``mode=adaptive``, implemented by
+:class:`~auralgen.evaluation.adaptive.QuestPlusProcedure`) runs one track per task and model: it
+asks :meth:`Procedure.next_level` for a level value in the task's domain, has an item made at
+that value, asks the model, reports the outcome with :meth:`Procedure.update`, and stops when
+:meth:`Procedure.done`; :meth:`Procedure.estimate` gives the threshold.
 """
 
 from __future__ import annotations

@@ -108,8 +108,8 @@ def reorder_options(item: Item) -> list[str]:
     """A reorder item's options in the toolkit's order: each option's clip numbers replaced by their
     rank in time (stored clip ``c`` happened ``rank[c]``-th), read as positions in the order shown.
 
-    >>> from types import SimpleNamespace as I
-    >>> it = I(options=("Audio 2, then Audio 1", "Audio 1, then Audio 2"), answer_index=0)
+    >>> from types import SimpleNamespace
+    >>> it = SimpleNamespace(options=("Audio 2, then Audio 1", "Audio 1, then Audio 2"), answer_index=0)
     >>> reorder_options(it)  # clip 2 happened first: it is "1" in time
     ['Audio 1, then Audio 2', 'Audio 2, then Audio 1']
     """

@@ -162,7 +162,17 @@ class PsychometricFit:
         return weibull(x, scale=self.scale, slope=self.slope, chance=self.chance, lapse=self.lapse)
 
 
-def _validate(x, n_correct, n_total, chance, criterion, max_lapse, n_boot, confidence):
+@dataclass(frozen=True)
+class _Levels:
+    """Validated levels of a fit: those with ``x > 0`` and trials, and how many ``x = 0`` levels were left out."""
+
+    x: np.ndarray  # float, shape (m,)
+    n_correct: np.ndarray  # float (integer-valued), shape (m,)
+    n_total: np.ndarray  # float (integer-valued), shape (m,)
+    n_excluded: int
+
+
+def _validate(x, n_correct, n_total, chance, criterion, max_lapse, n_boot, confidence) -> _Levels:
     x = np.asarray(x, dtype=float).ravel()
     k = np.asarray(n_correct, dtype=float).ravel()
     n = np.asarray(n_total, dtype=float).ravel()
@@ -187,7 +197,7 @@ def _validate(x, n_correct, n_total, chance, criterion, max_lapse, n_boot, confi
         raise ParameterError(
             f"only {np.unique(x[keep]).size} level(s) with x > 0 and trials; allowed: at least 2 to fit a curve"
         )
-    return x[keep], k[keep], n[keep], int(np.count_nonzero((x == 0) & (n > 0)))
+    return _Levels(x[keep], k[keep], n[keep], int(np.count_nonzero((x == 0) & (n > 0))))
 
 
 def fit_psychometric(
@@ -217,8 +227,7 @@ def fit_psychometric(
         Upper bound of the lapse rate; default ``(1 - chance) / 2``.
     n_boot : int >= 0
         ``0`` skips the interval (``ci_low``/``ci_high`` are ``nan``); any other value computes
-        it from the posterior grid. (The name is the one of the bootstrap this fit replaced:
-        ``eval.n_boot``.)
+        it from the posterior grid (``eval.n_boot`` sets it).
     confidence : float in (0, 1)
         Mass of the central credible interval.
 
@@ -235,8 +244,9 @@ def fit_psychometric(
     """
     if max_lapse is None:
         max_lapse = 0.5 * (1.0 - chance)
-    xs, k, n, n_excluded = _validate(x, n_correct, n_total, chance, criterion, max_lapse, n_boot, confidence)
-    return _fit(*_pool(xs, k, n), n_excluded, chance, criterion, max_lapse, n_boot, confidence)
+    levels = _validate(x, n_correct, n_total, chance, criterion, max_lapse, n_boot, confidence)
+    pooled = _pool(levels.x, levels.n_correct, levels.n_total)
+    return _fit(*pooled, levels.n_excluded, chance, criterion, max_lapse, n_boot, confidence)
 
 
 def weibull_inverse(p: float, *, scale: float, slope: float, chance: float, lapse: float) -> float:
@@ -264,8 +274,12 @@ def _fit(xs, k, n, n_excluded, chance, criterion, max_lapse, n_boot, confidence)
     values, mass, p_plateau = _threshold_posterior(result, chance, criterion)
     alpha = (1.0 - confidence) / 2.0
     loc, gumbel_scale = result.standard_parameter_estimate()
-    curve = {"scale": float(math.exp(loc)), "slope": float(1.0 / gumbel_scale),
-             "lapse": float(result.parameter_estimate["lambda"]), "chance": float(chance)}  # fmt: skip
+    curve = {
+        "scale": float(math.exp(loc)),
+        "slope": float(1.0 / gumbel_scale),
+        "lapse": float(result.parameter_estimate["lambda"]),
+        "chance": float(chance),
+    }
     estimate = weibull_inverse(criterion, **curve)  # the threshold is a point of the reported curve
     ci_low, ci_high = (_quantile(values, mass, q) for q in (alpha, 1.0 - alpha)) if n_boot else (math.nan, math.nan)
     status, bound = _status(estimate, ci_low, ci_high, p_plateau, xs.min(), xs.max())

@@ -74,17 +74,30 @@ def _adaptive(cfg: EvalRunConfig, *, log=print) -> dict:
     from .session import _model_desc
 
     try:
-        results = run_adaptive(tasks, adapter, out=out, seed=cfg.eval.seed if cfg.seed is None else cfg.seed, settings=cfg.adaptive,
-                               extend=cfg.adaptive_extend, instruction=cfg.eval.instruction,
-                               keep_audio=cfg.eval.keep_audio, replay=cfg.replay, overwrite=cfg.overwrite,
-                               model=_model_desc(cfg.model), max_error_rate=cfg.eval.max_error_rate, log=log)  # fmt: skip
+        results = run_adaptive(
+            tasks,
+            adapter,
+            out=out,
+            seed=cfg.eval.seed if cfg.seed is None else cfg.seed,
+            settings=cfg.adaptive,
+            extend=cfg.adaptive_extend,
+            instruction=cfg.eval.instruction,
+            keep_audio=cfg.eval.keep_audio,
+            replay=cfg.replay,
+            overwrite=cfg.overwrite,
+            model=_model_desc(cfg.model),
+            max_error_rate=cfg.eval.max_error_rate,
+            log=log,
+        )
     except RunFailedError:
         if board.exists():  # no row for a failed run (nor an older one of this out)
             update_adaptive(board, out, None)
         raise
     except FatalModelError as exc:  # the model stopped answering: what was asked is kept
-        raise FatalModelError(f"{exc}; the questions so far are stored in {str(out / 'trials.jsonl')!r}: "
-                              "run the same command again to continue the tracks from them") from None  # fmt: skip
+        raise FatalModelError(
+            f"{exc}; the questions so far are stored in {str(out / 'trials.jsonl')!r}: "
+            "run the same command again to continue the tracks from them"
+        ) from None
     finally:
         if adapter is not None:
             adapter.close()

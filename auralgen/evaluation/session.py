@@ -211,7 +211,10 @@ class Asking:
 
 
 def _ask_todo(asking: Asking, todo, n_todo: int, cache: ReplyCache, executor: Executor, *, log) -> dict:
-    """Ask ``todo`` (``(item, presentations)`` pairs; messages prepared by ``executor``); the adapter's protocol report."""
+    """Ask ``todo`` (``(item, presentations)`` pairs; messages prepared by ``executor``).
+
+    Returns the adapter's protocol report.
+    """
     out, s = asking.out, asking.settings
     adapter = build_adapter(asking.model, seed=s.seed, workdir=out / "audio", logdir=out)
     to_executor, to_messages = tee(todo)  # the executor runs at most its look-ahead window in front
@@ -299,8 +302,10 @@ def _settle_protocol(adapter: Adapter, cache: ReplyCache, log) -> dict:
             cache.put({**entry, "reply": None, "error": reason})
     report = adapter.protocol_report()
     if report.get("ignored_stdout_lines"):
-        log(f"warning: the model printed {report['ignored_stdout_lines']} line(s) that are no reply; "
-            f"ignored, kept in {report.get('stdout_log') or ', '.join(report.get('stdout_logs', []))}")  # fmt: skip
+        log(
+            f"warning: the model printed {report['ignored_stdout_lines']} line(s) that are no reply; "
+            f"ignored, kept in {report.get('stdout_log') or ', '.join(report.get('stdout_logs', []))}"
+        )
     return report
 
 
@@ -340,10 +345,16 @@ async def ask(adapter: Adapter, questions, n: int, cache: ReplyCache, asking: As
                 stop.append(exc)
                 return
             entry = {
-                "key": cache_key(item.id, p.rotation), "id": item.id, "rotation": p.rotation, "reply": reply,
-                "error": error, "options": p.options, "truth": p.truth, "clip_order": p.clip_order,
+                "key": cache_key(item.id, p.rotation),
+                "id": item.id,
+                "rotation": p.rotation,
+                "reply": reply,
+                "error": error,
+                "options": p.options,
+                "truth": p.truth,
+                "clip_order": p.clip_order,
                 "latency_s": round(time.perf_counter() - t0, 4),
-            }  # fmt: skip
+            }
             if reply is not None and reply.cut:
                 entry["reply_chars"] = reply.cut  # the length of the reply before it was cut
             cache.put(entry)
@@ -425,7 +436,7 @@ def build_results(
             "on_error": s.on_error,
             "max_error_rate": s.max_error_rate,
             "judge": None if s.judge is None else s.judge.get("name"),
-        },  # fmt: skip
+        },
         "error_policy": ERROR_POLICY[s.on_error],
         "replies": {"truncated": sum(r["truncated"] for r in records), "max_reply_chars": s.max_reply_chars},
         "accounting": accounting(records),

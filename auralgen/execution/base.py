@@ -14,8 +14,12 @@ from typing import Any, Protocol
 
 class Executor(Protocol):
     def map_ordered(
-        self, fn: Callable[[Any], Any], work: Iterable[Any], *, setup: Callable[[], None] | None = None,
+        self,
+        fn: Callable[[Any], Any],
+        work: Iterable[Any],
+        *,
+        setup: Callable[[], None] | None = None,
         max_ahead: int = 32,
-    ) -> Iterator[Any]: ...  # fmt: skip
+    ) -> Iterator[Any]: ...
 
     def close(self, *, cancel: bool = False) -> None: ...

@@ -3,13 +3,14 @@ with each work unit run as a Ray task on a cluster (or on a local Ray instance).
 
 Results come back to the caller in input order, so a run's bytes do not depend on where the units
 ran (a run into a bucket sends whole shards as units, and the workers put them there themselves:
-:attr:`RayExecutor.remote`). Joining ``address`` first checks, for at most ``connect_timeout_s``, that
-a Ray head answers there (:func:`check_reachable`). ``setup`` runs once per Ray worker process (a guard keyed by the call, so a
-reused process runs it again for a new call); every worker gets ``PRA_NUM_THREADS=1`` and a numba
-cache directory through the job's ``runtime_env``. Every wait is bounded (:data:`POLL_S`): once a
-unit raises, the units before it may finish within :data:`~auralgen.execution.local.GRACE_S`, then
-the unit's own exception (not Ray's wrapper) is re-raised in the caller. A worker process that dies
-is Ray's to retry (``max_retries``); only when its retries are used up is it an error here.
+:attr:`RayExecutor.remote`). Joining ``address`` first checks, for at most ``connect_timeout_s``,
+that a Ray head answers there (:func:`check_reachable`). ``setup`` runs once per Ray worker process
+(a guard keyed by the call, so a reused process runs it again for a new call); every worker gets
+``PRA_NUM_THREADS=1`` and a numba cache directory through the job's ``runtime_env``. Every wait
+is bounded (:data:`POLL_S`): once a unit raises, the units before it may finish within
+:data:`~auralgen.execution.local.GRACE_S`, then the unit's own exception (not Ray's wrapper) is
+re-raised in the caller. A worker process that dies is Ray's to retry (``max_retries``); only when
+its retries are used up is it an error here.
 :meth:`RayExecutor.close` with ``cancel=True`` cancels the tasks still running (``ray.cancel``).
 
 Ray is an optional dependency (``pip install 'auralgen[ray]'``).
@@ -99,9 +100,16 @@ class RayExecutor:
 
     remote = True
 
-    def __init__(self, address: str | None = None, *, num_cpus_per_task: float = 1, num_cpus: int | None = None,
-                 max_retries: int = MAX_RETRIES, runtime_env: dict | None = None,
-                 connect_timeout_s: float = CONNECT_TIMEOUT_S):  # fmt: skip
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        num_cpus_per_task: float = 1,
+        num_cpus: int | None = None,
+        max_retries: int = MAX_RETRIES,
+        runtime_env: dict | None = None,
+        connect_timeout_s: float = CONNECT_TIMEOUT_S,
+    ):
         if not num_cpus_per_task > 0:
             raise ParameterError(f"executor.num_cpus_per_task={num_cpus_per_task!r}; allowed: a number > 0")
         if max_retries < 0:
@@ -146,9 +154,11 @@ class RayExecutor:
         ray = self._ray
         self._connect()
         task = ray.remote(_run_unit).options(
-            num_cpus=self.num_cpus_per_task, max_retries=self.max_retries, retry_exceptions=False,
+            num_cpus=self.num_cpus_per_task,
+            max_retries=self.max_retries,
+            retry_exceptions=False,
             runtime_env=None if self._owns else self.runtime_env,
-        )  # fmt: skip
+        )
         job = ray.put((uuid.uuid4().hex, fn, setup))
         units, inflight, done, failed = iter(work), self._inflight, {}, None
         exhausted = False

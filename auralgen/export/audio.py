@@ -111,8 +111,10 @@ def pad_flac(data: bytes, n_samples: int, channels: int, bits: int) -> bytes:
     bound, n_pad = flac_size_bound(n_samples, channels, bits, block)
     slack = bound - (len(data) - first_frame)
     if slack < 0:
-        raise ExportError(f"FLAC frames of {len(data) - first_frame} bytes exceed the verbatim bound {bound}; "
-                          "allowed: a stream of fixed-size blocks (the FLAC reference encoder)")  # fmt: skip
+        raise ExportError(
+            f"FLAC frames of {len(data) - first_frame} bytes exceed the verbatim bound {bound}; "
+            "allowed: a stream of fixed-size blocks (the FLAC reference encoder)"
+        )
     head = bytearray(data[:first_frame])
     head[last] &= 0x7F  # the stream's last metadata block is no longer the last
     head[_STREAMINFO + 4 : _STREAMINFO + 10] = bytes(6)  # minimum and maximum frame size: unknown

@@ -173,20 +173,23 @@ def prepare_out(out_dir: str, fp: str, *, overwrite: bool) -> dict[str, Any]:
     if prior is None:
         first = sorted(p.name for p in out.iterdir())[0]
         raise ParameterError(
-            f"out={out_dir!r} exists and is not an auralgen dataset (it holds {first!r}); allowed: an empty or new directory"
+            f"out={out_dir!r} exists and is not an auralgen dataset (it holds {first!r}); "
+            "allowed: an empty or new directory"
         )
     if overwrite:
         own = recorded(prior)
         foreign = _foreign(out, own)
         if foreign:
             raise ParameterError(
-                f"out={out_dir!r} overwrite=true: it holds {foreign[0]!r}, which no auralgen run recorded ({len(foreign)} such entries); allowed: a directory holding only an auralgen dataset, or a new out"
+                f"out={out_dir!r} overwrite=true: it holds {foreign[0]!r}, which no auralgen run recorded "
+                f"({len(foreign)} such entries); allowed: a directory holding only an auralgen dataset, or a new out"
             )
         _remove_recorded(out, own)
         return journal
     if prior.get("fingerprint") != fp:
         raise ParameterError(
-            f"out={out_dir!r} holds a dataset made from another config; allowed: the same config (to resume), a new out directory, or overwrite=true"
+            f"out={out_dir!r} holds a dataset made from another config; "
+            "allowed: the same config (to resume), a new out directory, or overwrite=true"
         )
     keep_prior(prior, journal)
     return journal
@@ -246,13 +249,15 @@ def check_out_path(out_dir: str, paths: Iterable[str]) -> None:
     long_part = max(full.parts, key=len)
     if len(os.fsencode(long_part)) > name_max or len(os.fsencode(str(full))) >= path_max:
         raise ParameterError(
-            f"out={out_dir!r} is too long: it would hold {str(full)!r} ({len(str(full))} characters, a name of {len(long_part)}); allowed: paths under {path_max} bytes with names under {name_max + 1}"
+            f"out={out_dir!r} is too long: it would hold {str(full)!r} ({len(str(full))} characters, a name of "
+            f"{len(long_part)}); allowed: paths under {path_max} bytes with names under {name_max + 1}"
         )
     try:
         tempfile.TemporaryDirectory(prefix=".auralgen-probe-", dir=base).cleanup()
     except OSError as exc:
         raise ParameterError(
-            f"out={out_dir!r} cannot be written ({base} refuses: {exc.strerror or exc}); allowed: a writable directory path"
+            f"out={out_dir!r} cannot be written ({base} refuses: {exc.strerror or exc}); "
+            "allowed: a writable directory path"
         ) from None
 
 

@@ -48,15 +48,26 @@ def card_text(pretty_name: str) -> str:
     """The public card: what the shards hold and which columns must never reach a model."""
     kept = [c for c in columns() if c.public]
     withheld = [c for c in columns() if not c.public]
-    lines = [f"# {pretty_name} (public export)", "",
-             "The items a model may see: no answer, no recipe, no measurement, no difficulty level. Rows are in",
-             "id order. Score a model's replies against the full export (the parent directory), by `id`.", "",
-             "## Columns", "", "| column | meaning |", "|---|---|",
-             *(f"| `{c.name}` | {c.doc.split(':')[0] if c.arrow == 'list<audio>' else c.doc} |" for c in kept), "",
-             "## Columns that must never reach a model", "",
-             "These columns of the full export state or predict the answer; they are left out here and must",
-             "not be shown to a model under evaluation:", "",
-             *(f"- `{c.name}`: {c.doc.split(';')[0].split(':')[0]}" for c in withheld), ""]  # fmt: skip
+    lines = [
+        f"# {pretty_name} (public export)",
+        "",
+        "The items a model may see: no answer, no recipe, no measurement, no difficulty level. Rows are in",
+        "id order. Score a model's replies against the full export (the parent directory), by `id`.",
+        "",
+        "## Columns",
+        "",
+        "| column | meaning |",
+        "|---|---|",
+        *(f"| `{c.name}` | {c.doc.split(':')[0] if c.arrow == 'list<audio>' else c.doc} |" for c in kept),
+        "",
+        "## Columns that must never reach a model",
+        "",
+        "These columns of the full export state or predict the answer; they are left out here and must",
+        "not be shown to a model under evaluation:",
+        "",
+        *(f"- `{c.name}`: {c.doc.split(';')[0].split(':')[0]}" for c in withheld),
+        "",
+    ]
     return "\n".join(lines)
 
 

@@ -141,21 +141,24 @@ def prepare_bucket(bucket: Bucket, fp: str, *, overwrite: bool, recorded_of, rea
             break
     if not isinstance(prior, dict) or "fingerprint" not in prior:
         raise ParameterError(
-            f"out={bucket.url!r} exists and is not an auralgen dataset (it holds {keys[0]!r}); allowed: an empty or new prefix"
+            f"out={bucket.url!r} exists and is not an auralgen dataset (it holds {keys[0]!r}); "
+            "allowed: an empty or new prefix"
         )
     if overwrite:
         recorded = recorded_of(prior)
         foreign = [k for k in keys if k not in recorded]
         if foreign:
             raise ParameterError(
-                f"out={bucket.url!r} overwrite=true: it holds {foreign[0]!r}, which no auralgen run recorded ({len(foreign)} such keys); allowed: a prefix holding only an auralgen dataset, or a new out"
+                f"out={bucket.url!r} overwrite=true: it holds {foreign[0]!r}, which no auralgen run recorded "
+                f"({len(foreign)} such keys); allowed: a prefix holding only an auralgen dataset, or a new out"
             )
         for k in keys:
             bucket.remove(k)
         return journal
     if prior.get("fingerprint") != fp:
         raise ParameterError(
-            f"out={bucket.url!r} holds a dataset made from another config; allowed: the same config (to resume), a new out prefix, or overwrite=true"
+            f"out={bucket.url!r} holds a dataset made from another config; "
+            "allowed: the same config (to resume), a new out prefix, or overwrite=true"
         )
     read_journal(prior, journal)
     return journal
@@ -194,9 +197,10 @@ def bucket_lock(bucket: Bucket) -> Iterator[None]:
         except (OSError, ValueError):
             lock = {}
         if isinstance(lock, dict) and not _stale(lock, time.time()):
+            until = time.strftime("%H:%M:%S", time.gmtime(float(lock.get("expires", 0))))
             raise ParameterError(
-                f"out={bucket.url!r} is being written by another auralgen run ({lock.get('host')}, pid {lock.get('pid')}, "
-                f"lease until {time.strftime('%H:%M:%S', time.gmtime(float(lock.get('expires', 0))))} UTC); allowed: one run "
+                f"out={bucket.url!r} is being written by another auralgen run ({lock.get('host')}, "
+                f"pid {lock.get('pid')}, lease until {until} UTC); allowed: one run "
                 f"per out prefix (wait for that run to end, or, if it is dead, delete {LOCK} there)"
             )
 
@@ -207,7 +211,8 @@ def bucket_lock(bucket: Bucket) -> Iterator[None]:
     time.sleep(0.05)
     if json.loads(bucket.read_text(LOCK)).get("token") != me["token"]:
         raise ParameterError(
-            f"out={bucket.url!r} was taken by another auralgen run starting at the same time; allowed: one run per out prefix"
+            f"out={bucket.url!r} was taken by another auralgen run starting at the same time; "
+            "allowed: one run per out prefix"
         )
     stop = threading.Event()
 
@@ -277,8 +282,11 @@ def data_files(data: str | os.PathLike, task: str | None = None) -> dict[str, li
     """
     where = str(data).rstrip("/")
     try:
-        text = Bucket(where, staging=".").read_text("manifest.json") if is_url(where) else (
-            Path(where, "manifest.json").read_text(encoding="utf-8"))  # fmt: skip
+        text = (
+            Bucket(where, staging=".").read_text("manifest.json")
+            if is_url(where)
+            else (Path(where, "manifest.json").read_text(encoding="utf-8"))
+        )
         shards = json.loads(text)["shards"]
     except FileNotFoundError:
         raise ParameterError(

@@ -140,10 +140,13 @@ def create_app(study: StudyConfig, *, token: str | None = None, schedule: Schedu
     session = Session(schedule or Schedule(study), store)
     r = _Routes(study, session, store)
     routes = [
-        Route("/", r.index), Route("/static/{name}", r.static), Route("/api/state", r.state),
-        Route("/api/{action:str}", r.act, methods=["POST"]), Route("/audio/{token:str}", r.audio),
+        Route("/", r.index),
+        Route("/static/{name}", r.static),
+        Route("/api/state", r.state),
+        Route("/api/{action:str}", r.act, methods=["POST"]),
+        Route("/audio/{token:str}", r.audio),
         Route("/results", r.results),
-    ]  # fmt: skip
+    ]
     app = Starlette(routes=routes)
     app.state.session, app.state.store = session, store
     if token is not None:
@@ -210,6 +213,7 @@ def serve(study: StudyConfig, *, host: str = "127.0.0.1", port: int = 8000, log=
     link = f"http://{shown}:{port}/" + (f"?t={token}" if token else "")
     log(f"participant link: {link}")
     log(
-        f"experimenter: GET http://{shown}:{port}/results with Authorization: Bearer <{Path(study.out) / 'experimenter.key'}>"
+        f"experimenter: GET http://{shown}:{port}/results with Authorization: Bearer "
+        f"<{Path(study.out) / 'experimenter.key'}>"
     )
     uvicorn.run(app, host=host, port=port, log_level="warning")

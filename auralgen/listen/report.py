@@ -35,8 +35,10 @@ def _fixed(rows: list[dict]) -> dict:
     for r in rows:
         cell = cells[r["task"]][float(r["level_value"])]
         cell[0], cell[1] = cell[0] + int(r["correct"]), cell[1] + 1
-    return {task: {f"{lv:g}": {"correct": k, "n": n, "accuracy": k / n} for lv, (k, n) in sorted(levels.items())}
-            for task, levels in sorted(cells.items())}  # fmt: skip
+    return {
+        task: {f"{lv:g}": {"correct": k, "n": n, "accuracy": k / n} for lv, (k, n) in sorted(levels.items())}
+        for task, levels in sorted(cells.items())
+    }
 
 
 def _thresholds(study: StudyConfig, rows: list[dict], tracks: dict) -> dict:
@@ -85,8 +87,11 @@ def study_report(study: StudyConfig) -> dict:
             if not fixed and not adaptive:
                 continue
             fixed_rows += fixed
-            per[p["pid"]] = {"screening_correct": p["screening_correct"], "fixed": _fixed(fixed),
-                             "adaptive": _thresholds(study, adaptive, tracks)}  # fmt: skip
+            per[p["pid"]] = {
+                "screening_correct": p["screening_correct"],
+                "fixed": _fixed(fixed),
+                "adaptive": _thresholds(study, adaptive, tracks),
+            }
         screened_out = sum(1 for p in store.participants() if p["screening_passed"] == 0)
     finally:
         store.close()
@@ -98,8 +103,15 @@ def study_report(study: StudyConfig) -> dict:
     dataset = None
     if study.fixed is not None:
         dataset = {"manifest_sha256": dataset_fingerprint(study.fixed.data), "split": study.fixed.split}
-    return {"study": str(Path(study.out)), "seed": study.seed, "n": len(per), "screened_out": screened_out,
-            "dataset": dataset, "participants": per, "pooled": pooled}  # fmt: skip
+    return {
+        "study": str(Path(study.out)),
+        "seed": study.seed,
+        "n": len(per),
+        "screened_out": screened_out,
+        "dataset": dataset,
+        "participants": per,
+        "pooled": pooled,
+    }
 
 
 def human_entry(report: dict) -> dict:

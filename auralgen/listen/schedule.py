@@ -53,8 +53,9 @@ def adaptive_tracks(study: StudyConfig) -> dict[str, Task]:
 def new_procedure(study: StudyConfig, task: Task) -> QuestPlusProcedure:
     """A fresh procedure of a track of ``task`` (as ``mode=adaptive`` builds it)."""
     block = study.adaptive
-    return QuestPlusProcedure(domain_for(task, extend=block.extend), chance=1.0 / task.n_choices,
-                              settings=block.settings)  # fmt: skip
+    return QuestPlusProcedure(
+        domain_for(task, extend=block.extend), chance=1.0 / task.n_choices, settings=block.settings
+    )
 
 
 @dataclass(frozen=True)
@@ -154,5 +155,6 @@ class Schedule:
         rng = np.random.default_rng([self.study.seed, stable_id(pid), stable_id("screening"), int(k)])
         clip, answer = screening.screening_trial(rng, self.study.audio.sample_rate)
         wav = trial_wav([clip], self.study.audio.sample_rate, self.study.audio, where="screening trial")
-        return Stimulus(f"screening-{k}", "headphone_screening", screening.QUESTION, screening.OPTIONS, answer,
-                        None, "", wav)  # fmt: skip
+        return Stimulus(
+            f"screening-{k}", "headphone_screening", screening.QUESTION, screening.OPTIONS, answer, None, "", wav
+        )

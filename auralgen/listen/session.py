@@ -49,8 +49,13 @@ class Session:
         with self._lock:
             p = self.store.participant(pid)
             if p["consented"] is None:
-                return {"screen": "consent", "title": self.study.title, "instructions": self.study.instructions,
-                        "consent": self.study.consent, "participant": pid}  # fmt: skip
+                return {
+                    "screen": "consent",
+                    "title": self.study.title,
+                    "instructions": self.study.instructions,
+                    "consent": self.study.consent,
+                    "participant": pid,
+                }
             if p["volume_set"] is None:
                 return {"screen": "volume", "text": VOLUME_TEXT, "audio": "audio/calibration", "participant": pid}
             if p["screening_passed"] == 0:
@@ -75,8 +80,16 @@ class Session:
         total = {"screening": screening.N_TRIALS, "practice": self.study.practice}.get(part)
         if part == "test" and not self.schedule.tracks:
             total = len(self.schedule.fixed)
-        return {"screen": "trial", "part": part, "id": row["token"], "question": row["question"],
-                "options": row["options"], "audio": f"audio/{row['token']}", "number": done + 1, "of": total}  # fmt: skip
+        return {
+            "screen": "trial",
+            "part": part,
+            "id": row["token"],
+            "question": row["question"],
+            "options": row["options"],
+            "audio": f"audio/{row['token']}",
+            "number": done + 1,
+            "of": total,
+        }
 
     # -- the next trial ----------------------------------------------------------------------
     def _next_trial(self, pid: str) -> dict | None:
@@ -111,7 +124,8 @@ class Session:
         return self._store(pid, "adaptive", name, n, self.schedule.adaptive(name, proc.next_level(), n))
 
     def procedure(self, pid: str, name: str, rows: list[dict]):
-        """Track ``name``'s procedure for ``pid``, updated with the outcomes ``rows`` (its answered trials, in order)."""
+        """Track ``name``'s procedure for ``pid``, updated with the outcomes ``rows`` (its answered
+        trials, in order)."""
         proc, applied = self._procs.get((pid, name)) or (self.schedule.procedure(name), 0)
         for r in rows[applied:]:
             proc.update(r["level_value"], bool(r["correct"]))
@@ -122,11 +136,22 @@ class Session:
         order = self.schedule.option_order(pid, f"{phase}:{track}", k, len(s.options))
         token = secrets.token_urlsafe(18)
         self._remember(token, s.wav)
-        return self.store.add_trial(pid, {
-            "phase": phase, "track": track, "trial": k, "item_id": s.item_id, "task": s.task,
-            "level_value": s.level_value, "level_unit": s.level_unit, "question": s.question,
-            "options": [s.options[i] for i in order], "truth": order.index(s.answer_index), "token": token,
-        })  # fmt: skip
+        return self.store.add_trial(
+            pid,
+            {
+                "phase": phase,
+                "track": track,
+                "trial": k,
+                "item_id": s.item_id,
+                "task": s.task,
+                "level_value": s.level_value,
+                "level_unit": s.level_unit,
+                "question": s.question,
+                "options": [s.options[i] for i in order],
+                "truth": order.index(s.answer_index),
+                "token": token,
+            },
+        )
 
     # -- answers and audio -------------------------------------------------------------------
     def consent(self, pid: str) -> None:
@@ -146,8 +171,14 @@ class Session:
                 return {"stored": False, "state": self.state(pid)}
             correct = choice == row["truth"]
             passed = None if row["phase"] == "screening" else True
-            self.store.answer(token, response=choice, text=row["options"][choice], correct=correct, rt_ms=rt_ms,
-                              screening_passed=passed)  # fmt: skip
+            self.store.answer(
+                token,
+                response=choice,
+                text=row["options"][choice],
+                correct=correct,
+                rt_ms=rt_ms,
+                screening_passed=passed,
+            )
             out: dict = {"stored": True}
             if row["phase"] == "screening":
                 self._screening_verdict(pid)

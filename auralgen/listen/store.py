@@ -26,9 +26,27 @@ from pathlib import Path
 __all__ = ["Store", "TRIAL_COLUMNS"]
 
 TRIAL_COLUMNS = (
-    "pid", "seq", "phase", "track", "trial", "item_id", "task", "level_value", "level_unit", "question", "options",
-    "truth", "token", "shown_at", "response", "response_text", "correct", "rt_ms", "answered_at", "screening_passed",
-)  # fmt: skip
+    "pid",
+    "seq",
+    "phase",
+    "track",
+    "trial",
+    "item_id",
+    "task",
+    "level_value",
+    "level_unit",
+    "question",
+    "options",
+    "truth",
+    "token",
+    "shown_at",
+    "response",
+    "response_text",
+    "correct",
+    "rt_ms",
+    "answered_at",
+    "screening_passed",
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS participants (
@@ -75,8 +93,9 @@ class Store:
         while True:
             pid = "P" + secrets.token_hex(4)
             try:
-                self._write("INSERT INTO participants (pid, key_hash, created) VALUES (?, ?, ?)",
-                            (pid, key_hash, time.time()))  # fmt: skip
+                self._write(
+                    "INSERT INTO participants (pid, key_hash, created) VALUES (?, ?, ?)", (pid, key_hash, time.time())
+                )
                 return pid
             except sqlite3.IntegrityError:
                 if self.participant_by_key(key_hash):
@@ -112,15 +131,23 @@ class Store:
             self._db.execute(f"INSERT INTO trials ({cols}) VALUES ({', '.join('?' * len(row))})", tuple(row.values()))
         return self.trial(row["token"])
 
-    def answer(self, token: str, *, response: int, text: str, correct: bool, rt_ms: float | None,
-               screening_passed: bool | None) -> bool:  # fmt: skip
+    def answer(
+        self, token: str, *, response: int, text: str, correct: bool, rt_ms: float | None, screening_passed: bool | None
+    ) -> bool:
         """Record the answer of the trial ``token`` (committed before returning); False when it had one."""
         n = self._write(
             "UPDATE trials SET response = ?, response_text = ?, correct = ?, rt_ms = ?, answered_at = ?, "
             "screening_passed = ? WHERE token = ? AND response IS NULL",
-            (response, text, int(correct), rt_ms, time.time(),
-             None if screening_passed is None else int(screening_passed), token),
-        )  # fmt: skip
+            (
+                response,
+                text,
+                int(correct),
+                rt_ms,
+                time.time(),
+                None if screening_passed is None else int(screening_passed),
+                token,
+            ),
+        )
         return n == 1
 
     def trial(self, token: str) -> dict | None:

@@ -122,8 +122,10 @@ def _fixed(node: Any) -> FixedBlock | None:
     tasks = node.get("tasks") or ()
     _need(isinstance(tasks, (list, tuple)), f"fixed.tasks={tasks!r}; allowed: a list of task names")
     max_items = node.get("max_items")
-    _need(max_items is None or (isinstance(max_items, int) and max_items > 0),
-          f"fixed.max_items={max_items!r}; allowed: a positive integer or null")  # fmt: skip
+    _need(
+        max_items is None or (isinstance(max_items, int) and max_items > 0),
+        f"fixed.max_items={max_items!r}; allowed: a positive integer or null",
+    )
     return FixedBlock(str(node["data"]), str(node.get("split", "test")), tuple(map(str, tasks)), max_items)
 
 
@@ -171,17 +173,28 @@ def study_from_dict(node: dict) -> StudyConfig:
     seed = node.get("seed", 0)
     _need(isinstance(seed, int) and seed >= 0, f"seed={seed!r}; allowed: an integer >= 0")
     token = node.get("token")
-    _need(token is None or (isinstance(token, str) and len(token) >= 16 and token.isalnum()),
-          "token=<hidden>; allowed: at least 16 letters or digits, or null (one is drawn when needed)")  # fmt: skip
+    _need(
+        token is None or (isinstance(token, str) and len(token) >= 16 and token.isalnum()),
+        "token=<hidden>; allowed: at least 16 letters or digits, or null (one is drawn when needed)",
+    )
     study = StudyConfig(
-        out=str(node["out"]), seed=seed, title=str(node.get("title", "Listening test")),
-        instructions=str(node.get("instructions", INSTRUCTIONS)), consent=str(node.get("consent", CONSENT)),
-        screening=bool(node.get("screening", True)), practice=practice, fixed=_fixed(node.get("fixed")),
-        adaptive=_adaptive(node.get("adaptive")), audio=_audio(node.get("audio")), token=token,
+        out=str(node["out"]),
+        seed=seed,
+        title=str(node.get("title", "Listening test")),
+        instructions=str(node.get("instructions", INSTRUCTIONS)),
+        consent=str(node.get("consent", CONSENT)),
+        screening=bool(node.get("screening", True)),
+        practice=practice,
+        fixed=_fixed(node.get("fixed")),
+        adaptive=_adaptive(node.get("adaptive")),
+        audio=_audio(node.get("audio")),
+        token=token,
         finish_url=node.get("finish_url"),
-    )  # fmt: skip
-    _need(study.fixed is not None or study.adaptive is not None,
-          "study has neither fixed nor adaptive; allowed: at least one block of test trials")  # fmt: skip
+    )
+    _need(
+        study.fixed is not None or study.adaptive is not None,
+        "study has neither fixed nor adaptive; allowed: at least one block of test trials",
+    )
     return study
 
 

@@ -115,8 +115,11 @@ def multi_source_relation(
         diff = lateral(dirs[found[0]]) - lateral(dirs[found[1]])
         side = "same" if abs(diff) < SAME_LATERAL else ("left" if diff > 0 else "right")
         return option_index(options, SIDE_TEXTS[side])
-    measure = {"furthest to the left": lambda h: lateral(h.direction), "highest": lambda h: h.direction[1],
-               "closest": lambda h: h.level}  # fmt: skip
+    measure = {
+        "furthest to the left": lambda h: lateral(h.direction),
+        "highest": lambda h: h.direction[1],
+        "closest": lambda h: h.level,
+    }
     key = next((k for k in measure if k in q), None)
     kinds = _kinds(options)
     if key is None or len(kinds) != len(options):
@@ -389,9 +392,15 @@ def read_clicks(
     padded[:, DIRECT_PRE : DIRECT_PRE + avg.shape[1]] = avg
     if known:  # one click of the recipe (a unit impulse) at the window's start, its arrival searched
         win = padded[:, onset : onset + DIRECT_PRE + int(KNOWN_WINDOW_S * sample_rate)]
-        m = match_known_source(win, np.eye(1, win.shape[1])[0], hrtf.hrirs, hrtf.directions_deg,
-                               max_lag=KNOWN_LAG_S[1] * sample_rate, lag_step=KNOWN_LAG_S[2] * sample_rate,
-                               lag=KNOWN_LAG_S[0] * sample_rate)  # fmt: skip
+        m = match_known_source(
+            win,
+            np.eye(1, win.shape[1])[0],
+            hrtf.hrirs,
+            hrtf.directions_deg,
+            max_lag=KNOWN_LAG_S[1] * sample_rate,
+            lag_step=KNOWN_LAG_S[2] * sample_rate,
+            lag=KNOWN_LAG_S[0] * sample_rate,
+        )
         direction: tuple[float, float] | None = (m.azimuth_deg, m.elevation_deg)
     else:
         direction = binaural_direction(padded, DIRECT_PRE + onset, sample_rate, hrtf)

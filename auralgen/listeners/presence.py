@@ -37,8 +37,7 @@ from scipy.ndimage import maximum_filter, maximum_filter1d, median_filter, minim
 from scipy.signal import butter, find_peaks, sosfiltfilt, stft
 
 from auralgen.listeners.kinds import KINDS
-from auralgen.synth import impact
-from auralgen.synth import palette as E
+from auralgen.synth import impact, palette
 
 CLICKS_IN_ROW = 4  # pulses at one spacing
 CLICK_DB = 10.0  # a click: the matched filter's 1 ms power this far above its 40 ms median
@@ -122,7 +121,7 @@ def _frames_db(e: np.ndarray, frame: int) -> np.ndarray:
 
 @lru_cache(maxsize=8)
 def _click(sample_rate: int) -> np.ndarray:
-    return impact(E.CLICK_HZ, E.CLICK_DECAY_S, E.CLICK_LENGTH_S, sample_rate=sample_rate)
+    return impact(palette.CLICK_HZ, palette.CLICK_DECAY_S, palette.CLICK_LENGTH_S, sample_rate=sample_rate)
 
 
 def click_pulses(x: np.ndarray, sample_rate: int) -> tuple[int, np.ndarray, np.ndarray]:
@@ -132,7 +131,7 @@ def click_pulses(x: np.ndarray, sample_rate: int) -> tuple[int, np.ndarray, np.n
     ms = max(1, sample_rate // 1000)
     db = _frames_db(y**2, ms)
     base = median_filter(db, size=41, mode="nearest")
-    lo, hi = 1.0 / E.CLICK_RATE_HZ[1], 1.0 / E.CLICK_RATE_HZ[0]
+    lo, hi = 1.0 / palette.CLICK_RATE_HZ[1], 1.0 / palette.CLICK_RATE_HZ[0]
     pk, _ = find_peaks(db, distance=max(1, int(0.85 * lo * 1000)))
     pk = pk[(db[pk] - base[pk] >= CLICK_DB) & (db[pk] >= db.max() - PRESENCE_FLOOR_DB)]
     d = np.diff(pk) / 1000.0
@@ -162,9 +161,9 @@ def remove_clicks(x: np.ndarray, sample_rate: int) -> tuple[np.ndarray, bool]:
 
 @lru_cache(maxsize=8)
 def _knocks(sample_rate: int) -> tuple[np.ndarray, ...]:
-    lo, hi = E.KNOCK_HZ
+    lo, hi = palette.KNOCK_HZ
     freqs = np.geomspace(0.96 * lo, 1.04 * hi, KNOCK_FREQS)
-    kernels = [impact(float(f), E.KNOCK_DECAY_S, E.KNOCK_LENGTH_S, sample_rate=sample_rate) for f in freqs]
+    kernels = [impact(float(f), palette.KNOCK_DECAY_S, palette.KNOCK_LENGTH_S, sample_rate=sample_rate) for f in freqs]
     return tuple(k / np.sqrt(k @ k) for k in kernels)  # unit energy: a knock's peak output is its energy
 
 
@@ -174,8 +173,8 @@ def has_knocks(x: np.ndarray, sample_rate: int) -> bool:
     frame = 5 * sample_rate // 1000  # 5 ms
     dbs = _frames_db(_correlate(low, list(_knocks(sample_rate))) ** 2, frame)
     near, after = (60, 200), 150  # ms: the stretch after a knock it must stand above; the median's half-width
-    lo, hi = 1.0 / E.KNOCK_RATE_HZ[1] - 0.01, 1.0 / E.KNOCK_RATE_HZ[0] + 0.01
-    floor = 10 * np.log10(E.KNOCK_DECAY_S / 2 * sample_rate) - KNOCK_FLOOR_DB
+    lo, hi = 1.0 / palette.KNOCK_RATE_HZ[1] - 0.01, 1.0 / palette.KNOCK_RATE_HZ[0] + 0.01
+    floor = 10 * np.log10(palette.KNOCK_DECAY_S / 2 * sample_rate) - KNOCK_FLOOR_DB
     for db in dbs:
         base = median_filter(db, size=2 * after // 5 + 1, mode="nearest")
         pk, _ = find_peaks(db, distance=10)
@@ -234,8 +233,8 @@ def has_harmonic(x: np.ndarray, sample_rate: int) -> bool:
     db = 10 * np.log10(p + 1e-12)
     width = 2 * int(80.0 / f[1]) + 1  # the neighbourhood: +-80 Hz
     prom = maximum_filter1d(db - median_filter(db, size=(1, width), mode="nearest"), 3, axis=1)
-    f0 = np.geomspace(0.97 * E.HARMONIC_F0_HZ[0], 1.03 * E.HARMONIC_F0_HZ[1], 300)
-    idx = np.rint(np.outer(f0, np.arange(1, E.N_HARMONICS + 1)) / f[1]).astype(int)
+    f0 = np.geomspace(0.97 * palette.HARMONIC_F0_HZ[0], 1.03 * palette.HARMONIC_F0_HZ[1], 300)
+    idx = np.rint(np.outer(f0, np.arange(1, palette.N_HARMONICS + 1)) / f[1]).astype(int)
     hits = (prom[:, np.minimum(idx, f.size - 1)] >= PEAK_DB).sum(axis=2)  # [frames, f0]
     ok = (hits >= HARMONICS_MIN) & (db.max(axis=1) >= _loudest_bin_db(f) - PRESENCE_FLOOR_DB)[:, None]
     near = maximum_filter(ok.astype(np.uint8), size=(1, 3)) > 0  # the same f0 within one grid step

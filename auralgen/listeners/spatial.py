@@ -152,8 +152,9 @@ def align_repeat(x: np.ndarray, first: int, second: int, sample_rate: int) -> in
     return lo + int(np.argmax(cc))
 
 
-def onset_windows(clip, sample_rate: int, *, want: int, length_s: float = ONSET_WINDOW_S,
-                  repeat: bool = False) -> list[np.ndarray]:  # fmt: skip
+def onset_windows(
+    clip, sample_rate: int, *, want: int, length_s: float = ONSET_WINDOW_S, repeat: bool = False
+) -> list[np.ndarray]:
     """``[channels, n]`` windows of ``length_s`` starting just before each direct onset.
 
     ``repeat``: the sounds share one dry signal; later onsets are aligned to the first

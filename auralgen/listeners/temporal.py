@@ -105,8 +105,10 @@ def feature_tracks(clip: np.ndarray, sample_rate: int) -> dict[str, np.ndarray] 
     out = {}
     for feat in REORDER_FEATURES:
         parts = np.array_split(x, REORDER_SUBWINDOWS[feat])
-        vals = [window_feature(p, sample_rate, feat) if np.any(p) else (math.nan if feat == "centroid" else SILENT_DB)
-                for p in parts]  # fmt: skip
+        vals = [
+            window_feature(p, sample_rate, feat) if np.any(p) else (math.nan if feat == "centroid" else SILENT_DB)
+            for p in parts
+        ]
         out[feat] = np.maximum(np.array(vals), SILENT_DB)
     return out
 
@@ -266,8 +268,12 @@ def _cues(first, last, level, sample_rate: int, layout: str) -> dict[str, float]
     ends = [math.nan, math.nan]
     if layout in ("binaural", "foa"):
         ends = [float(np.median([_lateral(w, sample_rate, layout) for w in ws])) for ws in (first, last)]
-    return {"lateral": ends[1] - ends[0], "level_db": level(last) - level(first), "lateral_start": ends[0],
-            "lateral_end": ends[1]}  # fmt: skip
+    return {
+        "lateral": ends[1] - ends[0],
+        "level_db": level(last) - level(first),
+        "lateral_start": ends[0],
+        "lateral_end": ends[1],
+    }
 
 
 def click_cues(x: np.ndarray, sample_rate: int, layout: str) -> dict[str, float] | None:

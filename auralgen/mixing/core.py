@@ -226,7 +226,8 @@ def _mix_info(comps, records, sample_rate: int, duration_s, level_mode: str, max
     total = end if duration_s is None else int(round(float(duration_s) * sample_rate))
     if total < end:
         raise ParameterError(
-            f"duration_s={duration_s!r} ends before the last component ({end / sample_rate:g} s); allowed: >= {end / sample_rate:g}"
+            f"duration_s={duration_s!r} ends before the last component ({end / sample_rate:g} s); "
+            f"allowed: >= {end / sample_rate:g}"
         )
     dry = _sum(comps, records, sample_rate, total)
     peak = float(np.max(np.abs(dry)))

@@ -90,7 +90,8 @@ class MixSpec:
         if timing != "overlap" and overlap != DEFAULT_MIXING["overlap_s"]:  # config values arrive as plain lists/dicts
             raise ParameterError(
                 f"{key}.overlap_s={overlap!r} is read only with timing=overlap (here timing={timing}); "
-                f"allowed: mixing=overlap (or {key}.timing=overlap), or leave overlap_s at {DEFAULT_MIXING['overlap_s']!r}"
+                f"allowed: mixing=overlap (or {key}.timing=overlap), or leave overlap_s at "
+                f"{DEFAULT_MIXING['overlap_s']!r}"
             )
         clip_s, max_peak = cfg["clip_s"], cfg["max_peak"]
         if isinstance(clip_s, bool) or not isinstance(clip_s, (int, float)) or not clip_s > 0:

@@ -267,8 +267,16 @@ def _carry8(h, step, j0, nb, n_t):
             for b in range(nb):
                 h[b, i] = h[b, i - 1] * step[j0 + b]
         return
-    s0, s1, s2, s3, s4, s5, s6, s7 = step[j0], step[j0 + 1], step[j0 + 2], step[j0 + 3], step[j0 + 4], \
-        step[j0 + 5], step[j0 + 6], step[j0 + 7]  # fmt: skip
+    s0, s1, s2, s3, s4, s5, s6, s7 = (
+        step[j0],
+        step[j0 + 1],
+        step[j0 + 2],
+        step[j0 + 3],
+        step[j0 + 4],
+        step[j0 + 5],
+        step[j0 + 6],
+        step[j0 + 7],
+    )
     h0 = h1 = h2 = h3 = h4 = h5 = h6 = h7 = 1.0
     for i in range(n_t):
         h[0, i], h[1, i], h[2, i], h[3, i], h[4, i], h[5, i], h[6, i], h[7, i] = h0, h1, h2, h3, h4, h5, h6, h7

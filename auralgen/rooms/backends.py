@@ -54,9 +54,15 @@ class Backend(Protocol):
         ...
 
     def rir(
-        self, room: RoomSpec, src: np.ndarray, mics: np.ndarray, *, sample_rate: int, mode: str,
+        self,
+        room: RoomSpec,
+        src: np.ndarray,
+        mics: np.ndarray,
+        *,
+        sample_rate: int,
+        mode: str,
         rng: np.random.Generator | None,
-    ) -> np.ndarray:  # fmt: skip
+    ) -> np.ndarray:
         """RIRs ``[n_mics, n]`` float64 from ``src [3]`` to ``mics [n_mics, 3]`` (validated by the caller)."""
         ...
 

@@ -61,12 +61,21 @@ def render_order_raw(room: RoomSpec, source_m, mics_m, *, sample_rate: int, max_
     for order in np.unique(orders):
         group = np.flatnonzero(orders == order)
         acc = _k._scatter_shoebox(
-            *_axis_tables(room, source_m, int(order)), int(order), mics[group], basis.shape[0], int(sample_rate),
-            float(room.c_m_s), FDL2, SINC_LUT_GRANULARITY, lens[group], dists[group],
-        )  # fmt: skip
+            *_axis_tables(room, source_m, int(order)),
+            int(order),
+            mics[group],
+            basis.shape[0],
+            int(sample_rate),
+            float(room.c_m_s),
+            FDL2,
+            SINC_LUT_GRANULARITY,
+            lens[group],
+            dists[group],
+        )
         rows = _project(acc.reshape(-1, acc.shape[2]), basis)  # rows past a microphone's length are zero
-        raw = _synthesise_batch(rows.reshape(basis.shape[1], acc.shape[0], acc.shape[1]).transpose(1, 0, 2),
-                                rank_major=True)  # one FFT length for the group  # fmt: skip
+        raw = _synthesise_batch(
+            rows.reshape(basis.shape[1], acc.shape[0], acc.shape[1]).transpose(1, 0, 2), rank_major=True
+        )  # one FFT length for the group
         for k, m in enumerate(group):
             out[m] = raw[k, : lens[m]]
     return out
@@ -84,8 +93,13 @@ def compute_rir_fast(room: RoomSpec, source_m, mics_m, *, sample_rate: int) -> n
     basis = _phase_basis()[0]
     mics = np.ascontiguousarray(np.asarray(mics_m, dtype=float).reshape(-1, 3))
     dims = np.asarray(room.dims_m, dtype=float)
-    n_lens = np.array([_natural_length(_k._max_image_distance(tables[0], tables[2], tables[4], order, mic, dims),
-                                       room.c_m_s, fs) for mic in mics], dtype=np.int64)  # fmt: skip
+    n_lens = np.array(
+        [
+            _natural_length(_k._max_image_distance(tables[0], tables[2], tables[4], order, mic, dims), room.c_m_s, fs)
+            for mic in mics
+        ],
+        dtype=np.int64,
+    )
     acc = _k._scatter_shoebox(
         *tables,
         order,
@@ -98,8 +112,9 @@ def compute_rir_fast(room: RoomSpec, source_m, mics_m, *, sample_rate: int) -> n
         n_lens,
         np.full(mics.shape[0], np.inf),
     )
-    raw = pad_stack([_synthesise_batch(_project(acc[m, :n], basis)[None], rank_major=True)[0]
-                     for m, n in enumerate(n_lens)])  # fmt: skip
+    raw = pad_stack(
+        [_synthesise_batch(_project(acc[m, :n], basis)[None], rank_major=True)[0] for m, n in enumerate(n_lens)]
+    )
     return _highpass(raw, fs, lengths=n_lens)  # each microphone filtered at its own length
 
 

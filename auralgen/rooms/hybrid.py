@@ -9,8 +9,9 @@ is the *expected* energy of the exact shoebox image-source response,
 (``kappa`` = energy of the fractional-delay kernel, ``u`` = direction on the unit sphere;
 along ``u`` an image at distance ``c t`` has bounced ``c t |u_d| / (2 L_d)`` times off each
 wall of axis ``d``; images beyond the exact engine's order are left out). Averaging over
-directions keeps the slight curvature of a shoebox decay, so RT60 and DRR match the exact response (within 5 % and 1 dB in the tests);
-in the Millington-Sette limit it is the Eyring decay of the walls' absorption.
+directions keeps the slight curvature of a shoebox decay, so RT60 and DRR match the exact
+response (within 5 % and 1 dB in the tests); in the Millington-Sette limit it is the Eyring
+decay of the walls' absorption.
 
 Images that arrive together (source and microphone level with, or mirror images of, each
 other along an axis) add coherently in the exact response; :func:`_coherence_weights`
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -60,7 +62,17 @@ TAIL_FLOOR_DB = 70.0
 
 
 def mixing_time_s(room: RoomSpec) -> float:
-    """Default mixing time after the direct sound: ``sqrt(V)`` ms (V in m^3), at least 5 ms."""
+    """Default mixing time after the direct sound: ``sqrt(V)`` ms (V in m^3), at least 5 ms.
+
+    Parameters
+    ----------
+    room : RoomSpec
+
+    Returns
+    -------
+    float
+        Mixing time (s).
+    """
     return max(0.005, math.sqrt(room.volume_m3) * 1e-3)
 
 
@@ -106,8 +118,9 @@ def _coherence_weights(room: RoomSpec, source_m, mics_m, u: np.ndarray, sample_r
     mics = np.asarray(mics_m, dtype=float).reshape(-1, 3)
     dims = np.asarray(room.dims_m, dtype=float)
     ea, eb = 4.0 * np.pi * (src - mics), 4.0 * np.pi * (src + mics - dims)  # a = ea u_d / c, b = eb u_d / c
-    return _k._coherence_sum(ea, eb, np.ascontiguousarray(u), float(room.c_m_s), _HALF_COMBOS, _OFFSET_WEIGHTS,
-                             0.5 * sample_rate)  # fmt: skip
+    return _k._coherence_sum(
+        ea, eb, np.ascontiguousarray(u), float(room.c_m_s), _HALF_COMBOS, _OFFSET_WEIGHTS, 0.5 * sample_rate
+    )
 
 
 def _decay_rates(room: RoomSpec, max_order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -123,11 +136,24 @@ def _decay_rates(room: RoomSpec, max_order: int) -> tuple[np.ndarray, np.ndarray
     return u, rates, (max_order + 0.5) / (room.c_m_s * (u @ (1.0 / dims)))
 
 
-def _tail_model(room: RoomSpec, t_max_s: float, *, sample_rate: int, max_order: int, source_m, mics_m, decay=None):
-    """The tail's envelopes on a time grid: ``(grid [n_t], env [n_mics, 2, n_t], s_mean, v_fs, s_var)``,
-    so that the mean per sample at time ``t`` is ``s_mean * t / v_fs * interp(t, grid, env[:, 1])`` and the
-    variance ``s_var * interp(t, grid, env[:, 0])`` (:func:`tail_statistics`). ``decay``: the
-    :func:`_decay_rates` of ``room`` and ``max_order`` if the caller has them."""
+@dataclass(frozen=True)
+class _TailModel:
+    """The tail's envelopes on a time grid: the mean per sample at time ``t`` (s) is
+    ``s_mean * t / v_fs * interp(t, grid, env[:, 1])`` and the variance
+    ``s_var * interp(t, grid, env[:, 0])`` (:func:`tail_statistics`)."""
+
+    grid: np.ndarray  # times (s), shape (n_t,)
+    env: np.ndarray  # envelopes, shape (n_mics, 2, n_t)
+    s_mean: float
+    v_fs: float  # room volume (m^3) times the sample rate (Hz)
+    s_var: float
+
+
+def _tail_model(
+    room: RoomSpec, t_max_s: float, *, sample_rate: int, max_order: int, source_m, mics_m, decay=None
+) -> _TailModel:
+    """The tail's envelopes up to ``t_max_s`` (s). ``decay``: the :func:`_decay_rates` of ``room``
+    and ``max_order`` if the caller has them."""
     u, rates, t_end = _decay_rates(room, max_order) if decay is None else decay
     if source_m is None or mics_m is None:
         weights = np.ones((1, u.shape[0]))
@@ -138,7 +164,7 @@ def _tail_model(room: RoomSpec, t_max_s: float, *, sample_rate: int, max_order: 
     kappa, dc = _kernel_moments()
     c, v, fs = room.c_m_s, room.volume_m3, sample_rate
     # arrivals per sample 4 pi c^3 t^2 / (V fs), each of amplitude g / (c t)
-    return grid, env, dc * 4.0 * math.pi * c**2, v * fs, kappa * 4.0 * math.pi * c / (v * fs)
+    return _TailModel(grid, env, dc * 4.0 * math.pi * c**2, v * fs, kappa * 4.0 * math.pi * c / (v * fs))
 
 
 def tail_statistics(room: RoomSpec, t_s, *, sample_rate: int, max_order: int, source_m=None, mics_m=None):
@@ -150,11 +176,17 @@ def tail_statistics(room: RoomSpec, t_s, *, sample_rate: int, max_order: int, so
     10 Hz high-pass) on top of the fluctuating part.
     """
     t_s = np.asarray(t_s, dtype=float)
-    grid, env, s_mean, v_fs, s_var = _tail_model(room, float(np.max(t_s, initial=0.0)), sample_rate=sample_rate,
-                                                  max_order=max_order, source_m=source_m, mics_m=mics_m)  # fmt: skip
+    tail = _tail_model(
+        room,
+        float(np.max(t_s, initial=0.0)),
+        sample_rate=sample_rate,
+        max_order=max_order,
+        source_m=source_m,
+        mics_m=mics_m,
+    )
     tt = np.clip(t_s, 0.0, None)
-    mean = np.stack([s_mean * tt / v_fs * np.interp(tt, grid, e[1]) for e in env])
-    var = np.stack([s_var * np.interp(tt, grid, e[0]) for e in env])
+    mean = np.stack([tail.s_mean * tt / tail.v_fs * np.interp(tt, tail.grid, e[1]) for e in tail.env])
+    var = np.stack([tail.s_var * np.interp(tt, tail.grid, e[0]) for e in tail.env])
     return mean, var
 
 
@@ -165,6 +197,25 @@ def _response_length(rates, t_end, fs: int, *, n_exact: int, n_needed: int) -> i
     t_hi = (n_exact - 1 - FDL2) / fs
     t_stop = _k._decay_end_s(rates, t_end, 10.0 ** (-TAIL_FLOOR_DB / 10.0), t_hi, 0.25 / fs)
     return int(min(n_exact, max(n_needed, math.ceil(t_stop * fs) + FDL2 + 1)))
+
+
+def _early_part(room: RoomSpec, src, mics, order: int, n_ends, n_total: int, fs: int) -> np.ndarray:
+    """The exact image-source part ``[n_mics, n_total]`` of each response, up to one sample past its
+    crossfade end ``n_ends`` (zeros after)."""
+    c = float(room.c_m_s)
+    diag = float(np.linalg.norm(room.dims_m))
+    rirs = np.zeros((mics.shape[0], n_total))  # every response is n_total long
+    early_orders, n_early, reach = n_ends.copy(), n_ends.copy(), np.zeros(mics.shape[0])
+    for i in range(mics.shape[0]):
+        reach[i] = c * n_ends[i] / fs  # images farther than this cannot touch samples < n_end
+        early_orders[i] = min(order, int(math.ceil((reach[i] + diag) / _inscribed_radius_m(room))))
+        n_early[i] = min(n_ends[i] + 1, n_total)
+    early = render_order_raw(
+        room, src, mics, sample_rate=fs, max_orders=early_orders, n_lens=n_early, max_dists_m=reach + c / fs
+    )
+    for i, e in enumerate(early):
+        rirs[i, : e.shape[0]] = e
+    return rirs
 
 
 def compute_rir_hybrid(
@@ -198,27 +249,24 @@ def compute_rir_hybrid(
     n_x = max(1, int(round(XFADE_S * fs)))
     n0s = np.array([int(round((np.linalg.norm(m - src) / c + t_mix) * fs)) + FDL2 for m in mics], dtype=np.int64)
     decay = _decay_rates(room, order)  # the length and the tail's envelope both read it
-    n_total = _response_length(*decay[1:], fs, n_exact=max(_natural_length(_k._max_image_distance(
-        cx, cy, cz, order, m, dims), c, fs) for m in mics), n_needed=int(n0s.max()) + n_x + 1)  # fmt: skip
+    n_total = _response_length(
+        *decay[1:],
+        fs,
+        n_exact=max(_natural_length(_k._max_image_distance(cx, cy, cz, order, m, dims), c, fs) for m in mics),
+        n_needed=int(n0s.max()) + n_x + 1,
+    )
     noise = rng.standard_normal((mics.shape[0], n_total))
-    tail = _tail_model(room, (n_total - 1 - FDL2) / fs, sample_rate=fs, max_order=order, source_m=src, mics_m=mics,
-                       decay=decay)  # fmt: skip
-    diag = float(np.linalg.norm(room.dims_m))
-    rirs = np.zeros((mics.shape[0], n_total))  # every response is n_total long
+    tail = _tail_model(
+        room, (n_total - 1 - FDL2) / fs, sample_rate=fs, max_order=order, source_m=src, mics_m=mics, decay=decay
+    )
     n_ends = np.minimum(n0s + n_x, n_total)  # crossfade start n0 (sample index) and end
     n0s = np.minimum(n0s, n_total)  # before n0 the early part alone, after n_end the tail alone
-    early_orders, n_early, reach = n0s.copy(), n0s.copy(), np.zeros(mics.shape[0])
-    for i in range(mics.shape[0]):
-        reach[i] = c * n_ends[i] / fs  # images farther than this cannot touch samples < n_end
-        early_orders[i] = min(order, int(math.ceil((reach[i] + diag) / _inscribed_radius_m(room))))
-        n_early[i] = min(n_ends[i] + 1, n_total)
-    early = render_order_raw(room, src, mics, sample_rate=fs, max_orders=early_orders, n_lens=n_early,
-                             max_dists_m=reach + c / fs)  # fmt: skip
-    for i, e in enumerate(early):
-        rirs[i, : e.shape[0]] = e
+    rirs = _early_part(room, src, mics, order, n_ends, n_total, fs)
     ramp = np.cos(0.5 * np.pi * (np.arange(n_x) + 0.5) / n_x) ** 2
     fade = np.sqrt(np.clip(1.0 - ramp**2, 0.0, 1.0))
-    _k._hybrid_tail(rirs, noise, *tail, float(fs), FDL2, n0s, n_ends, ramp, fade)
+    _k._hybrid_tail(
+        rirs, noise, tail.grid, tail.env, tail.s_mean, tail.v_fs, tail.s_var, float(fs), FDL2, n0s, n_ends, ramp, fade
+    )
     return _highpass(rirs, fs)  # one call filters every channel
 
 
@@ -229,7 +277,20 @@ def schroeder_rt60(rir, sample_rate: int, *, db_range: tuple[float, float] | Non
     """RT60 (s) from Schroeder backward integration, T30 (-5..-35 dB) extrapolated to 60 dB.
 
     Falls back to T20 (-5..-25 dB) if the decay curve does not reach -35 dB.
-    ``db_range=(hi, lo)`` overrides the fit range (dB, negative).
+
+    Parameters
+    ----------
+    rir : array_like, shape (n,)
+        Impulse response (any shape is flattened).
+    sample_rate : int
+        Sample rate (Hz).
+    db_range : tuple of float, optional
+        ``(hi, lo)``: the fit range (dB, negative), overriding T30/T20.
+
+    Returns
+    -------
+    float
+        RT60 (s).
     """
     h = np.asarray(rir, dtype=float).ravel()
     edc = np.cumsum((h**2)[::-1])[::-1]
@@ -249,7 +310,24 @@ def schroeder_rt60(rir, sample_rate: int, *, db_range: tuple[float, float] | Non
 
 
 def drr_db(rir, sample_rate: int, direct_delay_samples: float, *, window_ms: float = 2.5) -> float:
-    """Direct-to-reverberant ratio (dB): energy within ``window_ms`` of the direct sound vs the rest."""
+    """Direct-to-reverberant ratio: energy within ``window_ms`` of the direct sound vs the rest.
+
+    Parameters
+    ----------
+    rir : array_like, shape (n,)
+        Impulse response (any shape is flattened).
+    sample_rate : int
+        Sample rate (Hz).
+    direct_delay_samples : float
+        Arrival of the direct sound (samples).
+    window_ms : float
+        Half-width of the direct sound's window (ms).
+
+    Returns
+    -------
+    float
+        DRR (dB).
+    """
     h = np.asarray(rir, dtype=float).ravel()
     half = int(round(window_ms * 1e-3 * sample_rate))
     centre = int(round(direct_delay_samples))

@@ -233,7 +233,8 @@ class OmniArray(Receiver):
 
         Examples
         --------
-        >>> rir = Mono(position_m=(2, 2, 1.5)).render(images, sample_rate=16000, c_m_s=343.0, n_samples=4000)  # doctest: +SKIP
+        >>> receiver = Mono(position_m=(2, 2, 1.5))
+        >>> rir = receiver.render(images, sample_rate=16000, c_m_s=343.0, n_samples=4000)  # doctest: +SKIP
         """
         sample_rate, c_m_s, n_samples = _check_render_args(sample_rate, c_m_s, n_samples)
         rows = [
@@ -388,6 +389,16 @@ def _binaural_hrtf(hrtf: str, sample_rate: int) -> Hrtf:
     return Hrtf(at_rate.directions_deg, h, sample_rate, at_rate.name)
 
 
+@dataclass(frozen=True)
+class ImageDirections:
+    """Image sources as a head hears them (:meth:`Binaural._image_directions`)."""
+
+    positions_m: np.ndarray  # shape (n, 3), metres
+    gains: np.ndarray  # shape (n,)
+    distances_m: np.ndarray  # shape (n,), from the head's centre
+    directions: np.ndarray  # intp, shape (n,): the nearest HRIR direction of each image
+
+
 @dataclass(frozen=True, kw_only=True)
 class Binaural(Receiver):
     """A head at ``position_m`` (centre between the ears) wearing the ``hrtf`` set; left ear first.
@@ -433,10 +444,12 @@ class Binaural(Receiver):
 
         Examples
         --------
-        >>> rir = Binaural(position_m=(2, 2, 1.5)).render(images, sample_rate=16000, c_m_s=343.0, n_samples=4000)  # doctest: +SKIP
+        >>> receiver = Binaural(position_m=(2, 2, 1.5))
+        >>> rir = receiver.render(images, sample_rate=16000, c_m_s=343.0, n_samples=4000)  # doctest: +SKIP
         """
         sample_rate, c_m_s, n_samples = _check_render_args(sample_rate, c_m_s, n_samples)
-        positions, gains, _, directions = self._image_directions(images, sample_rate, c_m_s, n_samples)
+        seen = self._image_directions(images, sample_rate, c_m_s, n_samples)
+        positions, gains, directions = seen.positions_m, seen.gains, seen.directions
         n_ext = n_samples + _highpass_margin(self.hrtf_at(sample_rate).num_taps, sample_rate)
         out = _rk._render_binaural(
             positions,
@@ -455,8 +468,8 @@ class Binaural(Receiver):
         )
         return np.ascontiguousarray(_images._highpass(out, sample_rate)[:, :n_samples])
 
-    def _image_directions(self, images, sample_rate, c_m_s, n_samples):
-        """Validated ``(positions [n, 3], gains [n], distances [n], nearest HRIR direction [n])``."""
+    def _image_directions(self, images, sample_rate, c_m_s, n_samples) -> ImageDirections:
+        """The validated images and the nearest HRIR direction of each."""
         _images._check_render_args(self.position_m, sample_rate, c_m_s, n_samples)
         positions = np.ascontiguousarray(np.asarray(images.positions_m, dtype=float).reshape(-1, 3))
         gains = np.ascontiguousarray(np.asarray(images.gains, dtype=float).ravel())
@@ -470,7 +483,7 @@ class Binaural(Receiver):
                 f"{_KEY}.position_m={list(self.position_m)!r} coincides with an image source; allowed: distance >= 1 mm"
             )
         directions = np.ascontiguousarray(self.hrtf_at(sample_rate).nearest(az, el), dtype=np.intp)
-        return positions, gains, dist, directions
+        return ImageDirections(positions, gains, dist, directions)
 
 
 #: silence (s) rendered after the last possible HRIR tap so that the zero-phase high-pass's

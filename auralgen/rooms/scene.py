@@ -37,8 +37,16 @@ def _subset(images: ImageSources, keep: np.ndarray) -> ImageSources:
     return ImageSources(images.positions_m[keep], images.gains[keep], images.orders[keep])
 
 
-def spatial_rir(room: RoomSpec, source_m, receiver: Receiver, *, sample_rate: int, mode: str = "hybrid",
-                rng: np.random.Generator | None = None, backend: str = "fast") -> np.ndarray:  # fmt: skip
+def spatial_rir(
+    room: RoomSpec,
+    source_m,
+    receiver: Receiver,
+    *,
+    sample_rate: int,
+    mode: str = "hybrid",
+    rng: np.random.Generator | None = None,
+    backend: str = "fast",
+) -> np.ndarray:
     """Multichannel RIR ``[receiver.num_channels, n]`` float64 from ``source_m`` to ``receiver``.
 
     Parameters
@@ -91,12 +99,33 @@ def spatial_rir(room: RoomSpec, source_m, receiver: Receiver, *, sample_rate: in
 
 
 def convolve(signal: np.ndarray, rir: np.ndarray) -> np.ndarray:
-    """``signal [n]`` through ``rir [ch, m]`` -> ``[ch, n + m - 1]`` float64."""
+    """``signal`` through every channel of ``rir``.
+
+    Parameters
+    ----------
+    signal : np.ndarray, shape (n,)
+    rir : np.ndarray, shape (ch, m)
+
+    Returns
+    -------
+    np.ndarray, shape (ch, n + m - 1)
+        float64.
+    """
     return oaconvolve(np.asarray(signal, float)[None, :], rir, axes=1)
 
 
 def critical_distance_m(room: RoomSpec) -> float:
-    """Distance where direct and reverberant energy are equal (Sabine): ``sqrt(A / (16 pi))``."""
+    """Distance where direct and reverberant energy are equal (Sabine): ``sqrt(A / (16 pi))``.
+
+    Parameters
+    ----------
+    room : RoomSpec
+
+    Returns
+    -------
+    float
+        Distance (m); ``inf`` without reverberation.
+    """
     if room.rt60_s is None or room.rt60_s <= 0:
         return math.inf
     absorption_area = 0.161 * room.volume_m3 / room.rt60_s
@@ -104,6 +133,18 @@ def critical_distance_m(room: RoomSpec) -> float:
 
 
 def expected_drr_db(room: RoomSpec, distance_m: float) -> float:
-    """Statistical direct-to-reverberant ratio at ``distance_m``: ``20 log10(r_c / r)``."""
+    """Statistical direct-to-reverberant ratio at ``distance_m``: ``20 log10(r_c / r)``.
+
+    Parameters
+    ----------
+    room : RoomSpec
+    distance_m : float > 0
+        Source-receiver distance (m).
+
+    Returns
+    -------
+    float
+        DRR (dB); ``inf`` without reverberation.
+    """
     rc = critical_distance_m(room)
     return math.inf if math.isinf(rc) else 20 * math.log10(rc / distance_m)

@@ -118,7 +118,8 @@ class RoomSpec:
         if self.max_order is None and self.rt60_s is None and self.materials is not None:
             if reverberation_time_s(self) > MAX_RT60_S:
                 raise ParameterError(
-                    f"materials={self.materials!r} give RT60 > {MAX_RT60_S:g} s; allowed: absorption large enough or set max_order"
+                    f"materials={self.materials!r} give RT60 > {MAX_RT60_S:g} s; "
+                    "allowed: absorption large enough or set max_order"
                 )
         return self
 
@@ -177,23 +178,65 @@ def _materials_array(materials) -> np.ndarray:
 
 
 def min_rt60_s(room: RoomSpec) -> float:
-    """Shortest RT60 (s) inverse Sabine can give this room (absorption 1 on every wall)."""
+    """Shortest RT60 inverse Sabine can give this room (absorption 1 on every wall).
+
+    Parameters
+    ----------
+    room : RoomSpec
+
+    Returns
+    -------
+    float
+        RT60 (s).
+    """
     return _SABINE * room.volume_m3 / (room.c_m_s * room.surface_m2)
 
 
 def inverse_sabine_absorption(room: RoomSpec, rt60_s: float) -> float:
-    """Uniform energy absorption giving ``rt60_s`` by Sabine's formula (as ``pra.inverse_sabine``)."""
+    """Uniform energy absorption giving ``rt60_s`` by Sabine's formula (as ``pra.inverse_sabine``).
+
+    Parameters
+    ----------
+    room : RoomSpec
+    rt60_s : float > 0
+        Target reverberation time (s).
+
+    Returns
+    -------
+    float
+        Energy absorption coefficient (> 1 when the room cannot be that dry).
+    """
     return _SABINE * room.volume_m3 / (room.c_m_s * room.surface_m2 * rt60_s)
 
 
 def wall_areas_m2(room: RoomSpec) -> np.ndarray:
-    """Areas ``[6]`` of the walls in :data:`WALLS` order."""
+    """Areas of the walls in :data:`WALLS` order.
+
+    Parameters
+    ----------
+    room : RoomSpec
+
+    Returns
+    -------
+    np.ndarray, shape (6,)
+        Areas (m^2).
+    """
     lx, ly, lz = (float(v) for v in room.dims_m)
     return np.array([ly * lz, ly * lz, lx * lz, lx * lz, lx * ly, lx * ly])
 
 
 def wall_absorption(room: RoomSpec) -> np.ndarray:
-    """Energy absorption coefficients ``[6]`` in :data:`WALLS` order (anechoic room: all 1)."""
+    """Energy absorption coefficients in :data:`WALLS` order (anechoic room: all 1).
+
+    Parameters
+    ----------
+    room : RoomSpec
+
+    Returns
+    -------
+    np.ndarray, shape (6,)
+        Coefficients in [0, 1].
+    """
     if room.materials is not None:
         return _materials_array(room.materials)
     if room.rt60_s is not None:
@@ -206,7 +249,16 @@ def reverberation_time_s(room: RoomSpec, *, formula: str = "sabine") -> float:
 
     ``formula='eyring'`` always computes from the absorption (Millington-Sette form,
     ``-sum(S_w ln(1 - a_w))``), which is the decay of a shoebox image-source response.
-    Returns 0.0 for an anechoic room.
+
+    Parameters
+    ----------
+    room : RoomSpec
+    formula : {"sabine", "eyring"}
+
+    Returns
+    -------
+    float
+        RT60 (s); 0.0 for an anechoic room.
     """
     alpha = wall_absorption(room)
     areas = wall_areas_m2(room)
@@ -224,7 +276,26 @@ def reverberation_time_s(room: RoomSpec, *, formula: str = "sabine") -> float:
 
 
 def check_position(pos_m, room: RoomSpec, key: str) -> np.ndarray:
-    """Return ``pos_m`` as a float array ``[3]`` or raise if outside or < 0.1 m from a wall."""
+    """``pos_m`` checked against the room: inside, and at least 0.1 m from every wall.
+
+    Parameters
+    ----------
+    pos_m : sequence of 3 float
+        Position in the room frame (m).
+    room : RoomSpec
+    key : str
+        The config key named in the error.
+
+    Returns
+    -------
+    np.ndarray, shape (3,)
+        The position (m), float64.
+
+    Raises
+    ------
+    ParameterError
+        If the position is invalid, outside the room or too close to a wall.
+    """
     try:
         p = np.asarray(pos_m, dtype=float)
     except (TypeError, ValueError):
@@ -248,6 +319,20 @@ def fits_distance(room: RoomSpec, listener, distance_m: float, *, direction=None
     With ``direction`` (a room-frame vector ``[3]``), test that one point
     ``listener + distance_m * direction / |direction|``; without, whether any direction fits
     (the farthest corner of the usable box is at least ``distance_m`` away).
+
+    Parameters
+    ----------
+    room : RoomSpec
+    listener : sequence of 3 float
+        Listener position in the room frame (m).
+    distance_m : float
+        Distance from the listener (m).
+    direction : sequence of 3 float, optional
+        Room-frame direction of the point.
+
+    Returns
+    -------
+    bool
     """
     lo = np.full(3, WALL_MARGIN_M)
     hi = np.asarray(room.dims_m, dtype=float) - WALL_MARGIN_M
@@ -276,6 +361,17 @@ def room_from_config(mapping: Mapping) -> RoomSpec:
     Keys: ``name, dims_m, rt60_s, materials, air_absorption, c_m_s, max_order``; ``dims_m`` is
     required. ``backend`` and ``mode`` are refused: the task's own ``backend``/``mode`` decide.
 
+    Parameters
+    ----------
+    mapping : Mapping
+        The room's config.
+
+    Returns
+    -------
+    RoomSpec
+
+    Examples
+    --------
     >>> room_from_config({"dims_m": [4, 3, 2.5], "rt60_s": 0.3}).rt60_s
     0.3
     """
@@ -284,7 +380,8 @@ def room_from_config(mapping: Mapping) -> RoomSpec:
     for key in _TASK_KEYS:
         if key in mapping:
             raise ParameterError(
-                f"room.{key}={mapping[key]!r} is not a room key: the task's {key} decides; allowed: {list(_CONFIG_KEYS)}"
+                f"room.{key}={mapping[key]!r} is not a room key: the task's {key} decides; "
+                f"allowed: {list(_CONFIG_KEYS)}"
             )
     unknown = sorted(set(mapping) - set(_CONFIG_KEYS))
     if unknown:
@@ -329,6 +426,17 @@ def room_names() -> list[str]:
 def load_preset(name: str) -> RoomSpec:
     """The room ``name``, read from its YAML file (the one source of rooms; cached per name).
 
+    Parameters
+    ----------
+    name : str
+        One of :func:`room_names`.
+
+    Returns
+    -------
+    RoomSpec
+
+    Examples
+    --------
     >>> load_preset("booth").rt60_s
     0.12
     """

@@ -44,26 +44,24 @@ of direction, exact for a source at rest.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.fft
-import scipy.signal
 
 from auralgen.core.errors import ParameterError, check_range
 from auralgen.measure.geometry import az_el_to_unit, listener_to_room
-from auralgen.rooms import _trajectory_kernels as _k
-from auralgen.rooms import images as _images
-from auralgen.rooms.hybrid import XFADE_S, mixing_time_s
-from auralgen.rooms.images import FDL2, SINC_LUT_GRANULARITY, image_sources, max_order_for
-from auralgen.rooms.receivers import Binaural, Receiver, foa_weights
+from auralgen.rooms import _moving
+from auralgen.rooms._moving import BLOCK_S, MIN_RECEIVER_DISTANCE_M
+from auralgen.rooms.images import max_order_for
+from auralgen.rooms.receivers import Receiver
 from auralgen.rooms.spec import WALL_MARGIN_M, RoomSpec
 
 __all__ = [
+    "BLOCK_S",
     "KINDS",
     "MAX_SPEED_M_S",
+    "MIN_RECEIVER_DISTANCE_M",
     "Trajectory",
     "approach",
     "arc_around",
@@ -77,10 +75,6 @@ __all__ = [
 KINDS = ("linear", "polyline", "arc")
 #: default speed limit (m/s)
 MAX_SPEED_M_S = 3.0
-#: closest the path may come to a receiving point (m)
-MIN_RECEIVER_DISTANCE_M = 0.2
-#: binaural HRIR update interval (s); windows are twice as long
-BLOCK_S = 0.008
 _ARC_CHECK_STEP_DEG = 0.25
 
 
@@ -225,7 +219,8 @@ class Trajectory:
         speed = self.speed_m_s
         if speed > max_speed_m_s:
             raise ParameterError(
-                f"trajectory.speed_m_s={speed:.3f} (length {self.length_m:.3f} m in {self.duration_s:g} s) is too fast; allowed: <= {max_speed_m_s:g} m/s"
+                f"trajectory.speed_m_s={speed:.3f} (length {self.length_m:.3f} m in {self.duration_s:g} s) is too "
+                f"fast; allowed: <= {max_speed_m_s:g} m/s"
             )
         pts = self.outline_m()
         dims = np.asarray(room.dims_m, dtype=float)
@@ -277,7 +272,19 @@ def _duration(length_m: float, duration_s, speed_m_s) -> float:
 
 
 def linear(start_m, end_m, *, duration_s: float | None = None, speed_m_s: float | None = None) -> Trajectory:
-    """Straight line from ``start_m`` to ``end_m`` (room frame, m), given a duration or a speed."""
+    """Straight line from ``start_m`` to ``end_m``, given a duration or a speed.
+
+    Parameters
+    ----------
+    start_m, end_m : sequence of 3 float
+        End points in the room frame (m).
+    duration_s, speed_m_s : float > 0, exactly one of them
+        Travel time (s) or constant speed (m/s).
+
+    Returns
+    -------
+    Trajectory
+    """
     a, b = _point("start_m", start_m), _point("end_m", end_m)
     return Trajectory("linear", (a, b), _duration(math.dist(a, b), duration_s, speed_m_s))
 
@@ -287,9 +294,36 @@ def _local(listener_m, yaw_deg, az_deg, el_deg, dist_m) -> tuple[float, float, f
     return tuple(float(v) for v in p)
 
 
-def approach(listener_m, *, azimuth_deg: float, start_distance_m: float, end_distance_m: float, yaw_deg: float = 0.0,
-             elevation_deg: float = 0.0, duration_s: float | None = None, speed_m_s: float | None = None) -> Trajectory:  # fmt: skip
-    """Radial path toward the listener along ``(azimuth, elevation)``: from ``start`` to ``end`` distance (m)."""
+def approach(
+    listener_m,
+    *,
+    azimuth_deg: float,
+    start_distance_m: float,
+    end_distance_m: float,
+    yaw_deg: float = 0.0,
+    elevation_deg: float = 0.0,
+    duration_s: float | None = None,
+    speed_m_s: float | None = None,
+) -> Trajectory:
+    """Radial path toward the listener along ``(azimuth, elevation)`` (``end < start``).
+
+    Parameters
+    ----------
+    listener_m : sequence of 3 float
+        Listener position in the room frame (m).
+    azimuth_deg, elevation_deg : float
+        Direction of the path from the listener (deg, listener frame).
+    start_distance_m, end_distance_m : float > 0
+        Distances from the listener at the start and the end (m).
+    yaw_deg : float
+        Listener's yaw in the room (deg).
+    duration_s, speed_m_s : float > 0, exactly one of them
+        Travel time (s) or constant speed (m/s).
+
+    Returns
+    -------
+    Trajectory
+    """
     s = _float("start_distance_m", start_distance_m, low=0.0, low_open=True)
     e = _float("end_distance_m", end_distance_m, low=0.0, low_open=True)
     if e >= s:
@@ -299,9 +333,36 @@ def approach(listener_m, *, azimuth_deg: float, start_distance_m: float, end_dis
     return Trajectory("linear", (a, b), _duration(s - e, duration_s, speed_m_s))
 
 
-def recede(listener_m, *, azimuth_deg: float, start_distance_m: float, end_distance_m: float, yaw_deg: float = 0.0,
-           elevation_deg: float = 0.0, duration_s: float | None = None, speed_m_s: float | None = None) -> Trajectory:  # fmt: skip
-    """Radial path away from the listener: the reverse of :func:`approach` (``end > start``)."""
+def recede(
+    listener_m,
+    *,
+    azimuth_deg: float,
+    start_distance_m: float,
+    end_distance_m: float,
+    yaw_deg: float = 0.0,
+    elevation_deg: float = 0.0,
+    duration_s: float | None = None,
+    speed_m_s: float | None = None,
+) -> Trajectory:
+    """Radial path away from the listener: the reverse of :func:`approach` (``end > start``).
+
+    Parameters
+    ----------
+    listener_m : sequence of 3 float
+        Listener position in the room frame (m).
+    azimuth_deg, elevation_deg : float
+        Direction of the path from the listener (deg, listener frame).
+    start_distance_m, end_distance_m : float > 0
+        Distances from the listener at the start and the end (m).
+    yaw_deg : float
+        Listener's yaw in the room (deg).
+    duration_s, speed_m_s : float > 0, exactly one of them
+        Travel time (s) or constant speed (m/s).
+
+    Returns
+    -------
+    Trajectory
+    """
     s = _float("start_distance_m", start_distance_m, low=0.0, low_open=True)
     e = _float("end_distance_m", end_distance_m, low=0.0, low_open=True)
     if e <= s:
@@ -311,15 +372,45 @@ def recede(listener_m, *, azimuth_deg: float, start_distance_m: float, end_dista
     return Trajectory("linear", (a, b), _duration(e - s, duration_s, speed_m_s))
 
 
-def pass_by(listener_m, *, closest_azimuth_deg: float, closest_distance_m: float, length_m: float, ccw: bool,
-            offset_m: float = 0.0, yaw_deg: float = 0.0, duration_s: float | None = None,
-            speed_m_s: float | None = None) -> Trajectory:  # fmt: skip
+def pass_by(
+    listener_m,
+    *,
+    closest_azimuth_deg: float,
+    closest_distance_m: float,
+    length_m: float,
+    ccw: bool,
+    offset_m: float = 0.0,
+    yaw_deg: float = 0.0,
+    duration_s: float | None = None,
+    speed_m_s: float | None = None,
+) -> Trajectory:
     """Straight pass, horizontal, perpendicular to the line of sight at ``closest_azimuth_deg``.
 
     The point of closest approach is ``closest_distance_m`` away; the path is ``length_m``
     long, centred on it shifted by ``offset_m`` along the direction of travel. ``ccw``: the
     source moves counter-clockwise seen from above, i.e. its azimuth increases (a pass in
     front goes right to left, a pass behind left to right).
+
+    Parameters
+    ----------
+    listener_m : sequence of 3 float
+        Listener position in the room frame (m).
+    closest_azimuth_deg : float
+        Azimuth of the point of closest approach (deg, listener frame).
+    closest_distance_m, length_m : float > 0
+        Distance at closest approach and path length (m).
+    ccw : bool
+        Direction of travel (counter-clockwise seen from above).
+    offset_m : float
+        Shift of the path's centre along the direction of travel (m).
+    yaw_deg : float
+        Listener's yaw in the room (deg).
+    duration_s, speed_m_s : float > 0, exactly one of them
+        Travel time (s) or constant speed (m/s).
+
+    Returns
+    -------
+    Trajectory
     """
     d = _float("closest_distance_m", closest_distance_m, low=0.0, low_open=True)
     half = 0.5 * _float("length_m", length_m, low=0.0, low_open=True)
@@ -331,21 +422,70 @@ def pass_by(listener_m, *, closest_azimuth_deg: float, closest_distance_m: float
     return Trajectory("linear", (tuple(a.tolist()), tuple(b.tolist())), _duration(2 * half, duration_s, speed_m_s))
 
 
-def arc_around(listener_m, *, radius_m: float, start_azimuth_deg: float, sweep_deg: float, yaw_deg: float = 0.0,
-               height_m: float | None = None, duration_s: float | None = None, speed_m_s: float | None = None) -> Trajectory:  # fmt: skip
+def arc_around(
+    listener_m,
+    *,
+    radius_m: float,
+    start_azimuth_deg: float,
+    sweep_deg: float,
+    yaw_deg: float = 0.0,
+    height_m: float | None = None,
+    duration_s: float | None = None,
+    speed_m_s: float | None = None,
+) -> Trajectory:
     """Circle (part) around the listener: ``radius_m``, from ``start_azimuth_deg`` through ``sweep_deg``
-    (+ = counter-clockwise seen from above, i.e. toward the listener's left from the front)."""
+    (+ = counter-clockwise seen from above, i.e. toward the listener's left from the front).
+
+    Parameters
+    ----------
+    listener_m : sequence of 3 float
+        Listener position in the room frame (m).
+    radius_m : float > 0
+        Radius (m).
+    start_azimuth_deg : float
+        Start direction (deg, listener frame).
+    sweep_deg : float in [-3600, 3600]
+        Angle travelled (deg).
+    yaw_deg : float
+        Listener's yaw in the room (deg).
+    height_m : float, optional
+        Height of the circle (m); default the listener's.
+    duration_s, speed_m_s : float > 0, exactly one of them
+        Travel time (s) or constant speed (m/s).
+
+    Returns
+    -------
+    Trajectory
+    """
     lis = np.asarray(_point("listener_m", listener_m))
     centre = (float(lis[0]), float(lis[1]), float(lis[2] if height_m is None else height_m))
     r = _float("radius_m", radius_m, low=0.0, low_open=True)
     sweep = _float("sweep_deg", sweep_deg, low=-3600.0, high=3600.0)
     length = abs(math.radians(sweep)) * r
-    return Trajectory("arc", (centre,), _duration(length, duration_s, speed_m_s), radius_m=r,
-                      start_deg=float(start_azimuth_deg) + float(yaw_deg), sweep_deg=sweep)  # fmt: skip
+    return Trajectory(
+        "arc",
+        (centre,),
+        _duration(length, duration_s, speed_m_s),
+        radius_m=r,
+        start_deg=float(start_azimuth_deg) + float(yaw_deg),
+        sweep_deg=sweep,
+    )
 
 
 def turn(start_m, corner_m, end_m, *, duration_s: float | None = None, speed_m_s: float | None = None) -> Trajectory:
-    """Two straight legs ``start -> corner -> end`` at constant speed."""
+    """Two straight legs ``start -> corner -> end`` at constant speed.
+
+    Parameters
+    ----------
+    start_m, corner_m, end_m : sequence of 3 float
+        Points in the room frame (m).
+    duration_s, speed_m_s : float > 0, exactly one of them
+        Travel time (s) or constant speed (m/s).
+
+    Returns
+    -------
+    Trajectory
+    """
     pts = (_point("start_m", start_m), _point("corner_m", corner_m), _point("end_m", end_m))
     length = math.dist(pts[0], pts[1]) + math.dist(pts[1], pts[2])
     return Trajectory("polyline", pts, _duration(length, duration_s, speed_m_s))
@@ -354,95 +494,18 @@ def turn(start_m, corner_m, end_m, *, duration_s: float | None = None, speed_m_s
 # ------------------------------------------------------------------------------ rendering
 
 
-def _image_affine(room: RoomSpec, order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(offsets [n, 3], signs [n, 3], gains [n])``: image = offsets + signs * source."""
-    at0 = image_sources(room, (0.0, 0.0, 0.0), max_order=order)
-    at1 = image_sources(room, (1.0, 1.0, 1.0), max_order=order)
-    signs = np.rint(at1.positions_m - at0.positions_m)
-    return np.ascontiguousarray(at0.positions_m), np.ascontiguousarray(signs), np.ascontiguousarray(at0.gains)
-
-
-def _sampled_path(trajectory: Trajectory, n: int, sample_rate: int) -> np.ndarray:
-    return np.ascontiguousarray(trajectory.position_at(np.arange(n) / sample_rate))
-
-
-def _read(signal, path, affine, point, room, sample_rate, n_out):
-    offsets, signs, gains = affine
-    return _k._render_moving_images(
-        signal, path, offsets, signs, gains, np.asarray(point, dtype=float), float(sample_rate), float(room.c_m_s),
-        FDL2, SINC_LUT_GRANULARITY, _images._phase_kernels(), int(n_out),
-    )  # fmt: skip
-
-
-def _emitted_positions(path, tau, affine) -> np.ndarray:
-    """Image positions ``[n_images, m, 3]`` at emission times ``tau [n_images, m]`` (signal samples)."""
-    offsets, signs, _ = affine
-    k = np.clip(tau, 0.0, path.shape[0] - 1.0)
-    i0 = np.minimum(np.floor(k).astype(np.intp), path.shape[0] - 2) if path.shape[0] > 1 else np.zeros(k.shape, np.intp)
-    f = (k - i0)[..., None]
-    p = path[i0] + f * (path[np.minimum(i0 + 1, path.shape[0] - 1)] - path[i0])
-    return offsets[:, None, :] + signs[:, None, :] * p
-
-
-@functools.lru_cache(maxsize=8)
-def _hrir_spectra(hrtf: str, sample_rate: int, n_fft: int) -> np.ndarray:
-    from auralgen.rooms.receivers import _binaural_hrtf
-
-    out = scipy.fft.rfft(_binaural_hrtf(hrtf, sample_rate).hrirs, n_fft, axis=-1)
-    out.flags.writeable = False
-    return out
-
-
-def _binaural_early(receiver: Binaural, y, tau, path, affine, sample_rate) -> np.ndarray:
-    """Block-wise HRIR filtering of the per-image signals ``y [n_images, n]`` (see module doc)."""
-    n_img, n = y.shape
-    hr = receiver.hrtf_at(sample_rate)
-    b = max(1, int(round(BLOCK_S * sample_rate)))
-    n_fft = scipy.fft.next_fast_len(2 * b + hr.num_taps - 1, real=True)
-    spectra = _hrir_spectra(receiver.hrtf, int(sample_rate), n_fft)
-    centres = np.arange(0, n + b, b)
-    k = np.arange(2 * b)
-    window = np.sin(0.5 * np.pi * k / b) ** 2  # window of block j covers [c_j - b, c_j + b)
-    idx = centres[:, None] - b + k[None, :]
-    inside = (idx >= 0) & (idx < n)
-    idx_c = np.clip(idx, 0, n - 1)
-    out = np.zeros((2, n + n_fft))
-    for i in range(n_img):
-        seg = np.where(inside, y[i][idx_c], 0.0) * window
-        live = np.flatnonzero(np.any(seg != 0.0, axis=1))
-        if live.size == 0:
-            continue
-        pos = _emitted_positions(
-            path, tau[i : i + 1, np.minimum(centres[live], n - 1)], tuple(a[i : i + 1] for a in affine)
-        )[0]
-        az, el, _ = receiver.directions_of(pos)
-        dirs = hr.nearest(az, el)
-        spec = scipy.fft.rfft(seg[live], n_fft, axis=-1)[:, None, :] * spectra[dirs]
-        segs = np.ascontiguousarray(scipy.fft.irfft(spec, n_fft, axis=-1))
-        _k._overlap_add(out, segs, (centres[live] - b).astype(np.int64))
-    return out[:, :n]
-
-
-def _late_rir(room: RoomSpec, trajectory: Trajectory, receiver: Receiver, sample_rate: int, rng) -> np.ndarray:
-    """Static hybrid response at the path's midpoint, faded in at the mixing time (``[ch, m]``)."""
-    from auralgen.rooms.scene import spatial_rir
-
-    mid = trajectory.position_at(0.5 * trajectory.duration_s)[0]
-    rir = spatial_rir(room, mid, receiver, sample_rate=sample_rate, mode="hybrid", rng=rng)
-    t_dir = float(np.linalg.norm(mid - np.asarray(receiver.position_m))) / room.c_m_s
-    n0 = int(round((t_dir + mixing_time_s(room)) * sample_rate)) + FDL2
-    n_x = max(1, int(round(XFADE_S * sample_rate)))
-    m = rir.shape[1]
-    w = np.zeros(m)
-    kk = np.arange(n0, min(n0 + n_x, m))
-    w[kk] = np.sin(0.5 * np.pi * (kk - n0 + 0.5) / n_x) ** 2
-    w[n0 + n_x :] = 1.0
-    return rir * w
-
-
-def render_moving(signal, trajectory: Trajectory, room: RoomSpec, receiver: Receiver, *, sample_rate: int,
-                  early_order: int = 1, late: bool = True, rng: np.random.Generator | None = None,
-                  max_speed_m_s: float = MAX_SPEED_M_S) -> np.ndarray:  # fmt: skip
+def render_moving(
+    signal,
+    trajectory: Trajectory,
+    room: RoomSpec,
+    receiver: Receiver,
+    *,
+    sample_rate: int,
+    early_order: int = 1,
+    late: bool = True,
+    rng: np.random.Generator | None = None,
+    max_speed_m_s: float = MAX_SPEED_M_S,
+) -> np.ndarray:
     """A moving source heard through ``receiver``: float64 ``[receiver.num_channels, n]``.
 
     Parameters
@@ -481,21 +544,12 @@ def render_moving(signal, trajectory: Trajectory, room: RoomSpec, receiver: Rece
     """
     sig, fs, early_order = _checked_args(signal, sample_rate, early_order, trajectory)
     trajectory.check_in(room, max_speed_m_s=max_speed_m_s)
-    path = _sampled_path(trajectory, sig.size + 1, fs)
-    points = _receiving_points(receiver, room, path)
-    early, n_early = _early_moving(sig, path, trajectory, room, receiver, points, early_order, fs)
+    path = _moving.sampled_path(trajectory, sig.size + 1, fs)
+    points = _moving.receiving_points(receiver, room, path)
+    early, n_early = _moving.early_moving(sig, path, trajectory, room, receiver, points, early_order, fs)
     if not late or max_order_for(room, fs) == 0:
         return early
-    if rng is None:
-        raise ParameterError(
-            "rng=None with late=True in a reverberant room; allowed: a numpy Generator (draws the tail)"
-        )
-    rir = _late_rir(room, trajectory, receiver, fs, rng)
-    n_late = sig.size + rir.shape[1] - 1
-    out = np.zeros((early.shape[0], max(n_early, n_late)))
-    out[:, :n_early] += early
-    out[:, :n_late] += scipy.signal.oaconvolve(sig[None, :], rir, axes=1)
-    return out
+    return _moving.add_late(early, n_early, sig, trajectory, room, receiver, fs, rng)
 
 
 def _checked_args(signal, sample_rate, early_order, trajectory) -> tuple[np.ndarray, int, int]:
@@ -516,51 +570,3 @@ def _checked_args(signal, sample_rate, early_order, trajectory) -> tuple[np.ndar
             f"trajectory={trajectory!r} is not a Trajectory; allowed: auralgen.rooms.trajectory.Trajectory"
         )
     return sig, fs, early_order
-
-
-def _receiving_points(receiver: Receiver, room: RoomSpec, path: np.ndarray) -> np.ndarray:
-    """The omni mics, or the centre of a directional receiver (``[k, 3]``), checked against the path."""
-    mics = receiver.mic_positions_m()
-    points = mics if mics is not None else np.asarray([receiver.position_m], float)
-    for p in points:
-        if np.any(p < 0) or np.any(p > np.asarray(room.dims_m)):
-            raise ParameterError(
-                f"receiver.position_m={list(receiver.position_m)!r} is outside the room; allowed: inside {list(room.dims_m)}"
-            )
-    closest = float(np.min(np.linalg.norm(path[:, None, :] - points[None, :, :], axis=-1)))
-    if closest < MIN_RECEIVER_DISTANCE_M:
-        raise ParameterError(
-            f"trajectory passes {closest:.3f} m from the receiver; allowed: >= {MIN_RECEIVER_DISTANCE_M} m"
-        )
-    return points
-
-
-def _early_moving(sig, path, trajectory, room, receiver, points, early_order, fs) -> tuple[np.ndarray, int]:
-    """The moving images up to ``early_order`` at every receiving point, high-passed: ``(early [ch, n], n)``."""
-    order = min(early_order, max_order_for(room, fs))
-    affine = _image_affine(room, order)
-    keep = affine[2] != 0.0
-    affine = tuple(np.ascontiguousarray(a[keep]) for a in affine)
-    c = float(room.c_m_s)
-    img_far = affine[0][:, None, :] + affine[1][:, None, :] * path[None, [0, -1], :]
-    r_max = float(np.max(np.linalg.norm(img_far[:, :, None, :] - points[None, None, :, :], axis=-1)))
-    # an image's distance along a straight or arc path is bounded by its end points' plus the
-    # path length (triangle inequality)
-    n_early = sig.size + int(math.ceil(fs * (r_max + trajectory.length_m) / c)) + 2 * FDL2 + 1
-    if receiver.mic_positions_m() is not None:
-        rows = []
-        for p in points:
-            y, _ = _read(sig, path, affine, p, room, fs, n_early)
-            rows.append(y.sum(axis=0))
-        early = np.stack(rows)
-    else:
-        y, tau = _read(sig, path, affine, points[0], room, fs, n_early)
-        if receiver.ambisonic_order() == 1:
-            pos = _emitted_positions(path, tau, affine)
-            az, el, _ = receiver.directions_of(pos)
-            early = np.einsum("cin,in->cn", foa_weights(az, el), y)
-        elif receiver.ear_positions_m() is not None:  # a head: its HRTF filters each image
-            early = _binaural_early(receiver, y, tau, path, affine, fs)
-        else:
-            raise ParameterError(f"receiver={receiver!r} is not supported; allowed: omni arrays, FOA, binaural")
-    return _images._highpass(early, fs), n_early

@@ -55,8 +55,8 @@ class SoundKind:
     tags: ClassVar[frozenset[str]] = frozenset()
 
     def draw(self, rng: np.random.Generator, **constraints: Any) -> dict[str, Any]:
-        """The recipe of one sound, drawn from ``rng`` (the same draws in the same order as
-        the task did before the move: the bytes of a dataset depend on it)."""
+        """The recipe of one sound, drawn from ``rng`` (the bytes of a dataset depend on the
+        number and order of its draws: keep them fixed)."""
         raise NotImplementedError
 
     def render(self, spec: Mapping[str, Any], sample_rate: int, **options: Any) -> np.ndarray:

@@ -23,9 +23,9 @@ bytes, first 16 hex digits) and ``root``; :func:`read_entry` decodes it again, s
 re-renders bit for bit and a changed file is caught instead of silently rendering other audio.
 
 Every file is checked when the corpus is read (:func:`bad_audio`): one whose mono mix is silent,
-holds NaN or infinite samples, is shorter than :data:`~auralgen.sounds.audio_checks.MIN_SOURCE_S`, or whose channels cancel in
-the mix is refused in one line naming it (``source.on_bad=error``, the default), or left out and
-counted with the short files (``source.on_bad=skip``).
+holds NaN or infinite samples, is shorter than :data:`~auralgen.sounds.audio_checks.MIN_SOURCE_S`,
+or whose channels cancel in the mix is refused in one line naming it (``source.on_bad=error``, the
+default), or left out and counted with the short files (``source.on_bad=skip``).
 """
 
 from __future__ import annotations
@@ -181,7 +181,8 @@ def load_corpus(cfg: SourceConfig) -> Corpus:
             )
     if not entries:
         raise ParameterError(
-            f"{key}={str(root)!r} has no usable audio file; allowed: a folder of audio files of at least {cfg.min_duration_s} s"
+            f"{key}={str(root)!r} has no usable audio file; "
+            f"allowed: a folder of audio files of at least {cfg.min_duration_s} s"
         )
     return Corpus(cfg.kind, root.as_posix(), tuple(entries), tuple(skipped))
 

@@ -51,7 +51,8 @@ def _decode_channels(data: bytes, name: str) -> tuple[np.ndarray, int]:
         raise
     except Exception as exc:
         raise ParameterError(
-            f"source file {name!r} is unreadable ({reason(exc, repr(name))}); allowed: audio files soundfile can read (WAV, FLAC, OGG, AIFF)"
+            f"source file {name!r} is unreadable ({reason(exc, repr(name))}); "
+            "allowed: audio files soundfile can read (WAV, FLAC, OGG, AIFF)"
         ) from None
     return x, int(sr)
 
@@ -111,7 +112,8 @@ def _folder_rows(cfg: SourceConfig, root: Path) -> list[tuple[str, dict[str, Any
         rows = _metadata_rows(meta[0], cfg)
         if rows and "file_name" not in rows[0]:
             raise ParameterError(
-                f"source.dir {meta[0].name} has no file_name column; allowed: the audiofolder columns file_name, {cfg.label_column}, ..."
+                f"source.dir {meta[0].name} has no file_name column; "
+                f"allowed: the audiofolder columns file_name, {cfg.label_column}, ..."
             )
         return sorted((str(r["file_name"]), r) for r in rows)
     out = []
@@ -128,7 +130,8 @@ def _entry(cfg: SourceConfig, name: str, row: dict[str, Any], data: bytes, key: 
     label = row.get(cfg.label_column)
     if labelled and (label is None or str(label).strip() == ""):
         raise ParameterError(
-            f"{key} file {name!r} has no label; allowed: a {cfg.label_column!r} column, or the file inside a <label>/ folder"
+            f"{key} file {name!r} has no label; "
+            f"allowed: a {cfg.label_column!r} column, or the file inside a <label>/ folder"
         )
     lic = row.get(cfg.license_column) or cfg.license
     if lic is None or not str(lic).strip():
@@ -244,7 +247,8 @@ def decoded(root: str, file: str, sha256: str, sample_rate: int, audio_column: s
         data = p.read_bytes()
     if sha16(data) != sha256:
         raise ParameterError(
-            f"source file {file!r} changed since the item was drawn (sha256 {sha16(data)} != {sha256}); allowed: the file the recipe names"
+            f"source file {file!r} changed since the item was drawn (sha256 {sha16(data)} != {sha256}); "
+            "allowed: the file the recipe names"
         )
     x, sr = _decode(data, file)
     if sr != sample_rate:

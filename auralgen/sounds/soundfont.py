@@ -168,11 +168,13 @@ def render(spec: dict[str, Any], sample_rate: int, shift_cents: float = 0.0) -> 
         raise ParameterError(f"source.soundfont={path!r} is not a file; {INSTALL_HINT}")
     if sha_of(path) != spec["sha256"]:
         raise ParameterError(
-            f"source file {path!r} changed since the item was drawn (sha256 {sha_of(path)} != {spec['sha256']}); allowed: the SoundFont the recipe names"
+            f"source file {path!r} changed since the item was drawn (sha256 {sha_of(path)} != {spec['sha256']}); "
+            "allowed: the SoundFont the recipe names"
         )
     if spec.get("synth", version()) != version():
         raise ParameterError(
-            f"the item was rendered by {spec['synth']}, this is {version()}; allowed: the FluidSynth version the recipe names"
+            f"the item was rendered by {spec['synth']}, this is {version()}; "
+            "allowed: the FluidSynth version the recipe names"
         )
     hold = float(spec["hold_s"])
     return render_note(

@@ -76,8 +76,23 @@ class Entry:
 
 
 # every key of a recipe (Corpus.pick): the file's, then the extras of an HF row or a SoundFont note
-RECIPE_KEYS = ("source", "root", "file", "label", "license", "attribution", "sha256", "offset_s",
-               "audio_column", "instrument", "program", "note", "velocity", "hold_s", "synth")  # fmt: skip
+RECIPE_KEYS = (
+    "source",
+    "root",
+    "file",
+    "label",
+    "license",
+    "attribution",
+    "sha256",
+    "offset_s",
+    "audio_column",
+    "instrument",
+    "program",
+    "note",
+    "velocity",
+    "hold_s",
+    "synth",
+)
 
 
 class SourceKind:

@@ -32,7 +32,8 @@ def attack_envelope(n: int, sample_rate: int, *, rise_s: float, release_s: float
     rel = n_samples(release_s, sample_rate)
     if not (math.isfinite(ramp) and ramp > 0) or ramp + rel > n:
         raise ParameterError(
-            f"rise_s={rise_s!r} with release_s={release_s!r} does not fit {n} samples; allowed: 0 < rise_s/0.8 + release_s <= duration"
+            f"rise_s={rise_s!r} with release_s={release_s!r} does not fit {n} samples; "
+            "allowed: 0 < rise_s/0.8 + release_s <= duration"
         )
     g = np.minimum(np.arange(n, dtype=np.float64) / ramp, 1.0)
     if rel:

@@ -71,7 +71,10 @@ def band_centres_hz() -> np.ndarray:
 def mel_weights(n_fft: int, sample_rate: int) -> np.ndarray:
     """Triangular mel filterbank ``[N_BANDS, n_fft // 2 + 1]`` over the rfft bins of ``n_fft`` samples."""
     if FMAX_HZ >= sample_rate / 2:
-        raise ParameterError(f"sample_rate={sample_rate} puts Nyquist below the envelope's top band edge {FMAX_HZ} Hz; allowed: sample_rate > {2 * FMAX_HZ:g}")  # fmt: skip
+        raise ParameterError(
+            f"sample_rate={sample_rate} puts Nyquist below the envelope's top band edge {FMAX_HZ} Hz; "
+            f"allowed: sample_rate > {2 * FMAX_HZ:g}"
+        )
     f = np.fft.rfftfreq(n_fft, 1.0 / sample_rate)
     edges = mel_to_hz(np.linspace(hz_to_mel(FMIN_HZ), hz_to_mel(FMAX_HZ), N_BANDS + 2))
     w = np.zeros((N_BANDS, f.size))
@@ -160,8 +163,8 @@ def excitation(
     course in time (vibrato rate, depth and phase, bow noise, attack and swell times, the FM
     index, its decay and the modulator's phase, the string's burst and loss, the phases of the
     harmonic floor under these two (which fills the FM spectrum's nulls), a noise excitation's
-    realisation, whose band levels frame by frame are its course in time). Two notes with one ``shape_seed`` evolve alike in time
-    and frequency; without it (None) ``seed`` draws both, in the order it always has."""
+    realisation, whose band levels frame by frame are its course in time). Two notes with one
+    ``shape_seed`` evolve alike in time and frequency; without it (None) ``seed`` draws both."""
     rng = np.random.default_rng(seed)
     shape = rng if shape_seed is None else np.random.default_rng(shape_seed)
     t = np.arange(n) / sample_rate
@@ -242,8 +245,14 @@ def render_note(note: dict[str, Any], sample_rate: int) -> np.ndarray:
     """One note (float64) from its recipe: excitation, envelope, ramps, loudness (LUFS)."""
     n = n_samples(note["duration_s"], sample_rate)
     shape_seed = note.get("shape_seed")
-    x = excitation(note["excitation"], float(note["f0_hz"]), n, sample_rate, int(note["seed"]),
-                   None if shape_seed is None else int(shape_seed))  # fmt: skip
+    x = excitation(
+        note["excitation"],
+        float(note["f0_hz"]),
+        n,
+        sample_rate,
+        int(note["seed"]),
+        None if shape_seed is None else int(shape_seed),
+    )
     x = apply_ramps(x, sample_rate=sample_rate, ramp_s=RAMP_S)
     x = impose_envelope(x, sample_rate, note["ceps"])
     x = apply_ramps(x, sample_rate=sample_rate, ramp_s=EDGE_RAMP_S)

@@ -123,6 +123,16 @@ def _as_levels(key: str, value):
 def rms(x) -> float:
     """Root-mean-square of all samples of ``x`` (any shape, digital units).
 
+    Parameters
+    ----------
+    x : array_like, any shape
+        Samples (digital full scale).
+
+    Returns
+    -------
+    float
+        RMS in digital units.
+
     Examples
     --------
     >>> rms([1.0, -1.0, 1.0, -1.0])
@@ -136,6 +146,18 @@ def rms(x) -> float:
 
 def rms_to_db_spl(rms_value: float, *, full_scale_db_spl: float = DEFAULT_FULL_SCALE_DB_SPL) -> float:
     """dB SPL of a digital RMS: ``full_scale_db_spl + 20 log10(rms_value)`` (``-inf`` for 0).
+
+    Parameters
+    ----------
+    rms_value : float >= 0
+        RMS in digital units.
+    full_scale_db_spl : float
+        dB SPL of digital RMS 1.0 (the calibration).
+
+    Returns
+    -------
+    float
+        Level in dB SPL.
 
     Examples
     --------
@@ -153,6 +175,18 @@ def rms_to_db_spl(rms_value: float, *, full_scale_db_spl: float = DEFAULT_FULL_S
 
 def db_spl_to_rms(level_db_spl: float, *, full_scale_db_spl: float = DEFAULT_FULL_SCALE_DB_SPL) -> float:
     """Digital RMS of a signal at ``level_db_spl``: ``10 ** ((level - full_scale) / 20)``.
+
+    Parameters
+    ----------
+    level_db_spl : float
+        Level in dB SPL.
+    full_scale_db_spl : float
+        dB SPL of digital RMS 1.0 (the calibration).
+
+    Returns
+    -------
+    float
+        RMS in digital units.
 
     Examples
     --------
@@ -196,6 +230,18 @@ def set_level_db_spl(x, level_db_spl: float, *, full_scale_db_spl: float = DEFAU
 def peak_for_db_spl_sine(level_db_spl: float, *, full_scale_db_spl: float = DEFAULT_FULL_SCALE_DB_SPL) -> float:
     """Peak amplitude of a sine at ``level_db_spl`` (> 1.0 means it would clip).
 
+    Parameters
+    ----------
+    level_db_spl : float
+        Level of the sine in dB SPL.
+    full_scale_db_spl : float
+        dB SPL of digital RMS 1.0 (the calibration).
+
+    Returns
+    -------
+    float
+        Peak amplitude in digital units.
+
     Examples
     --------
     >>> round(peak_for_db_spl_sine(136.0 - 20 * math.log10(math.sqrt(2))), 12)
@@ -237,6 +283,18 @@ def reference_threshold_db_spl(freq_hz):
 def db_hl_to_db_spl(level_db_hl, freq_hz):
     """dB SPL of a tone at ``level_db_hl`` dB HL: level plus the ISO 389-7 threshold.
 
+    Parameters
+    ----------
+    level_db_hl : float or array_like
+        Hearing level (dB HL).
+    freq_hz : float or array_like, 20 <= freq_hz <= 18000
+        Tone frequency (Hz), broadcast against ``level_db_hl``.
+
+    Returns
+    -------
+    float or np.ndarray
+        Level in dB SPL.
+
     Examples
     --------
     >>> round(db_hl_to_db_spl(110.0, 125.0), 6)
@@ -247,6 +305,18 @@ def db_hl_to_db_spl(level_db_hl, freq_hz):
 
 def db_spl_to_db_hl(level_db_spl, freq_hz):
     """dB HL of a tone at ``level_db_spl`` dB SPL: level minus the ISO 389-7 threshold.
+
+    Parameters
+    ----------
+    level_db_spl : float or array_like
+        Sound pressure level (dB SPL).
+    freq_hz : float or array_like, 20 <= freq_hz <= 18000
+        Tone frequency (Hz), broadcast against ``level_db_spl``.
+
+    Returns
+    -------
+    float or np.ndarray
+        Hearing level in dB HL.
 
     Examples
     --------

@@ -15,8 +15,12 @@ KNOCK_HZ, KNOCK_DECAY_S, KNOCK_LENGTH_S, KNOCK_RATE_HZ = (250.0, 500.0), 0.03, 0
 # read by its listener (:mod:`auralgen.listeners.multisource`).
 SPATIAL_F0_HZ, SPATIAL_MAX_HARMONICS = (150.0, 400.0), 30  # harmonic: fundamental range, harmonics below Nyquist
 SPATIAL_CLICK_RATE_HZ = (6.0, 16.0)  # click train: clicks per second
-SPATIAL_NAMES = {"noise": "the noise burst", "harmonic": "the harmonic tone", "chirp": "the sweep",
-                 "clicks": "the click train"}  # fmt: skip
+SPATIAL_NAMES = {
+    "noise": "the noise burst",
+    "harmonic": "the harmonic tone",
+    "chirp": "the sweep",
+    "clicks": "the click train",
+}
 # multi_source_relation: its synthesized kinds (no sweep: its direct sound has no onset of its own), in the order
 # they enter one after another, whatever their roles
 SPATIAL_ENTRY_ORDER = ("harmonic", "noise", "clicks")

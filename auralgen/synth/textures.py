@@ -31,8 +31,9 @@ LEVEL_JITTER_DB = 2.0  # each grain's level: +- this (uniform), at every density
 MIN_GRAINS = 3
 
 
-def grain_onsets(rng: np.random.Generator, *, density_hz: float, window_s: float, grain_s: float,
-                 jitter: float, filled: bool = False) -> list[float]:  # fmt: skip
+def grain_onsets(
+    rng: np.random.Generator, *, density_hz: float, window_s: float, grain_s: float, jitter: float, filled: bool = False
+) -> list[float]:
     """Onsets (s, from the window's start) of grains at ``density_hz`` filling ``window_s``: a
     uniformly drawn phase in the first interval, then ``n - 1`` jittered intervals whose mean is
     exactly ``1 / density_hz``. Draws: the phase, then the ``n - 1`` jitters. ``filled``: no phase (the
@@ -42,7 +43,9 @@ def grain_onsets(rng: np.random.Generator, *, density_hz: float, window_s: float
     phase = 0.0 if filled else float(rng.uniform(0.0, 1.0)) * ioi
     n = int(math.floor((window_s - grain_s - phase) / ioi + 1e-9)) + 1
     if n < MIN_GRAINS:
-        raise ParameterError(f"a {window_s:g} s window holds {n} grains at {density_hz:.2f} /s; allowed: at least {MIN_GRAINS}")  # fmt: skip
+        raise ParameterError(
+            f"a {window_s:g} s window holds {n} grains at {density_hz:.2f} /s; allowed: at least {MIN_GRAINS}"
+        )
     u = rng.uniform(-jitter, jitter, n - 1)
     u -= u.mean()
     steps = np.concatenate(([0.0], np.cumsum(ioi * (1.0 + u))))
@@ -53,19 +56,39 @@ def grains_of(texture: dict[str, Any]) -> tuple[list[float], np.ndarray]:
     """The grains' onsets (s, from the window's start) and levels (dB) of a texture recipe, from its
     ``seed`` (onsets by :func:`grain_onsets`, then one level per grain)."""
     rng = np.random.default_rng(int(texture["seed"]))
-    onsets = grain_onsets(rng, density_hz=texture["density_hz"], window_s=texture["window_s"],
-                          grain_s=texture["grain"]["grain_s"], jitter=texture["jitter"],
-                          filled=bool(texture.get("filled", False)))  # fmt: skip
+    onsets = grain_onsets(
+        rng,
+        density_hz=texture["density_hz"],
+        window_s=texture["window_s"],
+        grain_s=texture["grain"]["grain_s"],
+        jitter=texture["jitter"],
+        filled=bool(texture.get("filled", False)),
+    )
     return onsets, rng.uniform(-LEVEL_JITTER_DB, LEVEL_JITTER_DB, len(onsets))
 
 
-def draw_texture(rng: np.random.Generator, grain: dict, *, density_hz: float, start_s: float, window_s: float,
-                 jitter: float, loudness_lufs: float, filled: bool = False) -> dict[str, Any]:  # fmt: skip
+def draw_texture(
+    rng: np.random.Generator,
+    grain: dict,
+    *,
+    density_hz: float,
+    start_s: float,
+    window_s: float,
+    jitter: float,
+    loudness_lufs: float,
+    filled: bool = False,
+) -> dict[str, Any]:
     """A texture recipe (one draw: its seed, which fixes its grains' timing, levels and noise); ``filled``
     (stored only when true): the grains start at the window's start (:func:`grain_onsets`)."""
-    texture = {"density_hz": float(density_hz), "jitter": float(jitter), "grain": dict(grain),
-               "seed": int(rng.integers(2**31)), "start_s": float(start_s), "window_s": float(window_s),
-               "loudness_lufs": float(loudness_lufs)}  # fmt: skip
+    texture = {
+        "density_hz": float(density_hz),
+        "jitter": float(jitter),
+        "grain": dict(grain),
+        "seed": int(rng.integers(2**31)),
+        "start_s": float(start_s),
+        "window_s": float(window_s),
+        "loudness_lufs": float(loudness_lufs),
+    }
     if filled:
         texture["filled"] = True
     texture["n_grains"] = len(grains_of(texture)[0])

@@ -18,8 +18,10 @@ from pathlib import Path
 
 def controls(argv: list[str]) -> int:
     """The ``controls`` subcommand (see the module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m auralgen.validation controls",
-                                     description="learned audio-free controls: train on TRAIN, test on TEST")  # fmt: skip
+    parser = argparse.ArgumentParser(
+        prog="python -m auralgen.validation controls",
+        description="learned audio-free controls: train on TRAIN, test on TEST",
+    )
     parser.add_argument("train", help="dataset directory the controls are trained on (e.g. seed 0)")
     parser.add_argument("test", help="dataset directory they are tested on (e.g. seed 1)")
     parser.add_argument("--json", metavar="OUT", help="also write the report as JSON to OUT")

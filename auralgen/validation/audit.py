@@ -47,6 +47,18 @@ LISTENER_MIN_ITEMS = (
 def audit_dataset(path, *, listen: bool = True) -> AuditReport:
     """Run every audit on the exported dataset at ``path``.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An exported dataset directory (``data/<task>/*.parquet``).
+    listen : bool
+        Also run the reference listeners (accuracy per task and level).
+
+    Returns
+    -------
+    AuditReport
+        Balance, shortcut and listener results, and the flags they raise.
+
     Raises
     ------
     ParameterError
@@ -98,15 +110,30 @@ class ListenerAccuracy(Check):
         row, item = seen.row, seen.item
         rec = self.heard[(row["task"], row["level"])]
         rec[0] += 1
-        got = self.listener.answer(row["task"], row["question"], list(row["options"]), item.clips, item.sample_rate,
-                                   layout=row.get("channel_layout"))  # fmt: skip
+        got = self.listener.answer(
+            row["task"],
+            row["question"],
+            list(row["options"]),
+            item.clips,
+            item.sample_rate,
+            layout=row.get("channel_layout"),
+        )
         rec[1] += int(got == row["answer_index"])
         rec[2], rec[3] = row["level_value"], row["level_unit"]
 
     def finish(self, report: AuditReport) -> None:
         for (name, level), (n, correct, value, unit) in sorted(self.heard.items()):
-            report.listener.append({"task": name, "level": level, "level_value": value, "level_unit": unit, "n": n,
-                                    "correct": correct, "accuracy": correct / n})  # fmt: skip
+            report.listener.append(
+                {
+                    "task": name,
+                    "level": level,
+                    "level_value": value,
+                    "level_unit": unit,
+                    "n": n,
+                    "correct": correct,
+                    "accuracy": correct / n,
+                }
+            )
         for name in sorted({r["task"] for r in report.listener}):
             if name in task_names():  # a task this auralgen does not know: flagged by the shortcut audit
                 _floor_flag(report, name, [r for r in report.listener if r["task"] == name])
@@ -122,5 +149,9 @@ def _floor_flag(report: AuditReport, name: str, recs: list[dict]) -> None:
     easy = pick((r for r in recs if r["level_unit"] == unit), key=lambda r: r["level_value"])
     floor = spec.listener_floor
     if easy["n"] >= LISTENER_MIN_ITEMS and easy["accuracy"] < floor:
-        report.flag("listener", name, f"reference listener {easy['accuracy']:.0%} at the easiest level "
-                    f"({easy['level_value']:g} {unit}); expected >= {floor:.0%}")  # fmt: skip
+        report.flag(
+            "listener",
+            name,
+            f"reference listener {easy['accuracy']:.0%} at the easiest level "
+            f"({easy['level_value']:g} {unit}); expected >= {floor:.0%}",
+        )

@@ -1,7 +1,7 @@
 """Answer-position and option balance of a dataset's tasks (chi-square tests), for the audit.
 
-Moved out of ``audit.py`` (small modules). The chi-square sum runs over the answers in
-sorted order, so ``answer_p`` no longer depends on set order (PYTHONHASHSEED).
+The chi-square sum runs over the answers in sorted order, so ``answer_p`` does not depend on
+set order (PYTHONHASHSEED).
 """
 
 from __future__ import annotations
@@ -46,8 +46,13 @@ def balance(report, positions, n_positions, by_level, expected, unexpected_rows)
                 total_stat += float(sum((ctr.get(a, 0) - e) ** 2 / e for a, e in sorted(exp.items())))
                 total_dof += len(exp) - 1
         p_opt = float(stats.chi2.sf(total_stat, total_dof)) if total_dof else 1.0
-        report.balance[name] = {"positions": counts, "position_p": p_pos, "answers": dict(sorted(answer_counts.items())),
-                                "answer_p": p_opt, "unexpected_answers": unexpected}  # fmt: skip
+        report.balance[name] = {
+            "positions": counts,
+            "position_p": p_pos,
+            "answers": dict(sorted(answer_counts.items())),
+            "answer_p": p_opt,
+            "unexpected_answers": unexpected,
+        }
         if p_pos < BALANCE_ALPHA:
             report.flags.append(
                 {
@@ -57,8 +62,14 @@ def balance(report, positions, n_positions, by_level, expected, unexpected_rows)
                 }
             )
         if p_opt < BALANCE_ALPHA or unexpected:
-            report.flags.append({"audit": "option_balance", "task": name,
-                                 "detail": f"answers {dict(answer_counts)} (p={p_opt:.1e}){'; unexpected ' + ', '.join(unexpected[:3]) if unexpected else ''}"})  # fmt: skip
+            listed = "; unexpected " + ", ".join(unexpected[:3]) if unexpected else ""
+            report.flags.append(
+                {
+                    "audit": "option_balance",
+                    "task": name,
+                    "detail": f"answers {dict(answer_counts)} (p={p_opt:.1e}){listed}",
+                }
+            )
 
 
 class AnswerBalance(Check):

@@ -40,7 +40,7 @@ flag rule below detects with 80 % power: ``MARGIN`` plus what a one-sided binomi
   only never-right options);
 
 each only when the test says so: a one-sided binomial test of "the control's accuracy is at most
-its chance + ``MARGIN``" (the issue's rule, "more than 2 pp above chance", as the null hypothesis),
+its chance + ``MARGIN``" (the rule "more than 2 pp above chance" as the null hypothesis),
 Holm-corrected over the task's five controls at family level ``ALPHA``. Testing against chance
 itself, uncorrected, flagged about one in 40 clean control tests: 2 of 116 on the validity suite
 (pitch_relative metadata 38.8 %, texture_relative text prior 39.2 %; at 1,000 items both sit at
@@ -64,19 +64,18 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize
 
 from auralgen.core.errors import AuralgenError
 from auralgen.tasks.base import task_class
 from auralgen.validation import nuisance
 from auralgen.validation.nuisance import nuisance_features
 from auralgen.validation.read import Decoded, iter_decoded
+from auralgen.validation.stats import ALPHA, POWER, holm, min_detectable_effect, p_above, wilson
 
 CONTROLS = ("text_prior", "option_text", "metadata", "position_prior", "nuisance")
 PRIORS = ("text_prior", "position_prior")  # judged against the stated chance (audit "prior"); the others: "control"
 MARGIN = 0.02  # a control may exceed its chance by this much (2 pp) ...
-ALPHA = 0.05  # ... unless the excess over chance + MARGIN is significant at this level (Holm, per task)
-POWER = 0.8  # the minimum detectable effect is the excess found with this probability
 MIN_ITEMS = 200  # test items per task below which a task is never called clean
 K_CHOICES = (1, 3, 9, 27)  # the metadata model's k, chosen by leave-one-out on the training set
 L2 = 1.0  # the option-text model's ridge penalty (on the summed log-likelihood)
@@ -108,8 +107,12 @@ def metadata(item: Decoded) -> dict[str, float]:
     """Everything about an item but its audio content: clip count, rate, channels, and per clip
     ``dur_s``, ``bytes`` (FLAC), ``rms_db``, ``peak_db`` and the clip's rank by each of them."""
     clips = item.clips or []
-    out = {"n_clips": float(len(clips)), "sample_rate": float(item.sample_rate), "bytes": float(item.flac_bytes),
-           "channels": float(clips[0].shape[0]) if clips else 0.0}  # fmt: skip
+    out = {
+        "n_clips": float(len(clips)),
+        "sample_rate": float(item.sample_rate),
+        "bytes": float(item.flac_bytes),
+        "channels": float(clips[0].shape[0]) if clips else 0.0,
+    }
     per = defaultdict(list)
     for i, x in enumerate(clips):
         y = np.asarray(x, np.float64)
@@ -159,8 +162,16 @@ def samples(path) -> list[Sample]:
     out = []
     for item in iter_decoded(path):
         row = item.row
-        out.append(Sample(row["task"], row["question"] or "", tuple(row["options"]), int(row["answer_index"]),
-                          metadata(item), nuisance_features(item.clips, item.sample_rate)))  # fmt: skip
+        out.append(
+            Sample(
+                row["task"],
+                row["question"] or "",
+                tuple(row["options"]),
+                int(row["answer_index"]),
+                metadata(item),
+                nuisance_features(item.clips, item.sample_rate),
+            )
+        )
     return out
 
 
@@ -221,8 +232,9 @@ class OptionText:
         x, groups, answers = self._design(train)
         w0 = np.zeros(len(vocab))
         if len(vocab) and train:
-            res = optimize.minimize(_logit_loss, w0, args=(x, groups, answers), jac=True, method="L-BFGS-B",
-                                    options={"maxiter": 200})  # fmt: skip
+            res = optimize.minimize(
+                _logit_loss, w0, args=(x, groups, answers), jac=True, method="L-BFGS-B", options={"maxiter": 200}
+            )
             w0 = res.x
         self.w = w0
         return self
@@ -286,8 +298,9 @@ class Metadata:
         d = _sq_distances(self.x, self.x)
         np.fill_diagonal(d, np.inf)
         order = np.argsort(d, axis=1, kind="stable")
-        best = max(K_CHOICES, key=lambda k: (sum(self._vote(s, order[i, :k]) == s.answer
-                                                 for i, s in enumerate(train)), -k))  # fmt: skip
+        best = max(
+            K_CHOICES, key=lambda k: (sum(self._vote(s, order[i, :k]) == s.answer for i, s in enumerate(train)), -k)
+        )
         self.k = min(best, max(len(train) - 1, 1))
         return self
 
@@ -323,44 +336,13 @@ class Nuisance(Metadata):
         return nuisance.usable(task, name)
 
 
-MODELS = {"text_prior": TextPrior, "option_text": OptionText, "metadata": Metadata, "position_prior": PositionPrior,
-          "nuisance": Nuisance}  # fmt: skip
-
-
-# --- statistics ----------------------------------------------------------------------------------
-
-
-def wilson(correct: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """The 95 % Wilson score interval of ``correct / n`` (``(0, 1)`` when ``n == 0``)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = correct / n
-    centre, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, (centre - half) / (1 + z * z / n)), min(1.0, (centre + half) / (1 + z * z / n))
-
-
-def p_above(correct: int, n: int, chance: float) -> float:
-    """One-sided binomial p-value of ``correct`` out of ``n`` against accuracy ``chance``."""
-    if n == 0 or chance >= 1.0:
-        return 1.0
-    return float(stats.binom.sf(correct - 1, n, chance))
-
-
-def min_detectable_effect(n: int, chance: float, *, alpha: float = ALPHA, power: float = POWER) -> float:
-    """The smallest accuracy above ``chance`` a one-sided exact binomial test at ``alpha`` detects
-    with probability ``power`` on ``n`` items (``1 - chance`` when no accuracy would)."""
-    if n == 0 or chance >= 1.0:
-        return 1.0 - min(chance, 1.0)
-    critical = int(stats.binom.isf(alpha, n, chance)) + 1  # smallest count with P(X >= count) <= alpha
-    while critical > 0 and stats.binom.sf(critical - 2, n, chance) <= alpha:
-        critical -= 1
-    if critical > n:
-        return 1.0 - chance
-    lo, hi = chance, 1.0
-    for _ in range(50):
-        mid = (lo + hi) / 2
-        lo, hi = (lo, mid) if stats.binom.sf(critical - 1, n, mid) >= power else (mid, hi)
-    return hi - chance
+MODELS = {
+    "text_prior": TextPrior,
+    "option_text": OptionText,
+    "metadata": Metadata,
+    "position_prior": PositionPrior,
+    "nuisance": Nuisance,
+}
 
 
 # --- the audit -----------------------------------------------------------------------------------
@@ -391,33 +373,65 @@ class ControlsReport:
         return self.verdict == "clean"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"train": self.train, "test": self.test, "verdict": self.verdict, "ok": self.ok,
-                "tasks": self.tasks, "flags": self.flags, "notes": self.notes}  # fmt: skip
+        return {
+            "train": self.train,
+            "test": self.test,
+            "verdict": self.verdict,
+            "ok": self.ok,
+            "tasks": self.tasks,
+            "flags": self.flags,
+            "notes": self.notes,
+        }
 
     def table(self) -> str:
         """The per-task table: controls' accuracy against the chance levels, n and MDE."""
-        short = {"text_prior": "text", "option_text": "words", "metadata": "meta", "position_prior": "pos",
-                 "nuisance": "audio"}  # fmt: skip
-        head = (f"{'task':<22} {'n':>5} {'1/opt':>6} {'bal':>6} {'honest':>6} {'MDE':>6} "
-                + " ".join(f"{short[c]:>14}" for c in CONTROLS) + "  status")  # fmt: skip
+        short = {
+            "text_prior": "text",
+            "option_text": "words",
+            "metadata": "meta",
+            "position_prior": "pos",
+            "nuisance": "audio",
+        }
+        head = (
+            f"{'task':<22} {'n':>5} {'1/opt':>6} {'bal':>6} {'honest':>6} {'MDE':>6} "
+            + " ".join(f"{short[c]:>14}" for c in CONTROLS)
+            + "  status"
+        )
         out = [f"learned controls: trained on {self.train}, tested on {self.test} -> {self.verdict.upper()}", head]
         for t in self.tasks:
             cells = []
             for c in CONTROLS:
                 r = t["controls"][c]
                 cells.append(f"{r['accuracy']:>5.1%} [{r['ci'][0]:.0%},{r['ci'][1]:.0%}]".rjust(14))
-            out.append(f"{t['task']:<22} {t['n']:>5} {t['stated_chance']:>6.1%} {t['balanced_chance']:>6.1%} "
-                       f"{t['honest_chance']:>6.1%} {t['mde']:>6.1%} " + " ".join(cells) + f"  {t['status']}")  # fmt: skip
+            out.append(
+                f"{t['task']:<22} {t['n']:>5} {t['stated_chance']:>6.1%} {t['balanced_chance']:>6.1%} "
+                f"{t['honest_chance']:>6.1%} {t['mde']:>6.1%} " + " ".join(cells) + f"  {t['status']}"
+            )
         out += [f"flag [{f['audit']}] {f['task']}: {f['detail']}" for f in self.flags]
         out += [f"note: {n}" for n in self.notes]
-        out.append(f"columns: text=(a) answer-text prior, words=(b) option-text model, meta=(c) metadata kNN, "
-                   f"pos=(d) position prior, audio=(e) audio-nuisance kNN (level, loudness, span, silences, segments); bal = 1/(options ever right in training); honest = best of text, "
-                   f"pos, 1/opt; MDE at alpha {ALPHA:g}, power {POWER:.0%}; flags need n >= {MIN_ITEMS}")  # fmt: skip
+        out.append(
+            f"columns: text=(a) answer-text prior, words=(b) option-text model, meta=(c) metadata kNN, "
+            f"pos=(d) position prior, audio=(e) audio-nuisance kNN (level, loudness, span, silences, segments); "
+            f"bal = 1/(options ever right in training); honest = best of text, "
+            f"pos, 1/opt; MDE at alpha {ALPHA:g}, power {POWER:.0%}; flags need n >= {MIN_ITEMS}"
+        )
         return "\n".join(out)
 
 
 def audit_controls(train_dir, test_dir, *, min_items: int = MIN_ITEMS) -> ControlsReport:
-    """Train the four controls on the dataset at ``train_dir`` and test them on ``test_dir``, per task.
+    """Train the audio-free controls on the dataset at ``train_dir`` and test them on ``test_dir``, per task.
+
+    Parameters
+    ----------
+    train_dir, test_dir : str or os.PathLike
+        Exported dataset directories (two seeds of one config).
+    min_items : int
+        Test items a task needs before a flag (or "clean") is called.
+
+    Returns
+    -------
+    ControlsReport
+        One row per task (accuracies, intervals, chance levels, MDE) and the flags.
 
     Raises
     ------
@@ -438,45 +452,51 @@ def audit_controls(train_dir, test_dir, *, min_items: int = MIN_ITEMS) -> Contro
     return report
 
 
-def task_controls(name: str, train: list[Sample], test: list[Sample], report: ControlsReport, *,
-                  min_items: int = MIN_ITEMS) -> dict:  # fmt: skip
+def task_controls(
+    name: str, train: list[Sample], test: list[Sample], report: ControlsReport, *, min_items: int = MIN_ITEMS
+) -> dict:
     """One task's row of the report (and its flags added to ``report``)."""
     n = len(test)
-    correct = {c: sum(m.predict(s) == s.answer for s in test) for c, m in
-               ((c, MODELS[c]().fit(train)) for c in CONTROLS)}  # fmt: skip
+    correct = {
+        c: sum(m.predict(s) == s.answer for s in test) for c, m in ((c, MODELS[c]().fit(train)) for c in CONTROLS)
+    }
     stated = float(np.mean([1 / len(s.options) for s in test]))
     ever = {s.options[s.answer] for s in train}
     balanced = float(np.mean([1 / max(1, sum(o in ever for o in s.options)) for s in test]))
     honest = max(correct["text_prior"] / n, correct["position_prior"] / n, stated)
-    row = {"task": name, "n": n, "n_train": len(train), "stated_chance": stated, "balanced_chance": balanced,
-           "honest_chance": honest, "mde": MARGIN + min_detectable_effect(n, min(honest + MARGIN, 1.0), alpha=ALPHA / len(CONTROLS)), "controls": {}}  # fmt: skip
+    row = {
+        "task": name,
+        "n": n,
+        "n_train": len(train),
+        "stated_chance": stated,
+        "balanced_chance": balanced,
+        "honest_chance": honest,
+        "mde": MARGIN + min_detectable_effect(n, min(honest + MARGIN, 1.0), alpha=ALPHA / len(CONTROLS)),
+        "controls": {},
+    }
     for c in CONTROLS:
         ref = stated if c in PRIORS else honest
         acc = correct[c] / n
-        row["controls"][c] = {"correct": correct[c], "accuracy": acc, "ci": list(wilson(correct[c], n)),
-                              "chance": ref, "excess": acc - ref, "p": p_above(correct[c], n, ref + MARGIN)}  # fmt: skip
+        row["controls"][c] = {
+            "correct": correct[c],
+            "accuracy": acc,
+            "ci": list(wilson(correct[c], n)),
+            "chance": ref,
+            "excess": acc - ref,
+            "p": p_above(correct[c], n, ref + MARGIN),
+        }
     flagged = holm({c: v["p"] for c, v in row["controls"].items()}) if n >= min_items else set()
     for c in CONTROLS:
         if c in flagged:
             v, audit = row["controls"][c], "prior" if c in PRIORS else "control"
-            report.flags.append({"audit": audit, "task": name, "detail": f"{c} {v['accuracy']:.1%} on {n} items vs "
-                                 f"{'stated' if audit == 'prior' else 'honest'} chance {v['chance']:.1%} "
-                                 f"+ {MARGIN:.0%} (Holm p={v['p']:.2g})"})  # fmt: skip
+            report.flags.append(
+                {
+                    "audit": audit,
+                    "task": name,
+                    "detail": f"{c} {v['accuracy']:.1%} on {n} items vs "
+                    f"{'stated' if audit == 'prior' else 'honest'} chance {v['chance']:.1%} "
+                    f"+ {MARGIN:.0%} (Holm p={v['p']:.2g})",
+                }
+            )
     row["status"] = "fail" if flagged else ("too few items" if n < min_items else "clean")
     return row
-
-
-def holm(pvalues: dict[str, float], alpha: float = ALPHA) -> set[str]:
-    """The hypotheses Holm's step-down procedure rejects at family-wise level ``alpha``.
-
-    >>> sorted(holm({"a": 0.001, "b": 0.02, "c": 0.04, "d": 0.5}))
-    ['a']
-    >>> sorted(holm({"a": 0.001, "b": 0.015, "c": 0.02, "d": 0.02}))
-    ['a', 'b', 'c', 'd']
-    """
-    rejected: set[str] = set()
-    for rank, (key, p) in enumerate(sorted(pvalues.items(), key=lambda kv: kv[1])):
-        if p > alpha / (len(pvalues) - rank):
-            break
-        rejected.add(key)
-    return rejected

@@ -107,6 +107,11 @@ def answer(
 def listener_accuracy(dataset_dir) -> dict[tuple[str, int], dict[str, Any]]:
     """Listener accuracy per ``(task, level)`` over every item of an exported dataset.
 
+    Parameters
+    ----------
+    dataset_dir : str or os.PathLike
+        An exported dataset directory.
+
     Returns
     -------
     dict
@@ -121,7 +126,8 @@ def listener_accuracy(dataset_dir) -> dict[tuple[str, int], dict[str, Any]]:
         rec = acc[(row["task"], row["level"])]
         rec.update(level_value=row["level_value"], level_unit=row["level_unit"])
         rec["n"] += 1
-        got = answer(row["task"], row["question"], row["options"], item.clips, item.sample_rate,
-                     layout=row.get("channel_layout"))  # fmt: skip
+        got = answer(
+            row["task"], row["question"], row["options"], item.clips, item.sample_rate, layout=row.get("channel_layout")
+        )
         rec["correct"] += int(got == row["answer_index"])
     return {k: {**v, "accuracy": v["correct"] / v["n"]} for k, v in sorted(acc.items())}

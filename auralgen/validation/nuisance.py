@@ -42,14 +42,25 @@ SEGMENT_DB = -60.0  # a segment sounds above this level re the clip's loudest (t
 FLOOR = -300.0  # the level of digital silence, as a number
 
 AUDIT_FEATURE = {
-    "rms_dbfs": "audio.rms_dbfs", "peak_dbfs": "audio.peak_dbfs", "crest_db": "audio.crest_db",
-    "lufs": "audio.loudness_lufs", "active_s": "audio.active_s", "span_s": "audio.span_s",
-    "lead_s": "audio.first_onset_s", "trail_s": "audio.last_offset_s", "n_segments": "audio.n_segments",
-    "part0_rms_dbfs": "audio.delta_level_db", "part1_rms_dbfs": "audio.delta_level_db",
-    "delta_rms_db": "audio.delta_level_db", "part0_peak_dbfs": "audio.delta_level_db",
-    "part1_peak_dbfs": "audio.delta_level_db", "delta_peak_db": "audio.delta_level_db",
-    "part0_s": "audio.delta_duration_s", "part1_s": "audio.delta_duration_s", "delta_s": "audio.delta_duration_s",
-}  # fmt: skip
+    "rms_dbfs": "audio.rms_dbfs",
+    "peak_dbfs": "audio.peak_dbfs",
+    "crest_db": "audio.crest_db",
+    "lufs": "audio.loudness_lufs",
+    "active_s": "audio.active_s",
+    "span_s": "audio.span_s",
+    "lead_s": "audio.first_onset_s",
+    "trail_s": "audio.last_offset_s",
+    "n_segments": "audio.n_segments",
+    "part0_rms_dbfs": "audio.delta_level_db",
+    "part1_rms_dbfs": "audio.delta_level_db",
+    "delta_rms_db": "audio.delta_level_db",
+    "part0_peak_dbfs": "audio.delta_level_db",
+    "part1_peak_dbfs": "audio.delta_level_db",
+    "delta_peak_db": "audio.delta_level_db",
+    "part0_s": "audio.delta_duration_s",
+    "part1_s": "audio.delta_duration_s",
+    "delta_s": "audio.delta_duration_s",
+}
 
 
 def _db(power: float) -> float:
@@ -57,7 +68,20 @@ def _db(power: float) -> float:
 
 
 def clip_features(x: np.ndarray, sample_rate: int) -> dict[str, float]:
-    """The nuisance features of one clip ``[channels, n]`` (channels averaged), see the module table."""
+    """The nuisance features of one clip (channels averaged), see the module table.
+
+    Parameters
+    ----------
+    x : np.ndarray, shape (channels, n)
+        The clip.
+    sample_rate : int
+        Sample rate (Hz).
+
+    Returns
+    -------
+    dict of str to float
+        Levels in dB (``*_dbfs``, ``lufs``), times in seconds (``*_s``), ``n_segments``.
+    """
     y = np.asarray(x, dtype=np.float64).reshape(-1, np.shape(x)[-1]).mean(axis=0)
     n, sr = y.size, int(sample_rate)
     rms, peak = _db(float(np.mean(y**2))), _db(float(np.max(np.abs(y))) ** 2)
@@ -72,8 +96,12 @@ def clip_features(x: np.ndarray, sample_rate: int) -> dict[str, float]:
     if not segs:
         return out | {"active_s": 0.0, "span_s": 0.0, "lead_s": n / sr, "trail_s": 0.0}
     first, last = segs[0], segs[-1]
-    out |= {"active_s": sum(s.duration_s for s in segs), "span_s": last.offset_s - first.onset_s,
-            "lead_s": first.onset_s, "trail_s": n / sr - last.offset_s}  # fmt: skip
+    out |= {
+        "active_s": sum(s.duration_s for s in segs),
+        "span_s": last.offset_s - first.onset_s,
+        "lead_s": first.onset_s,
+        "trail_s": n / sr - last.offset_s,
+    }
     for i, s in enumerate((first, last)):
         part = y[int(s.onset_s * sr) : int(s.offset_s * sr) + 1]
         out[f"part{i}_rms_dbfs"] = _db(float(np.mean(part**2))) if part.size else FLOOR
@@ -88,6 +116,19 @@ def clip_features(x: np.ndarray, sample_rate: int) -> dict[str, float]:
 def nuisance_features(clips, sample_rate: int) -> dict[str, float]:
     """``clip{k}.<feature>`` for every clip of an item (see :func:`clip_features`).
 
+    Parameters
+    ----------
+    clips : sequence of np.ndarray, each shape (channels, n)
+        The item's clips.
+    sample_rate : int
+        Sample rate (Hz).
+
+    Returns
+    -------
+    dict of str to float
+
+    Examples
+    --------
     >>> x = np.zeros((1, 16000)); x[0, 4000:8000] = 0.1
     >>> f = nuisance_features([x], 16000)
     >>> round(f["clip0.rms_dbfs"], 2), round(f["clip0.lead_s"], 2), f["clip0.n_segments"]

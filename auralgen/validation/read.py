@@ -42,7 +42,23 @@ class Decoded:
 
 
 def dataset_shards(path) -> list[Path]:
-    """The parquet shards of a dataset directory, or ParameterError if it is not one."""
+    """The parquet shards of a dataset directory.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An exported dataset directory.
+
+    Returns
+    -------
+    list of Path
+        ``data/<task>/*.parquet``, sorted.
+
+    Raises
+    ------
+    ParameterError
+        If ``path`` is not a directory or holds no shard.
+    """
     root = Path(path)
     if not root.is_dir():
         raise ParameterError(f"dataset={str(path)!r} is not a directory; allowed: an exported dataset directory")
@@ -56,8 +72,20 @@ def dataset_shards(path) -> list[Path]:
 
 def iter_decoded(path, *, batch_rows: int = 16) -> Iterator[Decoded]:
     """Every row of the dataset, shard by shard, ``batch_rows`` at a time (through the schema's one
-    reader, :func:`auralgen.core.schema.iter_items`), audio decoded; a row whose audio does not
-    decode carries the ``error``."""
+    reader, :func:`auralgen.core.schema.iter_items`), audio decoded.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An exported dataset directory.
+    batch_rows : int > 0
+        Rows read at a time.
+
+    Yields
+    ------
+    Decoded
+        One row with its clips ``[channels, n]``; a row whose audio does not decode carries the ``error``.
+    """
     root = Path(path)
     shards = [s.relative_to(root).as_posix() for s in dataset_shards(root)]
     for shard, _, row in iter_items(root, shards, batch_rows=batch_rows):
@@ -72,18 +100,29 @@ def iter_decoded(path, *, batch_rows: int = 16) -> Iterator[Decoded]:
         except Exception as exc:  # noqa: BLE001 - any decoder failure is a bad row
             err = f"audio does not decode: {reason(exc, 'the clip')}"
         sizes = [len(e["bytes"] or b"") for e in audio]
-        yield Decoded(row, shard, None if err else clips, rate, sum(sizes), [e.get("path") or "" for e in audio],
-                      err, sizes)  # fmt: skip
+        yield Decoded(
+            row, shard, None if err else clips, rate, sum(sizes), [e.get("path") or "" for e in audio], err, sizes
+        )
 
 
 def run_config_of(manifest: dict, path) -> RunConfig:
     """The run config recorded in a manifest (its ``config`` record), validated again; ``out`` is ``path``."""
     c = manifest["config"]
-    mapping = {"seed": c["seed"], "split": list(c["splits"]), "sample_rate": c["audio"]["sample_rate"],
-               "full_scale_db_spl": c["audio"]["full_scale_db_spl"], "shard_size": c["shard_size"],
-               "max_resample": c["max_resample"], "validate": c["validate"], "export": c["export"],
-               "suite_name": c["suite"], "tasks": {t["name"]: t for t in c["tasks"]}, "workers": 1,
-               "progress": False, "out": str(path)}  # fmt: skip
+    mapping = {
+        "seed": c["seed"],
+        "split": list(c["splits"]),
+        "sample_rate": c["audio"]["sample_rate"],
+        "full_scale_db_spl": c["audio"]["full_scale_db_spl"],
+        "shard_size": c["shard_size"],
+        "max_resample": c["max_resample"],
+        "validate": c["validate"],
+        "export": c["export"],
+        "suite_name": c["suite"],
+        "tasks": {t["name"]: t for t in c["tasks"]},
+        "workers": 1,
+        "progress": False,
+        "out": str(path),
+    }
     if c["audio"].get("source"):  # a recorded source (its root as the run gave it)
         mapping["source"] = c["audio"]["source"]
     return validate(mapping)

@@ -34,21 +34,40 @@ class AuditReport:
         """Record the ``(reason, detail)`` problems of one item (``read.Decoded``) as its failure."""
         row = item.row
         reasons = list(dict.fromkeys(code for code, _ in problems))
-        self.failures.append({"id": row["id"], "task": row["task"], "split": row["split"], "level": row["level"],
-                              "shard": item.shard, "reasons": reasons,
-                              "details": [f"{c}: {d}" for c, d in problems]})  # fmt: skip
+        self.failures.append(
+            {
+                "id": row["id"],
+                "task": row["task"],
+                "split": row["split"],
+                "level": row["level"],
+                "shard": item.shard,
+                "reasons": reasons,
+                "details": [f"{c}: {d}" for c, d in problems],
+            }
+        )
 
     def flag(self, audit: str, task: str, detail: str) -> None:
         self.flags.append({"audit": audit, "task": task, "detail": detail})
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "ok": self.ok, "items": self.items, "failures": self.failures, "flags": self.flags,
-                "balance": self.balance, "shortcuts": self.shortcuts, "listener": self.listener, "notes": self.notes}  # fmt: skip
+        return {
+            "path": self.path,
+            "ok": self.ok,
+            "items": self.items,
+            "failures": self.failures,
+            "flags": self.flags,
+            "balance": self.balance,
+            "shortcuts": self.shortcuts,
+            "listener": self.listener,
+            "notes": self.notes,
+        }
 
     def table(self) -> str:
         """The human-readable tables: failures, flags, balance, shortcuts, listener accuracy."""
-        out = [f"audit of {self.path}: {self.items} items, {len(self.failures)} failing, {len(self.flags)} flags -> "
-               f"{'OK' if self.ok else 'FAIL'}"]  # fmt: skip
+        out = [
+            f"audit of {self.path}: {self.items} items, {len(self.failures)} failing, {len(self.flags)} flags -> "
+            f"{'OK' if self.ok else 'FAIL'}"
+        ]
         out += [f"note: {n}" for n in self.notes]
         for section in (_failure_lines, _flag_lines, _balance_lines, _shortcut_lines, _listener_lines):
             out += section(self)
@@ -86,14 +105,20 @@ def _balance_lines(report: AuditReport) -> list[str]:
 def _shortcut_lines(report: AuditReport) -> list[str]:
     if not report.shortcuts:
         return []
-    out = ["", "shortcut audit: CV accuracy of one non-target feature vs the majority rate (flag: lift >= margin and significant)",
-           f"{'task':<20} {'n':>5} {'majority':>8}   top features (CV accuracy, lift, p)"]  # fmt: skip
+    out = [
+        "",
+        "shortcut audit: CV accuracy of one non-target feature vs the majority rate "
+        "(flag: lift >= margin and significant)",
+        f"{'task':<20} {'n':>5} {'majority':>8}   top features (CV accuracy, lift, p)",
+    ]
     for t, s in report.shortcuts.items():
         if "skipped" in s or "error" in s:
             out.append(f"{t:<20} {'skipped' if 'skipped' in s else 'error'}: {s.get('skipped') or s['error']}")
         elif "cues" in s:  # a role check (a dataset check's entry): how often the answer also holds another role
-            shown = "; ".join(f"{'!' if r['flag'] else ''}{r['sub_question']}={r['cue']} {r['rate']:.2f} vs {r['chance']:.2f}"
-                              for r in s["cues"])  # fmt: skip
+            shown = "; ".join(
+                f"{'!' if r['flag'] else ''}{r['sub_question']}={r['cue']} {r['rate']:.2f} vs {r['chance']:.2f}"
+                for r in s["cues"]
+            )
             out.append(f"{t:<20} {shown}")
         elif "features" in s:
             top = [r for r in s["features"] if r["flag"]] or s["features"][:SHOWN_FEATURES]
@@ -110,10 +135,14 @@ def _shortcut_lines(report: AuditReport) -> list[str]:
 def _listener_lines(report: AuditReport) -> list[str]:
     if not report.listener:
         return []
-    out = ["", "reference listener (audio only): accuracy per level",
-           f"{'task':<20} {'level':>5} {'value':>10} {'unit':<8} {'n':>4} {'accuracy':>9}"]  # fmt: skip
+    out = [
+        "",
+        "reference listener (audio only): accuracy per level",
+        f"{'task':<20} {'level':>5} {'value':>10} {'unit':<8} {'n':>4} {'accuracy':>9}",
+    ]
     for r in report.listener:
         out.append(
-            f"{r['task']:<20} {r['level']:>5} {r['level_value']:>10g} {r['level_unit']:<8} {r['n']:>4} {r['accuracy']:>9.1%}"
+            f"{r['task']:<20} {r['level']:>5} {r['level_value']:>10g} {r['level_unit']:<8} "
+            f"{r['n']:>4} {r['accuracy']:>9.1%}"
         )
     return out

@@ -14,6 +14,7 @@ import fnmatch
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -44,7 +45,8 @@ def scalars(value, prefix: str = "") -> Iterator[tuple[str, Any]]:
 
 
 def features(item, params: dict) -> dict[str, Any]:
-    """Every candidate shortcut of one item (a ``read.Decoded``): params scalars, pairwise deltas, row and audio facts."""
+    """Every candidate shortcut of one item (a ``read.Decoded``): params scalars, pairwise deltas,
+    row and audio facts."""
     row = item.row
     out: dict[str, Any] = {k: v for k, v in scalars(params) if k}
     sounds = (
@@ -54,9 +56,18 @@ def features(item, params: dict) -> dict[str, Any]:
         for k, v in sounds[-1].items():
             if isinstance(v, (int, float)) and not isinstance(v, bool) and isinstance(sounds[0].get(k), (int, float)):
                 out[f"delta.{k}"] = v - sounds[0][k]
-    out.update({"row.level": row["level"], "row.question": row["question"], "row.options": " | ".join(row["options"]),
-                "row.flac_bytes": item.flac_bytes, "row.n_clips": len(item.clips), "row.sampling_rate": item.sample_rate,
-                "row.num_channels": int(item.clips[0].shape[0]), "row.num_samples": int(item.clips[0].shape[-1])})  # fmt: skip
+    out.update(
+        {
+            "row.level": row["level"],
+            "row.question": row["question"],
+            "row.options": " | ".join(row["options"]),
+            "row.flac_bytes": item.flac_bytes,
+            "row.n_clips": len(item.clips),
+            "row.sampling_rate": item.sample_rate,
+            "row.num_channels": int(item.clips[0].shape[0]),
+            "row.num_samples": int(item.clips[0].shape[-1]),
+        }
+    )
     x = item.clips[0].astype(np.float64).mean(axis=0)
     out["audio.rms_dbfs"] = level_db_rms(x) if np.any(x) else -300.0
     out["audio.peak_dbfs"] = 20 * math.log10(float(np.max(np.abs(x)))) if np.any(x) else -300.0
@@ -95,27 +106,34 @@ def _best_split(x: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[float, in
     return (xs[i] + xs[i + 1]) / 2, int(score[i])
 
 
-def _fit(x, y, n_classes, depth):
-    """A depth-limited tree on one numeric feature: ``('leaf', label)`` or ``('split', t, lo, hi)``."""
+@dataclass(frozen=True)
+class _Leaf:
+    label: int
+
+
+@dataclass(frozen=True)
+class _Split:
+    threshold: float
+    low: _Leaf | _Split  # values <= threshold
+    high: _Leaf | _Split  # values > threshold
+
+
+def _fit(x, y, n_classes, depth) -> _Leaf | _Split:
+    """A depth-limited tree on one numeric feature."""
     label = int(np.bincount(y, minlength=n_classes).argmax())
     if depth == 0 or len(y) < 2:
-        return ("leaf", label)
+        return _Leaf(label)
     split = _best_split(x, y, n_classes)
     if split is None or split[1] <= np.bincount(y).max():
-        return ("leaf", label)
+        return _Leaf(label)
     t = split[0]
-    return (
-        "split",
-        t,
-        _fit(x[x <= t], y[x <= t], n_classes, depth - 1),
-        _fit(x[x > t], y[x > t], n_classes, depth - 1),
-    )
+    return _Split(t, _fit(x[x <= t], y[x <= t], n_classes, depth - 1), _fit(x[x > t], y[x > t], n_classes, depth - 1))
 
 
-def _predict(node, v: float) -> int:
-    while node[0] == "split":
-        node = node[2] if v <= node[1] else node[3]
-    return node[1]
+def _predict(node: _Leaf | _Split, v: float) -> int:
+    while isinstance(node, _Split):
+        node = node.low if v <= node.threshold else node.high
+    return node.label
 
 
 def cv_accuracy(values: list, y: np.ndarray, *, folds: int = CV_FOLDS, depth: int = TREE_DEPTH) -> float:
@@ -123,6 +141,22 @@ def cv_accuracy(values: list, y: np.ndarray, *, folds: int = CV_FOLDS, depth: in
 
     Numeric values: a depth-``depth`` threshold tree, missing values (nan) in a leaf of their
     own. Other values: the majority answer of each category.
+
+    Parameters
+    ----------
+    values : list, length n
+        One feature value per item: all floats (numeric) or any hashable values (categories).
+    y : np.ndarray of int, shape (n,)
+        Answer index per item.
+    folds : int >= 2
+        Cross-validation folds.
+    depth : int >= 0
+        Depth of the threshold tree.
+
+    Returns
+    -------
+    float
+        Accuracy in [0, 1].
     """
     n, k = len(y), int(y.max()) + 1
     numeric = all(isinstance(v, float) for v in values)
@@ -135,7 +169,7 @@ def cv_accuracy(values: list, y: np.ndarray, *, folds: int = CV_FOLDS, depth: in
             x = np.asarray(values, dtype=float)
             miss = np.isnan(x)
             fit_m = tr & ~miss
-            tree = _fit(x[fit_m], y[fit_m], k, depth) if fit_m.any() else ("leaf", base)
+            tree = _fit(x[fit_m], y[fit_m], k, depth) if fit_m.any() else _Leaf(base)
             nan_lab = int(np.bincount(y[tr & miss], minlength=k).argmax()) if (tr & miss).any() else base
             pred = [nan_lab if math.isnan(v) else _predict(tree, v) for v in x[te]]
         else:
@@ -148,7 +182,23 @@ def cv_accuracy(values: list, y: np.ndarray, *, folds: int = CV_FOLDS, depth: in
 
 
 def shortcut_audit(task: str, feats: list[dict], answers: list[str]) -> dict[str, Any]:
-    """Per non-target feature: CV accuracy predicting ``answers`` vs the majority-class rate."""
+    """Per non-target feature: CV accuracy predicting ``answers`` vs the majority-class rate.
+
+    Parameters
+    ----------
+    task : str
+        Task name (its audit spec names the target features, which are not tested).
+    feats : list of dict
+        The features of each item (:func:`features`).
+    answers : list of str
+        The answer of each item.
+
+    Returns
+    -------
+    dict
+        ``{"n", "majority_rate", "excluded", "features": [{"feature", "cv_accuracy", "lift", "p", "flag"}]}``,
+        or ``{"skipped": reason}`` / ``{"error": reason}``.
+    """
     if task not in task_names():
         return {"error": f"task {task!r} is not a task of this auralgen; allowed: {', '.join(task_names())}"}
     if len(answers) < SHORTCUT_MIN_ITEMS:
@@ -172,8 +222,15 @@ def shortcut_audit(task: str, feats: list[dict], answers: list[str]) -> dict[str
     for name, acc in tested:
         p = float(stats.binomtest(round(acc * len(y)), len(y), majority, alternative="greater").pvalue)
         flag = acc - majority >= SHORTCUT_MARGIN and p < SHORTCUT_ALPHA / max(1, len(tested))
-        rows.append({"feature": name, "cv_accuracy": round(acc, 4), "lift": round(acc - majority, 4), "p": p,
-                     "flag": bool(flag)})  # fmt: skip
+        rows.append(
+            {
+                "feature": name,
+                "cv_accuracy": round(acc, 4),
+                "lift": round(acc - majority, 4),
+                "p": p,
+                "flag": bool(flag),
+            }
+        )
     rows.sort(key=lambda r: -r["lift"])
     return {"n": len(y), "majority_rate": round(majority, 4), "excluded": excluded, "features": rows}
 
@@ -199,8 +256,12 @@ class FeatureShortcuts(Check):
                 report.flag("shortcut", name, res["error"])
             for r in res.get("features", []):
                 if r["flag"]:
-                    report.flag("shortcut", name, f"{r['feature']} alone predicts the answer: CV accuracy "
-                                f"{r['cv_accuracy']:.2f} vs majority {res['majority_rate']:.2f} (p={r['p']:.1e})")  # fmt: skip
+                    report.flag(
+                        "shortcut",
+                        name,
+                        f"{r['feature']} alone predicts the answer: CV accuracy "
+                        f"{r['cv_accuracy']:.2f} vs majority {res['majority_rate']:.2f} (p={r['p']:.1e})",
+                    )
 
 
 class TaskDatasetChecks(Check):

@@ -42,7 +42,8 @@ def render_binaural_reference(
     if highpass not in _REFERENCE_HIGHPASS:
         raise ParameterError(f"highpass={highpass!r}; allowed: {', '.join(_REFERENCE_HIGHPASS)}")
     sample_rate, c_m_s, n_samples = receivers._check_render_args(sample_rate, c_m_s, n_samples)
-    positions, gains, _, bucket = receiver._image_directions(images, sample_rate, c_m_s, n_samples)
+    seen = receiver._image_directions(images, sample_rate, c_m_s, n_samples)
+    positions, gains, bucket = seen.positions_m, seen.gains, seen.directions
     hr = receiver.hrtf_at(sample_rate)
     orders = np.asarray(images.orders).ravel()
     centre = np.asarray(receiver.position_m, dtype=float)

@@ -87,7 +87,7 @@ RUNTIME_MODEL_KEYS = (
     "replicas",
     "num_cpus",
     "num_gpus",
-)  # fmt: skip  (a served model is identified by its name, not by where it is served)
+)  # a served model is identified by its name, not by where it is served
 
 
 # the baselines share one module; every other module of this package is the adapter of its name

@@ -112,7 +112,8 @@ class CommandAdapter(Adapter):
             for name, (value, default) in pool.items():
                 if value != default:
                     raise ParameterError(
-                        f"{key}.{name}={value!r} has no effect without {key}.ray_address; allowed: {key}.ray_address=local|auto|host:port"
+                        f"{key}.{name}={value!r} has no effect without {key}.ray_address; "
+                        f"allowed: {key}.ray_address=local|auto|host:port"
                     )
             return
         if not (isinstance(cfg.ray_address, str) and cfg.ray_address.strip()):
@@ -160,9 +161,16 @@ class CommandAdapter(Adapter):
     def _start(self) -> None:
         try:
             self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                text=True, encoding="utf-8", errors="replace", bufsize=1, cwd=self.cfg.cwd,
-            )  # fmt: skip
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                bufsize=1,
+                cwd=self.cfg.cwd,
+            )
         except OSError as exc:
             raise FatalModelError(f"model.cmd={self.cfg.cmd!r} cannot start: {exc}") from None
         self.gen += 1

@@ -6,8 +6,8 @@ One module per toolkit, each documenting its layout and its scoring:
 ``starbench``   STAR-Bench's ``ALMEval_code`` (:mod:`.starbench`): ``meta_info/*.json`` its
                 ``build_dataset`` loads for every alias; its ``infer_results.jsonl`` scored, with
                 ``performance.json`` as its ``evaluate`` writes it.
-``mmar`` / ``mmau``  MMAR's and MMAU's metadata (MMAR-meta.json, mmau-test.json) and prediction files (:mod:`.mmar`), with their
-                token string-match (``scorer=mmar``).
+``mmar`` / ``mmau``  MMAR's and MMAU's metadata (MMAR-meta.json, mmau-test.json) and prediction
+                files (:mod:`.mmar`), with their token string-match (``scorer=mmar``).
 ``sonicbench``  SonicBench's layout and its published result files (:mod:`.sonicbench`).
 
 ``scorer`` picks whose verdict decides ``scores``: ``parser`` (auralgen's answer parser, the

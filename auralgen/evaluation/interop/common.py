@@ -117,10 +117,17 @@ def verdict_summary(records: list[dict], toolkit: list[bool], *, examples: int =
     ``examples`` answers they disagree on (id, reply, the parser's reading, both verdicts)."""
     pairs = list(zip((bool(r["correct"]) for r in records), toolkit, strict=True))
     differ = [
-        {"id": r["id"], "task": r["task"], "reply": r["reply"], "parser": r["status"] if r["choice"] is None
-         else "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[r["choice"]], "parser_correct": p, "toolkit_correct": t}
-        for r, (p, t) in zip(records, pairs) if p != t
-    ][:examples]  # fmt: skip
+        {
+            "id": r["id"],
+            "task": r["task"],
+            "reply": r["reply"],
+            "parser": r["status"] if r["choice"] is None else "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[r["choice"]],
+            "parser_correct": p,
+            "toolkit_correct": t,
+        }
+        for r, (p, t) in zip(records, pairs)
+        if p != t
+    ][:examples]
     return {
         "answers": len(pairs),
         "agree": sum(p == t for p, t in pairs),

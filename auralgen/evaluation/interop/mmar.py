@@ -80,11 +80,20 @@ def export(items, out: Path, log) -> dict:
     kept, skipped = one_clip(items, "MMAR")
     for it in kept:
         export_clip(it.clips[0], out, f"audio/{it.id}.wav")
-        rows.append({
-            "id": it.id, "audio_path": f"./audio/{it.id}.wav", "question": it.question, "choices": list(it.options),
-            "answer": it.answer, "modality": "sound", "category": layer(it), "sub-category": it.sub_category,
-            "language": "en", "task": it.task,
-        })  # fmt: skip
+        rows.append(
+            {
+                "id": it.id,
+                "audio_path": f"./audio/{it.id}.wav",
+                "question": it.question,
+                "choices": list(it.options),
+                "answer": it.answer,
+                "modality": "sound",
+                "category": layer(it),
+                "sub-category": it.sub_category,
+                "language": "en",
+                "task": it.task,
+            }
+        )
     out.mkdir(parents=True, exist_ok=True)
     export_json(out, "MMAR-meta.json", rows)
     export_text(out, "MMAR-meta.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
@@ -100,8 +109,8 @@ def difficulty_of(items) -> dict[str, str]:
     the easier end (the task's :func:`~auralgen.evaluation.adaptive.domain.easier_end`; larger when it
     states none), split in thirds (value at rank ``k`` of ``n``: ``DIFFICULTIES[3 * k // n]``).
 
-    >>> from types import SimpleNamespace as I
-    >>> its = [I(id=str(v), task="pitch_relative", level_value=v) for v in (0, 25, 50, 100, 200, 400)]
+    >>> from types import SimpleNamespace
+    >>> its = [SimpleNamespace(id=str(v), task="pitch_relative", level_value=v) for v in (0, 25, 50, 100, 200, 400)]
     >>> list(difficulty_of(its).values())
     ['hard', 'hard', 'medium', 'medium', 'easy', 'easy']
     """
@@ -124,12 +133,22 @@ def export_mmau(items, out: Path, log) -> dict:
     rows = []
     for it in kept:
         export_clip(it.clips[0], out, f"test-audios/{it.id}.wav")
-        rows.append({
-            "id": it.id, "audio_id": f"./test-audios/{it.id}.wav", "question": it.question,
-            "choices": list(it.options), "answer": it.answer, "dataset": "auralgen", "task": "sound",
-            "split": it.split, "category": it.category, "sub-category": it.task, "difficulty": difficulty[it.id],
-            "auralgen_task": it.task,
-        })  # fmt: skip
+        rows.append(
+            {
+                "id": it.id,
+                "audio_id": f"./test-audios/{it.id}.wav",
+                "question": it.question,
+                "choices": list(it.options),
+                "answer": it.answer,
+                "dataset": "auralgen",
+                "task": "sound",
+                "split": it.split,
+                "category": it.category,
+                "sub-category": it.task,
+                "difficulty": difficulty[it.id],
+                "auralgen_task": it.task,
+            }
+        )
     export_json(out, "mmau-test.json", rows)
     by = {d: sum(r["difficulty"] == d for r in rows) for d in DIFFICULTIES}
     log(
@@ -180,9 +199,16 @@ def records(rows: list[dict], fmt: str, path: str, field: str, *, skip_missing: 
             raise ParameterError(f"{where}: answer={answer!r} is not among the options; allowed: one of {options!r}")
         sub = row.get("sub-category", row.get("sub_category"))
         task = row.get("auralgen_task") or row.get("task") or sub or row.get("category") or fmt
-        rec = parsed_record(item_id=need(row, "id", where), task=task,
-                            rotation=0, options=options, truth=options.index(answer), reply=need(row, field, where),
-                            where=where, field=field)  # fmt: skip
+        rec = parsed_record(
+            item_id=need(row, "id", where),
+            task=task,
+            rotation=0,
+            options=options,
+            truth=options.index(answer),
+            reply=need(row, field, where),
+            where=where,
+            field=field,
+        )
         if row.get("category") is not None and sub is not None:
             rec["category"], rec["sub_category"] = str(row["category"]), str(sub)
         recs.append(rec)
@@ -198,8 +224,7 @@ def score_file(job: Predictions, rows: list[dict], log) -> dict:
             f"scorer=file with predictions_format={job.format}; allowed: parser or mmar "
             "(MMAR/MMAU files record no verdict)"
         )
-    recs, toolkit, left_out = records(rows, job.format, job.path, field,
-                                      skip_missing=job.scorer == "mmar")  # fmt: skip
+    recs, toolkit, left_out = records(rows, job.format, job.path, field, skip_missing=job.scorer == "mmar")
     if not recs:
         raise ParameterError(f"{job.path}: no row has {field!r}; allowed: rows with the model's reply")
     extra = {"prediction_field": field, "rows_without_reply": left_out}

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -65,11 +66,15 @@ COMPARE = {
     "tempo_relative": ("tempo", "Which clip is faster (higher tempo)?", "Faster", "Slower"),
     "counting_relative": ("counting", "Which clip contains more sound events?", "More", "Fewer"),
     "texture_relative": ("texture", "Which clip has the denser texture (more grains per second)?", "Denser", "Sparser"),
-    "reverberation_relative": ("reverberation", "Which clip has stronger reverberation?", "More reverberant",
-                               "Less reverberant"),
+    "reverberation_relative": (
+        "reverberation",
+        "Which clip has stronger reverberation?",
+        "More reverberant",
+        "Less reverberant",
+    ),
     "attack_relative": ("velocity", "Which clip has higher velocity (stronger attack)?", "More sharply", "More softly"),
     "distance_relative": ("distance", "Which clip sounds closer?", "The second sound", "The first sound"),
-}  # fmt: skip
+}
 # task: (SonicBench attribute, the upper and the lower extreme category, as the start of their option text)
 RECOGNISE = {
     "brightness_absolute": ("brightness", "Bright", "Dark"),
@@ -96,10 +101,16 @@ NO_FORM = {  # why the other tasks have no binary form
 DIRECTION_OPTIONS = ("In front of the listener", "Behind the listener")
 COMPARISON_OPTIONS = ["the first clip", "the second clip"]
 RECOG_OPTIONS = {
-    "pitch": ["high", "low"], "brightness": ["bright", "dark"], "loudness": ["loud", "soft"],
-    "velocity": ["high", "low"], "duration": ["longer", "shorter"], "tempo": ["fast", "slow"],
-    "direction": ["front", "back"], "distance": ["near", "far"], "reverberation": ["reverb", "no reverb"],
-}  # fmt: skip
+    "pitch": ["high", "low"],
+    "brightness": ["bright", "dark"],
+    "loudness": ["loud", "soft"],
+    "velocity": ["high", "low"],
+    "duration": ["longer", "shorter"],
+    "tempo": ["fast", "slow"],
+    "direction": ["front", "back"],
+    "distance": ["near", "far"],
+    "reverberation": ["reverb", "no reverb"],
+}
 _DOTTED = re.compile(r"\bA\.\s*([^?]+?)\s+or\s+B\.\s*([^?.]+)")
 _FOR = re.compile(r"'A'\s*for\s*([\w.-]+)\s*,\s*'B'\s*for\s*([\w.-]+)")
 
@@ -120,8 +131,21 @@ def second_onset_s(params: dict) -> float | None:
     return None
 
 
-def _comparison(it):
-    """``(attribute, paradigm, question, options, answer index, audio)`` of a comparison item, or the skip reason."""
+@dataclass(frozen=True)
+class BinaryForm:
+    """An item asked in one of SonicBench's two paradigms."""
+
+    attribute: str  # SonicBench's attribute name, e.g. ``pitch`` or ``direction``
+    paradigm: str  # ``comparison`` (two sounds in one clip) or ``recog`` (one sound, two labels)
+    question: str
+    options: tuple[str, ...] | list[str]  # the two answers, in SonicBench's order
+    truth: int  # index of the right answer in ``options``
+    audio: np.ndarray  # float ``[channels, samples]``
+    sr: int  # sample rate (Hz)
+
+
+def _comparison(it) -> BinaryForm | str:
+    """The binary form of a comparison item, or the skip reason."""
     attr, question, more, less = COMPARE[it.task]
     if it.answer not in (more, less):
         return "answered 'the same': no clip has more of it"
@@ -132,11 +156,11 @@ def _comparison(it):
     cut = int(round(at * sr))
     joined = np.concatenate([x[:, :cut], np.zeros((x.shape[0], int(round(GAP_S * sr))), x.dtype), x[:, cut:]], axis=1)
     gap = f"Two sound clips are joined by {GAP_S:g} seconds of silence."
-    return attr, "comparison", f"{gap} {question}", COMPARISON_OPTIONS, int(it.answer == more), (joined, sr)
+    return BinaryForm(attr, "comparison", f"{gap} {question}", COMPARISON_OPTIONS, int(it.answer == more), joined, sr)
 
 
-def _recognition(it):
-    """The same tuple for a recognition item (two labels of one clip), or the skip reason."""
+def _recognition(it) -> BinaryForm | str:
+    """The binary form of a recognition item (two labels of one clip), or the skip reason."""
     if it.task == "azimuth_absolute":
         attr, pair, truth = "direction", list(DIRECTION_OPTIONS), int(it.answer.lower().startswith("back"))
         question = "Is the sound in front of the listener or behind?"
@@ -148,10 +172,11 @@ def _recognition(it):
         truth, question = pair.index(it.answer), f"Which describes the {attr} of this sound: {pair[0]} or {pair[1]}?"
     if len(it.clips) != 1:
         return f"{len(it.clips)} clips (a recognition item holds one)"
-    return attr, "recog", question, pair, truth, decode_flac(it.clips[0])
+    audio, sr = decode_flac(it.clips[0])
+    return BinaryForm(attr, "recog", question, pair, truth, audio, sr)
 
 
-def binary_form(it):
+def binary_form(it) -> BinaryForm | str:
     """SonicBench's form of item ``it`` (see the module docstring), or why it has none."""
     if it.task in COMPARE:
         return _comparison(it)
@@ -178,13 +203,21 @@ def export(items, out: Path, log) -> dict:
             key = f"{it.task}: {form}"
             skipped[key] = skipped.get(key, 0) + 1
             continue
-        attr, paradigm, question, options, truth, (audio, sr) = form
+        attr, paradigm = form.attribute, form.paradigm
         rows = files.setdefault(f"{attr}_{paradigm}", [])
         kind = "pair" if paradigm == "comparison" else "single"
         rel = f"{attr}/task_{paradigm}/{attr}_{kind}_{len(rows):03d}.wav"
-        write_wav(inside(out, rel), audio, sr, new=True)
-        rows.append({"audio_path": rel, "prompt": prompt_of(question, options), "reference": LETTERS[truth],
-                     "id": it.id, "task": it.task, "options": list(options)})  # fmt: skip
+        write_wav(inside(out, rel), form.audio, form.sr, new=True)
+        rows.append(
+            {
+                "audio_path": rel,
+                "prompt": prompt_of(form.question, form.options),
+                "reference": LETTERS[form.truth],
+                "id": it.id,
+                "task": it.task,
+                "options": list(form.options),
+            }
+        )
     (out / "json").mkdir(parents=True, exist_ok=True)
     for name, rows in files.items():
         export_text(out, f"json/{name}.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
@@ -196,8 +229,13 @@ def export(items, out: Path, log) -> dict:
         + ", ".join(f"{task} {n}" for task, n in sorted(_per_task(skipped).items()))
         + ")"
     )
-    return {"items": n, "format": "sonicbench", "out": str(out), "files": {k: len(v) for k, v in files.items()},
-            "skipped": skipped}  # fmt: skip
+    return {
+        "items": n,
+        "format": "sonicbench",
+        "out": str(out),
+        "files": {k: len(v) for k, v in files.items()},
+        "skipped": skipped,
+    }
 
 
 def result_files(path: str) -> list[Path]:
@@ -249,8 +287,18 @@ def score_file(job: Predictions, log) -> dict:
             audio = row.get("audio_path")
             item_id = row.get("id") or (Path(audio).stem if audio else f"{path.stem}#{n}")
             reply = need(row, field, where)
-            recs.append(parsed_record(item_id=f"{path.stem}/{item_id}", task=f"{attr}_{paradigm}", rotation=0,
-                                      options=options, truth=truth, reply=reply, where=where, field=field))  # fmt: skip
+            recs.append(
+                parsed_record(
+                    item_id=f"{path.stem}/{item_id}",
+                    task=f"{attr}_{paradigm}",
+                    rotation=0,
+                    options=options,
+                    truth=truth,
+                    reply=reply,
+                    where=where,
+                    field=field,
+                )
+            )
             toolkit.append(str(row.get("prediction", "")).strip() == ref)
     extra = {"prediction_field": field, "files": len(result_files(job.path))}
     return write_results(job, recs, toolkit=toolkit, extra=extra, log=log)

@@ -92,8 +92,16 @@ def place(item) -> str:
 
 
 def _row(it, options, answer, paths) -> dict:
-    return {"id": it.id, "task": it.task, "category": it.category, "sub-category": it.sub_category,
-            "question": it.question, "options": list(options), "answer": answer, "audio_paths": paths}  # fmt: skip
+    return {
+        "id": it.id,
+        "task": it.task,
+        "category": it.category,
+        "sub-category": it.sub_category,
+        "question": it.question,
+        "options": list(options),
+        "answer": answer,
+        "audio_paths": paths,
+    }
 
 
 def _clip_order(option: str) -> list[int]:
@@ -173,8 +181,14 @@ def export(items, out: Path, log) -> dict:
         + f"; sr_ch split files for {split_files} of {counts['sr']})"
         + "".join(f"; skipped {n} ({why})" for why, n in skipped.items())
     )
-    return {"items": sum(counts[a] for a in ("pc", "tr", "sr")), "format": "starbench", "out": str(out),
-            "files": counts, "sr_ch_split": split_files, "skipped": skipped}  # fmt: skip
+    return {
+        "items": sum(counts[a] for a in ("pc", "tr", "sr")),
+        "format": "starbench",
+        "out": str(out),
+        "files": counts,
+        "sr_ch_split": split_files,
+        "skipped": skipped,
+    }
 
 
 # --------------------------------------------------------------------------- scoring
@@ -255,8 +269,10 @@ def performance(rows: list[dict], verdicts: list[bool], alias: str) -> dict:
                 res[name] = {k: m(g) for k, g in _groups(rows, key).items()}
         return res
     by_sub = {k: m(g) for k, g in _groups(rows, "sub-category").items()}
-    subs = [(g[0].get("category"), float(by_sub[k]["AA"][:-1]), float(by_sub[k]["ACR"][:-1]), k)
-            for k, g in _groups(rows, "sub-category").items()]  # fmt: skip
+    subs = [
+        (g[0].get("category"), float(by_sub[k]["AA"][:-1]), float(by_sub[k]["ACR"][:-1]), k)
+        for k, g in _groups(rows, "sub-category").items()
+    ]
 
     def mean(values):
         return float(np.sum(np.asarray(values, dtype=np.float64)) / len(values))
@@ -265,11 +281,20 @@ def performance(rows: list[dict], verdicts: list[bool], alias: str) -> dict:
     for cat in sorted({str(c) for c, *_ in subs if c is not None}):
         mine = [s for s in subs if str(s[0]) == cat]
         cat_rows = [r for r in rows if str(r.get("category")) == cat]
-        by_cat[cat] = {"AA": f"{mean([s[1] for s in mine]):.2f}%", "ACR": f"{mean([s[2] for s in mine]):.2f}%",
-                       "n_subcategories": len(mine), "total_runs": len(cat_rows),
-                       "unique_samples": len({str(r["id"]) for r in cat_rows})}  # fmt: skip
-    total = {"AA": f"{mean([s[1] for s in subs]):.2f}%", "ACR": f"{mean([s[2] for s in subs]):.2f}%",
-             "n_subcategories": len(subs), "total_runs": len(rows), "unique_samples": len({str(r["id"]) for r in rows})}  # fmt: skip
+        by_cat[cat] = {
+            "AA": f"{mean([s[1] for s in mine]):.2f}%",
+            "ACR": f"{mean([s[2] for s in mine]):.2f}%",
+            "n_subcategories": len(mine),
+            "total_runs": len(cat_rows),
+            "unique_samples": len({str(r["id"]) for r in cat_rows}),
+        }
+    total = {
+        "AA": f"{mean([s[1] for s in subs]):.2f}%",
+        "ACR": f"{mean([s[2] for s in subs]):.2f}%",
+        "n_subcategories": len(subs),
+        "total_runs": len(rows),
+        "unique_samples": len({str(r["id"]) for r in rows}),
+    }
     return {"By Sub-category": by_sub, "By Category": by_cat, "Total": total}
 
 

@@ -1,0 +1,186 @@
+"""The rendering helpers of :func:`auralgen.rooms.trajectory.render_moving` (see its module
+docstring): moving image sources read at their retarded times, per receiving point, and the
+static tail of the path's midpoint.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import scipy.fft
+import scipy.signal
+
+from auralgen.core.errors import ParameterError
+from auralgen.rooms import _trajectory_kernels as _k
+from auralgen.rooms import images as _images
+from auralgen.rooms.hybrid import XFADE_S, mixing_time_s
+from auralgen.rooms.images import FDL2, SINC_LUT_GRANULARITY, image_sources, max_order_for
+from auralgen.rooms.receivers import Binaural, Receiver, foa_weights
+from auralgen.rooms.spec import RoomSpec
+
+#: closest the path may come to a receiving point (m)
+MIN_RECEIVER_DISTANCE_M = 0.2
+#: binaural HRIR update interval (s); windows are twice as long
+BLOCK_S = 0.008
+
+
+def _image_affine(room: RoomSpec, order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(offsets [n, 3], signs [n, 3], gains [n])``: image = offsets + signs * source."""
+    at0 = image_sources(room, (0.0, 0.0, 0.0), max_order=order)
+    at1 = image_sources(room, (1.0, 1.0, 1.0), max_order=order)
+    signs = np.rint(at1.positions_m - at0.positions_m)
+    return np.ascontiguousarray(at0.positions_m), np.ascontiguousarray(signs), np.ascontiguousarray(at0.gains)
+
+
+def sampled_path(trajectory, n: int, sample_rate: int) -> np.ndarray:
+    """The source position at every sample ``[n, 3]`` (m) of a :class:`~auralgen.rooms.trajectory.Trajectory`."""
+    return np.ascontiguousarray(trajectory.position_at(np.arange(n) / sample_rate))
+
+
+def _read(signal, path, affine, point, room, sample_rate, n_out):
+    offsets, signs, gains = affine
+    return _k._render_moving_images(
+        signal,
+        path,
+        offsets,
+        signs,
+        gains,
+        np.asarray(point, dtype=float),
+        float(sample_rate),
+        float(room.c_m_s),
+        FDL2,
+        SINC_LUT_GRANULARITY,
+        _images._phase_kernels(),
+        int(n_out),
+    )
+
+
+def _emitted_positions(path, tau, affine) -> np.ndarray:
+    """Image positions ``[n_images, m, 3]`` at emission times ``tau [n_images, m]`` (signal samples)."""
+    offsets, signs, _ = affine
+    k = np.clip(tau, 0.0, path.shape[0] - 1.0)
+    i0 = np.minimum(np.floor(k).astype(np.intp), path.shape[0] - 2) if path.shape[0] > 1 else np.zeros(k.shape, np.intp)
+    f = (k - i0)[..., None]
+    p = path[i0] + f * (path[np.minimum(i0 + 1, path.shape[0] - 1)] - path[i0])
+    return offsets[:, None, :] + signs[:, None, :] * p
+
+
+@functools.lru_cache(maxsize=8)
+def _hrir_spectra(hrtf: str, sample_rate: int, n_fft: int) -> np.ndarray:
+    from auralgen.rooms.receivers import _binaural_hrtf
+
+    out = scipy.fft.rfft(_binaural_hrtf(hrtf, sample_rate).hrirs, n_fft, axis=-1)
+    out.flags.writeable = False
+    return out
+
+
+def _binaural_early(receiver: Binaural, y, tau, path, affine, sample_rate) -> np.ndarray:
+    """Block-wise HRIR filtering of the per-image signals ``y [n_images, n]`` (see module doc)."""
+    n_img, n = y.shape
+    hr = receiver.hrtf_at(sample_rate)
+    b = max(1, int(round(BLOCK_S * sample_rate)))
+    n_fft = scipy.fft.next_fast_len(2 * b + hr.num_taps - 1, real=True)
+    spectra = _hrir_spectra(receiver.hrtf, int(sample_rate), n_fft)
+    centres = np.arange(0, n + b, b)
+    k = np.arange(2 * b)
+    window = np.sin(0.5 * np.pi * k / b) ** 2  # window of block j covers [c_j - b, c_j + b)
+    idx = centres[:, None] - b + k[None, :]
+    inside = (idx >= 0) & (idx < n)
+    idx_c = np.clip(idx, 0, n - 1)
+    out = np.zeros((2, n + n_fft))
+    for i in range(n_img):
+        seg = np.where(inside, y[i][idx_c], 0.0) * window
+        live = np.flatnonzero(np.any(seg != 0.0, axis=1))
+        if live.size == 0:
+            continue
+        pos = _emitted_positions(
+            path, tau[i : i + 1, np.minimum(centres[live], n - 1)], tuple(a[i : i + 1] for a in affine)
+        )[0]
+        az, el, _ = receiver.directions_of(pos)
+        dirs = hr.nearest(az, el)
+        spec = scipy.fft.rfft(seg[live], n_fft, axis=-1)[:, None, :] * spectra[dirs]
+        segs = np.ascontiguousarray(scipy.fft.irfft(spec, n_fft, axis=-1))
+        _k._overlap_add(out, segs, (centres[live] - b).astype(np.int64))
+    return out[:, :n]
+
+
+def _late_rir(room: RoomSpec, trajectory, receiver: Receiver, sample_rate: int, rng) -> np.ndarray:
+    """Static hybrid response at the path's midpoint, faded in at the mixing time (``[ch, m]``)."""
+    from auralgen.rooms.scene import spatial_rir
+
+    mid = trajectory.position_at(0.5 * trajectory.duration_s)[0]
+    rir = spatial_rir(room, mid, receiver, sample_rate=sample_rate, mode="hybrid", rng=rng)
+    t_dir = float(np.linalg.norm(mid - np.asarray(receiver.position_m))) / room.c_m_s
+    n0 = int(round((t_dir + mixing_time_s(room)) * sample_rate)) + FDL2
+    n_x = max(1, int(round(XFADE_S * sample_rate)))
+    m = rir.shape[1]
+    w = np.zeros(m)
+    kk = np.arange(n0, min(n0 + n_x, m))
+    w[kk] = np.sin(0.5 * np.pi * (kk - n0 + 0.5) / n_x) ** 2
+    w[n0 + n_x :] = 1.0
+    return rir * w
+
+
+def receiving_points(receiver: Receiver, room: RoomSpec, path: np.ndarray) -> np.ndarray:
+    """The omni mics, or the centre of a directional receiver (``[k, 3]``), checked against the path."""
+    mics = receiver.mic_positions_m()
+    points = mics if mics is not None else np.asarray([receiver.position_m], float)
+    for p in points:
+        if np.any(p < 0) or np.any(p > np.asarray(room.dims_m)):
+            raise ParameterError(
+                f"receiver.position_m={list(receiver.position_m)!r} is outside the room; "
+                f"allowed: inside {list(room.dims_m)}"
+            )
+    closest = float(np.min(np.linalg.norm(path[:, None, :] - points[None, :, :], axis=-1)))
+    if closest < MIN_RECEIVER_DISTANCE_M:
+        raise ParameterError(
+            f"trajectory passes {closest:.3f} m from the receiver; allowed: >= {MIN_RECEIVER_DISTANCE_M} m"
+        )
+    return points
+
+
+def early_moving(sig, path, trajectory, room, receiver, points, early_order, fs) -> tuple[np.ndarray, int]:
+    """The moving images up to ``early_order`` at every receiving point, high-passed: ``(early [ch, n], n)``."""
+    order = min(early_order, max_order_for(room, fs))
+    affine = _image_affine(room, order)
+    keep = affine[2] != 0.0
+    affine = tuple(np.ascontiguousarray(a[keep]) for a in affine)
+    c = float(room.c_m_s)
+    img_far = affine[0][:, None, :] + affine[1][:, None, :] * path[None, [0, -1], :]
+    r_max = float(np.max(np.linalg.norm(img_far[:, :, None, :] - points[None, None, :, :], axis=-1)))
+    # an image's distance along a straight or arc path is bounded by its end points' plus the
+    # path length (triangle inequality)
+    n_early = sig.size + int(math.ceil(fs * (r_max + trajectory.length_m) / c)) + 2 * FDL2 + 1
+    if receiver.mic_positions_m() is not None:
+        rows = []
+        for p in points:
+            y, _ = _read(sig, path, affine, p, room, fs, n_early)
+            rows.append(y.sum(axis=0))
+        early = np.stack(rows)
+    else:
+        y, tau = _read(sig, path, affine, points[0], room, fs, n_early)
+        if receiver.ambisonic_order() == 1:
+            pos = _emitted_positions(path, tau, affine)
+            az, el, _ = receiver.directions_of(pos)
+            early = np.einsum("cin,in->cn", foa_weights(az, el), y)
+        elif receiver.ear_positions_m() is not None:  # a head: its HRTF filters each image
+            early = _binaural_early(receiver, y, tau, path, affine, fs)
+        else:
+            raise ParameterError(f"receiver={receiver!r} is not supported; allowed: omni arrays, FOA, binaural")
+    return _images._highpass(early, fs), n_early
+
+
+def add_late(early, n_early: int, sig, trajectory, room: RoomSpec, receiver: Receiver, fs: int, rng) -> np.ndarray:
+    """``early [ch, n_early]`` plus the static hybrid tail of the path's midpoint, convolved with ``sig``."""
+    if rng is None:
+        raise ParameterError(
+            "rng=None with late=True in a reverberant room; allowed: a numpy Generator (draws the tail)"
+        )
+    rir = _late_rir(room, trajectory, receiver, fs, rng)
+    n_late = sig.size + rir.shape[1] - 1
+    out = np.zeros((early.shape[0], max(n_early, n_late)))
+    out[:, :n_early] += early
+    out[:, :n_late] += scipy.signal.oaconvolve(sig[None, :], rir, axes=1)
+    return out

@@ -155,7 +155,8 @@ def build_task_config(name_key: str, data) -> TaskConfig:
         bad = [p for p in cfg.phrasings if not (isinstance(p, int) and 0 <= p < n_q)]
         if bad or not cfg.phrasings or len(set(cfg.phrasings)) != len(cfg.phrasings):
             raise ParameterError(
-                f"{name_key}.phrasings={list(cfg.phrasings)!r} is invalid; allowed: distinct indices 0..{n_q - 1}, non-empty"
+                f"{name_key}.phrasings={list(cfg.phrasings)!r} is invalid; "
+                f"allowed: distinct indices 0..{n_q - 1}, non-empty"
             )
     return cfg
 
@@ -164,7 +165,10 @@ def check_splits(split) -> tuple[str, ...]:
     """Split names as Hugging Face ``datasets`` accepts them (``NamedSplit``: ``\\w+(\\.\\w+)*``), in
     ASCII, not the reserved ``all`` (the union of every split), distinct."""
     splits = (split,) if isinstance(split, str) else tuple(split) if isinstance(split, list) else ()
-    allowed = "a name or list of names of ASCII letters, digits and '_' (parts may be joined by '.'), at most 64 characters, not 'all'"
+    allowed = (
+        "a name or list of names of ASCII letters, digits and '_' (parts may be joined by '.'), "
+        "at most 64 characters, not 'all'"
+    )
     if not splits:
         raise ParameterError(f"split={split!r} is invalid; allowed: {allowed}")
     for s in splits:
@@ -213,7 +217,8 @@ def check_takers(kind: str, task_cfgs) -> None:
     if refused:
         takers = [n for n in task_names() if kind in task_class(n).takes_sources]
         raise ParameterError(
-            f"source={kind} is not taken by {', '.join(refused)}; allowed: a suite or task=<name> of those that take it: {', '.join(takers)}"
+            f"source={kind} is not taken by {', '.join(refused)}; "
+            f"allowed: a suite or task=<name> of those that take it: {', '.join(takers)}"
         )
 
 

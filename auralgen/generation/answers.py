@@ -133,8 +133,13 @@ def _spares(texts, groups, order: list[int], extra: int, totals: Counter[str]) -
     return out
 
 
-def _level_codes(texts: tuple[str, ...], n: int, rng: np.random.Generator, totals: Counter[str],
-                 groups: tuple[str, ...] | None = None) -> np.ndarray:  # fmt: skip
+def _level_codes(
+    texts: tuple[str, ...],
+    n: int,
+    rng: np.random.Generator,
+    totals: Counter[str],
+    groups: tuple[str, ...] | None = None,
+) -> np.ndarray:
     """The seeded deal of ``n`` items over ``texts`` (indices into ``texts``): each text ``n // len``
     times, the spare items to the texts dealt least so far (``totals``, updated; with ``groups``, to
     the groups given fewest spares at this level first), then permuted."""

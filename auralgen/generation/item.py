@@ -156,45 +156,105 @@ def failed_checks(measured: dict) -> list[str]:
     return [f"unmeasurable ({measured['note']})"] if measured.get("note") else ["valid"]
 
 
-def _row(task: Task, spec: ItemSpec, params, clips: list[np.ndarray], measured, qa, *, seed: int, validate: bool,
-         flac_bits: int, fp: str, seed_secret: bool, fixed_size: bool = True) -> Row:  # fmt: skip
+def _row(
+    task: Task,
+    spec: ItemSpec,
+    params,
+    clips: list[np.ndarray],
+    measured,
+    qa,
+    *,
+    seed: int,
+    validate: bool,
+    flac_bits: int,
+    fp: str,
+    seed_secret: bool,
+    fixed_size: bool = True,
+) -> Row:
     attribute, regime, unit = task.design.level_info(spec.level)
     value = task.design.level_value(spec.level)
     iid = item_id(fp, seed, spec)
     sr = int(params.get("sample_rate_hz", task.sample_rate))
     return Row(
-        id=iid, task=spec.task, category=task.category, sub_category=task.sub_category,
-        attribute=attribute, regime=regime, level=spec.level, level_value=value,
-        level_unit=unit, question=qa.question, options=list(qa.options), answer=qa.answer,
+        id=iid,
+        task=spec.task,
+        category=task.category,
+        sub_category=task.sub_category,
+        attribute=attribute,
+        regime=regime,
+        level=spec.level,
+        level_value=value,
+        level_unit=unit,
+        question=qa.question,
+        options=list(qa.options),
+        answer=qa.answer,
         answer_index=qa.answer_index,
-        audio=[{"bytes": encode_flac(c, sr, bits=flac_bits, fixed_size=fixed_size), "path": f"{iid}-{k}.flac"} for k, c in enumerate(clips)],
-        sampling_rate=sr, num_channels=int(clips[0].shape[0]), channel_layout=task.channel_layout(params),
-        params=json.dumps(params, sort_keys=True), measured=json.dumps(measured, sort_keys=True),
+        audio=[
+            {"bytes": encode_flac(c, sr, bits=flac_bits, fixed_size=fixed_size), "path": f"{iid}-{k}.flac"}
+            for k, c in enumerate(clips)
+        ],
+        sampling_rate=sr,
+        num_channels=int(clips[0].shape[0]),
+        channel_layout=task.channel_layout(params),
+        params=json.dumps(params, sort_keys=True),
+        measured=json.dumps(measured, sort_keys=True),
         valid=bool(measured.get("valid", True)) if validate else True,
-        seed=SECRET_SEED_COLUMN if seed_secret else seed, split=spec.split, generator_version=__version__,
-    )  # fmt: skip
+        seed=SECRET_SEED_COLUMN if seed_secret else seed,
+        split=spec.split,
+        generator_version=__version__,
+    )
 
 
-def make_row(task: Task, spec: ItemSpec, *, seed: int, splits: tuple[str, ...] | None = None, validate: bool = True,
-             max_resample: int = 8, flac_bits: int = 24, fp: str = "", seed_secret: bool = False,
-             fixed_size: bool = True) -> ItemResult:  # fmt: skip
+def make_row(
+    task: Task,
+    spec: ItemSpec,
+    *,
+    seed: int,
+    splits: tuple[str, ...] | None = None,
+    validate: bool = True,
+    max_resample: int = 8,
+    flac_bits: int = 24,
+    fp: str = "",
+    seed_secret: bool = False,
+    fixed_size: bool = True,
+) -> ItemResult:
     """Make the item ``spec`` of ``task``: its parameters are owned by ``spec.split`` among ``splits``
     (default: that split alone); with ``validate``, an item whose measurement does not support its
     label is drawn again, at most ``max_resample`` times, then dropped (``row`` is None). ``fp`` (the
-    task's :func:`~auralgen.config.id_key`) keys the id; ``seed_secret`` writes :data:`SECRET_SEED_COLUMN` as the seed."""
+    task's :func:`~auralgen.config.id_key`) keys the id; ``seed_secret`` writes :data:`SECRET_SEED_COLUMN`
+    as the seed."""
     t0 = time.perf_counter()
     splits = tuple(splits or (spec.split,))
     params, clips, measured, qa, resampled, redraws, reason = _draw_valid(
         task, spec, splits, seed=seed, validate=validate, max_resample=max_resample
     )
     value = task.design.level_value(spec.level)
-    stat = {"task": spec.task, "split": spec.split, "level": spec.level, "level_value": value,
-            "resampled": resampled, "redraws": redraws, "dropped": reason,
-            "worst_error": worst_error(measured) if measured else 0.0}  # fmt: skip
+    stat = {
+        "task": spec.task,
+        "split": spec.split,
+        "level": spec.level,
+        "level_value": value,
+        "resampled": resampled,
+        "redraws": redraws,
+        "dropped": reason,
+        "worst_error": worst_error(measured) if measured else 0.0,
+    }
     if reason is not None:
         return ItemResult(None, stat, time.perf_counter() - t0)
-    row = _row(task, spec, params, clips, measured, qa, seed=seed, validate=validate, flac_bits=flac_bits, fp=fp,
-               seed_secret=seed_secret, fixed_size=fixed_size)  # fmt: skip
+    row = _row(
+        task,
+        spec,
+        params,
+        clips,
+        measured,
+        qa,
+        seed=seed,
+        validate=validate,
+        flac_bits=flac_bits,
+        fp=fp,
+        seed_secret=seed_secret,
+        fixed_size=fixed_size,
+    )
     return ItemResult(row, stat, time.perf_counter() - t0)
 
 
@@ -210,10 +270,17 @@ class Renderer:
         """The item ``spec`` as :meth:`ItemResult.to_wire` (what the shard writer reads)."""
         run = self.run
         return make_row(
-            self.tasks[spec.task], spec, seed=run.seed, splits=run.splits, validate=run.validate,
-            max_resample=run.max_resample, flac_bits=run.export.flac_bits, fp=self.id_keys[spec.task],
-            seed_secret=run.seed_secret, fixed_size=run.export.fixed_size,
-        ).to_wire()  # fmt: skip
+            self.tasks[spec.task],
+            spec,
+            seed=run.seed,
+            splits=run.splits,
+            validate=run.validate,
+            max_resample=run.max_resample,
+            flac_bits=run.export.flac_bits,
+            fp=self.id_keys[spec.task],
+            seed_secret=run.seed_secret,
+            fixed_size=run.export.fixed_size,
+        ).to_wire()
 
 
 class ItemError(Exception):

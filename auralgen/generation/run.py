@@ -96,7 +96,8 @@ def checked_plan(run_cfg: RunConfig, tasks: dict[str, Task]) -> list[ShardPlan]:
         filesystem(run_cfg.out)
         if run_cfg.export.public:
             raise ParameterError(
-                f"export.public=true with out={run_cfg.out!r}: the public export is written to local directories only; allowed: export.public=false, or a local out"
+                f"export.public=true with out={run_cfg.out!r}: the public export is written to local directories "
+                "only; allowed: export.public=false, or a local out"
             )
     else:
         check_out_path(run_cfg.out, [sh.path for sh in shards])
@@ -147,8 +148,12 @@ def default_executor(run_cfg: RunConfig, n_items: int) -> Executor:
     if ex.kind == "ray":
         from auralgen.execution.ray import RayExecutor
 
-        return RayExecutor(ex.address, num_cpus_per_task=ex.num_cpus_per_task, max_retries=ex.max_retries,
-                           connect_timeout_s=ex.connect_timeout_s)  # fmt: skip
+        return RayExecutor(
+            ex.address,
+            num_cpus_per_task=ex.num_cpus_per_task,
+            max_retries=ex.max_retries,
+            connect_timeout_s=ex.connect_timeout_s,
+        )
     return make_executor(min(run_cfg.workers, max(1, n_items)))
 
 
@@ -231,8 +236,9 @@ def _shards_written(run_cfg, dest, todo, bar, seconds, executor, interrupts):
     wds = run_cfg.export.format == "parquet+webdataset"
     workers, setup = getattr(executor, "workers", 1), partial(_init_worker, run_cfg)
     if getattr(executor, "remote", False) and is_url(run_cfg.out):
-        done = executor.map_ordered(partial(_render_shard_into, run_cfg.out, wds), todo, setup=setup,
-                                    max_ahead=2 * workers)  # fmt: skip
+        done = executor.map_ordered(
+            partial(_render_shard_into, run_cfg.out, wds), todo, setup=setup, max_ahead=2 * workers
+        )
         for sh, (rec, secs) in zip(todo, interrupts.checked(done)):
             for task, t in secs.items():
                 seconds[task] += t
@@ -251,9 +257,11 @@ def _shards_written(run_cfg, dest, todo, bar, seconds, executor, interrupts):
         yield rec
 
 
-def _render_shards(run_cfg: RunConfig, dest, todo: list[ShardPlan], journal: dict[str, Any], bar, seconds,
-                   executor: Executor | None) -> None:  # fmt: skip
-    """Render the pending shards through ``executor`` (default: :func:`default_executor`); shards are written in plan order and the journal updated after each shard."""
+def _render_shards(
+    run_cfg: RunConfig, dest, todo: list[ShardPlan], journal: dict[str, Any], bar, seconds, executor: Executor | None
+) -> None:
+    """Render the pending shards through ``executor`` (default: :func:`default_executor`); shards are
+    written in plan order and the journal updated after each shard."""
     global _WORKER
     if executor is None:
         executor = default_executor(run_cfg, sum(len(sh.items) for sh in todo))
@@ -283,7 +291,8 @@ def run(run_cfg: RunConfig, *, executor: Executor | None = None, log=print) -> d
 
     Finished shards of an earlier run of the same config are kept (resume). ``executor`` renders
     the items (default: serial for ``workers=1``, else a local process pool); it is closed at the end.
-    A second run into the same ``out`` while this one is writing is refused (:func:`~auralgen.export.manifest.out_lock`)."""
+    A second run into the same ``out`` while this one is writing is refused
+    (:func:`~auralgen.export.manifest.out_lock`)."""
     tasks = build_tasks(run_cfg)
     shards = checked_plan(run_cfg, tasks)
     if executor is None and run_cfg.executor.kind == "ray":  # a dead cluster address: refused before any write

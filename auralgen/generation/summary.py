@@ -1,4 +1,5 @@
-"""Run summaries: per task and level counts, validation outcome and speed (validation_report.json and the console table)."""
+"""Run summaries: per task and level counts, validation outcome and speed (validation_report.json and the
+console table)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,22 @@ def shard_levels(stats: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows: dict[tuple, dict[str, Any]] = {}
     for st in stats:
         key = (st["task"], st["split"], st["level"])
-        r = rows.setdefault(key, {"task": st["task"], "split": st["split"], "level": st["level"],
-                                  "level_value": st["level_value"], "items": 0, "passed": 0, "resampled": 0,
-                                  "dropped": 0, "worst_error": 0.0, "drop_reasons": {}, "redraws": {}})  # fmt: skip
+        r = rows.setdefault(
+            key,
+            {
+                "task": st["task"],
+                "split": st["split"],
+                "level": st["level"],
+                "level_value": st["level_value"],
+                "items": 0,
+                "passed": 0,
+                "resampled": 0,
+                "dropped": 0,
+                "worst_error": 0.0,
+                "drop_reasons": {},
+                "redraws": {},
+            },
+        )
         r["items"] += 1
         r["resampled"] += st["resampled"]
         for check, n in st.get("redraws", {}).items():  # a journal from before 0.2.0 has none
@@ -39,8 +53,11 @@ def summarise(records: list[dict[str, Any]], tasks) -> dict[str, Any]:
     for rec in records:
         for part in rec["levels"] if "levels" in rec else shard_levels(rec["items"]):
             key = (part["task"], part["split"], part["level"])
-            r = rows.setdefault(key, {k: part[k] for k in ("task", "split", "level", "level_value")}
-                                | {"items": 0, "passed": 0, "resampled": 0, "dropped": 0, "worst_error": 0.0})  # fmt: skip
+            r = rows.setdefault(
+                key,
+                {k: part[k] for k in ("task", "split", "level", "level_value")}
+                | {"items": 0, "passed": 0, "resampled": 0, "dropped": 0, "worst_error": 0.0},
+            )
             for k in ("items", "passed", "resampled", "dropped"):
                 r[k] += part[k]
             r["worst_error"] = max(r["worst_error"], part["worst_error"])
@@ -59,8 +76,12 @@ def summarise(records: list[dict[str, Any]], tasks) -> dict[str, Any]:
         "resampled": sum(r["resampled"] for r in levels),
         "dropped": sum(r["dropped"] for r in levels),
     }
-    return {"levels": levels, "totals": totals, "drop_reasons": dict(sorted(reasons.items())),
-            "redraw_reasons": {t: dict(sorted(c.items())) for t, c in sorted(redraws.items())}}  # fmt: skip
+    return {
+        "levels": levels,
+        "totals": totals,
+        "drop_reasons": dict(sorted(reasons.items())),
+        "redraw_reasons": {t: dict(sorted(c.items())) for t, c in sorted(redraws.items())},
+    }
 
 
 def summary_table(report: dict[str, Any], seconds: dict[str, float], wall_s: float, rendered: int) -> str:
@@ -69,7 +90,10 @@ def summary_table(report: dict[str, Any], seconds: dict[str, float], wall_s: flo
     Per task, ``worker time`` is the wall time its items took, added up over all workers (``seconds``):
     more than the run's wall time when several workers run; ``items/s per worker`` divides by it. The
     last line gives the run's own wall time and rate."""
-    head = f"{'task':<20} {'split':<8} {'level':>10} {'unit':<8} {'items':>6} {'passed':>6} {'resamp':>6} {'dropped':>7} {'worst err':>9}"
+    head = (
+        f"{'task':<20} {'split':<8} {'level':>10} {'unit':<8} {'items':>6} {'passed':>6} {'resamp':>6} "
+        f"{'dropped':>7} {'worst err':>9}"
+    )
     lines = [head, "-" * len(head)]
     per_task: dict[str, int] = defaultdict(int)
     for r in report["levels"]:
@@ -87,6 +111,8 @@ def summary_table(report: dict[str, Any], seconds: dict[str, float], wall_s: flo
         )
     t = report["totals"]
     rate = rendered / wall_s if wall_s > 0 else 0.0
-    lines.append(f"total: {t['items']} items, {t['written']} written, {t['resampled']} re-sampled, {t['dropped']} dropped; "
-                 f"{rendered} rendered in {wall_s:.1f} s ({rate:.1f} items/s)")  # fmt: skip
+    lines.append(
+        f"total: {t['items']} items, {t['written']} written, {t['resampled']} re-sampled, {t['dropped']} dropped; "
+        f"{rendered} rendered in {wall_s:.1f} s ({rate:.1f} items/s)"
+    )
     return "\n".join(lines)

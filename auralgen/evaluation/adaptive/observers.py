@@ -138,8 +138,13 @@ class FailingObserver(SimulatedObserver):
             guess = 0 if self.kind == "position" else int(rng.integers(n))
             pick, text = (truth if heard else guess), None
         ok = pick == truth
-        return {**rec, "correct": ok, "outcome": "correct" if ok else "wrong", "choice_position": pick,
-                "choice_text": text}  # fmt: skip
+        return {
+            **rec,
+            "correct": ok,
+            "outcome": "correct" if ok else "wrong",
+            "choice_position": pick,
+            "choice_text": text,
+        }
 
 
 class FlipAdapter(Adapter):

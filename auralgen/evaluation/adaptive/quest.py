@@ -70,14 +70,24 @@ class QuestSettings:
             (self.n_levels >= 3, f"{key}.n_levels={self.n_levels!r}; allowed: >= 3"),
             (self.n_thresholds >= 3, f"{key}.n_thresholds={self.n_thresholds!r}; allowed: >= 3"),
             (self.margin >= 0, f"{key}.margin={self.margin!r}; allowed: >= 0"),
-            (len(self.slopes) > 0 and all(s > 0 for s in self.slopes), f"{key}.slopes={list(self.slopes)!r}; allowed: positive numbers"),
-            (len(self.lapses) > 0 and all(0 <= v < 0.5 for v in self.lapses), f"{key}.lapses={list(self.lapses)!r}; allowed: numbers in [0, 0.5)"),
+            (
+                len(self.slopes) > 0 and all(s > 0 for s in self.slopes),
+                f"{key}.slopes={list(self.slopes)!r}; allowed: positive numbers",
+            ),
+            (
+                len(self.lapses) > 0 and all(0 <= v < 0.5 for v in self.lapses),
+                f"{key}.lapses={list(self.lapses)!r}; allowed: numbers in [0, 0.5)",
+            ),
             (0 < self.criterion < 1, f"{key}.criterion={self.criterion!r}; allowed: 0 < criterion < 1"),
             (self.ci_ratio > 1, f"{key}.ci_ratio={self.ci_ratio!r}; allowed: > 1"),
             (self.ci_width >= 0, f"{key}.ci_width={self.ci_width!r}; allowed: >= 0"),
             (self.max_questions >= 0, f"{key}.max_questions={self.max_questions!r}; allowed: 0 (no cap) or >= 1"),
-            (1 <= self.min_trials <= self.max_trials, f"{key}.min_trials={self.min_trials!r}, max_trials={self.max_trials!r}; allowed: 1 <= min_trials <= max_trials"),
-        ]  # fmt: skip
+            (
+                1 <= self.min_trials <= self.max_trials,
+                f"{key}.min_trials={self.min_trials!r}, max_trials={self.max_trials!r}; "
+                "allowed: 1 <= min_trials <= max_trials",
+            ),
+        ]
         for ok, message in rules:
             if not ok:
                 raise ParameterError(message)
@@ -119,11 +129,17 @@ class QuestPlusProcedure:
         self.lapses = np.asarray(settings.lapses, dtype=float)
         self._qp = _questplus().QuestPlus(
             stim_domain={"intensity": self.stimuli},
-            param_domain={"threshold": self.thresholds, "slope": self.slopes,
-                          "lower_asymptote": np.array([self.chance]), "lapse_rate": self.lapses},
+            param_domain={
+                "threshold": self.thresholds,
+                "slope": self.slopes,
+                "lower_asymptote": np.array([self.chance]),
+                "lapse_rate": self.lapses,
+            },
             outcome_domain={"response": ["Correct", "Incorrect"]},
-            func="weibull", stim_scale="log10", stim_selection_method="min_entropy",
-        )  # fmt: skip
+            func="weibull",
+            stim_scale="log10",
+            stim_selection_method="min_entropy",
+        )
         self._u_crit = self._criterion_axis()
         self._order = np.argsort(self._u_crit.ravel(), kind="stable")  # fixed: only the weights change
         self.n_trials = 0
@@ -172,13 +188,16 @@ class QuestPlusProcedure:
         status = "beyond_range" if p_beyond > 0.5 else ("below_range" if q50 < hard_u else "ok")
         ends = sorted((self._value(q025), self._value(q975)))
         summary = {
-            "status": status, "criterion": self.settings.criterion, "guess": self.chance,
-            "p_beyond_range": round(p_beyond, 4), "domain": self.domain.to_dict(),
+            "status": status,
+            "criterion": self.settings.criterion,
+            "guess": self.chance,
+            "p_beyond_range": round(p_beyond, 4),
+            "domain": self.domain.to_dict(),
             "slope_mean": float(np.sum(post.sum(axis=(0, 2)) * self.slopes)),
             "lapse_mean": float(np.sum(post.sum(axis=(0, 1)) * self.lapses)),
             "scale_median": self._value(_weighted_quantiles(np.repeat(self.thresholds, post[0].size), w, (0.5,))[0]),
             "threshold_definition": THRESHOLD_DEFINITION,
-        }  # fmt: skip
+        }
         if status == "beyond_range":
             summary["message"] = NO_THRESHOLD
             return ThresholdEstimate(

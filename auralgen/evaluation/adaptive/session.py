@@ -52,9 +52,16 @@ from .quest import QuestPlusProcedure, QuestSettings
 from .trials import TrialAsker, make_trial_item, read_trials, trial_presentation, trial_record
 
 __all__ = [
-    "Budget", "ItemResponder", "TrackResult", "outcome", "run_adaptive", "run_failure", "run_interleaved", "run_track",
+    "Budget",
+    "ItemResponder",
+    "TrackResult",
+    "outcome",
+    "run_adaptive",
+    "run_failure",
+    "run_interleaved",
+    "run_track",
     "track_summary",
-]  # fmt: skip
+]
 
 
 ANSWERS = ("correct", "wrong")  # the outcomes that reach the posterior
@@ -89,8 +96,12 @@ class Budget:
         questions as ``max_trials``, ``patience`` = ``max(min_trials, 10)``."""
         r = float(max_error_rate)
         errors = 4 * settings.max_trials if r >= 0.8 else math.ceil(settings.max_trials * r / (1.0 - r))
-        return cls(errors=errors, unanswered=settings.max_trials, patience=max(settings.min_trials, 10),
-                   questions=int(getattr(settings, "max_questions", 0) or 0))  # fmt: skip
+        return cls(
+            errors=errors,
+            unanswered=settings.max_trials,
+            patience=max(settings.min_trials, 10),
+            questions=int(getattr(settings, "max_questions", 0) or 0),
+        )
 
 
 @dataclass(frozen=True)
@@ -105,8 +116,9 @@ class TrackResult:
     stopped: str | None = None
 
 
-def run_track(name: str, procedure: Procedure, respond: Callable[[int, float], dict], *,
-              budget: Budget | None = None) -> TrackResult:  # fmt: skip
+def run_track(
+    name: str, procedure: Procedure, respond: Callable[[int, float], dict], *, budget: Budget | None = None
+) -> TrackResult:
     """Run ``procedure`` to its stop rule; ``respond(trial, value)`` returns a record with ``correct``."""
     return run_interleaved([(name, procedure, respond)], budget=budget)[0]
 
@@ -124,8 +136,9 @@ def _gave_up(records: list[dict], budget: Budget) -> str | None:
     return None
 
 
-def run_interleaved(tracks: list[tuple[str, Procedure, Callable[[int, float], dict]]], *,
-                    budget: Budget | None = None) -> list[TrackResult]:  # fmt: skip
+def run_interleaved(
+    tracks: list[tuple[str, Procedure, Callable[[int, float], dict]]], *, budget: Budget | None = None
+) -> list[TrackResult]:
     """Run several tracks interleaved: one question of each unfinished track in turn, until every
     procedure is done or has stopped (:class:`Budget`). Each track's values, items and estimate are
     those it would have alone (its items are seeded by track and question); only the order in which
@@ -157,8 +170,16 @@ class ItemResponder:
     they hold it (replay, or a run continued after an interruption; the regenerated item must be the
     recorded one), else from ``asker`` (a model), the new record going to ``sink``."""
 
-    def __init__(self, task: Task, *, seed: int, track: str, asker: TrialAsker | None = None,
-                 stored: dict | None = None, sink: Callable[[dict], None] = lambda rec: None):  # fmt: skip
+    def __init__(
+        self,
+        task: Task,
+        *,
+        seed: int,
+        track: str,
+        asker: TrialAsker | None = None,
+        stored: dict | None = None,
+        sink: Callable[[dict], None] = lambda rec: None,
+    ):
         if asker is None and stored is None:
             raise ParameterError("ItemResponder needs a model (asker) or stored replies (replay); allowed: one or both")
         self.task, self.seed, self.track = task, seed, track
@@ -173,8 +194,9 @@ class ItemResponder:
             rec = trial_record(self.track, trial, made, p, reply, error, usage=usage)
             self.sink(rec)
             return rec
-        rec = trial_record(self.track, trial, made, p, old and old["reply"], old and old["error"],
-                           usage=old and old.get("usage"))  # fmt: skip
+        rec = trial_record(
+            self.track, trial, made, p, old and old["reply"], old and old["error"], usage=old and old.get("usage")
+        )
         _check_replay(old, rec)
         return rec
 
@@ -209,7 +231,7 @@ def track_summary(result: TrackResult) -> dict:
             "answered": len(answers),
             "error": kinds.count("error"),
             "unanswered": kinds.count("unanswered"),
-        },  # fmt: skip
+        },
         "stopped": result.stopped or "stop_rule",
         "tokens": _tokens(result.records),
         "answer_bias": answer_bias(answers),
@@ -222,14 +244,22 @@ def track_summary(result: TrackResult) -> dict:
     if result.stopped in ("errors", "unanswered"):  # too few answers: no number
         q = summary["questions"]
         what = "no reply (errors)" if result.stopped == "errors" else "no single option named (unanswered)"
-        summary.update(threshold=None, ci95=[None, None], status="stopped",
-                       message=f"no threshold: {q[result.stopped if result.stopped == 'unanswered' else 'error']} of "
-                               f"{q['asked']} questions got {what}")  # fmt: skip
+        summary.update(
+            threshold=None,
+            ci95=[None, None],
+            status="stopped",
+            message=f"no threshold: {q[result.stopped if result.stopped == 'unanswered' else 'error']} of "
+            f"{q['asked']} questions got {what}",
+        )
     elif summary.get("status") == "below_range" and domain is not None:  # a bound, never a number past the data
         hard = domain.hard_value()
         side = "below" if domain.easier == "larger" else "above"
-        summary.update(threshold=None, bound=hard, bound_side="<" if side == "below" else ">",
-                       message=f"{side} {hard:g} {domain.unit} (the hardest level tested)")  # fmt: skip
+        summary.update(
+            threshold=None,
+            bound=hard,
+            bound_side="<" if side == "below" else ">",
+            message=f"{side} {hard:g} {domain.unit} (the hardest level tested)",
+        )
     if summary["threshold"] is None and "bound" not in summary:
         summary["reason"] = summary.get("message", "") + _bias_note(summary["answer_bias"])
     return summary
@@ -263,8 +293,13 @@ def answer_bias(answers: list[dict]) -> dict | None:
         return None
     text = max(set(texts), key=lambda t: (texts.count(t), t)) if texts else None
     spot = max(set(spots), key=lambda k: (spots.count(k), -k))
-    return {"text": text, "text_share": round(texts.count(text) / len(texts), 4) if texts else None,
-            "position": spot, "position_share": round(spots.count(spot) / len(spots), 4), "answers": len(spots)}  # fmt: skip
+    return {
+        "text": text,
+        "text_share": round(texts.count(text) / len(texts), 4) if texts else None,
+        "position": spot,
+        "position_share": round(spots.count(spot) / len(spots), 4),
+        "answers": len(spots),
+    }
 
 
 BIAS_SHARE = 0.9  # an option text or position chosen in at least this share of the answers is named in the reason
@@ -276,8 +311,10 @@ def _bias_note(bias: dict | None) -> str:
     if bias["text_share"] is not None and bias["text_share"] >= BIAS_SHARE:
         return f"; the model answered {bias['text']!r} in {100 * bias['text_share']:.0f} % of {bias['answers']} answers"
     if bias["position_share"] >= BIAS_SHARE:
-        return (f"; the model chose option {'ABCDEFGHIJ'[bias['position']]} (position {bias['position'] + 1}) in "
-                f"{100 * bias['position_share']:.0f} % of {bias['answers']} answers")  # fmt: skip
+        return (
+            f"; the model chose option {'ABCDEFGHIJ'[bias['position']]} (position {bias['position'] + 1}) in "
+            f"{100 * bias['position_share']:.0f} % of {bias['answers']} answers"
+        )
     return ""
 
 
@@ -346,43 +383,67 @@ def _stamp(tasks: list[Task], seed: int, settings: QuestSettings, extend: float,
     from ..adapters.base import RUNTIME_MODEL_KEYS
 
     model = {k: v for k, v in (model or {}).items() if k not in RUNTIME_MODEL_KEYS}
-    return plain({"tasks": [t.name for t in tasks], "seed": seed, "settings": {k: v for k, v in asdict(settings).items() if k != "max_questions"}, "extend": extend,
-                  "model": model})  # fmt: skip
+    return plain(
+        {
+            "tasks": [t.name for t in tasks],
+            "seed": seed,
+            "settings": {k: v for k, v in asdict(settings).items() if k != "max_questions"},
+            "extend": extend,
+            "model": model,
+        }
+    )
 
 
-def run_adaptive(tasks: list[Task], adapter=None, *, out: str | Path, seed: int = 0,
-                 settings: QuestSettings | None = None, extend: float = 16.0, instruction: str = "",
-                 keep_audio: bool = False, replay: bool = False, overwrite: bool = False, model: dict | None = None,
-                 max_error_rate: float = 0.5, log=print) -> dict:  # fmt: skip
-    """One QUEST+ track per task against ``adapter`` (or the stored replies with ``replay``); see the module docstring.
+def run_adaptive(
+    tasks: list[Task],
+    adapter=None,
+    *,
+    out: str | Path,
+    seed: int = 0,
+    settings: QuestSettings | None = None,
+    extend: float = 16.0,
+    instruction: str = "",
+    keep_audio: bool = False,
+    replay: bool = False,
+    overwrite: bool = False,
+    model: dict | None = None,
+    max_error_rate: float = 0.5,
+    log=print,
+) -> dict:
+    """One QUEST+ track per task against ``adapter`` (or the stored replies with ``replay``); see the
+    module docstring.
 
-    Returns the results written to ``<out>/adaptive.json``: ``{"tracks": {task: track_summary}, "seed", "settings",
-    "status", ...}``. Raises :class:`~auralgen.evaluation.adapters.base.RunFailedError` (after writing ``adaptive.json``)
-    when more than ``max_error_rate`` of the questions got no reply.
+    Returns the results written to ``<out>/adaptive.json``: ``{"tracks": {task: track_summary}, "seed",
+    "settings", "status", ...}``. Raises :class:`~auralgen.evaluation.adapters.base.RunFailedError`
+    (after writing ``adaptive.json``) when more than ``max_error_rate`` of the questions got no reply.
     """
     out = Path(out)
     settings = settings or QuestSettings()
     if not replay and adapter is None:
         raise ParameterError("run_adaptive: no model; allowed: an adapter, or replay=True with a recorded run")
-    stored = _prepare_out(out, _stamp(tasks, seed, settings, extend, model), replay=replay, overwrite=overwrite,
-                          log=log)  # fmt: skip
+    stored = _prepare_out(
+        out, _stamp(tasks, seed, settings, extend, model), replay=replay, overwrite=overwrite, log=log
+    )
     asker = None if replay else TrialAsker(adapter, out, instruction=instruction, keep_audio=keep_audio)
     sink = (lambda rec: None) if replay else _appender(out / "trials.jsonl")
     plan = [(name, sub) for task in tasks for name, sub in track_tasks(task)]
     try:
-        runs = run_interleaved([
-            (name, QuestPlusProcedure(domain_for(sub, extend=extend), chance=1.0 / sub.n_choices, settings=settings),
-             ItemResponder(sub, seed=seed, track=name, asker=asker, stored=stored, sink=sink))
+        tracks = [
+            (
+                name,
+                QuestPlusProcedure(domain_for(sub, extend=extend), chance=1.0 / sub.n_choices, settings=settings),
+                ItemResponder(sub, seed=seed, track=name, asker=asker, stored=stored, sink=sink),
+            )
             for name, sub in plan
-        ], budget=Budget.of(settings, max_error_rate))  # fmt: skip
+        ]
+        runs = run_interleaved(tracks, budget=Budget.of(settings, max_error_rate))
     finally:
         if asker is not None:
             asker.close()
-    tracks = {name: {**track_summary(result), **human_jnd(sub)} for (name, sub), result in zip(plan, runs)}
-    _log_tracks(tracks, dict(plan), log)
+    summaries = {name: {**track_summary(result), **human_jnd(sub)} for (name, sub), result in zip(plan, runs)}
+    _log_tracks(summaries, dict(plan), log)
     failure = run_failure(runs, max_error_rate)
-    results = {"tracks": tracks, "seed": seed, "extend": extend, "settings": plain(asdict(settings)), "replay": replay,
-               "model": model or {}, "status": "failed" if failure else "ok", **({"failure": failure} if failure else {})}  # fmt: skip
+    results = _results(summaries, seed, extend, settings, replay, model, failure)
     if not replay:
         _write_report(out, results)
     if failure is not None:
@@ -392,14 +453,31 @@ def run_adaptive(tasks: list[Task], adapter=None, *, out: str | Path, seed: int 
     return results
 
 
+def _results(tracks: dict, seed: int, extend: float, settings: QuestSettings, replay: bool, model, failure) -> dict:
+    """The content of ``adaptive.json``: the track summaries, what they depend on and the run's status."""
+    return {
+        "tracks": tracks,
+        "seed": seed,
+        "extend": extend,
+        "settings": plain(asdict(settings)),
+        "replay": replay,
+        "model": model or {},
+        "status": "failed" if failure else "ok",
+        **({"failure": failure} if failure else {}),
+    }
+
+
 def _log_tracks(tracks: dict, subs: dict, log) -> None:
     for name, t in tracks.items():
         unit = subs[name].level_unit
         shown = t.get("message") or f"{t['threshold']:.4g} {unit} (95 % CI {t['ci95'][0]:.4g}-{t['ci95'][1]:.4g})"
         human = f"; human {t['human_jnd']:g} {t['human_jnd_unit']}" if t.get("human_jnd") is not None else ""
         q = t["questions"]
-        extra = f" ({q['asked']} questions: {q['error']} without reply, {q['unanswered']} unanswered)" if (
-            q["error"] or q["unanswered"]) else ""  # fmt: skip
+        extra = (
+            f" ({q['asked']} questions: {q['error']} without reply, {q['unanswered']} unanswered)"
+            if (q["error"] or q["unanswered"])
+            else ""
+        )
         extra += f", {t['tokens']['total_tokens']} tokens" if t.get("tokens") else ""
         log(f"{name}: {shown}, {t['n_trials']} trials{extra}{human}")
 

@@ -56,15 +56,23 @@ def adaptive_runs(observer: SimulatedObserver, settings: QuestSettings, *, n_run
             bias.append(math.log10(est.threshold / truth))
             ratios.append(high / low if math.isfinite(high) and low > 0 else math.inf)
     return {
-        "threshold": truth, "slope": observer.slope, "lapse": observer.lapse, "chance": observer.chance,
-        "runs": n_runs, "coverage": float(np.mean(covered)), "n_covered": int(np.sum(covered)),
-        "finite": numbers, "bias_log10_median": float(np.median(bias)) if bias else math.nan,
+        "threshold": truth,
+        "slope": observer.slope,
+        "lapse": observer.lapse,
+        "chance": observer.chance,
+        "runs": n_runs,
+        "coverage": float(np.mean(covered)),
+        "n_covered": int(np.sum(covered)),
+        "finite": numbers,
+        "bias_log10_median": float(np.median(bias)) if bias else math.nan,
         "bias_ratio_median": float(10 ** np.median(bias)) if bias else math.nan,
-        "trials_median": float(np.median(trials)), "trials_mean": float(np.mean(trials)),
+        "trials_median": float(np.median(trials)),
+        "trials_mean": float(np.mean(trials)),
         "questions_median": float(np.median(asked)),
-        "ci_ratio_median": float(np.median(ratios)) if ratios else math.inf, "no_threshold": reasons,
+        "ci_ratio_median": float(np.median(ratios)) if ratios else math.inf,
+        "no_threshold": reasons,
         **_retest(ests),
-    }  # fmt: skip
+    }
 
 
 def _retest(ests: list[tuple]) -> dict:
@@ -74,12 +82,23 @@ def _retest(ests: list[tuple]) -> dict:
         return {"retest_pairs": 0, "retest_agree": math.nan, "retest_log10_median": math.nan}
     agree = [a[1] <= b[2] and b[1] <= a[2] for a, b in pairs]
     logs = [abs(math.log10(a[0] / b[0])) for a, b in pairs]
-    return {"retest_pairs": len(pairs), "retest_agree": float(np.mean(agree)),
-            "retest_log10_median": float(np.median(logs))}  # fmt: skip
+    return {
+        "retest_pairs": len(pairs),
+        "retest_agree": float(np.mean(agree)),
+        "retest_log10_median": float(np.median(logs)),
+    }
 
 
-def grid_runs(observer: SimulatedObserver, grid, n_per_level: int, *, n_runs: int, max_lapse: float,
-              n_boot: int = 100, seed: int = 0) -> dict:  # fmt: skip
+def grid_runs(
+    observer: SimulatedObserver,
+    grid,
+    n_per_level: int,
+    *,
+    n_runs: int,
+    max_lapse: float,
+    n_boot: int = 100,
+    seed: int = 0,
+) -> dict:
     """Summary of ``n_runs`` fixed-grid measurements of ``observer`` (``n_per_level`` trials per value of ``grid``)."""
     grid = np.asarray([v for v in grid if v > 0], dtype=float)
     n = np.full(grid.size, int(n_per_level))
@@ -88,15 +107,19 @@ def grid_runs(observer: SimulatedObserver, grid, n_per_level: int, *, n_runs: in
     for r in range(n_runs):
         rng = np.random.default_rng([seed, r, 1])
         k = rng.binomial(n, p)
-        fit = fit_psychometric(grid, k, n, chance=observer.chance, criterion=observer.criterion,
-                               max_lapse=max_lapse, n_boot=n_boot)  # fmt: skip
+        fit = fit_psychometric(
+            grid, k, n, chance=observer.chance, criterion=observer.criterion, max_lapse=max_lapse, n_boot=n_boot
+        )
         ok = math.isfinite(fit.ci_high) and fit.ci_low > 0
         ratios.append(fit.ci_high / fit.ci_low if ok else math.inf)
         covered.append(fit.ci_low <= observer.threshold <= fit.ci_high)
     return {
-        "n_per_level": int(n_per_level), "trials": int(n.sum()), "runs": n_runs,
-        "ci_ratio_median": float(np.median(ratios)), "coverage": float(np.mean(covered)),
-    }  # fmt: skip
+        "n_per_level": int(n_per_level),
+        "trials": int(n.sum()),
+        "runs": n_runs,
+        "ci_ratio_median": float(np.median(ratios)),
+        "coverage": float(np.mean(covered)),
+    }
 
 
 def trials_ratio(adaptive: dict, grid_table: list[dict]) -> dict:
@@ -111,8 +134,12 @@ def trials_ratio(adaptive: dict, grid_table: list[dict]) -> dict:
         return {"target_ci_ratio": target, "grid_trials": None, "factor": None}
     near = min(rows, key=lambda g: abs(math.log(math.log(g["ci_ratio_median"]) / math.log(target))))
     needed = near["trials"] * (math.log(near["ci_ratio_median"]) / math.log(target)) ** 2
-    return {"target_ci_ratio": target, "grid_trials": needed, "factor": needed / adaptive["trials_median"],
-            "from_row": near["n_per_level"]}  # fmt: skip
+    return {
+        "target_ci_ratio": target,
+        "grid_trials": needed,
+        "factor": needed / adaptive["trials_median"],
+        "from_row": near["n_per_level"],
+    }
 
 
 def _p_at(observer: SimulatedObserver, values, theta) -> np.ndarray:
@@ -162,8 +189,12 @@ def design_bound(observer: SimulatedObserver, grid, stimuli, *, lapse_free: bool
     then ``factor`` is ``None`` and ``why`` says so.
     """
     if lapse_free and observer.lapse <= 0:
-        return {"grid_var": None, "best_var": None, "factor": None,
-                "why": "lapse 0 is a bound of the lapse's range: the asymptotics of a free lapse do not hold"}  # fmt: skip
+        return {
+            "grid_var": None,
+            "best_var": None,
+            "factor": None,
+            "why": "lapse 0 is a bound of the lapse's range: the asymptotics of a free lapse do not hold",
+        }
     free = (0, 1, 2) if lapse_free else (0, 1)
     grid = [v for v in grid if v > 0]
     grid_var = _threshold_variance(np.full(len(grid), 1.0 / len(grid)), _fisher(observer, grid, free))

@@ -37,8 +37,14 @@ from ..prompts import Presentation, build_message, present
 from ..verdict import is_correct
 
 __all__ = [
-    "TrialAsker", "TrialItem", "make_trial_item", "read_trials", "trial_outcome", "trial_presentation", "trial_record",
-]  # fmt: skip
+    "TrialAsker",
+    "TrialItem",
+    "make_trial_item",
+    "read_trials",
+    "trial_outcome",
+    "trial_presentation",
+    "trial_record",
+]
 
 
 @dataclass(frozen=True)
@@ -55,8 +61,17 @@ def trial_split(track: str) -> str:
     return f"adaptive:{track}"
 
 
-def make_trial_item(task: Task, value: float, *, seed: int, track: str, trial: int, validate: bool = True,
-                    max_resample: int = 8, flac_bits: int = 24) -> TrialItem:  # fmt: skip
+def make_trial_item(
+    task: Task,
+    value: float,
+    *,
+    seed: int,
+    track: str,
+    trial: int,
+    validate: bool = True,
+    max_resample: int = 8,
+    flac_bits: int = 24,
+) -> TrialItem:
     """The item of trial ``trial`` of ``track`` at level ``value`` (see the module docstring).
 
     Raises
@@ -84,14 +99,26 @@ def make_trial_item(task: Task, value: float, *, seed: int, track: str, trial: i
     qa = task.qa(params, rng, slot=answer_slot(seed, split, task.name, trial, task.n_choices))
     sr = int(params.get("sample_rate_hz", task.sample_rate))
     item = Item(
-        id=f"{track}-{seed}-{trial:04d}", task=task.name, category=task.category, sub_category=task.sub_category,
-        attribute=task.attribute, regime=task.regime, level=-1, level_value=float(value), level_unit=task.level_unit,
-        question=qa.question, options=tuple(qa.options), answer=qa.options[qa.answer_index],
-        answer_index=qa.answer_index, audio=tuple({"bytes": encode_flac(c, sr, bits=flac_bits), "path": None}
-                                                  for c in clips), sampling_rate=sr,
-        num_channels=int(clips[0].shape[0]), channel_layout=task.channel_layout(params), params=json.dumps(params),
+        id=f"{track}-{seed}-{trial:04d}",
+        task=task.name,
+        category=task.category,
+        sub_category=task.sub_category,
+        attribute=task.attribute,
+        regime=task.regime,
+        level=-1,
+        level_value=float(value),
+        level_unit=task.level_unit,
+        question=qa.question,
+        options=tuple(qa.options),
+        answer=qa.options[qa.answer_index],
+        answer_index=qa.answer_index,
+        audio=tuple({"bytes": encode_flac(c, sr, bits=flac_bits), "path": None} for c in clips),
+        sampling_rate=sr,
+        num_channels=int(clips[0].shape[0]),
+        channel_layout=task.channel_layout(params),
+        params=json.dumps(params),
         split=split,
-    )  # fmt: skip
+    )
     return TrialItem(item, params, measured)
 
 
@@ -138,21 +165,43 @@ def trial_outcome(error: str | None, parsed, correct: bool) -> str:
     return "correct" if correct else "wrong"
 
 
-def trial_record(track: str, trial: int, made: TrialItem, p: Presentation, reply: str | None,
-                 error: str | None, *, usage: dict | None = None) -> dict:  # fmt: skip
+def trial_record(
+    track: str,
+    trial: int,
+    made: TrialItem,
+    p: Presentation,
+    reply: str | None,
+    error: str | None,
+    *,
+    usage: dict | None = None,
+) -> dict:
     """The ``trials.jsonl`` line of one asked trial: ``outcome`` (:func:`trial_outcome`) and ``correct``
     (False unless the reply names the right option)."""
     item = made.item
     parsed = extract_choice(reply, p.options) if reply is not None else None
     record = {
-        "track": track, "trial": trial, "id": item.id, "task": item.task, "level_value": item.level_value,
-        "level_unit": item.level_unit, "params": made.params, "measured": made.measured,
-        "audio_sha256": [hashlib.sha256(c).hexdigest() for c in item.clips], "question": item.question,
-        "options": list(item.options), "answer_index": item.answer_index, "rotation": p.rotation,
-        "presented": p.options, "truth": p.truth, "reply": reply, "error": error,
+        "track": track,
+        "trial": trial,
+        "id": item.id,
+        "task": item.task,
+        "level_value": item.level_value,
+        "level_unit": item.level_unit,
+        "params": made.params,
+        "measured": made.measured,
+        "audio_sha256": [hashlib.sha256(c).hexdigest() for c in item.clips],
+        "question": item.question,
+        "options": list(item.options),
+        "answer_index": item.answer_index,
+        "rotation": p.rotation,
+        "presented": p.options,
+        "truth": p.truth,
+        "reply": reply,
+        "error": error,
         "parsed": None if parsed is None else {"status": parsed.status, "index": parsed.index},
-        "correct": is_correct(parsed, p.truth), "outcome": None, "usage": usage,
-    }  # fmt: skip
+        "correct": is_correct(parsed, p.truth),
+        "outcome": None,
+        "usage": usage,
+    }
     record["outcome"] = trial_outcome(error, parsed, record["correct"])
     return record
 

@@ -213,3 +213,10 @@ def margin_check(measured: float, expected: float, edges: tuple[float, ...], tol
     tol = max(abs(margin_percent(expected + s * tolerance, edges) - want) for s in (-1, 1))
     got = margin_percent(measured, edges) if math.isfinite(measured) and measured > 0 else math.nan
     return within("margin_percent", got, want, round(tol, 4))
+
+
+def signed_ratio_percent(first: float, second: float) -> float:
+    """``100 * (larger / smaller - 1)``, positive when ``second`` is the larger (NaN if either is not > 0)."""
+    if not (math.isfinite(first) and math.isfinite(second) and first > 0 and second > 0):
+        return math.nan
+    return math.copysign(100.0 * (max(first, second) / min(first, second) - 1.0), second - first)

@@ -284,3 +284,8 @@ def loud_sound(params: dict[str, Any], target_s: float) -> np.ndarray:
 
 
 __all__ = ["ESTIMATORS", "ReverbConfig", "ReverbTask", "calibrated", "check_reverb", "decay_estimates", "finite"]
+
+REVERB_AUDIO_FEATURES = (
+    "audio.active_s", "audio.last_offset_s", "audio.delta_duration_s", "audio.delta_level_db", "audio.rms_dbfs",
+    "audio.peak_dbfs", "audio.n_segments", "row.flac_bytes",
+)  # fmt: skip  # the decay's length and the energy it spreads at equal loudness: driven by the reverberation itself

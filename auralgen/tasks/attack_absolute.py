@@ -23,8 +23,8 @@ import numpy as np
 
 from auralgen.listeners import attack as listen
 from auralgen.tasks import _sounds as S
+from auralgen.tasks._attack import check_attack, measured_rises, render_attack_clip
 from auralgen.tasks._compare import draw_at_margin, margin_check, margin_percent
-from auralgen.tasks.attack_relative import check_attack, measured_rises, render_attack_clip
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 
 TOLERANCE_RATIO = 0.02  # the measured rise time may differ from the recipe's by 2 %

@@ -26,16 +26,12 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numpy as np
-
 from auralgen.listeners import distance as listen
-from auralgen.rooms.scene import critical_distance_m
-from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import draw_at_margin, margin_percent, within
-from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig, SpatialTask, check_spatial, room_of
+from auralgen.tasks._distance import level_check
+from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig, SpatialTask, check_spatial
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
-TOLERANCE_DB = 4.0  # received level vs the statistical (direct + reverberant) prediction
 MARGIN_TOLERANCE_PP = 1.0  # an item's margin from the nearest bin edge vs its level (percentage points)
 
 
@@ -136,28 +132,7 @@ class DistanceAbsolute(SpatialTask):
         return Measurement.from_dict({**rec, "margin_percent": margin, "valid": rec["valid"] and margin["ok"]})
 
 
-def expected_received_db(params, sound) -> float:
-    """Statistical received level (dB SPL): direct 1/r^2 plus the diffuse field (1/r_c^2) re 1 m."""
-    rc = critical_distance_m(room_of(params))
-    return sound["level_db_spl"] + 10 * math.log10(1 / sound["distance_m"] ** 2 + (0 if math.isinf(rc) else 1 / rc**2))
 
 
-def received_db(params, clips, sound) -> float:
-    from auralgen.measure import level_db_spl
-
-    sr = params["sample_rate_hz"]
-    a = S.n_samples(sound["onset_s"], sr)
-    seg = clips[0][:, a : a + S.n_samples(sound["source"]["duration_s"], sr)].astype(np.float64)
-    return level_db_spl(seg, full_scale_db_spl=params["full_scale_db_spl"])
 
 
-def level_check(params, clips) -> dict:
-    recs, ok = [], True
-    for s in params["sounds"]:
-        got, want = received_db(params, clips, s), expected_received_db(params, s)
-        good = abs(got - want) <= TOLERANCE_DB
-        ok &= good
-        recs.append(
-            {"measured": round(got, 3), "expected": round(want, 3), "tolerance": TOLERANCE_DB, "ok": bool(good)}
-        )
-    return {"received_level_db_spl": recs, "valid": bool(ok)}

@@ -42,9 +42,9 @@ from auralgen.core.random import LogUniform
 from auralgen.listeners import distance as listen
 from auralgen.rooms.images import FDL2
 from auralgen.tasks import _sounds as S
+from auralgen.tasks._distance import received_db
 from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig, SpatialTask, check_spatial
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
-from auralgen.tasks.distance_absolute import received_db
 
 ANSWERS = {0: "The first sound", 1: "The second sound"}
 MIN_DRR_STEP_DB = 0.0  # the nearer sound's measured DRR exceeds the farther one's by more than this

@@ -40,8 +40,8 @@ from auralgen.listeners import reverb as listen
 from auralgen.synth import n_samples
 from auralgen.tasks import _reverb as R
 from auralgen.tasks._compare import draw_at_margin, margin_percent, within
+from auralgen.tasks._reverb import REVERB_AUDIO_FEATURES
 from auralgen.tasks.base import AuditSpec, Measurement, register, require
-from auralgen.tasks.reverberation_relative import REVERB_AUDIO_FEATURES
 
 TOLERANCE_FRACTION = 0.005  # measured T20 vs the recipe's (fraction); the solver holds it to 0.2 %
 TOLERANCE_LU = 0.1  # measured loudness vs the item's (LU)

@@ -39,16 +39,13 @@ from auralgen.core.random import LogUniform
 from auralgen.listeners import reverb as listen
 from auralgen.tasks import _reverb as R
 from auralgen.tasks._compare import CompareTask, within
+from auralgen.tasks._reverb import REVERB_AUDIO_FEATURES
 from auralgen.tasks._timbre_onset import signed_percent
 from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register, require
 
 TOLERANCE_PERCENT = 0.5  # measured T20 difference vs the level: this many percentage points times T_long / T_short
 # (the solver holds each T20 to 0.2 %, so the ratio is off by at most 0.4 % of itself)
 TOLERANCE_LU = 0.1  # the two sounds' measured integrated loudness may differ by this much (LU)
-REVERB_AUDIO_FEATURES = (
-    "audio.active_s", "audio.last_offset_s", "audio.delta_duration_s", "audio.delta_level_db", "audio.rms_dbfs",
-    "audio.peak_dbfs", "audio.n_segments", "row.flac_bytes",
-)  # fmt: skip  # the decay's length and the energy it spreads at equal loudness: driven by the reverberation itself
 
 
 @dataclass(frozen=True)

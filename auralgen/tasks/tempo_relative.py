@@ -30,7 +30,7 @@ import numpy as np
 from auralgen.listeners import tempo as listen
 from auralgen.tasks import _events as E
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CompareTask, check_config, within
+from auralgen.tasks._compare import CompareTask, check_config, signed_ratio_percent, within
 from auralgen.tasks.base import (
     RECORDED_TOO,
     RELATIVE_FEATURES,
@@ -47,11 +47,6 @@ TOLERANCE_PERCENT = 0.3  # absolute part of the allowed error of the measured te
 MAX_ONSET_ERROR_S = 0.002  # every onset within this of the isochronous grid fitted to its sequence
 
 
-def signed_ratio_percent(first: float, second: float) -> float:
-    """``100 * (larger / smaller - 1)``, positive when ``second`` is the larger (NaN if either is not > 0)."""
-    if not (math.isfinite(first) and math.isfinite(second) and first > 0 and second > 0):
-        return math.nan
-    return math.copysign(100.0 * (max(first, second) / min(first, second) - 1.0), second - first)
 
 
 @dataclass(frozen=True)

@@ -37,8 +37,7 @@ from auralgen.listeners import texture as listen
 from auralgen.synth import textures as X
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import draw_at_margin, margin_check, margin_percent
-from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, register, require
-from auralgen.tasks.texture_relative import (
+from auralgen.tasks._texture import (
     GrainConfig,
     check_grains,
     draw_grain,
@@ -46,6 +45,7 @@ from auralgen.tasks.texture_relative import (
     render_textures,
     texture_samples,
 )
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, register, require
 
 TOLERANCE_HZ = 0.02
 EDGE_S = 0.1  # the window starts at least this after the clip's start and ends this before its end

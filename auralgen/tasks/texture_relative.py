@@ -28,30 +28,23 @@ from typing import Any
 
 import numpy as np
 
-from auralgen.core.random import Choice
 from auralgen.listeners import texture as listen
 from auralgen.synth import textures as X
-from auralgen.synth.levels import loudness_lufs
-from auralgen.synth.signals import n_samples, place
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CompareTask, check_config, within
-from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
-from auralgen.tasks.tempo_relative import signed_ratio_percent
+from auralgen.tasks._compare import CompareTask, check_config, signed_ratio_percent, within
+from auralgen.tasks._texture import (
+    GrainConfig,
+    check_grains,
+    draw_grain,
+    measure_window,
+    render_textures,
+    texture_samples,
+)
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, register, require
 
 TOLERANCE_PERCENT = 0.5
-TOLERANCE_LU = 0.2
-LOUDEST_LUFS = -30.0  # grains are peaky (sparse crackle: peaks ~25 dB above the integrated loudness)
 
 
-@dataclass(frozen=True)
-class GrainConfig(TaskConfig):
-    """The grain and loudness fields both texture tasks have."""
-
-    grain_kinds: tuple = X.GRAIN_KINDS
-    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 500.0, "high": 3000.0})
-    grain_s: Any = (0.002, 0.005)
-    jitter: float = 0.25
-    loudness_lufs: Any = (-40.0, -34.0)
 
 
 @dataclass(frozen=True)
@@ -65,59 +58,14 @@ class TextureRelativeConfig(GrainConfig):
     clip_s: float = 4.0
 
 
-def check_grains(cfg, audio: AudioConfig, key: str, *, densest_hz: float, sparsest_hz: float,
-                 window: tuple[str, float] | None = None) -> None:  # fmt: skip
-    """Grain kinds, tone below Nyquist, grains separated at the densest rate, at least
-    :data:`~auralgen.synth.textures.MIN_GRAINS` in a window at the sparsest (``window``: the config key
-    and the shortest window, default ``window_s``), loudness below clipping."""
-    bad = [k for k in cfg.grain_kinds if k not in X.GRAIN_KINDS]
-    require(cfg.grain_kinds and not bad,
-            f"{key}.grain_kinds={list(cfg.grain_kinds)!r} is invalid; allowed: a non-empty list from {list(X.GRAIN_KINDS)}")  # fmt: skip
-    sr = cfg.sample_rate or audio.sample_rate
-    top = S.max_of(S.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9))
-    require(top < sr / 2, f"{key}.freq_hz={cfg.freq_hz!r} reaches {top:g} Hz at or above Nyquist ({sr / 2:g} Hz); allowed: below Nyquist")  # fmt: skip
-    require(0 <= cfg.jitter < 0.5, f"{key}.jitter={cfg.jitter}; allowed: 0 <= jitter < 0.5")
-    grain = S.dist(f"{key}.grain_s", cfg.grain_s, low=1e-9)
-    min_ioi = (1 - 2 * cfg.jitter) / densest_hz
-    require(
-        2 * S.max_of(grain) <= min_ioi,
-        f"{key}.grain_s={cfg.grain_s!r} overlaps at {densest_hz:.1f} grains/s (shortest interval {min_ioi:.4f} s); allowed: grains at most half the shortest interval",
-    )
-    need = (X.MIN_GRAINS + 1) / sparsest_hz
-    name, shortest = window or ("window_s", cfg.window_s)
-    require(shortest >= need, f"{key}.{name}={getattr(cfg, name)!r} holds fewer than {X.MIN_GRAINS} grains at {sparsest_hz:.2f} /s; allowed: {name} >= {need:.3f}")  # fmt: skip
-    loud = S.max_of(S.dist(f"{key}.loudness_lufs", cfg.loudness_lufs))
-    require(loud <= LOUDEST_LUFS, f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS} LUFS")  # fmt: skip
 
 
-def draw_grain(rng: np.random.Generator, kinds, freq, grain) -> dict[str, Any]:
-    """The grain shared by a texture (pair). Draws: kind, frequency, size."""
-    kind = Choice(tuple(kinds)).sample(rng)
-    return {"kind": kind, "freq_hz": float(freq.sample(rng)), "grain_s": float(grain.sample(rng))}
 
 
-def render_textures(params: dict[str, Any]) -> list[np.ndarray]:
-    """The clip ``[1, n]`` float32 of ``params['textures']`` placed at their ``start_s``."""
-    sr = int(params["sample_rate_hz"])
-    segs = [(X.render_texture(t, sr), n_samples(t["start_s"], sr)) for t in params["textures"]]
-    return [place(segs, n_samples(params["clip_s"], sr))[None, :].astype(np.float32)]
 
 
-def texture_samples(params: dict[str, Any], clip: np.ndarray) -> list[np.ndarray]:
-    """Each texture's window of ``clip``."""
-    sr = int(params["sample_rate_hz"])
-    x = np.asarray(clip, dtype=np.float64).reshape(-1)
-    return [x[n_samples(t["start_s"], sr) : n_samples(t["start_s"], sr) + n_samples(t["window_s"], sr)]
-            for t in params["textures"]]  # fmt: skip
 
 
-def measure_window(x: np.ndarray, texture: dict, sr: int) -> tuple[float, bool]:
-    """A window's measured density and whether its grain count and loudness match the recipe."""
-    from auralgen.measure.texture import density_hz, grain_times
-
-    t = grain_times(x, sr)
-    ok = t.size == texture["n_grains"] and abs(loudness_lufs(x, sr) - texture["loudness_lufs"]) <= TOLERANCE_LU
-    return density_hz(t), bool(ok)
 
 
 @check_config

@@ -33,8 +33,8 @@ from auralgen.synth import instruments as I
 from auralgen.synth.levels import loudness_lufs
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._compare import within
+from auralgen.tasks._notes import TOLERANCE_LU, check_notes, note_recipe, note_samples, render_notes
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
-from auralgen.tasks.timbre_relative import TOLERANCE_LU, check_notes, note_recipe, note_samples, render_notes
 
 TOLERANCE_PERCENT = 5.0  # measured share of the target vs the level (percentage points)
 EDGE_S = 0.1  # the note starts at least this after the clip's start and ends this before its end

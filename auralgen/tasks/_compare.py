@@ -22,6 +22,14 @@ CREST = {"pure": math.sqrt(2.0), "harmonic": 4.0, "noise": 6.0, "clip": 31.6}  #
 
 @dataclass(frozen=True)
 class CompareConfig(TaskConfig):
+    """The config of a comparison of two tones (pitch, loudness, duration): its fields and its checks.
+
+    What differs between these tasks is a hook each: the unit of a difference (``difference_unit``),
+    the stimuli allowed, how far the pair reaches above the base frequency (:meth:`freq_factor`) and
+    the mean level (:meth:`level_headroom`), how much shorter the shortest sound is
+    (:meth:`shortest_factor`) and how long the longest pair lasts (:meth:`longest_pair_s`).
+    """
+
     stimuli: tuple = ("pure", "harmonic", "noise")
     freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 250.0, "high": 1000.0})
     n_harmonics: int = 5
@@ -31,84 +39,116 @@ class CompareConfig(TaskConfig):
     level_db_spl: Any = (60.0, 70.0)
     clip_s: float = 4.0
     ramp_s: float = 0.02
+    difference_unit: ClassVar[str] = "percent"  # the unit of a level, as the task's ``level_unit``
+    allowed_stimuli: ClassVar[tuple[str, ...]] = S.STIMULI
+
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        self.check_differences(key)
+        S.check_recorded(key, self, audio)
+        S.check_stimuli(f"{key}.stimuli", self.stimuli, self.allowed_stimuli)
+        S.dist(f"{key}.freq_hz", self.freq_hz, low=1e-9)
+        for name in ("tone_s", "gap_s", "lead_s"):
+            S.dist(f"{key}.{name}", getattr(self, name), low=1e-9 if name == "tone_s" else 0.0)
+        require(self.ramp_s >= 0, f"{key}.ramp_s={self.ramp_s} is negative; allowed: >= 0")
+        require(self.n_harmonics >= 1, f"{key}.n_harmonics={self.n_harmonics} is too small; allowed: >= 1")
+        require(
+            2 * self.ramp_s <= S.min_of(S.dist(f"{key}.tone_s", self.tone_s)) * self.shortest_factor(),
+            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest sound; allowed: 2*ramp_s <= shortest sound",
+        )
+        self.check_nyquist(audio, key)
+        self.check_loudest(audio, key)
+        worst = S.min_of(S.dist(f"{key}.lead_s", self.lead_s)) + S.max_of(S.dist(f"{key}.gap_s", self.gap_s))
+        S.check_fits(key, worst + self.longest_pair_s(), self.clip_s)
+
+    def check_differences(self, key: str) -> None:
+        """Every level is a difference >= 0 (the direction is drawn, not signed in the level)."""
+        check_differences(self, key, self.difference_unit)
+
+    def check_nyquist(self, audio: AudioConfig, key: str) -> None:
+        """The highest tone (or harmonic) of a synthetic pair stays below Nyquist."""
+        sr = self.sample_rate or audio.sample_rate
+        top = S.max_of(S.dist(f"{key}.freq_hz", self.freq_hz, low=1e-9)) * self.freq_factor()
+        if not audio.source.recorded and any(s in S.PITCHED for s in self.stimuli):
+            top_h = top * (self.n_harmonics if "harmonic" in self.stimuli else 1)
+            require(
+                top_h < sr / 2,
+                f"{key}.freq_hz={self.freq_hz!r} reaches {top_h:.0f} Hz (highest tone or harmonic) at or above "
+                f"Nyquist ({sr / 2:.0f} Hz); allowed: below Nyquist",
+            )
+
+    def check_loudest(self, audio: AudioConfig, key: str) -> None:
+        """The loudest sound's peak (its level plus the stimulus' crest factor) stays below full scale."""
+        loud = S.max_of(S.dist(f"{key}.level_db_spl", self.level_db_spl)) + self.level_headroom()
+        crest = CREST["clip"] if audio.source.recorded else max(CREST[s] for s in self.stimuli)
+        max_ok = audio.full_scale_db_spl - 20 * math.log10(crest)
+        require(
+            loud <= max_ok,
+            f"{key}.level_db_spl={self.level_db_spl!r} reaches {loud:.1f} dB SPL, which clips at "
+            f"full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {max_ok:.1f} dB SPL",
+        )
+
+    def freq_factor(self) -> float:
+        """The highest tone of a pair over its base frequency."""
+        return 1.0
+
+    def level_headroom(self) -> float:
+        """dB the louder sound of a pair may lie above ``level_db_spl``."""
+        return 0.0
+
+    def shortest_factor(self) -> float:
+        """The shortest sound of a pair over the shortest ``tone_s``."""
+        return 1.0
+
+    def longest_pair_s(self) -> float:
+        """The longest two sounds of a pair together (s)."""
+        return 2 * S.max_of(S.dist("tone_s", self.tone_s))
+
+
+def check_differences(cfg: TaskConfig, key: str, unit: str) -> None:
+    """Every level of ``cfg`` is a difference >= 0 in ``unit`` (the direction is drawn, not signed)."""
+    require(
+        all(v >= 0 for v in cfg.levels),
+        f"{key}.levels={list(cfg.levels)!r} has a negative difference; allowed: {unit} >= 0",
+    )
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A distribution a task draws from: the config field it is read from and the bounds of its support."""
+
+    field: str
+    low: float | None = None
+    high: float | None = None
+
+
+def parse_drawn(task: Task, drawn: dict[str, Drawn]) -> None:
+    """Set each attribute of ``drawn`` on ``task`` to the distribution of its config field."""
+    for attribute, spec in drawn.items():
+        value = getattr(task.cfg, spec.field)
+        setattr(task, attribute, S.dist(spec.field, value, low=spec.low, high=spec.high))
 
 
 class CompareTask(Task):
-    """Base of the relative tasks; subclasses set ``answers`` and ``make_pair``."""
+    """Base of the relative tasks; subclasses set ``answers``, ``drawn`` and ``make_pair``."""
 
     regime = "relative"
     sub_category = "relative_discrimination"
     n_choices = 3
     zero_level_answer = True  # "The same" is the answer at the zero level only
     answers: ClassVar[dict[str, str]]  # direction -> option text; directions: up, down, same
-    allowed_stimuli: ClassVar[tuple[str, ...]] = S.STIMULI
     takes_sources = RECORDED_TOO  # a recorded sound is moved by a measured transform
+    # the distributions the task draws from, each an attribute of the task (the hook for what differs)
+    drawn: ClassVar[dict[str, Drawn]] = {
+        "freq": Drawn("freq_hz", low=1e-9),
+        "tone": Drawn("tone_s", low=1e-9),
+        "gap": Drawn("gap_s", low=0.0),
+        "lead": Drawn("lead_s", low=0.0),
+        "level": Drawn("level_db_spl"),
+    }
 
-    def __init__(self, cfg: CompareConfig, audio: AudioConfig):
+    def __init__(self, cfg: TaskConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
-        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
-        self.tone = S.dist("tone_s", cfg.tone_s, low=1e-9)
-        self.gap = S.dist("gap_s", cfg.gap_s, low=0.0)
-        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
-        self.level = S.dist("level_db_spl", cfg.level_db_spl)
-
-    # -- validation ------------------------------------------------------------
-    @classmethod
-    def check_differences(cls, cfg, key: str) -> None:
-        """Every level is a difference >= 0 (the direction is drawn, not signed in the level)."""
-        require(
-            all(v >= 0 for v in cfg.levels),
-            f"{key}.levels={list(cfg.levels)!r} has a negative difference; allowed: {cls.level_unit} >= 0",
-        )
-
-    @classmethod
-    def validate_config(cls, cfg: CompareConfig, audio: AudioConfig, key: str) -> None:
-        cls.check_differences(cfg, key)
-        S.check_recorded(key, cfg, audio)
-        S.check_stimuli(f"{key}.stimuli", cfg.stimuli, cls.allowed_stimuli)
-        sr = cfg.sample_rate or audio.sample_rate
-        freq = S.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9)
-        for name in ("tone_s", "gap_s", "lead_s"):
-            S.dist(f"{key}.{name}", getattr(cfg, name), low=1e-9 if name == "tone_s" else 0.0)
-        require(cfg.ramp_s >= 0, f"{key}.ramp_s={cfg.ramp_s} is negative; allowed: >= 0")
-        require(cfg.n_harmonics >= 1, f"{key}.n_harmonics={cfg.n_harmonics} is too small; allowed: >= 1")
-        require(
-            2 * cfg.ramp_s <= S.min_of(S.dist(f"{key}.tone_s", cfg.tone_s)) * cls.shortest_factor(cfg),
-            f"{key}.ramp_s={cfg.ramp_s} is longer than half the shortest sound; allowed: 2*ramp_s <= shortest sound",
-        )
-        top = S.max_of(freq) * cls.freq_factor(cfg)
-        if not audio.source.recorded and any(s in S.PITCHED for s in cfg.stimuli):
-            top_h = top * (cfg.n_harmonics if "harmonic" in cfg.stimuli else 1)
-            require(
-                top_h < sr / 2,
-                f"{key}.freq_hz={cfg.freq_hz!r} reaches {top_h:.0f} Hz (highest tone or harmonic) at or above Nyquist ({sr / 2:.0f} Hz); allowed: below Nyquist",
-            )
-        loud = S.max_of(S.dist(f"{key}.level_db_spl", cfg.level_db_spl)) + cls.level_headroom(cfg)
-        crest = CREST["clip"] if audio.source.recorded else max(CREST[s] for s in cfg.stimuli)
-        max_ok = audio.full_scale_db_spl - 20 * math.log10(crest)
-        require(
-            loud <= max_ok,
-            f"{key}.level_db_spl={cfg.level_db_spl!r} reaches {loud:.1f} dB SPL, which clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {max_ok:.1f} dB SPL",
-        )
-        worst = S.min_of(S.dist(f"{key}.lead_s", cfg.lead_s)) + S.max_of(S.dist(f"{key}.gap_s", cfg.gap_s))
-        worst += cls.longest_pair_s(cfg)
-        S.check_fits(key, worst, cfg.clip_s)
-
-    @classmethod
-    def freq_factor(cls, cfg) -> float:
-        return 1.0
-
-    @classmethod
-    def level_headroom(cls, cfg) -> float:
-        return 0.0
-
-    @classmethod
-    def shortest_factor(cls, cfg) -> float:
-        return 1.0
-
-    @classmethod
-    def longest_pair_s(cls, cfg) -> float:
-        return 2 * S.max_of(S.dist("tone_s", cfg.tone_s))
+        parse_drawn(self, self.drawn)
 
     # -- sampling ------------------------------------------------------------
     def draw_direction(self, rng: np.random.Generator, level: Level) -> str:
@@ -156,16 +196,6 @@ class CompareTask(Task):
     @staticmethod
     def sign(direction: str) -> int:
         return {"up": 1, "down": -1, "same": 0}[direction]
-
-
-def check_config(cls):
-    """Attach ``cls.validate_config`` as the Config's ``check_task`` hook."""
-
-    def check(self, audio, key):
-        cls.validate_config(self, audio, key)
-
-    cls.Config.check_task = check
-    return cls
 
 
 def within(name: str, measured: float, expected: float, tol: float) -> dict[str, Any]:

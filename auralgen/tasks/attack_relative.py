@@ -31,13 +31,12 @@ from auralgen.core.qa import QA
 from auralgen.listeners import attack as listen
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._attack import check_attack, measured_rises, render_attack_clip, steady_loudness
-from auralgen.tasks._compare import CompareTask, check_config, within
+from auralgen.tasks._compare import CompareTask, Drawn, check_differences, within
 from auralgen.tasks.base import (
     RELATIVE_FEATURES,
     AudioConfig,
     AuditSpec,
     Measurement,
-    Task,
     TaskConfig,
     register,
 )
@@ -59,16 +58,13 @@ class AttackRelativeConfig(TaskConfig):
     loudness_lufs: Any = (-32.0, -24.0)
     clip_s: float = 4.0
 
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        check_differences(self, key, "percent")
+        half = math.sqrt(1 + max(self.levels) / 100.0)
+        r = S.dist(f"{key}.rise_s", self.rise_s, low=1e-9)
+        check_attack(self, audio, key, S.min_of(r) / half, S.max_of(r) * half, relative=True)
 
 
-
-
-
-
-
-
-
-@check_config
 @register
 class AttackRelative(CompareTask):
     name = "attack_relative"
@@ -96,21 +92,14 @@ class AttackRelative(CompareTask):
         "percent, measured from each sound's Hilbert envelope; 'more sharply' means a shorter rise time."
     )
 
-    def __init__(self, cfg: AttackRelativeConfig, audio: AudioConfig):
-        Task.__init__(self, cfg, audio)
-        self.rise = S.dist("rise_s", cfg.rise_s, low=1e-9)
-        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
-        self.tone = S.dist("tone_s", cfg.tone_s, low=1e-9)
-        self.gap = S.dist("gap_s", cfg.gap_s, low=0.0)
-        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
-        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
-
-    @classmethod
-    def validate_config(cls, cfg, audio, key):
-        cls.check_differences(cfg, key)
-        half = math.sqrt(1 + max(cfg.levels) / 100.0)
-        r = S.dist(f"{key}.rise_s", cfg.rise_s, low=1e-9)
-        check_attack(cfg, audio, key, S.min_of(r) / half, S.max_of(r) * half, relative=True)
+    drawn = {
+        "rise": Drawn("rise_s", low=1e-9),
+        "freq": Drawn("freq_hz", low=1e-9),
+        "tone": Drawn("tone_s", low=1e-9),
+        "gap": Drawn("gap_s", low=0.0),
+        "lead": Drawn("lead_s", low=0.0),
+        "loudness": Drawn("loudness_lufs"),
+    }
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)

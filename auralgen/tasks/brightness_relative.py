@@ -44,14 +44,13 @@ from auralgen.synth import brightness as B
 from auralgen.synth import loudness_lufs, n_samples
 from auralgen.tasks import _sounds as S
 from auralgen.tasks import _timbre_onset as T
-from auralgen.tasks._compare import CompareTask, check_config, within
+from auralgen.tasks._compare import CompareTask, Drawn, check_differences, within
 from auralgen.tasks.base import (
     RECORDED_TOO,
     RELATIVE_FEATURES,
     AudioConfig,
     AuditSpec,
     Measurement,
-    Task,
     TaskConfig,
     register,
 )
@@ -74,8 +73,16 @@ class BrightnessRelativeConfig(TaskConfig):
     clip_s: float = 4.0
     ramp_s: float = 0.02
 
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        check_differences(self, key, "percent")
+        if S.check_recorded(key, self, audio, fields=("f0_hz", "centroid_hz", "max_freq_hz")):
+            T.check_common(self, key, relative=True)  # the spectrum is the recording's, moved by a shelf
+            return
+        half = math.sqrt(1 + max(self.levels) / 100.0)
+        c = S.dist(f"{key}.centroid_hz", self.centroid_hz, low=1e-9)
+        T.check_brightness(self, audio, key, S.min_of(c) / half, S.max_of(c) * half, relative=True)
 
-@check_config
+
 @register
 class BrightnessRelative(CompareTask):
     name = "brightness_relative"
@@ -106,24 +113,14 @@ class BrightnessRelative(CompareTask):
         "from each sound's magnitude spectrum; 'brighter' means a higher spectral centroid."
     )
 
-    def __init__(self, cfg: BrightnessRelativeConfig, audio: AudioConfig):
-        Task.__init__(self, cfg, audio)
-        self.f0 = S.dist("f0_hz", cfg.f0_hz, low=1e-9)
-        self.centroid = S.dist("centroid_hz", cfg.centroid_hz, low=1e-9)
-        self.tone = S.dist("tone_s", cfg.tone_s, low=1e-9)
-        self.gap = S.dist("gap_s", cfg.gap_s, low=0.0)
-        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
-        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
-
-    @classmethod
-    def validate_config(cls, cfg, audio, key):
-        cls.check_differences(cfg, key)
-        if S.check_recorded(key, cfg, audio, fields=("f0_hz", "centroid_hz", "max_freq_hz")):
-            T.check_common(cfg, key, relative=True)  # the spectrum is the recording's, moved by a shelf
-            return
-        half = math.sqrt(1 + max(cfg.levels) / 100.0)
-        c = S.dist(f"{key}.centroid_hz", cfg.centroid_hz, low=1e-9)
-        T.check_brightness(cfg, audio, key, S.min_of(c) / half, S.max_of(c) * half, relative=True)
+    drawn = {
+        "f0": Drawn("f0_hz", low=1e-9),
+        "centroid": Drawn("centroid_hz", low=1e-9),
+        "tone": Drawn("tone_s", low=1e-9),
+        "gap": Drawn("gap_s", low=0.0),
+        "lead": Drawn("lead_s", low=0.0),
+        "loudness": Drawn("loudness_lufs"),
+    }
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)

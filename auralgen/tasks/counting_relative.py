@@ -31,14 +31,13 @@ import numpy as np
 from auralgen.listeners import counting as listen
 from auralgen.tasks import _events as E
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CompareTask, check_config, within
+from auralgen.tasks._compare import CompareTask, Drawn, within
 from auralgen.tasks.base import (
     RECORDED_TOO,
     RELATIVE_FEATURES,
     AudioConfig,
     AuditSpec,
     Measurement,
-    Task,
     TaskConfig,
     register,
     require,
@@ -65,8 +64,33 @@ class CountingRelativeConfig(TaskConfig):
     clip_s: float = 7.0
     ramp_s: float = 0.005
 
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        require(
+            all(v >= 0 and float(v).is_integer() for v in self.levels),
+            f"{key}.levels={list(self.levels)!r} holds a negative or fractional difference; allowed: whole counts >= 0",
+        )
+        E.check_spectrum(key, self, audio)
+        spans = S.dist(f"{key}.span_s", self.span_s, low=1e-9)
+        E.check_counts(key, self, largest_gap_s=0.0)
+        require(self.min_count >= 2, f"{key}.min_count={self.min_count}; allowed: >= 2 (a sequence spans span_s whatever its count)")  # fmt: skip
+        most = S.max_of(S.dist(f"{key}.total_s", self.total_s)) + self.max_count * self.ramp_s
+        tightest = (S.min_of(spans) - most) / (self.max_count - 1)
+        require(
+            tightest >= MIN_GAP_S,
+            f"{key}.span_s={self.span_s!r} leaves {tightest:.3f} s between {self.max_count} events; allowed: a span leaving >= {MIN_GAP_S} s",
+        )
+        span = S.max_of(spans)
+        require(
+            max(self.levels) <= self.max_count - self.min_count,
+            f"{key}.levels={list(self.levels)!r} exceeds the count range {self.min_count}-{self.max_count}; allowed: at most {self.max_count - self.min_count}",
+        )
+        require(  # two events can lie a whole span apart: the sequences must be further apart
+            self.sep_s > span,
+            f"{key}.sep_s={self.sep_s} is not longer than the longest span ({span:.3f} s); allowed: sep_s > {span:.3f}",
+        )
+        S.check_fits(key, S.max_of(S.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + 2 * span + self.sep_s, self.clip_s)
 
-@check_config
+
 @register
 class CountingRelative(CompareTask):
     name = "counting_relative"
@@ -97,40 +121,13 @@ class CountingRelative(CompareTask):
         "same sounding time and the same span, closer together."
     )
 
-    def __init__(self, cfg: CountingRelativeConfig, audio: AudioConfig):
-        Task.__init__(self, cfg, audio)
-        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
-        self.total = S.dist("total_s", cfg.total_s, low=1e-9)
-        self.span = S.dist("span_s", cfg.span_s, low=1e-9)
-        self.level = S.dist("level_db_spl", cfg.level_db_spl)
-        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
-
-    @classmethod
-    def validate_config(cls, cfg: CountingRelativeConfig, audio: AudioConfig, key: str) -> None:
-        require(
-            all(v >= 0 and float(v).is_integer() for v in cfg.levels),
-            f"{key}.levels={list(cfg.levels)!r} holds a negative or fractional difference; allowed: whole counts >= 0",
-        )
-        E.check_spectrum(key, cfg, audio)
-        spans = S.dist(f"{key}.span_s", cfg.span_s, low=1e-9)
-        E.check_counts(key, cfg, largest_gap_s=0.0)
-        require(cfg.min_count >= 2, f"{key}.min_count={cfg.min_count}; allowed: >= 2 (a sequence spans span_s whatever its count)")  # fmt: skip
-        most = S.max_of(S.dist(f"{key}.total_s", cfg.total_s)) + cfg.max_count * cfg.ramp_s
-        tightest = (S.min_of(spans) - most) / (cfg.max_count - 1)
-        require(
-            tightest >= MIN_GAP_S,
-            f"{key}.span_s={cfg.span_s!r} leaves {tightest:.3f} s between {cfg.max_count} events; allowed: a span leaving >= {MIN_GAP_S} s",
-        )
-        span = S.max_of(spans)
-        require(
-            max(cfg.levels) <= cfg.max_count - cfg.min_count,
-            f"{key}.levels={list(cfg.levels)!r} exceeds the count range {cfg.min_count}-{cfg.max_count}; allowed: at most {cfg.max_count - cfg.min_count}",
-        )
-        require(  # two events can lie a whole span apart: the sequences must be further apart
-            cfg.sep_s > span,
-            f"{key}.sep_s={cfg.sep_s} is not longer than the longest span ({span:.3f} s); allowed: sep_s > {span:.3f}",
-        )
-        S.check_fits(key, S.max_of(S.dist(f"{key}.lead_s", cfg.lead_s, low=0.0)) + 2 * span + cfg.sep_s, cfg.clip_s)
+    drawn = {
+        "freq": Drawn("freq_hz", low=1e-9),
+        "total": Drawn("total_s", low=1e-9),
+        "span": Drawn("span_s", low=1e-9),
+        "level": Drawn("level_db_spl"),
+        "lead": Drawn("lead_s", low=0.0),
+    }
 
     def sample_at(self, rng: np.random.Generator, level: int, k: int | None) -> dict[str, Any]:
         """The ``k``-th item of a grid level takes stimulus kind ``stimuli[k % len(stimuli)]``: the kinds are

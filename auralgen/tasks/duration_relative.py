@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CompareConfig, CompareTask, check_config
+from auralgen.tasks._compare import CompareConfig, CompareTask
 from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register
 
 TOLERANCE_S = 0.015  # per sound, measured by energy envelope (ramps shorten it by ~5 ms)
@@ -26,8 +26,14 @@ class DurationRelativeConfig(CompareConfig):
     gap_s: object = (0.3, 0.5)
     lead_s: object = (0.1, 0.4)
 
+    def shortest_factor(self) -> float:
+        return 1.0 / math.sqrt(1 + max(self.levels) / 100.0)
 
-@check_config
+    def longest_pair_s(self) -> float:
+        r = math.sqrt(1 + max(self.levels) / 100.0)
+        return S.max_of(S.dist("tone_s", self.tone_s)) * (r + 1.0 / r)
+
+
 @register
 class DurationRelative(CompareTask):
     name = "duration_relative"
@@ -61,15 +67,6 @@ class DurationRelative(CompareTask):
         "Compared with the first sound, does the second sound last longer, shorter, or equally long?",
         "How does the duration of the second sound compare with the first?",
     )
-
-    @classmethod
-    def shortest_factor(cls, cfg) -> float:
-        return 1.0 / math.sqrt(1 + max(cfg.levels) / 100.0)
-
-    @classmethod
-    def longest_pair_s(cls, cfg) -> float:
-        r = math.sqrt(1 + max(cfg.levels) / 100.0)
-        return S.max_of(S.dist("tone_s", cfg.tone_s)) * (r + 1.0 / r)
 
     def make_pair(self, rng, base, direction, percent):
         centre = float(self.tone.sample(rng))

@@ -8,12 +8,13 @@ kind, frequency and, for noise, the same waveform), so frequency-dependent loudn
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CompareConfig, CompareTask, check_config, within
+from auralgen.tasks._compare import CompareConfig, CompareTask, within
 from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register
 
 TOLERANCE_DB = 0.3
@@ -24,9 +25,12 @@ class LoudnessRelativeConfig(CompareConfig):
     name: str = "loudness_relative"
     levels: tuple = (0, 4, 8, 12, 24, 48)
     level_db_spl: object = (50.0, 75.0)
+    difference_unit: ClassVar[str] = "dB"
+
+    def level_headroom(self) -> float:
+        return max(self.levels) / 2.0
 
 
-@check_config
 @register
 class LoudnessRelative(CompareTask):
     name = "loudness_relative"
@@ -66,10 +70,6 @@ class LoudnessRelative(CompareTask):
         "Compared with the first sound, is the second one louder, softer, or equally loud?",
         "How does the loudness of the second sound compare with the first?",
     )
-
-    @classmethod
-    def level_headroom(cls, cfg) -> float:
-        return max(cfg.levels) / 2.0
 
     def make_pair(self, rng, base, direction, delta_db):
         mean = float(self.level.sample(rng))

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CompareConfig, CompareTask, check_config, within
+from auralgen.tasks._compare import CompareConfig, CompareTask, within
 from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register, require
 
 MAX_DIFFERENCE_CENTS = 4800  # four octaves: any larger pair leaves the audible range
@@ -26,9 +27,21 @@ class PitchRelativeConfig(CompareConfig):
     levels: tuple = (0, 50, 100, 200, 400, 1200)
     stimuli: tuple = ("pure", "harmonic")
     freq_hz: object = field(default_factory=lambda: {"dist": "loguniform", "low": 200.0, "high": 800.0})
+    difference_unit: ClassVar[str] = "cents"
+    allowed_stimuli: ClassVar[tuple[str, ...]] = S.PITCHED
+
+    def check_differences(self, key: str) -> None:
+        super().check_differences(key)
+        require(
+            max(self.levels) <= MAX_DIFFERENCE_CENTS,
+            f"{key}.levels={list(self.levels)!r} reaches {max(self.levels)} cents; "
+            f"allowed: 0 <= levels <= {MAX_DIFFERENCE_CENTS} cents (four octaves)",
+        )
+
+    def freq_factor(self) -> float:
+        return 2.0 ** (max(self.levels) / 2400.0)
 
 
-@check_config
 @register
 class PitchRelative(CompareTask):
     name = "pitch_relative"
@@ -41,25 +54,12 @@ class PitchRelative(CompareTask):
     human_threshold = (3.5, "cents", "Wier, Jesteadt & Green 1977, JASA 61(1) 178-184: about 0.2 % of frequency at 1 kHz, 40 dB SL")  # fmt: skip
     level_unit = "cents"
     Config = PitchRelativeConfig
-    allowed_stimuli = S.PITCHED
     answers = {"up": "Higher", "down": "Lower", "same": "The same"}
     questions = (
         "Two tones are played one after the other. Is the pitch of the second tone higher, lower, or the same as the first?",
         "Listen to the two sounds. Compared with the first sound, is the second one higher in pitch, lower, or the same?",
         "How does the pitch of the second tone compare with the pitch of the first tone?",
     )
-
-    @classmethod
-    def check_differences(cls, cfg, key: str) -> None:
-        super().check_differences(cfg, key)
-        require(
-            max(cfg.levels) <= MAX_DIFFERENCE_CENTS,
-            f"{key}.levels={list(cfg.levels)!r} reaches {max(cfg.levels)} cents; allowed: 0 <= levels <= {MAX_DIFFERENCE_CENTS} cents (four octaves)",
-        )
-
-    @classmethod
-    def freq_factor(cls, cfg) -> float:
-        return 2.0 ** (max(cfg.levels) / 2400.0)
 
     def make_pair(self, rng, base, direction, cents):
         if base["kind"] == "clip":  # a recording shifted by -/+ half the difference (librosa), then measured

@@ -30,14 +30,13 @@ import numpy as np
 from auralgen.listeners import tempo as listen
 from auralgen.tasks import _events as E
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CompareTask, check_config, signed_ratio_percent, within
+from auralgen.tasks._compare import CompareTask, Drawn, check_differences, signed_ratio_percent, within
 from auralgen.tasks.base import (
     RECORDED_TOO,
     RELATIVE_FEATURES,
     AudioConfig,
     AuditSpec,
     Measurement,
-    Task,
     TaskConfig,
     register,
     require,
@@ -45,8 +44,6 @@ from auralgen.tasks.base import (
 
 TOLERANCE_PERCENT = 0.3  # absolute part of the allowed error of the measured tempo difference
 MAX_ONSET_ERROR_S = 0.002  # every onset within this of the isochronous grid fitted to its sequence
-
-
 
 
 @dataclass(frozen=True)
@@ -65,8 +62,31 @@ class TempoRelativeConfig(TaskConfig):
     clip_s: float = 6.8
     ramp_s: float = 0.005
 
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        check_differences(self, key, "percent")
+        E.check_spectrum(key, self, audio)
+        half = math.sqrt(1 + max(self.levels) / 100.0)
+        base = S.dist(f"{key}.base_bpm", self.base_bpm, low=1e-9)
+        duty = S.dist(f"{key}.duty", self.duty, low=1e-9, high=0.5)
+        slow_ioi, fast_ioi = 60.0 / (S.min_of(base) / half), 60.0 / (S.max_of(base) * half)
+        need = (E.MIN_PULSES + S.max_of(duty)) * slow_ioi + self.ramp_s
+        require(
+            self.window_s >= need,
+            f"{key}.window_s={self.window_s} holds fewer than {E.MIN_PULSES} pulses at the slowest tempo {60 / slow_ioi:.1f} BPM; allowed: window_s >= {need:.3f}",
+        )
+        require(
+            self.sep_s > slow_ioi,
+            f"{key}.sep_s={self.sep_s} is not longer than the slowest interval {slow_ioi:.3f} s, so the two sequences do not separate; allowed: sep_s > {slow_ioi:.3f}",
+        )
+        require(
+            S.min_of(duty) * fast_ioi >= 2 * self.ramp_s,
+            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({S.min_of(duty) * fast_ioi:.4f} s); allowed: 2*ramp_s <= shortest pulse",
+        )
+        S.check_fits(
+            key, S.max_of(S.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + 2 * self.window_s + self.sep_s, self.clip_s
+        )
 
-@check_config
+
 @register
 class TempoRelative(CompareTask):
     name = "tempo_relative"
@@ -94,38 +114,13 @@ class TempoRelative(CompareTask):
         "sequence independently of the answer; the pulse-grid phase is roved."
     )
 
-    def __init__(self, cfg: TempoRelativeConfig, audio: AudioConfig):
-        Task.__init__(self, cfg, audio)
-        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
-        self.base = S.dist("base_bpm", cfg.base_bpm, low=1e-9)
-        self.duty = S.dist("duty", cfg.duty, low=1e-9, high=0.5)
-        self.level = S.dist("level_db_spl", cfg.level_db_spl)
-        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
-
-    @classmethod
-    def validate_config(cls, cfg: TempoRelativeConfig, audio: AudioConfig, key: str) -> None:
-        cls.check_differences(cfg, key)
-        E.check_spectrum(key, cfg, audio)
-        half = math.sqrt(1 + max(cfg.levels) / 100.0)
-        base = S.dist(f"{key}.base_bpm", cfg.base_bpm, low=1e-9)
-        duty = S.dist(f"{key}.duty", cfg.duty, low=1e-9, high=0.5)
-        slow_ioi, fast_ioi = 60.0 / (S.min_of(base) / half), 60.0 / (S.max_of(base) * half)
-        need = (E.MIN_PULSES + S.max_of(duty)) * slow_ioi + cfg.ramp_s
-        require(
-            cfg.window_s >= need,
-            f"{key}.window_s={cfg.window_s} holds fewer than {E.MIN_PULSES} pulses at the slowest tempo {60 / slow_ioi:.1f} BPM; allowed: window_s >= {need:.3f}",
-        )
-        require(
-            cfg.sep_s > slow_ioi,
-            f"{key}.sep_s={cfg.sep_s} is not longer than the slowest interval {slow_ioi:.3f} s, so the two sequences do not separate; allowed: sep_s > {slow_ioi:.3f}",
-        )
-        require(
-            S.min_of(duty) * fast_ioi >= 2 * cfg.ramp_s,
-            f"{key}.ramp_s={cfg.ramp_s} is longer than half the shortest pulse ({S.min_of(duty) * fast_ioi:.4f} s); allowed: 2*ramp_s <= shortest pulse",
-        )
-        S.check_fits(
-            key, S.max_of(S.dist(f"{key}.lead_s", cfg.lead_s, low=0.0)) + 2 * cfg.window_s + cfg.sep_s, cfg.clip_s
-        )
+    drawn = {
+        "freq": Drawn("freq_hz", low=1e-9),
+        "base": Drawn("base_bpm", low=1e-9),
+        "duty": Drawn("duty", low=1e-9, high=0.5),
+        "level": Drawn("level_db_spl"),
+        "lead": Drawn("lead_s", low=0.0),
+    }
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)

@@ -31,7 +31,7 @@ import numpy as np
 from auralgen.listeners import texture as listen
 from auralgen.synth import textures as X
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CompareTask, check_config, signed_ratio_percent, within
+from auralgen.tasks._compare import CompareTask, Drawn, check_differences, signed_ratio_percent, within
 from auralgen.tasks._texture import (
     GrainConfig,
     check_grains,
@@ -40,11 +40,9 @@ from auralgen.tasks._texture import (
     render_textures,
     texture_samples,
 )
-from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, register, require
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, register, require
 
 TOLERANCE_PERCENT = 0.5
-
-
 
 
 @dataclass(frozen=True)
@@ -57,18 +55,16 @@ class TextureRelativeConfig(GrainConfig):
     lead_s: Any = (0.1, 0.3)
     clip_s: float = 4.0
 
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        check_differences(self, key, "percent")
+        half = math.sqrt(1 + max(self.levels) / 100.0)
+        base = S.dist(f"{key}.base_density_hz", self.base_density_hz, low=1e-9)
+        check_grains(self, audio, key, densest_hz=S.max_of(base) * half, sparsest_hz=S.min_of(base) / half)
+        require(self.sep_s > 2.0 * half / S.min_of(base),
+                f"{key}.sep_s={self.sep_s} does not exceed the longest grain interval; allowed: sep_s > {2.0 * half / S.min_of(base):.3f}")  # fmt: skip
+        S.check_fits(key, S.max_of(S.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + 2 * self.window_s + self.sep_s, self.clip_s)  # fmt: skip
 
 
-
-
-
-
-
-
-
-
-
-@check_config
 @register
 class TextureRelative(CompareTask):
     name = "texture_relative"
@@ -97,23 +93,13 @@ class TextureRelative(CompareTask):
         "levels are roved independently of the answer. At equal loudness the denser texture's grains are softer."
     )
 
-    def __init__(self, cfg: TextureRelativeConfig, audio: AudioConfig):
-        Task.__init__(self, cfg, audio)
-        self.base = S.dist("base_density_hz", cfg.base_density_hz, low=1e-9)
-        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
-        self.grain = S.dist("grain_s", cfg.grain_s, low=1e-9)
-        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
-        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
-
-    @classmethod
-    def validate_config(cls, cfg: TextureRelativeConfig, audio: AudioConfig, key: str) -> None:
-        cls.check_differences(cfg, key)
-        half = math.sqrt(1 + max(cfg.levels) / 100.0)
-        base = S.dist(f"{key}.base_density_hz", cfg.base_density_hz, low=1e-9)
-        check_grains(cfg, audio, key, densest_hz=S.max_of(base) * half, sparsest_hz=S.min_of(base) / half)
-        require(cfg.sep_s > 2.0 * half / S.min_of(base),
-                f"{key}.sep_s={cfg.sep_s} does not exceed the longest grain interval; allowed: sep_s > {2.0 * half / S.min_of(base):.3f}")  # fmt: skip
-        S.check_fits(key, S.max_of(S.dist(f"{key}.lead_s", cfg.lead_s, low=0.0)) + 2 * cfg.window_s + cfg.sep_s, cfg.clip_s)  # fmt: skip
+    drawn = {
+        "base": Drawn("base_density_hz", low=1e-9),
+        "freq": Drawn("freq_hz", low=1e-9),
+        "grain": Drawn("grain_s", low=1e-9),
+        "loudness": Drawn("loudness_lufs"),
+        "lead": Drawn("lead_s", low=0.0),
+    }
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)

@@ -77,14 +77,6 @@ class TimbreRelativeConfig(TaskConfig):
         S.check_fits(key, worst + 2 * self.note_s, self.clip_s)
 
 
-
-
-
-
-
-
-
-
 @register
 class TimbreRelative(Task):
     name = "timbre_relative"

@@ -205,46 +205,6 @@ def within(name: str, measured: float, expected: float, tol: float) -> dict[str,
     return {"measured": shown, "expected": round(expected, 4), "tolerance": tol, "ok": bool(ok)}
 
 
-# -- absolute tasks: a value at an exact margin from a bin edge ------------------------------------
-def bin_sides(k: int, n_bins: int) -> tuple[str, ...]:
-    """The edges of bin ``k`` (of ``n_bins``) a value may sit near: ``"low"`` (its lower edge) for
-    every bin but the first, ``"high"`` (its upper edge) for every bin but the last."""
-    return (("low",) if k > 0 else ()) + (("high",) if k < n_bins - 1 else ())
-
-
-def at_margin(edges: tuple[float, ...], k: int, side: str, margin_percent: float) -> float:
-    """The value inside bin ``k`` of ``edges`` exactly ``margin_percent`` (in ratio) from its
-    ``side`` edge: ``edges[k] * (1 + m)`` or ``edges[k + 1] / (1 + m)``."""
-    m = 1 + margin_percent / 100.0
-    return float(edges[k] * m if side == "low" else edges[k + 1] / m)
-
-
-def draw_at_margin(rng: np.random.Generator, edges: tuple[float, ...], margin_percent: float) -> tuple[int, str, float]:
-    """``(bin, side, value)``: a bin drawn uniformly, then one of its inner edges (:func:`bin_sides`)
-    uniformly, and the value exactly ``margin_percent`` inside that edge. Two draws, in that order."""
-    n = len(edges) - 1
-    k = int(rng.integers(n))
-    sides = bin_sides(k, n)
-    side = sides[int(rng.integers(len(sides)))]
-    return k, side, at_margin(edges, k, side, margin_percent)
-
-
-def margin_percent(value: float, edges: tuple[float, ...]) -> float:
-    """Margin (percent, in ratio) of ``value`` from the nearest *inner* bin edge of ``edges``
-    (the outer ends are the range, not bin boundaries)."""
-    return min(100.0 * (max(value / e, e / value) - 1.0) for e in edges[1:-1])
-
-
-def margin_check(measured: float, expected: float, edges: tuple[float, ...], tolerance: float) -> dict[str, Any]:
-    """The margin (:func:`margin_percent`) of a measured value against the recipe's, as a
-    :func:`within` record whose tolerance is the value's ``tolerance`` mapped to percent (the
-    larger margin change of ``expected -/+ tolerance``)."""
-    want = margin_percent(expected, edges)
-    tol = max(abs(margin_percent(expected + s * tolerance, edges) - want) for s in (-1, 1))
-    got = margin_percent(measured, edges) if math.isfinite(measured) and measured > 0 else math.nan
-    return within("margin_percent", got, want, round(tol, 4))
-
-
 def signed_ratio_percent(first: float, second: float) -> float:
     """``100 * (larger / smaller - 1)``, positive when ``second`` is the larger (NaN if either is not > 0)."""
     if not (math.isfinite(first) and math.isfinite(second) and first > 0 and second > 0):

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from auralgen.listeners import distance as listen
-from auralgen.tasks._compare import draw_at_margin, margin_percent, within
+from auralgen.tasks._binned import draw_at_margin, margin_percent
+from auralgen.tasks._compare import within
 from auralgen.tasks._distance import level_check
 from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig, SpatialTask, check_spatial
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
@@ -130,9 +131,3 @@ class DistanceAbsolute(SpatialTask):
         d = params["sounds"][0]["distance_m"]
         margin = within("margin_percent", margin_percent(d, self.edges), params["margin_percent"], MARGIN_TOLERANCE_PP)
         return Measurement.from_dict({**rec, "margin_percent": margin, "valid": rec["valid"] and margin["ok"]})
-
-
-
-
-
-

@@ -19,7 +19,8 @@ import numpy as np
 
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CREST, draw_at_margin, margin_check, margin_percent
+from auralgen.tasks._binned import BinnedAbsoluteTask, check_margins, check_room
+from auralgen.tasks._compare import CREST, Drawn
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 
 TOLERANCE_S = 0.015
@@ -49,16 +50,8 @@ class DurationAbsoluteConfig(TaskConfig):
             b[0] > 0 and all(hi > lo for lo, hi in zip(b, b[1:])) and self.max_s > b[-1],
             f"{key}.bins_s={list(b)!r} with max_s={self.max_s} is not increasing; allowed: 0 < bins_s... < max_s",
         )
-        require(
-            all(v >= 0 for v in self.levels),
-            f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0",
-        )
-        m = 1 + max(self.levels) / 100.0
-        for lo, hi in zip(b, b[1:]):  # an inner bin holds a duration at the margin above lo and below hi
-            require(
-                lo * m < hi / m,
-                f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in bin [{lo}, {hi}] s; allowed: a smaller margin or wider bins",
-            )
+        m = check_margins(key, self.levels)
+        check_room(key, self.levels, b, "s")
         require(
             b[-1] * m <= self.max_s,
             f"{key}.max_s={self.max_s} is shorter than the longest duration {b[-1] * m:g} s (bins_s {b[-1]} s + {max(self.levels)} %); allowed: max_s >= {b[-1] * m:g}",
@@ -90,7 +83,7 @@ def _fmt(s: float) -> str:
 
 
 @register
-class DurationAbsolute(Task):
+class DurationAbsolute(BinnedAbsoluteTask):
     name = "duration_absolute"
     audit = AuditSpec(
         (
@@ -105,10 +98,9 @@ class DurationAbsolute(Task):
         listener_easiest="max",
     )
     listener = staticmethod(listen.duration_absolute)
-    sub_category = "absolute_perception"
     attribute = "duration"
-    regime = "absolute"
-    level_unit = "percent"
+    bins_field = "bins_s"
+    drawn = {"freq": Drawn("freq_hz", low=1e-9), "level": Drawn("level_db_spl")}
     Config = DurationAbsoluteConfig
     questions = (
         "How long does the sound in this clip last?",
@@ -116,17 +108,12 @@ class DurationAbsolute(Task):
         "Estimate the duration of the sound you hear.",
     )
 
-    def __init__(self, cfg: DurationAbsoluteConfig, audio: AudioConfig):
-        super().__init__(cfg, audio)
-        self.edges = (0.0, *cfg.bins_s, cfg.max_s)  # outer ends: the range (max_s bounds the onset draw)
-        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
-        self.level = S.dist("level_db_spl", cfg.level_db_spl)
+    def bin_edges(self) -> tuple[float, ...]:
+        return (0.0, *self.cfg.bins_s, self.cfg.max_s)  # outer ends: the range (max_s bounds the onset draw)
 
-    @property
-    def n_choices(self) -> int:  # type: ignore[override]
-        return len(self.edges) - 1
+    eval_fields = Task.eval_fields  # states no difference: its evaluation records carry none
 
-    def bin_labels(self) -> list[str]:
+    def labels(self) -> list[str]:
         b = self.cfg.bins_s
         labels = [f"Shorter than {_fmt(b[0])}"]
         labels += [f"Between {_fmt(lo)} and {_fmt(hi)}" for lo, hi in zip(b, b[1:])]
@@ -134,7 +121,7 @@ class DurationAbsolute(Task):
 
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
         level = self.as_level(level)
-        k, side, duration = draw_at_margin(rng, self.edges, level.value)
+        k, side, duration = self.draw_bin(rng, level.value)
         sound = S.draw_sound(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
         sound["duration_s"] = duration
         sound["level_db_spl"] = float(self.level.sample(rng))
@@ -146,19 +133,12 @@ class DurationAbsolute(Task):
             "full_scale_db_spl": self.audio.full_scale_db_spl,
             "clip_s": self.cfg.clip_s,
             "ramp_s": self.cfg.ramp_s,
-            "bin": k,
-            "edge_side": side,
-            "margin_percent": round(margin_percent(duration, self.edges), 9),
+            **self.bin_record(k, side, duration),
             "sounds": [sound],
         }
 
     def render(self, params):
         return [S.render_sounds(params)]
-
-    def qa(self, params, rng, *, slot):
-        labels = self.bin_labels()
-        answer = labels[params["bin"]]
-        return self.make_qa(answer, labels, rng, slot=slot)
 
     def measure(self, params, clips):
         """The sound's duration from its measured segment (within :data:`TOLERANCE_S` of the recipe,
@@ -172,8 +152,8 @@ class DurationAbsolute(Task):
         ok = len(segs) == 1 and abs(measured - expected) <= TOLERANCE_S
         if ok:  # the measured duration must land in the labelled bin (edges widened by the tolerance)
             k = params["bin"]
-            ok = self.edges[k] - TOLERANCE_S <= measured <= self.edges[k + 1] + TOLERANCE_S
-        margin = margin_check(measured, expected, self.edges, TOLERANCE_S)
+            ok = self.in_bin(measured, k, TOLERANCE_S)
+        margin = self.margin_check(measured, expected, TOLERANCE_S)
         return Measurement.from_dict({"duration_s": round(measured, 4) if ok or len(segs) == 1 else None, "expected_s": round(expected, 4),
                 "margin_percent": margin, "segments": len(segs), "tolerance_s": TOLERANCE_S,
                 "valid": bool(ok and margin["ok"])})  # fmt: skip

@@ -39,7 +39,8 @@ import numpy as np
 from auralgen.listeners import reverb as listen
 from auralgen.synth import n_samples
 from auralgen.tasks import _reverb as R
-from auralgen.tasks._compare import draw_at_margin, margin_percent, within
+from auralgen.tasks._binned import draw_at_margin, margin_percent
+from auralgen.tasks._compare import within
 from auralgen.tasks._reverb import REVERB_AUDIO_FEATURES
 from auralgen.tasks.base import AuditSpec, Measurement, register, require
 

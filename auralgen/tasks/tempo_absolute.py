@@ -32,8 +32,9 @@ import numpy as np
 from auralgen.listeners import tempo as listen
 from auralgen.tasks import _events as E
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import draw_at_margin, margin_check, margin_percent
-from auralgen.tasks.base import RECORDED_TOO, AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
+from auralgen.tasks._binned import BinnedAbsoluteTask, check_bins
+from auralgen.tasks._compare import Drawn
+from auralgen.tasks.base import RECORDED_TOO, AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
 
 TOLERANCE_BPM = 0.3
 MAX_ONSET_ERROR_S = 0.002  # every onset within this of the isochronous grid fitted to the sequence
@@ -57,20 +58,7 @@ class TempoAbsoluteConfig(TaskConfig):
     def check_task(self, audio: AudioConfig, key: str) -> None:
         E.check_spectrum(key, self, audio)
         b = self.bins_bpm
-        require(
-            len(b) >= 1 and b[0] > 0 and all(hi > lo for lo, hi in zip(b, b[1:])),
-            f"{key}.bins_bpm={list(b)!r} is not increasing; allowed: 0 < bins_bpm...",
-        )
-        require(
-            all(v >= 0 for v in self.levels),
-            f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0",
-        )
-        m = 1 + max(self.levels) / 100.0
-        for lo, hi in zip(b, b[1:]):
-            require(
-                lo * m < hi / m,
-                f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in bin [{lo}, {hi}] BPM; allowed: a smaller margin or wider bins",
-            )
+        m = check_bins(key, "bins_bpm", b, self.levels, "BPM")
         duty = S.dist(f"{key}.duty", self.duty, low=1e-9, high=0.5)
         slow_ioi, fast_ioi = 60.0 / (b[0] / m), 60.0 / (b[-1] * m)
         span = S.dist(f"{key}.span_s", self.span_s, low=1e-9)
@@ -106,7 +94,7 @@ def _fmt(bpm: float) -> str:
 
 
 @register
-class TempoAbsolute(Task):
+class TempoAbsolute(BinnedAbsoluteTask):
     name = "tempo_absolute"
     audit = AuditSpec(
         ("bin", "edge_side", "margin_percent", "sequences.*.bpm", "sequences.*.ioi_s", "sequences.*.n_events",
@@ -114,10 +102,14 @@ class TempoAbsolute(Task):
         listener_easiest="max",
     )  # fmt: skip
     listener = staticmethod(listen.tempo_absolute)
-    sub_category = "absolute_perception"
     attribute = "tempo"
-    regime = "absolute"
-    level_unit = "percent"
+    bins_field = "bins_bpm"
+    drawn = {
+        "freq": Drawn("freq_hz", low=1e-9),
+        "duty": Drawn("duty", low=1e-9, high=0.5),
+        "level": Drawn("level_db_spl"),
+        "span": Drawn("span_s", low=1e-9),
+    }
     takes_sources = RECORDED_TOO  # events cut from a recording's start; onsets measured as before
     Config = TempoAbsoluteConfig
     questions = (
@@ -132,19 +124,7 @@ class TempoAbsolute(Task):
         "time, RMS and file size) are roved independently of the answer."
     )
 
-    def __init__(self, cfg: TempoAbsoluteConfig, audio: AudioConfig):
-        super().__init__(cfg, audio)
-        self.edges = (0.0, *cfg.bins_bpm, math.inf)
-        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
-        self.duty = S.dist("duty", cfg.duty, low=1e-9, high=0.5)
-        self.level = S.dist("level_db_spl", cfg.level_db_spl)
-        self.span = S.dist("span_s", cfg.span_s, low=1e-9)
-
-    @property
-    def n_choices(self) -> int:  # type: ignore[override]
-        return len(self.edges) - 1
-
-    def bin_labels(self) -> list[str]:
+    def labels(self) -> list[str]:
         b = self.cfg.bins_bpm
         names = (
             ("Slow", "Moderate", "Fast") if len(b) == 2 else tuple(f"Tempo range {k + 1}" for k in range(len(b) + 1))
@@ -156,7 +136,7 @@ class TempoAbsolute(Task):
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
         require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: percent >= 0")
-        k, side, bpm = draw_at_margin(rng, self.edges, level.value)
+        k, side, bpm = self.draw_bin(rng, level.value)
         spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source)
         duty, lv = float(self.duty.sample(rng)), float(self.level.sample(rng))
         seq = pulses_in_span(rng, spectrum, bpm=bpm, span_s=float(self.span.sample(rng)), duty=duty, level_db_spl=lv,
@@ -169,18 +149,12 @@ class TempoAbsolute(Task):
             "full_scale_db_spl": self.audio.full_scale_db_spl,
             "clip_s": self.cfg.clip_s,
             "ramp_s": self.cfg.ramp_s,
-            "bin": k,
-            "edge_side": side,
-            "margin_percent": round(margin_percent(bpm, self.edges), 9),
+            **self.bin_record(k, side, bpm),
             "sequences": [seq],
         }
 
     def render(self, params):
         return E.render_sequences(params)
-
-    def qa(self, params, rng, *, slot):
-        labels = self.bin_labels()
-        return self.make_qa(labels[params["bin"]], labels, rng, slot=slot)
 
     def measure(self, params, clips):
         """The tempo from the onsets (within :data:`TOLERANCE_BPM`, inside the labelled bin), the
@@ -192,12 +166,9 @@ class TempoAbsolute(Task):
         bpm = ioi_tempo_bpm(t)
         k = params["bin"]
         ok = (t.size == seq["n_events"] and math.isfinite(bpm) and abs(bpm - seq["bpm"]) <= TOLERANCE_BPM
-              and self.edges[k] - TOLERANCE_BPM <= bpm <= self.edges[k + 1] + TOLERANCE_BPM)  # fmt: skip
+              and self.in_bin(bpm, k, TOLERANCE_BPM))  # fmt: skip
         jitter = ioi_regularity(t)
-        margin = margin_check(bpm, seq["bpm"], self.edges, TOLERANCE_BPM)
+        margin = self.margin_check(bpm, seq["bpm"], TOLERANCE_BPM)
         return Measurement.from_dict({"bpm": round(bpm, 4) if math.isfinite(bpm) else None, "expected_bpm": round(seq["bpm"], 4),
                 "margin_percent": margin, "events": int(t.size), "max_onset_error_s": round(jitter, 5),
                 "tolerance_bpm": TOLERANCE_BPM, "valid": bool(ok and margin["ok"] and jitter <= MAX_ONSET_ERROR_S)})  # fmt: skip
-
-    def eval_fields(self, params):
-        return {"difference": params["margin_percent"], "difference_unit": "percent"}

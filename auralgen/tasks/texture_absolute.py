@@ -36,7 +36,8 @@ import numpy as np
 from auralgen.listeners import texture as listen
 from auralgen.synth import textures as X
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import draw_at_margin, margin_check, margin_percent
+from auralgen.tasks._binned import BinnedAbsoluteTask, check_bins
+from auralgen.tasks._compare import Drawn
 from auralgen.tasks._texture import (
     GrainConfig,
     check_grains,
@@ -45,7 +46,7 @@ from auralgen.tasks._texture import (
     render_textures,
     texture_samples,
 )
-from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, register, require
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, register, require
 
 TOLERANCE_HZ = 0.02
 EDGE_S = 0.1  # the window starts at least this after the clip's start and ends this before its end
@@ -62,13 +63,7 @@ class TextureAbsoluteConfig(GrainConfig):
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         b = self.bins_hz
-        require(len(b) >= 1 and b[0] > 0 and all(hi > lo for lo, hi in zip(b, b[1:])),
-                f"{key}.bins_hz={list(b)!r} is not increasing; allowed: 0 < bins_hz...")  # fmt: skip
-        require(all(v >= 0 for v in self.levels), f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0")  # fmt: skip
-        m = 1 + max(self.levels) / 100.0
-        for lo, hi in zip(b, b[1:]):
-            require(lo * m < hi / m,
-                    f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in bin [{lo}, {hi}] /s; allowed: a smaller margin or wider bins")  # fmt: skip
+        m = check_bins(key, "bins_hz", b, self.levels, "/s")
         span = S.dist(f"{key}.span_s", self.span_s, low=1e-9)
         check_grains(self, audio, key, densest_hz=b[-1] * m, sparsest_hz=b[0] / m, window=("span_s", S.min_of(span)))
         S.check_fits(
@@ -77,7 +72,7 @@ class TextureAbsoluteConfig(GrainConfig):
 
 
 @register
-class TextureAbsolute(Task):
+class TextureAbsolute(BinnedAbsoluteTask):
     name = "texture_absolute"
     # density drives the silences between grains the segment features see (> 50 ms: sparse textures split into many
     # segments: their number, sounding time and first/last segment's level and length) and, at one loudness, the
@@ -92,10 +87,14 @@ class TextureAbsolute(Task):
         listener_easiest="max",
     )  # fmt: skip
     listener = staticmethod(listen.texture_absolute)
-    sub_category = "absolute_perception"
     attribute = "texture"
-    regime = "absolute"
-    level_unit = "percent"
+    bins_field = "bins_hz"
+    drawn = {
+        "freq": Drawn("freq_hz", low=1e-9),
+        "grain": Drawn("grain_s", low=1e-9),
+        "loudness": Drawn("loudness_lufs"),
+        "span": Drawn("span_s", low=1e-9),
+    }
     Config = TextureAbsoluteConfig
     questions = (
         "What kind of sound texture is this: a sparse crackle, a dense rain-like patter, or a buzz?",
@@ -110,19 +109,7 @@ class TextureAbsolute(Task):
         "independently of the answer."
     )
 
-    def __init__(self, cfg: TextureAbsoluteConfig, audio: AudioConfig):
-        super().__init__(cfg, audio)
-        self.edges = (0.0, *cfg.bins_hz, math.inf)
-        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
-        self.grain = S.dist("grain_s", cfg.grain_s, low=1e-9)
-        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
-        self.span = S.dist("span_s", cfg.span_s, low=1e-9)
-
-    @property
-    def n_choices(self) -> int:  # type: ignore[override]
-        return len(self.edges) - 1
-
-    def bin_labels(self) -> list[str]:
+    def labels(self) -> list[str]:
         b = self.cfg.bins_hz
         names = (("Sparse crackle", "Dense rain-like patter", "Buzzing") if len(b) == 2
                  else tuple(f"Density range {k + 1}" for k in range(len(b) + 1)))  # fmt: skip
@@ -133,7 +120,7 @@ class TextureAbsolute(Task):
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
         require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: percent >= 0")
-        k, side, density = draw_at_margin(rng, self.edges, level.value)
+        k, side, density = self.draw_bin(rng, level.value)
         grain = draw_grain(rng, self.cfg.grain_kinds, self.freq, self.grain)
         span = float(self.span.sample(rng))
         intervals = max(X.MIN_GRAINS - 1, int(math.floor((span - grain["grain_s"]) * density + rng.uniform())))
@@ -141,15 +128,11 @@ class TextureAbsolute(Task):
         start = float(rng.uniform(EDGE_S, self.cfg.clip_s - window - EDGE_S))
         texture = X.draw_texture(rng, grain, density_hz=density, start_s=start, window_s=window, jitter=self.cfg.jitter,
                                  loudness_lufs=float(self.loudness.sample(rng)), filled=True)  # fmt: skip
-        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "bin": k, "edge_side": side,
-                "margin_percent": round(margin_percent(density, self.edges), 9), "textures": [texture]}  # fmt: skip
+        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, **self.bin_record(k, side, density),
+                "textures": [texture]}  # fmt: skip
 
     def render(self, params):
         return render_textures(params)
-
-    def qa(self, params, rng, *, slot):
-        labels = self.bin_labels()
-        return self.make_qa(labels[params["bin"]], labels, rng, slot=slot)
 
     def measure(self, params, clips):
         """The density from the grains (within :data:`TOLERANCE_HZ`, inside the labelled bin), the
@@ -160,11 +143,8 @@ class TextureAbsolute(Task):
         d, ok = measure_window(x, tex, sr)
         k = params["bin"]
         ok = ok and math.isfinite(d) and abs(d - tex["density_hz"]) <= TOLERANCE_HZ
-        ok = ok and self.edges[k] - TOLERANCE_HZ <= d <= self.edges[k + 1] + TOLERANCE_HZ
-        margin = margin_check(d, tex["density_hz"], self.edges, TOLERANCE_HZ)
+        ok = ok and self.in_bin(d, k, TOLERANCE_HZ)
+        margin = self.margin_check(d, tex["density_hz"], TOLERANCE_HZ)
         return Measurement.from_dict({"density_hz": round(d, 4) if math.isfinite(d) else None,
                                       "expected_density_hz": round(tex["density_hz"], 4), "margin_percent": margin,
                                       "valid": bool(ok and margin["ok"])})  # fmt: skip
-
-    def eval_fields(self, params):
-        return {"difference": params["margin_percent"], "difference_unit": "percent"}

@@ -10,6 +10,7 @@ recipe's margin.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -51,6 +52,7 @@ class BinnedAbsoluteTask(Task):
 
     def draw_bin(self, rng: np.random.Generator, margin: float) -> tuple[int, str, float]:
         """``(bin, side, value)`` at ``margin`` percent inside a drawn edge (:func:`draw_at_margin`)."""
+        require(margin >= 0, f"{self.name} level {margin!r} is negative; allowed: percent >= 0")
         return draw_at_margin(rng, self.edges, margin)
 
     def bin_record(self, k: int, side: str, value: float) -> dict[str, Any]:
@@ -72,6 +74,13 @@ class BinnedAbsoluteTask(Task):
     def eval_fields(self, params: dict[str, Any]) -> dict[str, float | str]:
         """The value's margin from the nearest bin edge (percent, larger = easier)."""
         return {"difference": float(params["margin_percent"]), "difference_unit": "percent"}
+
+
+def range_labels(names: tuple[str, ...], bins, shown: Callable[[float], str]) -> list[str]:
+    """One option text per bin: its name and its range, each edge as ``shown(edge)``."""
+    labels = [f"{names[0]} (below {shown(bins[0])})"]
+    labels += [f"{name} ({shown(lo)} to {shown(hi)})" for name, lo, hi in zip(names[1:], bins, bins[1:])]
+    return labels + [f"{names[-1]} (above {shown(bins[-1])})"]
 
 
 def check_margins(key: str, levels) -> float:

@@ -121,6 +121,29 @@ class Drawn:
     high: float | None = None
 
 
+# the distributions the comparison and binned tasks draw from, by the attribute each is parsed into
+STANDARD_DRAWN = {
+    "freq": Drawn("freq_hz", low=1e-9),
+    "f0": Drawn("f0_hz", low=1e-9),
+    "centroid": Drawn("centroid_hz", low=1e-9),
+    "rise": Drawn("rise_s", low=1e-9),
+    "tone": Drawn("tone_s", low=1e-9),
+    "total": Drawn("total_s", low=1e-9),
+    "span": Drawn("span_s", low=1e-9),
+    "grain": Drawn("grain_s", low=1e-9),
+    "gap": Drawn("gap_s", low=0.0),
+    "lead": Drawn("lead_s", low=0.0),
+    "duty": Drawn("duty", low=1e-9, high=0.5),
+    "level": Drawn("level_db_spl"),
+    "loudness": Drawn("loudness_lufs"),
+}
+
+
+def drawn_from(*names: str, **others: Drawn) -> dict[str, Drawn]:
+    """A ``drawn`` table: the :data:`STANDARD_DRAWN` entries ``names``, then ``others``."""
+    return {**{name: STANDARD_DRAWN[name] for name in names}, **others}
+
+
 def parse_drawn(task: Task, drawn: dict[str, Drawn]) -> None:
     """Set each attribute of ``drawn`` on ``task`` to the distribution of its config field."""
     for attribute, spec in drawn.items():
@@ -138,13 +161,7 @@ class CompareTask(Task):
     answers: ClassVar[dict[str, str]]  # direction -> option text; directions: up, down, same
     takes_sources = RECORDED_TOO  # a recorded sound is moved by a measured transform
     # the distributions the task draws from, each an attribute of the task (the hook for what differs)
-    drawn: ClassVar[dict[str, Drawn]] = {
-        "freq": Drawn("freq_hz", low=1e-9),
-        "tone": Drawn("tone_s", low=1e-9),
-        "gap": Drawn("gap_s", low=0.0),
-        "lead": Drawn("lead_s", low=0.0),
-        "level": Drawn("level_db_spl"),
-    }
+    drawn: ClassVar[dict[str, Drawn]] = drawn_from("freq", "tone", "gap", "lead", "level")
 
     def __init__(self, cfg: TaskConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
@@ -165,14 +182,20 @@ class CompareTask(Task):
         t1, t2 = S.two_interval_timing(rng, a["duration_s"], b["duration_s"], self.gap, self.lead, self.cfg.clip_s)
         a["onset_s"], b["onset_s"] = t1, t2
         return {
+            **self.pair_header(direction, level.value),
+            **extra,
+            "sounds": [a, b],
+        }
+
+    def pair_header(self, direction: str, difference: float) -> dict[str, Any]:
+        """The first params fields of a synthesised pair: its rendering settings, direction and difference."""
+        return {
             "sample_rate_hz": self.sample_rate,
             "full_scale_db_spl": self.audio.full_scale_db_spl,
             "clip_s": self.cfg.clip_s,
             "ramp_s": self.cfg.ramp_s,
             "direction": direction,
-            "difference": level.value,
-            **extra,
-            "sounds": [a, b],
+            "difference": difference,
         }
 
     def make_pair(self, rng, base: dict, direction: str, value: float) -> tuple[dict, dict, dict]:

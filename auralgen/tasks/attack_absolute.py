@@ -24,7 +24,7 @@ import numpy as np
 from auralgen.listeners import attack as listen
 from auralgen.tasks._attack import check_attack, measured_rises, render_attack_clip
 from auralgen.tasks._binned import BinnedAbsoluteTask, check_margins
-from auralgen.tasks._compare import Drawn
+from auralgen.tasks._compare import drawn_from
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
 
 TOLERANCE_RATIO = 0.02  # the measured rise time may differ from the recipe's by 2 %
@@ -65,12 +65,7 @@ class AttackAbsolute(BinnedAbsoluteTask):
     attribute = "attack"
     easier = "larger"
     bins_field = "bins_s"
-    drawn = {
-        "freq": Drawn("freq_hz", low=1e-9),
-        "tone": Drawn("tone_s", low=1e-9),
-        "lead": Drawn("lead_s", low=0.0),
-        "loudness": Drawn("loudness_lufs"),
-    }
+    drawn = drawn_from("freq", "tone", "lead", "loudness")
     Config = AttackAbsoluteConfig
     questions = (
         "Does this tone start sharply, moderately, or softly?",

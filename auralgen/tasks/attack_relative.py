@@ -31,7 +31,7 @@ from auralgen.core.qa import QA
 from auralgen.listeners import attack as listen
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._attack import check_attack, measured_rises, render_attack_clip, steady_loudness
-from auralgen.tasks._compare import CompareTask, Drawn, check_differences, within
+from auralgen.tasks._compare import CompareTask, check_differences, drawn_from, within
 from auralgen.tasks.base import (
     RELATIVE_FEATURES,
     AudioConfig,
@@ -92,14 +92,7 @@ class AttackRelative(CompareTask):
         "percent, measured from each sound's Hilbert envelope; 'more sharply' means a shorter rise time."
     )
 
-    drawn = {
-        "rise": Drawn("rise_s", low=1e-9),
-        "freq": Drawn("freq_hz", low=1e-9),
-        "tone": Drawn("tone_s", low=1e-9),
-        "gap": Drawn("gap_s", low=0.0),
-        "lead": Drawn("lead_s", low=0.0),
-        "loudness": Drawn("loudness_lufs"),
-    }
+    drawn = drawn_from("rise", "freq", "tone", "gap", "lead", "loudness")
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)

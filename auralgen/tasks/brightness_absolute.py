@@ -27,7 +27,7 @@ from auralgen.synth import loudness_lufs
 from auralgen.tasks import _sounds as S
 from auralgen.tasks import _timbre_onset as T
 from auralgen.tasks._binned import BinnedAbsoluteTask, check_margins
-from auralgen.tasks._compare import Drawn
+from auralgen.tasks._compare import drawn_from
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
 
 TOLERANCE_RATIO = 0.005  # the measured centroid may differ from the recipe's by 0.5 %
@@ -82,12 +82,7 @@ class BrightnessAbsolute(BinnedAbsoluteTask):
     attribute = "brightness"
     easier = "larger"
     bins_field = "bins_hz"
-    drawn = {
-        "f0": Drawn("f0_hz", low=1e-9),
-        "tone": Drawn("tone_s", low=1e-9),
-        "lead": Drawn("lead_s", low=0.0),
-        "loudness": Drawn("loudness_lufs"),
-    }
+    drawn = drawn_from("f0", "tone", "lead", "loudness")
     Config = BrightnessAbsoluteConfig
     questions = (
         "Is the tone colour of this sound dark, neutral, or bright?",

@@ -44,7 +44,7 @@ from auralgen.synth import brightness as B
 from auralgen.synth import loudness_lufs, n_samples
 from auralgen.tasks import _sounds as S
 from auralgen.tasks import _timbre_onset as T
-from auralgen.tasks._compare import CompareTask, Drawn, check_differences, within
+from auralgen.tasks._compare import CompareTask, check_differences, drawn_from, within
 from auralgen.tasks.base import (
     RECORDED_TOO,
     RELATIVE_FEATURES,
@@ -113,14 +113,7 @@ class BrightnessRelative(CompareTask):
         "from each sound's magnitude spectrum; 'brighter' means a higher spectral centroid."
     )
 
-    drawn = {
-        "f0": Drawn("f0_hz", low=1e-9),
-        "centroid": Drawn("centroid_hz", low=1e-9),
-        "tone": Drawn("tone_s", low=1e-9),
-        "gap": Drawn("gap_s", low=0.0),
-        "lead": Drawn("lead_s", low=0.0),
-        "loudness": Drawn("loudness_lufs"),
-    }
+    drawn = drawn_from("f0", "centroid", "tone", "gap", "lead", "loudness")
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)

@@ -31,7 +31,7 @@ import numpy as np
 from auralgen.listeners import counting as listen
 from auralgen.tasks import _events as E
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CompareTask, Drawn, within
+from auralgen.tasks._compare import CompareTask, drawn_from, within
 from auralgen.tasks.base import (
     RECORDED_TOO,
     RELATIVE_FEATURES,
@@ -121,13 +121,7 @@ class CountingRelative(CompareTask):
         "same sounding time and the same span, closer together."
     )
 
-    drawn = {
-        "freq": Drawn("freq_hz", low=1e-9),
-        "total": Drawn("total_s", low=1e-9),
-        "span": Drawn("span_s", low=1e-9),
-        "level": Drawn("level_db_spl"),
-        "lead": Drawn("lead_s", low=0.0),
-    }
+    drawn = drawn_from("freq", "total", "span", "level", "lead")
 
     def sample_at(self, rng: np.random.Generator, level: int, k: int | None) -> dict[str, Any]:
         """The ``k``-th item of a grid level takes stimulus kind ``stimuli[k % len(stimuli)]``: the kinds are
@@ -158,12 +152,7 @@ class CountingRelative(CompareTask):
                                     jitter=self.cfg.jitter, level_db_spl=lv, ramp_s=self.cfg.ramp_s))  # fmt: skip
             start = E.end_s(seqs[-1]) + self.cfg.sep_s
         return {
-            "sample_rate_hz": self.sample_rate,
-            "full_scale_db_spl": self.audio.full_scale_db_spl,
-            "clip_s": self.cfg.clip_s,
-            "ramp_s": self.cfg.ramp_s,
-            "direction": direction,
-            "difference": diff,
+            **self.pair_header(direction, diff),
             "sequences": seqs,
         }
 

@@ -20,7 +20,7 @@ import numpy as np
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._binned import BinnedAbsoluteTask, check_margins, check_room
-from auralgen.tasks._compare import CREST, Drawn
+from auralgen.tasks._compare import CREST, drawn_from
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 
 TOLERANCE_S = 0.015
@@ -100,7 +100,7 @@ class DurationAbsolute(BinnedAbsoluteTask):
     listener = staticmethod(listen.duration_absolute)
     attribute = "duration"
     bins_field = "bins_s"
-    drawn = {"freq": Drawn("freq_hz", low=1e-9), "level": Drawn("level_db_spl")}
+    drawn = drawn_from("freq", "level")
     Config = DurationAbsoluteConfig
     questions = (
         "How long does the sound in this clip last?",

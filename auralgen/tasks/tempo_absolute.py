@@ -32,8 +32,8 @@ import numpy as np
 from auralgen.listeners import tempo as listen
 from auralgen.tasks import _events as E
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._binned import BinnedAbsoluteTask, check_bins
-from auralgen.tasks._compare import Drawn
+from auralgen.tasks._binned import BinnedAbsoluteTask, check_bins, range_labels
+from auralgen.tasks._compare import drawn_from
 from auralgen.tasks.base import RECORDED_TOO, AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
 
 TOLERANCE_BPM = 0.3
@@ -104,12 +104,7 @@ class TempoAbsolute(BinnedAbsoluteTask):
     listener = staticmethod(listen.tempo_absolute)
     attribute = "tempo"
     bins_field = "bins_bpm"
-    drawn = {
-        "freq": Drawn("freq_hz", low=1e-9),
-        "duty": Drawn("duty", low=1e-9, high=0.5),
-        "level": Drawn("level_db_spl"),
-        "span": Drawn("span_s", low=1e-9),
-    }
+    drawn = drawn_from("freq", "duty", "level", "span")
     takes_sources = RECORDED_TOO  # events cut from a recording's start; onsets measured as before
     Config = TempoAbsoluteConfig
     questions = (
@@ -129,13 +124,10 @@ class TempoAbsolute(BinnedAbsoluteTask):
         names = (
             ("Slow", "Moderate", "Fast") if len(b) == 2 else tuple(f"Tempo range {k + 1}" for k in range(len(b) + 1))
         )
-        labels = [f"{names[0]} (below {_fmt(b[0])})"]
-        labels += [f"{n} ({_fmt(lo)} to {_fmt(hi)})" for n, lo, hi in zip(names[1:], b, b[1:])]
-        return labels + [f"{names[-1]} (above {_fmt(b[-1])})"]
+        return range_labels(names, b, _fmt)
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
-        require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: percent >= 0")
         k, side, bpm = self.draw_bin(rng, level.value)
         spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source)
         duty, lv = float(self.duty.sample(rng)), float(self.level.sample(rng))

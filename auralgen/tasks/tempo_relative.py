@@ -30,7 +30,7 @@ import numpy as np
 from auralgen.listeners import tempo as listen
 from auralgen.tasks import _events as E
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CompareTask, Drawn, check_differences, signed_ratio_percent, within
+from auralgen.tasks._compare import CompareTask, Drawn, check_differences, drawn_from, signed_ratio_percent, within
 from auralgen.tasks.base import (
     RECORDED_TOO,
     RELATIVE_FEATURES,
@@ -114,13 +114,7 @@ class TempoRelative(CompareTask):
         "sequence independently of the answer; the pulse-grid phase is roved."
     )
 
-    drawn = {
-        "freq": Drawn("freq_hz", low=1e-9),
-        "base": Drawn("base_bpm", low=1e-9),
-        "duty": Drawn("duty", low=1e-9, high=0.5),
-        "level": Drawn("level_db_spl"),
-        "lead": Drawn("lead_s", low=0.0),
-    }
+    drawn = drawn_from("freq", "duty", "level", "lead", base=Drawn("base_bpm", low=1e-9))
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
@@ -137,12 +131,7 @@ class TempoRelative(CompareTask):
             seqs.append(E.pulse_train(rng, spectrum, bpm=bpm, start_s=start + k * (w + self.cfg.sep_s),
                                       window_s=w, duty=duty, level_db_spl=lv, ramp_s=self.cfg.ramp_s))  # fmt: skip
         return {
-            "sample_rate_hz": self.sample_rate,
-            "full_scale_db_spl": self.audio.full_scale_db_spl,
-            "clip_s": self.cfg.clip_s,
-            "ramp_s": self.cfg.ramp_s,
-            "direction": direction,
-            "difference": level.value,
+            **self.pair_header(direction, level.value),
             "base_bpm": base,
             "sequences": seqs,
         }

@@ -37,7 +37,7 @@ from auralgen.listeners import texture as listen
 from auralgen.synth import textures as X
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._binned import BinnedAbsoluteTask, check_bins
-from auralgen.tasks._compare import Drawn
+from auralgen.tasks._compare import drawn_from
 from auralgen.tasks._texture import (
     GrainConfig,
     check_grains,
@@ -46,7 +46,7 @@ from auralgen.tasks._texture import (
     render_textures,
     texture_samples,
 )
-from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, register, require
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, register
 
 TOLERANCE_HZ = 0.02
 EDGE_S = 0.1  # the window starts at least this after the clip's start and ends this before its end
@@ -89,12 +89,7 @@ class TextureAbsolute(BinnedAbsoluteTask):
     listener = staticmethod(listen.texture_absolute)
     attribute = "texture"
     bins_field = "bins_hz"
-    drawn = {
-        "freq": Drawn("freq_hz", low=1e-9),
-        "grain": Drawn("grain_s", low=1e-9),
-        "loudness": Drawn("loudness_lufs"),
-        "span": Drawn("span_s", low=1e-9),
-    }
+    drawn = drawn_from("freq", "grain", "loudness", "span")
     Config = TextureAbsoluteConfig
     questions = (
         "What kind of sound texture is this: a sparse crackle, a dense rain-like patter, or a buzz?",
@@ -119,7 +114,6 @@ class TextureAbsolute(BinnedAbsoluteTask):
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
-        require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: percent >= 0")
         k, side, density = self.draw_bin(rng, level.value)
         grain = draw_grain(rng, self.cfg.grain_kinds, self.freq, self.grain)
         span = float(self.span.sample(rng))

@@ -31,7 +31,7 @@ import numpy as np
 from auralgen.listeners import texture as listen
 from auralgen.synth import textures as X
 from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CompareTask, Drawn, check_differences, signed_ratio_percent, within
+from auralgen.tasks._compare import CompareTask, Drawn, check_differences, drawn_from, signed_ratio_percent, within
 from auralgen.tasks._texture import (
     GrainConfig,
     check_grains,
@@ -93,13 +93,7 @@ class TextureRelative(CompareTask):
         "levels are roved independently of the answer. At equal loudness the denser texture's grains are softer."
     )
 
-    drawn = {
-        "base": Drawn("base_density_hz", low=1e-9),
-        "freq": Drawn("freq_hz", low=1e-9),
-        "grain": Drawn("grain_s", low=1e-9),
-        "loudness": Drawn("loudness_lufs"),
-        "lead": Drawn("lead_s", low=0.0),
-    }
+    drawn = drawn_from("freq", "grain", "loudness", "lead", base=Drawn("base_density_hz", low=1e-9))
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)

@@ -25,17 +25,20 @@ def check_attack(cfg, audio: AudioConfig, key: str, shortest_s: float, longest_s
     freq = S.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9)
     require(
         200.0 <= S.min_of(freq) and S.max_of(freq) < 0.4 * sr,
-        f"{key}.freq_hz={cfg.freq_hz!r} is out of range; allowed: 200 Hz (the Hilbert envelope needs cycles within the ramp) .. {0.4 * sr:g} Hz",
+        f"{key}.freq_hz={cfg.freq_hz!r} is out of range; allowed: 200 Hz (the Hilbert envelope needs cycles within the "
+        f"ramp) .. {0.4 * sr:g} Hz",
     )
     require(
         shortest_s >= 1.5 / S.min_of(freq),
-        f"{key}: the shortest rise time {shortest_s * 1000:.2f} ms (rise_s and levels) is under 1.5 carrier periods; allowed: >= {1500.0 / S.min_of(freq):.2f} ms",
+        f"{key}: the shortest rise time {shortest_s * 1000:.2f} ms (rise_s and levels) is under 1.5 carrier periods; "
+        f"allowed: >= {1500.0 / S.min_of(freq):.2f} ms",
     )
     require(cfg.release_s >= 0, f"{key}.release_s={cfg.release_s} is negative; allowed: >= 0")
     steady = S.min_of(S.dist(f"{key}.tone_s", cfg.tone_s)) - longest_s / A.RISE_SPAN - cfg.release_s
     require(
         steady >= T.MIN_STEADY_S,
-        f"{key}: the longest rise time {longest_s * 1000:.1f} ms leaves {steady:.3f} s of steady sound in the shortest tone_s; allowed: >= {T.MIN_STEADY_S} s (longer tone_s or shorter rises)",
+        f"{key}: the longest rise time {longest_s * 1000:.1f} ms leaves {steady:.3f} s of steady sound in the shortest "
+        f"tone_s; allowed: >= {T.MIN_STEADY_S} s (longer tone_s or shorter rises)",
     )
 
 
@@ -55,5 +58,7 @@ def steady_loudness(params, x: np.ndarray) -> list[float]:
     from the end of the longest ramp to the start of the release."""
     sr = int(params["sample_rate_hz"])
     skip = max(int(math.ceil(s["rise_s"] / A.RISE_SPAN * sr)) for s in params["sounds"])
-    return [loudness_lufs(x[a + skip : b - n_samples(s["release_s"], sr)], sr)
-            for s, (a, b) in zip(params["sounds"], T.sound_spans(params))]  # fmt: skip
+    return [
+        loudness_lufs(x[a + skip : b - n_samples(s["release_s"], sr)], sr)
+        for s, (a, b) in zip(params["sounds"], T.sound_spans(params))
+    ]

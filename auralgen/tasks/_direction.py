@@ -109,8 +109,13 @@ def measure_direction(params: dict[str, Any], clip: np.ndarray, sound: dict[str,
     if receiver.ear_positions_m() is not None:
         hrtf = receiver.hrtf_at(sr)
         m = match_known_source(h, kernel, hrtf.hrirs, hrtf.directions_deg, lag=frac)
-        return {"azimuth_deg": m.azimuth_deg, "elevation_deg": m.elevation_deg, "method": "kemar_template",
-                "residual": round(m.residual, 4), "runner_up": round(m.runner_up, 4)}  # fmt: skip
+        return {
+            "azimuth_deg": m.azimuth_deg,
+            "elevation_deg": m.elevation_deg,
+            "method": "kemar_template",
+            "residual": round(m.residual, 4),
+            "runner_up": round(m.runner_up, 4),
+        }
     if receiver.layout.startswith("foa"):
         az, el = doa_foa(h)
         return {"azimuth_deg": round(az, 2), "elevation_deg": round(el, 2), "method": "foa_intensity"}

@@ -65,17 +65,34 @@ def pulse_train(
     n = int(math.floor((window_s - pulse - phase) / ioi + 1e-9)) + 1
     if n < MIN_PULSES:
         raise ParameterError(
-            f"a {window_s:g} s window holds {n} pulses at {bpm:.1f} BPM; allowed: a window of at least {MIN_PULSES} intervals"
+            f"a {window_s:g} s window holds {n} pulses at {bpm:.1f} BPM; allowed: a window of at least {MIN_PULSES} "
+            "intervals"
         )
     onsets = [start_s + phase + k * ioi for k in range(n)]
-    return {**spectrum, "bpm": float(bpm), "ioi_s": ioi, "duty": float(duty), "n_events": n,
-            "onsets_s": onsets, "durations_s": [pulse] * n, "levels_db_spl": [float(level_db_spl)] * n}  # fmt: skip
+    return {
+        **spectrum,
+        "bpm": float(bpm),
+        "ioi_s": ioi,
+        "duty": float(duty),
+        "n_events": n,
+        "onsets_s": onsets,
+        "durations_s": [pulse] * n,
+        "levels_db_spl": [float(level_db_spl)] * n,
+    }
 
 
 def event_run(
-    rng: np.random.Generator, spectrum: dict, *, n: int, gap_s: float, start_s: float, total_s: float,
-    jitter: float, level_db_spl: float, ramp_s: float,
-) -> dict[str, Any]:  # fmt: skip
+    rng: np.random.Generator,
+    spectrum: dict,
+    *,
+    n: int,
+    gap_s: float,
+    start_s: float,
+    total_s: float,
+    jitter: float,
+    level_db_spl: float,
+    ramp_s: float,
+) -> dict[str, Any]:
     """``n`` events at ``level_db_spl`` separated by silences of exactly ``gap_s``, starting at
     ``start_s``; their durations are ``total_s / n`` each jittered by a factor ``1 +- jitter``
     (uniform, ``n`` draws), rescaled to sum to ``total_s``, plus one ramp each (two raised-cosine
@@ -89,8 +106,15 @@ def event_run(
     for d in durations:
         onsets.append(t)
         t += d + gap_s
-    return {**spectrum, "n_events": int(n), "gap_s": float(gap_s), "total_s": float(total_s),
-            "onsets_s": onsets, "durations_s": durations, "levels_db_spl": levels}  # fmt: skip
+    return {
+        **spectrum,
+        "n_events": int(n),
+        "gap_s": float(gap_s),
+        "total_s": float(total_s),
+        "onsets_s": onsets,
+        "durations_s": durations,
+        "levels_db_spl": levels,
+    }
 
 
 def run_span_s(total_s: float, n: int, gap_s: float, ramp_s: float) -> float:
@@ -137,7 +161,8 @@ def check_spectrum(key: str, cfg, audio) -> None:
     )
     require(
         recorded or top < sr / 2,
-        f"{key}.freq_hz={cfg.freq_hz!r} reaches {top:.0f} Hz (highest tone or harmonic) at or above Nyquist ({sr / 2:.0f} Hz); allowed: below Nyquist",
+        f"{key}.freq_hz={cfg.freq_hz!r} reaches {top:.0f} Hz (highest tone or harmonic) at or above Nyquist "
+        f"({sr / 2:.0f} Hz); allowed: below Nyquist",
     )
     loud = S.max_of(S.dist(f"{key}.level_db_spl", cfg.level_db_spl))
     max_ok = audio.full_scale_db_spl - 20 * math.log10(
@@ -145,7 +170,8 @@ def check_spectrum(key: str, cfg, audio) -> None:
     )
     require(
         loud <= max_ok,
-        f"{key}.level_db_spl={cfg.level_db_spl!r} reaches {loud:.1f} dB SPL, which clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {max_ok:.1f} dB SPL",
+        f"{key}.level_db_spl={cfg.level_db_spl!r} reaches {loud:.1f} dB SPL, which clips at "
+        f"full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {max_ok:.1f} dB SPL",
     )
     require(cfg.ramp_s > 0, f"{key}.ramp_s={cfg.ramp_s} is not positive; allowed: > 0 (events need ramps)")
 
@@ -161,6 +187,7 @@ def check_counts(key: str, cfg, *, largest_gap_s: float) -> float:
     shortest = S.min_of(total) * (1 - cfg.jitter) / (cfg.max_count * (1 + cfg.jitter))
     require(
         2 * cfg.ramp_s <= shortest,
-        f"{key}.ramp_s={cfg.ramp_s} is longer than half the shortest event ({shortest:.4f} s); allowed: 2*ramp_s <= shortest event",
+        f"{key}.ramp_s={cfg.ramp_s} is longer than half the shortest event ({shortest:.4f} s); allowed: 2*ramp_s <= "
+        "shortest event",
     )
     return run_span_s(S.max_of(total), cfg.max_count, largest_gap_s, cfg.ramp_s)

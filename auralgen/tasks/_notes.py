@@ -25,12 +25,15 @@ def check_notes(cfg, audio: AudioConfig, key: str, rove_db: float = 0.0) -> None
     """Excitations known, f0 in the range where every mel band holds a partial, the note long
     enough for BS.1770 loudness, Nyquist above the top band, loudness below clipping."""
     bad = [e for e in cfg.excitations if e not in I.EXCITATIONS]
-    require(cfg.excitations and not bad,
-            f"{key}.excitations={list(cfg.excitations)!r} is invalid; allowed: a non-empty list from {list(I.EXCITATIONS)}")  # fmt: skip
+    require(
+        cfg.excitations and not bad,
+        f"{key}.excitations={list(cfg.excitations)!r} is invalid; allowed: a non-empty list from {list(I.EXCITATIONS)}",
+    )
     f0 = S.dist(f"{key}.f0_hz", cfg.f0_hz, low=1e-9)
     require(
         S.min_of(f0) >= 50.0 and S.max_of(f0) <= MAX_F0_HZ,
-        f"{key}.f0_hz={cfg.f0_hz!r} leaves 50..{MAX_F0_HZ:g} Hz; allowed: 50 <= f0_hz <= {MAX_F0_HZ:g} (partials enough in the lowest mel bands)",
+        f"{key}.f0_hz={cfg.f0_hz!r} leaves 50..{MAX_F0_HZ:g} Hz; allowed: 50 <= f0_hz <= {MAX_F0_HZ:g} (partials "
+        "enough in the lowest mel bands)",
     )
     sr = cfg.sample_rate or audio.sample_rate
     require(
@@ -47,15 +50,23 @@ def check_notes(cfg, audio: AudioConfig, key: str, rove_db: float = 0.0) -> None
     )
 
 
-def note_recipe(rng: np.random.Generator, excitation: str, f0: float, dur: float, ceps, lufs: float,
-                shape_seed: int | None = None) -> dict[str, Any]:  # fmt: skip
+def note_recipe(
+    rng: np.random.Generator, excitation: str, f0: float, dur: float, ceps, lufs: float, shape_seed: int | None = None
+) -> dict[str, Any]:
     """A note of an instrument (``ceps``) with its natural roving: an envelope jitter of
     :data:`ROVING_DB` per coefficient and its own excitation seed (fine structure). Draws: the
     jitter, then the seed. ``shape_seed`` (the excitation's course in time) is stored when given."""
     rov = np.asarray(ceps) + rng.normal(0.0, ROVING_DB, I.N_CEPS)
     shape = {} if shape_seed is None else {"shape_seed": int(shape_seed)}
-    return {"excitation": excitation, "f0_hz": f0, "duration_s": dur, "seed": int(rng.integers(2**31)), **shape,
-            "ceps": [round(float(c), 6) for c in rov], "loudness_lufs": lufs}  # fmt: skip
+    return {
+        "excitation": excitation,
+        "f0_hz": f0,
+        "duration_s": dur,
+        "seed": int(rng.integers(2**31)),
+        **shape,
+        "ceps": [round(float(c), 6) for c in rov],
+        "loudness_lufs": lufs,
+    }
 
 
 def render_notes(params: dict[str, Any]) -> list[np.ndarray]:

@@ -93,12 +93,18 @@ def check_reverb(
     room, and the clip holding ``n_sounds`` slots of the longest sound and decay."""
     check_spatial(cfg, audio, key, max_distance_m=S.max_of(S.dist(f"{key}.distance_m", cfg.distance_m)))
     loud = S.max_of(S.dist(f"{key}.loudness_lufs", cfg.loudness_lufs))
-    require(loud <= LOUDEST_LUFS, f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS} LUFS")  # fmt: skip
+    require(
+        loud <= LOUDEST_LUFS,
+        f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS} LUFS",
+    )
     require(lowest_s > 0, f"{key}: the shortest reverberation time asked for is {lowest_s:g} s; allowed: > 0")
     require(highest_s <= 5.0, f"{key}: the longest reverberation time asked for is {highest_s:g} s; allowed: <= 5 s")
     need = S.max_of(S.dist(f"{key}.lead_s", cfg.lead_s)) + n_sounds * slot_needed_s(cfg, highest_s)
-    require(cfg.clip_s >= need,
-            f"{key}.clip_s={cfg.clip_s} is too short for {n_sounds} sound(s) and decays of up to {highest_s:.2f} s; allowed: clip_s >= {need:.2f}")  # fmt: skip
+    require(
+        cfg.clip_s >= need,
+        f"{key}.clip_s={cfg.clip_s} is too short for {n_sounds} sound(s) and decays of up to {highest_s:.2f} s; "
+        f"allowed: clip_s >= {need:.2f}",
+    )
 
 
 def slot_needed_s(cfg: ReverbConfig, rt60_s: float) -> float:
@@ -132,7 +138,8 @@ class ReverbTask(SpatialTask):
         top = longest_rt60_s(self.cfg, self.n_sounds)
         if max(values) > top:
             raise ParameterError(
-                f"task {self.name} {what} asks for a reverberation time of {max(values):.3f} s; allowed: at most {top:.3f} s with clip_s={self.cfg.clip_s}"
+                f"task {self.name} {what} asks for a reverberation time of {max(values):.3f} s; allowed: at most "
+                f"{top:.3f} s with clip_s={self.cfg.clip_s}"
             )
 
     def base_params(self, rng: np.random.Generator, rt60s: list[float], **extra) -> dict[str, Any]:
@@ -145,12 +152,23 @@ class ReverbTask(SpatialTask):
         sounds = [{"onset_s": lead + i * slot, "rt60_s": float(rt)} for i, rt in enumerate(rt60s)]
         receiver = {**dict(self.cfg.receiver), "position_m": geo["listener_m"], "yaw_deg": geo["yaw_deg"]}
         return {
-            "sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "slot_s": slot, "ramp_s": self.cfg.ramp_s,
-            "mode": self.cfg.mode, "backend": self.cfg.backend, "room": geo["room"], "room_dims_m": geo["room_dims_m"],
-            "receiver": receiver, "source_m": geo["positions_m"][0], "distance_m": d, "source": source,
-            "rir_seed": int(rng.integers(2**31)), "loudness_lufs": float(self.loudness.sample(rng)),
-            **extra, "sounds": sounds,
-        }  # fmt: skip
+            "sample_rate_hz": self.sample_rate,
+            "clip_s": self.cfg.clip_s,
+            "slot_s": slot,
+            "ramp_s": self.cfg.ramp_s,
+            "mode": self.cfg.mode,
+            "backend": self.cfg.backend,
+            "room": geo["room"],
+            "room_dims_m": geo["room_dims_m"],
+            "receiver": receiver,
+            "source_m": geo["positions_m"][0],
+            "distance_m": d,
+            "source": source,
+            "rir_seed": int(rng.integers(2**31)),
+            "loudness_lufs": float(self.loudness.sample(rng)),
+            **extra,
+            "sounds": sounds,
+        }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         sr = params["sample_rate_hz"]
@@ -173,8 +191,13 @@ class ReverbTask(SpatialTask):
         except ParameterError:
             t20 = math.nan
         sol = calibrated(params, sound["rt60_s"])
-        return {"rt60_s": t20, "loudness_lufs": loudness_lufs(x[:, a:stop], sr), "rir_rt60_s": sol.rir_t20,
-                "drr_db": sol.drr, "nominal_rt60_s": sol.nominal}  # fmt: skip
+        return {
+            "rt60_s": t20,
+            "loudness_lufs": loudness_lufs(x[:, a:stop], sr),
+            "rir_rt60_s": sol.rir_t20,
+            "drr_db": sol.drr,
+            "nominal_rt60_s": sol.nominal,
+        }
 
 
 def decay_estimates(x: np.ndarray, params: dict[str, Any], onset: int = 0, stop: int | None = None) -> dict[str, float]:
@@ -212,16 +235,34 @@ class Solved(NamedTuple):
 
 def calibrated(params: dict[str, Any], target_s: float) -> Solved:
     """The sound of ``params`` in its room, with the absorption solved so that its clip T20 is ``target_s``."""
-    keys = ("sample_rate_hz", "slot_s", "ramp_s", "mode", "backend", "room_dims_m", "receiver", "source_m",
-            "distance_m", "source", "rir_seed")  # fmt: skip
+    keys = (
+        "sample_rate_hz",
+        "slot_s",
+        "ramp_s",
+        "mode",
+        "backend",
+        "room_dims_m",
+        "receiver",
+        "source_m",
+        "distance_m",
+        "source",
+        "rir_seed",
+    )
     return _solve(json.dumps({k: params[k] for k in keys}, sort_keys=True), float(target_s))
 
 
 def _render_at(p: dict[str, Any], dry: np.ndarray, nominal: float) -> tuple[np.ndarray, np.ndarray]:
     sr = p["sample_rate_hz"]
     room = RoomSpec(dims_m=tuple(p["room_dims_m"]), rt60_s=nominal).validate()
-    rir = spatial_rir(room, p["source_m"], receiver_from_config(p["receiver"]), sample_rate=sr, mode=p["mode"],
-                      rng=np.random.default_rng(p["rir_seed"]), backend=p["backend"])  # fmt: skip
+    rir = spatial_rir(
+        room,
+        p["source_m"],
+        receiver_from_config(p["receiver"]),
+        sample_rate=sr,
+        mode=p["mode"],
+        rng=np.random.default_rng(p["rir_seed"]),
+        backend=p["backend"],
+    )
     n = n_samples(p["slot_s"], sr)
     wet = convolve(dry, rir)[:, :n]
     wet = np.pad(wet, ((0, 0), (0, n - wet.shape[1])))
@@ -286,6 +327,12 @@ def loud_sound(params: dict[str, Any], target_s: float) -> np.ndarray:
 __all__ = ["ESTIMATORS", "ReverbConfig", "ReverbTask", "calibrated", "check_reverb", "decay_estimates", "finite"]
 
 REVERB_AUDIO_FEATURES = (
-    "audio.active_s", "audio.last_offset_s", "audio.delta_duration_s", "audio.delta_level_db", "audio.rms_dbfs",
-    "audio.peak_dbfs", "audio.n_segments", "row.flac_bytes",
-)  # fmt: skip  # the decay's length and the energy it spreads at equal loudness: driven by the reverberation itself
+    "audio.active_s",
+    "audio.last_offset_s",
+    "audio.delta_duration_s",
+    "audio.delta_level_db",
+    "audio.rms_dbfs",
+    "audio.peak_dbfs",
+    "audio.n_segments",
+    "row.flac_bytes",
+)  # the decay's length and the energy it spreads at equal loudness: driven by the reverberation itself

@@ -100,7 +100,8 @@ def check_layout(cfg: SpatialConfig, key: str) -> None:
         if cue not in carried:
             allowed = [name for name, cues in LAYOUT_CUES.items() if all(c in cues for c in needs)]
             raise ParameterError(
-                f"{key}.receiver.type={cfg.receiver.get('type')!r} ({layout_name(cfg.receiver)}) carries no {CUE_NAMES[cue]} cue, which {why} needs; allowed: receiver types {', '.join(allowed)}"
+                f"{key}.receiver.type={cfg.receiver.get('type')!r} ({layout_name(cfg.receiver)}) carries no "
+                f"{CUE_NAMES[cue]} cue, which {why} needs; allowed: receiver types {', '.join(allowed)}"
             )
 
 
@@ -133,23 +134,30 @@ def check_spatial(cfg: SpatialConfig, audio: AudioConfig, key: str, *, max_dista
     for name in ("source_s", "gap_s", "lead_s", "listener_height_m"):
         S.dist(f"{key}.{name}", getattr(cfg, name), low=0.0)
     S.dist(f"{key}.distance_m", cfg.distance_m, low=MIN_DISTANCE_M)  # a source at the listener is degenerate
-    require(S.min_of(S.dist(f"{key}.source_s", cfg.source_s)) >= 2 * cfg.ramp_s + ONSET_WINDOW_S,
-            f"{key}.source_s={cfg.source_s!r} is too short; allowed: >= {2 * cfg.ramp_s + ONSET_WINDOW_S} s")  # fmt: skip
+    require(
+        S.min_of(S.dist(f"{key}.source_s", cfg.source_s)) >= 2 * cfg.ramp_s + ONSET_WINDOW_S,
+        f"{key}.source_s={cfg.source_s!r} is too short; allowed: >= {2 * cfg.ramp_s + ONSET_WINDOW_S} s",
+    )
     reach = max(math.hypot(load_preset(r).dims_m[0], load_preset(r).dims_m[1]) - 2 * WALL_MARGIN_M for r in cfg.rooms)
     require(
         max_distance_m <= reach,
-        f"{key}: a distance of {max_distance_m:g} m does not fit rooms {list(cfg.rooms)}; allowed: at most {reach:.1f} m (add a larger room, e.g. hall)",
+        f"{key}: a distance of {max_distance_m:g} m does not fit rooms {list(cfg.rooms)}; allowed: at most {reach:.1f} "
+        "m (add a larger room, e.g. hall)",
     )
     top_h = S.max_of(S.dist(f"{key}.listener_height_m", cfg.listener_height_m))
     low_room = min(load_preset(r).dims_m[2] for r in cfg.rooms)
-    require(top_h <= low_room - WALL_MARGIN_M,
-            f"{key}.listener_height_m={cfg.listener_height_m!r} does not fit under the {low_room} m ceiling; allowed: below {low_room - WALL_MARGIN_M:g} m")  # fmt: skip
+    require(
+        top_h <= low_room - WALL_MARGIN_M,
+        f"{key}.listener_height_m={cfg.listener_height_m!r} does not fit under the {low_room} m ceiling; allowed: "
+        f"below {low_room - WALL_MARGIN_M:g} m",
+    )
     sr = cfg.sample_rate or audio.sample_rate
     require(sr >= 16000, f"{key}.sample_rate={sr} is too low for spatial cues; allowed: >= 16000")
     loud = S.max_of(S.dist(f"{key}.level_db_spl", cfg.level_db_spl)) + 12.0  # crest headroom
     require(
         loud < audio.full_scale_db_spl,
-        f"{key}.level_db_spl={cfg.level_db_spl!r} clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {audio.full_scale_db_spl - 12:g}",
+        f"{key}.level_db_spl={cfg.level_db_spl!r} clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at "
+        f"most {audio.full_scale_db_spl - 12:g}",
     )
     S.check_recorded(key, cfg, audio, ("sources", "sources_dir"))  # the recording replaces them
     if cfg.sources_dir is not None:
@@ -207,10 +215,19 @@ class SpatialTask(Task):
             local = np.array([d * az_el_to_unit(az, el) for az, el, d in directions])
             pts = listener_to_room(local, listener, yaw)
             if np.all(pts >= WALL_MARGIN_M) and np.all(pts <= dims - WALL_MARGIN_M):
-                return {"room": name, "room_spec": room.to_dict(), "room_dims_m": list(room.dims_m), "rt60_s": room.rt60_s,
-                        "listener_m": listener.tolist(), "yaw_deg": yaw, "positions_m": pts.tolist()}  # fmt: skip
+                return {
+                    "room": name,
+                    "room_spec": room.to_dict(),
+                    "room_dims_m": list(room.dims_m),
+                    "rt60_s": room.rt60_s,
+                    "listener_m": listener.tolist(),
+                    "yaw_deg": yaw,
+                    "positions_m": pts.tolist(),
+                }
         raise ParameterError(
-            f"{self.name}: no room of {rooms} fits sources at {[(round(a), round(e), round(d, 1)) for a, e, d in directions]} (az, el, m); allowed: larger rooms or nearer sources"
+            f"{self.name}: no room of {rooms} fits sources at "
+            f"{[(round(a), round(e), round(d, 1)) for a, e, d in directions]} (az, el, m); allowed: larger rooms or "
+            "nearer sources"
         )
 
     def make_params(
@@ -232,11 +249,18 @@ class SpatialTask(Task):
             t += s["source"]["duration_s"] + float(self.gap.sample(rng))
         receiver = {**dict(self.cfg.receiver), "position_m": geo["listener_m"], "yaw_deg": geo["yaw_deg"]}
         return {
-            "sample_rate_hz": self.sample_rate, "full_scale_db_spl": self.audio.full_scale_db_spl,
-            "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "mode": self.cfg.mode, "backend": self.cfg.backend,
+            "sample_rate_hz": self.sample_rate,
+            "full_scale_db_spl": self.audio.full_scale_db_spl,
+            "clip_s": self.cfg.clip_s,
+            "ramp_s": self.cfg.ramp_s,
+            "mode": self.cfg.mode,
+            "backend": self.cfg.backend,
             "level_reference": "received" if normalise else "source_at_1m",
-            **geo, "receiver": receiver, "sounds": sounds, **extra,
-        }  # fmt: skip
+            **geo,
+            "receiver": receiver,
+            "sounds": sounds,
+            **extra,
+        }
 
     def clip_length_s(self, sounds: list[dict[str, Any]]) -> float:
         end = max(s["onset_s"] + s["source"]["duration_s"] for s in sounds)
@@ -261,7 +285,8 @@ class SpatialTask(Task):
         peak = float(np.max(np.abs(out)))
         if peak >= 1.0:
             raise ParameterError(
-                f"level_db_spl={params['sounds'][0]['level_db_spl']:.1f} clips (peak {peak:.3f}) at full_scale_db_spl={fs_db}; allowed: lower levels"
+                f"level_db_spl={params['sounds'][0]['level_db_spl']:.1f} clips (peak {peak:.3f}) at "
+                f"full_scale_db_spl={fs_db}; allowed: lower levels"
             )
         return [out.astype(np.float32)]
 
@@ -272,8 +297,15 @@ class SpatialTask(Task):
         dry = source_signal(s["source"], sr, ramp_s=params["ramp_s"])
         if params["level_reference"] == "source_at_1m":
             dry = set_level_db_spl(dry, s["level_db_spl"], full_scale_db_spl=fs_db)
-        rir = spatial_rir(room, s["position_m"], receiver, sample_rate=sr, mode=params["mode"],
-                          rng=np.random.default_rng(s["rir_seed"]), backend=params.get("backend", "fast"))  # fmt: skip
+        rir = spatial_rir(
+            room,
+            s["position_m"],
+            receiver,
+            sample_rate=sr,
+            mode=params["mode"],
+            rng=np.random.default_rng(s["rir_seed"]),
+            backend=params.get("backend", "fast"),
+        )
         wet = convolve(dry, rir)
         if params["level_reference"] == "received":
             n_dry = len(dry)

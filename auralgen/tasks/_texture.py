@@ -31,29 +31,43 @@ class GrainConfig(TaskConfig):
     loudness_lufs: Any = (-40.0, -34.0)
 
 
-def check_grains(cfg, audio: AudioConfig, key: str, *, densest_hz: float, sparsest_hz: float,
-                 window: tuple[str, float] | None = None) -> None:  # fmt: skip
+def check_grains(
+    cfg, audio: AudioConfig, key: str, *, densest_hz: float, sparsest_hz: float, window: tuple[str, float] | None = None
+) -> None:
     """Grain kinds, tone below Nyquist, grains separated at the densest rate, at least
     :data:`~auralgen.synth.textures.MIN_GRAINS` in a window at the sparsest (``window``: the config key
     and the shortest window, default ``window_s``), loudness below clipping."""
     bad = [k for k in cfg.grain_kinds if k not in X.GRAIN_KINDS]
-    require(cfg.grain_kinds and not bad,
-            f"{key}.grain_kinds={list(cfg.grain_kinds)!r} is invalid; allowed: a non-empty list from {list(X.GRAIN_KINDS)}")  # fmt: skip
+    require(
+        cfg.grain_kinds and not bad,
+        f"{key}.grain_kinds={list(cfg.grain_kinds)!r} is invalid; allowed: a non-empty list from {list(X.GRAIN_KINDS)}",
+    )
     sr = cfg.sample_rate or audio.sample_rate
     top = S.max_of(S.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9))
-    require(top < sr / 2, f"{key}.freq_hz={cfg.freq_hz!r} reaches {top:g} Hz at or above Nyquist ({sr / 2:g} Hz); allowed: below Nyquist")  # fmt: skip
+    require(
+        top < sr / 2,
+        f"{key}.freq_hz={cfg.freq_hz!r} reaches {top:g} Hz at or above Nyquist ({sr / 2:g} Hz); allowed: below Nyquist",
+    )
     require(0 <= cfg.jitter < 0.5, f"{key}.jitter={cfg.jitter}; allowed: 0 <= jitter < 0.5")
     grain = S.dist(f"{key}.grain_s", cfg.grain_s, low=1e-9)
     min_ioi = (1 - 2 * cfg.jitter) / densest_hz
     require(
         2 * S.max_of(grain) <= min_ioi,
-        f"{key}.grain_s={cfg.grain_s!r} overlaps at {densest_hz:.1f} grains/s (shortest interval {min_ioi:.4f} s); allowed: grains at most half the shortest interval",
+        f"{key}.grain_s={cfg.grain_s!r} overlaps at {densest_hz:.1f} grains/s (shortest interval {min_ioi:.4f} s); "
+        "allowed: grains at most half the shortest interval",
     )
     need = (X.MIN_GRAINS + 1) / sparsest_hz
     name, shortest = window or ("window_s", cfg.window_s)
-    require(shortest >= need, f"{key}.{name}={getattr(cfg, name)!r} holds fewer than {X.MIN_GRAINS} grains at {sparsest_hz:.2f} /s; allowed: {name} >= {need:.3f}")  # fmt: skip
+    require(
+        shortest >= need,
+        f"{key}.{name}={getattr(cfg, name)!r} holds fewer than {X.MIN_GRAINS} grains at {sparsest_hz:.2f} /s; allowed: "
+        f"{name} >= {need:.3f}",
+    )
     loud = S.max_of(S.dist(f"{key}.loudness_lufs", cfg.loudness_lufs))
-    require(loud <= LOUDEST_LUFS, f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS} LUFS")  # fmt: skip
+    require(
+        loud <= LOUDEST_LUFS,
+        f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS} LUFS",
+    )
 
 
 def draw_grain(rng: np.random.Generator, kinds, freq, grain) -> dict[str, Any]:
@@ -73,8 +87,10 @@ def texture_samples(params: dict[str, Any], clip: np.ndarray) -> list[np.ndarray
     """Each texture's window of ``clip``."""
     sr = int(params["sample_rate_hz"])
     x = np.asarray(clip, dtype=np.float64).reshape(-1)
-    return [x[n_samples(t["start_s"], sr) : n_samples(t["start_s"], sr) + n_samples(t["window_s"], sr)]
-            for t in params["textures"]]  # fmt: skip
+    return [
+        x[n_samples(t["start_s"], sr) : n_samples(t["start_s"], sr) + n_samples(t["window_s"], sr)]
+        for t in params["textures"]
+    ]
 
 
 def measure_window(x: np.ndarray, texture: dict, sr: int) -> tuple[float, bool]:

@@ -36,7 +36,8 @@ def render_placed(params, render_one: Callable[[dict, int], np.ndarray]) -> np.n
 
 
 def signed_percent(first: float, second: float) -> float:
-    """``100 * (larger / smaller - 1)``, positive when ``second`` is the larger, negative otherwise (nan if either <= 0)."""
+    """``100 * (larger / smaller - 1)``, positive when ``second`` is the larger, negative otherwise
+    (nan if either <= 0)."""
     if not (first > 0 and second > 0):
         return math.nan
     ratio = second / first
@@ -71,7 +72,8 @@ def check_brightness(cfg, audio: AudioConfig, key: str, lowest_hz: float, highes
     require(sr >= MIN_SAMPLE_RATE, f"{key}.sample_rate={sr} is too low for brightness; allowed: >= {MIN_SAMPLE_RATE}")
     require(
         0 < cfg.max_freq_hz < 0.45 * sr,
-        f"{key}.max_freq_hz={cfg.max_freq_hz} is out of range; allowed: 0 < max_freq_hz < {0.45 * sr:g} (0.45 x sample rate)",
+        f"{key}.max_freq_hz={cfg.max_freq_hz} is out of range; allowed: 0 < max_freq_hz < {0.45 * sr:g} (0.45 x sample "
+        "rate)",
     )
     f0 = S.dist(f"{key}.f0_hz", cfg.f0_hz, low=1e-9)
     for f in (S.min_of(f0), S.max_of(f0)):
@@ -83,12 +85,18 @@ def check_brightness(cfg, audio: AudioConfig, key: str, lowest_hz: float, highes
         lo, hi = B.centroid_range_hz(B.harmonic_numbers(p, sr, cfg.max_freq_hz), sr / p)
         require(
             lo <= lowest_hz and highest_hz <= hi,
-            f"{key}: centroids {lowest_hz:.0f}..{highest_hz:.0f} Hz (from the centroids and levels) are out of reach at f0 "
-            f"{sr / p:.1f} Hz with harmonics up to max_freq_hz={cfg.max_freq_hz}; allowed: centroids within {lo:.0f}..{hi:.0f} Hz",
+            f"{key}: centroids {lowest_hz:.0f}..{highest_hz:.0f} Hz (from the centroids and levels) are out of reach "
+            "at f0 "
+            f"{sr / p:.1f} Hz with harmonics up to max_freq_hz={cfg.max_freq_hz}; allowed: centroids within "
+            f"{lo:.0f}..{hi:.0f} Hz",
         )
     shortest = S.min_of(S.dist(f"{key}.tone_s", cfg.tone_s))
-    require(shortest >= MIN_STEADY_S, f"{key}.tone_s={cfg.tone_s!r} holds sounds shorter than {MIN_STEADY_S} s; allowed: >= {MIN_STEADY_S}")  # fmt: skip
+    require(
+        shortest >= MIN_STEADY_S,
+        f"{key}.tone_s={cfg.tone_s!r} holds sounds shorter than {MIN_STEADY_S} s; allowed: >= {MIN_STEADY_S}",
+    )
     require(
         0 <= 2 * cfg.ramp_s <= shortest,
-        f"{key}.ramp_s={cfg.ramp_s} is negative or longer than half the shortest sound; allowed: 0 <= 2*ramp_s <= {shortest:g}",
+        f"{key}.ramp_s={cfg.ramp_s} is negative or longer than half the shortest sound; allowed: 0 <= 2*ramp_s <= "
+        f"{shortest:g}",
     )

@@ -47,12 +47,14 @@ class AttackAbsoluteConfig(TaskConfig):
         b = self.bins_s
         require(
             len(b) == 2 and 0 < b[0] < b[1],
-            f"{key}.bins_s={list(b)!r} is not two increasing rise times; allowed: [sharp/medium, medium/soft] s, 0 < first < second",
+            f"{key}.bins_s={list(b)!r} is not two increasing rise times; allowed: [sharp/medium, medium/soft] s, 0 < "
+            "first < second",
         )
         m = check_margins(key, self.levels)
         require(
             b[0] * m < b[1] / m,
-            f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in the medium range {list(b)} s; allowed: a smaller margin or wider bins",
+            f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in the medium range "
+            f"{list(b)} s; allowed: a smaller margin or wider bins",
         )
         check_attack(self, audio, key, b[0] / m, b[1] * m, relative=False)
 
@@ -81,17 +83,30 @@ class AttackAbsolute(BinnedAbsoluteTask):
 
     def labels(self) -> list[str]:
         lo, hi = (f"{v * 1000:g} ms" for v in self.cfg.bins_s)
-        return [f"{NAMES[0]} (rise time below {lo})", f"{NAMES[1]} (rise time between {lo} and {hi})",
-                f"{NAMES[2]} (rise time above {hi})"]  # fmt: skip
+        return [
+            f"{NAMES[0]} (rise time below {lo})",
+            f"{NAMES[1]} (rise time between {lo} and {hi})",
+            f"{NAMES[2]} (rise time above {hi})",
+        ]
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
         k, side, rise = self.draw_bin(rng, level.value)
-        sound = {"freq_hz": float(self.freq.sample(rng)), "phase_rad": float(rng.uniform(0.0, 2 * math.pi)),
-                 "duration_s": float(self.tone.sample(rng)), "release_s": self.cfg.release_s,
-                 "loudness_lufs": float(self.loudness.sample(rng)), "rise_s": rise, "onset_s": float(self.lead.sample(rng))}  # fmt: skip
-        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, **self.bin_record(k, side, rise),
-                "sounds": [sound]}  # fmt: skip
+        sound = {
+            "freq_hz": float(self.freq.sample(rng)),
+            "phase_rad": float(rng.uniform(0.0, 2 * math.pi)),
+            "duration_s": float(self.tone.sample(rng)),
+            "release_s": self.cfg.release_s,
+            "loudness_lufs": float(self.loudness.sample(rng)),
+            "rise_s": rise,
+            "onset_s": float(self.lead.sample(rng)),
+        }
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "clip_s": self.cfg.clip_s,
+            **self.bin_record(k, side, rise),
+            "sounds": [sound],
+        }
 
     def render(self, params):
         return [render_attack_clip(params)]
@@ -105,6 +120,11 @@ class AttackAbsolute(BinnedAbsoluteTask):
         k = params["bin"]
         ok = abs(r - expected) <= tol and self.in_bin(r, k)
         margin = self.margin_check(r, expected, tol)
-        return Measurement.from_dict({"rise_ms": round(r * 1000, 4) if math.isfinite(r) else None,
-                                      "expected_ms": round(expected * 1000, 4), "margin_percent": margin,
-                                      "valid": bool(ok and margin["ok"])})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "rise_ms": round(r * 1000, 4) if math.isfinite(r) else None,
+                "expected_ms": round(expected * 1000, 4),
+                "margin_percent": margin,
+                "valid": bool(ok and margin["ok"]),
+            }
+        )

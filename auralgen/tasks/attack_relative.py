@@ -81,14 +81,17 @@ class AttackRelative(CompareTask):
     Config = AttackRelativeConfig
     answers = {"up": "More sharply", "down": "More softly", "same": "The same"}
     questions = (
-        "Two tones are played one after the other. Does the second tone start more sharply, more softly, or the same as the first?",
-        "Listen to the onsets of the two sounds. Compared with the first, does the second begin more sharply, more softly, or the same?",
+        "Two tones are played one after the other. Does the second tone start more sharply, more softly, or the same "
+        "as the first?",
+        "Listen to the onsets of the two sounds. Compared with the first, does the second begin more sharply, more "
+        "softly, or the same?",
         "How does the attack of the second sound compare with the attack of the first?",
     )
     card_note = (
         "Both sounds are the same pure tone with the same duration and release; each one's steady-state loudness "
         "(LUFS of the steady part) is the item's roved by +-2.5 dB on its own (the level JND is 0.5-1 dB, so no level "
-        "measure follows the answer); only the onset ramp differs. The level is the ratio of the envelopes' 10-90 % rise times in "
+        "measure follows the answer); only the onset ramp differs. The level is the ratio of the envelopes' 10-90 % "
+        "rise times in "
         "percent, measured from each sound's Hilbert envelope; 'more sharply' means a shorter rise time."
     )
 
@@ -100,15 +103,27 @@ class AttackRelative(CompareTask):
         centre = float(self.rise.sample(rng))
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
         d = float(self.tone.sample(rng))
-        common = {"freq_hz": float(self.freq.sample(rng)), "phase_rad": float(rng.uniform(0.0, 2 * math.pi)),
-                  "duration_s": d, "release_s": self.cfg.release_s}  # fmt: skip
+        common = {
+            "freq_hz": float(self.freq.sample(rng)),
+            "phase_rad": float(rng.uniform(0.0, 2 * math.pi)),
+            "duration_s": d,
+            "release_s": self.cfg.release_s,
+        }
         lufs = S.roved(rng, float(self.loudness.sample(rng)))
-        sounds = [{**common, "rise_s": centre * step, "loudness_lufs": lufs[0]},
-                  {**common, "rise_s": centre / step, "loudness_lufs": lufs[1]}]  # fmt: skip
+        sounds = [
+            {**common, "rise_s": centre * step, "loudness_lufs": lufs[0]},
+            {**common, "rise_s": centre / step, "loudness_lufs": lufs[1]},
+        ]
         t1, t2 = S.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
         sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
-        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "direction": direction,
-                "difference": level.value, "base_rise_s": centre, "sounds": sounds}  # fmt: skip
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "clip_s": self.cfg.clip_s,
+            "direction": direction,
+            "difference": level.value,
+            "base_rise_s": centre,
+            "sounds": sounds,
+        }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         return [render_attack_clip(params)]
@@ -129,7 +144,13 @@ class AttackRelative(CompareTask):
         rec = within("rise_log_ratio", got, want, TOLERANCE_LOG)
         want_lu = params["sounds"][1]["loudness_lufs"] - params["sounds"][0]["loudness_lufs"]  # roved apart
         loud = within("steady_loudness_difference_lu", lufs[1] - lufs[0], want_lu, TOLERANCE_LU)
-        return Measurement.from_dict({"rise_ms": [round(v * 1000, 4) for v in r], "rise_log_ratio": rec,
-                                      "difference_percent": round(100 * math.expm1(abs(got)), 3) if math.isfinite(got) else None,
-                                      "steady_lufs": [round(v, 3) for v in lufs], "steady_loudness_difference_lu": loud,
-                                      "valid": bool(rec["ok"] and loud["ok"])})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "rise_ms": [round(v * 1000, 4) for v in r],
+                "rise_log_ratio": rec,
+                "difference_percent": round(100 * math.expm1(abs(got)), 3) if math.isfinite(got) else None,
+                "steady_lufs": [round(v, 3) for v in lufs],
+                "steady_loudness_difference_lu": loud,
+                "valid": bool(rec["ok"] and loud["ok"]),
+            }
+        )

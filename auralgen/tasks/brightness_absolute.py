@@ -51,12 +51,14 @@ class BrightnessAbsoluteConfig(TaskConfig):
         b = self.bins_hz
         require(
             len(b) == 2 and 0 < b[0] < b[1],
-            f"{key}.bins_hz={list(b)!r} is not two increasing centroids; allowed: [dark/neutral, neutral/bright] Hz, 0 < first < second",
+            f"{key}.bins_hz={list(b)!r} is not two increasing centroids; allowed: [dark/neutral, neutral/bright] Hz, 0 "
+            "< first < second",
         )
         m = check_margins(key, self.levels)
         require(
             b[0] * m < b[1] / m,
-            f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in the neutral range {list(b)} Hz; allowed: a smaller margin or wider bins",
+            f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in the neutral range "
+            f"{list(b)} Hz; allowed: a smaller margin or wider bins",
         )
         T.check_brightness(self, audio, key, b[0] / m, b[1] * m, relative=False)
 
@@ -98,8 +100,11 @@ class BrightnessAbsolute(BinnedAbsoluteTask):
 
     def labels(self) -> list[str]:
         lo, hi = (f"{v:g} Hz" for v in self.cfg.bins_hz)
-        return [f"{NAMES[0]} (spectral centroid below {lo})", f"{NAMES[1]} (spectral centroid between {lo} and {hi})",
-                f"{NAMES[2]} (spectral centroid above {hi})"]  # fmt: skip
+        return [
+            f"{NAMES[0]} (spectral centroid below {lo})",
+            f"{NAMES[1]} (spectral centroid between {lo} and {hi})",
+            f"{NAMES[2]} (spectral centroid above {hi})",
+        ]
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
@@ -107,13 +112,24 @@ class BrightnessAbsolute(BinnedAbsoluteTask):
         sr = self.sample_rate
         period = B.period_samples(float(self.f0.sample(rng)), sr)
         h = B.harmonic_numbers(period, sr, self.cfg.max_freq_hz)
-        sound = {"period_samples": period, "f0_hz": sr / period, "max_freq_hz": self.cfg.max_freq_hz,
-                 "phase_seed": int(rng.integers(2**31)), "duration_s": float(self.tone.sample(rng)),
-                 "loudness_lufs": float(self.loudness.sample(rng)), "centroid_hz": centroid,
-                 "tilt_db_per_octave": B.tilt_for_centroid(h, sr / period, centroid)}  # fmt: skip
+        sound = {
+            "period_samples": period,
+            "f0_hz": sr / period,
+            "max_freq_hz": self.cfg.max_freq_hz,
+            "phase_seed": int(rng.integers(2**31)),
+            "duration_s": float(self.tone.sample(rng)),
+            "loudness_lufs": float(self.loudness.sample(rng)),
+            "centroid_hz": centroid,
+            "tilt_db_per_octave": B.tilt_for_centroid(h, sr / period, centroid),
+        }
         sound["onset_s"] = float(self.lead.sample(rng))
-        return {"sample_rate_hz": sr, "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, **self.bin_record(k, side, centroid),
-                "sounds": [sound]}  # fmt: skip
+        return {
+            "sample_rate_hz": sr,
+            "clip_s": self.cfg.clip_s,
+            "ramp_s": self.cfg.ramp_s,
+            **self.bin_record(k, side, centroid),
+            "sounds": [sound],
+        }
 
     def render(self, params):
         ramp_s = params["ramp_s"]
@@ -134,5 +150,12 @@ class BrightnessAbsolute(BinnedAbsoluteTask):
         ((s0, s1),) = T.sound_spans(params)
         lufs = loudness_lufs(x[s0:s1], sr)
         loud_ok = abs(lufs - params["sounds"][0]["loudness_lufs"]) <= 0.1
-        return Measurement.from_dict({"centroid_hz": round(c, 3), "expected_hz": round(expected, 3), "margin_percent": margin,
-                                      "loudness_lufs": round(lufs, 3), "valid": bool(ok and margin["ok"] and loud_ok)})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "centroid_hz": round(c, 3),
+                "expected_hz": round(expected, 3),
+                "margin_percent": margin,
+                "loudness_lufs": round(lufs, 3),
+                "valid": bool(ok and margin["ok"] and loud_ok),
+            }
+        )

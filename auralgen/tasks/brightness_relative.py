@@ -89,27 +89,40 @@ class BrightnessRelative(CompareTask):
     # no level feature is a target: each sound's loudness is roved (S.LEVEL_ROVE_DB), which buries the 0.17 dB
     # lower RMS a brighter sound has at equal loudness (K-weighting favours high frequencies)
     audit = AuditSpec(
-        (*RELATIVE_FEATURES, "sounds.*.tilt_db_per_octave", "sounds.*.centroid_hz", "delta.tilt_db_per_octave",
-         "delta.centroid_hz", "sounds.*.shelf_db", "delta.shelf_db"),
+        (
+            *RELATIVE_FEATURES,
+            "sounds.*.tilt_db_per_octave",
+            "sounds.*.centroid_hz",
+            "delta.tilt_db_per_octave",
+            "delta.centroid_hz",
+            "sounds.*.shelf_db",
+            "delta.shelf_db",
+        ),
         listener_easiest="max",
-    )  # fmt: skip
+    )
     listener = staticmethod(listen.brightness_relative)
     attribute = "brightness"
-    human_threshold = (5.0, "percent", "Allen & Oxenham 2014, JASA 135(3) 1371-1379: spectral-centroid thresholds of a few percent")  # fmt: skip
+    human_threshold = (
+        5.0,
+        "percent",
+        "Allen & Oxenham 2014, JASA 135(3) 1371-1379: spectral-centroid thresholds of a few percent",
+    )
     takes_sources = RECORDED_TOO  # a recording through a high shelf solved for the centroid; measured as before
     level_unit = "percent"
     easier = "larger"
     Config = BrightnessRelativeConfig
     answers = {"up": "Brighter", "down": "Darker", "same": "The same"}
     questions = (
-        "Two sounds are played one after the other. Is the second sound brighter, darker, or the same in timbre as the first?",
+        "Two sounds are played one after the other. Is the second sound brighter, darker, or the same in timbre as "
+        "the first?",
         "Listen to the two sounds. Compared with the first, does the second sound brighter, darker, or the same?",
         "How does the brightness (the sharpness of the tone colour) of the second sound compare with the first?",
     )
     card_note = (
         "Both sounds are harmonic complexes with the same F0, harmonics, phases and duration; each one's integrated "
         "loudness (LUFS) is the item's roved by +-2.5 dB on its own (the level JND is 0.5-1 dB, so no level measure "
-        "follows the answer); only the spectral tilt differs. The level is the spectral-centroid difference in percent, measured "
+        "follows the answer); only the spectral tilt differs. The level is the spectral-centroid difference in "
+        "percent, measured "
         "from each sound's magnitude spectrum; 'brighter' means a higher spectral centroid."
     )
 
@@ -126,17 +139,35 @@ class BrightnessRelative(CompareTask):
         centre = float(self.centroid.sample(rng))
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
         d = float(self.tone.sample(rng))
-        common = {"period_samples": period, "f0_hz": sr / period, "max_freq_hz": self.cfg.max_freq_hz,
-                  "phase_seed": int(rng.integers(2**31)), "duration_s": d}  # fmt: skip
+        common = {
+            "period_samples": period,
+            "f0_hz": sr / period,
+            "max_freq_hz": self.cfg.max_freq_hz,
+            "phase_seed": int(rng.integers(2**31)),
+            "duration_s": d,
+        }
         lufs = S.roved(rng, float(self.loudness.sample(rng)))
         sounds = []
         for c, lu in zip((centre / step, centre * step), lufs):
-            sounds.append({**common, "centroid_hz": c, "tilt_db_per_octave": B.tilt_for_centroid(k, sr / period, c),
-                           "loudness_lufs": lu})  # fmt: skip
+            sounds.append(
+                {
+                    **common,
+                    "centroid_hz": c,
+                    "tilt_db_per_octave": B.tilt_for_centroid(k, sr / period, c),
+                    "loudness_lufs": lu,
+                }
+            )
         t1, t2 = S.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
         sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
-        return {"sample_rate_hz": sr, "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "direction": direction,
-                "difference": level.value, "base_centroid_hz": centre, "sounds": sounds}  # fmt: skip
+        return {
+            "sample_rate_hz": sr,
+            "clip_s": self.cfg.clip_s,
+            "ramp_s": self.cfg.ramp_s,
+            "direction": direction,
+            "difference": level.value,
+            "base_centroid_hz": centre,
+            "sounds": sounds,
+        }
 
     def _sample_recorded(self, rng: np.random.Generator, level, direction: str) -> dict[str, Any]:
         """Both sounds one piece of a recording, shelved apart in centroid by the level (module docstring)."""
@@ -148,12 +179,26 @@ class BrightnessRelative(CompareTask):
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
         lufs = S.roved(rng, float(self.loudness.sample(rng)))
         corner = round(c0, 3) if math.isfinite(c0) else 1000.0
-        sounds = [{**clip, "shelf_hz": corner, "shelf_db": shelf_gain_db(piece, sr, ramp, corner, c0 * f),
-                   "loudness_lufs": lu} for f, lu in zip((1.0 / step, step), lufs)]  # fmt: skip
+        sounds = [
+            {
+                **clip,
+                "shelf_hz": corner,
+                "shelf_db": shelf_gain_db(piece, sr, ramp, corner, c0 * f),
+                "loudness_lufs": lu,
+            }
+            for f, lu in zip((1.0 / step, step), lufs)
+        ]
         t1, t2 = S.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
         sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
-        return {"sample_rate_hz": sr, "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "direction": direction,
-                "difference": level.value, "base_centroid_hz": round(c0, 3), "sounds": sounds}  # fmt: skip
+        return {
+            "sample_rate_hz": sr,
+            "clip_s": self.cfg.clip_s,
+            "ramp_s": self.cfg.ramp_s,
+            "direction": direction,
+            "difference": level.value,
+            "base_centroid_hz": round(c0, 3),
+            "sounds": sounds,
+        }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         ramp_s = params["ramp_s"]
@@ -181,9 +226,15 @@ class BrightnessRelative(CompareTask):
         )
         want = params["sounds"][1]["loudness_lufs"] - params["sounds"][0]["loudness_lufs"]  # roved apart
         loud = within("loudness_difference_lu", lufs[1] - lufs[0], want, TOLERANCE_LU)
-        return Measurement.from_dict({"centroid_hz": [round(v, 3) for v in c], "centroid_difference_percent": rec,
-                                      "loudness_lufs": [round(v, 3) for v in lufs], "loudness_difference_lu": loud,
-                                      "valid": bool(rec["ok"] and loud["ok"])})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "centroid_hz": [round(v, 3) for v in c],
+                "centroid_difference_percent": rec,
+                "loudness_lufs": [round(v, 3) for v in lufs],
+                "loudness_difference_lu": loud,
+                "valid": bool(rec["ok"] and loud["ok"]),
+            }
+        )
 
 
 def shelf_gain_db(piece: np.ndarray, sample_rate: int, ramp: int, corner_hz: float, target_hz: float) -> float:

@@ -7,7 +7,8 @@ hardest default gap (20 ms, with events of ~25-70 ms at ten events) puts up to ~
 second, where human counting of tone sequences undercounts (accuracy falls above about 6-8 tones
 per second, Garner 1951, J Exp Psychol 41:310-316); the easiest (300 ms) is a slow, countable rate.
 
-Controlled (drawn independently of the answer): the stimulus (kind, frequency) and level, the sequence's start in the fixed-length clip (drawn from the
+Controlled (drawn independently of the answer): the stimulus (kind, frequency) and level, the sequence's
+start in the fixed-length clip (drawn from the
 same range for every count) and its total sounding time ``total_s``, which its events share (each
 duration jittered by +- ``jitter``, so the onsets are not isochronous): the clip's sounding time,
 RMS and FLAC size do not grow with the count. More events in the same sounding time are shorter
@@ -64,11 +65,19 @@ class CountingAbsoluteConfig(TaskConfig):
 class CountingAbsolute(Task):
     name = "counting_absolute"
     audit = AuditSpec(
-        ("count", "sequences.*.n_events", "sequences.*.onsets_s.*", "sequences.*.durations_s.*",
-         "sequences.*.levels_db_spl.*", "audio.n_segments", "audio.last_offset_s", "audio.delta_duration_s",
-         "audio.delta_level_db"),
+        (
+            "count",
+            "sequences.*.n_events",
+            "sequences.*.onsets_s.*",
+            "sequences.*.durations_s.*",
+            "sequences.*.levels_db_spl.*",
+            "audio.n_segments",
+            "audio.last_offset_s",
+            "audio.delta_duration_s",
+            "audio.delta_level_db",
+        ),
         listener_easiest="max",
-    )  # fmt: skip
+    )
     listener = staticmethod(listen.counting_absolute)
     sub_category = "absolute_perception"
     attribute = "counting"
@@ -111,7 +120,8 @@ class CountingAbsolute(Task):
         )
         require(
             gap > 0 and longest <= self.room_s,
-            f"{self.name} level {level.value!r} ms does not fit {self.cfg.max_count} events in clip_s={self.cfg.clip_s}; allowed: 0 < gap <= the grid's largest",
+            f"{self.name} level {level.value!r} ms does not fit {self.cfg.max_count} events in "
+            f"clip_s={self.cfg.clip_s}; allowed: 0 < gap <= the grid's largest",
         )
         n = int(rng.integers(self.cfg.min_count, self.cfg.max_count + 1))
         spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source)

@@ -72,17 +72,22 @@ class CountingRelativeConfig(TaskConfig):
         E.check_spectrum(key, self, audio)
         spans = S.dist(f"{key}.span_s", self.span_s, low=1e-9)
         E.check_counts(key, self, largest_gap_s=0.0)
-        require(self.min_count >= 2, f"{key}.min_count={self.min_count}; allowed: >= 2 (a sequence spans span_s whatever its count)")  # fmt: skip
+        require(
+            self.min_count >= 2,
+            f"{key}.min_count={self.min_count}; allowed: >= 2 (a sequence spans span_s whatever its count)",
+        )
         most = S.max_of(S.dist(f"{key}.total_s", self.total_s)) + self.max_count * self.ramp_s
         tightest = (S.min_of(spans) - most) / (self.max_count - 1)
         require(
             tightest >= MIN_GAP_S,
-            f"{key}.span_s={self.span_s!r} leaves {tightest:.3f} s between {self.max_count} events; allowed: a span leaving >= {MIN_GAP_S} s",
+            f"{key}.span_s={self.span_s!r} leaves {tightest:.3f} s between {self.max_count} events; allowed: a span "
+            f"leaving >= {MIN_GAP_S} s",
         )
         span = S.max_of(spans)
         require(
             max(self.levels) <= self.max_count - self.min_count,
-            f"{key}.levels={list(self.levels)!r} exceeds the count range {self.min_count}-{self.max_count}; allowed: at most {self.max_count - self.min_count}",
+            f"{key}.levels={list(self.levels)!r} exceeds the count range {self.min_count}-{self.max_count}; allowed: "
+            f"at most {self.max_count - self.min_count}",
         )
         require(  # two events can lie a whole span apart: the sequences must be further apart
             self.sep_s > span,
@@ -99,10 +104,17 @@ class CountingRelative(CompareTask):
     # time roved independently of the count each event is shorter (the first and last events' lengths,
     # audio.delta_duration_s): both inseparable from the count
     audit = AuditSpec(
-        (*RELATIVE_FEATURES, "sequences.*.n_events", "sequences.*.onsets_s.*", "sequences.*.durations_s.*",
-         "sequences.*.gap_s", "audio.n_segments", "audio.delta_duration_s"),
+        (
+            *RELATIVE_FEATURES,
+            "sequences.*.n_events",
+            "sequences.*.onsets_s.*",
+            "sequences.*.durations_s.*",
+            "sequences.*.gap_s",
+            "audio.n_segments",
+            "audio.delta_duration_s",
+        ),
         listener_easiest="max",
-    )  # fmt: skip
+    )
     listener = staticmethod(listen.counting_relative)
     attribute = "counting"
     level_unit = "count"
@@ -110,8 +122,10 @@ class CountingRelative(CompareTask):
     Config = CountingRelativeConfig
     answers = {"up": "More", "down": "Fewer", "same": "The same"}
     questions = (
-        "Two sequences of sounds are played one after the other. Does the second sequence contain more sounds, fewer sounds, or the same number as the first?",
-        "Count the sounds in each of the two sequences. Compared with the first, does the second have more, fewer, or the same number?",
+        "Two sequences of sounds are played one after the other. Does the second sequence contain more sounds, fewer "
+        "sounds, or the same number as the first?",
+        "Count the sounds in each of the two sequences. Compared with the first, does the second have more, fewer, or "
+        "the same number?",
         "How does the number of sounds in the second sequence compare with the number in the first?",
     )
     card_note = (
@@ -148,8 +162,19 @@ class CountingRelative(CompareTask):
         for n in counts:
             total, span, lv = float(self.total.sample(rng)), float(self.span.sample(rng)), float(self.level.sample(rng))
             gap = (span - total - n * self.cfg.ramp_s) / (n - 1)  # the events fill the drawn span
-            seqs.append(E.event_run(rng, spectrum, n=n, gap_s=gap, start_s=start, total_s=total,
-                                    jitter=self.cfg.jitter, level_db_spl=lv, ramp_s=self.cfg.ramp_s))  # fmt: skip
+            seqs.append(
+                E.event_run(
+                    rng,
+                    spectrum,
+                    n=n,
+                    gap_s=gap,
+                    start_s=start,
+                    total_s=total,
+                    jitter=self.cfg.jitter,
+                    level_db_spl=lv,
+                    ramp_s=self.cfg.ramp_s,
+                )
+            )
             start = E.end_s(seqs[-1]) + self.cfg.sep_s
         return {
             **self.pair_header(direction, diff),

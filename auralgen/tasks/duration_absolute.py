@@ -29,7 +29,9 @@ TOLERANCE_S = 0.015
 @dataclass(frozen=True)
 class DurationAbsoluteConfig(TaskConfig):
     unused_fields: ClassVar[dict[str, str]] = {
-        "min_s": "every duration sits at its level's margin from an inner bin edge; the shortest is bins_s[0] / (1 + margin)",
+        "min_s": (
+            "every duration sits at its level's margin from an inner bin edge; the shortest is bins_s[0] / (1 + margin)"
+        ),
     }
     name: str = "duration_absolute"
     levels: tuple = (40, 20, 10, 5)
@@ -54,12 +56,14 @@ class DurationAbsoluteConfig(TaskConfig):
         check_room(key, self.levels, b, "s")
         require(
             b[-1] * m <= self.max_s,
-            f"{key}.max_s={self.max_s} is shorter than the longest duration {b[-1] * m:g} s (bins_s {b[-1]} s + {max(self.levels)} %); allowed: max_s >= {b[-1] * m:g}",
+            f"{key}.max_s={self.max_s} is shorter than the longest duration {b[-1] * m:g} s (bins_s {b[-1]} s + "
+            f"{max(self.levels)} %); allowed: max_s >= {b[-1] * m:g}",
         )
         shortest = b[0] / m
         require(
             2 * self.ramp_s <= shortest,
-            f"{key}.ramp_s={self.ramp_s} is too long for the shortest duration {shortest:g} s (bins_s[0] {b[0]} s / {m:g}); allowed: 2*ramp_s <= {shortest:g}",
+            f"{key}.ramp_s={self.ramp_s} is too long for the shortest duration {shortest:g} s (bins_s[0] {b[0]} s / "
+            f"{m:g}); allowed: 2*ramp_s <= {shortest:g}",
         )
         S.check_fits(key, self.max_s + 0.2, self.clip_s)
         sr = self.sample_rate or audio.sample_rate
@@ -68,13 +72,15 @@ class DurationAbsoluteConfig(TaskConfig):
         )
         require(
             top < sr / 2,
-            f"{key}.freq_hz={self.freq_hz!r} reaches {top:.0f} Hz at or above Nyquist ({sr / 2:.0f} Hz); allowed: below Nyquist",
+            f"{key}.freq_hz={self.freq_hz!r} reaches {top:.0f} Hz at or above Nyquist ({sr / 2:.0f} Hz); allowed: "
+            "below Nyquist",
         )
         loud = S.max_of(S.dist(f"{key}.level_db_spl", self.level_db_spl))
         max_ok = audio.full_scale_db_spl - 20 * math.log10(max(CREST[s] for s in self.stimuli))
         require(
             loud <= max_ok,
-            f"{key}.level_db_spl={self.level_db_spl!r} clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {max_ok:.1f} dB SPL",
+            f"{key}.level_db_spl={self.level_db_spl!r} clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: "
+            f"at most {max_ok:.1f} dB SPL",
         )
 
 
@@ -154,6 +160,13 @@ class DurationAbsolute(BinnedAbsoluteTask):
             k = params["bin"]
             ok = self.in_bin(measured, k, TOLERANCE_S)
         margin = self.margin_check(measured, expected, TOLERANCE_S)
-        return Measurement.from_dict({"duration_s": round(measured, 4) if ok or len(segs) == 1 else None, "expected_s": round(expected, 4),
-                "margin_percent": margin, "segments": len(segs), "tolerance_s": TOLERANCE_S,
-                "valid": bool(ok and margin["ok"])})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "duration_s": round(measured, 4) if ok or len(segs) == 1 else None,
+                "expected_s": round(expected, 4),
+                "margin_percent": margin,
+                "segments": len(segs),
+                "tolerance_s": TOLERANCE_S,
+                "valid": bool(ok and margin["ok"]),
+            }
+        )

@@ -58,12 +58,17 @@ class DurationRelative(CompareTask):
     )
     listener = staticmethod(listen.duration_relative)
     attribute = "duration"
-    human_threshold = (10.0, "percent", "Abel 1972, JASA 51(4B) 1219-1223: Weber fractions of about 0.1 for tone and noise bursts")  # fmt: skip
+    human_threshold = (
+        10.0,
+        "percent",
+        "Abel 1972, JASA 51(4B) 1219-1223: Weber fractions of about 0.1 for tone and noise bursts",
+    )
     level_unit = "percent"
     Config = DurationRelativeConfig
     answers = {"up": "Longer", "down": "Shorter", "same": "The same"}
     questions = (
-        "Two sounds are played one after the other. Is the second sound longer, shorter, or the same duration as the first?",
+        "Two sounds are played one after the other. Is the second sound longer, shorter, or the same duration as the "
+        "first?",
         "Compared with the first sound, does the second sound last longer, shorter, or equally long?",
         "How does the duration of the second sound compare with the first?",
     )
@@ -84,5 +89,11 @@ class DurationRelative(CompareTask):
         expected = [s["duration_s"] for s in params["sounds"]]
         measured = [s.offset_s - s.onset_s for s in segs]
         ok = len(measured) == 2 and all(abs(m - e) <= TOLERANCE_S for m, e in zip(measured, expected))
-        return Measurement.from_dict({"durations_s": [round(m, 4) for m in measured], "expected_s": [round(e, 4) for e in expected],
-                "tolerance_s": TOLERANCE_S, "valid": bool(ok)})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "durations_s": [round(m, 4) for m in measured],
+                "expected_s": [round(e, 4) for e in expected],
+                "tolerance_s": TOLERANCE_S,
+                "valid": bool(ok),
+            }
+        )

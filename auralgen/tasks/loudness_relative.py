@@ -61,12 +61,17 @@ class LoudnessRelative(CompareTask):
     # recorded sounds: their crest factor (up to 30 dB, CREST["clip"]) over the loudest 99 dB SPL
     presentation_full_scale_recorded_db_spl = 130.0
     attribute = "loudness"
-    human_threshold = (1.0, "dB", "Jesteadt, Wier & Green 1977, JASA 61(1) 169-177: about 1 dB at 40 dB SL (0.5 dB at 80 dB SL)")  # fmt: skip
+    human_threshold = (
+        1.0,
+        "dB",
+        "Jesteadt, Wier & Green 1977, JASA 61(1) 169-177: about 1 dB at 40 dB SL (0.5 dB at 80 dB SL)",
+    )
     level_unit = "dB"
     Config = LoudnessRelativeConfig
     answers = {"up": "Louder", "down": "Softer", "same": "The same"}
     questions = (
-        "Two sounds are played one after the other. Is the second sound louder, softer, or the same loudness as the first?",
+        "Two sounds are played one after the other. Is the second sound louder, softer, or the same loudness as the "
+        "first?",
         "Compared with the first sound, is the second one louder, softer, or equally loud?",
         "How does the loudness of the second sound compare with the first?",
     )

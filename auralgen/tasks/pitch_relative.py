@@ -51,13 +51,19 @@ class PitchRelative(CompareTask):
     )
     listener = staticmethod(listen.pitch_relative)
     attribute = "pitch"
-    human_threshold = (3.5, "cents", "Wier, Jesteadt & Green 1977, JASA 61(1) 178-184: about 0.2 % of frequency at 1 kHz, 40 dB SL")  # fmt: skip
+    human_threshold = (
+        3.5,
+        "cents",
+        "Wier, Jesteadt & Green 1977, JASA 61(1) 178-184: about 0.2 % of frequency at 1 kHz, 40 dB SL",
+    )
     level_unit = "cents"
     Config = PitchRelativeConfig
     answers = {"up": "Higher", "down": "Lower", "same": "The same"}
     questions = (
-        "Two tones are played one after the other. Is the pitch of the second tone higher, lower, or the same as the first?",
-        "Listen to the two sounds. Compared with the first sound, is the second one higher in pitch, lower, or the same?",
+        "Two tones are played one after the other. Is the pitch of the second tone higher, lower, or the same as the "
+        "first?",
+        "Listen to the two sounds. Compared with the first sound, is the second one higher in pitch, lower, or the "
+        "same?",
         "How does the pitch of the second tone compare with the pitch of the first tone?",
     )
 

@@ -61,12 +61,21 @@ class ReverberationAbsoluteConfig(R.ReverbConfig):
 
     def check_task(self, audio, key):
         b = self.bins_s
-        require(len(b) == 2 and 0 < b[0] < b[1],
-                f"{key}.bins_s={list(b)!r} is not two increasing boundaries; allowed: [dry/room, room/hall] with 0 < first < second (s)")  # fmt: skip
-        require(all(v >= 0 for v in self.levels), f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0")  # fmt: skip
+        require(
+            len(b) == 2 and 0 < b[0] < b[1],
+            f"{key}.bins_s={list(b)!r} is not two increasing boundaries; allowed: [dry/room, room/hall] with 0 < first "
+            "< second (s)",
+        )
+        require(
+            all(v >= 0 for v in self.levels),
+            f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0",
+        )
         m = 1 + max(self.levels) / 100.0
-        require(b[0] * m < b[1] / m,
-                f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in [{b[0]}, {b[1]}] s; allowed: a smaller margin or wider bins_s")  # fmt: skip
+        require(
+            b[0] * m < b[1] / m,
+            f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in [{b[0]}, {b[1]}] s; "
+            "allowed: a smaller margin or wider bins_s",
+        )
         R.check_reverb(self, audio, key, n_sounds=1, lowest_s=b[0] / m, highest_s=b[1] * m)
 
 
@@ -109,9 +118,11 @@ class ReverberationAbsolute(R.ReverbTask):
 
     def bin_labels(self) -> list[str]:
         lo, hi = self.cfg.bins_s
-        return [f"{CLASS_NAMES[0]}: reverberation time below {_fmt(lo)}",
-                f"{CLASS_NAMES[1]}: reverberation time between {_fmt(lo)} and {_fmt(hi)}",
-                f"{CLASS_NAMES[2]}: reverberation time above {_fmt(hi)}"]  # fmt: skip
+        return [
+            f"{CLASS_NAMES[0]}: reverberation time below {_fmt(lo)}",
+            f"{CLASS_NAMES[1]}: reverberation time between {_fmt(lo)} and {_fmt(hi)}",
+            f"{CLASS_NAMES[2]}: reverberation time above {_fmt(hi)}",
+        ]
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         """A class and an inner boundary, then the room: its T20 target is moved (:data:`RETARGET_STEPS`
@@ -159,10 +170,16 @@ class ReverberationAbsolute(R.ReverbTask):
         nearest = min(margin_percent(v, edges) for v in est.values()) if finite else math.nan
         margin = within("margin_percent", nearest, float(params["margin_percent"]), MARGIN_TOLERANCE_PERCENT)
         loud = within("loudness_lufs", rec["loudness_lufs"], params["loudness_lufs"], TOLERANCE_LU)
-        return Measurement.from_dict({
-            "rt60_s": t20, "estimators_s": {n: R.finite(v) for n, v in est.items()}, "in_class": in_bin,
-            "margin_percent": margin, "loudness_lufs": loud,
-            "rir_rt60_s": R.finite(rec["rir_rt60_s"]), "drr_db": R.finite(rec["drr_db"], 3),
-            "nominal_rt60_s": R.finite(rec["nominal_rt60_s"]),
-            "valid": bool(t20["ok"] and in_bin and margin["ok"] and loud["ok"]),
-        })  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "rt60_s": t20,
+                "estimators_s": {n: R.finite(v) for n, v in est.items()},
+                "in_class": in_bin,
+                "margin_percent": margin,
+                "loudness_lufs": loud,
+                "rir_rt60_s": R.finite(rec["rir_rt60_s"]),
+                "drr_db": R.finite(rec["drr_db"], 3),
+                "nominal_rt60_s": R.finite(rec["nominal_rt60_s"]),
+                "valid": bool(t20["ok"] and in_bin and margin["ok"] and loud["ok"]),
+            }
+        )

@@ -65,17 +65,27 @@ class TempoAbsoluteConfig(TaskConfig):
         need = (E.MIN_PULSES - 1 + S.max_of(duty)) * slow_ioi + self.ramp_s
         require(
             S.min_of(span) >= need,
-            f"{key}.span_s={self.span_s!r} holds fewer than {E.MIN_PULSES} pulses at the slowest tempo {b[0] / m:.1f} BPM; allowed: span_s >= {need:.3f}",
+            f"{key}.span_s={self.span_s!r} holds fewer than {E.MIN_PULSES} pulses at the slowest tempo {b[0] / m:.1f} "
+            f"BPM; allowed: span_s >= {need:.3f}",
         )
         require(
             S.min_of(duty) * fast_ioi >= 2 * self.ramp_s,
-            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({S.min_of(duty) * fast_ioi:.4f} s); allowed: 2*ramp_s <= shortest pulse",
+            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({S.min_of(duty) * fast_ioi:.4f} s); "
+            "allowed: 2*ramp_s <= shortest pulse",
         )
         S.check_fits(key, S.max_of(span) + slow_ioi + 2 * EDGE_S, self.clip_s)
 
 
-def pulses_in_span(rng: np.random.Generator, spectrum: dict, *, bpm: float, span_s: float, duty: float,
-                   level_db_spl: float, ramp_s: float) -> dict[str, Any]:  # fmt: skip
+def pulses_in_span(
+    rng: np.random.Generator,
+    spectrum: dict,
+    *,
+    bpm: float,
+    span_s: float,
+    duty: float,
+    level_db_spl: float,
+    ramp_s: float,
+) -> dict[str, Any]:
     """Isochronous pulses at ``bpm`` (onsets from 0) whose span, first onset to last offset, is a whole
     number of intervals next to ``span_s``: the one below or the one above, drawn (one draw) so that
     the span's mean is ``span_s`` whatever the interval (plain rounding favoured the longer span at
@@ -84,9 +94,16 @@ def pulses_in_span(rng: np.random.Generator, spectrum: dict, *, bpm: float, span
     ioi = 60.0 / bpm
     pulse = duty * ioi + ramp_s
     n = max(E.MIN_PULSES, int(math.floor((span_s - pulse) / ioi + float(rng.uniform()))) + 1)
-    return {**spectrum, "bpm": float(bpm), "ioi_s": ioi, "duty": float(duty), "n_events": n,
-            "onsets_s": [k * ioi for k in range(n)], "durations_s": [pulse] * n,
-            "levels_db_spl": [float(level_db_spl)] * n}  # fmt: skip
+    return {
+        **spectrum,
+        "bpm": float(bpm),
+        "ioi_s": ioi,
+        "duty": float(duty),
+        "n_events": n,
+        "onsets_s": [k * ioi for k in range(n)],
+        "durations_s": [pulse] * n,
+        "levels_db_spl": [float(level_db_spl)] * n,
+    }
 
 
 def _fmt(bpm: float) -> str:
@@ -97,10 +114,21 @@ def _fmt(bpm: float) -> str:
 class TempoAbsolute(BinnedAbsoluteTask):
     name = "tempo_absolute"
     audit = AuditSpec(
-        ("bin", "edge_side", "margin_percent", "sequences.*.bpm", "sequences.*.ioi_s", "sequences.*.n_events",
-         "sequences.*.onsets_s.*", "sequences.*.durations_s.*", "sequences.*.levels_db_spl.*", "audio.n_segments", "audio.delta_duration_s"),
+        (
+            "bin",
+            "edge_side",
+            "margin_percent",
+            "sequences.*.bpm",
+            "sequences.*.ioi_s",
+            "sequences.*.n_events",
+            "sequences.*.onsets_s.*",
+            "sequences.*.durations_s.*",
+            "sequences.*.levels_db_spl.*",
+            "audio.n_segments",
+            "audio.delta_duration_s",
+        ),
         listener_easiest="max",
-    )  # fmt: skip
+    )
     listener = staticmethod(listen.tempo_absolute)
     attribute = "tempo"
     bins_field = "bins_bpm"
@@ -131,8 +159,15 @@ class TempoAbsolute(BinnedAbsoluteTask):
         k, side, bpm = self.draw_bin(rng, level.value)
         spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source)
         duty, lv = float(self.duty.sample(rng)), float(self.level.sample(rng))
-        seq = pulses_in_span(rng, spectrum, bpm=bpm, span_s=float(self.span.sample(rng)), duty=duty, level_db_spl=lv,
-                             ramp_s=self.cfg.ramp_s)  # fmt: skip
+        seq = pulses_in_span(
+            rng,
+            spectrum,
+            bpm=bpm,
+            span_s=float(self.span.sample(rng)),
+            duty=duty,
+            level_db_spl=lv,
+            ramp_s=self.cfg.ramp_s,
+        )
         span = seq["onsets_s"][-1] + seq["durations_s"][-1]
         start = float(rng.uniform(EDGE_S, self.cfg.clip_s - EDGE_S - span))  # the sounding region's place
         seq["onsets_s"] = [start + t for t in seq["onsets_s"]]
@@ -157,10 +192,22 @@ class TempoAbsolute(BinnedAbsoluteTask):
         seq = params["sequences"][0]
         bpm = ioi_tempo_bpm(t)
         k = params["bin"]
-        ok = (t.size == seq["n_events"] and math.isfinite(bpm) and abs(bpm - seq["bpm"]) <= TOLERANCE_BPM
-              and self.in_bin(bpm, k, TOLERANCE_BPM))  # fmt: skip
+        ok = (
+            t.size == seq["n_events"]
+            and math.isfinite(bpm)
+            and abs(bpm - seq["bpm"]) <= TOLERANCE_BPM
+            and self.in_bin(bpm, k, TOLERANCE_BPM)
+        )
         jitter = ioi_regularity(t)
         margin = self.margin_check(bpm, seq["bpm"], TOLERANCE_BPM)
-        return Measurement.from_dict({"bpm": round(bpm, 4) if math.isfinite(bpm) else None, "expected_bpm": round(seq["bpm"], 4),
-                "margin_percent": margin, "events": int(t.size), "max_onset_error_s": round(jitter, 5),
-                "tolerance_bpm": TOLERANCE_BPM, "valid": bool(ok and margin["ok"] and jitter <= MAX_ONSET_ERROR_S)})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "bpm": round(bpm, 4) if math.isfinite(bpm) else None,
+                "expected_bpm": round(seq["bpm"], 4),
+                "margin_percent": margin,
+                "events": int(t.size),
+                "max_onset_error_s": round(jitter, 5),
+                "tolerance_bpm": TOLERANCE_BPM,
+                "valid": bool(ok and margin["ok"] and jitter <= MAX_ONSET_ERROR_S),
+            }
+        )

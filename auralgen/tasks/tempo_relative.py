@@ -72,15 +72,18 @@ class TempoRelativeConfig(TaskConfig):
         need = (E.MIN_PULSES + S.max_of(duty)) * slow_ioi + self.ramp_s
         require(
             self.window_s >= need,
-            f"{key}.window_s={self.window_s} holds fewer than {E.MIN_PULSES} pulses at the slowest tempo {60 / slow_ioi:.1f} BPM; allowed: window_s >= {need:.3f}",
+            f"{key}.window_s={self.window_s} holds fewer than {E.MIN_PULSES} pulses at the slowest tempo "
+            f"{60 / slow_ioi:.1f} BPM; allowed: window_s >= {need:.3f}",
         )
         require(
             self.sep_s > slow_ioi,
-            f"{key}.sep_s={self.sep_s} is not longer than the slowest interval {slow_ioi:.3f} s, so the two sequences do not separate; allowed: sep_s > {slow_ioi:.3f}",
+            f"{key}.sep_s={self.sep_s} is not longer than the slowest interval {slow_ioi:.3f} s, so the two sequences "
+            f"do not separate; allowed: sep_s > {slow_ioi:.3f}",
         )
         require(
             S.min_of(duty) * fast_ioi >= 2 * self.ramp_s,
-            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({S.min_of(duty) * fast_ioi:.4f} s); allowed: 2*ramp_s <= shortest pulse",
+            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({S.min_of(duty) * fast_ioi:.4f} s); "
+            "allowed: 2*ramp_s <= shortest pulse",
         )
         S.check_fits(
             key, S.max_of(S.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + 2 * self.window_s + self.sep_s, self.clip_s
@@ -91,20 +94,35 @@ class TempoRelativeConfig(TaskConfig):
 class TempoRelative(CompareTask):
     name = "tempo_relative"
     audit = AuditSpec(
-        (*RELATIVE_FEATURES, "sequences.*.bpm", "sequences.*.ioi_s", "sequences.*.n_events", "sequences.*.onsets_s.*",
-         "sequences.*.durations_s.*", "sequences.*.levels_db_spl.*", "audio.n_segments", "audio.delta_duration_s"),
+        (
+            *RELATIVE_FEATURES,
+            "sequences.*.bpm",
+            "sequences.*.ioi_s",
+            "sequences.*.n_events",
+            "sequences.*.onsets_s.*",
+            "sequences.*.durations_s.*",
+            "sequences.*.levels_db_spl.*",
+            "audio.n_segments",
+            "audio.delta_duration_s",
+        ),
         listener_easiest="max",
-    )  # fmt: skip
+    )
     listener = staticmethod(listen.tempo_relative)
     attribute = "tempo"
-    human_threshold = (2.0, "percent", "Drake & Botte 1993, Percept. Psychophys. 54(3) 277-286: about 2 % at inter-onset intervals of 300-800 ms")  # fmt: skip
+    human_threshold = (
+        2.0,
+        "percent",
+        "Drake & Botte 1993, Percept. Psychophys. 54(3) 277-286: about 2 % at inter-onset intervals of 300-800 ms",
+    )
     level_unit = "percent"
     takes_sources = RECORDED_TOO  # events cut from a recording's start; onsets measured as before
     Config = TempoRelativeConfig
     answers = {"up": "Faster", "down": "Slower", "same": "The same"}
     questions = (
-        "Two sequences of sounds are played one after the other. Is the tempo of the second sequence faster, slower, or the same as the first?",
-        "Listen to the two pulse sequences. Compared with the first, is the second one faster, slower, or at the same tempo?",
+        "Two sequences of sounds are played one after the other. Is the tempo of the second sequence faster, slower, "
+        "or the same as the first?",
+        "Listen to the two pulse sequences. Compared with the first, is the second one faster, slower, or at the same "
+        "tempo?",
         "How does the rate of the beats in the second sequence compare with the first sequence?",
     )
     card_note = (
@@ -128,8 +146,18 @@ class TempoRelative(CompareTask):
         seqs = []
         for k, bpm in enumerate((base / step, base * step)):
             duty, lv = float(self.duty.sample(rng)), float(self.level.sample(rng))
-            seqs.append(E.pulse_train(rng, spectrum, bpm=bpm, start_s=start + k * (w + self.cfg.sep_s),
-                                      window_s=w, duty=duty, level_db_spl=lv, ramp_s=self.cfg.ramp_s))  # fmt: skip
+            seqs.append(
+                E.pulse_train(
+                    rng,
+                    spectrum,
+                    bpm=bpm,
+                    start_s=start + k * (w + self.cfg.sep_s),
+                    window_s=w,
+                    duty=duty,
+                    level_db_spl=lv,
+                    ramp_s=self.cfg.ramp_s,
+                )
+            )
         return {
             **self.pair_header(direction, level.value),
             "base_bpm": base,
@@ -152,11 +180,22 @@ class TempoRelative(CompareTask):
         counts_ok = all(g.size == s["n_events"] for g, s in zip(groups, seqs))
         jitter = max(ioi_regularity(g) for g in groups)
         diff = params["difference"]
-        rec = within("tempo_difference_percent", signed_ratio_percent(*bpm), self.sign(params["direction"]) * diff,
-                     TOLERANCE_PERCENT + 0.02 * diff)  # fmt: skip
+        rec = within(
+            "tempo_difference_percent",
+            signed_ratio_percent(*bpm),
+            self.sign(params["direction"]) * diff,
+            TOLERANCE_PERCENT + 0.02 * diff,
+        )
         ok = rec["ok"] and counts_ok and jitter <= MAX_ONSET_ERROR_S
-        return Measurement.from_dict({"tempo_difference_percent": rec, "bpm": [round(b, 3) for b in bpm],
-                "events": [int(g.size) for g in groups], "max_onset_error_s": round(jitter, 5), "valid": bool(ok)})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "tempo_difference_percent": rec,
+                "bpm": [round(b, 3) for b in bpm],
+                "events": [int(g.size) for g in groups],
+                "max_onset_error_s": round(jitter, 5),
+                "valid": bool(ok),
+            }
+        )
 
     def eval_fields(self, params):
         return {"difference": params["difference"], "difference_unit": "percent"}

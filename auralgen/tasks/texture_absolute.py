@@ -81,11 +81,23 @@ class TextureAbsolute(BinnedAbsoluteTask):
     # densities it falls on a lattice a nearest-neighbour vote on the span alone can match (59 % on 240 items);
     # lead and trail silence, placed at random, carry nothing (34 %, chance 33 %)
     audit = AuditSpec(
-        ("bin", "edge_side", "margin_percent", "textures.*.density_hz", "textures.*.n_grains",
-         "audio.delta_duration_s", "audio.peak_dbfs", "audio.crest_db", "audio.span_s",
-         "audio.n_segments", "audio.active_s", "audio.delta_level_db", "row.flac_bytes"),
+        (
+            "bin",
+            "edge_side",
+            "margin_percent",
+            "textures.*.density_hz",
+            "textures.*.n_grains",
+            "audio.delta_duration_s",
+            "audio.peak_dbfs",
+            "audio.crest_db",
+            "audio.span_s",
+            "audio.n_segments",
+            "audio.active_s",
+            "audio.delta_level_db",
+            "row.flac_bytes",
+        ),
         listener_easiest="max",
-    )  # fmt: skip
+    )
     listener = staticmethod(listen.texture_absolute)
     attribute = "texture"
     bins_field = "bins_hz"
@@ -98,7 +110,8 @@ class TextureAbsolute(BinnedAbsoluteTask):
     )
     card_note = (
         "texture_absolute: one grain texture (irregular noise or tone bursts) placed at a random offset in a "
-        "fixed-length clip; the answer is its density bin (grains per second: sparse crackle, dense rain-like, buzzing), the level "
+        "fixed-length clip; the answer is its density bin (grains per second: sparse crackle, dense rain-like, "
+        "buzzing), the level "
         "the density's margin in percent from the nearest bin edge, measured from the grains' times. Grain, loudness "
         "(LUFS), sounding span (first onset to last offset) and its place, timing jitter and grain levels are roved "
         "independently of the answer."
@@ -106,8 +119,11 @@ class TextureAbsolute(BinnedAbsoluteTask):
 
     def labels(self) -> list[str]:
         b = self.cfg.bins_hz
-        names = (("Sparse crackle", "Dense rain-like patter", "Buzzing") if len(b) == 2
-                 else tuple(f"Density range {k + 1}" for k in range(len(b) + 1)))  # fmt: skip
+        names = (
+            ("Sparse crackle", "Dense rain-like patter", "Buzzing")
+            if len(b) == 2
+            else tuple(f"Density range {k + 1}" for k in range(len(b) + 1))
+        )
         labels = [f"{names[0]} (below {b[0]:g} events per second)"]
         labels += [f"{n} ({lo:g} to {hi:g} events per second)" for n, lo, hi in zip(names[1:], b, b[1:])]
         return labels + [f"{names[-1]} (above {b[-1]:g} events per second)"]
@@ -120,10 +136,22 @@ class TextureAbsolute(BinnedAbsoluteTask):
         intervals = max(X.MIN_GRAINS - 1, int(math.floor((span - grain["grain_s"]) * density + rng.uniform())))
         window = intervals / density + grain["grain_s"] + FILL_PAD_S
         start = float(rng.uniform(EDGE_S, self.cfg.clip_s - window - EDGE_S))
-        texture = X.draw_texture(rng, grain, density_hz=density, start_s=start, window_s=window, jitter=self.cfg.jitter,
-                                 loudness_lufs=float(self.loudness.sample(rng)), filled=True)  # fmt: skip
-        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, **self.bin_record(k, side, density),
-                "textures": [texture]}  # fmt: skip
+        texture = X.draw_texture(
+            rng,
+            grain,
+            density_hz=density,
+            start_s=start,
+            window_s=window,
+            jitter=self.cfg.jitter,
+            loudness_lufs=float(self.loudness.sample(rng)),
+            filled=True,
+        )
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "clip_s": self.cfg.clip_s,
+            **self.bin_record(k, side, density),
+            "textures": [texture],
+        }
 
     def render(self, params):
         return render_textures(params)
@@ -139,6 +167,11 @@ class TextureAbsolute(BinnedAbsoluteTask):
         ok = ok and math.isfinite(d) and abs(d - tex["density_hz"]) <= TOLERANCE_HZ
         ok = ok and self.in_bin(d, k, TOLERANCE_HZ)
         margin = self.margin_check(d, tex["density_hz"], TOLERANCE_HZ)
-        return Measurement.from_dict({"density_hz": round(d, 4) if math.isfinite(d) else None,
-                                      "expected_density_hz": round(tex["density_hz"], 4), "margin_percent": margin,
-                                      "valid": bool(ok and margin["ok"])})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "density_hz": round(d, 4) if math.isfinite(d) else None,
+                "expected_density_hz": round(tex["density_hz"], 4),
+                "margin_percent": margin,
+                "valid": bool(ok and margin["ok"]),
+            }
+        )

@@ -60,30 +60,46 @@ class TextureRelativeConfig(GrainConfig):
         half = math.sqrt(1 + max(self.levels) / 100.0)
         base = S.dist(f"{key}.base_density_hz", self.base_density_hz, low=1e-9)
         check_grains(self, audio, key, densest_hz=S.max_of(base) * half, sparsest_hz=S.min_of(base) / half)
-        require(self.sep_s > 2.0 * half / S.min_of(base),
-                f"{key}.sep_s={self.sep_s} does not exceed the longest grain interval; allowed: sep_s > {2.0 * half / S.min_of(base):.3f}")  # fmt: skip
-        S.check_fits(key, S.max_of(S.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + 2 * self.window_s + self.sep_s, self.clip_s)  # fmt: skip
+        require(
+            self.sep_s > 2.0 * half / S.min_of(base),
+            f"{key}.sep_s={self.sep_s} does not exceed the longest grain interval; allowed: sep_s > "
+            f"{2.0 * half / S.min_of(base):.3f}",
+        )
+        S.check_fits(
+            key, S.max_of(S.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + 2 * self.window_s + self.sep_s, self.clip_s
+        )
 
 
 @register
 class TextureRelative(CompareTask):
     name = "texture_relative"
-    # density drives the silences between grains the segment features see (> 50 ms: sparse textures split into many segments);
+    # density drives the silences between grains the segment features see (> 50 ms: sparse textures split into
+    # many segments);
     # at equal loudness the denser texture's grains are softer (peak level)
     audit = AuditSpec(
-        (*("direction", "difference", "row.level"), "textures.*.density_hz", "textures.*.n_grains",
-         "audio.peak_dbfs", "audio.n_segments", "audio.active_s", "audio.delta_level_db", "row.flac_bytes",
-         "audio.delta_duration_s"),  # the sounding span of a sparser texture ends sooner: a cue of its density
+        (
+            *("direction", "difference", "row.level"),
+            "textures.*.density_hz",
+            "textures.*.n_grains",
+            "audio.peak_dbfs",
+            "audio.n_segments",
+            "audio.active_s",
+            "audio.delta_level_db",
+            "row.flac_bytes",
+            "audio.delta_duration_s",
+        ),  # the sounding span of a sparser texture ends sooner: a cue of its density
         listener_easiest="max",
-    )  # fmt: skip
+    )
     listener = staticmethod(listen.texture_relative)
     attribute = "texture"
     level_unit = "percent"
     Config = TextureRelativeConfig
     answers = {"up": "Denser", "down": "Sparser", "same": "The same"}
     questions = (
-        "Two sound textures are played one after the other. Is the second texture denser (more events per second), sparser, or the same as the first?",
-        "Listen to the two crackling textures. Compared with the first, is the second one denser, sparser, or equally dense?",
+        "Two sound textures are played one after the other. Is the second texture denser (more events per second), "
+        "sparser, or the same as the first?",
+        "Listen to the two crackling textures. Compared with the first, is the second one denser, sparser, or equally "
+        "dense?",
         "How does the density of grains in the second texture compare with the first texture?",
     )
     card_note = (
@@ -103,11 +119,26 @@ class TextureRelative(CompareTask):
         base = float(self.base.sample(rng))
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
         start, lufs, w = float(self.lead.sample(rng)), float(self.loudness.sample(rng)), self.cfg.window_s
-        textures = [X.draw_texture(rng, grain, density_hz=d, start_s=start + k * (w + self.cfg.sep_s), window_s=w,
-                                   jitter=self.cfg.jitter, loudness_lufs=lufs)
-                    for k, d in enumerate((base / step, base * step))]  # fmt: skip
-        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "direction": direction,
-                "difference": level.value, "base_density_hz": base, "textures": textures}  # fmt: skip
+        textures = [
+            X.draw_texture(
+                rng,
+                grain,
+                density_hz=d,
+                start_s=start + k * (w + self.cfg.sep_s),
+                window_s=w,
+                jitter=self.cfg.jitter,
+                loudness_lufs=lufs,
+            )
+            for k, d in enumerate((base / step, base * step))
+        ]
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "clip_s": self.cfg.clip_s,
+            "direction": direction,
+            "difference": level.value,
+            "base_density_hz": base,
+            "textures": textures,
+        }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         return render_textures(params)
@@ -118,10 +149,19 @@ class TextureRelative(CompareTask):
         sr = int(params["sample_rate_hz"])
         got = [measure_window(x, t, sr) for x, t in zip(texture_samples(params, clips[0]), params["textures"])]
         diff = params["difference"]
-        rec = within("density_difference_percent", signed_ratio_percent(got[0][0], got[1][0]),
-                     self.sign(params["direction"]) * diff, TOLERANCE_PERCENT + 0.01 * diff)  # fmt: skip
-        return Measurement.from_dict({"density_difference_percent": rec, "density_hz": [round(d, 4) for d, _ in got],
-                                      "valid": bool(rec["ok"] and all(ok for _, ok in got))})  # fmt: skip
+        rec = within(
+            "density_difference_percent",
+            signed_ratio_percent(got[0][0], got[1][0]),
+            self.sign(params["direction"]) * diff,
+            TOLERANCE_PERCENT + 0.01 * diff,
+        )
+        return Measurement.from_dict(
+            {
+                "density_difference_percent": rec,
+                "density_hz": [round(d, 4) for d, _ in got],
+                "valid": bool(rec["ok"] and all(ok for _, ok in got)),
+            }
+        )
 
     def eval_fields(self, params):
         return {"difference": params["difference"], "difference_unit": "percent"}

@@ -103,7 +103,9 @@ class TimbreAbsolute(Task):
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
-        require(50 < level.value <= 100, f"{self.name} level {level.value!r} leaves (50, 100]; allowed: 50 < percent <= 100")  # fmt: skip
+        require(
+            50 < level.value <= 100, f"{self.name} level {level.value!r} leaves (50, 100]; allowed: 50 < percent <= 100"
+        )
         names = list(I.FAMILIES)
         family = names[int(rng.integers(len(names)))]
         others = [n for n in names if n != family]
@@ -114,9 +116,15 @@ class TimbreAbsolute(Task):
         f0, lufs = float(self.f0.sample(rng)), float(self.loudness.sample(rng))
         note = note_recipe(rng, excitation, f0, self.cfg.note_s, ceps, lufs)
         note["onset_s"] = float(rng.uniform(EDGE_S, self.cfg.clip_s - self.cfg.note_s - EDGE_S))
-        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "family": family, "foil": foil,
-                "share_percent": level.value, "margin_db": round((share - 0.5) * I.FAMILY_DISTANCE_DB, 9),
-                "notes": [note]}  # fmt: skip
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "clip_s": self.cfg.clip_s,
+            "family": family,
+            "foil": foil,
+            "share_percent": level.value,
+            "margin_db": round((share - 0.5) * I.FAMILY_DISTANCE_DB, 9),
+            "notes": [note],
+        }
 
     def render(self, params):
         return render_notes(params)
@@ -147,8 +155,15 @@ class TimbreAbsolute(Task):
             and names[k] == params["family"]
             and abs(lufs - params["notes"][0]["loudness_lufs"]) <= TOLERANCE_LU
         )
-        return Measurement.from_dict({"share_percent": rec, "nearest": names[k], "distances_db": [round(v, 3) for v in d],
-                                      "loudness_lufs": round(lufs, 3), "valid": bool(ok)})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "share_percent": rec,
+                "nearest": names[k],
+                "distances_db": [round(v, 3) for v in d],
+                "loudness_lufs": round(lufs, 3),
+                "valid": bool(ok),
+            }
+        )
 
     def eval_fields(self, params):
         return {"difference": params["share_percent"], "difference_unit": "percent"}

@@ -7,7 +7,8 @@ envelopes). Level 0 is the same instrument, the two notes differing only by its 
 (each note its own partials' phases and an envelope jitter of :data:`~auralgen.tasks._notes.ROVING_DB` per coefficient);
 the excitation's course in time (attack, swell, vibrato, FM index, the string's burst and loss, a
 noise's realisation: ``shape_seed``) is the instrument's and shared by both notes, at every level,
-so the two notes' time-frequency envelopes match frame by frame, not only over the whole note; a level ``L > 0`` moves the second instrument ``L`` dB from the
+so the two notes' time-frequency envelopes match frame by frame, not only over the whole note; a level ``L >
+0`` moves the second instrument ``L`` dB from the
 first in a random direction of cepstral space. The hardest non-zero default level (1 dB) is near
 the human threshold for a change of spectral shape: in profile analysis a 1-2 dB change of one
 component of a multi-tone complex is detected (Green 1988, *Profile Analysis*, Oxford UP; Green,
@@ -92,7 +93,8 @@ class TimbreRelative(Task):
     Config = TimbreRelativeConfig
     answers = {"same": "Same instrument", "different": "Different instruments"}
     questions = (
-        "Two notes are played one after the other at the same pitch and loudness. Are they played by the same instrument or by different instruments?",
+        "Two notes are played one after the other at the same pitch and loudness. Are they played by the same "
+        "instrument or by different instruments?",
         "Listen to the two notes. Do they come from the same instrument?",
         "Do the two notes in this clip have the same timbre (same instrument) or different timbres?",
     )
@@ -128,8 +130,14 @@ class TimbreRelative(Task):
         ]
         t1, t2 = S.two_interval_timing(rng, self.cfg.note_s, self.cfg.note_s, self.gap, self.lead, self.cfg.clip_s)
         notes[0]["onset_s"], notes[1]["onset_s"] = t1, t2
-        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "direction": direction,
-                "difference": level.value, "family": family, "notes": notes}  # fmt: skip
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "clip_s": self.cfg.clip_s,
+            "direction": direction,
+            "difference": level.value,
+            "family": family,
+            "notes": notes,
+        }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         return render_notes(params)
@@ -149,13 +157,22 @@ class TimbreRelative(Task):
         a, b = note_samples(params, clips[0])
         diff = float(params["difference"])
         rec = within("timbre_distance_db", timbre_distance_db(a, b, sr), diff, TOLERANCE_DB + TOLERANCE_FRACTION * diff)
-        frames = within("framewise_distance_db", framewise_distance_db(a, b, sr), diff,
-                        FRAMEWISE_TOLERANCE_DB + TOLERANCE_FRACTION * diff)  # fmt: skip
+        frames = within(
+            "framewise_distance_db",
+            framewise_distance_db(a, b, sr),
+            diff,
+            FRAMEWISE_TOLERANCE_DB + TOLERANCE_FRACTION * diff,
+        )
         lufs = [loudness_lufs(x, sr) for x in (a, b)]
         loud_ok = all(abs(v - nt["loudness_lufs"]) <= TOLERANCE_LU for v, nt in zip(lufs, params["notes"]))
-        return Measurement.from_dict({"timbre_distance_db": rec, "framewise_distance_db": frames,
-                                      "loudness_lufs": [round(v, 3) for v in lufs],
-                                      "valid": bool(rec["ok"] and frames["ok"] and loud_ok)})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "timbre_distance_db": rec,
+                "framewise_distance_db": frames,
+                "loudness_lufs": [round(v, 3) for v in lufs],
+                "valid": bool(rec["ok"] and frames["ok"] and loud_ok),
+            }
+        )
 
     def eval_fields(self, params):
         return {"difference": params["difference"], "difference_unit": "dB"}

@@ -92,10 +92,14 @@ class TrajectoryConfig(SpatialConfig):
         return {"lateral": "a left-to-right / right-to-left answer"}
 
     def check_task(self, audio, key):
-        require(all(0 < v <= MAX_SPEED_M_S for v in self.levels),
-                f"{key}.levels={list(self.levels)!r} is out of range; allowed: speeds 0 < m/s <= {MAX_SPEED_M_S}")  # fmt: skip
-        require(0.0 <= self.lateral_jitter_deg <= 60.0,
-                f"{key}.lateral_jitter_deg={self.lateral_jitter_deg!r} is out of range; allowed: 0 <= deg <= 60")  # fmt: skip
+        require(
+            all(0 < v <= MAX_SPEED_M_S for v in self.levels),
+            f"{key}.levels={list(self.levels)!r} is out of range; allowed: speeds 0 < m/s <= {MAX_SPEED_M_S}",
+        )
+        require(
+            0.0 <= self.lateral_jitter_deg <= 60.0,
+            f"{key}.lateral_jitter_deg={self.lateral_jitter_deg!r} is out of range; allowed: 0 <= deg <= 60",
+        )
         require(0 <= self.early_order <= 3, f"{key}.early_order={self.early_order!r} is out of range; allowed: 0..3")
         require(
             self.mode == "hybrid",
@@ -108,7 +112,11 @@ class TrajectoryConfig(SpatialConfig):
             S.max_of(S.dist("source_s", self.source_s)),
         )
         fit = [r for r in self.rooms if _disc_fits(load_preset(r), reach)]
-        require(bool(fit), f"{key}: paths reaching {reach:.2f} m (distance + speed * source_s) fit none of rooms {list(self.rooms)}; allowed: slower levels, shorter source_s or a larger room (hall)")  # fmt: skip
+        require(
+            bool(fit),
+            f"{key}: paths reaching {reach:.2f} m (distance + speed * source_s) fit none of rooms {list(self.rooms)}; "
+            "allowed: slower levels, shorter source_s or a larger room (hall)",
+        )
 
 
 def _reach_m(distance_m: float, speed_m_s: float, duration_s: float) -> float:
@@ -174,14 +182,27 @@ class TrajectoryTask(SpatialTask):
         sound = self._sound(rng, source, tr, listener, yaw)
         receiver = {**dict(self.cfg.receiver), "position_m": listener, "yaw_deg": yaw}
         return {
-            "sample_rate_hz": self.sample_rate, "full_scale_db_spl": self.audio.full_scale_db_spl,
-            "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "mode": self.cfg.mode,
-            "early_order": int(self.cfg.early_order), "level_reference": "received",
-            "room": name, "room_spec": room.to_dict(), "room_dims_m": list(room.dims_m), "rt60_s": room.rt60_s,
-            "listener_m": listener, "yaw_deg": yaw, "receiver": receiver,
-            "motion": motion, "speed_m_s": speed, "path_length_m": length, "closest_distance_m": d,
-            "trajectory": tr.to_dict(), "sounds": [sound],
-        }  # fmt: skip
+            "sample_rate_hz": self.sample_rate,
+            "full_scale_db_spl": self.audio.full_scale_db_spl,
+            "clip_s": self.cfg.clip_s,
+            "ramp_s": self.cfg.ramp_s,
+            "mode": self.cfg.mode,
+            "early_order": int(self.cfg.early_order),
+            "level_reference": "received",
+            "room": name,
+            "room_spec": room.to_dict(),
+            "room_dims_m": list(room.dims_m),
+            "rt60_s": room.rt60_s,
+            "listener_m": listener,
+            "yaw_deg": yaw,
+            "receiver": receiver,
+            "motion": motion,
+            "speed_m_s": speed,
+            "path_length_m": length,
+            "closest_distance_m": d,
+            "trajectory": tr.to_dict(),
+            "sounds": [sound],
+        }
 
     def _place(self, rng, reach: float):
         """``(room name, room, listener position, yaw)``: a room whose floor fits a path reaching
@@ -189,7 +210,8 @@ class TrajectoryTask(SpatialTask):
         fits = [r for r in self.cfg.rooms if _disc_fits(load_preset(r), reach)]
         if not fits:
             raise ParameterError(
-                f"{self.name}: a path reaching {reach:.2f} m fits none of rooms {list(self.cfg.rooms)}; allowed: a larger room"
+                f"{self.name}: a path reaching {reach:.2f} m fits none of rooms {list(self.cfg.rooms)}; allowed: a "
+                "larger room"
             )
         name = Choice(tuple(fits)).sample(rng)
         room = load_preset(name)
@@ -224,8 +246,16 @@ class TrajectoryTask(SpatialTask):
         s = params["sounds"][0]
         dry = source_signal(s["source"], sr, ramp_s=params["ramp_s"])
         tr = Trajectory.from_dict(params["trajectory"])
-        wet = render_moving(dry, tr, room, receiver, sample_rate=sr, early_order=params["early_order"], late=True,
-                            rng=np.random.default_rng(s["rir_seed"]))  # fmt: skip
+        wet = render_moving(
+            dry,
+            tr,
+            room,
+            receiver,
+            sample_rate=sr,
+            early_order=params["early_order"],
+            late=True,
+            rng=np.random.default_rng(s["rir_seed"]),
+        )
         rms = math.sqrt(float(np.mean(wet[:, : len(dry)] ** 2)))
         wet *= db_spl_to_rms(s["level_db_spl"], full_scale_db_spl=fs_db) / max(rms, 1e-30)
         total = S.n_samples(max(params["clip_s"], s["onset_s"] + s["source"]["duration_s"] + 0.2), sr)
@@ -236,7 +266,8 @@ class TrajectoryTask(SpatialTask):
         peak = float(np.max(np.abs(out)))
         if peak >= 1.0:
             raise ParameterError(
-                f"level_db_spl={s['level_db_spl']:.1f} clips (peak {peak:.3f}) at full_scale_db_spl={fs_db}; allowed: lower levels"
+                f"level_db_spl={s['level_db_spl']:.1f} clips (peak {peak:.3f}) at full_scale_db_spl={fs_db}; allowed: "
+                "lower levels"
             )
         return [out.astype(np.float32)]
 
@@ -256,8 +287,10 @@ def _edges(params) -> tuple[tuple[int, int], tuple[int, int]]:
     edge = EDGE_FRACTION * dur
     t0 = s["onset_s"] + s["distance_m"] / SPEED_OF_SOUND_M_S
     t1 = s["onset_s"] + dur + s["end_distance_m"] / SPEED_OF_SOUND_M_S
-    return ((S.n_samples(t0, sr) + FDL2, S.n_samples(t0 + edge, sr) + FDL2),
-            (S.n_samples(t1 - edge, sr) + FDL2, S.n_samples(t1, sr) + FDL2))  # fmt: skip
+    return (
+        (S.n_samples(t0, sr) + FDL2, S.n_samples(t0 + edge, sr) + FDL2),
+        (S.n_samples(t1 - edge, sr) + FDL2, S.n_samples(t1, sr) + FDL2),
+    )
 
 
 def _median_itd_s(x: np.ndarray, span: tuple[int, int], sr: int) -> float:
@@ -342,26 +375,58 @@ def motion_check(params, clips) -> dict[str, Any]:
         (lv0, d0), (lv1, d1) = (_direct_level_db(x, params, span) for span in ("first", "last"))
         sign = 1.0 if motion == "approaching" else -1.0
         change, nearer_s = lv1 - lv0, d0 - d1  # level up and delay down when approaching
-        out.update(direct_level_start_db=round(lv0, 3), direct_level_end_db=round(lv1, 3),
-                   delay_start_ms=round(d0 * 1e3, 3), delay_end_ms=round(d1 * 1e3, 3))  # fmt: skip
+        out.update(
+            direct_level_start_db=round(lv0, 3),
+            direct_level_end_db=round(lv1, 3),
+            delay_start_ms=round(d0 * 1e3, 3),
+            delay_end_ms=round(d1 * 1e3, 3),
+        )
         # the windows' centres are (1 - EDGE_FRACTION) of the path apart
         want_s = (1 - EDGE_FRACTION) * params["path_length_m"] / SPEED_OF_SOUND_M_S
-        ok = (math.isfinite(change) and change * sign >= LEVEL_CHANGE_MIN_DB
-              and math.isfinite(nearer_s) and nearer_s * sign >= DELAY_CHANGE_MIN * want_s)  # fmt: skip
+        ok = (
+            math.isfinite(change)
+            and change * sign >= LEVEL_CHANGE_MIN_DB
+            and math.isfinite(nearer_s)
+            and nearer_s * sign >= DELAY_CHANGE_MIN * want_s
+        )
     return {**out, "valid": bool(ok)}
 
 
-def _path(motion: str, listener, yaw: float, d: float, length: float, duration: float, *,
-          back: bool, jitter: float, radial_az: float) -> Trajectory:  # fmt: skip
+def _path(
+    motion: str,
+    listener,
+    yaw: float,
+    d: float,
+    length: float,
+    duration: float,
+    *,
+    back: bool,
+    jitter: float,
+    radial_az: float,
+) -> Trajectory:
     """The source's path for ``motion``: a pass at closest distance ``d`` (in front, or behind when
     ``back``, ``jitter`` deg off the median plane), or a radial path of ``length`` m at ``radial_az``."""
     if motion in LATERAL:
         # azimuth increases (ccw) for right-to-left in front and for left-to-right behind
         ccw = (motion == "right_to_left") != back
-        return pass_by(listener, closest_azimuth_deg=(180.0 if back else 0.0) + jitter, closest_distance_m=d,
-                       length_m=length, ccw=ccw, yaw_deg=yaw, duration_s=duration)  # fmt: skip
+        return pass_by(
+            listener,
+            closest_azimuth_deg=(180.0 if back else 0.0) + jitter,
+            closest_distance_m=d,
+            length_m=length,
+            ccw=ccw,
+            yaw_deg=yaw,
+            duration_s=duration,
+        )
     if motion == "approaching":
-        return approach(listener, azimuth_deg=radial_az, start_distance_m=d + length, end_distance_m=d,
-                        yaw_deg=yaw, duration_s=duration)  # fmt: skip
-    return recede(listener, azimuth_deg=radial_az, start_distance_m=d, end_distance_m=d + length,
-                  yaw_deg=yaw, duration_s=duration)  # fmt: skip
+        return approach(
+            listener,
+            azimuth_deg=radial_az,
+            start_distance_m=d + length,
+            end_distance_m=d,
+            yaw_deg=yaw,
+            duration_s=duration,
+        )
+    return recede(
+        listener, azimuth_deg=radial_az, start_distance_m=d, end_distance_m=d + length, yaw_deg=yaw, duration_s=duration
+    )

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from auralgen.core.qa import QA
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks.base import RECORDED_TOO, AudioConfig, Level, Task, TaskConfig, require
 
 CREST = {"pure": math.sqrt(2.0), "harmonic": 4.0, "noise": 6.0, "clip": 31.6}  # peak / RMS bounds per stimulus kind
@@ -40,25 +40,27 @@ class CompareConfig(TaskConfig):
     clip_s: float = 4.0
     ramp_s: float = 0.02
     difference_unit: ClassVar[str] = "percent"  # the unit of a level, as the task's ``level_unit``
-    allowed_stimuli: ClassVar[tuple[str, ...]] = S.STIMULI
+    allowed_stimuli: ClassVar[tuple[str, ...]] = _sounds.STIMULI
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         self.check_differences(key)
-        S.check_recorded(key, self, audio)
-        S.check_stimuli(f"{key}.stimuli", self.stimuli, self.allowed_stimuli)
-        S.dist(f"{key}.freq_hz", self.freq_hz, low=1e-9)
+        _sounds.check_recorded(key, self, audio)
+        _sounds.check_stimuli(f"{key}.stimuli", self.stimuli, self.allowed_stimuli)
+        _sounds.dist(f"{key}.freq_hz", self.freq_hz, low=1e-9)
         for name in ("tone_s", "gap_s", "lead_s"):
-            S.dist(f"{key}.{name}", getattr(self, name), low=1e-9 if name == "tone_s" else 0.0)
+            _sounds.dist(f"{key}.{name}", getattr(self, name), low=1e-9 if name == "tone_s" else 0.0)
         require(self.ramp_s >= 0, f"{key}.ramp_s={self.ramp_s} is negative; allowed: >= 0")
         require(self.n_harmonics >= 1, f"{key}.n_harmonics={self.n_harmonics} is too small; allowed: >= 1")
         require(
-            2 * self.ramp_s <= S.min_of(S.dist(f"{key}.tone_s", self.tone_s)) * self.shortest_factor(),
+            2 * self.ramp_s <= _sounds.min_of(_sounds.dist(f"{key}.tone_s", self.tone_s)) * self.shortest_factor(),
             f"{key}.ramp_s={self.ramp_s} is longer than half the shortest sound; allowed: 2*ramp_s <= shortest sound",
         )
         self.check_nyquist(audio, key)
         self.check_loudest(audio, key)
-        worst = S.min_of(S.dist(f"{key}.lead_s", self.lead_s)) + S.max_of(S.dist(f"{key}.gap_s", self.gap_s))
-        S.check_fits(key, worst + self.longest_pair_s(), self.clip_s)
+        worst = _sounds.min_of(_sounds.dist(f"{key}.lead_s", self.lead_s)) + _sounds.max_of(
+            _sounds.dist(f"{key}.gap_s", self.gap_s)
+        )
+        _sounds.check_fits(key, worst + self.longest_pair_s(), self.clip_s)
 
     def check_differences(self, key: str) -> None:
         """Every level is a difference >= 0 (the direction is drawn, not signed in the level)."""
@@ -67,8 +69,8 @@ class CompareConfig(TaskConfig):
     def check_nyquist(self, audio: AudioConfig, key: str) -> None:
         """The highest tone (or harmonic) of a synthetic pair stays below Nyquist."""
         sr = self.sample_rate or audio.sample_rate
-        top = S.max_of(S.dist(f"{key}.freq_hz", self.freq_hz, low=1e-9)) * self.freq_factor()
-        if not audio.source.recorded and any(s in S.PITCHED for s in self.stimuli):
+        top = _sounds.max_of(_sounds.dist(f"{key}.freq_hz", self.freq_hz, low=1e-9)) * self.freq_factor()
+        if not audio.source.recorded and any(s in _sounds.PITCHED for s in self.stimuli):
             top_h = top * (self.n_harmonics if "harmonic" in self.stimuli else 1)
             require(
                 top_h < sr / 2,
@@ -78,7 +80,7 @@ class CompareConfig(TaskConfig):
 
     def check_loudest(self, audio: AudioConfig, key: str) -> None:
         """The loudest sound's peak (its level plus the stimulus' crest factor) stays below full scale."""
-        loud = S.max_of(S.dist(f"{key}.level_db_spl", self.level_db_spl)) + self.level_headroom()
+        loud = _sounds.max_of(_sounds.dist(f"{key}.level_db_spl", self.level_db_spl)) + self.level_headroom()
         crest = CREST["clip"] if audio.source.recorded else max(CREST[s] for s in self.stimuli)
         max_ok = audio.full_scale_db_spl - 20 * math.log10(crest)
         require(
@@ -101,7 +103,7 @@ class CompareConfig(TaskConfig):
 
     def longest_pair_s(self) -> float:
         """The longest two sounds of a pair together (s)."""
-        return 2 * S.max_of(S.dist("tone_s", self.tone_s))
+        return 2 * _sounds.max_of(_sounds.dist("tone_s", self.tone_s))
 
 
 def check_differences(cfg: TaskConfig, key: str, unit: str) -> None:
@@ -148,7 +150,7 @@ def parse_drawn(task: Task, drawn: dict[str, Drawn]) -> None:
     """Set each attribute of ``drawn`` on ``task`` to the distribution of its config field."""
     for attribute, spec in drawn.items():
         value = getattr(task.cfg, spec.field)
-        setattr(task, attribute, S.dist(spec.field, value, low=spec.low, high=spec.high))
+        setattr(task, attribute, _sounds.dist(spec.field, value, low=spec.low, high=spec.high))
 
 
 class CompareTask(Task):
@@ -175,11 +177,13 @@ class CompareTask(Task):
         level = self.as_level(level)
         direction = self.draw_direction(rng, level)
         if self.audio.source.recorded:  # the longest piece a pair may read from the file
-            base = S.draw_clip(rng, self.audio.source, self.max_source_s())
+            base = _sounds.draw_clip(rng, self.audio.source, self.max_source_s())
         else:
-            base = S.draw_sound(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
+            base = _sounds.draw_sound(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
         a, b, extra = self.make_pair(rng, base, direction, level.value)
-        t1, t2 = S.two_interval_timing(rng, a["duration_s"], b["duration_s"], self.gap, self.lead, self.cfg.clip_s)
+        t1, t2 = _sounds.two_interval_timing(
+            rng, a["duration_s"], b["duration_s"], self.gap, self.lead, self.cfg.clip_s
+        )
         a["onset_s"], b["onset_s"] = t1, t2
         return {
             **self.pair_header(direction, level.value),
@@ -203,10 +207,10 @@ class CompareTask(Task):
 
     def max_source_s(self) -> float:
         """The longest piece of a recording one sound of a pair reads (the longest tone)."""
-        return S.max_of(self.tone)
+        return _sounds.max_of(self.tone)
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
-        return [S.render_sounds(params)]
+        return [_sounds.render_sounds(params)]
 
     def qa(self, params: dict[str, Any], rng: np.random.Generator, *, slot: int) -> QA:
         return self.make_qa(self.answers[params["direction"]], list(self.answers.values()), rng, slot=slot)

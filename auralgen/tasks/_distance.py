@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from auralgen.rooms.scene import critical_distance_m
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks._spatial import room_of
 
 TOLERANCE_DB = 4.0  # received level vs the statistical (direct + reverberant) prediction
@@ -24,8 +24,8 @@ def received_db(params, clips, sound) -> float:
     from auralgen.measure import level_db_spl
 
     sr = params["sample_rate_hz"]
-    a = S.n_samples(sound["onset_s"], sr)
-    seg = clips[0][:, a : a + S.n_samples(sound["source"]["duration_s"], sr)].astype(np.float64)
+    a = _sounds.n_samples(sound["onset_s"], sr)
+    seg = clips[0][:, a : a + _sounds.n_samples(sound["source"]["duration_s"], sr)].astype(np.float64)
     return level_db_spl(seg, full_scale_db_spl=params["full_scale_db_spl"])
 
 

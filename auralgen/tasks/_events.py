@@ -27,7 +27,7 @@ import numpy as np
 
 from auralgen.core.errors import ParameterError
 from auralgen.sounds.corpus import RECIPE_KEYS
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks._compare import CREST
 from auralgen.tasks.base import require
 
@@ -40,8 +40,8 @@ def draw_spectrum(
     """A ``tones`` stimulus recipe shared by every event of a sequence (of ``kind`` when given); with
     a recorded ``source``, a recording whose events each start at the file's start (its attack)."""
     if source is not None and source.recorded:
-        return S.draw_clip(rng, source, 0.0, at_start=True)
-    return S.draw_sound(rng, stimuli, freq, n_harmonics, kind)
+        return _sounds.draw_clip(rng, source, 0.0, at_start=True)
+    return _sounds.draw_sound(rng, stimuli, freq, n_harmonics, kind)
 
 
 def pulse_train(
@@ -146,17 +146,17 @@ def sounds_of(sequence: dict) -> list[dict[str, Any]]:
 def render_sequences(params: dict[str, Any]) -> list[np.ndarray]:
     """The clip ``[1, n]`` float32 of ``params['sequences']`` (one clip)."""
     sounds = [s for seq in params["sequences"] for s in sounds_of(seq)]
-    return [S.render_sounds({**params, "sounds": sounds})]
+    return [_sounds.render_sounds({**params, "sounds": sounds})]
 
 
 def check_spectrum(key: str, cfg, audio) -> None:
     """Stimuli known, harmonics below Nyquist, and the loudest event below full scale for the
     stimulus' crest factor."""
-    S.check_stimuli(f"{key}.stimuli", cfg.stimuli)
-    recorded = S.check_recorded(key, cfg, audio)
+    _sounds.check_stimuli(f"{key}.stimuli", cfg.stimuli)
+    recorded = _sounds.check_recorded(key, cfg, audio)
     require(cfg.n_harmonics >= 1, f"{key}.n_harmonics={cfg.n_harmonics} is too small; allowed: >= 1")
     sr = cfg.sample_rate or audio.sample_rate
-    top = S.max_of(S.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9)) * (
+    top = _sounds.max_of(_sounds.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9)) * (
         cfg.n_harmonics if "harmonic" in cfg.stimuli else 1
     )
     require(
@@ -164,7 +164,7 @@ def check_spectrum(key: str, cfg, audio) -> None:
         f"{key}.freq_hz={cfg.freq_hz!r} reaches {top:.0f} Hz (highest tone or harmonic) at or above Nyquist "
         f"({sr / 2:.0f} Hz); allowed: below Nyquist",
     )
-    loud = S.max_of(S.dist(f"{key}.level_db_spl", cfg.level_db_spl))
+    loud = _sounds.max_of(_sounds.dist(f"{key}.level_db_spl", cfg.level_db_spl))
     max_ok = audio.full_scale_db_spl - 20 * math.log10(
         CREST["clip"] if recorded else max(CREST[s] for s in cfg.stimuli)
     )
@@ -183,11 +183,11 @@ def check_counts(key: str, cfg, *, largest_gap_s: float) -> float:
         f"{key}.min_count={cfg.min_count}, max_count={cfg.max_count}; allowed: 1 <= min_count < max_count",
     )
     require(0 <= cfg.jitter < 1, f"{key}.jitter={cfg.jitter}; allowed: 0 <= jitter < 1")
-    total = S.dist(f"{key}.total_s", cfg.total_s, low=1e-9)
-    shortest = S.min_of(total) * (1 - cfg.jitter) / (cfg.max_count * (1 + cfg.jitter))
+    total = _sounds.dist(f"{key}.total_s", cfg.total_s, low=1e-9)
+    shortest = _sounds.min_of(total) * (1 - cfg.jitter) / (cfg.max_count * (1 + cfg.jitter))
     require(
         2 * cfg.ramp_s <= shortest,
         f"{key}.ramp_s={cfg.ramp_s} is longer than half the shortest event ({shortest:.4f} s); allowed: 2*ramp_s <= "
         "shortest event",
     )
-    return run_span_s(S.max_of(total), cfg.max_count, largest_gap_s, cfg.ramp_s)
+    return run_span_s(_sounds.max_of(total), cfg.max_count, largest_gap_s, cfg.ramp_s)

@@ -48,7 +48,7 @@ from auralgen.rooms.spec import MAX_RT60_S, RoomSpec, min_rt60_s
 from auralgen.sounds.spatial import source_signal
 from auralgen.synth import loudness_lufs, n_samples, place
 from auralgen.synth.levels import set_loudness_lufs
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial
 from auralgen.tasks.base import AudioConfig, require
 
@@ -91,15 +91,15 @@ def check_reverb(
     """Config checks shared by the reverberation tasks: the spatial ones (rooms, receiver, sources,
     distances), the loudness, every target RT60 in ``[lowest_s, highest_s]`` reachable in every
     room, and the clip holding ``n_sounds`` slots of the longest sound and decay."""
-    check_spatial(cfg, audio, key, max_distance_m=S.max_of(S.dist(f"{key}.distance_m", cfg.distance_m)))
-    loud = S.max_of(S.dist(f"{key}.loudness_lufs", cfg.loudness_lufs))
+    check_spatial(cfg, audio, key, max_distance_m=_sounds.max_of(_sounds.dist(f"{key}.distance_m", cfg.distance_m)))
+    loud = _sounds.max_of(_sounds.dist(f"{key}.loudness_lufs", cfg.loudness_lufs))
     require(
         loud <= LOUDEST_LUFS,
         f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS} LUFS",
     )
     require(lowest_s > 0, f"{key}: the shortest reverberation time asked for is {lowest_s:g} s; allowed: > 0")
     require(highest_s <= 5.0, f"{key}: the longest reverberation time asked for is {highest_s:g} s; allowed: <= 5 s")
-    need = S.max_of(S.dist(f"{key}.lead_s", cfg.lead_s)) + n_sounds * slot_needed_s(cfg, highest_s)
+    need = _sounds.max_of(_sounds.dist(f"{key}.lead_s", cfg.lead_s)) + n_sounds * slot_needed_s(cfg, highest_s)
     require(
         cfg.clip_s >= need,
         f"{key}.clip_s={cfg.clip_s} is too short for {n_sounds} sound(s) and decays of up to {highest_s:.2f} s; "
@@ -109,13 +109,15 @@ def check_reverb(
 
 def slot_needed_s(cfg: ReverbConfig, rt60_s: float) -> float:
     """A slot's length for the longest sound, the propagation delay and a decay of ``rt60_s``."""
-    longest = S.max_of(S.dist("source_s", cfg.source_s))
-    return longest + S.max_of(S.dist("distance_m", cfg.distance_m)) / SPEED_OF_SOUND_M_S + TAIL_RT60 * rt60_s
+    longest = _sounds.max_of(_sounds.dist("source_s", cfg.source_s))
+    return (
+        longest + _sounds.max_of(_sounds.dist("distance_m", cfg.distance_m)) / SPEED_OF_SOUND_M_S + TAIL_RT60 * rt60_s
+    )
 
 
 def slot_s(cfg: ReverbConfig, n_sounds: int) -> float:
     """Each sound's slot (s): the clip after the longest lead-in, shared equally."""
-    return (cfg.clip_s - S.max_of(S.dist("lead_s", cfg.lead_s))) / n_sounds
+    return (cfg.clip_s - _sounds.max_of(_sounds.dist("lead_s", cfg.lead_s))) / n_sounds
 
 
 def longest_rt60_s(cfg: ReverbConfig, n_sounds: int) -> float:
@@ -131,7 +133,7 @@ class ReverbTask(SpatialTask):
 
     def __init__(self, cfg: ReverbConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
-        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
+        self.loudness = _sounds.dist("loudness_lufs", cfg.loudness_lufs)
 
     def check_rt60(self, values: list[float], what: str) -> None:
         """Refuse (adaptive) levels whose reverberation times do not fit the slots."""

@@ -38,7 +38,7 @@ from auralgen.rooms.spec import WALL_MARGIN_M, RoomSpec, load_preset, room_from_
 from auralgen.sounds.corpus import regular_file
 from auralgen.sounds.spatial import SPATIAL, SYNTH_KINDS, source_signal
 from auralgen.synth.levels import db_spl_to_rms, set_level_db_spl
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks.base import RECORDED_TOO, AudioConfig, Task, TaskConfig, require
 
 AUDIO_SUFFIXES = (".wav", ".flac")
@@ -130,12 +130,12 @@ def check_spatial(cfg: SpatialConfig, audio: AudioConfig, key: str, *, max_dista
     for r in cfg.rooms:
         check_backend(cfg.backend, cfg.mode, load_preset(r), layout, key=f"{key}.")
     check_layout(cfg, key)
-    S.check_stimuli(f"{key}.sources", cfg.sources, SYNTH_KINDS)
+    _sounds.check_stimuli(f"{key}.sources", cfg.sources, SYNTH_KINDS)
     for name in ("source_s", "gap_s", "lead_s", "listener_height_m"):
-        S.dist(f"{key}.{name}", getattr(cfg, name), low=0.0)
-    S.dist(f"{key}.distance_m", cfg.distance_m, low=MIN_DISTANCE_M)  # a source at the listener is degenerate
+        _sounds.dist(f"{key}.{name}", getattr(cfg, name), low=0.0)
+    _sounds.dist(f"{key}.distance_m", cfg.distance_m, low=MIN_DISTANCE_M)  # a source at the listener is degenerate
     require(
-        S.min_of(S.dist(f"{key}.source_s", cfg.source_s)) >= 2 * cfg.ramp_s + ONSET_WINDOW_S,
+        _sounds.min_of(_sounds.dist(f"{key}.source_s", cfg.source_s)) >= 2 * cfg.ramp_s + ONSET_WINDOW_S,
         f"{key}.source_s={cfg.source_s!r} is too short; allowed: >= {2 * cfg.ramp_s + ONSET_WINDOW_S} s",
     )
     reach = max(math.hypot(load_preset(r).dims_m[0], load_preset(r).dims_m[1]) - 2 * WALL_MARGIN_M for r in cfg.rooms)
@@ -144,7 +144,7 @@ def check_spatial(cfg: SpatialConfig, audio: AudioConfig, key: str, *, max_dista
         f"{key}: a distance of {max_distance_m:g} m does not fit rooms {list(cfg.rooms)}; allowed: at most {reach:.1f} "
         "m (add a larger room, e.g. hall)",
     )
-    top_h = S.max_of(S.dist(f"{key}.listener_height_m", cfg.listener_height_m))
+    top_h = _sounds.max_of(_sounds.dist(f"{key}.listener_height_m", cfg.listener_height_m))
     low_room = min(load_preset(r).dims_m[2] for r in cfg.rooms)
     require(
         top_h <= low_room - WALL_MARGIN_M,
@@ -153,13 +153,13 @@ def check_spatial(cfg: SpatialConfig, audio: AudioConfig, key: str, *, max_dista
     )
     sr = cfg.sample_rate or audio.sample_rate
     require(sr >= 16000, f"{key}.sample_rate={sr} is too low for spatial cues; allowed: >= 16000")
-    loud = S.max_of(S.dist(f"{key}.level_db_spl", cfg.level_db_spl)) + 12.0  # crest headroom
+    loud = _sounds.max_of(_sounds.dist(f"{key}.level_db_spl", cfg.level_db_spl)) + 12.0  # crest headroom
     require(
         loud < audio.full_scale_db_spl,
         f"{key}.level_db_spl={cfg.level_db_spl!r} clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at "
         f"most {audio.full_scale_db_spl - 12:g}",
     )
-    S.check_recorded(key, cfg, audio, ("sources", "sources_dir"))  # the recording replaces them
+    _sounds.check_recorded(key, cfg, audio, ("sources", "sources_dir"))  # the recording replaces them
     if cfg.sources_dir is not None:
         from auralgen.sounds.files import check_source_file
 
@@ -176,12 +176,12 @@ class SpatialTask(Task):
 
     def __init__(self, cfg: SpatialConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
-        self.source_s = S.dist("source_s", cfg.source_s)
-        self.level = S.dist("level_db_spl", cfg.level_db_spl)
-        self.distance = S.dist("distance_m", cfg.distance_m)
-        self.height = S.dist("listener_height_m", cfg.listener_height_m)
-        self.gap = S.dist("gap_s", cfg.gap_s)
-        self.lead = S.dist("lead_s", cfg.lead_s)
+        self.source_s = _sounds.dist("source_s", cfg.source_s)
+        self.level = _sounds.dist("level_db_spl", cfg.level_db_spl)
+        self.distance = _sounds.dist("distance_m", cfg.distance_m)
+        self.height = _sounds.dist("listener_height_m", cfg.listener_height_m)
+        self.gap = _sounds.dist("gap_s", cfg.gap_s)
+        self.lead = _sounds.dist("lead_s", cfg.lead_s)
         self.files = [str(p) for p in source_files(cfg.sources_dir)] if cfg.sources_dir else []
 
     def channel_layout(self, params):
@@ -272,14 +272,14 @@ class SpatialTask(Task):
         fs_db = params["full_scale_db_spl"]
         room = room_of(params)
         receiver = receiver_from_config(params["receiver"])
-        total = S.n_samples(
+        total = _sounds.n_samples(
             max(params["clip_s"], max(s["onset_s"] + s["source"]["duration_s"] for s in params["sounds"]) + 0.2), sr
         )
         out = np.zeros((receiver.num_channels, total))
         scene = json.dumps({k: v for k, v in params.items() if k != "sounds"}, sort_keys=True, default=repr)
         for s in params["sounds"]:
             wet = _wet_memo(scene, s, lambda s=s: self._wet(params, s, room, receiver))
-            a = S.n_samples(s["onset_s"], sr)
+            a = _sounds.n_samples(s["onset_s"], sr)
             n = min(wet.shape[1], total - a)
             out[:, a : a + n] += wet[:, :n]
         peak = float(np.max(np.abs(out)))
@@ -329,8 +329,8 @@ class SpatialTask(Task):
         recs, ok = [], True
         for i, s in enumerate(params["sounds"]):
             # the direct sound arrives after the propagation delay and the 40-sample filter offset
-            a = S.n_samples(s["onset_s"] + s["distance_m"] / SPEED_OF_SOUND_M_S, sr) + FDL2
-            seg = x[:, a : a + S.n_samples(ONSET_WINDOW_S, sr)].astype(np.float64)
+            a = _sounds.n_samples(s["onset_s"] + s["distance_m"] / SPEED_OF_SOUND_M_S, sr) + FDL2
+            seg = x[:, a : a + _sounds.n_samples(ONSET_WINDOW_S, sr)].astype(np.float64)
             itd, ild = itd_ild(seg[0], seg[1], sr)
             lateral = math.sin(math.radians(s["azimuth_deg"])) * math.cos(math.radians(s["elevation_deg"]))
             side = lateral > 0 if sides is None or sides[i] is None else sides[i]
@@ -351,7 +351,7 @@ def room_of(params: dict[str, Any]) -> RoomSpec:
 
 def max_distance(spec) -> float:
     """Largest value of a ``distance_m`` distribution spec (m)."""
-    return S.max_of(S.dist("distance_m", spec))
+    return _sounds.max_of(_sounds.dist("distance_m", spec))
 
 
 def is_binaural(params) -> bool:

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 
 from auralgen.core.random import Choice
-from auralgen.synth import textures as X
+from auralgen.synth import textures
 from auralgen.synth.levels import loudness_lufs
 from auralgen.synth.signals import n_samples, place
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks.base import AudioConfig, TaskConfig, require
 
 TOLERANCE_LU = 0.2
@@ -24,7 +24,7 @@ LOUDEST_LUFS = -30.0  # grains are peaky (sparse crackle: peaks ~25 dB above the
 class GrainConfig(TaskConfig):
     """The grain and loudness fields both texture tasks have."""
 
-    grain_kinds: tuple = X.GRAIN_KINDS
+    grain_kinds: tuple = textures.GRAIN_KINDS
     freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 500.0, "high": 3000.0})
     grain_s: Any = (0.002, 0.005)
     jitter: float = 0.25
@@ -37,33 +37,33 @@ def check_grains(
     """Grain kinds, tone below Nyquist, grains separated at the densest rate, at least
     :data:`~auralgen.synth.textures.MIN_GRAINS` in a window at the sparsest (``window``: the config key
     and the shortest window, default ``window_s``), loudness below clipping."""
-    bad = [k for k in cfg.grain_kinds if k not in X.GRAIN_KINDS]
+    bad = [k for k in cfg.grain_kinds if k not in textures.GRAIN_KINDS]
     require(
         cfg.grain_kinds and not bad,
-        f"{key}.grain_kinds={list(cfg.grain_kinds)!r} is invalid; allowed: a non-empty list from {list(X.GRAIN_KINDS)}",
+        f"{key}.grain_kinds={list(cfg.grain_kinds)!r} is invalid; allowed: a non-empty list from {list(textures.GRAIN_KINDS)}",
     )
     sr = cfg.sample_rate or audio.sample_rate
-    top = S.max_of(S.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9))
+    top = _sounds.max_of(_sounds.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9))
     require(
         top < sr / 2,
         f"{key}.freq_hz={cfg.freq_hz!r} reaches {top:g} Hz at or above Nyquist ({sr / 2:g} Hz); allowed: below Nyquist",
     )
     require(0 <= cfg.jitter < 0.5, f"{key}.jitter={cfg.jitter}; allowed: 0 <= jitter < 0.5")
-    grain = S.dist(f"{key}.grain_s", cfg.grain_s, low=1e-9)
+    grain = _sounds.dist(f"{key}.grain_s", cfg.grain_s, low=1e-9)
     min_ioi = (1 - 2 * cfg.jitter) / densest_hz
     require(
-        2 * S.max_of(grain) <= min_ioi,
+        2 * _sounds.max_of(grain) <= min_ioi,
         f"{key}.grain_s={cfg.grain_s!r} overlaps at {densest_hz:.1f} grains/s (shortest interval {min_ioi:.4f} s); "
         "allowed: grains at most half the shortest interval",
     )
-    need = (X.MIN_GRAINS + 1) / sparsest_hz
+    need = (textures.MIN_GRAINS + 1) / sparsest_hz
     name, shortest = window or ("window_s", cfg.window_s)
     require(
         shortest >= need,
-        f"{key}.{name}={getattr(cfg, name)!r} holds fewer than {X.MIN_GRAINS} grains at {sparsest_hz:.2f} /s; allowed: "
+        f"{key}.{name}={getattr(cfg, name)!r} holds fewer than {textures.MIN_GRAINS} grains at {sparsest_hz:.2f} /s; allowed: "
         f"{name} >= {need:.3f}",
     )
-    loud = S.max_of(S.dist(f"{key}.loudness_lufs", cfg.loudness_lufs))
+    loud = _sounds.max_of(_sounds.dist(f"{key}.loudness_lufs", cfg.loudness_lufs))
     require(
         loud <= LOUDEST_LUFS,
         f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS} LUFS",
@@ -79,7 +79,7 @@ def draw_grain(rng: np.random.Generator, kinds, freq, grain) -> dict[str, Any]:
 def render_textures(params: dict[str, Any]) -> list[np.ndarray]:
     """The clip ``[1, n]`` float32 of ``params['textures']`` placed at their ``start_s``."""
     sr = int(params["sample_rate_hz"])
-    segs = [(X.render_texture(t, sr), n_samples(t["start_s"], sr)) for t in params["textures"]]
+    segs = [(textures.render_texture(t, sr), n_samples(t["start_s"], sr)) for t in params["textures"]]
     return [place(segs, n_samples(params["clip_s"], sr))[None, :].astype(np.float32)]
 
 

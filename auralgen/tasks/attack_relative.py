@@ -29,7 +29,7 @@ import numpy as np
 
 from auralgen.core.qa import QA
 from auralgen.listeners import attack as listen
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks._attack import check_attack, measured_rises, render_attack_clip, steady_loudness
 from auralgen.tasks._compare import CompareTask, check_differences, drawn_from, within
 from auralgen.tasks.base import (
@@ -61,14 +61,14 @@ class AttackRelativeConfig(TaskConfig):
     def check_task(self, audio: AudioConfig, key: str) -> None:
         check_differences(self, key, "percent")
         half = math.sqrt(1 + max(self.levels) / 100.0)
-        r = S.dist(f"{key}.rise_s", self.rise_s, low=1e-9)
-        check_attack(self, audio, key, S.min_of(r) / half, S.max_of(r) * half, relative=True)
+        r = _sounds.dist(f"{key}.rise_s", self.rise_s, low=1e-9)
+        check_attack(self, audio, key, _sounds.min_of(r) / half, _sounds.max_of(r) * half, relative=True)
 
 
 @register
 class AttackRelative(CompareTask):
     name = "attack_relative"
-    # no level feature is a target: each sound's steady loudness is roved (S.LEVEL_ROVE_DB), which buries the
+    # no level feature is a target: each sound's steady loudness is roved (_sounds.LEVEL_ROVE_DB), which buries the
     # 0.06 dB less energy the slower ramp holds at the same steady level
     audit = AuditSpec(
         (*RELATIVE_FEATURES, "sounds.*.rise_s", "delta.rise_s"),
@@ -109,12 +109,12 @@ class AttackRelative(CompareTask):
             "duration_s": d,
             "release_s": self.cfg.release_s,
         }
-        lufs = S.roved(rng, float(self.loudness.sample(rng)))
+        lufs = _sounds.roved(rng, float(self.loudness.sample(rng)))
         sounds = [
             {**common, "rise_s": centre * step, "loudness_lufs": lufs[0]},
             {**common, "rise_s": centre / step, "loudness_lufs": lufs[1]},
         ]
-        t1, t2 = S.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
+        t1, t2 = _sounds.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
         sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
         return {
             "sample_rate_hz": self.sample_rate,

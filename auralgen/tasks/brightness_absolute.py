@@ -22,10 +22,9 @@ import numpy as np
 
 from auralgen.listeners import brightness as listen
 from auralgen.measure.brightness import spectral_centroid_hz
-from auralgen.synth import brightness as B
+from auralgen.synth import brightness as brightness_synth
 from auralgen.synth import loudness_lufs
-from auralgen.tasks import _sounds as S
-from auralgen.tasks import _timbre_onset as T
+from auralgen.tasks import _sounds, _timbre_onset
 from auralgen.tasks._binned import BinnedAbsoluteTask, check_margins
 from auralgen.tasks._compare import drawn_from
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
@@ -60,7 +59,7 @@ class BrightnessAbsoluteConfig(TaskConfig):
             f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in the neutral range "
             f"{list(b)} Hz; allowed: a smaller margin or wider bins",
         )
-        T.check_brightness(self, audio, key, b[0] / m, b[1] * m, relative=False)
+        _timbre_onset.check_brightness(self, audio, key, b[0] / m, b[1] * m, relative=False)
 
 
 @register
@@ -110,8 +109,8 @@ class BrightnessAbsolute(BinnedAbsoluteTask):
         level = self.as_level(level)
         k, side, centroid = self.draw_bin(rng, level.value)
         sr = self.sample_rate
-        period = B.period_samples(float(self.f0.sample(rng)), sr)
-        h = B.harmonic_numbers(period, sr, self.cfg.max_freq_hz)
+        period = brightness_synth.period_samples(float(self.f0.sample(rng)), sr)
+        h = brightness_synth.harmonic_numbers(period, sr, self.cfg.max_freq_hz)
         sound = {
             "period_samples": period,
             "f0_hz": sr / period,
@@ -120,7 +119,7 @@ class BrightnessAbsolute(BinnedAbsoluteTask):
             "duration_s": float(self.tone.sample(rng)),
             "loudness_lufs": float(self.loudness.sample(rng)),
             "centroid_hz": centroid,
-            "tilt_db_per_octave": B.tilt_for_centroid(h, sr / period, centroid),
+            "tilt_db_per_octave": brightness_synth.tilt_for_centroid(h, sr / period, centroid),
         }
         sound["onset_s"] = float(self.lead.sample(rng))
         return {
@@ -133,21 +132,21 @@ class BrightnessAbsolute(BinnedAbsoluteTask):
 
     def render(self, params):
         ramp_s = params["ramp_s"]
-        return [T.render_placed(params, lambda s, sr: B.render_tilted(s, sr, ramp_s))]
+        return [_timbre_onset.render_placed(params, lambda s, sr: brightness_synth.render_tilted(s, sr, ramp_s))]
 
     def measure(self, params, clips):
         """The centroid of the sound's steady part: within :data:`TOLERANCE_RATIO` of the recipe's, inside
         the labelled class, and at the recipe's margin from the nearest boundary (tolerance mapped to percent)."""
         sr = params["sample_rate_hz"]
         x = clips[0][0].astype(np.float64)
-        ((a, b),) = S.sound_windows(params)
+        ((a, b),) = _sounds.sound_windows(params)
         c = spectral_centroid_hz(x[a:b], sr)
         expected = params["sounds"][0]["centroid_hz"]
         tol = TOLERANCE_RATIO * expected
         k = params["bin"]
         ok = abs(c - expected) <= tol and self.in_bin(c, k)
         margin = self.margin_check(c, expected, tol)
-        ((s0, s1),) = T.sound_spans(params)
+        ((s0, s1),) = _timbre_onset.sound_spans(params)
         lufs = loudness_lufs(x[s0:s1], sr)
         loud_ok = abs(lufs - params["sounds"][0]["loudness_lufs"]) <= 0.1
         return Measurement.from_dict(

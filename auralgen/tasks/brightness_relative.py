@@ -40,10 +40,9 @@ from auralgen.core.qa import QA
 from auralgen.listeners import brightness as listen
 from auralgen.measure.brightness import spectral_centroid_hz
 from auralgen.sounds.tones import TONES
-from auralgen.synth import brightness as B
+from auralgen.synth import brightness as brightness_synth
 from auralgen.synth import loudness_lufs, n_samples
-from auralgen.tasks import _sounds as S
-from auralgen.tasks import _timbre_onset as T
+from auralgen.tasks import _sounds, _timbre_onset
 from auralgen.tasks._compare import CompareTask, check_differences, drawn_from, within
 from auralgen.tasks.base import (
     RECORDED_TOO,
@@ -75,18 +74,20 @@ class BrightnessRelativeConfig(TaskConfig):
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         check_differences(self, key, "percent")
-        if S.check_recorded(key, self, audio, fields=("f0_hz", "centroid_hz", "max_freq_hz")):
-            T.check_common(self, key, relative=True)  # the spectrum is the recording's, moved by a shelf
+        if _sounds.check_recorded(key, self, audio, fields=("f0_hz", "centroid_hz", "max_freq_hz")):
+            _timbre_onset.check_common(self, key, relative=True)  # the spectrum is the recording's, moved by a shelf
             return
         half = math.sqrt(1 + max(self.levels) / 100.0)
-        c = S.dist(f"{key}.centroid_hz", self.centroid_hz, low=1e-9)
-        T.check_brightness(self, audio, key, S.min_of(c) / half, S.max_of(c) * half, relative=True)
+        c = _sounds.dist(f"{key}.centroid_hz", self.centroid_hz, low=1e-9)
+        _timbre_onset.check_brightness(
+            self, audio, key, _sounds.min_of(c) / half, _sounds.max_of(c) * half, relative=True
+        )
 
 
 @register
 class BrightnessRelative(CompareTask):
     name = "brightness_relative"
-    # no level feature is a target: each sound's loudness is roved (S.LEVEL_ROVE_DB), which buries the 0.17 dB
+    # no level feature is a target: each sound's loudness is roved (_sounds.LEVEL_ROVE_DB), which buries the 0.17 dB
     # lower RMS a brighter sound has at equal loudness (K-weighting favours high frequencies)
     audit = AuditSpec(
         (
@@ -134,8 +135,8 @@ class BrightnessRelative(CompareTask):
         if self.audio.source.recorded:
             return self._sample_recorded(rng, level, direction)
         sr = self.sample_rate
-        period = B.period_samples(float(self.f0.sample(rng)), sr)
-        k = B.harmonic_numbers(period, sr, self.cfg.max_freq_hz)
+        period = brightness_synth.period_samples(float(self.f0.sample(rng)), sr)
+        k = brightness_synth.harmonic_numbers(period, sr, self.cfg.max_freq_hz)
         centre = float(self.centroid.sample(rng))
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
         d = float(self.tone.sample(rng))
@@ -146,18 +147,18 @@ class BrightnessRelative(CompareTask):
             "phase_seed": int(rng.integers(2**31)),
             "duration_s": d,
         }
-        lufs = S.roved(rng, float(self.loudness.sample(rng)))
+        lufs = _sounds.roved(rng, float(self.loudness.sample(rng)))
         sounds = []
         for c, lu in zip((centre / step, centre * step), lufs):
             sounds.append(
                 {
                     **common,
                     "centroid_hz": c,
-                    "tilt_db_per_octave": B.tilt_for_centroid(k, sr / period, c),
+                    "tilt_db_per_octave": brightness_synth.tilt_for_centroid(k, sr / period, c),
                     "loudness_lufs": lu,
                 }
             )
-        t1, t2 = S.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
+        t1, t2 = _sounds.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
         sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
         return {
             "sample_rate_hz": sr,
@@ -173,11 +174,11 @@ class BrightnessRelative(CompareTask):
         """Both sounds one piece of a recording, shelved apart in centroid by the level (module docstring)."""
         sr, ramp = self.sample_rate, n_samples(self.cfg.ramp_s, self.sample_rate)
         d = float(self.tone.sample(rng))
-        clip = {**S.draw_clip(rng, self.audio.source, d), "duration_s": d}
+        clip = {**_sounds.draw_clip(rng, self.audio.source, d), "duration_s": d}
         piece = TONES.render(clip, sr)
         c0 = spectral_centroid_hz(piece[ramp : len(piece) - ramp], sr)
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
-        lufs = S.roved(rng, float(self.loudness.sample(rng)))
+        lufs = _sounds.roved(rng, float(self.loudness.sample(rng)))
         corner = round(c0, 3) if math.isfinite(c0) else 1000.0
         sounds = [
             {
@@ -188,7 +189,7 @@ class BrightnessRelative(CompareTask):
             }
             for f, lu in zip((1.0 / step, step), lufs)
         ]
-        t1, t2 = S.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
+        t1, t2 = _sounds.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
         sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
         return {
             "sample_rate_hz": sr,
@@ -203,8 +204,12 @@ class BrightnessRelative(CompareTask):
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         ramp_s = params["ramp_s"]
         if params["sounds"][0].get("kind") == "clip":
-            return [T.render_placed(params, lambda s, sr: B.render_shelved(TONES.render(s, sr), s, sr, ramp_s))]
-        return [T.render_placed(params, lambda s, sr: B.render_tilted(s, sr, ramp_s))]
+            return [
+                _timbre_onset.render_placed(
+                    params, lambda s, sr: brightness_synth.render_shelved(TONES.render(s, sr), s, sr, ramp_s)
+                )
+            ]
+        return [_timbre_onset.render_placed(params, lambda s, sr: brightness_synth.render_tilted(s, sr, ramp_s))]
 
     def qa(self, params: dict[str, Any], rng: np.random.Generator, *, slot: int) -> QA:
         return self.make_qa(self.answers[params["direction"]], list(self.answers.values()), rng, slot=slot)
@@ -216,11 +221,11 @@ class BrightnessRelative(CompareTask):
     def measure(self, params, clips):
         sr = params["sample_rate_hz"]
         x = clips[0][0].astype(np.float64)
-        c = [spectral_centroid_hz(x[a:b], sr) for a, b in S.sound_windows(params)]
-        lufs = [loudness_lufs(x[a:b], sr) for a, b in T.sound_spans(params)]
+        c = [spectral_centroid_hz(x[a:b], sr) for a, b in _sounds.sound_windows(params)]
+        lufs = [loudness_lufs(x[a:b], sr) for a, b in _timbre_onset.sound_spans(params)]
         rec = within(
             "centroid_difference_percent",
-            T.signed_percent(c[0], c[1]),
+            _timbre_onset.signed_percent(c[0], c[1]),
             self.sign(params["direction"]) * params["difference"],
             TOLERANCE_PERCENT,
         )
@@ -245,11 +250,13 @@ def shelf_gain_db(piece: np.ndarray, sample_rate: int, ramp: int, corner_hz: flo
 
     def err(g: float) -> float:
         return (
-            spectral_centroid_hz(B.high_shelf(piece, sample_rate, corner_hz, g)[ramp : len(piece) - ramp], sample_rate)
+            spectral_centroid_hz(
+                brightness_synth.high_shelf(piece, sample_rate, corner_hz, g)[ramp : len(piece) - ramp], sample_rate
+            )
             - target_hz
         )
 
-    lo, hi = B.SHELF_RANGE_DB
+    lo, hi = brightness_synth.SHELF_RANGE_DB
     if (
         not math.isfinite(target_hz)
         or abs(target_hz - spectral_centroid_hz(piece[ramp : len(piece) - ramp], sample_rate)) < 1e-9

@@ -27,8 +27,7 @@ from typing import Any
 import numpy as np
 
 from auralgen.listeners import counting as listen
-from auralgen.tasks import _events as E
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _events, _sounds
 from auralgen.tasks._compare import within
 from auralgen.tasks.base import RECORDED_TOO, AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 
@@ -56,9 +55,9 @@ class CountingAbsoluteConfig(TaskConfig):
             all(v > 0 for v in self.levels),
             f"{key}.levels={list(self.levels)!r} holds a gap <= 0 ms; allowed: gaps > 0 ms",
         )
-        E.check_spectrum(key, self, audio)
-        span = E.check_counts(key, self, largest_gap_s=max(self.levels) / 1000.0)
-        S.check_fits(key, span + 2 * EDGE_S, self.clip_s)
+        _events.check_spectrum(key, self, audio)
+        span = _events.check_counts(key, self, largest_gap_s=max(self.levels) / 1000.0)
+        _sounds.check_fits(key, span + 2 * EDGE_S, self.clip_s)
 
 
 @register
@@ -100,9 +99,9 @@ class CountingAbsolute(Task):
 
     def __init__(self, cfg: CountingAbsoluteConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
-        self.freq = S.dist("freq_hz", cfg.freq_hz, low=1e-9)
-        self.total = S.dist("total_s", cfg.total_s, low=1e-9)
-        self.level = S.dist("level_db_spl", cfg.level_db_spl)
+        self.freq = _sounds.dist("freq_hz", cfg.freq_hz, low=1e-9)
+        self.total = _sounds.dist("total_s", cfg.total_s, low=1e-9)
+        self.level = _sounds.dist("level_db_spl", cfg.level_db_spl)
         self.room_s = cfg.clip_s - 2 * EDGE_S  # where any sequence of the grid fits
 
     @property
@@ -115,8 +114,8 @@ class CountingAbsolute(Task):
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
         gap = level.value / 1000.0
-        longest = E.run_span_s(
-            S.max_of(self.total), self.cfg.max_count, max(max(self.cfg.levels) / 1000.0, gap), self.cfg.ramp_s
+        longest = _events.run_span_s(
+            _sounds.max_of(self.total), self.cfg.max_count, max(max(self.cfg.levels) / 1000.0, gap), self.cfg.ramp_s
         )
         require(
             gap > 0 and longest <= self.room_s,
@@ -124,10 +123,12 @@ class CountingAbsolute(Task):
             f"clip_s={self.cfg.clip_s}; allowed: 0 < gap <= the grid's largest",
         )
         n = int(rng.integers(self.cfg.min_count, self.cfg.max_count + 1))
-        spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source)
+        spectrum = _events.draw_spectrum(
+            rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source
+        )
         start = float(rng.uniform(EDGE_S, EDGE_S + self.room_s - longest))  # the same range for every count
         total, lv = float(self.total.sample(rng)), float(self.level.sample(rng))
-        seq = E.event_run(
+        seq = _events.event_run(
             rng,
             spectrum,
             n=n,
@@ -149,7 +150,7 @@ class CountingAbsolute(Task):
         }
 
     def render(self, params):
-        return E.render_sequences(params)
+        return _events.render_sequences(params)
 
     def qa(self, params, rng, *, slot):
         return self.make_qa(str(params["count"]), self.labels(), rng, slot=slot)

@@ -29,8 +29,7 @@ from typing import Any
 import numpy as np
 
 from auralgen.listeners import counting as listen
-from auralgen.tasks import _events as E
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _events, _sounds
 from auralgen.tasks._compare import CompareTask, drawn_from, within
 from auralgen.tasks.base import (
     RECORDED_TOO,
@@ -69,21 +68,21 @@ class CountingRelativeConfig(TaskConfig):
             all(v >= 0 and float(v).is_integer() for v in self.levels),
             f"{key}.levels={list(self.levels)!r} holds a negative or fractional difference; allowed: whole counts >= 0",
         )
-        E.check_spectrum(key, self, audio)
-        spans = S.dist(f"{key}.span_s", self.span_s, low=1e-9)
-        E.check_counts(key, self, largest_gap_s=0.0)
+        _events.check_spectrum(key, self, audio)
+        spans = _sounds.dist(f"{key}.span_s", self.span_s, low=1e-9)
+        _events.check_counts(key, self, largest_gap_s=0.0)
         require(
             self.min_count >= 2,
             f"{key}.min_count={self.min_count}; allowed: >= 2 (a sequence spans span_s whatever its count)",
         )
-        most = S.max_of(S.dist(f"{key}.total_s", self.total_s)) + self.max_count * self.ramp_s
-        tightest = (S.min_of(spans) - most) / (self.max_count - 1)
+        most = _sounds.max_of(_sounds.dist(f"{key}.total_s", self.total_s)) + self.max_count * self.ramp_s
+        tightest = (_sounds.min_of(spans) - most) / (self.max_count - 1)
         require(
             tightest >= MIN_GAP_S,
             f"{key}.span_s={self.span_s!r} leaves {tightest:.3f} s between {self.max_count} events; allowed: a span "
             f"leaving >= {MIN_GAP_S} s",
         )
-        span = S.max_of(spans)
+        span = _sounds.max_of(spans)
         require(
             max(self.levels) <= self.max_count - self.min_count,
             f"{key}.levels={list(self.levels)!r} exceeds the count range {self.min_count}-{self.max_count}; allowed: "
@@ -93,7 +92,11 @@ class CountingRelativeConfig(TaskConfig):
             self.sep_s > span,
             f"{key}.sep_s={self.sep_s} is not longer than the longest span ({span:.3f} s); allowed: sep_s > {span:.3f}",
         )
-        S.check_fits(key, S.max_of(S.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + 2 * span + self.sep_s, self.clip_s)
+        _sounds.check_fits(
+            key,
+            _sounds.max_of(_sounds.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + 2 * span + self.sep_s,
+            self.clip_s,
+        )
 
 
 @register
@@ -154,7 +157,7 @@ class CountingRelative(CompareTask):
         direction = self.draw_direction(rng, level)
         small = int(rng.integers(lo, hi - int(diff) + 1))
         counts = (small, small + int(diff)) if direction != "down" else (small + int(diff), small)
-        spectrum = E.draw_spectrum(
+        spectrum = _events.draw_spectrum(
             rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, kind, source=self.audio.source
         )
         start = float(self.lead.sample(rng))
@@ -163,7 +166,7 @@ class CountingRelative(CompareTask):
             total, span, lv = float(self.total.sample(rng)), float(self.span.sample(rng)), float(self.level.sample(rng))
             gap = (span - total - n * self.cfg.ramp_s) / (n - 1)  # the events fill the drawn span
             seqs.append(
-                E.event_run(
+                _events.event_run(
                     rng,
                     spectrum,
                     n=n,
@@ -175,14 +178,14 @@ class CountingRelative(CompareTask):
                     ramp_s=self.cfg.ramp_s,
                 )
             )
-            start = E.end_s(seqs[-1]) + self.cfg.sep_s
+            start = _events.end_s(seqs[-1]) + self.cfg.sep_s
         return {
             **self.pair_header(direction, diff),
             "sequences": seqs,
         }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
-        return E.render_sequences(params)
+        return _events.render_sequences(params)
 
     def measure(self, params, clips):
         """Each sequence's count of onsets (split in the middle of the silence between the
@@ -191,7 +194,7 @@ class CountingRelative(CompareTask):
 
         t = onset_times(clips[0][0], params["sample_rate_hz"])
         seqs = params["sequences"]
-        cut = 0.5 * (E.end_s(seqs[0]) + seqs[1]["onsets_s"][0])
+        cut = 0.5 * (_events.end_s(seqs[0]) + seqs[1]["onsets_s"][0])
         counts = [int(np.sum(t < cut)), int(np.sum(t >= cut))]
         ok = counts == [s["n_events"] for s in seqs]
         rec = within(

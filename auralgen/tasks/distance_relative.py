@@ -41,7 +41,7 @@ from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.random import LogUniform
 from auralgen.listeners import distance as listen
 from auralgen.rooms.images import FDL2
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks._distance import received_db
 from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig, SpatialTask, check_spatial
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
@@ -142,7 +142,7 @@ class DistanceRelative(SpatialTask):
         step = drrs[closer] - drrs[1 - closer]
         sr = params["sample_rate_hz"]
         arrivals = tuple(
-            S.n_samples(s["onset_s"] + s["distance_m"] / SPEED_OF_SOUND_M_S, sr) + FDL2 for s in params["sounds"]
+            _sounds.n_samples(s["onset_s"] + s["distance_m"] / SPEED_OF_SOUND_M_S, sr) + FDL2 for s in params["sounds"]
         )
         excess = listen.pair_excess_db(clips[0], sr, onsets=arrivals)
         clip_step = math.nan if excess is None else excess[closer] - excess[1 - closer]

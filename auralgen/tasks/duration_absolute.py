@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from auralgen.listeners import tones as listen
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks._binned import BinnedAbsoluteTask, check_margins, check_room
 from auralgen.tasks._compare import CREST, drawn_from
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
@@ -46,7 +46,7 @@ class DurationAbsoluteConfig(TaskConfig):
     ramp_s: float = 0.02
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
-        S.check_stimuli(f"{key}.stimuli", self.stimuli)
+        _sounds.check_stimuli(f"{key}.stimuli", self.stimuli)
         b = self.bins_s
         require(
             b[0] > 0 and all(hi > lo for lo, hi in zip(b, b[1:])) and self.max_s > b[-1],
@@ -65,9 +65,9 @@ class DurationAbsoluteConfig(TaskConfig):
             f"{key}.ramp_s={self.ramp_s} is too long for the shortest duration {shortest:g} s (bins_s[0] {b[0]} s / "
             f"{m:g}); allowed: 2*ramp_s <= {shortest:g}",
         )
-        S.check_fits(key, self.max_s + 0.2, self.clip_s)
+        _sounds.check_fits(key, self.max_s + 0.2, self.clip_s)
         sr = self.sample_rate or audio.sample_rate
-        top = S.max_of(S.dist(f"{key}.freq_hz", self.freq_hz, low=1e-9)) * (
+        top = _sounds.max_of(_sounds.dist(f"{key}.freq_hz", self.freq_hz, low=1e-9)) * (
             self.n_harmonics if "harmonic" in self.stimuli else 1
         )
         require(
@@ -75,7 +75,7 @@ class DurationAbsoluteConfig(TaskConfig):
             f"{key}.freq_hz={self.freq_hz!r} reaches {top:.0f} Hz at or above Nyquist ({sr / 2:.0f} Hz); allowed: "
             "below Nyquist",
         )
-        loud = S.max_of(S.dist(f"{key}.level_db_spl", self.level_db_spl))
+        loud = _sounds.max_of(_sounds.dist(f"{key}.level_db_spl", self.level_db_spl))
         max_ok = audio.full_scale_db_spl - 20 * math.log10(max(CREST[s] for s in self.stimuli))
         require(
             loud <= max_ok,
@@ -128,7 +128,7 @@ class DurationAbsolute(BinnedAbsoluteTask):
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
         level = self.as_level(level)
         k, side, duration = self.draw_bin(rng, level.value)
-        sound = S.draw_sound(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
+        sound = _sounds.draw_sound(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
         sound["duration_s"] = duration
         sound["level_db_spl"] = float(self.level.sample(rng))
         sound["onset_s"] = float(
@@ -144,7 +144,7 @@ class DurationAbsolute(BinnedAbsoluteTask):
         }
 
     def render(self, params):
-        return [S.render_sounds(params)]
+        return [_sounds.render_sounds(params)]
 
     def measure(self, params, clips):
         """The sound's duration from its measured segment (within :data:`TOLERANCE_S` of the recipe,

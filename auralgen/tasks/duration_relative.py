@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 
 from auralgen.listeners import tones as listen
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks._compare import CompareConfig, CompareTask
 from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register
 
@@ -31,7 +31,7 @@ class DurationRelativeConfig(CompareConfig):
 
     def longest_pair_s(self) -> float:
         r = math.sqrt(1 + max(self.levels) / 100.0)
-        return S.max_of(S.dist("tone_s", self.tone_s)) * (r + 1.0 / r)
+        return _sounds.max_of(_sounds.dist("tone_s", self.tone_s)) * (r + 1.0 / r)
 
 
 @register

@@ -13,7 +13,7 @@ from typing import ClassVar
 import numpy as np
 
 from auralgen.listeners import tones as listen
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks._compare import CompareConfig, CompareTask, within
 from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register
 
@@ -88,7 +88,7 @@ class LoudnessRelative(CompareTask):
         from auralgen.measure import level_db_spl
 
         fs = params["full_scale_db_spl"]
-        lv = [level_db_spl(clips[0][0, a:b], full_scale_db_spl=fs) for a, b in S.sound_windows(params)]
+        lv = [level_db_spl(clips[0][0, a:b], full_scale_db_spl=fs) for a, b in _sounds.sound_windows(params)]
         expected = self.sign(params["direction"]) * params["difference"]
         rec = within("level_difference_db", lv[1] - lv[0], expected, TOLERANCE_DB)
         out = {"level_db_spl": [round(v, 3) for v in lv], "level_difference_db": rec, "valid": rec["ok"]}
@@ -96,7 +96,7 @@ class LoudnessRelative(CompareTask):
             from auralgen.synth.levels import loudness_lufs
 
             sr = params["sample_rate_hz"]
-            parts = [clips[0][0, a:b].astype(np.float64) for a, b in S.sound_windows(params)]
+            parts = [clips[0][0, a:b].astype(np.float64) for a, b in _sounds.sound_windows(params)]
             # one common gain (the louder part at -10 dBFS RMS) keeps both above BS.1770's -70 LUFS
             # absolute gate and leaves their difference as it is
             gain = 10 ** (-10 / 20) / max(float(np.sqrt(np.mean(x**2))) for x in parts)

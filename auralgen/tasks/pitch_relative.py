@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from auralgen.listeners import tones as listen
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks._compare import CompareConfig, CompareTask, within
 from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register, require
 
@@ -28,7 +28,7 @@ class PitchRelativeConfig(CompareConfig):
     stimuli: tuple = ("pure", "harmonic")
     freq_hz: object = field(default_factory=lambda: {"dist": "loguniform", "low": 200.0, "high": 800.0})
     difference_unit: ClassVar[str] = "cents"
-    allowed_stimuli: ClassVar[tuple[str, ...]] = S.PITCHED
+    allowed_stimuli: ClassVar[tuple[str, ...]] = _sounds.PITCHED
 
     def check_differences(self, key: str) -> None:
         super().check_differences(key)
@@ -86,7 +86,7 @@ class PitchRelative(CompareTask):
 
         sr = params["sample_rate_hz"]
         half = int(F0_WINDOW_S * sr / 2)  # the tones are stationary: a centred window suffices
-        mids = [((a + b) // 2, min(half, (b - a) // 2)) for a, b in S.sound_windows(params)]
+        mids = [((a + b) // 2, min(half, (b - a) // 2)) for a, b in _sounds.sound_windows(params)]
         f = [f0_hz(clips[0][0, m - h : m + h], sr) for m, h in mids]
         expected = self.sign(params["direction"]) * params["difference"]
         tracked = all(math.isfinite(v) and v > 0 for v in f)  # a recording may have no pitch to track

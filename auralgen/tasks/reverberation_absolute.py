@@ -38,7 +38,7 @@ import numpy as np
 
 from auralgen.listeners import reverb as listen
 from auralgen.synth import n_samples
-from auralgen.tasks import _reverb as R
+from auralgen.tasks import _reverb
 from auralgen.tasks._binned import draw_at_margin, margin_percent
 from auralgen.tasks._compare import within
 from auralgen.tasks._reverb import REVERB_AUDIO_FEATURES
@@ -53,7 +53,7 @@ CLASS_NAMES = ("Dry", "Room", "Hall")
 
 
 @dataclass(frozen=True)
-class ReverberationAbsoluteConfig(R.ReverbConfig):
+class ReverberationAbsoluteConfig(_reverb.ReverbConfig):
     name: str = "reverberation_absolute"
     levels: tuple = (40, 20, 10, 5)
     bins_s: tuple = (0.3, 1.2)
@@ -76,7 +76,7 @@ class ReverberationAbsoluteConfig(R.ReverbConfig):
             f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in [{b[0]}, {b[1]}] s; "
             "allowed: a smaller margin or wider bins_s",
         )
-        R.check_reverb(self, audio, key, n_sounds=1, lowest_s=b[0] / m, highest_s=b[1] * m)
+        _reverb.check_reverb(self, audio, key, n_sounds=1, lowest_s=b[0] / m, highest_s=b[1] * m)
 
 
 def _fmt(s: float) -> str:
@@ -84,7 +84,7 @@ def _fmt(s: float) -> str:
 
 
 @register
-class ReverberationAbsolute(R.ReverbTask):
+class ReverberationAbsolute(_reverb.ReverbTask):
     name = "reverberation_absolute"
     n_sounds = 1
     audit = AuditSpec(
@@ -114,7 +114,7 @@ class ReverberationAbsolute(R.ReverbTask):
 
     def edges(self) -> tuple[float, ...]:
         """Class boundaries with the outer ends (0 and the longest reverberation time a slot holds)."""
-        return (0.0, *self.cfg.bins_s, R.longest_rt60_s(self.cfg, 1))
+        return (0.0, *self.cfg.bins_s, _reverb.longest_rt60_s(self.cfg, 1))
 
     def bin_labels(self) -> list[str]:
         lo, hi = self.cfg.bins_s
@@ -134,7 +134,7 @@ class ReverberationAbsolute(R.ReverbTask):
         params = self.base_params(rng, [rt], bin=k, edge_side=side, margin_percent=round(margin_percent(rt, edges), 9))
         target = rt
         for _ in range(RETARGET_STEPS):
-            est = list(R.decay_estimates(R.calibrated(params, target).wet, params).values())
+            est = list(_reverb.decay_estimates(_reverb.calibrated(params, target).wet, params).values())
             if not all(math.isfinite(v) and v > 0 for v in est):
                 break  # an estimator cannot be read: measure() refuses the item
             nearest = min(est) if side == "low" else max(est)
@@ -163,7 +163,7 @@ class ReverberationAbsolute(R.ReverbTask):
         edges, k = self.edges(), params["bin"]
         sr = params["sample_rate_hz"]
         a = n_samples(sound["onset_s"], sr)
-        est = R.decay_estimates(clips[0].astype(np.float64), params, a, a + n_samples(params["slot_s"], sr))
+        est = _reverb.decay_estimates(clips[0].astype(np.float64), params, a, a + n_samples(params["slot_s"], sr))
         est["t20_s"] = got
         finite = all(math.isfinite(v) and v > 0 for v in est.values())
         in_bin = bool(finite and all(edges[k] <= v <= edges[k + 1] for v in est.values()))
@@ -173,13 +173,13 @@ class ReverberationAbsolute(R.ReverbTask):
         return Measurement.from_dict(
             {
                 "rt60_s": t20,
-                "estimators_s": {n: R.finite(v) for n, v in est.items()},
+                "estimators_s": {n: _reverb.finite(v) for n, v in est.items()},
                 "in_class": in_bin,
                 "margin_percent": margin,
                 "loudness_lufs": loud,
-                "rir_rt60_s": R.finite(rec["rir_rt60_s"]),
-                "drr_db": R.finite(rec["drr_db"], 3),
-                "nominal_rt60_s": R.finite(rec["nominal_rt60_s"]),
+                "rir_rt60_s": _reverb.finite(rec["rir_rt60_s"]),
+                "drr_db": _reverb.finite(rec["drr_db"], 3),
+                "nominal_rt60_s": _reverb.finite(rec["nominal_rt60_s"]),
                 "valid": bool(t20["ok"] and in_bin and margin["ok"] and loud["ok"]),
             }
         )

@@ -39,7 +39,7 @@ import numpy as np
 from auralgen.core.qa import QA
 from auralgen.core.random import LogUniform
 from auralgen.listeners import reverb as listen
-from auralgen.tasks import _reverb as R
+from auralgen.tasks import _reverb
 from auralgen.tasks._compare import CompareTask, within
 from auralgen.tasks._reverb import REVERB_AUDIO_FEATURES
 from auralgen.tasks._timbre_onset import signed_percent
@@ -51,7 +51,7 @@ TOLERANCE_LU = 0.1  # the two sounds' measured integrated loudness may differ by
 
 
 @dataclass(frozen=True)
-class ReverberationRelativeConfig(R.ReverbConfig):
+class ReverberationRelativeConfig(_reverb.ReverbConfig):
     name: str = "reverberation_relative"
     levels: tuple = (0, 5, 10, 20, 40)
     rt60_s: tuple = (0.35, 0.9)  # the pair's geometric centre, log-uniform (clip T20, s)
@@ -67,11 +67,13 @@ class ReverberationRelativeConfig(R.ReverbConfig):
             f"{key}.rt60_s={list(self.rt60_s)!r} is not a range; allowed: [low, high] with 0 < low <= high (s)",
         )
         half = math.sqrt(1 + max(self.levels) / 100.0)
-        R.check_reverb(self, audio, key, n_sounds=2, lowest_s=self.rt60_s[0] / half, highest_s=self.rt60_s[1] * half)
+        _reverb.check_reverb(
+            self, audio, key, n_sounds=2, lowest_s=self.rt60_s[0] / half, highest_s=self.rt60_s[1] * half
+        )
 
 
 @register
-class ReverberationRelative(R.ReverbTask):
+class ReverberationRelative(_reverb.ReverbTask):
     name = "reverberation_relative"
     n_sounds = 2
     audit = AuditSpec(
@@ -137,13 +139,13 @@ class ReverberationRelative(R.ReverbTask):
             rir_ok = bool(more["rir_rt60_s"] > less["rir_rt60_s"] and more["drr_db"] < less["drr_db"])
         return Measurement.from_dict(
             {
-                "rt60_s": [R.finite(v) for v in t],
+                "rt60_s": [_reverb.finite(v) for v in t],
                 "rt60_difference_percent": diff,
-                "loudness_lufs": [R.finite(r["loudness_lufs"], 3) for r in recs],
+                "loudness_lufs": [_reverb.finite(r["loudness_lufs"], 3) for r in recs],
                 "loudness_difference_lu": loud,
-                "rir_rt60_s": [R.finite(r["rir_rt60_s"]) for r in recs],
-                "drr_db": [R.finite(r["drr_db"], 3) for r in recs],
-                "nominal_rt60_s": [R.finite(r["nominal_rt60_s"]) for r in recs],
+                "rir_rt60_s": [_reverb.finite(r["rir_rt60_s"]) for r in recs],
+                "drr_db": [_reverb.finite(r["drr_db"], 3) for r in recs],
+                "nominal_rt60_s": [_reverb.finite(r["nominal_rt60_s"]) for r in recs],
                 "rir_order_ok": rir_ok,
                 "valid": bool(diff["ok"] and loud["ok"] and rir_ok),
             }

@@ -30,8 +30,7 @@ from typing import Any
 import numpy as np
 
 from auralgen.listeners import tempo as listen
-from auralgen.tasks import _events as E
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _events, _sounds
 from auralgen.tasks._binned import BinnedAbsoluteTask, check_bins, range_labels
 from auralgen.tasks._compare import drawn_from
 from auralgen.tasks.base import RECORDED_TOO, AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
@@ -56,24 +55,24 @@ class TempoAbsoluteConfig(TaskConfig):
     ramp_s: float = 0.005
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
-        E.check_spectrum(key, self, audio)
+        _events.check_spectrum(key, self, audio)
         b = self.bins_bpm
         m = check_bins(key, "bins_bpm", b, self.levels, "BPM")
-        duty = S.dist(f"{key}.duty", self.duty, low=1e-9, high=0.5)
+        duty = _sounds.dist(f"{key}.duty", self.duty, low=1e-9, high=0.5)
         slow_ioi, fast_ioi = 60.0 / (b[0] / m), 60.0 / (b[-1] * m)
-        span = S.dist(f"{key}.span_s", self.span_s, low=1e-9)
-        need = (E.MIN_PULSES - 1 + S.max_of(duty)) * slow_ioi + self.ramp_s
+        span = _sounds.dist(f"{key}.span_s", self.span_s, low=1e-9)
+        need = (_events.MIN_PULSES - 1 + _sounds.max_of(duty)) * slow_ioi + self.ramp_s
         require(
-            S.min_of(span) >= need,
-            f"{key}.span_s={self.span_s!r} holds fewer than {E.MIN_PULSES} pulses at the slowest tempo {b[0] / m:.1f} "
+            _sounds.min_of(span) >= need,
+            f"{key}.span_s={self.span_s!r} holds fewer than {_events.MIN_PULSES} pulses at the slowest tempo {b[0] / m:.1f} "
             f"BPM; allowed: span_s >= {need:.3f}",
         )
         require(
-            S.min_of(duty) * fast_ioi >= 2 * self.ramp_s,
-            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({S.min_of(duty) * fast_ioi:.4f} s); "
+            _sounds.min_of(duty) * fast_ioi >= 2 * self.ramp_s,
+            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({_sounds.min_of(duty) * fast_ioi:.4f} s); "
             "allowed: 2*ramp_s <= shortest pulse",
         )
-        S.check_fits(key, S.max_of(span) + slow_ioi + 2 * EDGE_S, self.clip_s)
+        _sounds.check_fits(key, _sounds.max_of(span) + slow_ioi + 2 * EDGE_S, self.clip_s)
 
 
 def pulses_in_span(
@@ -93,7 +92,7 @@ def pulses_in_span(
     the window, so lead and trail silences do not grow with the interval."""
     ioi = 60.0 / bpm
     pulse = duty * ioi + ramp_s
-    n = max(E.MIN_PULSES, int(math.floor((span_s - pulse) / ioi + float(rng.uniform()))) + 1)
+    n = max(_events.MIN_PULSES, int(math.floor((span_s - pulse) / ioi + float(rng.uniform()))) + 1)
     return {
         **spectrum,
         "bpm": float(bpm),
@@ -157,7 +156,9 @@ class TempoAbsolute(BinnedAbsoluteTask):
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
         k, side, bpm = self.draw_bin(rng, level.value)
-        spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source)
+        spectrum = _events.draw_spectrum(
+            rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source
+        )
         duty, lv = float(self.duty.sample(rng)), float(self.level.sample(rng))
         seq = pulses_in_span(
             rng,
@@ -181,7 +182,7 @@ class TempoAbsolute(BinnedAbsoluteTask):
         }
 
     def render(self, params):
-        return E.render_sequences(params)
+        return _events.render_sequences(params)
 
     def measure(self, params, clips):
         """The tempo from the onsets (within :data:`TOLERANCE_BPM`, inside the labelled bin), the

@@ -28,8 +28,7 @@ from typing import Any
 import numpy as np
 
 from auralgen.listeners import tempo as listen
-from auralgen.tasks import _events as E
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _events, _sounds
 from auralgen.tasks._compare import CompareTask, Drawn, check_differences, drawn_from, signed_ratio_percent, within
 from auralgen.tasks.base import (
     RECORDED_TOO,
@@ -64,15 +63,15 @@ class TempoRelativeConfig(TaskConfig):
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         check_differences(self, key, "percent")
-        E.check_spectrum(key, self, audio)
+        _events.check_spectrum(key, self, audio)
         half = math.sqrt(1 + max(self.levels) / 100.0)
-        base = S.dist(f"{key}.base_bpm", self.base_bpm, low=1e-9)
-        duty = S.dist(f"{key}.duty", self.duty, low=1e-9, high=0.5)
-        slow_ioi, fast_ioi = 60.0 / (S.min_of(base) / half), 60.0 / (S.max_of(base) * half)
-        need = (E.MIN_PULSES + S.max_of(duty)) * slow_ioi + self.ramp_s
+        base = _sounds.dist(f"{key}.base_bpm", self.base_bpm, low=1e-9)
+        duty = _sounds.dist(f"{key}.duty", self.duty, low=1e-9, high=0.5)
+        slow_ioi, fast_ioi = 60.0 / (_sounds.min_of(base) / half), 60.0 / (_sounds.max_of(base) * half)
+        need = (_events.MIN_PULSES + _sounds.max_of(duty)) * slow_ioi + self.ramp_s
         require(
             self.window_s >= need,
-            f"{key}.window_s={self.window_s} holds fewer than {E.MIN_PULSES} pulses at the slowest tempo "
+            f"{key}.window_s={self.window_s} holds fewer than {_events.MIN_PULSES} pulses at the slowest tempo "
             f"{60 / slow_ioi:.1f} BPM; allowed: window_s >= {need:.3f}",
         )
         require(
@@ -81,12 +80,14 @@ class TempoRelativeConfig(TaskConfig):
             f"do not separate; allowed: sep_s > {slow_ioi:.3f}",
         )
         require(
-            S.min_of(duty) * fast_ioi >= 2 * self.ramp_s,
-            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({S.min_of(duty) * fast_ioi:.4f} s); "
+            _sounds.min_of(duty) * fast_ioi >= 2 * self.ramp_s,
+            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({_sounds.min_of(duty) * fast_ioi:.4f} s); "
             "allowed: 2*ramp_s <= shortest pulse",
         )
-        S.check_fits(
-            key, S.max_of(S.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + 2 * self.window_s + self.sep_s, self.clip_s
+        _sounds.check_fits(
+            key,
+            _sounds.max_of(_sounds.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + 2 * self.window_s + self.sep_s,
+            self.clip_s,
         )
 
 
@@ -138,7 +139,9 @@ class TempoRelative(CompareTask):
         level = self.as_level(level)
         require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: percent >= 0")
         direction = self.draw_direction(rng, level)
-        spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source)
+        spectrum = _events.draw_spectrum(
+            rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source
+        )
         base = float(self.base.sample(rng))
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
         start = float(self.lead.sample(rng))
@@ -147,7 +150,7 @@ class TempoRelative(CompareTask):
         for k, bpm in enumerate((base / step, base * step)):
             duty, lv = float(self.duty.sample(rng)), float(self.level.sample(rng))
             seqs.append(
-                E.pulse_train(
+                _events.pulse_train(
                     rng,
                     spectrum,
                     bpm=bpm,
@@ -165,7 +168,7 @@ class TempoRelative(CompareTask):
         }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
-        return E.render_sequences(params)
+        return _events.render_sequences(params)
 
     def measure(self, params, clips):
         """Each sequence's tempo from its own onsets (split at the second window's start), its pulse
@@ -174,7 +177,7 @@ class TempoRelative(CompareTask):
 
         t = onset_times(clips[0][0], params["sample_rate_hz"])
         seqs = params["sequences"]
-        cut = seqs[1]["onsets_s"][0] - 0.5 * (seqs[1]["onsets_s"][0] - E.end_s(seqs[0]))
+        cut = seqs[1]["onsets_s"][0] - 0.5 * (seqs[1]["onsets_s"][0] - _events.end_s(seqs[0]))
         groups = (t[t < cut], t[t >= cut])
         bpm = [ioi_tempo_bpm(g) for g in groups]
         counts_ok = all(g.size == s["n_events"] for g, s in zip(groups, seqs))

@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 
 from auralgen.listeners import texture as listen
-from auralgen.synth import textures as X
-from auralgen.tasks import _sounds as S
+from auralgen.synth import textures
+from auralgen.tasks import _sounds
 from auralgen.tasks._binned import BinnedAbsoluteTask, check_bins
 from auralgen.tasks._compare import drawn_from
 from auralgen.tasks._texture import (
@@ -64,10 +64,12 @@ class TextureAbsoluteConfig(GrainConfig):
     def check_task(self, audio: AudioConfig, key: str) -> None:
         b = self.bins_hz
         m = check_bins(key, "bins_hz", b, self.levels, "/s")
-        span = S.dist(f"{key}.span_s", self.span_s, low=1e-9)
-        check_grains(self, audio, key, densest_hz=b[-1] * m, sparsest_hz=b[0] / m, window=("span_s", S.min_of(span)))
-        S.check_fits(
-            key, S.max_of(span) + m / b[0] + FILL_PAD_S + 2 * EDGE_S, self.clip_s
+        span = _sounds.dist(f"{key}.span_s", self.span_s, low=1e-9)
+        check_grains(
+            self, audio, key, densest_hz=b[-1] * m, sparsest_hz=b[0] / m, window=("span_s", _sounds.min_of(span))
+        )
+        _sounds.check_fits(
+            key, _sounds.max_of(span) + m / b[0] + FILL_PAD_S + 2 * EDGE_S, self.clip_s
         )  # rounded up: one interval more
 
 
@@ -133,10 +135,10 @@ class TextureAbsolute(BinnedAbsoluteTask):
         k, side, density = self.draw_bin(rng, level.value)
         grain = draw_grain(rng, self.cfg.grain_kinds, self.freq, self.grain)
         span = float(self.span.sample(rng))
-        intervals = max(X.MIN_GRAINS - 1, int(math.floor((span - grain["grain_s"]) * density + rng.uniform())))
+        intervals = max(textures.MIN_GRAINS - 1, int(math.floor((span - grain["grain_s"]) * density + rng.uniform())))
         window = intervals / density + grain["grain_s"] + FILL_PAD_S
         start = float(rng.uniform(EDGE_S, self.cfg.clip_s - window - EDGE_S))
-        texture = X.draw_texture(
+        texture = textures.draw_texture(
             rng,
             grain,
             density_hz=density,

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from auralgen.listeners import texture as listen
-from auralgen.synth import textures as X
-from auralgen.tasks import _sounds as S
+from auralgen.synth import textures as textures_synth
+from auralgen.tasks import _sounds
 from auralgen.tasks._compare import CompareTask, Drawn, check_differences, drawn_from, signed_ratio_percent, within
 from auralgen.tasks._texture import (
     GrainConfig,
@@ -58,15 +58,17 @@ class TextureRelativeConfig(GrainConfig):
     def check_task(self, audio: AudioConfig, key: str) -> None:
         check_differences(self, key, "percent")
         half = math.sqrt(1 + max(self.levels) / 100.0)
-        base = S.dist(f"{key}.base_density_hz", self.base_density_hz, low=1e-9)
-        check_grains(self, audio, key, densest_hz=S.max_of(base) * half, sparsest_hz=S.min_of(base) / half)
+        base = _sounds.dist(f"{key}.base_density_hz", self.base_density_hz, low=1e-9)
+        check_grains(self, audio, key, densest_hz=_sounds.max_of(base) * half, sparsest_hz=_sounds.min_of(base) / half)
         require(
-            self.sep_s > 2.0 * half / S.min_of(base),
+            self.sep_s > 2.0 * half / _sounds.min_of(base),
             f"{key}.sep_s={self.sep_s} does not exceed the longest grain interval; allowed: sep_s > "
-            f"{2.0 * half / S.min_of(base):.3f}",
+            f"{2.0 * half / _sounds.min_of(base):.3f}",
         )
-        S.check_fits(
-            key, S.max_of(S.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + 2 * self.window_s + self.sep_s, self.clip_s
+        _sounds.check_fits(
+            key,
+            _sounds.max_of(_sounds.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + 2 * self.window_s + self.sep_s,
+            self.clip_s,
         )
 
 
@@ -120,7 +122,7 @@ class TextureRelative(CompareTask):
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
         start, lufs, w = float(self.lead.sample(rng)), float(self.loudness.sample(rng)), self.cfg.window_s
         textures = [
-            X.draw_texture(
+            textures_synth.draw_texture(
                 rng,
                 grain,
                 density_hz=d,

@@ -38,9 +38,9 @@ import numpy as np
 
 from auralgen.core.random import Choice
 from auralgen.listeners import timbre as listen
-from auralgen.synth import instruments as I
+from auralgen.synth import instruments
 from auralgen.synth.levels import loudness_lufs
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks._compare import within
 from auralgen.tasks._notes import TOLERANCE_LU, check_notes, note_recipe, note_samples, render_notes
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
@@ -56,7 +56,7 @@ FRAMEWISE_TOLERANCE_DB = 1.0  # time-local distance (Hann 1024 frames) vs the le
 class TimbreRelativeConfig(TaskConfig):
     name: str = "timbre_relative"
     levels: tuple = (0, 1, 2, 4, 8)
-    excitations: tuple = I.EXCITATIONS
+    excitations: tuple = instruments.EXCITATIONS
     f0_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 110.0, "high": 180.0})
     spread_db: float = 2.0  # how far an instrument lies from its family template (per coefficient, SD)
     note_s: float = 0.6
@@ -66,16 +66,16 @@ class TimbreRelativeConfig(TaskConfig):
     clip_s: float = 2.2
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
-        check_notes(self, audio, key, rove_db=S.LEVEL_ROVE_DB)
+        check_notes(self, audio, key, rove_db=_sounds.LEVEL_ROVE_DB)
         require(
             all(v >= 0 for v in self.levels),
             f"{key}.levels={list(self.levels)!r} has a negative distance; allowed: dB >= 0",
         )
         require(self.spread_db >= 0, f"{key}.spread_db={self.spread_db} is negative; allowed: >= 0")
-        worst = S.max_of(S.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + S.max_of(
-            S.dist(f"{key}.gap_s", self.gap_s, low=0.0)
+        worst = _sounds.max_of(_sounds.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + _sounds.max_of(
+            _sounds.dist(f"{key}.gap_s", self.gap_s, low=0.0)
         )
-        S.check_fits(key, worst + 2 * self.note_s, self.clip_s)
+        _sounds.check_fits(key, worst + 2 * self.note_s, self.clip_s)
 
 
 @register
@@ -108,27 +108,29 @@ class TimbreRelative(Task):
 
     def __init__(self, cfg: TimbreRelativeConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
-        self.f0 = S.dist("f0_hz", cfg.f0_hz, low=1e-9)
-        self.gap = S.dist("gap_s", cfg.gap_s, low=0.0)
-        self.lead = S.dist("lead_s", cfg.lead_s, low=0.0)
-        self.loudness = S.dist("loudness_lufs", cfg.loudness_lufs)
+        self.f0 = _sounds.dist("f0_hz", cfg.f0_hz, low=1e-9)
+        self.gap = _sounds.dist("gap_s", cfg.gap_s, low=0.0)
+        self.lead = _sounds.dist("lead_s", cfg.lead_s, low=0.0)
+        self.loudness = _sounds.dist("loudness_lufs", cfg.loudness_lufs)
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
         require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: dB >= 0")
         direction = "same" if level.value == 0 else "different"
         excitation = Choice(tuple(self.cfg.excitations)).sample(rng)
-        family = list(I.FAMILIES)[int(rng.integers(len(I.FAMILIES)))]
-        base = np.asarray(I.FAMILIES[family]) + rng.normal(0.0, self.cfg.spread_db, I.N_CEPS)
-        u = rng.standard_normal(I.N_CEPS)
+        family = list(instruments.FAMILIES)[int(rng.integers(len(instruments.FAMILIES)))]
+        base = np.asarray(instruments.FAMILIES[family]) + rng.normal(0.0, self.cfg.spread_db, instruments.N_CEPS)
+        u = rng.standard_normal(instruments.N_CEPS)
         other = base + level.value * u / np.linalg.norm(u)
         f0, lufs = float(self.f0.sample(rng)), float(self.loudness.sample(rng))
         shape_seed = int(rng.integers(2**31))  # one course in time for both notes: only the envelope may differ
-        lufs2 = S.roved(rng, lufs)  # each note's loudness roved on its own
+        lufs2 = _sounds.roved(rng, lufs)  # each note's loudness roved on its own
         notes = [
             note_recipe(rng, excitation, f0, self.cfg.note_s, c, lu, shape_seed) for c, lu in zip((base, other), lufs2)
         ]
-        t1, t2 = S.two_interval_timing(rng, self.cfg.note_s, self.cfg.note_s, self.gap, self.lead, self.cfg.clip_s)
+        t1, t2 = _sounds.two_interval_timing(
+            rng, self.cfg.note_s, self.cfg.note_s, self.gap, self.lead, self.cfg.clip_s
+        )
         notes[0]["onset_s"], notes[1]["onset_s"] = t1, t2
         return {
             "sample_rate_hz": self.sample_rate,

@@ -54,7 +54,7 @@ from auralgen.rooms.spec import WALL_MARGIN_M, load_preset
 from auralgen.rooms.trajectory import MAX_SPEED_M_S, Trajectory, approach, pass_by, recede, render_moving
 from auralgen.sounds.spatial import source_signal
 from auralgen.synth.levels import db_spl_to_rms
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, room_of
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, AuditSpec, Measurement, register, require
 
@@ -105,11 +105,11 @@ class TrajectoryConfig(SpatialConfig):
             self.mode == "hybrid",
             f"{key}.mode={self.mode!r} is unsupported here; allowed: hybrid (moving early part + static tail)",
         )
-        check_spatial(self, audio, key, max_distance_m=S.max_of(S.dist("distance_m", self.distance_m)))
+        check_spatial(self, audio, key, max_distance_m=_sounds.max_of(_sounds.dist("distance_m", self.distance_m)))
         reach = _reach_m(
-            S.max_of(S.dist("distance_m", self.distance_m)),
+            _sounds.max_of(_sounds.dist("distance_m", self.distance_m)),
             max(self.levels),
-            S.max_of(S.dist("source_s", self.source_s)),
+            _sounds.max_of(_sounds.dist("source_s", self.source_s)),
         )
         fit = [r for r in self.rooms if _disc_fits(load_preset(r), reach)]
         require(
@@ -258,9 +258,9 @@ class TrajectoryTask(SpatialTask):
         )
         rms = math.sqrt(float(np.mean(wet[:, : len(dry)] ** 2)))
         wet *= db_spl_to_rms(s["level_db_spl"], full_scale_db_spl=fs_db) / max(rms, 1e-30)
-        total = S.n_samples(max(params["clip_s"], s["onset_s"] + s["source"]["duration_s"] + 0.2), sr)
+        total = _sounds.n_samples(max(params["clip_s"], s["onset_s"] + s["source"]["duration_s"] + 0.2), sr)
         out = np.zeros((receiver.num_channels, total))
-        a = S.n_samples(s["onset_s"], sr)
+        a = _sounds.n_samples(s["onset_s"], sr)
         n = min(wet.shape[1], total - a)
         out[:, a : a + n] = wet[:, :n]
         peak = float(np.max(np.abs(out)))
@@ -288,15 +288,15 @@ def _edges(params) -> tuple[tuple[int, int], tuple[int, int]]:
     t0 = s["onset_s"] + s["distance_m"] / SPEED_OF_SOUND_M_S
     t1 = s["onset_s"] + dur + s["end_distance_m"] / SPEED_OF_SOUND_M_S
     return (
-        (S.n_samples(t0, sr) + FDL2, S.n_samples(t0 + edge, sr) + FDL2),
-        (S.n_samples(t1 - edge, sr) + FDL2, S.n_samples(t1, sr) + FDL2),
+        (_sounds.n_samples(t0, sr) + FDL2, _sounds.n_samples(t0 + edge, sr) + FDL2),
+        (_sounds.n_samples(t1 - edge, sr) + FDL2, _sounds.n_samples(t1, sr) + FDL2),
     )
 
 
 def _median_itd_s(x: np.ndarray, span: tuple[int, int], sr: int) -> float:
     from auralgen.measure import itd_ild
 
-    w = S.n_samples(WINDOW_S, sr)
+    w = _sounds.n_samples(WINDOW_S, sr)
     vals = []
     for a in range(span[0], max(span[0] + 1, span[1] - w + 1), w // 2):
         seg = x[:, a : a + w]
@@ -321,10 +321,10 @@ def _direct_level_db(x: np.ndarray, params, edge: str) -> tuple[float, float]:
     s = params["sounds"][0]
     dry = source_signal(s["source"], sr, ramp_s=params["ramp_s"])
     n = len(dry)
-    w = S.n_samples(MATCH_WINDOW_S, sr)
+    w = _sounds.n_samples(MATCH_WINDOW_S, sr)
     edge_n = int(EDGE_FRACTION * n)
     span = (0, edge_n) if edge == "first" else (n - edge_n, n)
-    onset = S.n_samples(s["onset_s"], sr)
+    onset = _sounds.n_samples(s["onset_s"], sr)
     max_lag = (
         int(math.ceil(max(s["distance_m"], s["end_distance_m"]) / SPEED_OF_SOUND_M_S * sr)) + FDL2 + 8
     )  # the direct sound

@@ -50,7 +50,7 @@ from auralgen.listeners import temporal as listen
 from auralgen.measure.geometry import direction_of
 from auralgen.rooms.images import FDL2
 from auralgen.rooms.receivers import receiver_from_config
-from auralgen.rooms.spec import WALL_MARGIN_M, load_preset
+from auralgen.rooms.spec import WALL_MARGIN_M, RoomSpec, load_preset
 from auralgen.rooms.trajectory import MAX_SPEED_M_S, Trajectory, approach, pass_by, recede, render_moving
 from auralgen.sounds.spatial import source_signal
 from auralgen.synth.levels import db_spl_to_rms
@@ -73,6 +73,17 @@ LEVEL_CHANGE_MIN_DB = 1.0  # radial paths: the direct-sound level must change by
 DELAY_CHANGE_MIN = 0.5  # radial paths: the direct sound's delay must change by at least half the path's travel time
 MATCH_WINDOW_S = 0.025  # dry-source windows matched against the audio (s)
 PLACEMENT_MARGIN_M = 0.05
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a trajectory item happens: the room (its preset name and spec), the listener's position
+    (m, room coordinates) and the listener's yaw (deg)."""
+
+    room_name: str
+    room: RoomSpec
+    listener_m: list[float]
+    yaw_deg: float
 
 
 @dataclass(frozen=True)
@@ -172,7 +183,8 @@ class TrajectoryTask(SpatialTask):
         duration = source["duration_s"]
         length = speed * duration
         d = float(self.distance.sample(rng))
-        name, room, listener, yaw = self._place(rng, _reach_m(d, speed, duration))
+        place = self._place(rng, _reach_m(d, speed, duration))
+        name, room, listener, yaw = place.room_name, place.room, place.listener_m, place.yaw_deg
         # drawn for every item (used by some motions only), so the stream does not depend on the answer
         back = bool(rng.integers(2))
         jitter = float(rng.uniform(-self.cfg.lateral_jitter_deg, self.cfg.lateral_jitter_deg))
@@ -204,8 +216,8 @@ class TrajectoryTask(SpatialTask):
             "sounds": [sound],
         }
 
-    def _place(self, rng, reach: float):
-        """``(room name, room, listener position, yaw)``: a room whose floor fits a path reaching
+    def _place(self, rng, reach: float) -> Placement:
+        """The :class:`Placement` of an item: a room whose floor fits a path reaching
         ``reach`` m around the listener, and the listener placed with that margin from the walls."""
         fits = [r for r in self.cfg.rooms if _disc_fits(load_preset(r), reach)]
         if not fits:
@@ -218,7 +230,7 @@ class TrajectoryTask(SpatialTask):
         lo = reach + WALL_MARGIN_M + PLACEMENT_MARGIN_M
         xy = rng.uniform(lo, np.asarray(room.dims_m[:2]) - lo)
         listener = [float(xy[0]), float(xy[1]), float(self.height.sample(rng))]
-        return name, room, listener, float(rng.uniform(-180.0, 180.0))
+        return Placement(name, room, listener, float(rng.uniform(-180.0, 180.0)))
 
     def _sound(self, rng, source: dict[str, Any], tr: Trajectory, listener, yaw: float) -> dict[str, Any]:
         """The moving sound's record: its source, start and end positions and directions, level, onset."""

@@ -173,18 +173,26 @@ class CompareTask(Task):
     def draw_direction(self, rng: np.random.Generator, level: Level) -> str:
         return "same" if level.value == 0 else ("up", "down")[int(rng.integers(2))]
 
-    def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
+    def begin(self, rng: np.random.Generator, level) -> tuple[Level, str]:
+        """The item's level (a difference >= 0) and its direction, drawn (one draw unless the level is 0)."""
         level = self.as_level(level)
-        direction = self.draw_direction(rng, level)
+        require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: {self.level_unit} >= 0")
+        return level, self.draw_direction(rng, level)
+
+    def place_pair(self, rng: np.random.Generator, sounds: list[dict[str, Any]]) -> None:
+        """Set the two sounds' onsets: a roved lead-in, the first sound, a roved gap, the second (one clip)."""
+        first, second = sounds
+        timing = (first["duration_s"], second["duration_s"], self.gap, self.lead, self.cfg.clip_s)
+        first["onset_s"], second["onset_s"] = _sounds.two_interval_timing(rng, *timing)
+
+    def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
+        level, direction = self.begin(rng, level)
         if self.audio.source.recorded:  # the longest piece a pair may read from the file
             base = _sounds.draw_clip(rng, self.audio.source, self.max_source_s())
         else:
             base = _sounds.draw_sound(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
         a, b, extra = self.make_pair(rng, base, direction, level.value)
-        t1, t2 = _sounds.two_interval_timing(
-            rng, a["duration_s"], b["duration_s"], self.gap, self.lead, self.cfg.clip_s
-        )
-        a["onset_s"], b["onset_s"] = t1, t2
+        self.place_pair(rng, [a, b])
         return {
             **self.pair_header(direction, level.value),
             **extra,

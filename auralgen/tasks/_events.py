@@ -117,6 +117,22 @@ def event_run(
     }
 
 
+def counted_run(
+    rng: np.random.Generator,
+    spectrum: dict,
+    cfg,
+    *,
+    n: int,
+    gap_s: float,
+    start_s: float,
+    total_s: float,
+    level_db_spl: float,
+) -> dict[str, Any]:
+    """:func:`event_run` with the jitter and ramp of a counting task's ``cfg``."""
+    timing = {"gap_s": gap_s, "start_s": start_s, "total_s": total_s, "jitter": cfg.jitter}
+    return event_run(rng, spectrum, n=n, **timing, level_db_spl=level_db_spl, ramp_s=cfg.ramp_s)
+
+
 def run_span_s(total_s: float, n: int, gap_s: float, ramp_s: float) -> float:
     """Length of an :func:`event_run`: its sounding time, one ramp per event and its ``n - 1`` gaps."""
     return total_s + n * ramp_s + (n - 1) * gap_s

@@ -32,14 +32,7 @@ from auralgen.listeners import attack as listen
 from auralgen.tasks import _sounds
 from auralgen.tasks._attack import check_attack, measured_rises, render_attack_clip, steady_loudness
 from auralgen.tasks._compare import CompareTask, check_differences, drawn_from, within
-from auralgen.tasks.base import (
-    RELATIVE_FEATURES,
-    AudioConfig,
-    AuditSpec,
-    Measurement,
-    TaskConfig,
-    register,
-)
+from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, TaskConfig, register
 
 TOLERANCE_LOG = 0.03  # |ln(measured ratio) - ln(level ratio)|: ~3 % (each rise time is measured within ~1.3 %)
 TOLERANCE_LU = 0.1  # the steady parts' measured loudness may differ by this much (LU)
@@ -98,8 +91,7 @@ class AttackRelative(CompareTask):
     drawn = drawn_from("rise", "freq", "tone", "gap", "lead", "loudness")
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
-        level = self.as_level(level)
-        direction = self.draw_direction(rng, level)  # up: the second sound is the sharper
+        level, direction = self.begin(rng, level)  # up: the second sound is the sharper
         centre = float(self.rise.sample(rng))
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
         d = float(self.tone.sample(rng))
@@ -114,8 +106,7 @@ class AttackRelative(CompareTask):
             {**common, "rise_s": centre * step, "loudness_lufs": lufs[0]},
             {**common, "rise_s": centre / step, "loudness_lufs": lufs[1]},
         ]
-        t1, t2 = _sounds.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
-        sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
+        self.place_pair(rng, sounds)
         return {
             "sample_rate_hz": self.sample_rate,
             "clip_s": self.cfg.clip_s,

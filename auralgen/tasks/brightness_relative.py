@@ -44,15 +44,7 @@ from auralgen.synth import brightness as brightness_synth
 from auralgen.synth import loudness_lufs, n_samples
 from auralgen.tasks import _sounds, _timbre_onset
 from auralgen.tasks._compare import CompareTask, check_differences, drawn_from, within
-from auralgen.tasks.base import (
-    RECORDED_TOO,
-    RELATIVE_FEATURES,
-    AudioConfig,
-    AuditSpec,
-    Measurement,
-    TaskConfig,
-    register,
-)
+from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, TaskConfig, register
 
 TOLERANCE_PERCENT = 0.5  # the measured centroid difference may differ from the level by this much (percentage points)
 TOLERANCE_LU = 0.1  # the two sounds' measured integrated loudness may differ by this much (LU)
@@ -108,7 +100,7 @@ class BrightnessRelative(CompareTask):
         "percent",
         "Allen & Oxenham 2014, JASA 135(3) 1371-1379: spectral-centroid thresholds of a few percent",
     )
-    takes_sources = RECORDED_TOO  # a recording through a high shelf solved for the centroid; measured as before
+    # takes_sources: every kind, as CompareTask's (a recording through a high shelf solved for the centroid; measured as before)
     level_unit = "percent"
     easier = "larger"
     Config = BrightnessRelativeConfig
@@ -130,8 +122,7 @@ class BrightnessRelative(CompareTask):
     drawn = drawn_from("f0", "centroid", "tone", "gap", "lead", "loudness")
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
-        level = self.as_level(level)
-        direction = self.draw_direction(rng, level)
+        level, direction = self.begin(rng, level)
         if self.audio.source.recorded:
             return self._sample_recorded(rng, level, direction)
         sr = self.sample_rate
@@ -158,17 +149,8 @@ class BrightnessRelative(CompareTask):
                     "loudness_lufs": lu,
                 }
             )
-        t1, t2 = _sounds.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
-        sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
-        return {
-            "sample_rate_hz": sr,
-            "clip_s": self.cfg.clip_s,
-            "ramp_s": self.cfg.ramp_s,
-            "direction": direction,
-            "difference": level.value,
-            "base_centroid_hz": centre,
-            "sounds": sounds,
-        }
+        self.place_pair(rng, sounds)
+        return self._pair_params(direction, level, centre, sounds)
 
     def _sample_recorded(self, rng: np.random.Generator, level, direction: str) -> dict[str, Any]:
         """Both sounds one piece of a recording, shelved apart in centroid by the level (module docstring)."""
@@ -189,15 +171,17 @@ class BrightnessRelative(CompareTask):
             }
             for f, lu in zip((1.0 / step, step), lufs)
         ]
-        t1, t2 = _sounds.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
-        sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
+        self.place_pair(rng, sounds)
+        return self._pair_params(direction, level, round(c0, 3), sounds)
+
+    def _pair_params(self, direction: str, level, base_centroid_hz: float, sounds: list[dict]) -> dict[str, Any]:
         return {
-            "sample_rate_hz": sr,
+            "sample_rate_hz": self.sample_rate,
             "clip_s": self.cfg.clip_s,
             "ramp_s": self.cfg.ramp_s,
             "direction": direction,
             "difference": level.value,
-            "base_centroid_hz": round(c0, 3),
+            "base_centroid_hz": base_centroid_hz,
             "sounds": sounds,
         }
 

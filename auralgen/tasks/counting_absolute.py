@@ -128,16 +128,8 @@ class CountingAbsolute(Task):
         )
         start = float(rng.uniform(EDGE_S, EDGE_S + self.room_s - longest))  # the same range for every count
         total, lv = float(self.total.sample(rng)), float(self.level.sample(rng))
-        seq = _events.event_run(
-            rng,
-            spectrum,
-            n=n,
-            gap_s=gap,
-            start_s=start,
-            total_s=total,
-            jitter=self.cfg.jitter,
-            level_db_spl=lv,
-            ramp_s=self.cfg.ramp_s,
+        seq = _events.counted_run(
+            rng, spectrum, self.cfg, n=n, gap_s=gap, start_s=start, total_s=total, level_db_spl=lv
         )
         return {
             "sample_rate_hz": self.sample_rate,

@@ -31,16 +31,7 @@ import numpy as np
 from auralgen.listeners import counting as listen
 from auralgen.tasks import _events, _sounds
 from auralgen.tasks._compare import CompareTask, drawn_from, within
-from auralgen.tasks.base import (
-    RECORDED_TOO,
-    RELATIVE_FEATURES,
-    AudioConfig,
-    AuditSpec,
-    Measurement,
-    TaskConfig,
-    register,
-    require,
-)
+from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
 
 MIN_GAP_S = 0.06  # shortest silence between two events of a sequence
 
@@ -121,7 +112,7 @@ class CountingRelative(CompareTask):
     listener = staticmethod(listen.counting_relative)
     attribute = "counting"
     level_unit = "count"
-    takes_sources = RECORDED_TOO  # events cut from a recording's start; onsets measured as before
+    # takes_sources: every kind, as CompareTask's (events cut from a recording's start; onsets measured as before)
     Config = CountingRelativeConfig
     answers = {"up": "More", "down": "Fewer", "same": "The same"}
     questions = (
@@ -165,19 +156,10 @@ class CountingRelative(CompareTask):
         for n in counts:
             total, span, lv = float(self.total.sample(rng)), float(self.span.sample(rng)), float(self.level.sample(rng))
             gap = (span - total - n * self.cfg.ramp_s) / (n - 1)  # the events fill the drawn span
-            seqs.append(
-                _events.event_run(
-                    rng,
-                    spectrum,
-                    n=n,
-                    gap_s=gap,
-                    start_s=start,
-                    total_s=total,
-                    jitter=self.cfg.jitter,
-                    level_db_spl=lv,
-                    ramp_s=self.cfg.ramp_s,
-                )
+            run = _events.counted_run(
+                rng, spectrum, self.cfg, n=n, gap_s=gap, start_s=start, total_s=total, level_db_spl=lv
             )
+            seqs.append(run)
             start = _events.end_s(seqs[-1]) + self.cfg.sep_s
         return {
             **self.pair_header(direction, diff),

@@ -30,16 +30,7 @@ import numpy as np
 from auralgen.listeners import tempo as listen
 from auralgen.tasks import _events, _sounds
 from auralgen.tasks._compare import CompareTask, Drawn, check_differences, drawn_from, signed_ratio_percent, within
-from auralgen.tasks.base import (
-    RECORDED_TOO,
-    RELATIVE_FEATURES,
-    AudioConfig,
-    AuditSpec,
-    Measurement,
-    TaskConfig,
-    register,
-    require,
-)
+from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
 
 TOLERANCE_PERCENT = 0.3  # absolute part of the allowed error of the measured tempo difference
 MAX_ONSET_ERROR_S = 0.002  # every onset within this of the isochronous grid fitted to its sequence
@@ -116,7 +107,7 @@ class TempoRelative(CompareTask):
         "Drake & Botte 1993, Percept. Psychophys. 54(3) 277-286: about 2 % at inter-onset intervals of 300-800 ms",
     )
     level_unit = "percent"
-    takes_sources = RECORDED_TOO  # events cut from a recording's start; onsets measured as before
+    # takes_sources: every kind, as CompareTask's (events cut from a recording's start; onsets measured as before)
     Config = TempoRelativeConfig
     answers = {"up": "Faster", "down": "Slower", "same": "The same"}
     questions = (
@@ -136,9 +127,7 @@ class TempoRelative(CompareTask):
     drawn = drawn_from("freq", "duty", "level", "lead", base=Drawn("base_bpm", low=1e-9))
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
-        level = self.as_level(level)
-        require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: percent >= 0")
-        direction = self.draw_direction(rng, level)
+        level, direction = self.begin(rng, level)
         spectrum = _events.draw_spectrum(
             rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source
         )

@@ -114,9 +114,7 @@ class TextureRelative(CompareTask):
     drawn = drawn_from("freq", "grain", "loudness", "lead", base=Drawn("base_density_hz", low=1e-9))
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
-        level = self.as_level(level)
-        require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: percent >= 0")
-        direction = self.draw_direction(rng, level)
+        level, direction = self.begin(rng, level)
         grain = draw_grain(rng, self.cfg.grain_kinds, self.freq, self.grain)
         base = float(self.base.sample(rng))
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)

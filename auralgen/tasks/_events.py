@@ -31,6 +31,17 @@ from auralgen.tasks import _sounds
 from auralgen.tasks._compare import CREST
 from auralgen.tasks.base import require
 
+# audit features of a pulse sequence that are, or follow, its tempo: its intervals and its pulses
+PULSE_FEATURES = (
+    "sequences.*.bpm",
+    "sequences.*.ioi_s",
+    "sequences.*.n_events",
+    "sequences.*.onsets_s.*",
+    "sequences.*.durations_s.*",
+    "sequences.*.levels_db_spl.*",
+    "audio.n_segments",
+    "audio.delta_duration_s",
+)
 MIN_PULSES = 3  # a tempo is measured from at least two inter-onset intervals
 
 

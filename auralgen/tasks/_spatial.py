@@ -184,6 +184,16 @@ class SpatialTask(Task):
         self.lead = _sounds.dist("lead_s", cfg.lead_s)
         self.files = [str(p) for p in source_files(cfg.sources_dir)] if cfg.sources_dir else []
 
+    def render_header(self) -> dict[str, Any]:
+        """The first params fields of a spatial item: its sample rate, calibration, length, ramps and mode."""
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "full_scale_db_spl": self.audio.full_scale_db_spl,
+            "clip_s": self.cfg.clip_s,
+            "ramp_s": self.cfg.ramp_s,
+            "mode": self.cfg.mode,
+        }
+
     def channel_layout(self, params):
         return receiver_from_config(params["receiver"]).layout
 
@@ -249,11 +259,7 @@ class SpatialTask(Task):
             t += s["source"]["duration_s"] + float(self.gap.sample(rng))
         receiver = {**dict(self.cfg.receiver), "position_m": geo["listener_m"], "yaw_deg": geo["yaw_deg"]}
         return {
-            "sample_rate_hz": self.sample_rate,
-            "full_scale_db_spl": self.audio.full_scale_db_spl,
-            "clip_s": self.cfg.clip_s,
-            "ramp_s": self.cfg.ramp_s,
-            "mode": self.cfg.mode,
+            **self.render_header(),
             "backend": self.cfg.backend,
             "level_reference": "received" if normalise else "source_at_1m",
             **geo,

@@ -88,14 +88,7 @@ class TempoRelative(CompareTask):
     audit = AuditSpec(
         (
             *RELATIVE_FEATURES,
-            "sequences.*.bpm",
-            "sequences.*.ioi_s",
-            "sequences.*.n_events",
-            "sequences.*.onsets_s.*",
-            "sequences.*.durations_s.*",
-            "sequences.*.levels_db_spl.*",
-            "audio.n_segments",
-            "audio.delta_duration_s",
+            *_events.PULSE_FEATURES,
         ),
         listener_easiest="max",
     )

@@ -194,11 +194,7 @@ class TrajectoryTask(SpatialTask):
         sound = self._sound(rng, source, tr, listener, yaw)
         receiver = {**dict(self.cfg.receiver), "position_m": listener, "yaw_deg": yaw}
         return {
-            "sample_rate_hz": self.sample_rate,
-            "full_scale_db_spl": self.audio.full_scale_db_spl,
-            "clip_s": self.cfg.clip_s,
-            "ramp_s": self.cfg.ramp_s,
-            "mode": self.cfg.mode,
+            **self.render_header(),
             "early_order": int(self.cfg.early_order),
             "level_reference": "received",
             "room": name,

@@ -27,7 +27,8 @@ def check_notes(cfg, audio: AudioConfig, key: str, rove_db: float = 0.0) -> None
     bad = [e for e in cfg.excitations if e not in instruments.EXCITATIONS]
     require(
         cfg.excitations and not bad,
-        f"{key}.excitations={list(cfg.excitations)!r} is invalid; allowed: a non-empty list from {list(instruments.EXCITATIONS)}",
+        f"{key}.excitations={list(cfg.excitations)!r} is invalid; allowed: a non-empty list from "
+        f"{list(instruments.EXCITATIONS)}",
     )
     f0 = _sounds.dist(f"{key}.f0_hz", cfg.f0_hz, low=1e-9)
     require(

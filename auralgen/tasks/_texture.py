@@ -40,7 +40,8 @@ def check_grains(
     bad = [k for k in cfg.grain_kinds if k not in textures.GRAIN_KINDS]
     require(
         cfg.grain_kinds and not bad,
-        f"{key}.grain_kinds={list(cfg.grain_kinds)!r} is invalid; allowed: a non-empty list from {list(textures.GRAIN_KINDS)}",
+        f"{key}.grain_kinds={list(cfg.grain_kinds)!r} is invalid; allowed: a non-empty list from "
+        f"{list(textures.GRAIN_KINDS)}",
     )
     sr = cfg.sample_rate or audio.sample_rate
     top = _sounds.max_of(_sounds.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9))
@@ -60,7 +61,8 @@ def check_grains(
     name, shortest = window or ("window_s", cfg.window_s)
     require(
         shortest >= need,
-        f"{key}.{name}={getattr(cfg, name)!r} holds fewer than {textures.MIN_GRAINS} grains at {sparsest_hz:.2f} /s; allowed: "
+        f"{key}.{name}={getattr(cfg, name)!r} holds fewer than {textures.MIN_GRAINS} grains at {sparsest_hz:.2f} /s; "
+        "allowed: "
         f"{name} >= {need:.3f}",
     )
     loud = _sounds.max_of(_sounds.dist(f"{key}.loudness_lufs", cfg.loudness_lufs))

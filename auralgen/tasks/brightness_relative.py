@@ -100,7 +100,8 @@ class BrightnessRelative(CompareTask):
         "percent",
         "Allen & Oxenham 2014, JASA 135(3) 1371-1379: spectral-centroid thresholds of a few percent",
     )
-    # takes_sources: every kind, as CompareTask's (a recording through a high shelf solved for the centroid; measured as before)
+    # takes_sources: every kind, as CompareTask's (a recording through a high shelf solved for the centroid;
+    # measured as before)
     level_unit = "percent"
     easier = "larger"
     Config = BrightnessRelativeConfig

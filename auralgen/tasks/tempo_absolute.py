@@ -64,12 +64,14 @@ class TempoAbsoluteConfig(TaskConfig):
         need = (_events.MIN_PULSES - 1 + _sounds.max_of(duty)) * slow_ioi + self.ramp_s
         require(
             _sounds.min_of(span) >= need,
-            f"{key}.span_s={self.span_s!r} holds fewer than {_events.MIN_PULSES} pulses at the slowest tempo {b[0] / m:.1f} "
+            f"{key}.span_s={self.span_s!r} holds fewer than {_events.MIN_PULSES} pulses at the slowest tempo "
+            f"{b[0] / m:.1f} "
             f"BPM; allowed: span_s >= {need:.3f}",
         )
         require(
             _sounds.min_of(duty) * fast_ioi >= 2 * self.ramp_s,
-            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({_sounds.min_of(duty) * fast_ioi:.4f} s); "
+            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({_sounds.min_of(duty) * fast_ioi:.4f} "
+            "s); "
             "allowed: 2*ramp_s <= shortest pulse",
         )
         _sounds.check_fits(key, _sounds.max_of(span) + slow_ioi + 2 * EDGE_S, self.clip_s)

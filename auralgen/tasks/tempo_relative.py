@@ -72,7 +72,8 @@ class TempoRelativeConfig(TaskConfig):
         )
         require(
             _sounds.min_of(duty) * fast_ioi >= 2 * self.ramp_s,
-            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({_sounds.min_of(duty) * fast_ioi:.4f} s); "
+            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({_sounds.min_of(duty) * fast_ioi:.4f} "
+            "s); "
             "allowed: 2*ramp_s <= shortest pulse",
         )
         _sounds.check_fits(

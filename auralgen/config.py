@@ -24,6 +24,7 @@ from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import coerce as _coerce  # noqa: F401  (re-exported)
 from auralgen.core.mapping import from_mapping
 from auralgen.core.mapping import plain as _plain
+from auralgen.core.random import as_written
 from auralgen.sounds.corpus import check_source, dataset_license
 from auralgen.tasks.base import (
     SAMPLE_RATES,
@@ -298,7 +299,7 @@ def build_tasks(run: RunConfig) -> dict[str, Task]:
 
 def config_record(run: RunConfig) -> dict[str, Any]:
     """The resolved config as written to the manifest (runtime-only keys left out; a secret seed as None)."""
-    d = dataclasses.asdict(run)
+    d = as_written(dataclasses.asdict(run))  # a distribution records as written
     for k in RUNTIME_KEYS:
         d.pop(k, None)
     if run.seed_secret:
@@ -318,7 +319,7 @@ def id_key(run: RunConfig, task: TaskConfig) -> str:
     record = config_record(run)
     for key in ("tasks", "suite", "shard_size", "export"):
         record.pop(key)
-    record.update(task=dataclasses.asdict(task), flac_bits=run.export.flac_bits)
+    record.update(task=as_written(dataclasses.asdict(task)), flac_bits=run.export.flac_bits)
     keyed = {"config": record, "version": __version__, "seed": seed_digest(run)}
     blob = json.dumps(keyed, sort_keys=True, default=list)
     return hashlib.sha256(blob.encode()).hexdigest()

@@ -28,7 +28,7 @@ def overrides_for(min_items: int) -> list[str]:
     tasks = build_tasks(validate(compose(["progress=false"])))
     out = []
     for name, task in tasks.items():
-        n = sum(task.items_at(level) for level in range(task.n_levels()))
+        n = task.design.n_items()
         per = task.cfg.items_per_level
         if n < min_items:
             out.append(f"tasks.{name}.items_per_level={math.ceil(per * min_items / n)}")

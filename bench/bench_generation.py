@@ -46,7 +46,7 @@ def items_per_second(task: str, *, validate: bool, n: int = 300, overrides: tupl
     tune_allocator()  # as every generation process does (generation/run.py::_init_worker)
     run = small_run(f"task={task}", *extra, *overrides, validate=str(validate).lower())
     renderer = Renderer(run)
-    levels = renderer.tasks[task].n_levels()
+    levels = renderer.tasks[task].design.n_levels()
     for i in range(2 * levels):  # numba caches loaded for every level's signatures, imports done
         renderer(ItemSpec(task, "test", 10_000 + i, i % levels))
     with tempfile.TemporaryDirectory() as tmp:

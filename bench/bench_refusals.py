@@ -53,10 +53,11 @@ def main() -> int:
     audiogram = Audiogram(AudiogramConfig(), AudioConfig())
     for n in (7, 40):
         splits = tuple(f"s{i}" for i in range(n))
-        print(f"audiogram capacity_error, {n} splits: {timed_ms(lambda s=splits: audiogram.capacity_error(s, 'task'))}")
+        took = timed_ms(lambda s=splits: audiogram.design.capacity_error(s, "task"))
+        print(f"audiogram capacity_error, {n} splits: {took}")
     tasks = [cls(cls.Config(), AudioConfig()) for cls in load_tasks().values()]
     three = ("train", "validation", "test")
-    every = lambda: [t.capacity_error(three, "task") for t in tasks]  # noqa: E731
+    every = lambda: [t.design.capacity_error(three, "task") for t in tasks]  # noqa: E731
     print(f"capacity_error of all {len(tasks)} tasks, 3 splits: {timed_ms(every)}")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "o"

@@ -40,7 +40,7 @@ def plan_figures(n_items: int, *, shard_size: int = 1000, out: str = "data/bench
     from tests.support.builders import small_run
 
     probe = small_run("task=pitch_relative", "task.items_per_level=1000", out=out, shard_size=shard_size)
-    per_1000 = sum(t.items_at(lv) for t in build_tasks(probe).values() for lv in range(t.n_levels()))
+    per_1000 = sum(t.design.n_items() for t in build_tasks(probe).values())
     per_level = -(-n_items * 1000 // per_1000)
     run = small_run("task=pitch_relative", f"task.items_per_level={per_level}", out=out, shard_size=shard_size)
     tasks = build_tasks(run)

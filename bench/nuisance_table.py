@@ -52,7 +52,7 @@ def overrides_for(n: int, tasks: list[str] | None) -> list[str]:
     for name, task in suite.items():
         if tasks is not None and name not in tasks:
             continue
-        have = sum(task.items_at(level) for level in range(task.n_levels()))
+        have = task.design.n_items()
         if have < n:
             out.append(f"tasks.{name}.items_per_level={math.ceil(task.cfg.items_per_level * n / have)}")
     return out

@@ -86,9 +86,15 @@ def snapshot(cfg: dict, tmp_path, levels: int | None = None) -> dict:
     for spec in firsts:
         task = tasks[spec.task]
         rng = item_rng(run.seed, spec.split, spec.task, spec.index)
-        params = task.sample_owned(rng, spec.level, spec.k, spec.split, run.splits)
+        params = task.design.draw(task.sample, rng, spec.level, spec.k, spec.split, run.splits)
         samples.append(
-            (spec, params, task.qa(params, rng, slot=0), task.level_info(spec.level), task.channel_layout(params))
+            (
+                spec,
+                params,
+                task.qa(params, rng, slot=0),
+                task.design.level_info(spec.level),
+                task.channel_layout(params),
+            )
         )
     return {"plan": [(sh.path, sh.items) for sh in shards], "samples": repr(samples), "run": run, "renderer": renderer,
             "firsts": firsts}  # fmt: skip

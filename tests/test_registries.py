@@ -109,8 +109,8 @@ def test_config_defaults_validate(name, cls):
 def _features(task: Task) -> set[str]:
     """Feature names of one rendered item per level, by the audit's own extractor (read-only)."""
     found: set[str] = set()
-    for level in range(task.n_levels()):
-        params = task.sample_owned(np.random.default_rng(level), level, 0, "train", ("train",))
+    for level in range(task.design.n_levels()):
+        params = task.design.draw(task.sample, np.random.default_rng(level), level, 0, "train", ("train",))
         qa = task.qa(params, np.random.default_rng(level), slot=0)
         clips = [np.asarray(c, dtype=np.float32) for c in task.render(params)]
         row = {"level": level, "question": qa.question, "options": list(qa.options)}

@@ -19,6 +19,18 @@ class LabelError(AuralgenError):
     """An item's label is not supported by the audio that was rendered."""
 
 
+class Redraw(AuralgenError):
+    """This draw of an item cannot become a valid item (e.g. a rendered room gain that clips); the
+    generator draws it again, as for a measurement that does not support the label.
+
+    ``check`` names what failed (counted with the re-draws' other reasons); the message says why.
+    """
+
+    def __init__(self, check: str, message: str):
+        super().__init__(message)
+        self.check = check
+
+
 class ExportError(AuralgenError):
     """Writing or reading an exported dataset failed."""
 

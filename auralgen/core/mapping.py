@@ -2,7 +2,8 @@
 
 :func:`from_mapping` builds a frozen dataclass from a mapping (a YAML/OmegaConf node or a
 dict): unknown keys and missing required keys are refused, each value is coerced to its
-field's annotation (:func:`coerce`), and every error names the config key, the value and
+field's annotation (:func:`coerce`; a ``Dist`` field is parsed into its distribution here,
+once), and every error names the config key, the value and
 what is allowed. :func:`plain` turns container nodes into lists and dicts.
 """
 
@@ -15,6 +16,7 @@ from dataclasses import MISSING, fields
 from typing import Any
 
 from auralgen.core.errors import ParameterError
+from auralgen.core.random import Dist
 
 
 def is_num(v) -> bool:
@@ -32,6 +34,8 @@ def coerce(key: str, value, annotation):
         return coerce(key, value, inner[0])
     if annotation is Any:
         return plain(value)
+    if annotation is Dist:  # parsed once, here: a number, [low, high] or {dist: ...}
+        return Dist.parse(key, plain(value))
     if annotation is bool:
         if not isinstance(value, bool):
             raise ParameterError(f"{key}={value!r} is not a boolean; allowed: true or false")
@@ -60,7 +64,9 @@ def coerce(key: str, value, annotation):
 
 
 def plain(value):
-    """OmegaConf containers -> plain python (lists, dicts)."""
+    """OmegaConf containers -> plain python (lists, dicts); a :class:`~auralgen.core.random.Dist` -> its plain form."""
+    if isinstance(value, Dist):
+        return plain(value.plain)
     if hasattr(value, "keys"):
         return {str(k): plain(value[k]) for k in value.keys()}
     if isinstance(value, (list, tuple)) or (hasattr(value, "__iter__") and not isinstance(value, (str, bytes))):

@@ -2,7 +2,8 @@
 
 Every random draw in auralgen comes from a per-item :class:`numpy.random.Generator`
 made by :func:`item_rng`; there is no global RNG. Distributions are small frozen
-dataclasses that own ``validate()`` and ``sample(rng)`` (Scaper-style event specs).
+dataclasses that own ``validate()`` and ``sample(rng)`` (Scaper-style event specs); a config
+field that holds one is typed :class:`Dist`, parsed once when the config is read.
 """
 
 from __future__ import annotations
@@ -200,18 +201,26 @@ def as_distribution(name: str, spec: Any):
     return dist
 
 
+def is_number(value: Any) -> bool:
+    """Whether ``value`` is an int or a float (not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def bounded(key: str, spec: Any, *, low: float | None = None, high: float | None = None):
     """:func:`as_distribution` whose whole support (``dist.support()``) lies in ``[low, high]``.
+
+    ``spec`` may be a :class:`Dist` already parsed: its distribution is checked the same way.
 
     Examples
     --------
     >>> bounded("gap_s", [0.2, 0.5], low=0.0)
     Uniform(low=0.2, high=0.5)
     """
-    dist = as_distribution(key, spec)
-    if isinstance(dist, Choice) and not all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) for v in dist.values
-    ):
+    if isinstance(spec, Dist):  # parsed already: only its support is checked
+        dist, spec = spec.dist, spec.plain
+    else:
+        dist = as_distribution(key, spec)
+    if isinstance(dist, Choice) and not all(is_number(v) for v in dist.values):
         raise ParameterError(f"{key}={list(dist.values)!r} holds non-numbers; allowed: numbers")
     lo, hi = dist.support()
     if (low is not None and lo < low) or (high is not None and hi > high):
@@ -220,3 +229,122 @@ def bounded(key: str, spec: Any, *, low: float | None = None, high: float | None
             f"{key}={spec!r} reaches [{lo}, {hi}]; allowed: values within {allowed} (use truncnorm, not normal)"
         )
     return dist
+
+
+class Dist:
+    """A distribution config value, parsed once: the distribution and the form it was written in.
+
+    A config field annotated ``Dist`` accepts what :func:`as_distribution` accepts (a number, a
+    ``[low, high]`` pair or a ``{dist: <kind>, ...}`` mapping); the config layer parses it once,
+    and a task samples it with :meth:`sample`, the draws of the distribution itself. The value
+    records, prints and compares as the plain form it was written in (:attr:`plain`), so a
+    config's record (and every id keyed by it) and every message quoting the value read as written.
+
+    Examples
+    --------
+    >>> d = Dist.parse("tone_s", [0.6, 1.0])
+    >>> d.kind, d.low, d.high, d.plain, d
+    ('uniform', 0.6, 1.0, [0.6, 1.0], [0.6, 1.0])
+    >>> Dist.of(440).sample(item_rng(0, "test", "pitch_relative", 0))
+    440.0
+    """
+
+    __slots__ = ("dist", "plain")
+    dist: Any  # the parsed distribution: Const, Uniform, LogUniform, Choice, Normal or TruncNormal
+    plain: Any  # the value as written: a number, a list or a mapping (a tuple for a Python default)
+
+    def __init__(self, dist, plain) -> None:
+        object.__setattr__(self, "dist", dist)
+        object.__setattr__(self, "plain", plain)
+
+    @classmethod
+    def parse(cls, key: str, value: Any) -> Dist:
+        """The distribution of config value ``value`` (``key`` names it in a refusal); a Dist as it is.
+
+        A distribution field holds a quantity: a ``choice`` of anything but numbers is refused."""
+        if isinstance(value, Dist):
+            return value
+        written = _written(value)
+        dist = as_distribution(key, written)
+        if isinstance(dist, Choice) and not all(is_number(v) for v in dist.values):
+            raise ParameterError(f"{key}={list(dist.values)!r} holds non-numbers; allowed: numbers")
+        return cls(dist, written)
+
+    @classmethod
+    def of(cls, value: Any) -> Dist:
+        """A field default: :meth:`parse` of a value written in Python."""
+        return cls.parse("value", value)
+
+    @property
+    def kind(self) -> str:
+        """The registered name of the distribution (``const``, ``uniform``, ``loguniform``, ``choice``, ...)."""
+        return next(name for name, cls in DISTRIBUTIONS.items() if cls is type(self.dist))
+
+    @property
+    def low(self) -> float:
+        """The smallest value a draw can take."""
+        return self.dist.support()[0]
+
+    @property
+    def high(self) -> float:
+        """The largest value a draw can take."""
+        return self.dist.support()[1]
+
+    def support(self) -> tuple[float, float]:
+        return self.dist.support()
+
+    def sample(self, rng: np.random.Generator):
+        return self.dist.sample(rng)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Dist is frozen: cannot set {name}")
+
+    def __repr__(self) -> str:
+        return repr(self.plain)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Dist) and self.dist == other.dist and _listed(self.plain) == _listed(other.plain)
+
+    def __hash__(self) -> int:
+        return hash(self.dist)
+
+    def __reduce__(self):
+        return Dist, (self.dist, self.plain)
+
+    def __copy__(self) -> Dist:
+        return self
+
+    def __deepcopy__(self, memo) -> Dist:
+        return self
+
+
+def _written(value: Any) -> Any:
+    """A config value as plain Python: OmegaConf containers become lists and dicts; plain values stay."""
+    if isinstance(value, (dict, list, tuple, str, int, float, bool)) or value is None:
+        return value
+    if hasattr(value, "keys"):
+        return {str(k): _written(value[k]) for k in value.keys()}
+    if hasattr(value, "__iter__"):
+        return [_written(v) for v in value]
+    return value
+
+
+def _listed(value: Any) -> Any:
+    """``value`` with tuples as lists (a default written ``(a, b)`` equals the config value ``[a, b]``)."""
+    if isinstance(value, dict):
+        return {k: _listed(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_listed(v) for v in value]
+    return value
+
+
+def as_written(value: Any) -> Any:
+    """``value`` with every :class:`Dist` inside (dicts, lists, tuples) replaced by its plain form: a
+    config record as JSON takes it."""
+    if isinstance(value, Dist):
+        return value.plain
+    if isinstance(value, dict):
+        return {k: as_written(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(as_written(v) for v in value)
+    return value

@@ -4,7 +4,7 @@ with each work unit run as a Ray task on a cluster (or on a local Ray instance).
 Results come back to the caller in input order, so a run's bytes do not depend on where the units
 ran (a run into a bucket sends whole shards as units, and the workers put them there themselves:
 :attr:`RayExecutor.remote`). Joining ``address`` first checks, for at most ``connect_timeout_s``, that
-something answers there (:func:`check_reachable`). ``setup`` runs once per Ray worker process (a guard keyed by the call, so a
+a Ray head answers there (:func:`check_reachable`). ``setup`` runs once per Ray worker process (a guard keyed by the call, so a
 reused process runs it again for a new call); every worker gets ``PRA_NUM_THREADS=1`` and a numba
 cache directory through the job's ``runtime_env``. Every wait is bounded (:data:`POLL_S`): once a
 unit raises, the units before it may finish within :data:`~auralgen.execution.local.GRACE_S`, then
@@ -253,17 +253,32 @@ def _bootstrap(address: str) -> tuple[str, int] | None:
 
 
 def check_reachable(address: str, timeout_s: float) -> None:
-    """Wait until the cluster's address accepts a TCP connection, for at most ``timeout_s`` (a head still
-    starting is waited for); else one line naming the address. ``ray.init`` on a dead address would
-    retry for minutes."""
+    """Wait until the cluster's address answers as a Ray head does, for at most ``timeout_s`` (a head
+    still starting is waited for); else one line naming the address and what answered.
+
+    A Ray head speaks gRPC, so the check is a TCP connection and then an HTTP/2 handshake
+    (:func:`_speaks_http2`): a closed port, a silent socket and a server of another protocol (an HTTP/1
+    web server, a database) are all refused here, where ``ray.init`` would retry for minutes. With
+    ``RAY_USE_TLS`` set, only the TCP connection is checked (the handshake would need the certificates).
+
+    Parameters
+    ----------
+    address : str
+        ``host:port``, ``ray://host:port`` or ``auto``.
+    timeout_s : float
+        The longest wait, in seconds.
+    """
     target = _bootstrap(address)
     if target is None:
         return
     deadline, why = time.monotonic() + timeout_s, "no answer"
+    handshake = os.environ.get("RAY_USE_TLS", "0").lower() in ("", "0", "false")
     while True:
         try:
-            with socket.create_connection(target, timeout=max(0.1, min(deadline - time.monotonic(), 5.0))):
-                return
+            with socket.create_connection(target, timeout=max(0.1, min(deadline - time.monotonic(), 5.0))) as conn:
+                if not handshake or _speaks_http2(conn, deadline):
+                    return
+                why = "it answers, but not as a Ray head (no gRPC/HTTP/2 handshake)"
         except OSError as exc:
             why = exc.strerror or type(exc).__name__
         left = deadline - time.monotonic()
@@ -275,6 +290,28 @@ def check_reachable(address: str, timeout_s: float) -> None:
         f"executor.connect_timeout_s={timeout_s:g} s ({why}); allowed: the address of a running cluster's head "
         "(ray start --head prints it), or no executor.address for a local Ray instance"
     )
+
+
+HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])  # preface + empty SETTINGS
+HTTP2_SETTINGS = 4  # the frame type every HTTP/2 server sends first
+
+
+def _speaks_http2(conn: socket.socket, deadline: float) -> bool:
+    """Whether the peer of ``conn`` answers an HTTP/2 client preface with a SETTINGS frame before
+    ``deadline`` (a ``time.monotonic`` value), as a gRPC server does."""
+    try:
+        conn.settimeout(max(0.1, min(deadline - time.monotonic(), 5.0)))
+        conn.sendall(HTTP2_PREFACE)
+        head = b""
+        while len(head) < 9:
+            conn.settimeout(max(0.05, deadline - time.monotonic()))
+            chunk = conn.recv(9 - len(head))
+            if not chunk:
+                return False
+            head += chunk
+    except OSError:
+        return False
+    return head[3] == HTTP2_SETTINGS
 
 
 _END = object()

@@ -97,11 +97,11 @@ def card_data(run, tasks, sizes) -> DatasetCardData:
 def levels_text(task) -> str:
     """The task's level values, each run of one unit followed by that unit once: ``3, 6 LU · 0.5, 1 s``."""
     groups: list[tuple[str, list[str]]] = []
-    for i in range(task.n_levels()):
-        unit = task.level_info(i)[2]
+    for i in range(task.design.n_levels()):
+        unit = task.design.level_info(i).unit
         if not groups or groups[-1][0] != unit:
             groups.append((unit, []))
-        groups[-1][1].append(f"{task.level_value(i):g}")
+        groups[-1][1].append(f"{task.design.level_value(i):g}")
     return " · ".join(f"{', '.join(values)} {unit}" for unit, values in groups)
 
 
@@ -177,7 +177,7 @@ def source_lines(sources: dict | None) -> list[str]:
 
 def body(run, tasks, sizes, report: dict | None = None, sources: dict | None = None) -> str:
     """The card's markdown below the front matter."""
-    units = sorted({task.level_info(i)[2] for task in tasks.values() for i in range(task.n_levels())})
+    units = sorted({t.design.level_info(i).unit for t in tasks.values() for i in range(t.design.n_levels())})
     fill = {"units": ", ".join(f"`{u}`" for u in units), "bits": run.export.flac_bits}
     lines = [f"# {run.export.pretty_name}", "",
              *provenance(run),

@@ -1,19 +1,19 @@
 """Balanced answer texts: the plan deals every item the option text that is to be its answer.
 
-Within a task and split, at each level, every option text that can be correct there
-(:meth:`Task.expected_answers`) is dealt equally often (+-1); the spare items of a level go to the
-texts dealt least so far, so over the task and split the texts that share levels stay within one
-of each other too. The order within a level is a seeded permutation: the deal depends on
-``(seed, split, task)`` only, never on the worker count. The item factory then redraws ``sample``
-until the item's answer text is the dealt one (:func:`draw_rng` gives each draw its own stream).
+Within a task and split, at each level, every option text that can be correct there (the task's
+``design.expected_answers``, :mod:`auralgen.tasks.design`) is dealt equally often (+-1); the spare
+items of a level go to the texts dealt least so far, so over the task and split the texts that share
+levels stay within one of each other too. The order within a level is a seeded permutation: the deal
+depends on ``(seed, split, task)`` only, never on the worker count. The item factory then redraws
+``sample`` until the item's answer text is the dealt one (:func:`draw_rng` gives each draw its own stream).
 
-Where a level's option texts vary from item to item (sound names), the task lists the texts that can
-be the answer there and a group of each (:meth:`Task.answer_texts`: the unordered pair of an
-ordered pair text, the side of a relation): the spare items then go to the groups dealt least at
-that level first, so groups and texts both stay within one. A level is not dealt (its items keep
-whatever answer ``sample`` gives) when its texts vary and the task lists none (a recorded corpus's
-classes), or when its answer does not change between draws (fixed by the item's grid cell, e.g. the
-audiogram's cells): :func:`level_texts` finds both by probing.
+Where a level's option texts vary from item to item (sound names), the design lists the texts that can
+be the answer there and a group of each (``design.answer_texts``: the unordered pair of an ordered pair
+text, the side of a relation): the spare items then go to the groups dealt least at that level first,
+so groups and texts both stay within one. A level is not dealt (its items keep whatever answer
+``sample`` gives) when its texts vary and the design lists none (a recorded corpus's classes), or when
+its answer does not change between draws (fixed by the item's grid cell, e.g. the audiogram's cells):
+:func:`level_texts` finds both by probing.
 """
 
 from __future__ import annotations
@@ -55,23 +55,23 @@ def level_texts(task: Task, seed: int, split: str, splits: tuple[str, ...], leve
     answers, option_sets = [], set()
     for j in range(PROBES):
         rng = item_rng(seed, split, task.name, level, stream=PROBE_STREAM + j)
-        params = task.sample_owned(rng, level, 0, split, splits)
+        params = task.design.draw(task.sample, rng, level, 0, split, splits)
         qa = task.qa(params, rng, slot=0)
         answers.append(qa.answer)
         option_sets.add(frozenset(qa.options))
     if len(option_sets) > 1:
         return _listed_texts(task, level, answers)
     options = sorted(next(iter(option_sets)))
-    texts = tuple(sorted(task.expected_answers(task.level_value(level), options)))
+    texts = tuple(sorted(task.design.expected_answers(task.design.level_value(level), options)))
     if len(texts) > 1 and len(set(answers)) == 1:
         return LevelTexts(level, None, "the answer does not change between draws (fixed by the item's grid cell)")
     return LevelTexts(level, texts)
 
 
 def _listed_texts(task: Task, level: int, answers: list[str]) -> LevelTexts:
-    """The texts :meth:`Task.answer_texts` lists for a level whose option texts vary (checked against
+    """The texts the design's ``answer_texts`` lists for a level whose option texts vary (checked against
     the probes' answers), or a level that is not dealt."""
-    listed = task.answer_texts(level)
+    listed = task.design.answer_texts(level)
     if listed is None:
         return LevelTexts(level, None, "option texts vary from item to item")
     missing = sorted(set(answers) - set(listed))
@@ -152,8 +152,8 @@ def dealt(task: Task, seed: int, split: str, splits: tuple[str, ...]) -> Deal:
     """The :class:`Deal` of ``task`` in ``split``: work per level, not per item."""
     totals: Counter[str] = Counter()
     found, starts, codes, at = [], [], [], 0
-    for level in range(task.n_levels()):
-        n = task.items_at(level)
+    for level in range(task.design.n_levels()):
+        n = task.design.items_at(level)
         lt = level_texts(task, seed, split, splits, level)
         found.append(lt)
         starts.append(at)

@@ -21,7 +21,7 @@ import numpy as np
 
 from auralgen import __version__
 from auralgen.config import RunConfig, build_tasks, id_key
-from auralgen.core.errors import AuralgenError, ParameterError
+from auralgen.core.errors import AuralgenError, ParameterError, Redraw
 from auralgen.core.qa import answer_slot
 from auralgen.core.schema import Row
 from auralgen.export.audio import encode_flac
@@ -57,8 +57,9 @@ def worst_error(measured: dict[str, Any]) -> float:
 
 
 def _miss_error(task: Task, spec: ItemSpec) -> ParameterError:
+    value, unit = task.design.level_value(spec.level), task.design.level_info(spec.level).unit
     return ParameterError(
-        f"task {spec.task} level {spec.level} ({task.level_value(spec.level):g} {task.level_info(spec.level)[2]}) "
+        f"task {spec.task} level {spec.level} ({value:g} {unit}) "
         f"split {spec.split}: no draw in {MAX_ANSWER_DRAWS} gave the dealt answer {spec.target!r}; allowed: a sampler "
         "that gives every text expected_answers lists at that level"
     )
@@ -79,7 +80,7 @@ def _draw_valid(task: Task, spec: ItemSpec, splits, *, seed: int, validate: bool
     while True:
         rng = draw_rng(seed, spec.split, spec.task, spec.index, draw)
         draw += 1
-        params = task.sample_owned(rng, spec.level, spec.k, spec.split, splits)
+        params = task.design.draw(task.sample, rng, spec.level, spec.k, spec.split, splits)
         qa = task.qa(params, rng, slot=slot)
         if spec.target is not None and qa.answer != spec.target:
             misses += 1
@@ -89,13 +90,15 @@ def _draw_valid(task: Task, spec: ItemSpec, splits, *, seed: int, validate: bool
         try:
             clips = task.render(params)
             measured = task.check(params, clips) if validate else {}
+        except Redraw as exc:
+            clips, measured = None, {exc.check: {"ok": False, "why": str(exc)}, "valid": False}
         except Exception as exc:
             try:
                 exc.source_files = source_files_of(params)  # named by ItemError: the file is what to look at
             except AttributeError:
                 pass
             raise
-        if not validate or measured["valid"]:
+        if clips is not None and (not validate or measured["valid"]):
             return params, clips, measured, qa, resampled, redraws, None
         if resampled == max_resample:
             reason = "label not supported by measurement: " + json.dumps(
@@ -155,12 +158,13 @@ def failed_checks(measured: dict) -> list[str]:
 
 def _row(task: Task, spec: ItemSpec, params, clips: list[np.ndarray], measured, qa, *, seed: int, validate: bool,
          flac_bits: int, fp: str, seed_secret: bool, fixed_size: bool = True) -> Row:  # fmt: skip
-    attribute, regime, unit = task.level_info(spec.level)
+    attribute, regime, unit = task.design.level_info(spec.level)
+    value = task.design.level_value(spec.level)
     iid = item_id(fp, seed, spec)
     sr = int(params.get("sample_rate_hz", task.sample_rate))
     return Row(
         id=iid, task=spec.task, category=task.category, sub_category=task.sub_category,
-        attribute=attribute, regime=regime, level=spec.level, level_value=task.level_value(spec.level),
+        attribute=attribute, regime=regime, level=spec.level, level_value=value,
         level_unit=unit, question=qa.question, options=list(qa.options), answer=qa.answer,
         answer_index=qa.answer_index,
         audio=[{"bytes": encode_flac(c, sr, bits=flac_bits, fixed_size=fixed_size), "path": f"{iid}-{k}.flac"} for k, c in enumerate(clips)],
@@ -183,7 +187,8 @@ def make_row(task: Task, spec: ItemSpec, *, seed: int, splits: tuple[str, ...] |
     params, clips, measured, qa, resampled, redraws, reason = _draw_valid(
         task, spec, splits, seed=seed, validate=validate, max_resample=max_resample
     )
-    stat = {"task": spec.task, "split": spec.split, "level": spec.level, "level_value": task.level_value(spec.level),
+    value = task.design.level_value(spec.level)
+    stat = {"task": spec.task, "split": spec.split, "level": spec.level, "level_value": value,
             "resampled": resampled, "redraws": redraws, "dropped": reason,
             "worst_error": worst_error(measured) if measured else 0.0}  # fmt: skip
     if reason is not None:

@@ -100,7 +100,7 @@ def plan(run: RunConfig, tasks: dict[str, Task]) -> list[ShardPlan]:
 def check_capacity(run: RunConfig, tasks: dict[str, Task]) -> None:
     """Refuse, before any rendering, a plan whose items cannot all find a parameter tuple of their split."""
     for name, task in tasks.items():
-        problem = task.capacity_error(run.splits, _task_key(run, name))
+        problem = task.design.capacity_error(run.splits, _task_key(run, name))
         if problem:
             raise ParameterError(problem)
 
@@ -109,12 +109,13 @@ def count_items(run: RunConfig, tasks: dict[str, Task]) -> int:
     """Items the plan will hold, counted without building it; refuses more than :data:`MAX_PLAN_ITEMS`."""
     total = 0
     for name, task in tasks.items():
-        n = sum(task.items_at(level) for level in range(task.n_levels())) * len(run.splits)
+        n = task.design.n_items() * len(run.splits)
         total += n
         if total > MAX_PLAN_ITEMS:
-            per = task.cfg.items_per_level
+            per, levels = task.cfg.items_per_level, task.design.n_levels()
             raise ParameterError(
-                f"{_task_key(run, name)}.items_per_level={per} makes a plan of {total:.4g} items ({task.n_levels()} levels x {len(run.splits)} splits); allowed: at most {MAX_PLAN_ITEMS} items per run"
+                f"{_task_key(run, name)}.items_per_level={per} makes a plan of {total:.4g} items ({levels} levels x "
+                f"{len(run.splits)} splits); allowed: at most {MAX_PLAN_ITEMS} items per run"
             )
     return total
 

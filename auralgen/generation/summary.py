@@ -51,7 +51,7 @@ def summarise(records: list[dict[str, Any]], tasks) -> dict[str, Any]:
     levels = sorted(rows.values(), key=lambda r: (r["task"], r["split"], r["level"]))
     for r in levels:
         task = tasks.get(r["task"])
-        r["level_unit"] = task.level_info(r["level"])[2] if task else ""
+        r["level_unit"] = task.design.level_info(r["level"]).unit if task else ""
         r["worst_error"] = round(r["worst_error"], 4)
     totals = {
         "items": sum(r["items"] for r in levels),

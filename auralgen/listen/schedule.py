@@ -30,6 +30,7 @@ from auralgen.evaluation.adaptive.trials import make_trial_item
 from auralgen.evaluation.items import Item, load_items
 from auralgen.export.audio import decode_flac
 from auralgen.tasks.base import Task
+from auralgen.tasks.design import track_tasks
 
 from . import screening
 from .sound import trial_wav
@@ -45,7 +46,7 @@ def adaptive_tracks(study: StudyConfig) -> dict[str, Task]:
     tracks: dict[str, Task] = {}
     for name, overrides in study.adaptive.tasks.items() if study.adaptive else ():
         task = build_task(name, **{k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()})
-        tracks.update(dict(task.adaptive_tracks()))
+        tracks.update(dict(track_tasks(task)))
     return tracks
 
 
@@ -100,7 +101,7 @@ class Schedule:
         out = dict(self.tracks)
         for name in sorted({it.task for it in self.fixed.values()}):
             task = build_task(name)
-            for track, sub in task.adaptive_tracks()[:1]:
+            for track, sub in track_tasks(task)[:1]:
                 try:
                     domain_for(sub)
                 except ParameterError:

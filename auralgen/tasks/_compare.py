@@ -8,14 +8,16 @@ except in the loudness task), the gap, the lead-in and which sound is the larger
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
 from auralgen.core.qa import QA
+from auralgen.core.random import Dist
 from auralgen.tasks import _sounds
 from auralgen.tasks.base import RECORDED_TOO, AudioConfig, Level, Task, TaskConfig, require
+from auralgen.tasks.design import SameAtZero
 
 CREST = {"pure": math.sqrt(2.0), "harmonic": 4.0, "noise": 6.0, "clip": 31.6}  # peak / RMS bounds per stimulus kind
 
@@ -30,13 +32,13 @@ class CompareConfig(TaskConfig):
     (:meth:`shortest_factor`) and how long the longest pair lasts (:meth:`longest_pair_s`).
     """
 
-    stimuli: tuple = ("pure", "harmonic", "noise")
-    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 250.0, "high": 1000.0})
+    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 250.0, "high": 1000.0})
     n_harmonics: int = 5
-    tone_s: Any = (0.6, 1.0)
-    gap_s: Any = (0.3, 0.6)
-    lead_s: Any = (0.1, 0.5)
-    level_db_spl: Any = (60.0, 70.0)
+    tone_s: Dist = Dist.of((0.6, 1.0))
+    gap_s: Dist = Dist.of((0.3, 0.6))
+    lead_s: Dist = Dist.of((0.1, 0.5))
+    level_db_spl: Dist = Dist.of((60.0, 70.0))
     clip_s: float = 4.0
     ramp_s: float = 0.02
     difference_unit: ClassVar[str] = "percent"  # the unit of a level, as the task's ``level_unit``
@@ -159,7 +161,7 @@ class CompareTask(Task):
     regime = "relative"
     sub_category = "relative_discrimination"
     n_choices = 3
-    zero_level_answer = True  # "The same" is the answer at the zero level only
+    Design = SameAtZero  # "The same" is the answer at the zero level only
     answers: ClassVar[dict[str, str]]  # direction -> option text; directions: up, down, same
     takes_sources = RECORDED_TOO  # a recorded sound is moved by a measured transform
     # the distributions the task draws from, each an attribute of the task (the hook for what differs)
@@ -222,11 +224,6 @@ class CompareTask(Task):
 
     def qa(self, params: dict[str, Any], rng: np.random.Generator, *, slot: int) -> QA:
         return self.make_qa(self.answers[params["direction"]], list(self.answers.values()), rng, slot=slot)
-
-    def expected_answers(self, level_value: float, options: list[str]) -> set[str]:
-        """ "The same" exactly at difference 0, one of the two directions elsewhere."""
-        same = self.answers["same"]
-        return {same} if level_value == 0 else set(self.answers.values()) - {same}
 
     @staticmethod
     def sign(direction: str) -> int:

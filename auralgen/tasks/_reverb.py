@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
@@ -39,6 +40,7 @@ import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.errors import ParameterError
+from auralgen.core.random import Dist
 from auralgen.measure.reverb import decay_rt60_s
 from auralgen.measure.room import drr_db
 from auralgen.rooms.images import FDL2
@@ -74,13 +76,13 @@ class ReverbConfig(SpatialConfig):
         "gap_s": "sounds start at fixed slots (clip_s, lead_s)",
         "level_db_spl": "every sound is set to loudness_lufs",
     }
-    rooms: tuple = ("living_room", "classroom")
-    receiver: Any = field(default_factory=lambda: {"type": "mono"})
-    sources: tuple = ("noise", "clicks")
-    source_s: Any = (0.2, 0.4)
-    distance_m: Any = (1.0, 2.0)
-    lead_s: Any = (0.05, 0.15)
-    loudness_lufs: Any = (-40.0, -32.0)
+    rooms: tuple[str, ...] = ("living_room", "classroom")
+    receiver: Mapping[str, Any] = field(default_factory=lambda: {"type": "mono"})
+    sources: tuple[str, ...] = ("noise", "clicks")
+    source_s: Dist = Dist.of((0.2, 0.4))
+    distance_m: Dist = Dist.of((1.0, 2.0))
+    lead_s: Dist = Dist.of((0.05, 0.15))
+    loudness_lufs: Dist = Dist.of((-40.0, -32.0))
     sample_rate: int | None = 16000
     ramp_s: float = 0.005
 

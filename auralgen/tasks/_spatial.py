@@ -19,6 +19,7 @@ import inspect
 import json
 import math
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -27,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
-from auralgen.core.errors import ParameterError
-from auralgen.core.random import Choice
+from auralgen.core.errors import ParameterError, Redraw
+from auralgen.core.random import Choice, Dist
 from auralgen.measure.geometry import az_el_to_unit, listener_to_room, wrap_azimuth_deg
 from auralgen.rooms.backends import check_backend
 from auralgen.rooms.images import FDL2
@@ -64,18 +65,18 @@ LAYOUT_CUES = {
 
 @dataclass(frozen=True)
 class SpatialConfig(TaskConfig):
-    rooms: tuple = ("small_office", "living_room", "classroom")
-    receiver: Any = field(default_factory=lambda: {"type": "binaural"})
+    rooms: tuple[str, ...] = ("small_office", "living_room", "classroom")
+    receiver: Mapping[str, Any] = field(default_factory=lambda: {"type": "binaural"})
     mode: str = "hybrid"
     backend: str = "fast"
-    sources: tuple = SYNTH_KINDS
+    sources: tuple[str, ...] = SYNTH_KINDS
     sources_dir: str | None = None
-    source_s: Any = (0.5, 0.8)
-    level_db_spl: Any = (60.0, 70.0)
-    distance_m: Any = (1.0, 2.0)
-    listener_height_m: Any = (1.2, 1.7)
-    gap_s: Any = (0.3, 0.5)
-    lead_s: Any = (0.1, 0.3)
+    source_s: Dist = Dist.of((0.5, 0.8))
+    level_db_spl: Dist = Dist.of((60.0, 70.0))
+    distance_m: Dist = Dist.of((1.0, 2.0))
+    listener_height_m: Dist = Dist.of((1.2, 1.7))
+    gap_s: Dist = Dist.of((0.3, 0.5))
+    lead_s: Dist = Dist.of((0.1, 0.3))
     clip_s: float = 3.0
     ramp_s: float = 0.01
 
@@ -289,10 +290,11 @@ class SpatialTask(Task):
             n = min(wet.shape[1], total - a)
             out[:, a : a + n] += wet[:, :n]
         peak = float(np.max(np.abs(out)))
-        if peak >= 1.0:
-            raise ParameterError(
-                f"level_db_spl={params['sounds'][0]['level_db_spl']:.1f} clips (peak {peak:.3f}) at "
-                f"full_scale_db_spl={fs_db}; allowed: lower levels"
+        if peak >= 1.0:  # this draw's geometry (room gain, overlap) clips: draw the item again
+            raise Redraw(
+                "headroom",
+                f"level_db_spl={params['sounds'][0]['level_db_spl']:.1f} clips (peak {peak:.3f}) at full_scale_db_spl={fs_db}; "
+                "allowed: lower levels",
             )
         return [out.astype(np.float32)]
 

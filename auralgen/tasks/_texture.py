@@ -3,12 +3,12 @@ config fields and checks, rendering and measurement, shared by texture_relative 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from auralgen.core.random import Choice
+from auralgen.core.random import Choice, Dist
 from auralgen.synth import textures
 from auralgen.synth.levels import loudness_lufs
 from auralgen.synth.signals import n_samples, place
@@ -24,11 +24,11 @@ LOUDEST_LUFS = -30.0  # grains are peaky (sparse crackle: peaks ~25 dB above the
 class GrainConfig(TaskConfig):
     """The grain and loudness fields both texture tasks have."""
 
-    grain_kinds: tuple = textures.GRAIN_KINDS
-    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 500.0, "high": 3000.0})
-    grain_s: Any = (0.002, 0.005)
+    grain_kinds: tuple[str, ...] = textures.GRAIN_KINDS
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 500.0, "high": 3000.0})
+    grain_s: Dist = Dist.of((0.002, 0.005))
     jitter: float = 0.25
-    loudness_lufs: Any = (-40.0, -34.0)
+    loudness_lufs: Dist = Dist.of((-40.0, -34.0))
 
 
 def check_grains(

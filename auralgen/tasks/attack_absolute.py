@@ -16,11 +16,12 @@ Levels: the hardest default margin, 12 %, is about half the human rise-time diff
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.listeners import attack as listen
 from auralgen.tasks._attack import check_attack, measured_rises, render_attack_clip
 from auralgen.tasks._binned import BinnedAbsoluteTask, check_margins
@@ -34,13 +35,13 @@ NAMES = ("Sharp", "Medium", "Soft")
 @dataclass(frozen=True)
 class AttackAbsoluteConfig(TaskConfig):
     name: str = "attack_absolute"
-    levels: tuple = (100, 50, 25, 12)
-    bins_s: tuple = (0.01, 0.06)
-    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 500.0, "high": 2000.0})
+    levels: tuple[float, ...] = (100, 50, 25, 12)
+    bins_s: tuple[float, ...] = (0.01, 0.06)
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 500.0, "high": 2000.0})
     release_s: float = 0.03
-    tone_s: Any = (0.9, 1.1)
-    lead_s: Any = (0.1, 1.0)
-    loudness_lufs: Any = (-32.0, -24.0)
+    tone_s: Dist = Dist.of((0.9, 1.1))
+    lead_s: Dist = Dist.of((0.1, 1.0))
+    loudness_lufs: Dist = Dist.of((-32.0, -24.0))
     clip_s: float = 2.5
 
     def check_task(self, audio: AudioConfig, key: str) -> None:

@@ -22,12 +22,13 @@ figure as we recall it, not re-checked against the paper). The default hardest l
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from auralgen.core.qa import QA
+from auralgen.core.random import Dist
 from auralgen.listeners import attack as listen
 from auralgen.tasks import _sounds
 from auralgen.tasks._attack import check_attack, measured_rises, render_attack_clip, steady_loudness
@@ -41,14 +42,14 @@ TOLERANCE_LU = 0.1  # the steady parts' measured loudness may differ by this muc
 @dataclass(frozen=True)
 class AttackRelativeConfig(TaskConfig):
     name: str = "attack_relative"
-    levels: tuple = (0, 25, 50, 100, 200, 400)
-    rise_s: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 0.008, "high": 0.04})
-    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 500.0, "high": 2000.0})
+    levels: tuple[float, ...] = (0, 25, 50, 100, 200, 400)
+    rise_s: Dist = Dist.of({"dist": "loguniform", "low": 0.008, "high": 0.04})
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 500.0, "high": 2000.0})
     release_s: float = 0.03
-    tone_s: Any = (0.9, 1.1)
-    gap_s: Any = (0.3, 0.6)
-    lead_s: Any = (0.1, 0.5)
-    loudness_lufs: Any = (-32.0, -24.0)
+    tone_s: Dist = Dist.of((0.9, 1.1))
+    gap_s: Dist = Dist.of((0.3, 0.6))
+    lead_s: Dist = Dist.of((0.1, 0.5))
+    loudness_lufs: Dist = Dist.of((-32.0, -24.0))
     clip_s: float = 4.0
 
     def check_task(self, audio: AudioConfig, key: str) -> None:

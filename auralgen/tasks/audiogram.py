@@ -21,22 +21,23 @@ every frequency must sit at most :data:`MAX_NYQUIST_FRACTION` of Nyquist, so the
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from auralgen.core.errors import ParameterError
 from auralgen.core.random import Choice
 from auralgen.listeners import tones as listen
 from auralgen.synth.levels import db_hl_to_db_spl, peak_for_db_spl_sine
 from auralgen.tasks import _sounds as S
-from auralgen.tasks.base import AudioConfig, AuditSpec, Level, Measurement, Task, TaskConfig, deal, register, require
+from auralgen.tasks.base import AudioConfig, AuditSpec, Level, Measurement, Task, TaskConfig, register, require
+from auralgen.tasks.design import CellLevel, Cells, LevelInfo
 
 POSITIONS = ("first", "second", "absent")
 ANSWERS = {"first": "In the first half", "second": "In the second half", "absent": "Not present"}
 EDGE_S = 0.2  # a tone keeps this far from the clip edges and from the middle
 MAX_NYQUIST_FRACTION = 0.75  # highest tone or probe frequency / Nyquist
+KEY_FIELDS = ("freq_hz", "level_value", "level_unit", "position")  # the parameter tuple kept apart across splits
 
 
 # Below -10 dB HL nobody hears a tone (audiometers stop there), and -10 dB HL at 4 kHz is already
@@ -48,10 +49,10 @@ MIN_LEVEL_DB_HL = -30.0
 @dataclass(frozen=True)
 class AudiogramConfig(TaskConfig):
     name: str = "audiogram"
-    levels: tuple = tuple(range(-10, 111, 10))
-    freqs_hz: tuple = (125, 177, 250, 354, 500, 707, 1000, 1414, 2000, 2828, 4000, 5657, 8000)
-    probe_freqs_hz: tuple = (20, 16000)
-    probe_levels_db_spl: tuple = (40, 60, 80)
+    levels: tuple[float, ...] = tuple(range(-10, 111, 10))
+    freqs_hz: tuple[float, ...] = (125, 177, 250, 354, 500, 707, 1000, 1414, 2000, 2828, 4000, 5657, 8000)
+    probe_freqs_hz: tuple[float, ...] = (20, 16000)
+    probe_levels_db_spl: tuple[float, ...] = (40, 60, 80)
     probe_items_per_level: int = 3
     tone_s: float = 1.0
     clip_s: float = 4.0
@@ -94,6 +95,62 @@ class AudiogramConfig(TaskConfig):
         )
 
 
+def cells(freqs: tuple[float, ...]) -> tuple[tuple[float, str], ...]:
+    """A level's (frequency, position) cells in the order the ``k``-th item takes them.
+
+    Cell ``j`` has frequency ``j mod n_freqs`` and position ``j mod 3``; when ``n_freqs`` is a
+    multiple of 3 that covers only a third of the cells, so each later round of
+    ``lcm(n_freqs, 3)`` cells shifts the position by one and every cell is listed once.
+
+    >>> cells((500, 1000))
+    ((500.0, 'first'), (1000.0, 'second'), (500.0, 'absent'), (1000.0, 'first'), (500.0, 'second'), (1000.0, 'absent'))
+    """
+    cycle = math.lcm(len(freqs), 3)
+    return tuple((float(freqs[j % len(freqs)]), POSITIONS[(j + j // cycle) % 3]) for j in range(3 * len(freqs)))
+
+
+class AudiogramCells(Cells):
+    """The audiogram's design: the dB HL levels x (frequency, position) cells, then the probe levels
+    (dB SPL) x (probe frequency, position) cells. Within a level the positions stay balanced, and (with
+    a number of frequencies prime to 3, e.g. 13) the items of one frequency and level sit at different
+    positions, so a model audiogram can tell hearing from a bias towards one answer. One adaptive
+    track per frequency of ``freqs_hz`` (no probes), on a linear dB HL axis, louder easier."""
+
+    @classmethod
+    def of(cls, task: Task) -> AudiogramCells:
+        cfg = task.cfg
+        tones = [
+            CellLevel(
+                float(v),
+                LevelInfo(task.attribute, task.regime, task.level_unit),
+                cfg.items_per_level,
+                cells(tuple(cfg.freqs_hz)),
+                "dB HL",
+                "more {key}.freqs_hz",
+            )
+            for v in cfg.levels
+        ]
+        probes = []
+        if cfg.probe_freqs_hz and cfg.probe_items_per_level:
+            fix = "more {key}.probe_freqs_hz or {key}.probe_items_per_level=0"
+            probes = [
+                CellLevel(
+                    float(v),
+                    LevelInfo("pitch", task.regime, "dB SPL"),
+                    cfg.probe_items_per_level,
+                    cells(tuple(cfg.probe_freqs_hz)),
+                    "dB SPL probe",
+                    fix,
+                )
+                for v in cfg.probe_levels_db_spl
+            ]
+        tracks = tuple((f"{task.name}@{f:g}Hz", {"freqs_hz": (f,), "probe_freqs_hz": ()}) for f in cfg.freqs_hz)
+        # hearing level is already logarithmic: a linear axis over the grid's dB HL range
+        axis = {"low": float(min(cfg.levels)), "high": float(max(cfg.levels)), "scale": "lin", "easier": "larger"}
+        cell_fields, names = ("freq_hz", "position"), "(frequency, level, position)"
+        return cls(task.name, (*tones, *probes), cell_fields, names, KEY_FIELDS, tracks, axis)
+
+
 @register
 class Audiogram(Task):
     name = "audiogram"
@@ -115,121 +172,25 @@ class Audiogram(Task):
     level_unit = "dB HL"
     n_choices = 3
     Config = AudiogramConfig
-    key_fields = ("freq_hz", "level_value", "level_unit", "position")
+    Design = AudiogramCells
     questions = (
         "A pure tone may be played in this clip. Is it in the first half, in the second half, or not present?",
         "Listen carefully: when does the tone occur in this recording, if at all?",
         "Is there a tone in this clip, and if so, in which half?",
     )
 
-    def n_levels(self) -> int:
-        probes = len(self.cfg.probe_levels_db_spl) if self.cfg.probe_freqs_hz and self.cfg.probe_items_per_level else 0
-        return len(self.cfg.levels) + probes
-
-    def items_at(self, level: int) -> int:
-        return self.cfg.items_per_level if level < len(self.cfg.levels) else self.cfg.probe_items_per_level
-
     def is_probe(self, level: int) -> bool:
         return level >= len(self.cfg.levels)
 
-    def level_value(self, level: int) -> float:
-        if self.is_probe(level):
-            return float(self.cfg.probe_levels_db_spl[level - len(self.cfg.levels)])
-        return float(self.cfg.levels[level])
-
-    def level_info(self, level: int):
-        if self.is_probe(level):
-            return "pitch", self.regime, "dB SPL"
-        return self.attribute, self.regime, self.level_unit
-
-    def adaptive_tracks(self) -> list[tuple[str, Task]]:
-        """One adaptive track per frequency of ``freqs_hz`` (the audiogram's thresholds), no probes."""
-        return [(f"{self.name}@{f:g}Hz", type(self)(replace(self.cfg, freqs_hz=(f,), probe_freqs_hz=()), self.audio))
-                for f in self.cfg.freqs_hz]  # fmt: skip
-
-    def adaptive_axis(self) -> dict[str, Any]:
-        """Hearing level is already logarithmic: a linear axis over the grid's dB HL range, louder easier."""
-        return {
-            "low": float(min(self.cfg.levels)),
-            "high": float(max(self.cfg.levels)),
-            "scale": "lin",
-            "easier": "larger",
-        }
-
     def sample(self, rng: np.random.Generator, level: int | Level) -> dict[str, Any]:
-        level = self.as_level(level)
-        if level.index is None:  # off the grid: a tone (not a probe) at any hearing level
-            return self.sample_cell(rng, level, None)
-        return self.sample_at(rng, level.index, None)
-
-    def cells(self, level: int) -> list[tuple[float, str]]:
-        """The level's (frequency, position) cells in the order the ``k``-th item takes them.
-
-        Cell ``j`` has frequency ``j mod n_freqs`` and position ``j mod 3``; when ``n_freqs`` is a
-        multiple of 3 that covers only a third of the cells, so each later round of
-        ``lcm(n_freqs, 3)`` cells shifts the position by one and every cell is listed once."""
-        freqs = tuple(self.cfg.probe_freqs_hz if self.is_probe(level) else self.cfg.freqs_hz)
-        cycle = math.lcm(len(freqs), 3)
-        return [(float(freqs[j % len(freqs)]), POSITIONS[(j + j // cycle) % 3]) for j in range(3 * len(freqs))]
-
-    def cell_key(self, level: int, cell: tuple[float, str]) -> tuple:
-        unit = "dB SPL" if self.is_probe(level) else "dB HL"
-        return self.param_key({"freq_hz": cell[0], "level_value": self.level_value(level), "level_unit": unit,
-                               "position": cell[1]})  # fmt: skip
-
-    def owned_cells(self, level: int, split: str, splits: tuple[str, ...]) -> list[tuple[float, str]]:
-        """The cells of ``level`` whose parameter tuple belongs to ``split`` (balanced, see :func:`deal`);
-        a function of its arguments and the config alone, so it is worked out once per task instance
-        (it hashed every cell of the level for every item: ~0.3 ms of an audiogram item)."""
-        memo = self.__dict__.setdefault("_owned_cells", {})
-        key = (int(level), split, tuple(splits))
-        if key not in memo:
-            cells = self.cells(level)
-            owners = deal([self.cell_key(level, c) for c in cells], tuple(splits))
-            memo[key] = [c for c in cells if owners[self.cell_key(level, c)] == split]
-        return list(memo[key])
-
-    def sample_owned(self, rng, level, k, split, splits):
-        """The ``k``-th item of ``split`` takes its split's own cells in turn: no redraws."""
-        cells = self.owned_cells(level, split, splits)
-        if not cells:
-            raise ParameterError(
-                self.capacity_error(tuple(splits), f"tasks.{self.name}") or f"split={split!r} owns no cell"
-            )
-        return self.sample_cell(rng, level, cells[((k or 0) + level) % len(cells)])
-
-    def capacity_error(self, splits: tuple[str, ...], key: str) -> str | None:
-        """Every split needs one (frequency, level, position) tuple of each level that has items."""
-        for level in range(self.n_levels()):
-            n = len({self.cell_key(level, c) for c in self.cells(level)})
-            if self.items_at(level) > 0 and n < len(splits):
-                probe = self.is_probe(level)
-                fix = f"more {key}.probe_freqs_hz or {key}.probe_items_per_level=0" if probe else f"more {key}.freqs_hz"
-                unit = "dB SPL probe" if probe else "dB HL"
-                return (f"split={list(splits)!r}: {key} (audiogram) level {level} ({self.level_value(level):g} {unit}) "
-                        f"has {n} distinct (frequency, level, position) tuples but needs {len(splits)}, one per split, "
-                        f"as no tuple may appear in two splits; allowed: at most {n} splits, or {fix}")  # fmt: skip
-        return None
-
-    def sample_at(self, rng: np.random.Generator, level: int, k: int | None) -> dict[str, Any]:
-        """The ``k``-th item of a level takes the cells in turn (every cell of the grid gets
-        items, for a model audiogram); ``k=None`` draws the frequency and position at random.
-        Within a level the positions stay balanced, and (with a number of frequencies prime to
-        3, e.g. 13) the items of one frequency and level sit at different positions, so a model
-        audiogram can tell hearing from a bias towards one answer."""
-        cells = self.cells(level)
-        return self.sample_cell(rng, level, None if k is None else cells[(k + level) % len(cells)])
-
-    def sample_cell(
-        self, rng: np.random.Generator, level: int | Level, cell: tuple[float, str] | None
-    ) -> dict[str, Any]:
-        """An item of ``cell`` (frequency, position); ``None`` draws both."""
+        """An item at ``level``: of its cell (frequency, position) where the design gives one, else both
+        drawn; off the grid (``index=None``), a tone (not a probe) at any hearing level."""
         level = self.as_level(level)
         probe = level.index is not None and self.is_probe(level.index)
         freqs = tuple(self.cfg.probe_freqs_hz if probe else self.cfg.freqs_hz)
         pick = float(Choice(freqs).sample(rng))  # drawn in both cases: the stream stays aligned
         drawn = POSITIONS[int(rng.integers(3))]
-        freq, position = cell if cell is not None else (pick, drawn)
+        freq, position = level.cell if level.cell is not None else (pick, drawn)
         value = level.value
         level_spl = value if probe else db_hl_to_db_spl(value, freq)
         half = self.cfg.clip_s / 2

@@ -26,8 +26,8 @@ QUADRANTS = {
 class AzimuthAbsoluteConfig(SpatialConfig):
     unused_fields: ClassVar[dict[str, str]] = {"gap_s": "one sound per clip"}
     name: str = "azimuth_absolute"
-    sources: tuple = DIRECTION_SOURCES
-    levels: tuple = (30, 15, 5)
+    sources: tuple[str, ...] = DIRECTION_SOURCES
+    levels: tuple[float, ...] = (30, 15, 5)
 
     def cue_needs(self):
         return {"lateral": "the left/right of a quadrant answer", "front_back": "the front/back of a quadrant answer"}

@@ -20,8 +20,8 @@ ANSWERS = {"same": "Same direction", "different": "Different directions"}
 @dataclass(frozen=True)
 class AzimuthRelativeConfig(SpatialConfig):
     name: str = "azimuth_relative"
-    sources: tuple = DIRECTION_SOURCES
-    levels: tuple = (30, 60, 90, 120, 150, 180)
+    sources: tuple[str, ...] = DIRECTION_SOURCES
+    levels: tuple[float, ...] = (30, 60, 90, 120, 150, 180)
     clip_s: float = 3.0
 
     def cue_needs(self):

@@ -3,14 +3,17 @@
 A task is one small module that defines a :class:`TaskConfig` subclass and a
 :class:`Task` subclass decorated with :func:`register`. ``params`` returned by
 ``sample`` is a JSON-able dict holding every sampled value: ``render(params)`` alone
-reproduces the audio bit for bit.
+reproduces the audio bit for bit. What a level is (values, units, items per level,
+possible answers, split-disjoint parameter tuples, adaptive tracks) is the task's design,
+declared by its ``Design`` class attribute (:mod:`auralgen.tasks.design`).
 """
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import json
 import math
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar
@@ -26,9 +29,10 @@ from auralgen.core.constants import (  # noqa: F401  (SAMPLE_RATES: re-exported)
 from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import is_num, plain
 from auralgen.core.qa import QA, arrange, pick_question
-from auralgen.core.random import owner
+from auralgen.core.random import Dist
 from auralgen.core.registry import Registry
 from auralgen.sounds.corpus import SOURCE_KINDS, SourceConfig
+from auralgen.tasks.design import Design, Level, LevelGrid, deal  # noqa: F401  (Level, deal: re-exported)
 
 RECORDED_TOO = SOURCE_KINDS  # takes_sources of a task that draws recorded sounds as well
 
@@ -43,6 +47,11 @@ def check_task_complete(name: str, cls: type[Task]) -> None:
         )
     if cls.name != name:
         raise TypeError(f"task {name}: class {cls.__name__}.name is {cls.name!r}; allowed: the module name {name!r}")
+    if not callable(getattr(cls.Design, "of", None)):
+        raise TypeError(
+            f"task {name}: class {cls.__name__}.Design={cls.Design!r} is not a design kind; allowed: a subclass of "
+            "auralgen.tasks.design.Design (LevelGrid, SameAtZero, SubQuestions, Cells)"
+        )
     audit = cls.__dict__.get("audit")
     if not isinstance(audit, AuditSpec):
         raise TypeError(f"task {name}: class {cls.__name__} has no `audit = AuditSpec(...)` of its own; allowed: "
@@ -62,7 +71,7 @@ def check_task_complete(name: str, cls: type[Task]) -> None:
 
 # every module of auralgen.tasks not starting with "_" (and not this one) is the task of its name
 TASKS: Registry[type[Task]] = Registry(
-    "task", package="auralgen.tasks", exclude=("base",), validate=check_task_complete
+    "task", package="auralgen.tasks", exclude=("base", "design"), validate=check_task_complete
 )
 
 
@@ -123,25 +132,6 @@ DISTANCE_CUE_FEATURES = ("audio.rms_dbfs", "audio.peak_dbfs", "audio.active_s", 
                          "audio.n_segments", "audio.first_onset_s", "row.flac_bytes")  # fmt: skip
 
 MAX_DURATION_S = 60.0  # longest value of any duration (``*_s``) field of a task config
-MAX_SPLIT_DRAWS = 64  # per split: draws allowed to find a parameter tuple owned by this split
-
-
-@dataclass(frozen=True)
-class Level:
-    """A difficulty level: its place on the task's grid and its value (in the task's ``level_unit``).
-
-    Grid items carry an ``index`` (some tasks pick a sub-question or a frequency cell by it);
-    an item off the grid (an adaptive trial at any value in the task's range) has ``index=None``.
-    :meth:`Task.sample` reads ``value``, never ``cfg.levels[index]``.
-
-    Examples
-    --------
-    >>> Level(2, 48.0)
-    Level(index=2, value=48.0)
-    """
-
-    index: int | None
-    value: float
 
 
 @dataclass(frozen=True)
@@ -223,13 +213,21 @@ class TaskConfig:
     """Fields every task has. Subclasses add their own (with defaults)."""
 
     name: str
-    levels: tuple = ()
+    levels: tuple[float, ...] = ()
     items_per_level: int = 10
     sample_rate: int | None = None
-    phrasings: tuple | None = None
+    phrasings: tuple[int, ...] | None = None
     # fields a task inherits but never reads -> why; a value other than the default is refused,
     # so no override is silently ignored
     unused_fields: ClassVar[dict[str, str]] = {}
+
+    def __post_init__(self) -> None:
+        """A distribution field (annotated :class:`~auralgen.core.random.Dist`) given a plain value
+        in Python, e.g. ``Config(name=..., tone_s=(0.5, 0.8))``, holds its parsed Dist."""
+        for name in dist_fields(type(self)):
+            value = getattr(self, name)
+            if not isinstance(value, Dist):
+                object.__setattr__(self, name, Dist.parse(name, value))
 
     def check(self, audio: AudioConfig, key: str) -> None:
         """Validate the config before any work; ``key`` is the config path for messages (e.g.
@@ -244,8 +242,17 @@ class TaskConfig:
         """Task-specific validation (subclasses override it)."""
 
 
+@functools.cache
+def dist_fields(cls: type) -> tuple[str, ...]:
+    """The names of the fields of config class ``cls`` annotated :class:`~auralgen.core.random.Dist`."""
+    hints = typing.get_type_hints(cls)
+    return tuple(f.name for f in fields(cls) if hints[f.name] is Dist)
+
+
 def _numbers(value) -> list:
-    """Every number inside a config value: a number, a list, or a distribution mapping."""
+    """Every number inside a config value: a number, a list, or a distribution (mapping or Dist)."""
+    if isinstance(value, Dist):
+        return _numbers(value.plain)
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return []
     if isinstance(value, (int, float)):
@@ -308,7 +315,10 @@ def load_tasks() -> Registry[type[Task]]:
 
 
 class Task:
-    """Base class. Subclasses set the class attributes and implement the four methods."""
+    """Base class of a task: the stimulus side. Subclasses set the class attributes and implement
+    ``sample``, ``render``, ``qa`` and ``measure``; the task's levels, items per level, expected
+    answers and split-disjoint parameter tuples are its :attr:`design` (built from the class
+    attribute ``Design``, see :mod:`auralgen.tasks.design`)."""
 
     name: ClassVar[str]
     category: ClassVar[str] = "foundational_perception"
@@ -317,15 +327,15 @@ class Task:
     regime: ClassVar[str]
     level_unit: ClassVar[str]
     n_choices: ClassVar[int]  # options per item (every one can be the answer of some item)
-    # the ``source`` kinds the task can draw its sounds from (auralgen.sounds.corpus.SOURCE_KINDS)
     # the published human threshold of the attribute, (value in level_unit, unit, source), shown beside
     # a model's adaptive threshold (auralgen.evaluation.adaptive.jnd); None where none is known
     human_threshold: ClassVar[tuple[float, str, str] | None] = None
+    # the ``source`` kinds the task can draw its sounds from (auralgen.sounds.corpus.SOURCE_KINDS)
     takes_sources: ClassVar[tuple[str, ...]] = ("procedural",)  # RECORDED_TOO: every kind
     Config: ClassVar[type[TaskConfig]] = TaskConfig
+    # the design kind: levels, items per level, expected answers, parameter tuples (auralgen.tasks.design)
+    Design: ClassVar[type[Design]] = LevelGrid
     questions: ClassVar[tuple[str, ...]]
-    # params fields forming the "parameter tuple" kept disjoint across splits (None = all)
-    key_fields: ClassVar[tuple[str, ...] | None] = None
     audit: ClassVar[AuditSpec]  # required: what the dataset audit expects (see check_task_complete)
     # required, in the task's own class body: its reference DSP listener (auralgen.listeners), or None
     listener: ClassVar[Callable[..., int] | None]
@@ -335,10 +345,6 @@ class Task:
     # which end of the level values is easier for any listener, "larger" or "smaller" (a property of the task's
     # stimulus, used by mode=adaptive); None: the end audit.listener_easiest names ("max" larger, "min" smaller)
     easier: ClassVar[str | None] = None
-    # the zero level (no difference) has an answer text of its own ("The same") that no other level has;
-    # the other levels share the remaining n_choices - 1 texts. items_at then gives the zero level as many
-    # items as each of those texts gets, so every text is the answer equally often over the task
-    zero_level_answer: ClassVar[bool] = False
     # every clip must be heard (Task.check adds an ``audible`` record: no silent or near-silent clip);
     # False only where silence is a correct stimulus (the audiogram's absent tone, its level near threshold)
     clips_heard: ClassVar[bool] = True
@@ -353,71 +359,17 @@ class Task:
         self.cfg = cfg
         self.audio = task_audio(type(self), audio)
         self.sample_rate = int(cfg.sample_rate or audio.sample_rate)
-
-    # -- overridable -------------------------------------------------------
-    def n_levels(self) -> int:
-        return len(self.cfg.levels)
-
-    def items_at(self, level: int) -> int:
-        """Items at grid ``level``: ``items_per_level``; with :attr:`zero_level_answer`, the zero level
-        holds ``items_per_level * (non-zero levels) / (n_choices - 1)`` (rounded up) instead.
-
-        >>> t = Task.__new__(Task); t.cfg = TaskConfig(name="t", levels=(0, 10, 20), items_per_level=6)
-        >>> t.zero_level_answer, t.n_choices = True, 3
-        >>> [t.items_at(i) for i in range(3)]  # 'same' 6 times; 'up' and 'down' 6 times each over levels 1, 2
-        [6, 6, 6]
-        >>> t.cfg = TaskConfig(name="t", levels=(0, 10, 20, 40, 80), items_per_level=6); [t.items_at(i) for i in range(5)]
-        [12, 6, 6, 6, 6]
-        """
-        n = self.cfg.items_per_level
-        if not self.zero_level_answer or self.level_value(level) != 0:
-            return n
-        others = sum(1 for i in range(self.n_levels()) if self.level_value(i) != 0)
-        return -(-n * others // (self.n_choices - 1)) if others else n
-
-    def level_value(self, level: int) -> float:
-        return float(self.cfg.levels[level])
-
-    def level_info(self, level: int) -> tuple[str, str, str]:
-        """``(attribute, regime, level_unit)`` of items at ``level``."""
-        return self.attribute, self.regime, self.level_unit
+        self.design = self.Design.of(self)
 
     def as_level(self, level: int | Level) -> Level:
-        """``level`` as a :class:`Level`: a grid index ``i`` becomes ``Level(i, level_value(i))``."""
+        """``level`` as a :class:`Level`: a grid index ``i`` becomes the design's ``Level(i, value)``."""
         if isinstance(level, Level):
             return level
-        return Level(int(level), self.level_value(level))
-
-    def grid_index(self, level: Level) -> int:
-        """The grid index of ``level``, for a task that picks what it asks by it (ParameterError off the grid)."""
-        if level.index is None:
-            raise ParameterError(
-                f"task {self.name} level value {level.value!r} has no grid index; allowed: a level of tasks.{self.name}.levels"
-            )
-        return level.index
+        return self.design.level(int(level))
 
     def sample(self, rng: np.random.Generator, level: int | Level) -> dict[str, Any]:
         """The ``params`` of one item at ``level`` (a grid index or a :class:`Level`)."""
         raise NotImplementedError
-
-    def sample_at(self, rng: np.random.Generator, level: int, k: int | None) -> dict[str, Any]:
-        """:meth:`sample` for the ``k``-th item of grid level ``level`` (``None``: anywhere). Grid tasks override it."""
-        return self.sample(rng, self.as_level(level))
-
-    def sample_owned(
-        self, rng: np.random.Generator, level: int, k: int | None, split: str, splits: tuple[str, ...]
-    ) -> dict[str, Any]:
-        """:meth:`sample_at` for an item of ``split``: redraws until its parameter tuple
-        (:meth:`param_key`) is owned by ``split`` (:func:`auralgen.core.random.owner`), so no tuple
-        appears in two splits. The item's place ``k`` steers the first draws. Tasks with a
-        finite set of tuples override this to pick among their split's own tuples directly."""
-        for attempt in range(MAX_SPLIT_DRAWS * len(splits)):
-            params = self.sample_at(rng, level, k if attempt < MAX_SPLIT_DRAWS // 2 else None)
-            if owner(self.param_key(params), tuple(splits)) == split:
-                return params
-        raise ParameterError(
-            f"split={list(splits)!r}: task {self.name} level {level} ran out of parameter tuples not used by another split; allowed: fewer items per level or a wider parameter grid"
-        )
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         raise NotImplementedError
@@ -426,7 +378,8 @@ class Task:
         raise NotImplementedError
 
     def make_qa(self, answer: str, choices, rng: np.random.Generator, *, slot: int, templates=None) -> QA:
-        """The item's QA: ``answer`` at ``slot`` among ``choices`` (the others shuffled around it) and a question drawn from ``templates`` (default: the task's)."""
+        """The item's QA: ``answer`` at ``slot`` among ``choices`` (the others shuffled around it) and a question
+        drawn from ``templates`` (default: the task's)."""
         options, index = arrange(answer, [c for c in choices if c != answer], slot=slot, rng=rng)
         return QA(pick_question(templates or self.questions, self.cfg.phrasings, rng), options, index)
 
@@ -450,84 +403,11 @@ class Task:
     def channel_layout(self, params: dict[str, Any]) -> str:
         return "mono"
 
-    def expected_answers(self, level_value: float, options: list[str]) -> set[str]:
-        """The option texts that can be the answer of an item at ``level_value`` (the audit checks
-        every answer is one, and balances them). Default: every option."""
-        return set(options)
-
-    def answer_texts(self, level: int) -> dict[str, str] | None:
-        """For a level whose option texts vary from item to item (sound names): every text that can be
-        the answer there, mapped to its group (e.g. a pair's unordered members, or a relation's side),
-        so the plan deals the texts, and their groups, equally often (``generation/answers.py``).
-        None (the default): such a level is not dealt."""
-        return None
-
-    def adaptive_tracks(self) -> list[tuple[str, Task]]:
-        """The tracks ``mode=adaptive`` runs for this task, ``(track name, task)``: one, the task itself,
-        unless a task measures several thresholds (the audiogram: one per frequency)."""
-        return [(self.name, self)]
-
-    def adaptive_axis(self) -> dict[str, Any] | None:
-        """The level domain of an adaptive track when the task states its own (``low``, ``high``,
-        ``scale``, ``easier``); None: the rule of :mod:`auralgen.evaluation.adaptive.domain`."""
-        return None
-
     def eval_fields(self, params: dict[str, Any]) -> dict[str, float | str]:
         """Fields the evaluation adds to an item's record from its ``params``: ``difference`` and
         ``difference_unit`` (the physical stimulus difference, larger = easier) for a psychometric
         fit on it; ``frequency_hz`` and ``tone_position`` for a per-frequency analysis. None by default."""
         return {}
-
-    def capacity_error(self, splits: tuple[str, ...], key: str) -> str | None:
-        """Why some item of some split cannot find a parameter tuple owned by its split (see
-        :func:`auralgen.core.random.owner`), as one line naming task, level, tuples available and needed
-        and the override that fixes it; ``None`` when every item can. Called at plan time, before any
-        rendering. The default (continuous parameters: tuples never run out) is ``None``."""
-        return None
-
-    # -- helpers ----------------------------------------------------------
-    def param_key(self, params: dict[str, Any]) -> tuple:
-        names = self.key_fields or tuple(sorted(params))
-        return tuple(_freeze(params[k]) for k in names)
-
-
-def _freeze(value):
-    if isinstance(value, float):
-        return float(f"{value:.9g}")
-    if isinstance(value, (list, tuple)):
-        return tuple(_freeze(v) for v in value)
-    if isinstance(value, dict):
-        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
-    return value
-
-
-def _score(split: str, key: tuple) -> bytes:
-    blob = json.dumps(key, sort_keys=True, default=str)
-    return hashlib.sha256(f"{split}|{blob}".encode()).digest()
-
-
-def deal(keys, splits: tuple[str, ...]) -> dict[tuple, str]:
-    """The owning split of each of a finite set of parameter tuples, balanced.
-
-    Rendezvous hashing with bounded loads: each split may own ``n // S`` tuples (one more for
-    the first ``n % S`` splits in hash order); taken in hash order, each tuple goes to the
-    split of highest score (as in :func:`auralgen.core.random.owner`) that still has room. So every
-    split owns at least one tuple when ``n >= S``, and a single split owns them all.
-
-    Examples
-    --------
-    >>> sorted(deal([(1,), (2,), (3,)], ("train", "test")).values())
-    ['test', 'train', 'train']
-    """
-    keys = sorted(set(keys), key=lambda key: _score("", key))
-    ranked = sorted(splits, key=lambda s: hashlib.sha256(s.encode()).digest())
-    room = {s: len(keys) // len(splits) + (i < len(keys) % len(splits)) for i, s in enumerate(ranked)}
-    owners = {}
-    for key in keys:
-        best = max((s for s in splits if room[s] > 0), key=lambda s: _score(s, key))
-        room[best] -= 1
-        owners[key] = best
-    return owners
 
 
 def check_levels(key: str, levels: tuple) -> None:

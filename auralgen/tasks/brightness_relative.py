@@ -31,12 +31,13 @@ easy; 0 is the "same" level.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from auralgen.core.qa import QA
+from auralgen.core.random import Dist
 from auralgen.listeners import brightness as listen
 from auralgen.measure.brightness import spectral_centroid_hz
 from auralgen.sounds.tones import TONES
@@ -53,14 +54,14 @@ TOLERANCE_LU = 0.1  # the two sounds' measured integrated loudness may differ by
 @dataclass(frozen=True)
 class BrightnessRelativeConfig(TaskConfig):
     name: str = "brightness_relative"
-    levels: tuple = (0, 5, 10, 20, 40, 80)
-    f0_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 100.0, "high": 200.0})
-    centroid_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 500.0, "high": 1600.0})
+    levels: tuple[float, ...] = (0, 5, 10, 20, 40, 80)
+    f0_hz: Dist = Dist.of({"dist": "loguniform", "low": 100.0, "high": 200.0})
+    centroid_hz: Dist = Dist.of({"dist": "loguniform", "low": 500.0, "high": 1600.0})
     max_freq_hz: float = 6000.0
-    tone_s: Any = (0.6, 1.0)
-    gap_s: Any = (0.3, 0.6)
-    lead_s: Any = (0.1, 0.5)
-    loudness_lufs: Any = (-32.0, -24.0)
+    tone_s: Dist = Dist.of((0.6, 1.0))
+    gap_s: Dist = Dist.of((0.3, 0.6))
+    lead_s: Dist = Dist.of((0.1, 0.5))
+    loudness_lufs: Dist = Dist.of((-32.0, -24.0))
     clip_s: float = 4.0
     ramp_s: float = 0.02
 

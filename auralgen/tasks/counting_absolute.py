@@ -21,11 +21,12 @@ count, and the smallest measured silence between events equals the level within
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.listeners import counting as listen
 from auralgen.tasks import _events, _sounds
 from auralgen.tasks._compare import within
@@ -38,15 +39,15 @@ EDGE_S = 0.1  # the sequence starts at least this after the clip's start and end
 @dataclass(frozen=True)
 class CountingAbsoluteConfig(TaskConfig):
     name: str = "counting_absolute"
-    levels: tuple = (300, 150, 75, 40, 20)
+    levels: tuple[float, ...] = (300, 150, 75, 40, 20)
     min_count: int = 1
     max_count: int = 10
-    stimuli: tuple = ("pure", "harmonic", "noise")
-    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 300.0, "high": 1200.0})
+    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 300.0, "high": 1200.0})
     n_harmonics: int = 5
-    total_s: Any = (0.4, 0.6)
+    total_s: Dist = Dist.of((0.4, 0.6))
     jitter: float = 0.2
-    level_db_spl: Any = (60.0, 68.0)
+    level_db_spl: Dist = Dist.of((60.0, 68.0))
     clip_s: float = 4.0
     ramp_s: float = 0.005
 

@@ -23,11 +23,12 @@ below that, so the count difference is the difficulty.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.listeners import counting as listen
 from auralgen.tasks import _events, _sounds
 from auralgen.tasks._compare import CompareTask, drawn_from, within
@@ -39,18 +40,18 @@ MIN_GAP_S = 0.06  # shortest silence between two events of a sequence
 @dataclass(frozen=True)
 class CountingRelativeConfig(TaskConfig):
     name: str = "counting_relative"
-    levels: tuple = (0, 1, 2, 3, 5)
+    levels: tuple[float, ...] = (0, 1, 2, 3, 5)
     min_count: int = 2  # a sequence spans span_s whatever its count: one event cannot
     max_count: int = 10
-    stimuli: tuple = ("pure", "harmonic", "noise")
-    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 300.0, "high": 1200.0})
+    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 300.0, "high": 1200.0})
     n_harmonics: int = 5
-    total_s: Any = (0.4, 0.6)
+    total_s: Dist = Dist.of((0.4, 0.6))
     jitter: float = 0.2
-    span_s: Any = (1.4, 1.8)  # first onset to last offset of a sequence, roved independently of its count
-    level_db_spl: Any = (60.0, 68.0)
+    span_s: Dist = Dist.of((1.4, 1.8))  # first onset to last offset of a sequence, roved independently of its count
+    level_db_spl: Dist = Dist.of((60.0, 68.0))
     sep_s: float = 2.4
-    lead_s: Any = (0.1, 0.3)
+    lead_s: Dist = Dist.of((0.1, 0.3))
     clip_s: float = 7.0
     ramp_s: float = 0.005
 
@@ -131,15 +132,12 @@ class CountingRelative(CompareTask):
 
     drawn = drawn_from("freq", "total", "span", "level", "lead")
 
-    def sample_at(self, rng: np.random.Generator, level: int, k: int | None) -> dict[str, Any]:
+    def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         """The ``k``-th item of a grid level takes stimulus kind ``stimuli[k % len(stimuli)]``: the kinds are
         stratified within each level, so no level (and no answer: the zero level's is its own) holds one kind
         more often by chance (a default-suite seed had 17 of 24 zero-level items harmonic, a shortcut)."""
-        kind = None if k is None else tuple(self.cfg.stimuli)[k % len(self.cfg.stimuli)]
-        return self.sample(rng, self.as_level(level), kind=kind)
-
-    def sample(self, rng: np.random.Generator, level, kind: str | None = None) -> dict[str, Any]:
         level = self.as_level(level)
+        kind = None if level.k is None else tuple(self.cfg.stimuli)[level.k % len(self.cfg.stimuli)]
         lo, hi, diff = self.cfg.min_count, self.cfg.max_count, level.value
         require(
             diff >= 0 and float(diff).is_integer() and diff <= hi - lo,

@@ -28,6 +28,7 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
+from auralgen.core.random import Dist
 from auralgen.listeners import distance as listen
 from auralgen.tasks._binned import draw_at_margin, margin_percent
 from auralgen.tasks._compare import within
@@ -52,11 +53,11 @@ class DistanceAbsoluteConfig(SpatialConfig):
         ),
     }
     name: str = "distance_absolute"
-    levels: tuple = (100, 50, 25)
-    rooms: tuple = ("hall",)
-    sources: tuple = ("noise",)
-    source_s: tuple = (1.0, 1.2)  # the DRR is read from the steady part and the decay after the offset
-    bins_m: tuple = (1.0, 4.5)
+    levels: tuple[float, ...] = (100, 50, 25)
+    rooms: tuple[str, ...] = ("hall",)
+    sources: tuple[str, ...] = ("noise",)
+    source_s: Dist = Dist.of((1.0, 1.2))  # the DRR is read from the steady part and the decay after the offset
+    bins_m: tuple[float, ...] = (1.0, 4.5)
     min_m: float = 0.7
     max_m: float = 14.0
 

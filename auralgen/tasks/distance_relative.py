@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
-from auralgen.core.random import LogUniform
+from auralgen.core.random import Dist, LogUniform
 from auralgen.listeners import distance as listen
 from auralgen.rooms.images import FDL2
 from auralgen.tasks import _sounds
@@ -54,11 +54,11 @@ MIN_DRR_STEP_DB = 0.0  # the nearer sound's measured DRR exceeds the farther one
 class DistanceRelativeConfig(SpatialConfig):
     unused_fields: ClassVar[dict[str, str]] = {"distance_m": "distances are set by the levels and near_m"}
     name: str = "distance_relative"
-    levels: tuple = (12.0, 9.0, 6.0, 3.0)
-    near_m: tuple = (1.0, 2.5)
-    rooms: tuple = ("hall",)
-    sources: tuple = ("noise", "clicks")
-    level_db_spl: Any = (50.0, 70.0)
+    levels: tuple[float, ...] = (12.0, 9.0, 6.0, 3.0)
+    near_m: tuple[float, float] = (1.0, 2.5)
+    rooms: tuple[str, ...] = ("hall",)
+    sources: tuple[str, ...] = ("noise", "clicks")
+    level_db_spl: Dist = Dist.of((50.0, 70.0))
 
     def check_task(self, audio, key):
         require(

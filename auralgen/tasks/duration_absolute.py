@@ -12,11 +12,12 @@ onset are drawn independently of the answer.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds
 from auralgen.tasks._binned import BinnedAbsoluteTask, check_margins, check_room
@@ -34,14 +35,14 @@ class DurationAbsoluteConfig(TaskConfig):
         ),
     }
     name: str = "duration_absolute"
-    levels: tuple = (40, 20, 10, 5)
-    bins_s: tuple = (0.5, 1.0, 2.0)
+    levels: tuple[float, ...] = (40, 20, 10, 5)
+    bins_s: tuple[float, ...] = (0.5, 1.0, 2.0)
     min_s: float = 0.2
     max_s: float = 3.2
-    stimuli: tuple = ("pure", "harmonic", "noise")
-    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 250.0, "high": 1000.0})
+    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 250.0, "high": 1000.0})
     n_harmonics: int = 5
-    level_db_spl: Any = (60.0, 70.0)
+    level_db_spl: Dist = Dist.of((60.0, 70.0))
     clip_s: float = 4.0
     ramp_s: float = 0.02
 

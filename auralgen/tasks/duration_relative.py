@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from auralgen.core.random import Dist
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds
 from auralgen.tasks._compare import CompareConfig, CompareTask
@@ -21,10 +22,10 @@ TOLERANCE_S = 0.015  # per sound, measured by energy envelope (ramps shorten it 
 @dataclass(frozen=True)
 class DurationRelativeConfig(CompareConfig):
     name: str = "duration_relative"
-    levels: tuple = (0, 20, 50, 100, 150, 200)
-    tone_s: object = (0.3, 0.7)
-    gap_s: object = (0.3, 0.5)
-    lead_s: object = (0.1, 0.4)
+    levels: tuple[float, ...] = (0, 20, 50, 100, 150, 200)
+    tone_s: Dist = Dist.of((0.3, 0.7))
+    gap_s: Dist = Dist.of((0.3, 0.5))
+    lead_s: Dist = Dist.of((0.1, 0.4))
 
     def shortest_factor(self) -> float:
         return 1.0 / math.sqrt(1 + max(self.levels) / 100.0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from auralgen.core.random import Dist
 from auralgen.listeners import spatial as listen
 from auralgen.tasks._direction import DIRECTION_SOURCES, elevation_check
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
@@ -21,13 +22,13 @@ CLASSES = {"above": (1.0, "Above ear level"), "ear": (0.0, "At ear level"), "bel
 class ElevationAbsoluteConfig(SpatialConfig):
     unused_fields: ClassVar[dict[str, str]] = {"gap_s": "one sound per clip"}
     name: str = "elevation_absolute"
-    sources: tuple = DIRECTION_SOURCES
-    levels: tuple = (40, 30, 20)
-    listener_height_m: object = (1.3, 1.5)
-    rooms: tuple = (
+    sources: tuple[str, ...] = DIRECTION_SOURCES
+    levels: tuple[float, ...] = (40, 30, 20)
+    listener_height_m: Dist = Dist.of((1.3, 1.5))
+    rooms: tuple[str, ...] = (
         "classroom",
     )  # one room: high sources fit under every ceiling, so the room cannot predict the answer
-    distance_m: object = (1.0, 1.5)
+    distance_m: Dist = Dist.of((1.0, 1.5))
 
     def cue_needs(self):
         return {"vertical": "an above/at/below ear level answer"}

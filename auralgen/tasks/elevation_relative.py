@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from auralgen.core.random import Dist
 from auralgen.listeners import spatial as listen
 from auralgen.tasks._direction import DIRECTION_SOURCES, pair_check
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
@@ -28,13 +29,13 @@ def arc_to_direction(phi_deg: float) -> tuple[float, float]:
 @dataclass(frozen=True)
 class ElevationRelativeConfig(SpatialConfig):
     name: str = "elevation_relative"
-    sources: tuple = DIRECTION_SOURCES
-    levels: tuple = (15, 90, 120, 150)
-    listener_height_m: object = (1.3, 1.5)
-    rooms: tuple = (
+    sources: tuple[str, ...] = DIRECTION_SOURCES
+    levels: tuple[float, ...] = (15, 90, 120, 150)
+    listener_height_m: Dist = Dist.of((1.3, 1.5))
+    rooms: tuple[str, ...] = (
         "classroom",
     )  # one room: high sources fit under every ceiling, so the room cannot predict the answer
-    distance_m: object = (1.0, 1.5)
+    distance_m: Dist = Dist.of((1.0, 1.5))
 
     def cue_needs(self):
         return {

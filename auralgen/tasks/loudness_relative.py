@@ -12,6 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds
 from auralgen.tasks._compare import CompareConfig, CompareTask, within
@@ -23,8 +24,8 @@ TOLERANCE_DB = 0.3
 @dataclass(frozen=True)
 class LoudnessRelativeConfig(CompareConfig):
     name: str = "loudness_relative"
-    levels: tuple = (0, 4, 8, 12, 24, 48)
-    level_db_spl: object = (50.0, 75.0)
+    levels: tuple[float, ...] = (0, 4, 8, 12, 24, 48)
+    level_db_spl: Dist = Dist.of((50.0, 75.0))
     difference_unit: ClassVar[str] = "dB"
 
     def level_headroom(self) -> float:

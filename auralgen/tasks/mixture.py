@@ -33,6 +33,7 @@ noise burst, sweep), whose extent is audible; its overlapping pair is adjacent i
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,7 @@ from auralgen.sounds.events import CONTINUOUS, EVENTS, KINDS, MIN_SAMPLE_RATE, d
 from auralgen.tasks._compare import within
 from auralgen.tasks._mixture_audit import MixtureRoles
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
+from auralgen.tasks.design import SubQuestions
 
 SUB_QUESTIONS = ("louder", "first", "count", "overlap")
 LEVEL_FIELDS = {
@@ -92,22 +94,22 @@ TEMPLATES = {
 @dataclass(frozen=True)
 class MixtureConfig(TaskConfig):
     name: str = "mixture"
-    sub_questions: tuple = SUB_QUESTIONS
-    levels: tuple = (1, 2, 4, 8, 16)  # louder: LU, loudest minus the next
-    onset_levels_s: tuple = (0.02, 0.05, 0.1, 0.2, 0.4)  # first: s, first onset to the next
-    count_levels_lu: tuple = (0, 6, 12)  # count: LU, quietest sound below the loudest
-    overlap_levels_s: tuple = (0.05, 0.1, 0.2, 0.4)  # overlap: s, overlap of the pair
-    n_sounds: tuple = (2, 3, 4)  # count: the three possible answers
-    kinds: tuple = KINDS
+    sub_questions: tuple[str, ...] = SUB_QUESTIONS
+    levels: tuple[float, ...] = (1, 2, 4, 8, 16)  # louder: LU, loudest minus the next
+    onset_levels_s: tuple[float, ...] = (0.02, 0.05, 0.1, 0.2, 0.4)  # first: s, first onset to the next
+    count_levels_lu: tuple[float, ...] = (0, 6, 12)  # count: LU, quietest sound below the loudest
+    overlap_levels_s: tuple[float, ...] = (0.05, 0.1, 0.2, 0.4)  # overlap: s, overlap of the pair
+    n_sounds: tuple[int, ...] = (2, 3, 4)  # count: the three possible answers
+    kinds: tuple[str, ...] = KINDS
     onset_spread_s: float = 0.5  # first: the third sound starts up to this long after the second
-    mixing: Any = field(default_factory=lambda: dict(DEFAULT_MIXING))
+    mixing: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_MIXING))
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         validate_config(self, audio, key)
 
 
-def _grid(cfg: MixtureConfig) -> list[tuple[str, float]]:
-    return [(sub, float(v)) for sub in cfg.sub_questions for v in getattr(cfg, LEVEL_FIELDS[sub])]
+def _grid(cfg: MixtureConfig) -> tuple[tuple[str, float], ...]:
+    return tuple((sub, float(v)) for sub in cfg.sub_questions for v in getattr(cfg, LEVEL_FIELDS[sub]))
 
 
 def _kinds(cfg: MixtureConfig, audio: AudioConfig, key: str) -> list[str]:
@@ -188,6 +190,28 @@ def _name(sound: dict[str, Any]) -> str:
     return text[0].upper() + text[1:]
 
 
+class MixtureQuestions(SubQuestions):
+    """The mixture's design: one level per value of each sub-question's list (``sub_questions`` order).
+    The plan deals the sound names (louder, first) and ordered pair texts (overlap, grouped by the
+    unordered pair) equally often; count (fixed options) and recorded classes are not dealt."""
+
+    @classmethod
+    def of(cls, task: Task) -> MixtureQuestions:
+        cfg = task.cfg
+        texts = {}
+        if not task.audio.source.recorded:
+            names = {_name({"kind": k}): _name({"kind": k}) for k in cfg.kinds}
+            pool = [k for k in cfg.kinds if k in CONTINUOUS]
+            pairs = {
+                f"{_name({'kind': a})} and {event_name({'kind': b})}": " + ".join(sorted((a, b)))
+                for a in pool
+                for b in pool
+                if a != b
+            }
+            texts = {"louder": names, "first": names, "overlap": pairs}
+        return cls(task.name, _grid(cfg), cfg.items_per_level, task.regime, INFO, texts)
+
+
 @register
 class Mixture(Task):
     name = "mixture"
@@ -221,28 +245,17 @@ class Mixture(Task):
     level_unit = "LU"
     n_choices = 3
     Config = MixtureConfig
+    Design = MixtureQuestions
     questions = TEMPLATES["louder"]  # phrasings index every sub-question's templates alike
 
     def __init__(self, cfg: MixtureConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
         self.spec = MixSpec.from_config("mixing", cfg.mixing)
-        self.grid = _grid(cfg)
-
-    # -- levels -------------------------------------------------------------------------
-    def n_levels(self) -> int:
-        return len(self.grid)
-
-    def level_value(self, level: int) -> float:
-        return self.grid[level][1]
-
-    def level_info(self, level: int):
-        attribute, unit = INFO[self.grid[level][0]]
-        return attribute, self.regime, unit
 
     # -- sampling -----------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
         level = self.as_level(level)
-        sub, value = self.grid[self.grid_index(level)][0], level.value  # the sub-question by grid index
+        sub, value = self.design.sub(level), level.value  # the sub-question by grid index
         spec, clip_s = self.spec, self.spec.clip_s
         if sub == "count":
             n = int(self.cfg.n_sounds[int(rng.integers(3))])
@@ -344,18 +357,6 @@ class Mixture(Task):
             texts = [f"{_name(sounds[i])} and {event_name(sounds[j])}" for i, j in pairs]
             answer = texts[pairs.index(tuple(ans))]
         return self.make_qa(answer, texts, rng, slot=slot, templates=TEMPLATES[sub])
-
-    def answer_texts(self, level: int) -> dict[str, str] | None:
-        """The sound names (louder, first) or ordered pair texts (overlap, grouped by the unordered
-        pair) that can be the answer at ``level``; None for count (fixed options) and recorded corpora."""
-        sub = self.grid[level][0]
-        if self.audio.source.recorded or sub == "count":
-            return None
-        if sub != "overlap":
-            return {_name({"kind": k}): _name({"kind": k}) for k in self.cfg.kinds}
-        pool = [k for k in self.cfg.kinds if k in CONTINUOUS]
-        return {f"{_name({'kind': a})} and {event_name({'kind': b})}": " + ".join(sorted((a, b)))
-                for a in pool for b in pool if a != b}  # fmt: skip
 
     # -- validation ---------------------------------------------------------------------
     def measure(self, params: dict[str, Any], clips: list[np.ndarray]) -> Measurement:

@@ -36,6 +36,7 @@ import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.qa import QA, arrange
+from auralgen.core.random import Dist
 from auralgen.listeners import multisource
 from auralgen.sounds.corpus import NAMEABLE, load_corpus, sound_name
 from auralgen.synth.palette import (
@@ -48,6 +49,7 @@ from auralgen.synth.palette import (
 from auralgen.tasks import _sounds as S
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, is_binaural, with_tetra
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
+from auralgen.tasks.design import SubQuestions
 
 NAMES = SPATIAL_NAMES
 RELATIONS = ("left", "closer", "higher", "left_of")
@@ -94,16 +96,16 @@ class MultiSourceRelationConfig(SpatialConfig):
         "phrasings": "each relation has one question",
     }
     name: str = "multi_source_relation"
-    levels: tuple = (60, 40, 20)
-    distance_levels_m: tuple = (2.0, 1.0, 0.5)
-    elevation_levels_deg: tuple = (40, 30, 20)
-    left_of_levels_deg: tuple = (60, 30, 15)
-    relations: tuple = RELATIONS
-    source_s: object = (1.0, 1.5)
+    levels: tuple[float, ...] = (60, 40, 20)
+    distance_levels_m: tuple[float, ...] = (2.0, 1.0, 0.5)
+    elevation_levels_deg: tuple[float, ...] = (40, 30, 20)
+    left_of_levels_deg: tuple[float, ...] = (60, 30, 15)
+    relations: tuple[str, ...] = RELATIONS
+    source_s: Dist = Dist.of((1.0, 1.5))
     clip_s: float = 3.0
     ramp_s: float = SPATIAL_RAMP_S
-    rooms: tuple = ("living_room", "classroom")
-    listener_height_m: object = (1.2, 1.4)
+    rooms: tuple[str, ...] = ("living_room", "classroom")
+    listener_height_m: Dist = Dist.of((1.2, 1.4))
 
     def cue_needs(self):
         cues = {"left": "lateral", "left_of": "lateral", "higher": "vertical"}
@@ -151,6 +153,29 @@ class MultiSourceRelationConfig(SpatialConfig):
             )
 
 
+class Relations(SubQuestions):
+    """The task's design: one level per value of each relation's list (``relations`` order). The plan
+    deals the source names (left, closer, higher) and the ``left_of`` texts (grouped by side) equally
+    often; a recorded corpus's class names are not dealt."""
+
+    @classmethod
+    def of(cls, task) -> Relations:
+        cfg = task.cfg
+        lists = {
+            "left": cfg.levels,
+            "closer": cfg.distance_levels_m,
+            "higher": cfg.elevation_levels_deg,
+            "left_of": cfg.left_of_levels_deg,
+        }
+        grid = tuple((r, float(v)) for r in cfg.relations for v in lists[r])
+        texts = {}
+        if not task.audio.source.recorded:
+            names = {n: n for n in (NAMES[k] for k in ENTRY_ORDER)}
+            sides = {text.format(b=b): side for b in names for side, text in LEFT_OF_TEXTS.items()}
+            texts = {"left": names, "closer": names, "higher": names, "left_of": sides}
+        return cls(task.name, grid, cfg.items_per_level, task.regime, UNITS, texts)
+
+
 @register
 class MultiSourceRelation(SpatialTask):
     name = "multi_source_relation"
@@ -187,26 +212,12 @@ class MultiSourceRelation(SpatialTask):
     level_unit = "deg"
     n_choices = 3
     Config = MultiSourceRelationConfig
+    Design = Relations
     questions = tuple(QUESTIONS.values())
-
-    def _grid(self) -> list[tuple[str, float]]:
-        lists = {"left": self.cfg.levels, "closer": self.cfg.distance_levels_m, "higher": self.cfg.elevation_levels_deg,
-                 "left_of": self.cfg.left_of_levels_deg}  # fmt: skip
-        return [(r, float(v)) for r in self.cfg.relations for v in lists[r]]
-
-    def n_levels(self) -> int:
-        return len(self._grid())
-
-    def level_value(self, level: int) -> float:
-        return self._grid()[level][1]
-
-    def level_info(self, level: int):
-        attribute, unit = UNITS[self._grid()[level][0]]
-        return attribute, self.regime, unit
 
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
         level = self.as_level(level)
-        relation, step = self._grid()[self.grid_index(level)][0], level.value  # the relation by grid index
+        relation, step = self.design.sub(level), level.value  # the relation by grid index
         pool = sorted(ENTRY_ORDER)
         if self.audio.source.recorded:  # named classes of the corpus; the measurement keeps the ones that carry the cue
             pool = list(load_corpus(self.audio.source).labels)
@@ -268,16 +279,6 @@ class MultiSourceRelation(SpatialTask):
         answer = names[params["answer_sound"]]
         options, index = arrange(answer, [n for n in names if n != answer], slot=slot, rng=rng)
         return QA(QUESTIONS[params["relation"]], options, index)
-
-    def answer_texts(self, level: int) -> dict[str, str] | None:
-        """The source names (left, closer, higher) or ``left_of`` texts (grouped by side) that can be
-        the answer at ``level``; None for a recorded corpus."""
-        if self.audio.source.recorded:
-            return None
-        names = [NAMES[k] for k in ENTRY_ORDER]
-        if self._grid()[level][0] != "left_of":
-            return {n: n for n in names}
-        return {text.format(b=b): side for b in names for side, text in LEFT_OF_TEXTS.items()}
 
     def measure(self, params, clips):
         """Each source rendered alone (same recipe): its onset, received level and direction

@@ -8,9 +8,10 @@ independently, so the higher tone is not more often the louder, nor the first.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
+from auralgen.core.random import Dist
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds
 from auralgen.tasks._compare import CompareConfig, CompareTask, within
@@ -24,9 +25,9 @@ F0_WINDOW_S = 0.25  # analysis window of each tone
 @dataclass(frozen=True)
 class PitchRelativeConfig(CompareConfig):
     name: str = "pitch_relative"
-    levels: tuple = (0, 50, 100, 200, 400, 1200)
-    stimuli: tuple = ("pure", "harmonic")
-    freq_hz: object = field(default_factory=lambda: {"dist": "loguniform", "low": 200.0, "high": 800.0})
+    levels: tuple[float, ...] = (0, 50, 100, 200, 400, 1200)
+    stimuli: tuple[str, ...] = ("pure", "harmonic")
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 200.0, "high": 800.0})
     difference_unit: ClassVar[str] = "cents"
     allowed_stimuli: ClassVar[tuple[str, ...]] = _sounds.PITCHED
 

@@ -55,8 +55,8 @@ CLASS_NAMES = ("Dry", "Room", "Hall")
 @dataclass(frozen=True)
 class ReverberationAbsoluteConfig(_reverb.ReverbConfig):
     name: str = "reverberation_absolute"
-    levels: tuple = (40, 20, 10, 5)
-    bins_s: tuple = (0.3, 1.2)
+    levels: tuple[float, ...] = (40, 20, 10, 5)
+    bins_s: tuple[float, ...] = (0.3, 1.2)
     clip_s: float = 3.0  # the slot holds a decay of 2.4 s: a hall item's T20 sits above its EDT's margin
 
     def check_task(self, audio, key):

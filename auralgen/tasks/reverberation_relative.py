@@ -44,6 +44,7 @@ from auralgen.tasks._compare import CompareTask, within
 from auralgen.tasks._reverb import REVERB_AUDIO_FEATURES
 from auralgen.tasks._timbre_onset import signed_percent
 from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register, require
+from auralgen.tasks.design import SameAtZero
 
 TOLERANCE_PERCENT = 0.5  # measured T20 difference vs the level: this many percentage points times T_long / T_short
 # (the solver holds each T20 to 0.2 %, so the ratio is off by at most 0.4 % of itself)
@@ -53,8 +54,8 @@ TOLERANCE_LU = 0.1  # the two sounds' measured integrated loudness may differ by
 @dataclass(frozen=True)
 class ReverberationRelativeConfig(_reverb.ReverbConfig):
     name: str = "reverberation_relative"
-    levels: tuple = (0, 5, 10, 20, 40)
-    rt60_s: tuple = (0.35, 0.9)  # the pair's geometric centre, log-uniform (clip T20, s)
+    levels: tuple[float, ...] = (0, 5, 10, 20, 40)
+    rt60_s: tuple[float, float] = (0.35, 0.9)  # the pair's geometric centre, log-uniform (clip T20, s)
     clip_s: float = 3.6
 
     def check_task(self, audio, key):
@@ -88,7 +89,7 @@ class ReverberationRelative(_reverb.ReverbTask):
     regime = "relative"
     level_unit = "percent"
     n_choices = 3
-    zero_level_answer = True  # "Equally reverberant" is the answer at the zero level only
+    Design = SameAtZero  # "Equally reverberant" is the answer at the zero level only
     easier = "larger"
     Config = ReverberationRelativeConfig
     answers = {"up": "More reverberant", "down": "Less reverberant", "same": "Equally reverberant"}
@@ -106,7 +107,6 @@ class ReverberationRelative(_reverb.ReverbTask):
         "The level is the difference in reverberation time (T20, ISO 3382-1) in percent, measured from each sound's "
         "decay in the clip; 'more reverberant' means the longer reverberation time (and the lower DRR)."
     )
-    expected_answers = CompareTask.expected_answers
     draw_direction = CompareTask.draw_direction
     sign = staticmethod(CompareTask.sign)
 

@@ -24,11 +24,12 @@ the labelled bin, and its margin equal to the level within that tolerance mapped
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.listeners import tempo as listen
 from auralgen.tasks import _events, _sounds
 from auralgen.tasks._binned import BinnedAbsoluteTask, check_bins, range_labels
@@ -43,14 +44,14 @@ EDGE_S = 0.1  # the window starts at least this after the clip's start and ends 
 @dataclass(frozen=True)
 class TempoAbsoluteConfig(TaskConfig):
     name: str = "tempo_absolute"
-    levels: tuple = (30, 15, 8, 4)
-    bins_bpm: tuple = (75.0, 135.0)
-    stimuli: tuple = ("pure", "harmonic", "noise")
-    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 300.0, "high": 1200.0})
+    levels: tuple[float, ...] = (30, 15, 8, 4)
+    bins_bpm: tuple[float, ...] = (75.0, 135.0)
+    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 300.0, "high": 1200.0})
     n_harmonics: int = 5
-    duty: Any = (0.1, 0.3)
-    level_db_spl: Any = (60.0, 70.0)
-    span_s: Any = (2.6, 3.4)  # first onset to last offset, roved independently of the tempo (then whole intervals)
+    duty: Dist = Dist.of((0.1, 0.3))
+    level_db_spl: Dist = Dist.of((60.0, 70.0))
+    span_s: Dist = Dist.of((2.6, 3.4))  # first onset to last offset, roved apart from the tempo (then whole intervals)
     clip_s: float = 5.0
     ramp_s: float = 0.005
 

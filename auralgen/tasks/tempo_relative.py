@@ -22,11 +22,12 @@ Label: each sequence's tempo measured from its onsets (least-squares inter-onset
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.listeners import tempo as listen
 from auralgen.tasks import _events, _sounds
 from auralgen.tasks._compare import CompareTask, Drawn, check_differences, drawn_from, signed_ratio_percent, within
@@ -39,16 +40,16 @@ MAX_ONSET_ERROR_S = 0.002  # every onset within this of the isochronous grid fit
 @dataclass(frozen=True)
 class TempoRelativeConfig(TaskConfig):
     name: str = "tempo_relative"
-    levels: tuple = (0, 3, 6, 12, 25)
-    stimuli: tuple = ("pure", "harmonic", "noise")
-    freq_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 300.0, "high": 1200.0})
+    levels: tuple[float, ...] = (0, 3, 6, 12, 25)
+    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 300.0, "high": 1200.0})
     n_harmonics: int = 5
-    base_bpm: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 90.0, "high": 160.0})
-    duty: Any = (0.1, 0.3)
-    level_db_spl: Any = (60.0, 70.0)
+    base_bpm: Dist = Dist.of({"dist": "loguniform", "low": 90.0, "high": 160.0})
+    duty: Dist = Dist.of((0.1, 0.3))
+    level_db_spl: Dist = Dist.of((60.0, 70.0))
     window_s: float = 2.5
     sep_s: float = 1.2
-    lead_s: Any = (0.1, 0.3)
+    lead_s: Dist = Dist.of((0.1, 0.3))
     clip_s: float = 6.8
     ramp_s: float = 0.005
 

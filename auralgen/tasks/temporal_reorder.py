@@ -46,10 +46,10 @@ def order_text(order: tuple[int, ...]) -> str:
 @dataclass(frozen=True)
 class TemporalReorderConfig(TaskConfig):
     name: str = "temporal_reorder"
-    levels: tuple = (100, 50, 25)
-    processes: tuple = PROCESSES
+    levels: tuple[float, ...] = (100, 50, 25)
+    processes: tuple[str, ...] = PROCESSES
     segment_s: float = 1.2
-    level_db_spl: tuple = (60.0, 70.0)
+    level_db_spl: tuple[float, float] = (60.0, 70.0)
     ramp_s: float = 0.01
 
     def check_task(self, audio: AudioConfig, key: str) -> None:

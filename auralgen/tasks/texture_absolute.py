@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.listeners import texture as listen
 from auralgen.synth import textures
 from auralgen.tasks import _sounds
@@ -56,9 +57,9 @@ FILL_PAD_S = 0.001  # the window ends this after the last grain's offset (a samp
 @dataclass(frozen=True)
 class TextureAbsoluteConfig(GrainConfig):
     name: str = "texture_absolute"
-    levels: tuple = (50, 25, 12, 6)
-    bins_hz: tuple = (6.0, 24.0)
-    span_s: Any = (1.4, 2.0)  # first grain's onset to last grain's offset, whatever the density (then whole intervals)
+    levels: tuple[float, ...] = (50, 25, 12, 6)
+    bins_hz: tuple[float, ...] = (6.0, 24.0)
+    span_s: Dist = Dist.of((1.4, 2.0))  # first grain's onset to last one's offset, any density (then whole intervals)
     clip_s: float = 2.5
 
     def check_task(self, audio: AudioConfig, key: str) -> None:

@@ -23,11 +23,12 @@ level within :data:`TOLERANCE_PERCENT` + 1 % of the level; both windows' loudnes
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.listeners import texture as listen
 from auralgen.synth import textures as textures_synth
 from auralgen.tasks import _sounds
@@ -48,11 +49,11 @@ TOLERANCE_PERCENT = 0.5
 @dataclass(frozen=True)
 class TextureRelativeConfig(GrainConfig):
     name: str = "texture_relative"
-    levels: tuple = (0, 8, 15, 30, 60)
-    base_density_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 6.0, "high": 20.0})
+    levels: tuple[float, ...] = (0, 8, 15, 30, 60)
+    base_density_hz: Dist = Dist.of({"dist": "loguniform", "low": 6.0, "high": 20.0})
     window_s: float = 1.6
     sep_s: float = 0.5
-    lead_s: Any = (0.1, 0.3)
+    lead_s: Dist = Dist.of((0.1, 0.3))
     clip_s: float = 4.0
 
     def check_task(self, audio: AudioConfig, key: str) -> None:

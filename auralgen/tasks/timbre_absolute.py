@@ -22,12 +22,12 @@ share of the target (its place on the line from the foil's template to the targe
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from auralgen.core.random import Choice
+from auralgen.core.random import Choice, Dist
 from auralgen.listeners import timbre as listen
 from auralgen.synth import instruments
 from auralgen.synth.levels import loudness_lufs
@@ -43,11 +43,11 @@ EDGE_S = 0.1  # the note starts at least this after the clip's start and ends th
 @dataclass(frozen=True)
 class TimbreAbsoluteConfig(TaskConfig):
     name: str = "timbre_absolute"
-    levels: tuple = (100, 80, 65, 57)
-    excitations: tuple = instruments.EXCITATIONS
-    f0_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 110.0, "high": 180.0})
+    levels: tuple[float, ...] = (100, 80, 65, 57)
+    excitations: tuple[str, ...] = instruments.EXCITATIONS
+    f0_hz: Dist = Dist.of({"dist": "loguniform", "low": 110.0, "high": 180.0})
     note_s: float = 0.6
-    loudness_lufs: Any = (-36.0, -30.0)
+    loudness_lufs: Dist = Dist.of((-36.0, -30.0))
     clip_s: float = 1.2
 
     def check_task(self, audio: AudioConfig, key: str) -> None:

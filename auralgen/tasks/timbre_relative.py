@@ -31,12 +31,12 @@ Label: the timbre distance measured from the audio (the mel cepstra of the two n
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from auralgen.core.random import Choice
+from auralgen.core.random import Choice, Dist
 from auralgen.listeners import timbre as listen
 from auralgen.synth import instruments
 from auralgen.synth.levels import loudness_lufs
@@ -44,6 +44,7 @@ from auralgen.tasks import _sounds
 from auralgen.tasks._compare import within
 from auralgen.tasks._notes import TOLERANCE_LU, check_notes, note_recipe, note_samples, render_notes
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
+from auralgen.tasks.design import SameAtZero
 
 TOLERANCE_DB = 0.6  # measured distance vs the level: this + TOLERANCE_FRACTION * level
 TOLERANCE_FRACTION = 0.1
@@ -55,14 +56,14 @@ FRAMEWISE_TOLERANCE_DB = 1.0  # time-local distance (Hann 1024 frames) vs the le
 @dataclass(frozen=True)
 class TimbreRelativeConfig(TaskConfig):
     name: str = "timbre_relative"
-    levels: tuple = (0, 1, 2, 4, 8)
-    excitations: tuple = instruments.EXCITATIONS
-    f0_hz: Any = field(default_factory=lambda: {"dist": "loguniform", "low": 110.0, "high": 180.0})
+    levels: tuple[float, ...] = (0, 1, 2, 4, 8)
+    excitations: tuple[str, ...] = instruments.EXCITATIONS
+    f0_hz: Dist = Dist.of({"dist": "loguniform", "low": 110.0, "high": 180.0})
     spread_db: float = 2.0  # how far an instrument lies from its family template (per coefficient, SD)
     note_s: float = 0.6
-    gap_s: Any = (0.3, 0.5)
-    lead_s: Any = (0.1, 0.3)
-    loudness_lufs: Any = (-38.0, -32.5)  # then roved by +-2.5 dB per note
+    gap_s: Dist = Dist.of((0.3, 0.5))
+    lead_s: Dist = Dist.of((0.1, 0.3))
+    loudness_lufs: Dist = Dist.of((-38.0, -32.5))  # then roved by +-2.5 dB per note
     clip_s: float = 2.2
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
@@ -88,7 +89,7 @@ class TimbreRelative(Task):
     regime = "relative"
     level_unit = "dB"
     n_choices = 2
-    zero_level_answer = True  # "Same instrument" is the answer at the zero level only
+    Design = SameAtZero  # "Same instrument" is the answer at the zero level only
     easier = "larger"
     Config = TimbreRelativeConfig
     answers = {"same": "Same instrument", "different": "Different instruments"}
@@ -146,9 +147,6 @@ class TimbreRelative(Task):
 
     def qa(self, params, rng, *, slot):
         return self.make_qa(self.answers[params["direction"]], list(self.answers.values()), rng, slot=slot)
-
-    def expected_answers(self, level_value: float, options: list[str]) -> set[str]:
-        return {self.answers["same" if level_value == 0 else "different"]}
 
     def measure(self, params, clips):
         """The two notes' timbre distance (mel cepstra from the audio) against the level, and each

@@ -44,8 +44,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
-from auralgen.core.errors import ParameterError
-from auralgen.core.random import Choice
+from auralgen.core.errors import ParameterError, Redraw
+from auralgen.core.random import Choice, Dist
 from auralgen.listeners import temporal as listen
 from auralgen.measure.geometry import direction_of
 from auralgen.rooms.images import FDL2
@@ -90,11 +90,11 @@ class Placement:
 class TrajectoryConfig(SpatialConfig):
     unused_fields: ClassVar[dict[str, str]] = {"gap_s": "one moving sound per clip"}
     name: str = "trajectory"
-    levels: tuple = (2.0, 1.4, 1.0, 0.6, 0.3)
-    rooms: tuple = ("living_room", "classroom", "hall")
-    sources: tuple = ("noise", "clicks")
-    source_s: Any = 1.5
-    distance_m: Any = (1.0, 1.5)
+    levels: tuple[float, ...] = (2.0, 1.4, 1.0, 0.6, 0.3)
+    rooms: tuple[str, ...] = ("living_room", "classroom", "hall")
+    sources: tuple[str, ...] = ("noise", "clicks")
+    source_s: Dist = Dist.of(1.5)
+    distance_m: Dist = Dist.of((1.0, 1.5))
     lateral_jitter_deg: float = 20.0
     early_order: int = 1
     clip_s: float = 2.5
@@ -272,10 +272,11 @@ class TrajectoryTask(SpatialTask):
         n = min(wet.shape[1], total - a)
         out[:, a : a + n] = wet[:, :n]
         peak = float(np.max(np.abs(out)))
-        if peak >= 1.0:
-            raise ParameterError(
-                f"level_db_spl={s['level_db_spl']:.1f} clips (peak {peak:.3f}) at full_scale_db_spl={fs_db}; allowed: "
-                "lower levels"
+        if peak >= 1.0:  # this draw's geometry (room gain, overlap) clips: draw the item again
+            raise Redraw(
+                "headroom",
+                f"level_db_spl={s['level_db_spl']:.1f} clips (peak {peak:.3f}) at full_scale_db_spl={fs_db}; "
+                "allowed: lower levels",
             )
         return [out.astype(np.float32)]
 

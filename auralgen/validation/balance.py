@@ -63,7 +63,7 @@ def balance(report, positions, n_positions, by_level, expected, unexpected_rows)
 
 class AnswerBalance(Check):
     """Counts answer positions and answers per level, and the answers each item could have had
-    (the task's ``expected_answers``); :meth:`finish` runs :func:`balance` on them."""
+    (the task's ``design.expected_answers``); :meth:`finish` runs :func:`balance` on them."""
 
     def __init__(self):
         self.positions: dict[str, Counter] = defaultdict(Counter)  # task -> answer_index -> count
@@ -80,7 +80,7 @@ class AnswerBalance(Check):
         self.by_level[(row["task"], row["level"])][row["answer"]] += 1
         if task is None:
             return
-        exp_i = task.expected_answers(row["level_value"], opts)  # each item's expected answers share its weight
+        exp_i = task.design.expected_answers(row["level_value"], opts)  # each item's expected answers share its weight
         bucket = self.expected.setdefault((row["task"], row["level"]), Counter())
         for a in exp_i:
             bucket[a] += 1.0 / len(exp_i)

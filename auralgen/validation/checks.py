@@ -7,7 +7,7 @@
 ``clipped``         a sample within 2^-15 of full scale (FLAC integers cannot exceed it)
 ``silent``          digital silence, or the loudest 50 ms far below the level ``params`` ask for
 ``duplicate_audio`` the same decoded samples as an earlier item
-``duplicate_params`` the task's parameter tuple (``param_key``) also appears in another split
+``duplicate_params`` the task's parameter tuple (``design.param_key``) also appears in another split
 ``leak``            the id, a clip ``path`` or the shard name carries the answer or a parameter value
 ==================  ====================================================================
 
@@ -137,7 +137,7 @@ class IdentityCheck(Check):
             return
         if found := leaks(row, item.paths, item.shard, seen.params):
             seen.problems.append(("leak", ", ".join(found[:4])))
-        splits = self.key_seen[(row["task"], seen.task.param_key(seen.params))]
+        splits = self.key_seen[(row["task"], seen.task.design.param_key(seen.params))]
         others = sorted((s, i) for s, i in splits.items() if s != row["split"])
         if others:
             seen.problems.append(

@@ -18,6 +18,7 @@ from auralgen.evaluation.adaptive.domain import LevelDomain
 from auralgen.evaluation.adaptive.quest import NO_THRESHOLD, QuestPlusProcedure
 from auralgen.evaluation.adaptive.session import build_task, run_track
 from auralgen.evaluation.adaptive.simulate import adaptive_runs, design_bound, grid_runs, trials_ratio
+from auralgen.tasks.design import track_tasks
 
 PITCH = LevelDomain(50 / 16, 1200.0, "cents")
 FAST = QuestSettings(max_trials=40)
@@ -242,8 +243,8 @@ def test_the_audiogram_runs_one_track_per_frequency_and_reports_a_bound_below_it
     """The reference listener reads tones far below 0 dB HL (a digital clip has no noise floor to
     speak of), so each track ends below the grid's lowest level: reported as a bound, not a number."""
     task = build_task("audiogram", freqs_hz=(500, 4000))
-    assert [name for name, _ in task.adaptive_tracks()] == ["audiogram@500Hz", "audiogram@4000Hz"]
-    assert domain_for(task.adaptive_tracks()[0][1]).to_dict() == {
+    assert [name for name, _ in track_tasks(task)] == ["audiogram@500Hz", "audiogram@4000Hz"]
+    assert domain_for(track_tasks(task)[0][1]).to_dict() == {
         "low": -10.0, "high": 110.0, "unit": "dB HL", "scale": "lin", "easier": "larger"}  # fmt: skip
     adapter = build_adapter({"kind": "dsp"}, workdir=tmp_path)
     res = run_adaptive([task], adapter, out=tmp_path, settings=QuestSettings(max_trials=16), log=lambda s: None)

@@ -148,7 +148,7 @@ def test_the_spatial_split_is_the_tasks_flag_and_matches_the_old_attribute_list(
     tasks = {name: cls(cls.Config(name=name), AudioConfig()) for name, cls in load_tasks().items()}
     split = {}
     for name, task in tasks.items():
-        old = {task.level_info(lv)[0] in OLD_SPATIAL_ATTRIBUTES for lv in range(task.n_levels())}
+        old = {task.design.level_info(lv)[0] in OLD_SPATIAL_ATTRIBUTES for lv in range(task.design.n_levels())}
         assert len(old) == 1, name  # no task mixed spatial and non-spatial levels
         split[name] = (old.pop(), task_class(name).spatial)
     changed = {name for name, (old, new) in split.items() if old != new}

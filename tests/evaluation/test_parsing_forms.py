@@ -26,10 +26,10 @@ def option_sets() -> dict[str, list[tuple[str, ...]]]:
         cls = task_class(name)
         task = cls(cls.Config(name=name), AudioConfig())
         found: dict[frozenset, tuple[str, ...]] = {}
-        for level in range(task.n_levels()):
+        for level in range(task.design.n_levels()):
             for k in range(DRAWS_PER_LEVEL):
                 rng = np.random.default_rng([level, k])
-                qa = task.qa(task.sample_at(rng, level, k), rng, slot=k % task.n_choices)
+                qa = task.qa(task.sample(rng, task.design.level(level, k)), rng, slot=k % task.n_choices)
                 found.setdefault(frozenset(qa.options), tuple(qa.options))
         out[name] = list(found.values())
     return out

@@ -1,10 +1,12 @@
 """``executor=ray executor.address=<host:port>`` where no cluster answers: refused in one line within
 ``executor.connect_timeout_s`` (Ray's own connect would retry for minutes), before anything is written.
-Fast: no Ray instance starts (a port on 127.0.0.1 with nothing listening)."""
+Fast: no Ray instance starts (a port on 127.0.0.1 with nothing listening, a web server, a silent socket)."""
 
 from __future__ import annotations
 
+import http.server
 import socket
+import threading
 import time
 
 import pytest
@@ -77,3 +79,46 @@ def test_a_bad_connect_timeout_is_one_line(executor, message):
 def test_an_address_that_is_not_host_port_is_one_line():
     with pytest.raises(ParameterError, match=r"^executor.address='head-node'; allowed: auto, or host:port of a Ray"):
         RayExecutor("head-node", connect_timeout_s=1).workers  # noqa: B018
+
+
+class _Quiet(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):  # keep the test's output clean
+        pass
+
+
+@pytest.fixture
+def web_server():
+    """An HTTP/1 web server on 127.0.0.1 (not a Ray head: it answers, but not with gRPC)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Quiet)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+    thread.start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def silent_listener():
+    """A socket on 127.0.0.1 that accepts connections and never says anything."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(8)
+        yield s.getsockname()[1]
+
+
+@pytest.mark.parametrize("server", ["web_server", "silent_listener"])
+def test_an_address_where_something_else_answers_is_refused_in_one_line(server, request):
+    port = request.getfixturevalue(server)
+    ex = RayExecutor(f"127.0.0.1:{port}", connect_timeout_s=1.5)
+    t0 = time.monotonic()
+    with pytest.raises(ParameterError) as err:
+        ex.workers  # noqa: B018  (connects)
+    assert time.monotonic() - t0 < 30  # a hang guard: ray.init itself would retry for minutes here
+    assert str(err.value) == (
+        f"executor.address='127.0.0.1:{port}': no Ray cluster answers at 127.0.0.1:{port} within "
+        "executor.connect_timeout_s=1.5 s (it answers, but not as a Ray head (no gRPC/HTTP/2 handshake)); "
+        "allowed: the address of a running cluster's head (ray start --head prints it), or no executor.address "
+        "for a local Ray instance"
+    )
+    assert not ex._ray.is_initialized()

@@ -85,7 +85,7 @@ def test_each_column_states_its_unit_once(two_tasks):
 
 def test_levels_of_a_task_with_several_units_name_each_unit():
     task = build_tasks(small_run("task=mixture"))["mixture"]
-    units = [task.level_info(i)[2] for i in range(task.n_levels())]
+    units = [task.design.level_info(i)[2] for i in range(task.design.n_levels())]
     runs = [u for i, u in enumerate(units) if i == 0 or units[i - 1] != u]
     groups = levels_text(task).split(" · ")
     assert len(set(units)) > 1 and len(groups) == len(runs)

@@ -32,10 +32,10 @@ def test_dealt_texts_are_balanced_per_level_and_per_task(name, items):
     run = small_run(f"task={name}", f"task.items_per_level={items}", *extra)
     task = build_tasks(run)[name]
     targets, found = deal(task, 0, "test", ("test",))
-    assert len(targets) == sum(task.items_at(lv) for lv in range(task.n_levels()))
+    assert len(targets) == sum(task.design.items_at(lv) for lv in range(task.design.n_levels()))
     at, total, shared = 0, Counter(), {}
     for lt in found:
-        n = task.items_at(lt.level)
+        n = task.design.items_at(lt.level)
         level_targets = targets[at : at + n]
         at += n
         if lt.texts is None:
@@ -57,7 +57,7 @@ def test_the_deal_is_seeded_and_depends_on_the_split():
     assert a == deal(task, 0, "test", ("test",))[0]
     assert a != deal(task, 1, "test", ("test",))[0]
     assert a != deal(task, 0, "train", ("train",))[0]
-    zero = task.items_at(0)  # 5 non-zero levels x 8 items / 2 texts: "The same" as often as each direction
+    zero = task.design.items_at(0)  # 5 non-zero levels x 8 items / 2 texts: "The same" as often as each direction
     assert zero == 20 and Counter(a[:zero]) == {"The same": 20}
     assert Counter(a[zero : zero + 8]) == {"Higher": 4, "Lower": 4}  # level 1: two texts, 4 each
     assert Counter(a) == {"The same": 20, "Higher": 20, "Lower": 20}  # every text equally often over the task
@@ -98,7 +98,7 @@ def test_named_sound_texts_and_their_groups_are_dealt_evenly(name, items):
     targets, found = deal(task, 0, "test", ("test",))
     at = 0
     for lt in found:
-        n = task.items_at(lt.level)
+        n = task.design.items_at(lt.level)
         level_targets, at = targets[at : at + n], at + n
         assert lt.texts is not None and None not in level_targets, lt
         assert spread(Counter(level_targets), lt.texts) <= 1
@@ -113,7 +113,7 @@ def test_named_sound_texts_and_their_groups_are_dealt_evenly(name, items):
 def test_named_sound_items_carry_their_dealt_answer(name, level):
     task = build_tasks(small_run(f"task={name}", "task.items_per_level=2"))[name]
     targets, found = deal(task, 0, "test", ("test",))
-    start = sum(task.items_at(lv) for lv in range(level))
+    start = sum(task.design.items_at(lv) for lv in range(level))
     for index in (start, start + 1):
         spec = ItemSpec(name, "test", index, level, index - start, target=targets[index])
         row = make_row(task, spec, seed=0).row

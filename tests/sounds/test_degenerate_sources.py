@@ -107,7 +107,7 @@ def test_a_source_file_that_fails_at_render_time_is_named(tmp_path):
     spec = next(
         ItemSpec("azimuth_absolute", "test", i, 0, 0)
         for i in range(50)
-        if "a.wav" in str(task.sample_owned(_rng(i), 0, 0, "test", ("test",)))
+        if "a.wav" in str(task.design.draw(task.sample, _rng(i), 0, 0, "test", ("test",)))
     )
     _write_bad(src / "a.wav", "silent")
     with pytest.raises(ParameterError) as err:

@@ -46,8 +46,9 @@ class FailingProbe(Task):
     audit = AuditSpec(("freq_hz",), listener_easiest=None, reason="a test-only probe of failures, never audited")
     listener = None
 
-    def sample_at(self, rng, level, k):
-        return {"level": level, "k": k, "freq_hz": float(rng.uniform(300.0, 600.0))}
+    def sample(self, rng, level):
+        level = self.as_level(level)
+        return {"level": level.index, "k": level.k, "freq_hz": float(rng.uniform(300.0, 600.0))}
 
     def render(self, params):
         cfg = self.cfg

@@ -29,25 +29,25 @@ def plan_params(task, splits):
     out = {}
     for split in splits:
         index, items = 0, []
-        for level in range(task.n_levels()):
-            for k in range(task.items_at(level)):
+        for level in range(task.design.n_levels()):
+            for k in range(task.design.items_at(level)):
                 rng = item_rng(0, split, task.name, index)
-                items.append(task.sample_owned(rng, level, k, split, splits))
+                items.append(task.design.draw(task.sample, rng, level, k, split, splits))
                 index += 1
         out[split] = items
     return out
 
 
 def test_default_audiogram_has_room_for_three_splits_and_keeps_them_disjoint():
-    assert AUDIOGRAM.capacity_error(THREE, "task") is None
+    assert AUDIOGRAM.design.capacity_error(THREE, "task") is None
     params = plan_params(AUDIOGRAM, THREE)
-    keys = {s: {AUDIOGRAM.param_key(p) for p in ps} for s, ps in params.items()}
+    keys = {s: {AUDIOGRAM.design.param_key(p) for p in ps} for s, ps in params.items()}
     n_items = AUDIOGRAM.cfg.items_per_level * 13 + 3 * 3
     assert all(len(params[s]) == n_items for s in THREE)
     assert not (keys["train"] & keys["validation"] or keys["train"] & keys["test"] or keys["validation"] & keys["test"])
     # the 40 dB SPL probe level (6 tuples) once had none owned by "test": now each split owns 2
     probe = len(AudiogramConfig().levels)
-    assert [len(AUDIOGRAM.owned_cells(probe, s, THREE)) for s in THREE] == [2, 2, 2]
+    assert [len(AUDIOGRAM.design.owned_cells(probe, s, THREE)) for s in THREE] == [2, 2, 2]
 
 
 def test_single_split_items_are_unchanged_by_the_owned_sampler():
@@ -55,8 +55,9 @@ def test_single_split_items_are_unchanged_by_the_owned_sampler():
     freqs = AudiogramConfig().freqs_hz
     for level in (0, 5, 13):
         for k in range(30):
-            a = AUDIOGRAM.sample_owned(item_rng(0, "test", "audiogram", k), level, k, "test", ("test",))
-            b = AUDIOGRAM.sample_at(item_rng(0, "test", "audiogram", k), level, k)
+            rng = item_rng(0, "test", "audiogram", k)
+            a = AUDIOGRAM.design.draw(AUDIOGRAM.sample, rng, level, k, "test", ("test",))
+            b = AUDIOGRAM.sample(item_rng(0, "test", "audiogram", k), AUDIOGRAM.design.level(level, k))
             assert a == b
             if level < 13:
                 assert a["freq_hz"] == float(freqs[(k + level) % 13]) and a["position"] == POSITIONS[(k + level) % 3]
@@ -64,7 +65,7 @@ def test_single_split_items_are_unchanged_by_the_owned_sampler():
 
 def test_cells_cover_every_frequency_and_position_when_their_number_is_a_multiple_of_3():
     task = Audiogram(AudiogramConfig(freqs_hz=(250, 500, 1000, 2000, 4000, 8000)), AudioConfig())
-    assert len(set(task.cells(0))) == 18
+    assert len(set(task.design.levels[0].cells)) == 18
 
 
 def test_deal_is_balanced_and_one_split_owns_all():
@@ -84,22 +85,24 @@ def test_deal_is_balanced_and_one_split_owns_all():
 )
 def test_too_many_splits_are_refused_in_one_line_at_once(splits, needle):
     t0 = time.perf_counter()
-    msg = AUDIOGRAM.capacity_error(splits, "task")
+    msg = AUDIOGRAM.design.capacity_error(splits, "task")
     assert time.perf_counter() - t0 < 30  # a hang guard; the speed is in bench/bench_refusals.py
     assert needle in msg and "\n" not in msg and f"needs {len(splits)}" in msg and "allowed:" in msg
 
 
 def test_probe_capacity_fix_named_and_it_works():
     seven = tuple(f"s{i}" for i in range(7))
-    msg = AUDIOGRAM.capacity_error(seven, "task")
+    msg = AUDIOGRAM.design.capacity_error(seven, "task")
     assert "task.probe_items_per_level=0" in msg
-    assert Audiogram(AudiogramConfig(probe_items_per_level=0), AudioConfig()).capacity_error(seven, "task") is None
+    assert (
+        Audiogram(AudiogramConfig(probe_items_per_level=0), AudioConfig()).design.capacity_error(seven, "task") is None
+    )
 
 
 def test_every_task_answers_capacity_for_three_splits():
     for name, cls in load_tasks().items():
         t0 = time.perf_counter()
-        assert cls(cls.Config(), AudioConfig()).capacity_error(THREE, f"tasks.{name}") is None
+        assert cls(cls.Config(), AudioConfig()).design.capacity_error(THREE, f"tasks.{name}") is None
         assert time.perf_counter() - t0 < 30, name  # a hang guard; the speed is in bench/bench_refusals.py
 
 

@@ -22,8 +22,8 @@ def items(name: str):
     """One sampled item per level of task ``name`` at its default config."""
     cls = load_tasks()[name]
     task = cls(cls.Config(name=name), AudioConfig())
-    for level in range(task.n_levels()):
-        yield task, task.sample_owned(np.random.default_rng(level), level, 0, "train", ("train",))
+    for level in range(task.design.n_levels()):
+        yield task, task.design.draw(task.sample, np.random.default_rng(level), level, 0, "train", ("train",))
 
 
 # the tasks that existed when eval_fields replaced the sniffing (issue 11); later tasks state their fields directly
@@ -39,7 +39,7 @@ def test_eval_fields_equal_the_old_sniffing(name):
     for task, params in items(name):
         assert task.eval_fields(params) == sniffed(params)
         seen += 1
-    assert seen == task.n_levels() >= 1
+    assert seen == task.design.n_levels() >= 1
 
 
 def test_the_tasks_that_state_a_difference_or_a_frequency_do():

@@ -30,7 +30,7 @@ def part_levels(params, clip) -> list[tuple[float, float]]:
 @pytest.mark.parametrize("name", ["brightness_relative", "attack_relative", "timbre_relative"])
 def test_no_level_measure_of_the_two_sounds_follows_the_answer(name):
     task = build_tasks(small_run(f"task={name}"))[name]
-    levels = [i for i in range(task.n_levels()) if task.level_value(i) > 0]
+    levels = [i for i in range(task.design.n_levels()) if task.design.level_value(i) > 0]
     hits = {"rms": 0, "peak": 0}
     spread = []
     for i in range(N):

@@ -23,14 +23,14 @@ def test_a_level_off_the_grid_samples_like_the_grid_item_of_its_value(name):
     n = len(task.cfg.levels)  # the audiogram's probe levels lie beyond: they sample by index
     for i in range(n):
         grid = task.sample(np.random.default_rng(i), i)
-        off = task.sample(np.random.default_rng(i), Level(None, task.level_value(i)))
+        off = task.sample(np.random.default_rng(i), Level(None, task.design.level_value(i)))
         assert json.dumps(off, sort_keys=True) == json.dumps(grid, sort_keys=True)
 
 
 @pytest.mark.parametrize("name", ["pitch_relative", "loudness_relative", "duration_relative"])
 def test_a_value_between_grid_levels_is_sampled_at_that_value(name):
     task = task_of(name)
-    value = (task.level_value(0) + task.level_value(1)) / 2
+    value = (task.design.level_value(0) + task.design.level_value(1)) / 2
     params = task.sample(np.random.default_rng(0), Level(None, value))
     assert params["difference"] == value and value not in task.cfg.levels
 
@@ -40,6 +40,6 @@ def test_tasks_that_ask_by_grid_index_refuse_a_level_without_one(name):
     task = task_of(name)
     with pytest.raises(ParameterError, match=f"task {name} level value 3.0 has no grid index; allowed: a level of"):
         task.sample(np.random.default_rng(0), Level(None, 3.0))
-    assert task.sample(np.random.default_rng(0), Level(0, task.level_value(0))) == task.sample(
+    assert task.sample(np.random.default_rng(0), Level(0, task.design.level_value(0))) == task.sample(
         np.random.default_rng(0), 0
     )

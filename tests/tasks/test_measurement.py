@@ -22,7 +22,7 @@ TONES = [
 def test_measure_round_trips_to_the_measured_column(name):
     cls = load_tasks()[name]
     task = cls(cls.Config(name=name), AudioConfig())
-    for level in range(min(task.n_levels(), 4)):
+    for level in range(min(task.design.n_levels(), 4)):
         params = task.sample(np.random.default_rng(level), level)
         clips = task.render(params)
         m = task.measure(params, clips)

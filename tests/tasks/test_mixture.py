@@ -20,7 +20,7 @@ SUBS = ("louder", "first", "count", "overlap")
 
 
 def levels_of(sub):
-    return [lv for lv in range(TASK.n_levels()) if TASK.grid[lv][0] == sub]
+    return [lv for lv in range(TASK.design.n_levels()) if TASK.design.grid[lv][0] == sub]
 
 
 def draws(sub, n):
@@ -33,10 +33,10 @@ def near(k, n, p, z=4.0):
 
 
 def test_level_grid_runs_over_sub_questions_with_their_units():
-    subs = [TASK.grid[lv][0] for lv in range(TASK.n_levels())]
+    subs = [TASK.design.grid[lv][0] for lv in range(TASK.design.n_levels())]
     assert subs == ["louder"] * 5 + ["first"] * 5 + ["count"] * 3 + ["overlap"] * 4
-    assert [TASK.level_info(lv)[2] for lv in (0, 5, 10, 13)] == ["LU", "s", "LU", "s"]
-    assert TASK.level_value(6) == 0.05 and TASK.level_value(14) == 0.1
+    assert [TASK.design.level_info(lv)[2] for lv in (0, 5, 10, 13)] == ["LU", "s", "LU", "s"]
+    assert TASK.design.level_value(6) == 0.05 and TASK.design.level_value(14) == 0.1
 
 
 def test_count_mix_level_does_not_follow_the_count():
@@ -47,7 +47,7 @@ def test_count_mix_level_does_not_follow_the_count():
         x = TASK.render(p)[0].astype(np.float64)
         by_count[p["answer"]].append(10 * math.log10(float(np.mean(x**2))))
         levels = [s["level"] for s in p["sounds"]]
-        assert max(levels) - min(levels) == pytest.approx(TASK.level_value(lv), abs=1e-9)
+        assert max(levels) - min(levels) == pytest.approx(TASK.design.level_value(lv), abs=1e-9)
         assert 10 * math.log10(sum(10 ** (v / 10) for v in levels)) < -21.9  # power sum at the reference (-30..-22)
     means = {n: float(np.mean(v)) for n, v in by_count.items()}
     assert max(means.values()) - min(means.values()) < 1.5, (
@@ -65,7 +65,7 @@ def test_params_reproduce_the_audio_and_the_probed_value_is_exact(sub):
     assert np.max(np.abs(clip)) <= p["mix"]["max_peak"] + 1e-7
     out = [c["measured_level"] for c in p["mix"]["components"]]
     on = [s["onset_s"] for s in p["sounds"]]
-    value = TASK.level_value(lv)
+    value = TASK.design.level_value(lv)
     if sub == "louder":
         top = sorted(out, reverse=True)
         assert top[0] - top[1] == pytest.approx(value, abs=1e-6) and out.index(top[0]) == p["answer"]
@@ -184,7 +184,7 @@ def test_pipeline_generates_and_loads_back(tmp_path):
     run = small_run("task=mixture", "task.items_per_level=1", "mixing@task.mixing=sequential", out=tmp_path / "ds")
     generate(run, log=lambda *a, **k: None)
     rows = read_rows(tmp_path / "ds", "mixture")
-    assert len(rows) == TASK.n_levels() and all(r["valid"] for r in rows)
+    assert len(rows) == TASK.design.n_levels() and all(r["valid"] for r in rows)
     assert Counter(r["level_unit"] for r in rows) == {"LU": 8, "s": 9}
     task = build_tasks(run)["mixture"]
     for r in rows[::4]:

@@ -45,7 +45,7 @@ def test_every_task_not_about_absolute_level_is_presented_at_a_normal_level(name
     task = task_of(name)
     assert not task.calibrated_level and task.audio.full_scale_db_spl == task.presentation_full_scale_db_spl
     low, high = LOUDEST_DBFS.get(name, DEFAULT_LOUDEST_DBFS)
-    for i in (0, task.n_levels() - 1):
+    for i in (0, task.design.n_levels() - 1):
         params = task.sample(np.random.default_rng(1000 + i), i)
         clips = task.render(params)
         if "full_scale_db_spl" in params:

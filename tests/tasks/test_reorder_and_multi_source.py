@@ -102,7 +102,7 @@ def test_higher_sources_sit_to_one_side_and_clicks_are_single_samples():
     heights) and at or below 40 deg; the click train's clicks carry 4-8 kHz (pulse_taps=3)."""
     from auralgen.sounds.spatial import source_signal
 
-    higher = [lv for lv in range(MULTI.n_levels()) if MULTI._grid()[lv][0] == "higher"]
+    higher = [lv for lv in range(MULTI.design.n_levels()) if MULTI.design.grid[lv][0] == "higher"]
     for i in range(30):
         p = MULTI.sample(item_rng(0, "test", "multi_source_relation", i), higher[i % len(higher)])
         az = [s["azimuth_deg"] for s in p["sounds"]]
@@ -119,7 +119,7 @@ def test_multi_source_roles_are_independent_of_timbre_and_entry_order():
 
     answer_kind, answer_rank = Counter(), Counter()
     for i in range(300):
-        p = MULTI.sample(item_rng(0, "test", "multi_source_relation", i), i % MULTI.n_levels())
+        p = MULTI.sample(item_rng(0, "test", "multi_source_relation", i), i % MULTI.design.n_levels())
         s = p["sounds"]
         assert len({x["source"]["kind"] for x in s}) == len(s)
         entered = sorted(s, key=lambda x: x["onset_s"])  # one after another, in the palette's entry order
@@ -171,7 +171,7 @@ def test_multi_source_check_measures_the_relation():
         else:
             wrong = {**p, "answer_sound": (p["answer_sound"] + 1) % 3}
         assert MULTI.check(wrong, clips)["valid"] is False
-        assert math.isclose(MULTI.level_value(level), p["step"])
+        assert math.isclose(MULTI.design.level_value(level), p["step"])
 
 
 @pytest.mark.parametrize("sample_rate", [16000, 22050, 24000])

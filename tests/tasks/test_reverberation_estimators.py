@@ -48,7 +48,7 @@ def test_t20_t30_and_edt_all_give_the_labelled_class(level):
         valid += 1
         assert inside, (p["bin"], est)
         nearest = min(margin_percent(v, edges) for v in est.values())
-        assert abs(nearest - TASK.level_value(level)) <= 1.5, (nearest, est)
+        assert abs(nearest - TASK.design.level_value(level)) <= 1.5, (nearest, est)
     assert valid >= 9  # most draws hold (the generator draws the others again)
 
 

@@ -36,7 +36,7 @@ def accepted_rates(name: str) -> list[int]:
 
 
 def assert_renders(task, seeds) -> None:
-    for level in range(task.n_levels()):
+    for level in range(task.design.n_levels()):
         for seed in seeds:
             params = task.sample(np.random.default_rng([seed, level, task.sample_rate]), level)
             clips = task.render(params)
@@ -67,7 +67,7 @@ def test_samples_render_at_lowest_and_highest_rate(name):
 def test_sampling_never_raises_at_any_rate(name):
     for sr in accepted_rates(name):
         task = task_at(name, sr)
-        for level in range(task.n_levels()):
+        for level in range(task.design.n_levels()):
             for seed in range(2):
                 params = task.sample(np.random.default_rng([seed, level, sr]), level)
                 assert params["sample_rate_hz"] == sr or "sample_rate_hz" not in params

@@ -29,7 +29,7 @@ QUIET = lambda *_: None  # noqa: E731
 
 def sample(name, i, level=None):
     task = TASKS[name]
-    level = i % task.n_levels() if level is None else level
+    level = i % task.design.n_levels() if level is None else level
     return task, task.sample(item_rng(0, "test", name, i), level)
 
 
@@ -55,7 +55,7 @@ def test_relative_pairs_follow_their_separation():
         task, p = sample("azimuth_relative", i)
         a, b = p["sounds"]
         diff = abs((b["azimuth_deg"] - a["azimuth_deg"] + 180) % 360 - 180)
-        expected = 0 if p["relation"] == "same" else task.level_value(i % task.n_levels())
+        expected = 0 if p["relation"] == "same" else task.design.level_value(i % task.design.n_levels())
         assert diff == pytest.approx(expected, abs=1e-6)
         assert a["source"] == b["source"] and a["distance_m"] == b["distance_m"]
         seps[p["relation"]].add(round(diff))
@@ -65,7 +65,7 @@ def test_relative_pairs_follow_their_separation():
         task, p = sample("distance_relative", i)
         d = [s["distance_m"] for s in p["sounds"]]
         ratio_db = 20 * math.log10(max(d) / min(d))
-        assert ratio_db == pytest.approx(task.level_value(i % task.n_levels())) == p["difference"]
+        assert ratio_db == pytest.approx(task.design.level_value(i % task.design.n_levels())) == p["difference"]
         assert d[p["closer"]] == min(d) and 1.0 <= min(d) <= 2.5
         levels.add(p["sounds"][0]["level_db_spl"] - p["sounds"][1]["level_db_spl"])
     assert len(levels) == 40 and max(levels) - min(levels) > 20  # source levels roved per sound

@@ -20,7 +20,7 @@ def draws(name, n=N):
     task = TASKS[name]
     out = []
     for i in range(n):
-        level = i % task.n_levels()
+        level = i % task.design.n_levels()
         out.append((level, task.sample(item_rng(0, "test", name, i), level)))
     return task, out
 
@@ -35,7 +35,9 @@ def test_pitch_relative_difference_is_exact_and_uncorrelated_with_order_and_leve
     for lv, p in items:
         a, b = p["sounds"]
         cents = 1200 * math.log2(b["freq_hz"] / a["freq_hz"])
-        assert cents == pytest.approx({"up": 1, "down": -1, "same": 0}[p["direction"]] * task.level_value(lv), abs=1e-6)
+        assert cents == pytest.approx(
+            {"up": 1, "down": -1, "same": 0}[p["direction"]] * task.design.level_value(lv), abs=1e-6
+        )
         assert math.sqrt(a["freq_hz"] * b["freq_hz"]) == pytest.approx(p["base_freq_hz"])
         assert a["kind"] == b["kind"] and a["duration_s"] == b["duration_s"]
     higher_first = sum(p["sounds"][0]["freq_hz"] > p["sounds"][1]["freq_hz"] for _, p in moving)
@@ -59,7 +61,7 @@ def test_loudness_relative_shares_the_stimulus_and_roves_the_mean_level():
             k: v for k, v in b.items() if k not in ("level_db_spl", "onset_s")
         }
         sign = {"up": 1, "down": -1, "same": 0}[p["direction"]]
-        assert b["level_db_spl"] - a["level_db_spl"] == pytest.approx(sign * task.level_value(lv))
+        assert b["level_db_spl"] - a["level_db_spl"] == pytest.approx(sign * task.design.level_value(lv))
     louds = [p["mean_level_db_spl"] for _, p in items if p["direction"] == "up"]
     softs = [p["mean_level_db_spl"] for _, p in items if p["direction"] == "down"]
     assert abs(np.mean(louds) - np.mean(softs)) < 2.5
@@ -74,7 +76,7 @@ def test_duration_relative_ratio_is_exact():
     for lv, p in items:
         a, b = p["sounds"]
         longer, shorter = max(a["duration_s"], b["duration_s"]), min(a["duration_s"], b["duration_s"])
-        assert (longer / shorter - 1) * 100 == pytest.approx(task.level_value(lv), abs=1e-6)
+        assert (longer / shorter - 1) * 100 == pytest.approx(task.design.level_value(lv), abs=1e-6)
         assert (b["duration_s"] > a["duration_s"]) == (p["direction"] == "up") or p["direction"] == "same"
         assert b["onset_s"] + b["duration_s"] <= p["clip_s"]
 
@@ -83,10 +85,10 @@ def test_duration_absolute_sits_exactly_at_its_margin_from_the_nearest_edge():
     task, items = draws("duration_absolute")
     edges = task.edges
     for lv, p in items:
-        d, k, m = p["sounds"][0]["duration_s"], p["bin"], 1 + task.level_value(lv) / 100
+        d, k, m = p["sounds"][0]["duration_s"], p["bin"], 1 + task.design.level_value(lv) / 100
         assert edges[k] <= d <= edges[k + 1]
         want = edges[k] * m if p["edge_side"] == "low" else edges[k + 1] / m
-        assert d == pytest.approx(want, rel=1e-12) and p["margin_percent"] == pytest.approx(task.level_value(lv))
+        assert d == pytest.approx(want, rel=1e-12) and p["margin_percent"] == pytest.approx(task.design.level_value(lv))
     assert set(Counter(p["bin"] for _, p in items)) == set(range(4))
     assert Counter(p["edge_side"] for _, p in items if p["bin"] in (1, 2)) == {"low": 90, "high": 102}
 
@@ -112,7 +114,7 @@ def test_audiogram_levels_follow_iso_389_7_and_probes_use_spl():
 @pytest.mark.parametrize("name", sorted(TASKS))
 def test_params_are_the_recipe(name):
     task = TASKS[name]
-    p = task.sample(item_rng(3, "test", name, 5), task.n_levels() - 1)
+    p = task.sample(item_rng(3, "test", name, 5), task.design.n_levels() - 1)
     a, b = task.render(p), task.render(dict(p))
     assert a[0].dtype == np.float32 and a[0].ndim == 2
     np.testing.assert_array_equal(a[0], b[0])
@@ -126,7 +128,7 @@ def test_answer_positions_balanced_and_every_option_answerable(name):
     n = 101
     for i in range(n):
         rng = item_rng(0, "test", name, i)
-        p = task.sample(rng, i % task.n_levels())
+        p = task.sample(rng, i % task.design.n_levels())
         qa = task.qa(p, rng, slot=answer_slot(0, "test", name, i, task.n_choices))
         assert len(set(qa.options)) == len(qa.options) == task.n_choices  # no never-correct extra option
         slots[qa.answer_index] += 1
@@ -146,7 +148,7 @@ def test_answer_positions_balanced_and_every_option_answerable(name):
 def test_check_rejects_a_wrong_label(name, corrupt):
     task = TASKS[name]
     for i in range(40):
-        p = task.sample(item_rng(1, "test", name, i), task.n_levels() // 2)
+        p = task.sample(item_rng(1, "test", name, i), task.design.n_levels() // 2)
         if (
             p.get("direction", "x") != "same"
             and p.get("position", "x") != "absent"

@@ -21,7 +21,7 @@ QUIET = lambda *_: None  # noqa: E731
 
 
 def sample(i, level=None, seed=0):
-    level = i % TASK.n_levels() if level is None else level
+    level = i % TASK.design.n_levels() if level is None else level
     return TASK.sample(item_rng(seed, "test", "trajectory", i), level)
 
 
@@ -41,7 +41,7 @@ def test_labels_follow_the_stored_trajectory():
         ends = tr.position_at([0.0, tr.duration_s])
         az, _, dist = direction_of(ends, p["listener_m"], p["yaw_deg"])
         left = np.sin(np.radians(az))
-        assert tr.speed_m_s == pytest.approx(TASK.level_value(i % TASK.n_levels()), rel=1e-9)
+        assert tr.speed_m_s == pytest.approx(TASK.design.level_value(i % TASK.design.n_levels()), rel=1e-9)
         m = p["motion"]
         motions.add(m)
         if m == "left_to_right":

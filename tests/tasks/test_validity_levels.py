@@ -20,9 +20,9 @@ PARAMS_TOLERANCE_PP = 1.0  # an item's recorded margin vs its level
 def rendered(name, n):
     task = TASKS[name]
     for i in range(n):
-        level = i % task.n_levels()
+        level = i % task.design.n_levels()
         p = task.sample(item_rng(3, "test", name, i), level)
-        yield task, task.level_value(level), p, task.measure(p, task.render(p))
+        yield task, task.design.level_value(level), p, task.measure(p, task.render(p))
 
 
 def test_duration_absolute_margins_from_params_and_audio_equal_the_level():

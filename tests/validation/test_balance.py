@@ -3,6 +3,7 @@
 from collections import Counter
 from types import SimpleNamespace
 
+from auralgen.tasks.design import LevelInfo, SameAtZero
 from auralgen.validation.balance import AnswerBalance, balance
 from auralgen.validation.read import Decoded, Observed
 
@@ -27,9 +28,7 @@ def test_answer_p_is_the_same_for_any_insertion_order():
 class _Task:
     """Expected answers as a relative task has them: 'The same' alone at a zero difference."""
 
-    @staticmethod
-    def expected_answers(level_value, options):
-        return ["The same"] if level_value == 0 else [o for o in options if o != "The same"]
+    design = SameAtZero("t", (0.0, 20.0, 40.0), 1, LevelInfo("pitch", "relative", "cents"), "The same", 3)
 
 
 def _seen(level, level_value, answer, task=_Task):

@@ -15,7 +15,7 @@ The rule (one per task, from what the task already declares -- no table names a 
   the grid's hardest level still gets a number; never extended where the hard side is the large
   end (a farther source may not fit the task's room).
 
-A task may state its own domain instead (:meth:`~auralgen.tasks.base.Task.adaptive_axis`: the
+A task may state its own domain instead (:meth:`~auralgen.tasks.design.Design.adaptive_axis`: the
 audiogram, hearing level in dB on a linear axis over its grid, one track per frequency).
 Otherwise a task is offered when it is relative (``regime == "relative"``), samples at any value (its
 :meth:`~auralgen.tasks.base.Task.sample` accepts ``Level(index=None, value=v)``) and has at
@@ -117,7 +117,7 @@ def domain_for(task, *, extend: float = 16.0) -> LevelDomain:
         easier end (neither ``easier`` nor ``audit.listener_easiest`` set).
     """
     name = task.name
-    own = task.adaptive_axis()
+    own = task.design.adaptive_axis()
     if own is not None:  # the task states its domain (the audiogram: dB HL on a linear axis)
         return LevelDomain(own["low"], own["high"], task.level_unit, scale=own["scale"], easier=own["easier"])
     if task.regime != "relative":

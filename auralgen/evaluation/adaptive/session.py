@@ -9,7 +9,7 @@ the regenerated item is the one asked), or a
 
 :func:`run_adaptive` runs a list of tasks against a model, their tracks interleaved
 (:func:`run_interleaved`: one trial of each in turn; a task may run several tracks, e.g. the
-audiogram one per frequency, :meth:`~auralgen.tasks.base.Task.adaptive_tracks`): it writes every
+audiogram one per frequency, :meth:`~auralgen.tasks.design.Design.adaptive_tracks`): it writes every
 trial to ``<out>/trials.jsonl`` as it is asked and the thresholds, each beside the published human
 JND of its attribute (:mod:`.jnd`), to ``<out>/adaptive.json``.
 
@@ -43,6 +43,7 @@ from pathlib import Path
 from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import plain
 from auralgen.tasks.base import Task
+from auralgen.tasks.design import track_tasks
 
 from ..procedure import Procedure
 from .domain import domain_for
@@ -367,7 +368,7 @@ def run_adaptive(tasks: list[Task], adapter=None, *, out: str | Path, seed: int 
                           log=log)  # fmt: skip
     asker = None if replay else TrialAsker(adapter, out, instruction=instruction, keep_audio=keep_audio)
     sink = (lambda rec: None) if replay else _appender(out / "trials.jsonl")
-    plan = [(name, sub) for task in tasks for name, sub in task.adaptive_tracks()]
+    plan = [(name, sub) for task in tasks for name, sub in track_tasks(task)]
     try:
         runs = run_interleaved([
             (name, QuestPlusProcedure(domain_for(sub, extend=extend), chance=1.0 / sub.n_choices, settings=settings),

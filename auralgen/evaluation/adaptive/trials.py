@@ -24,7 +24,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from auralgen.core.errors import ParameterError
+from auralgen.core.errors import ParameterError, Redraw
 from auralgen.core.qa import answer_slot
 from auralgen.core.random import item_rng
 from auralgen.export.audio import encode_flac
@@ -69,7 +69,10 @@ def make_trial_item(task: Task, value: float, *, seed: int, track: str, trial: i
     level = Level(None, float(value))
     for _ in range(max_resample + 1):
         params = task.sample(rng, level)
-        clips = task.render(params)
+        try:
+            clips = task.render(params)
+        except Redraw:
+            continue
         measured = task.check(params, clips) if validate else {}
         if not validate or measured["valid"]:
             break

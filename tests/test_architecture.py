@@ -155,3 +155,58 @@ def test_function_lengths_count_methods_and_nested_functions(tmp_path):
     src = tmp_path / "m.py"
     src.write_text("class A:\n    def f(self):\n        def g():\n            return 1\n        return g()\n")
     assert _function_lengths(src, tmp_path) == {"m.py::A.f": 4, "m.py::A.f.g": 2}
+
+
+TASKS_DIR = PACKAGE / "tasks"
+NOT_TASKS = {"__init__", "base"}  # public modules of auralgen.tasks that are not a task
+
+
+def _task_module_names() -> set[str]:
+    return {p.stem for p in TASKS_DIR.glob("*.py") if not p.stem.startswith("_") and p.stem not in NOT_TASKS}
+
+
+def sibling_task_imports(source: str, own: str, tasks: set[str]) -> list[str]:
+    """The task modules (other than ``own``) that ``source`` imports, at any depth (inside functions too)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = "auralgen.tasks" if node.level == 1 else (node.module or "")
+            if node.level == 1 and node.module:
+                base = f"auralgen.tasks.{node.module}"
+            modules = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for module in modules:
+            parts = module.split(".")
+            if len(parts) >= 3 and parts[:2] == ["auralgen", "tasks"] and parts[2] in tasks and parts[2] != own:
+                found.append(parts[2])
+    return sorted(set(found))
+
+
+def test_no_task_module_imports_another_task_module():
+    """What tasks share lives in a family module (``auralgen/tasks/_*.py``), never in a sibling task."""
+    tasks = _task_module_names()
+    assert {"pitch_relative", "attack_absolute", "distance_relative", "multi_source_relation"} <= tasks
+    problems = []
+    for name in sorted(tasks):
+        siblings = sibling_task_imports((TASKS_DIR / f"{name}.py").read_text(), name, tasks)
+        for sibling in siblings:
+            problems.append(f"auralgen/tasks/{name}.py imports task module {sibling}; move what they share to a family")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("from auralgen.tasks.b_task import x\n", ["b_task"]),
+        ("from auralgen.tasks import b_task, _family\n", ["b_task"]),
+        ("import auralgen.tasks.b_task\n", ["b_task"]),
+        ("def f():\n    from .b_task import x\n    return x\n", ["b_task"]),
+        ("from . import b_task\n", ["b_task"]),
+        ("from auralgen.tasks._family import x\nfrom auralgen.tasks.a_task import y\n", []),
+    ],
+)
+def test_sibling_task_import_finder_sees_every_form(source, found):
+    assert sibling_task_imports(source, "a_task", {"a_task", "b_task"}) == found

@@ -15,7 +15,7 @@ import numpy as np
 
 from auralgen.core.qa import QA
 from auralgen.core.random import Dist
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks.base import RECORDED_TOO, AudioConfig, Level, Task, TaskConfig, require
 from auralgen.tasks.design import SameAtZero
 
@@ -24,6 +24,14 @@ CREST = {"pure": math.sqrt(2.0), "harmonic": 4.0, "noise": 6.0, "clip": 31.6}  #
 
 @dataclass(frozen=True)
 class CompareConfig(TaskConfig):
+    """The config of a comparison of two tones (pitch, loudness, duration): its fields and its checks.
+
+    What differs between these tasks is a hook each: the unit of a difference (``difference_unit``),
+    the stimuli allowed, how far the pair reaches above the base frequency (:meth:`freq_factor`) and
+    the mean level (:meth:`level_headroom`), how much shorter the shortest sound is
+    (:meth:`shortest_factor`) and how long the longest pair lasts (:meth:`longest_pair_s`).
+    """
+
     stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
     freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 250.0, "high": 1000.0})
     n_harmonics: int = 5
@@ -33,108 +41,175 @@ class CompareConfig(TaskConfig):
     level_db_spl: Dist = Dist.of((60.0, 70.0))
     clip_s: float = 4.0
     ramp_s: float = 0.02
+    difference_unit: ClassVar[str] = "percent"  # the unit of a level, as the task's ``level_unit``
+    allowed_stimuli: ClassVar[tuple[str, ...]] = _sounds.STIMULI
+
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        self.check_differences(key)
+        _sounds.check_recorded(key, self, audio)
+        _sounds.check_stimuli(f"{key}.stimuli", self.stimuli, self.allowed_stimuli)
+        _sounds.dist(f"{key}.freq_hz", self.freq_hz, low=1e-9)
+        for name in ("tone_s", "gap_s", "lead_s"):
+            _sounds.dist(f"{key}.{name}", getattr(self, name), low=1e-9 if name == "tone_s" else 0.0)
+        require(self.ramp_s >= 0, f"{key}.ramp_s={self.ramp_s} is negative; allowed: >= 0")
+        require(self.n_harmonics >= 1, f"{key}.n_harmonics={self.n_harmonics} is too small; allowed: >= 1")
+        require(
+            2 * self.ramp_s <= _sounds.min_of(_sounds.dist(f"{key}.tone_s", self.tone_s)) * self.shortest_factor(),
+            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest sound; allowed: 2*ramp_s <= shortest sound",
+        )
+        self.check_nyquist(audio, key)
+        self.check_loudest(audio, key)
+        worst = _sounds.min_of(_sounds.dist(f"{key}.lead_s", self.lead_s)) + _sounds.max_of(
+            _sounds.dist(f"{key}.gap_s", self.gap_s)
+        )
+        _sounds.check_fits(key, worst + self.longest_pair_s(), self.clip_s)
+
+    def check_differences(self, key: str) -> None:
+        """Every level is a difference >= 0 (the direction is drawn, not signed in the level)."""
+        check_differences(self, key, self.difference_unit)
+
+    def check_nyquist(self, audio: AudioConfig, key: str) -> None:
+        """The highest tone (or harmonic) of a synthetic pair stays below Nyquist."""
+        sr = self.sample_rate or audio.sample_rate
+        top = _sounds.max_of(_sounds.dist(f"{key}.freq_hz", self.freq_hz, low=1e-9)) * self.freq_factor()
+        if not audio.source.recorded and any(s in _sounds.PITCHED for s in self.stimuli):
+            top_h = top * (self.n_harmonics if "harmonic" in self.stimuli else 1)
+            require(
+                top_h < sr / 2,
+                f"{key}.freq_hz={self.freq_hz!r} reaches {top_h:.0f} Hz (highest tone or harmonic) at or above "
+                f"Nyquist ({sr / 2:.0f} Hz); allowed: below Nyquist",
+            )
+
+    def check_loudest(self, audio: AudioConfig, key: str) -> None:
+        """The loudest sound's peak (its level plus the stimulus' crest factor) stays below full scale."""
+        loud = _sounds.max_of(_sounds.dist(f"{key}.level_db_spl", self.level_db_spl)) + self.level_headroom()
+        crest = CREST["clip"] if audio.source.recorded else max(CREST[s] for s in self.stimuli)
+        max_ok = audio.full_scale_db_spl - 20 * math.log10(crest)
+        require(
+            loud <= max_ok,
+            f"{key}.level_db_spl={self.level_db_spl!r} reaches {loud:.1f} dB SPL, which clips at "
+            f"full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {max_ok:.1f} dB SPL",
+        )
+
+    def freq_factor(self) -> float:
+        """The highest tone of a pair over its base frequency."""
+        return 1.0
+
+    def level_headroom(self) -> float:
+        """dB the louder sound of a pair may lie above ``level_db_spl``."""
+        return 0.0
+
+    def shortest_factor(self) -> float:
+        """The shortest sound of a pair over the shortest ``tone_s``."""
+        return 1.0
+
+    def longest_pair_s(self) -> float:
+        """The longest two sounds of a pair together (s)."""
+        return 2 * _sounds.max_of(_sounds.dist("tone_s", self.tone_s))
+
+
+def check_differences(cfg: TaskConfig, key: str, unit: str) -> None:
+    """Every level of ``cfg`` is a difference >= 0 in ``unit`` (the direction is drawn, not signed)."""
+    require(
+        all(v >= 0 for v in cfg.levels),
+        f"{key}.levels={list(cfg.levels)!r} has a negative difference; allowed: {unit} >= 0",
+    )
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A distribution a task draws from: the config field it is read from and the bounds of its support."""
+
+    field: str
+    low: float | None = None
+    high: float | None = None
+
+
+# the distributions the comparison and binned tasks draw from, by the attribute each is parsed into
+STANDARD_DRAWN = {
+    "freq": Drawn("freq_hz", low=1e-9),
+    "f0": Drawn("f0_hz", low=1e-9),
+    "centroid": Drawn("centroid_hz", low=1e-9),
+    "rise": Drawn("rise_s", low=1e-9),
+    "tone": Drawn("tone_s", low=1e-9),
+    "total": Drawn("total_s", low=1e-9),
+    "span": Drawn("span_s", low=1e-9),
+    "grain": Drawn("grain_s", low=1e-9),
+    "gap": Drawn("gap_s", low=0.0),
+    "lead": Drawn("lead_s", low=0.0),
+    "duty": Drawn("duty", low=1e-9, high=0.5),
+    "level": Drawn("level_db_spl"),
+    "loudness": Drawn("loudness_lufs"),
+}
+
+
+def drawn_from(*names: str, **others: Drawn) -> dict[str, Drawn]:
+    """A ``drawn`` table: the :data:`STANDARD_DRAWN` entries ``names``, then ``others``."""
+    return {**{name: STANDARD_DRAWN[name] for name in names}, **others}
+
+
+def parse_drawn(task: Task, drawn: dict[str, Drawn]) -> None:
+    """Set each attribute of ``drawn`` on ``task`` to the distribution of its config field."""
+    for attribute, spec in drawn.items():
+        value = getattr(task.cfg, spec.field)
+        setattr(task, attribute, _sounds.dist(spec.field, value, low=spec.low, high=spec.high))
 
 
 class CompareTask(Task):
-    """Base of the relative tasks; subclasses set ``answers`` and ``make_pair``."""
+    """Base of the relative tasks; subclasses set ``answers``, ``drawn`` and ``make_pair``."""
 
     regime = "relative"
     sub_category = "relative_discrimination"
     n_choices = 3
     Design = SameAtZero  # "The same" is the answer at the zero level only
     answers: ClassVar[dict[str, str]]  # direction -> option text; directions: up, down, same
-    allowed_stimuli: ClassVar[tuple[str, ...]] = S.STIMULI
     takes_sources = RECORDED_TOO  # a recorded sound is moved by a measured transform
+    # the distributions the task draws from, each an attribute of the task (the hook for what differs)
+    drawn: ClassVar[dict[str, Drawn]] = drawn_from("freq", "tone", "gap", "lead", "level")
 
-    def __init__(self, cfg: CompareConfig, audio: AudioConfig):
+    def __init__(self, cfg: TaskConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
-        self.freq = cfg.freq_hz
-        self.tone = cfg.tone_s
-        self.gap = cfg.gap_s
-        self.lead = cfg.lead_s
-        self.level = cfg.level_db_spl
-
-    # -- validation ------------------------------------------------------------
-    @classmethod
-    def check_differences(cls, cfg, key: str) -> None:
-        """Every level is a difference >= 0 (the direction is drawn, not signed in the level)."""
-        require(
-            all(v >= 0 for v in cfg.levels),
-            f"{key}.levels={list(cfg.levels)!r} has a negative difference; allowed: {cls.level_unit} >= 0",
-        )
-
-    @classmethod
-    def validate_config(cls, cfg: CompareConfig, audio: AudioConfig, key: str) -> None:
-        cls.check_differences(cfg, key)
-        S.check_recorded(key, cfg, audio)
-        S.check_stimuli(f"{key}.stimuli", cfg.stimuli, cls.allowed_stimuli)
-        sr = cfg.sample_rate or audio.sample_rate
-        freq = S.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9)
-        for name in ("tone_s", "gap_s", "lead_s"):
-            S.dist(f"{key}.{name}", getattr(cfg, name), low=1e-9 if name == "tone_s" else 0.0)
-        require(cfg.ramp_s >= 0, f"{key}.ramp_s={cfg.ramp_s} is negative; allowed: >= 0")
-        require(cfg.n_harmonics >= 1, f"{key}.n_harmonics={cfg.n_harmonics} is too small; allowed: >= 1")
-        require(
-            2 * cfg.ramp_s <= cfg.tone_s.low * cls.shortest_factor(cfg),
-            f"{key}.ramp_s={cfg.ramp_s} is longer than half the shortest sound; allowed: 2*ramp_s <= shortest sound",
-        )
-        top = S.max_of(freq) * cls.freq_factor(cfg)
-        if not audio.source.recorded and any(s in S.PITCHED for s in cfg.stimuli):
-            top_h = top * (cfg.n_harmonics if "harmonic" in cfg.stimuli else 1)
-            require(
-                top_h < sr / 2,
-                f"{key}.freq_hz={cfg.freq_hz!r} reaches {top_h:.0f} Hz (highest tone or harmonic) at or above Nyquist ({sr / 2:.0f} Hz); allowed: below Nyquist",
-            )
-        loud = cfg.level_db_spl.high + cls.level_headroom(cfg)
-        crest = CREST["clip"] if audio.source.recorded else max(CREST[s] for s in cfg.stimuli)
-        max_ok = audio.full_scale_db_spl - 20 * math.log10(crest)
-        require(
-            loud <= max_ok,
-            f"{key}.level_db_spl={cfg.level_db_spl!r} reaches {loud:.1f} dB SPL, which clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {max_ok:.1f} dB SPL",
-        )
-        worst = cfg.lead_s.low + cfg.gap_s.high
-        worst += cls.longest_pair_s(cfg)
-        S.check_fits(key, worst, cfg.clip_s)
-
-    @classmethod
-    def freq_factor(cls, cfg) -> float:
-        return 1.0
-
-    @classmethod
-    def level_headroom(cls, cfg) -> float:
-        return 0.0
-
-    @classmethod
-    def shortest_factor(cls, cfg) -> float:
-        return 1.0
-
-    @classmethod
-    def longest_pair_s(cls, cfg) -> float:
-        return 2 * cfg.tone_s.high
+        parse_drawn(self, self.drawn)
 
     # -- sampling ------------------------------------------------------------
     def draw_direction(self, rng: np.random.Generator, level: Level) -> str:
         return "same" if level.value == 0 else ("up", "down")[int(rng.integers(2))]
 
-    def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
+    def begin(self, rng: np.random.Generator, level) -> tuple[Level, str]:
+        """The item's level (a difference >= 0) and its direction, drawn (one draw unless the level is 0)."""
         level = self.as_level(level)
-        direction = self.draw_direction(rng, level)
+        require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: {self.level_unit} >= 0")
+        return level, self.draw_direction(rng, level)
+
+    def place_pair(self, rng: np.random.Generator, sounds: list[dict[str, Any]]) -> None:
+        """Set the two sounds' onsets: a roved lead-in, the first sound, a roved gap, the second (one clip)."""
+        first, second = sounds
+        timing = (first["duration_s"], second["duration_s"], self.gap, self.lead, self.cfg.clip_s)
+        first["onset_s"], second["onset_s"] = _sounds.two_interval_timing(rng, *timing)
+
+    def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
+        level, direction = self.begin(rng, level)
         if self.audio.source.recorded:  # the longest piece a pair may read from the file
-            base = S.draw_clip(rng, self.audio.source, self.max_source_s())
+            base = _sounds.draw_clip(rng, self.audio.source, self.max_source_s())
         else:
-            base = S.draw_sound(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
+            base = _sounds.draw_sound(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
         a, b, extra = self.make_pair(rng, base, direction, level.value)
-        t1, t2 = S.two_interval_timing(rng, a["duration_s"], b["duration_s"], self.gap, self.lead, self.cfg.clip_s)
-        a["onset_s"], b["onset_s"] = t1, t2
+        self.place_pair(rng, [a, b])
+        return {
+            **self.pair_header(direction, level.value),
+            **extra,
+            "sounds": [a, b],
+        }
+
+    def pair_header(self, direction: str, difference: float) -> dict[str, Any]:
+        """The first params fields of a synthesised pair: its rendering settings, direction and difference."""
         return {
             "sample_rate_hz": self.sample_rate,
             "full_scale_db_spl": self.audio.full_scale_db_spl,
             "clip_s": self.cfg.clip_s,
             "ramp_s": self.cfg.ramp_s,
             "direction": direction,
-            "difference": level.value,
-            **extra,
-            "sounds": [a, b],
+            "difference": difference,
         }
 
     def make_pair(self, rng, base: dict, direction: str, value: float) -> tuple[dict, dict, dict]:
@@ -142,10 +217,10 @@ class CompareTask(Task):
 
     def max_source_s(self) -> float:
         """The longest piece of a recording one sound of a pair reads (the longest tone)."""
-        return S.max_of(self.tone)
+        return _sounds.max_of(self.tone)
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
-        return [S.render_sounds(params)]
+        return [_sounds.render_sounds(params)]
 
     def qa(self, params: dict[str, Any], rng: np.random.Generator, *, slot: int) -> QA:
         return self.make_qa(self.answers[params["direction"]], list(self.answers.values()), rng, slot=slot)
@@ -155,16 +230,6 @@ class CompareTask(Task):
         return {"up": 1, "down": -1, "same": 0}[direction]
 
 
-def check_config(cls):
-    """Attach ``cls.validate_config`` as the Config's ``check_task`` hook."""
-
-    def check(self, audio, key):
-        cls.validate_config(self, audio, key)
-
-    cls.Config.check_task = check
-    return cls
-
-
 def within(name: str, measured: float, expected: float, tol: float) -> dict[str, Any]:
     """A measured-vs-expected record with its verdict."""
     ok = math.isfinite(measured) and abs(measured - expected) <= tol
@@ -172,41 +237,8 @@ def within(name: str, measured: float, expected: float, tol: float) -> dict[str,
     return {"measured": shown, "expected": round(expected, 4), "tolerance": tol, "ok": bool(ok)}
 
 
-# -- absolute tasks: a value at an exact margin from a bin edge ------------------------------------
-def bin_sides(k: int, n_bins: int) -> tuple[str, ...]:
-    """The edges of bin ``k`` (of ``n_bins``) a value may sit near: ``"low"`` (its lower edge) for
-    every bin but the first, ``"high"`` (its upper edge) for every bin but the last."""
-    return (("low",) if k > 0 else ()) + (("high",) if k < n_bins - 1 else ())
-
-
-def at_margin(edges: tuple[float, ...], k: int, side: str, margin_percent: float) -> float:
-    """The value inside bin ``k`` of ``edges`` exactly ``margin_percent`` (in ratio) from its
-    ``side`` edge: ``edges[k] * (1 + m)`` or ``edges[k + 1] / (1 + m)``."""
-    m = 1 + margin_percent / 100.0
-    return float(edges[k] * m if side == "low" else edges[k + 1] / m)
-
-
-def draw_at_margin(rng: np.random.Generator, edges: tuple[float, ...], margin_percent: float) -> tuple[int, str, float]:
-    """``(bin, side, value)``: a bin drawn uniformly, then one of its inner edges (:func:`bin_sides`)
-    uniformly, and the value exactly ``margin_percent`` inside that edge. Two draws, in that order."""
-    n = len(edges) - 1
-    k = int(rng.integers(n))
-    sides = bin_sides(k, n)
-    side = sides[int(rng.integers(len(sides)))]
-    return k, side, at_margin(edges, k, side, margin_percent)
-
-
-def margin_percent(value: float, edges: tuple[float, ...]) -> float:
-    """Margin (percent, in ratio) of ``value`` from the nearest *inner* bin edge of ``edges``
-    (the outer ends are the range, not bin boundaries)."""
-    return min(100.0 * (max(value / e, e / value) - 1.0) for e in edges[1:-1])
-
-
-def margin_check(measured: float, expected: float, edges: tuple[float, ...], tolerance: float) -> dict[str, Any]:
-    """The margin (:func:`margin_percent`) of a measured value against the recipe's, as a
-    :func:`within` record whose tolerance is the value's ``tolerance`` mapped to percent (the
-    larger margin change of ``expected -/+ tolerance``)."""
-    want = margin_percent(expected, edges)
-    tol = max(abs(margin_percent(expected + s * tolerance, edges) - want) for s in (-1, 1))
-    got = margin_percent(measured, edges) if math.isfinite(measured) and measured > 0 else math.nan
-    return within("margin_percent", got, want, round(tol, 4))
+def signed_ratio_percent(first: float, second: float) -> float:
+    """``100 * (larger / smaller - 1)``, positive when ``second`` is the larger (NaN if either is not > 0)."""
+    if not (math.isfinite(first) and math.isfinite(second) and first > 0 and second > 0):
+        return math.nan
+    return math.copysign(100.0 * (max(first, second) / min(first, second) - 1.0), second - first)

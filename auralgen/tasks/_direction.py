@@ -31,7 +31,7 @@ from auralgen.measure.geometry import az_el_to_unit
 from auralgen.rooms.images import FDL2
 from auralgen.rooms.receivers import receiver_from_config
 from auralgen.sounds.spatial import source_signal
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 
 TEMPLATE_PRE = 8  # samples of the deconvolved response kept before the direct sound's nominal arrival
 TEMPLATE_RING = 32  # samples of the source kernel's pre-ringing passed with the window
@@ -81,7 +81,7 @@ def direct_response(params: dict[str, Any], clip: np.ndarray, sound: dict[str, A
     sr = params["sample_rate_hz"]
     c = float(params["room_spec"]["c_m_s"])
     dry = source_signal(sound["source"], sr, ramp_s=params["ramp_s"])
-    a = S.n_samples(sound["onset_s"], sr)
+    a = _sounds.n_samples(sound["onset_s"], sr)
     exact = sound["distance_m"] / c * sr + FDL2
     arrival = int(round(exact))
     span = min(TEMPLATE_MAX_S, first_reflection_delay_s(params, sound) - REFLECTION_GUARD_S)
@@ -109,8 +109,13 @@ def measure_direction(params: dict[str, Any], clip: np.ndarray, sound: dict[str,
     if receiver.ear_positions_m() is not None:
         hrtf = receiver.hrtf_at(sr)
         m = match_known_source(h, kernel, hrtf.hrirs, hrtf.directions_deg, lag=frac)
-        return {"azimuth_deg": m.azimuth_deg, "elevation_deg": m.elevation_deg, "method": "kemar_template",
-                "residual": round(m.residual, 4), "runner_up": round(m.runner_up, 4)}  # fmt: skip
+        return {
+            "azimuth_deg": m.azimuth_deg,
+            "elevation_deg": m.elevation_deg,
+            "method": "kemar_template",
+            "residual": round(m.residual, 4),
+            "runner_up": round(m.runner_up, 4),
+        }
     if receiver.layout.startswith("foa"):
         az, el = doa_foa(h)
         return {"azimuth_deg": round(az, 2), "elevation_deg": round(el, 2), "method": "foa_intensity"}

@@ -27,10 +27,21 @@ import numpy as np
 
 from auralgen.core.errors import ParameterError
 from auralgen.sounds.corpus import RECIPE_KEYS
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks._compare import CREST
 from auralgen.tasks.base import require
 
+# audit features of a pulse sequence that are, or follow, its tempo: its intervals and its pulses
+PULSE_FEATURES = (
+    "sequences.*.bpm",
+    "sequences.*.ioi_s",
+    "sequences.*.n_events",
+    "sequences.*.onsets_s.*",
+    "sequences.*.durations_s.*",
+    "sequences.*.levels_db_spl.*",
+    "audio.n_segments",
+    "audio.delta_duration_s",
+)
 MIN_PULSES = 3  # a tempo is measured from at least two inter-onset intervals
 
 
@@ -40,8 +51,8 @@ def draw_spectrum(
     """A ``tones`` stimulus recipe shared by every event of a sequence (of ``kind`` when given); with
     a recorded ``source``, a recording whose events each start at the file's start (its attack)."""
     if source is not None and source.recorded:
-        return S.draw_clip(rng, source, 0.0, at_start=True)
-    return S.draw_sound(rng, stimuli, freq, n_harmonics, kind)
+        return _sounds.draw_clip(rng, source, 0.0, at_start=True)
+    return _sounds.draw_sound(rng, stimuli, freq, n_harmonics, kind)
 
 
 def pulse_train(
@@ -65,17 +76,34 @@ def pulse_train(
     n = int(math.floor((window_s - pulse - phase) / ioi + 1e-9)) + 1
     if n < MIN_PULSES:
         raise ParameterError(
-            f"a {window_s:g} s window holds {n} pulses at {bpm:.1f} BPM; allowed: a window of at least {MIN_PULSES} intervals"
+            f"a {window_s:g} s window holds {n} pulses at {bpm:.1f} BPM; allowed: a window of at least {MIN_PULSES} "
+            "intervals"
         )
     onsets = [start_s + phase + k * ioi for k in range(n)]
-    return {**spectrum, "bpm": float(bpm), "ioi_s": ioi, "duty": float(duty), "n_events": n,
-            "onsets_s": onsets, "durations_s": [pulse] * n, "levels_db_spl": [float(level_db_spl)] * n}  # fmt: skip
+    return {
+        **spectrum,
+        "bpm": float(bpm),
+        "ioi_s": ioi,
+        "duty": float(duty),
+        "n_events": n,
+        "onsets_s": onsets,
+        "durations_s": [pulse] * n,
+        "levels_db_spl": [float(level_db_spl)] * n,
+    }
 
 
 def event_run(
-    rng: np.random.Generator, spectrum: dict, *, n: int, gap_s: float, start_s: float, total_s: float,
-    jitter: float, level_db_spl: float, ramp_s: float,
-) -> dict[str, Any]:  # fmt: skip
+    rng: np.random.Generator,
+    spectrum: dict,
+    *,
+    n: int,
+    gap_s: float,
+    start_s: float,
+    total_s: float,
+    jitter: float,
+    level_db_spl: float,
+    ramp_s: float,
+) -> dict[str, Any]:
     """``n`` events at ``level_db_spl`` separated by silences of exactly ``gap_s``, starting at
     ``start_s``; their durations are ``total_s / n`` each jittered by a factor ``1 +- jitter``
     (uniform, ``n`` draws), rescaled to sum to ``total_s``, plus one ramp each (two raised-cosine
@@ -89,8 +117,31 @@ def event_run(
     for d in durations:
         onsets.append(t)
         t += d + gap_s
-    return {**spectrum, "n_events": int(n), "gap_s": float(gap_s), "total_s": float(total_s),
-            "onsets_s": onsets, "durations_s": durations, "levels_db_spl": levels}  # fmt: skip
+    return {
+        **spectrum,
+        "n_events": int(n),
+        "gap_s": float(gap_s),
+        "total_s": float(total_s),
+        "onsets_s": onsets,
+        "durations_s": durations,
+        "levels_db_spl": levels,
+    }
+
+
+def counted_run(
+    rng: np.random.Generator,
+    spectrum: dict,
+    cfg,
+    *,
+    n: int,
+    gap_s: float,
+    start_s: float,
+    total_s: float,
+    level_db_spl: float,
+) -> dict[str, Any]:
+    """:func:`event_run` with the jitter and ramp of a counting task's ``cfg``."""
+    timing = {"gap_s": gap_s, "start_s": start_s, "total_s": total_s, "jitter": cfg.jitter}
+    return event_run(rng, spectrum, n=n, **timing, level_db_spl=level_db_spl, ramp_s=cfg.ramp_s)
 
 
 def run_span_s(total_s: float, n: int, gap_s: float, ramp_s: float) -> float:
@@ -122,30 +173,32 @@ def sounds_of(sequence: dict) -> list[dict[str, Any]]:
 def render_sequences(params: dict[str, Any]) -> list[np.ndarray]:
     """The clip ``[1, n]`` float32 of ``params['sequences']`` (one clip)."""
     sounds = [s for seq in params["sequences"] for s in sounds_of(seq)]
-    return [S.render_sounds({**params, "sounds": sounds})]
+    return [_sounds.render_sounds({**params, "sounds": sounds})]
 
 
 def check_spectrum(key: str, cfg, audio) -> None:
     """Stimuli known, harmonics below Nyquist, and the loudest event below full scale for the
     stimulus' crest factor."""
-    S.check_stimuli(f"{key}.stimuli", cfg.stimuli)
-    recorded = S.check_recorded(key, cfg, audio)
+    _sounds.check_stimuli(f"{key}.stimuli", cfg.stimuli)
+    recorded = _sounds.check_recorded(key, cfg, audio)
     require(cfg.n_harmonics >= 1, f"{key}.n_harmonics={cfg.n_harmonics} is too small; allowed: >= 1")
     sr = cfg.sample_rate or audio.sample_rate
-    top = S.max_of(S.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9)) * (
+    top = _sounds.max_of(_sounds.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9)) * (
         cfg.n_harmonics if "harmonic" in cfg.stimuli else 1
     )
     require(
         recorded or top < sr / 2,
-        f"{key}.freq_hz={cfg.freq_hz!r} reaches {top:.0f} Hz (highest tone or harmonic) at or above Nyquist ({sr / 2:.0f} Hz); allowed: below Nyquist",
+        f"{key}.freq_hz={cfg.freq_hz!r} reaches {top:.0f} Hz (highest tone or harmonic) at or above Nyquist "
+        f"({sr / 2:.0f} Hz); allowed: below Nyquist",
     )
-    loud = cfg.level_db_spl.high
+    loud = _sounds.max_of(_sounds.dist(f"{key}.level_db_spl", cfg.level_db_spl))
     max_ok = audio.full_scale_db_spl - 20 * math.log10(
         CREST["clip"] if recorded else max(CREST[s] for s in cfg.stimuli)
     )
     require(
         loud <= max_ok,
-        f"{key}.level_db_spl={cfg.level_db_spl!r} reaches {loud:.1f} dB SPL, which clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {max_ok:.1f} dB SPL",
+        f"{key}.level_db_spl={cfg.level_db_spl!r} reaches {loud:.1f} dB SPL, which clips at "
+        f"full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {max_ok:.1f} dB SPL",
     )
     require(cfg.ramp_s > 0, f"{key}.ramp_s={cfg.ramp_s} is not positive; allowed: > 0 (events need ramps)")
 
@@ -157,10 +210,11 @@ def check_counts(key: str, cfg, *, largest_gap_s: float) -> float:
         f"{key}.min_count={cfg.min_count}, max_count={cfg.max_count}; allowed: 1 <= min_count < max_count",
     )
     require(0 <= cfg.jitter < 1, f"{key}.jitter={cfg.jitter}; allowed: 0 <= jitter < 1")
-    total = S.dist(f"{key}.total_s", cfg.total_s, low=1e-9)
-    shortest = S.min_of(total) * (1 - cfg.jitter) / (cfg.max_count * (1 + cfg.jitter))
+    total = _sounds.dist(f"{key}.total_s", cfg.total_s, low=1e-9)
+    shortest = _sounds.min_of(total) * (1 - cfg.jitter) / (cfg.max_count * (1 + cfg.jitter))
     require(
         2 * cfg.ramp_s <= shortest,
-        f"{key}.ramp_s={cfg.ramp_s} is longer than half the shortest event ({shortest:.4f} s); allowed: 2*ramp_s <= shortest event",
+        f"{key}.ramp_s={cfg.ramp_s} is longer than half the shortest event ({shortest:.4f} s); allowed: 2*ramp_s <= "
+        "shortest event",
     )
-    return run_span_s(S.max_of(total), cfg.max_count, largest_gap_s, cfg.ramp_s)
+    return run_span_s(_sounds.max_of(total), cfg.max_count, largest_gap_s, cfg.ramp_s)

@@ -21,9 +21,19 @@ ROLE_ALPHA = 0.01  # ... with binomial p below this / number of cues tested
 ROLE_MIN_ITEMS = 12  # items of a sub-question needed to test it
 
 ROLE_CUES = {
-    "louder": {"first": ("onset_s", min), "last": ("onset_s", max), "longest": ("duration_s", max), "shortest": ("duration_s", min)},
-    "first": {"loudest": ("level", max), "quietest": ("level", min), "longest": ("duration_s", max), "shortest": ("duration_s", min)},
-}  # fmt: skip
+    "louder": {
+        "first": ("onset_s", min),
+        "last": ("onset_s", max),
+        "longest": ("duration_s", max),
+        "shortest": ("duration_s", min),
+    },
+    "first": {
+        "loudest": ("level", max),
+        "quietest": ("level", min),
+        "longest": ("duration_s", max),
+        "shortest": ("duration_s", min),
+    },
+}
 
 
 def _cue_row(sub: str, cue: str, field_: str, pick, items: list[dict], n_tests: int) -> dict[str, Any]:
@@ -39,8 +49,15 @@ def _cue_row(sub: str, cue: str, field_: str, pick, items: list[dict], n_tests: 
     pval = float(stats.binomtest(hits, n, p0, alternative="greater").pvalue)
     rate = hits / n
     flag = rate - p0 >= ROLE_MARGIN and pval < ROLE_ALPHA / n_tests
-    return {"sub_question": sub, "cue": cue, "n": n, "rate": round(rate, 4), "chance": round(p0, 4),
-            "p": pval, "flag": bool(flag)}  # fmt: skip
+    return {
+        "sub_question": sub,
+        "cue": cue,
+        "n": n,
+        "rate": round(rate, 4),
+        "chance": round(p0, 4),
+        "p": pval,
+        "flag": bool(flag),
+    }
 
 
 def role_audit(params_list: list[dict]) -> dict[str, Any]:
@@ -68,6 +85,10 @@ class MixtureRoles(DatasetCheck):
 
     def finish(self) -> tuple[dict[str, Any], list[str]]:
         roles = role_audit(self.params)
-        flags = [f"the answer to '{r['sub_question']}' is the {r['cue']} sound in {r['rate']:.2f} of items vs "
-                 f"chance {r['chance']:.2f} (p={r['p']:.1e})" for r in roles.get("cues", []) if r["flag"]]  # fmt: skip
+        flags = [
+            f"the answer to '{r['sub_question']}' is the {r['cue']} sound in {r['rate']:.2f} of items vs "
+            f"chance {r['chance']:.2f} (p={r['p']:.1e})"
+            for r in roles.get("cues", [])
+            if r["flag"]
+        ]
         return roles, flags

@@ -50,6 +50,7 @@ from auralgen.rooms.spec import MAX_RT60_S, RoomSpec, min_rt60_s
 from auralgen.sounds.spatial import source_signal
 from auralgen.synth import loudness_lufs, n_samples, place
 from auralgen.synth.levels import set_loudness_lufs
+from auralgen.tasks import _sounds
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial
 from auralgen.tasks.base import AudioConfig, require
 
@@ -92,25 +93,33 @@ def check_reverb(
     """Config checks shared by the reverberation tasks: the spatial ones (rooms, receiver, sources,
     distances), the loudness, every target RT60 in ``[lowest_s, highest_s]`` reachable in every
     room, and the clip holding ``n_sounds`` slots of the longest sound and decay."""
-    check_spatial(cfg, audio, key, max_distance_m=cfg.distance_m.high)
-    loud = cfg.loudness_lufs.high
-    require(loud <= LOUDEST_LUFS, f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS} LUFS")  # fmt: skip
+    check_spatial(cfg, audio, key, max_distance_m=_sounds.max_of(_sounds.dist(f"{key}.distance_m", cfg.distance_m)))
+    loud = _sounds.max_of(_sounds.dist(f"{key}.loudness_lufs", cfg.loudness_lufs))
+    require(
+        loud <= LOUDEST_LUFS,
+        f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS} LUFS",
+    )
     require(lowest_s > 0, f"{key}: the shortest reverberation time asked for is {lowest_s:g} s; allowed: > 0")
     require(highest_s <= 5.0, f"{key}: the longest reverberation time asked for is {highest_s:g} s; allowed: <= 5 s")
-    need = cfg.lead_s.high + n_sounds * slot_needed_s(cfg, highest_s)
-    require(cfg.clip_s >= need,
-            f"{key}.clip_s={cfg.clip_s} is too short for {n_sounds} sound(s) and decays of up to {highest_s:.2f} s; allowed: clip_s >= {need:.2f}")  # fmt: skip
+    need = _sounds.max_of(_sounds.dist(f"{key}.lead_s", cfg.lead_s)) + n_sounds * slot_needed_s(cfg, highest_s)
+    require(
+        cfg.clip_s >= need,
+        f"{key}.clip_s={cfg.clip_s} is too short for {n_sounds} sound(s) and decays of up to {highest_s:.2f} s; "
+        f"allowed: clip_s >= {need:.2f}",
+    )
 
 
 def slot_needed_s(cfg: ReverbConfig, rt60_s: float) -> float:
     """A slot's length for the longest sound, the propagation delay and a decay of ``rt60_s``."""
-    longest = cfg.source_s.high
-    return longest + cfg.distance_m.high / SPEED_OF_SOUND_M_S + TAIL_RT60 * rt60_s
+    longest = _sounds.max_of(_sounds.dist("source_s", cfg.source_s))
+    return (
+        longest + _sounds.max_of(_sounds.dist("distance_m", cfg.distance_m)) / SPEED_OF_SOUND_M_S + TAIL_RT60 * rt60_s
+    )
 
 
 def slot_s(cfg: ReverbConfig, n_sounds: int) -> float:
     """Each sound's slot (s): the clip after the longest lead-in, shared equally."""
-    return (cfg.clip_s - cfg.lead_s.high) / n_sounds
+    return (cfg.clip_s - _sounds.max_of(_sounds.dist("lead_s", cfg.lead_s))) / n_sounds
 
 
 def longest_rt60_s(cfg: ReverbConfig, n_sounds: int) -> float:
@@ -126,14 +135,15 @@ class ReverbTask(SpatialTask):
 
     def __init__(self, cfg: ReverbConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
-        self.loudness = cfg.loudness_lufs
+        self.loudness = _sounds.dist("loudness_lufs", cfg.loudness_lufs)
 
     def check_rt60(self, values: list[float], what: str) -> None:
         """Refuse (adaptive) levels whose reverberation times do not fit the slots."""
         top = longest_rt60_s(self.cfg, self.n_sounds)
         if max(values) > top:
             raise ParameterError(
-                f"task {self.name} {what} asks for a reverberation time of {max(values):.3f} s; allowed: at most {top:.3f} s with clip_s={self.cfg.clip_s}"
+                f"task {self.name} {what} asks for a reverberation time of {max(values):.3f} s; allowed: at most "
+                f"{top:.3f} s with clip_s={self.cfg.clip_s}"
             )
 
     def base_params(self, rng: np.random.Generator, rt60s: list[float], **extra) -> dict[str, Any]:
@@ -146,12 +156,23 @@ class ReverbTask(SpatialTask):
         sounds = [{"onset_s": lead + i * slot, "rt60_s": float(rt)} for i, rt in enumerate(rt60s)]
         receiver = {**dict(self.cfg.receiver), "position_m": geo["listener_m"], "yaw_deg": geo["yaw_deg"]}
         return {
-            "sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "slot_s": slot, "ramp_s": self.cfg.ramp_s,
-            "mode": self.cfg.mode, "backend": self.cfg.backend, "room": geo["room"], "room_dims_m": geo["room_dims_m"],
-            "receiver": receiver, "source_m": geo["positions_m"][0], "distance_m": d, "source": source,
-            "rir_seed": int(rng.integers(2**31)), "loudness_lufs": float(self.loudness.sample(rng)),
-            **extra, "sounds": sounds,
-        }  # fmt: skip
+            "sample_rate_hz": self.sample_rate,
+            "clip_s": self.cfg.clip_s,
+            "slot_s": slot,
+            "ramp_s": self.cfg.ramp_s,
+            "mode": self.cfg.mode,
+            "backend": self.cfg.backend,
+            "room": geo["room"],
+            "room_dims_m": geo["room_dims_m"],
+            "receiver": receiver,
+            "source_m": geo["positions_m"][0],
+            "distance_m": d,
+            "source": source,
+            "rir_seed": int(rng.integers(2**31)),
+            "loudness_lufs": float(self.loudness.sample(rng)),
+            **extra,
+            "sounds": sounds,
+        }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         sr = params["sample_rate_hz"]
@@ -174,8 +195,13 @@ class ReverbTask(SpatialTask):
         except ParameterError:
             t20 = math.nan
         sol = calibrated(params, sound["rt60_s"])
-        return {"rt60_s": t20, "loudness_lufs": loudness_lufs(x[:, a:stop], sr), "rir_rt60_s": sol.rir_t20,
-                "drr_db": sol.drr, "nominal_rt60_s": sol.nominal}  # fmt: skip
+        return {
+            "rt60_s": t20,
+            "loudness_lufs": loudness_lufs(x[:, a:stop], sr),
+            "rir_rt60_s": sol.rir_t20,
+            "drr_db": sol.drr,
+            "nominal_rt60_s": sol.nominal,
+        }
 
 
 def decay_estimates(x: np.ndarray, params: dict[str, Any], onset: int = 0, stop: int | None = None) -> dict[str, float]:
@@ -213,16 +239,34 @@ class Solved(NamedTuple):
 
 def calibrated(params: dict[str, Any], target_s: float) -> Solved:
     """The sound of ``params`` in its room, with the absorption solved so that its clip T20 is ``target_s``."""
-    keys = ("sample_rate_hz", "slot_s", "ramp_s", "mode", "backend", "room_dims_m", "receiver", "source_m",
-            "distance_m", "source", "rir_seed")  # fmt: skip
+    keys = (
+        "sample_rate_hz",
+        "slot_s",
+        "ramp_s",
+        "mode",
+        "backend",
+        "room_dims_m",
+        "receiver",
+        "source_m",
+        "distance_m",
+        "source",
+        "rir_seed",
+    )
     return _solve(json.dumps({k: params[k] for k in keys}, sort_keys=True), float(target_s))
 
 
 def _render_at(p: dict[str, Any], dry: np.ndarray, nominal: float) -> tuple[np.ndarray, np.ndarray]:
     sr = p["sample_rate_hz"]
     room = RoomSpec(dims_m=tuple(p["room_dims_m"]), rt60_s=nominal).validate()
-    rir = spatial_rir(room, p["source_m"], receiver_from_config(p["receiver"]), sample_rate=sr, mode=p["mode"],
-                      rng=np.random.default_rng(p["rir_seed"]), backend=p["backend"])  # fmt: skip
+    rir = spatial_rir(
+        room,
+        p["source_m"],
+        receiver_from_config(p["receiver"]),
+        sample_rate=sr,
+        mode=p["mode"],
+        rng=np.random.default_rng(p["rir_seed"]),
+        backend=p["backend"],
+    )
     n = n_samples(p["slot_s"], sr)
     wet = convolve(dry, rir)[:, :n]
     wet = np.pad(wet, ((0, 0), (0, n - wet.shape[1])))
@@ -285,3 +329,14 @@ def loud_sound(params: dict[str, Any], target_s: float) -> np.ndarray:
 
 
 __all__ = ["ESTIMATORS", "ReverbConfig", "ReverbTask", "calibrated", "check_reverb", "decay_estimates", "finite"]
+
+REVERB_AUDIO_FEATURES = (
+    "audio.active_s",
+    "audio.last_offset_s",
+    "audio.delta_duration_s",
+    "audio.delta_level_db",
+    "audio.rms_dbfs",
+    "audio.peak_dbfs",
+    "audio.n_segments",
+    "row.flac_bytes",
+)  # the decay's length and the energy it spreads at equal loudness: driven by the reverberation itself

@@ -89,7 +89,8 @@ def render_sounds(params: dict[str, Any], *, dither_seed: int | None = None) -> 
     if peak >= 1.0:
         loud = max(s["level_db_spl"] for s in params["sounds"])
         raise ParameterError(
-            f"level_db_spl={loud:.1f} clips (peak {peak:.3f}) at full_scale_db_spl={fs_db}; allowed: lower levels or a higher full_scale_db_spl"
+            f"level_db_spl={loud:.1f} clips (peak {peak:.3f}) at full_scale_db_spl={fs_db}; allowed: lower levels or a "
+            "higher full_scale_db_spl"
         )
     return x[None, :].astype(np.float32)
 
@@ -130,7 +131,8 @@ def check_recorded(key: str, cfg, audio, fields=("stimuli", "freq_hz", "n_harmon
     for f in fields:
         if getattr(cfg, f) != getattr(default, f):
             raise ParameterError(
-                f"{key}.{f}={getattr(cfg, f)!r} does not apply with source={audio.source.kind} (the sound is a recording); allowed: the default {getattr(default, f)!r}"
+                f"{key}.{f}={getattr(cfg, f)!r} does not apply with source={audio.source.kind} (the sound is a "
+                f"recording); allowed: the default {getattr(default, f)!r}"
             )
     return True
 
@@ -148,7 +150,8 @@ def two_interval_timing(rng, d1: float, d2: float, gap, lead, clip_s: float) -> 
 def check_fits(key: str, worst_s: float, clip_s: float) -> None:
     if worst_s > clip_s + 1e-9:
         raise ParameterError(
-            f"{key}.clip_s={clip_s} is too short for the longest sounds, gap and lead-in ({worst_s:.3f} s); allowed: clip_s >= {worst_s:.3f}"
+            f"{key}.clip_s={clip_s} is too short for the longest sounds, gap and lead-in ({worst_s:.3f} s); allowed: "
+            f"clip_s >= {worst_s:.3f}"
         )
 
 

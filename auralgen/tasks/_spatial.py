@@ -39,7 +39,7 @@ from auralgen.rooms.spec import WALL_MARGIN_M, RoomSpec, load_preset, room_from_
 from auralgen.sounds.corpus import regular_file
 from auralgen.sounds.spatial import SPATIAL, SYNTH_KINDS, source_signal
 from auralgen.synth.levels import db_spl_to_rms, set_level_db_spl
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks.base import RECORDED_TOO, AudioConfig, Task, TaskConfig, require
 
 AUDIO_SUFFIXES = (".wav", ".flac")
@@ -101,7 +101,8 @@ def check_layout(cfg: SpatialConfig, key: str) -> None:
         if cue not in carried:
             allowed = [name for name, cues in LAYOUT_CUES.items() if all(c in cues for c in needs)]
             raise ParameterError(
-                f"{key}.receiver.type={cfg.receiver.get('type')!r} ({layout_name(cfg.receiver)}) carries no {CUE_NAMES[cue]} cue, which {why} needs; allowed: receiver types {', '.join(allowed)}"
+                f"{key}.receiver.type={cfg.receiver.get('type')!r} ({layout_name(cfg.receiver)}) carries no "
+                f"{CUE_NAMES[cue]} cue, which {why} needs; allowed: receiver types {', '.join(allowed)}"
             )
 
 
@@ -130,29 +131,36 @@ def check_spatial(cfg: SpatialConfig, audio: AudioConfig, key: str, *, max_dista
     for r in cfg.rooms:
         check_backend(cfg.backend, cfg.mode, load_preset(r), layout, key=f"{key}.")
     check_layout(cfg, key)
-    S.check_stimuli(f"{key}.sources", cfg.sources, SYNTH_KINDS)
+    _sounds.check_stimuli(f"{key}.sources", cfg.sources, SYNTH_KINDS)
     for name in ("source_s", "gap_s", "lead_s", "listener_height_m"):
-        S.dist(f"{key}.{name}", getattr(cfg, name), low=0.0)
-    S.dist(f"{key}.distance_m", cfg.distance_m, low=MIN_DISTANCE_M)  # a source at the listener is degenerate
-    require(cfg.source_s.low >= 2 * cfg.ramp_s + ONSET_WINDOW_S,
-            f"{key}.source_s={cfg.source_s!r} is too short; allowed: >= {2 * cfg.ramp_s + ONSET_WINDOW_S} s")  # fmt: skip
+        _sounds.dist(f"{key}.{name}", getattr(cfg, name), low=0.0)
+    _sounds.dist(f"{key}.distance_m", cfg.distance_m, low=MIN_DISTANCE_M)  # a source at the listener is degenerate
+    require(
+        _sounds.min_of(_sounds.dist(f"{key}.source_s", cfg.source_s)) >= 2 * cfg.ramp_s + ONSET_WINDOW_S,
+        f"{key}.source_s={cfg.source_s!r} is too short; allowed: >= {2 * cfg.ramp_s + ONSET_WINDOW_S} s",
+    )
     reach = max(math.hypot(load_preset(r).dims_m[0], load_preset(r).dims_m[1]) - 2 * WALL_MARGIN_M for r in cfg.rooms)
     require(
         max_distance_m <= reach,
-        f"{key}: a distance of {max_distance_m:g} m does not fit rooms {list(cfg.rooms)}; allowed: at most {reach:.1f} m (add a larger room, e.g. hall)",
+        f"{key}: a distance of {max_distance_m:g} m does not fit rooms {list(cfg.rooms)}; allowed: at most {reach:.1f} "
+        "m (add a larger room, e.g. hall)",
     )
-    top_h = cfg.listener_height_m.high
+    top_h = _sounds.max_of(_sounds.dist(f"{key}.listener_height_m", cfg.listener_height_m))
     low_room = min(load_preset(r).dims_m[2] for r in cfg.rooms)
-    require(top_h <= low_room - WALL_MARGIN_M,
-            f"{key}.listener_height_m={cfg.listener_height_m!r} does not fit under the {low_room} m ceiling; allowed: below {low_room - WALL_MARGIN_M:g} m")  # fmt: skip
+    require(
+        top_h <= low_room - WALL_MARGIN_M,
+        f"{key}.listener_height_m={cfg.listener_height_m!r} does not fit under the {low_room} m ceiling; allowed: "
+        f"below {low_room - WALL_MARGIN_M:g} m",
+    )
     sr = cfg.sample_rate or audio.sample_rate
     require(sr >= 16000, f"{key}.sample_rate={sr} is too low for spatial cues; allowed: >= 16000")
-    loud = cfg.level_db_spl.high + 12.0  # crest headroom
+    loud = _sounds.max_of(_sounds.dist(f"{key}.level_db_spl", cfg.level_db_spl)) + 12.0  # crest headroom
     require(
         loud < audio.full_scale_db_spl,
-        f"{key}.level_db_spl={cfg.level_db_spl!r} clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {audio.full_scale_db_spl - 12:g}",
+        f"{key}.level_db_spl={cfg.level_db_spl!r} clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at "
+        f"most {audio.full_scale_db_spl - 12:g}",
     )
-    S.check_recorded(key, cfg, audio, ("sources", "sources_dir"))  # the recording replaces them
+    _sounds.check_recorded(key, cfg, audio, ("sources", "sources_dir"))  # the recording replaces them
     if cfg.sources_dir is not None:
         from auralgen.sounds.files import check_source_file
 
@@ -169,13 +177,23 @@ class SpatialTask(Task):
 
     def __init__(self, cfg: SpatialConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
-        self.source_s = cfg.source_s
-        self.level = cfg.level_db_spl
-        self.distance = cfg.distance_m
-        self.height = cfg.listener_height_m
-        self.gap = cfg.gap_s
-        self.lead = cfg.lead_s
+        self.source_s = _sounds.dist("source_s", cfg.source_s)
+        self.level = _sounds.dist("level_db_spl", cfg.level_db_spl)
+        self.distance = _sounds.dist("distance_m", cfg.distance_m)
+        self.height = _sounds.dist("listener_height_m", cfg.listener_height_m)
+        self.gap = _sounds.dist("gap_s", cfg.gap_s)
+        self.lead = _sounds.dist("lead_s", cfg.lead_s)
         self.files = [str(p) for p in source_files(cfg.sources_dir)] if cfg.sources_dir else []
+
+    def render_header(self) -> dict[str, Any]:
+        """The first params fields of a spatial item: its sample rate, calibration, length, ramps and mode."""
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "full_scale_db_spl": self.audio.full_scale_db_spl,
+            "clip_s": self.cfg.clip_s,
+            "ramp_s": self.cfg.ramp_s,
+            "mode": self.cfg.mode,
+        }
 
     def channel_layout(self, params):
         return receiver_from_config(params["receiver"]).layout
@@ -208,10 +226,19 @@ class SpatialTask(Task):
             local = np.array([d * az_el_to_unit(az, el) for az, el, d in directions])
             pts = listener_to_room(local, listener, yaw)
             if np.all(pts >= WALL_MARGIN_M) and np.all(pts <= dims - WALL_MARGIN_M):
-                return {"room": name, "room_spec": room.to_dict(), "room_dims_m": list(room.dims_m), "rt60_s": room.rt60_s,
-                        "listener_m": listener.tolist(), "yaw_deg": yaw, "positions_m": pts.tolist()}  # fmt: skip
+                return {
+                    "room": name,
+                    "room_spec": room.to_dict(),
+                    "room_dims_m": list(room.dims_m),
+                    "rt60_s": room.rt60_s,
+                    "listener_m": listener.tolist(),
+                    "yaw_deg": yaw,
+                    "positions_m": pts.tolist(),
+                }
         raise ParameterError(
-            f"{self.name}: no room of {rooms} fits sources at {[(round(a), round(e), round(d, 1)) for a, e, d in directions]} (az, el, m); allowed: larger rooms or nearer sources"
+            f"{self.name}: no room of {rooms} fits sources at "
+            f"{[(round(a), round(e), round(d, 1)) for a, e, d in directions]} (az, el, m); allowed: larger rooms or "
+            "nearer sources"
         )
 
     def make_params(
@@ -233,11 +260,14 @@ class SpatialTask(Task):
             t += s["source"]["duration_s"] + float(self.gap.sample(rng))
         receiver = {**dict(self.cfg.receiver), "position_m": geo["listener_m"], "yaw_deg": geo["yaw_deg"]}
         return {
-            "sample_rate_hz": self.sample_rate, "full_scale_db_spl": self.audio.full_scale_db_spl,
-            "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "mode": self.cfg.mode, "backend": self.cfg.backend,
+            **self.render_header(),
+            "backend": self.cfg.backend,
             "level_reference": "received" if normalise else "source_at_1m",
-            **geo, "receiver": receiver, "sounds": sounds, **extra,
-        }  # fmt: skip
+            **geo,
+            "receiver": receiver,
+            "sounds": sounds,
+            **extra,
+        }
 
     def clip_length_s(self, sounds: list[dict[str, Any]]) -> float:
         end = max(s["onset_s"] + s["source"]["duration_s"] for s in sounds)
@@ -249,14 +279,14 @@ class SpatialTask(Task):
         fs_db = params["full_scale_db_spl"]
         room = room_of(params)
         receiver = receiver_from_config(params["receiver"])
-        total = S.n_samples(
+        total = _sounds.n_samples(
             max(params["clip_s"], max(s["onset_s"] + s["source"]["duration_s"] for s in params["sounds"]) + 0.2), sr
         )
         out = np.zeros((receiver.num_channels, total))
         scene = json.dumps({k: v for k, v in params.items() if k != "sounds"}, sort_keys=True, default=repr)
         for s in params["sounds"]:
             wet = _wet_memo(scene, s, lambda s=s: self._wet(params, s, room, receiver))
-            a = S.n_samples(s["onset_s"], sr)
+            a = _sounds.n_samples(s["onset_s"], sr)
             n = min(wet.shape[1], total - a)
             out[:, a : a + n] += wet[:, :n]
         peak = float(np.max(np.abs(out)))
@@ -275,8 +305,15 @@ class SpatialTask(Task):
         dry = source_signal(s["source"], sr, ramp_s=params["ramp_s"])
         if params["level_reference"] == "source_at_1m":
             dry = set_level_db_spl(dry, s["level_db_spl"], full_scale_db_spl=fs_db)
-        rir = spatial_rir(room, s["position_m"], receiver, sample_rate=sr, mode=params["mode"],
-                          rng=np.random.default_rng(s["rir_seed"]), backend=params.get("backend", "fast"))  # fmt: skip
+        rir = spatial_rir(
+            room,
+            s["position_m"],
+            receiver,
+            sample_rate=sr,
+            mode=params["mode"],
+            rng=np.random.default_rng(s["rir_seed"]),
+            backend=params.get("backend", "fast"),
+        )
         wet = convolve(dry, rir)
         if params["level_reference"] == "received":
             n_dry = len(dry)
@@ -300,8 +337,8 @@ class SpatialTask(Task):
         recs, ok = [], True
         for i, s in enumerate(params["sounds"]):
             # the direct sound arrives after the propagation delay and the 40-sample filter offset
-            a = S.n_samples(s["onset_s"] + s["distance_m"] / SPEED_OF_SOUND_M_S, sr) + FDL2
-            seg = x[:, a : a + S.n_samples(ONSET_WINDOW_S, sr)].astype(np.float64)
+            a = _sounds.n_samples(s["onset_s"] + s["distance_m"] / SPEED_OF_SOUND_M_S, sr) + FDL2
+            seg = x[:, a : a + _sounds.n_samples(ONSET_WINDOW_S, sr)].astype(np.float64)
             itd, ild = itd_ild(seg[0], seg[1], sr)
             lateral = math.sin(math.radians(s["azimuth_deg"])) * math.cos(math.radians(s["elevation_deg"]))
             side = lateral > 0 if sides is None or sides[i] is None else sides[i]
@@ -322,7 +359,7 @@ def room_of(params: dict[str, Any]) -> RoomSpec:
 
 def max_distance(spec) -> float:
     """Largest value of a ``distance_m`` distribution spec (m)."""
-    return S.max_of(S.dist("distance_m", spec))
+    return _sounds.max_of(_sounds.dist("distance_m", spec))
 
 
 def is_binaural(params) -> bool:

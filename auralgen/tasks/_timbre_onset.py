@@ -8,9 +8,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from auralgen.synth import brightness as B
-from auralgen.synth import n_samples, place
-from auralgen.tasks import _sounds as S
+from auralgen.synth import brightness, n_samples, place
+from auralgen.tasks import _sounds
 from auralgen.tasks.base import AudioConfig, require
 
 MIN_SAMPLE_RATE = 16000  # the brightness harmonics reach max_freq_hz; below 16 kHz bright sounds have no room
@@ -36,7 +35,8 @@ def render_placed(params, render_one: Callable[[dict, int], np.ndarray]) -> np.n
 
 
 def signed_percent(first: float, second: float) -> float:
-    """``100 * (larger / smaller - 1)``, positive when ``second`` is the larger, negative otherwise (nan if either <= 0)."""
+    """``100 * (larger / smaller - 1)``, positive when ``second`` is the larger, negative otherwise
+    (nan if either <= 0)."""
     if not (first > 0 and second > 0):
         return math.nan
     ratio = second / first
@@ -47,18 +47,22 @@ def check_common(cfg, key: str, *, relative: bool) -> None:
     """Durations, loudness and (relative tasks) the two-interval clip length of a config."""
     names = ("tone_s", "gap_s", "lead_s") if relative else ("tone_s", "lead_s")
     for name in names:
-        S.dist(f"{key}.{name}", getattr(cfg, name), low=1e-9 if name == "tone_s" else 0.0)
-    rove = S.LEVEL_ROVE_DB if relative else 0.0  # a relative task's sounds are roved apart
-    loud = cfg.loudness_lufs.high + rove
+        _sounds.dist(f"{key}.{name}", getattr(cfg, name), low=1e-9 if name == "tone_s" else 0.0)
+    rove = _sounds.LEVEL_ROVE_DB if relative else 0.0  # a relative task's sounds are roved apart
+    loud = _sounds.max_of(_sounds.dist(f"{key}.loudness_lufs", cfg.loudness_lufs)) + rove
     require(
         loud <= LOUDEST_LUFS,
         f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS - rove:g} LUFS",
     )
-    longest = cfg.tone_s.high
-    worst = cfg.lead_s.high + longest
+    longest = _sounds.max_of(_sounds.dist(f"{key}.tone_s", cfg.tone_s))
+    worst = _sounds.max_of(_sounds.dist(f"{key}.lead_s", cfg.lead_s)) + longest
     if relative:
-        worst = cfg.lead_s.low + cfg.gap_s.high + 2 * longest
-    S.check_fits(key, worst, cfg.clip_s)
+        worst = (
+            _sounds.min_of(_sounds.dist(f"{key}.lead_s", cfg.lead_s))
+            + _sounds.max_of(_sounds.dist(f"{key}.gap_s", cfg.gap_s))
+            + 2 * longest
+        )
+    _sounds.check_fits(key, worst, cfg.clip_s)
 
 
 def check_brightness(cfg, audio: AudioConfig, key: str, lowest_hz: float, highest_hz: float, *, relative: bool) -> None:
@@ -69,24 +73,31 @@ def check_brightness(cfg, audio: AudioConfig, key: str, lowest_hz: float, highes
     require(sr >= MIN_SAMPLE_RATE, f"{key}.sample_rate={sr} is too low for brightness; allowed: >= {MIN_SAMPLE_RATE}")
     require(
         0 < cfg.max_freq_hz < 0.45 * sr,
-        f"{key}.max_freq_hz={cfg.max_freq_hz} is out of range; allowed: 0 < max_freq_hz < {0.45 * sr:g} (0.45 x sample rate)",
+        f"{key}.max_freq_hz={cfg.max_freq_hz} is out of range; allowed: 0 < max_freq_hz < {0.45 * sr:g} (0.45 x sample "
+        "rate)",
     )
-    f0 = S.dist(f"{key}.f0_hz", cfg.f0_hz, low=1e-9)
-    for f in (S.min_of(f0), S.max_of(f0)):
-        p = B.period_samples(f, sr)
+    f0 = _sounds.dist(f"{key}.f0_hz", cfg.f0_hz, low=1e-9)
+    for f in (_sounds.min_of(f0), _sounds.max_of(f0)):
+        p = brightness.period_samples(f, sr)
         require(
             sr / p < cfg.max_freq_hz,
             f"{key}.f0_hz={cfg.f0_hz!r} reaches max_freq_hz={cfg.max_freq_hz}; allowed: f0 below it",
         )
-        lo, hi = B.centroid_range_hz(B.harmonic_numbers(p, sr, cfg.max_freq_hz), sr / p)
+        lo, hi = brightness.centroid_range_hz(brightness.harmonic_numbers(p, sr, cfg.max_freq_hz), sr / p)
         require(
             lo <= lowest_hz and highest_hz <= hi,
-            f"{key}: centroids {lowest_hz:.0f}..{highest_hz:.0f} Hz (from the centroids and levels) are out of reach at f0 "
-            f"{sr / p:.1f} Hz with harmonics up to max_freq_hz={cfg.max_freq_hz}; allowed: centroids within {lo:.0f}..{hi:.0f} Hz",
+            f"{key}: centroids {lowest_hz:.0f}..{highest_hz:.0f} Hz (from the centroids and levels) are out of reach "
+            "at f0 "
+            f"{sr / p:.1f} Hz with harmonics up to max_freq_hz={cfg.max_freq_hz}; allowed: centroids within "
+            f"{lo:.0f}..{hi:.0f} Hz",
         )
-    shortest = cfg.tone_s.low
-    require(shortest >= MIN_STEADY_S, f"{key}.tone_s={cfg.tone_s!r} holds sounds shorter than {MIN_STEADY_S} s; allowed: >= {MIN_STEADY_S}")  # fmt: skip
+    shortest = _sounds.min_of(_sounds.dist(f"{key}.tone_s", cfg.tone_s))
+    require(
+        shortest >= MIN_STEADY_S,
+        f"{key}.tone_s={cfg.tone_s!r} holds sounds shorter than {MIN_STEADY_S} s; allowed: >= {MIN_STEADY_S}",
+    )
     require(
         0 <= 2 * cfg.ramp_s <= shortest,
-        f"{key}.ramp_s={cfg.ramp_s} is negative or longer than half the shortest sound; allowed: 0 <= 2*ramp_s <= {shortest:g}",
+        f"{key}.ramp_s={cfg.ramp_s} is negative or longer than half the shortest sound; allowed: 0 <= 2*ramp_s <= "
+        f"{shortest:g}",
     )

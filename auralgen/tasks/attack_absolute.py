@@ -23,9 +23,10 @@ import numpy as np
 
 from auralgen.core.random import Dist
 from auralgen.listeners import attack as listen
-from auralgen.tasks._compare import draw_at_margin, margin_check, margin_percent
-from auralgen.tasks.attack_relative import check_attack, measured_rises, render_attack_clip
-from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
+from auralgen.tasks._attack import check_attack, measured_rises, render_attack_clip
+from auralgen.tasks._binned import BinnedAbsoluteTask, check_margins
+from auralgen.tasks._compare import drawn_from
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
 
 TOLERANCE_RATIO = 0.02  # the measured rise time may differ from the recipe's by 2 %
 NAMES = ("Sharp", "Medium", "Soft")
@@ -47,28 +48,27 @@ class AttackAbsoluteConfig(TaskConfig):
         b = self.bins_s
         require(
             len(b) == 2 and 0 < b[0] < b[1],
-            f"{key}.bins_s={list(b)!r} is not two increasing rise times; allowed: [sharp/medium, medium/soft] s, 0 < first < second",
+            f"{key}.bins_s={list(b)!r} is not two increasing rise times; allowed: [sharp/medium, medium/soft] s, 0 < "
+            "first < second",
         )
-        require(all(v >= 0 for v in self.levels), f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0")  # fmt: skip
-        m = 1 + max(self.levels) / 100.0
+        m = check_margins(key, self.levels)
         require(
             b[0] * m < b[1] / m,
-            f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in the medium range {list(b)} s; allowed: a smaller margin or wider bins",
+            f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in the medium range "
+            f"{list(b)} s; allowed: a smaller margin or wider bins",
         )
         check_attack(self, audio, key, b[0] / m, b[1] * m, relative=False)
 
 
 @register
-class AttackAbsolute(Task):
+class AttackAbsolute(BinnedAbsoluteTask):
     name = "attack_absolute"
     audit = AuditSpec(("bin", "edge_side", "sounds.0.rise_s", "audio.rms_dbfs"), listener_easiest="max")
     listener = staticmethod(listen.attack_absolute)
-    sub_category = "absolute_perception"
     attribute = "attack"
-    regime = "absolute"
-    level_unit = "percent"
-    n_choices = 3
     easier = "larger"
+    bins_field = "bins_s"
+    drawn = drawn_from("freq", "tone", "lead", "loudness")
     Config = AttackAbsoluteConfig
     questions = (
         "Does this tone start sharply, moderately, or softly?",
@@ -82,38 +82,35 @@ class AttackAbsolute(Task):
         "rise time's margin in percent from the nearest class boundary."
     )
 
-    def __init__(self, cfg: AttackAbsoluteConfig, audio: AudioConfig):
-        super().__init__(cfg, audio)
-        self.edges = (0.0, *cfg.bins_s, math.inf)
-        self.freq = cfg.freq_hz
-        self.tone = cfg.tone_s
-        self.lead = cfg.lead_s
-        self.loudness = cfg.loudness_lufs
-
     def labels(self) -> list[str]:
         lo, hi = (f"{v * 1000:g} ms" for v in self.cfg.bins_s)
-        return [f"{NAMES[0]} (rise time below {lo})", f"{NAMES[1]} (rise time between {lo} and {hi})",
-                f"{NAMES[2]} (rise time above {hi})"]  # fmt: skip
+        return [
+            f"{NAMES[0]} (rise time below {lo})",
+            f"{NAMES[1]} (rise time between {lo} and {hi})",
+            f"{NAMES[2]} (rise time above {hi})",
+        ]
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
-        k, side, rise = draw_at_margin(rng, self.edges, level.value)
-        sound = {"freq_hz": float(self.freq.sample(rng)), "phase_rad": float(rng.uniform(0.0, 2 * math.pi)),
-                 "duration_s": float(self.tone.sample(rng)), "release_s": self.cfg.release_s,
-                 "loudness_lufs": float(self.loudness.sample(rng)), "rise_s": rise, "onset_s": float(self.lead.sample(rng))}  # fmt: skip
-        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "bin": k, "edge_side": side,
-                "margin_percent": round(margin_percent(rise, self.edges), 9), "sounds": [sound]}  # fmt: skip
+        k, side, rise = self.draw_bin(rng, level.value)
+        sound = {
+            "freq_hz": float(self.freq.sample(rng)),
+            "phase_rad": float(rng.uniform(0.0, 2 * math.pi)),
+            "duration_s": float(self.tone.sample(rng)),
+            "release_s": self.cfg.release_s,
+            "loudness_lufs": float(self.loudness.sample(rng)),
+            "rise_s": rise,
+            "onset_s": float(self.lead.sample(rng)),
+        }
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "clip_s": self.cfg.clip_s,
+            **self.bin_record(k, side, rise),
+            "sounds": [sound],
+        }
 
     def render(self, params):
         return [render_attack_clip(params)]
-
-    def qa(self, params, rng, *, slot):
-        labels = self.labels()
-        return self.make_qa(labels[params["bin"]], labels, rng, slot=slot)
-
-    def eval_fields(self, params):
-        """The rise time's margin from the nearest class boundary (percent, larger = easier)."""
-        return {"difference": float(params["margin_percent"]), "difference_unit": "percent"}
 
     def measure(self, params, clips):
         """The rise time of the sound's envelope: within :data:`TOLERANCE_RATIO` of the recipe's, inside the
@@ -122,8 +119,13 @@ class AttackAbsolute(Task):
         expected = params["sounds"][0]["rise_s"]
         tol = TOLERANCE_RATIO * expected
         k = params["bin"]
-        ok = abs(r - expected) <= tol and self.edges[k] <= r <= self.edges[k + 1]
-        margin = margin_check(r, expected, self.edges, tol)
-        return Measurement.from_dict({"rise_ms": round(r * 1000, 4) if math.isfinite(r) else None,
-                                      "expected_ms": round(expected * 1000, 4), "margin_percent": margin,
-                                      "valid": bool(ok and margin["ok"])})  # fmt: skip
+        ok = abs(r - expected) <= tol and self.in_bin(r, k)
+        margin = self.margin_check(r, expected, tol)
+        return Measurement.from_dict(
+            {
+                "rise_ms": round(r * 1000, 4) if math.isfinite(r) else None,
+                "expected_ms": round(expected * 1000, 4),
+                "margin_percent": margin,
+                "valid": bool(ok and margin["ok"]),
+            }
+        )

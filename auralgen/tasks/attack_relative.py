@@ -30,26 +30,13 @@ import numpy as np
 from auralgen.core.qa import QA
 from auralgen.core.random import Dist
 from auralgen.listeners import attack as listen
-from auralgen.measure.attack import rise_time_s
-from auralgen.synth import attack as A
-from auralgen.synth import loudness_lufs, n_samples
-from auralgen.tasks import _sounds as S
-from auralgen.tasks import _timbre_onset as T
-from auralgen.tasks._compare import CompareTask, check_config, within
-from auralgen.tasks.base import (
-    RELATIVE_FEATURES,
-    AudioConfig,
-    AuditSpec,
-    Measurement,
-    Task,
-    TaskConfig,
-    register,
-    require,
-)
+from auralgen.tasks import _sounds
+from auralgen.tasks._attack import check_attack, measured_rises, render_attack_clip, steady_loudness
+from auralgen.tasks._compare import CompareTask, check_differences, drawn_from, within
+from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, TaskConfig, register
 
 TOLERANCE_LOG = 0.03  # |ln(measured ratio) - ln(level ratio)|: ~3 % (each rise time is measured within ~1.3 %)
 TOLERANCE_LU = 0.1  # the steady parts' measured loudness may differ by this much (LU)
-PRE_ONSET_S = 0.01  # silence before each sound included in its rise-time window
 
 
 @dataclass(frozen=True)
@@ -65,54 +52,17 @@ class AttackRelativeConfig(TaskConfig):
     loudness_lufs: Dist = Dist.of((-32.0, -24.0))
     clip_s: float = 4.0
 
-
-def check_attack(cfg, audio: AudioConfig, key: str, shortest_s: float, longest_s: float, *, relative: bool) -> None:
-    """Config checks of the attack tasks: rise times ``shortest_s..longest_s`` measurable and fitting the
-    sounds with a steady part of at least one BS.1770 block, carrier below Nyquist, loudness, clip length."""
-    T.check_common(cfg, key, relative=relative)
-    sr = int(cfg.sample_rate or audio.sample_rate)
-    freq = S.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9)
-    require(
-        200.0 <= S.min_of(freq) and S.max_of(freq) < 0.4 * sr,
-        f"{key}.freq_hz={cfg.freq_hz!r} is out of range; allowed: 200 Hz (the Hilbert envelope needs cycles within the ramp) .. {0.4 * sr:g} Hz",
-    )
-    require(
-        shortest_s >= 1.5 / S.min_of(freq),
-        f"{key}: the shortest rise time {shortest_s * 1000:.2f} ms (rise_s and levels) is under 1.5 carrier periods; allowed: >= {1500.0 / S.min_of(freq):.2f} ms",
-    )
-    require(cfg.release_s >= 0, f"{key}.release_s={cfg.release_s} is negative; allowed: >= 0")
-    steady = cfg.tone_s.low - longest_s / A.RISE_SPAN - cfg.release_s
-    require(
-        steady >= T.MIN_STEADY_S,
-        f"{key}: the longest rise time {longest_s * 1000:.1f} ms leaves {steady:.3f} s of steady sound in the shortest tone_s; allowed: >= {T.MIN_STEADY_S} s (longer tone_s or shorter rises)",
-    )
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        check_differences(self, key, "percent")
+        half = math.sqrt(1 + max(self.levels) / 100.0)
+        r = _sounds.dist(f"{key}.rise_s", self.rise_s, low=1e-9)
+        check_attack(self, audio, key, _sounds.min_of(r) / half, _sounds.max_of(r) * half, relative=True)
 
 
-def render_attack_clip(params) -> np.ndarray:
-    return T.render_placed(params, A.render_attack)
-
-
-def measured_rises(params, x: np.ndarray) -> list[float]:
-    """Each sound's measured rise time (s), from :data:`PRE_ONSET_S` before its onset to its end."""
-    sr = int(params["sample_rate_hz"])
-    pre = n_samples(PRE_ONSET_S, sr)
-    return [rise_time_s(x[max(a - pre, 0) : b], sr) for a, b in T.sound_spans(params)]
-
-
-def steady_loudness(params, x: np.ndarray) -> list[float]:
-    """Each sound's loudness (LUFS) over its steady part: the same stretch after every sound's onset,
-    from the end of the longest ramp to the start of the release."""
-    sr = int(params["sample_rate_hz"])
-    skip = max(int(math.ceil(s["rise_s"] / A.RISE_SPAN * sr)) for s in params["sounds"])
-    return [loudness_lufs(x[a + skip : b - n_samples(s["release_s"], sr)], sr)
-            for s, (a, b) in zip(params["sounds"], T.sound_spans(params))]  # fmt: skip
-
-
-@check_config
 @register
 class AttackRelative(CompareTask):
     name = "attack_relative"
-    # no level feature is a target: each sound's steady loudness is roved (S.LEVEL_ROVE_DB), which buries the
+    # no level feature is a target: each sound's steady loudness is roved (_sounds.LEVEL_ROVE_DB), which buries the
     # 0.06 dB less energy the slower ramp holds at the same steady level
     audit = AuditSpec(
         (*RELATIVE_FEATURES, "sounds.*.rise_s", "delta.rise_s"),
@@ -125,48 +75,47 @@ class AttackRelative(CompareTask):
     Config = AttackRelativeConfig
     answers = {"up": "More sharply", "down": "More softly", "same": "The same"}
     questions = (
-        "Two tones are played one after the other. Does the second tone start more sharply, more softly, or the same as the first?",
-        "Listen to the onsets of the two sounds. Compared with the first, does the second begin more sharply, more softly, or the same?",
+        "Two tones are played one after the other. Does the second tone start more sharply, more softly, or the same "
+        "as the first?",
+        "Listen to the onsets of the two sounds. Compared with the first, does the second begin more sharply, more "
+        "softly, or the same?",
         "How does the attack of the second sound compare with the attack of the first?",
     )
     card_note = (
         "Both sounds are the same pure tone with the same duration and release; each one's steady-state loudness "
         "(LUFS of the steady part) is the item's roved by +-2.5 dB on its own (the level JND is 0.5-1 dB, so no level "
-        "measure follows the answer); only the onset ramp differs. The level is the ratio of the envelopes' 10-90 % rise times in "
+        "measure follows the answer); only the onset ramp differs. The level is the ratio of the envelopes' 10-90 % "
+        "rise times in "
         "percent, measured from each sound's Hilbert envelope; 'more sharply' means a shorter rise time."
     )
 
-    def __init__(self, cfg: AttackRelativeConfig, audio: AudioConfig):
-        Task.__init__(self, cfg, audio)
-        self.rise = cfg.rise_s
-        self.freq = cfg.freq_hz
-        self.tone = cfg.tone_s
-        self.gap = cfg.gap_s
-        self.lead = cfg.lead_s
-        self.loudness = cfg.loudness_lufs
-
-    @classmethod
-    def validate_config(cls, cfg, audio, key):
-        cls.check_differences(cfg, key)
-        half = math.sqrt(1 + max(cfg.levels) / 100.0)
-        r = S.dist(f"{key}.rise_s", cfg.rise_s, low=1e-9)
-        check_attack(cfg, audio, key, S.min_of(r) / half, S.max_of(r) * half, relative=True)
+    drawn = drawn_from("rise", "freq", "tone", "gap", "lead", "loudness")
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
-        level = self.as_level(level)
-        direction = self.draw_direction(rng, level)  # up: the second sound is the sharper
+        level, direction = self.begin(rng, level)  # up: the second sound is the sharper
         centre = float(self.rise.sample(rng))
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
         d = float(self.tone.sample(rng))
-        common = {"freq_hz": float(self.freq.sample(rng)), "phase_rad": float(rng.uniform(0.0, 2 * math.pi)),
-                  "duration_s": d, "release_s": self.cfg.release_s}  # fmt: skip
-        lufs = S.roved(rng, float(self.loudness.sample(rng)))
-        sounds = [{**common, "rise_s": centre * step, "loudness_lufs": lufs[0]},
-                  {**common, "rise_s": centre / step, "loudness_lufs": lufs[1]}]  # fmt: skip
-        t1, t2 = S.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
-        sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
-        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "direction": direction,
-                "difference": level.value, "base_rise_s": centre, "sounds": sounds}  # fmt: skip
+        common = {
+            "freq_hz": float(self.freq.sample(rng)),
+            "phase_rad": float(rng.uniform(0.0, 2 * math.pi)),
+            "duration_s": d,
+            "release_s": self.cfg.release_s,
+        }
+        lufs = _sounds.roved(rng, float(self.loudness.sample(rng)))
+        sounds = [
+            {**common, "rise_s": centre * step, "loudness_lufs": lufs[0]},
+            {**common, "rise_s": centre / step, "loudness_lufs": lufs[1]},
+        ]
+        self.place_pair(rng, sounds)
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "clip_s": self.cfg.clip_s,
+            "direction": direction,
+            "difference": level.value,
+            "base_rise_s": centre,
+            "sounds": sounds,
+        }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         return [render_attack_clip(params)]
@@ -187,7 +136,13 @@ class AttackRelative(CompareTask):
         rec = within("rise_log_ratio", got, want, TOLERANCE_LOG)
         want_lu = params["sounds"][1]["loudness_lufs"] - params["sounds"][0]["loudness_lufs"]  # roved apart
         loud = within("steady_loudness_difference_lu", lufs[1] - lufs[0], want_lu, TOLERANCE_LU)
-        return Measurement.from_dict({"rise_ms": [round(v * 1000, 4) for v in r], "rise_log_ratio": rec,
-                                      "difference_percent": round(100 * math.expm1(abs(got)), 3) if math.isfinite(got) else None,
-                                      "steady_lufs": [round(v, 3) for v in lufs], "steady_loudness_difference_lu": loud,
-                                      "valid": bool(rec["ok"] and loud["ok"])})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "rise_ms": [round(v * 1000, 4) for v in r],
+                "rise_log_ratio": rec,
+                "difference_percent": round(100 * math.expm1(abs(got)), 3) if math.isfinite(got) else None,
+                "steady_lufs": [round(v, 3) for v in lufs],
+                "steady_loudness_difference_lu": loud,
+                "valid": bool(rec["ok"] and loud["ok"]),
+            }
+        )

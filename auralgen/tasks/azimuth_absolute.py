@@ -14,8 +14,12 @@ from auralgen.tasks._direction import DIRECTION_SOURCES, quadrant_check
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
-QUADRANTS = {"front_left": (0.0, "Front left"), "front_right": (-90.0, "Front right"),
-             "back_left": (90.0, "Back left"), "back_right": (-180.0, "Back right")}  # fmt: skip
+QUADRANTS = {
+    "front_left": (0.0, "Front left"),
+    "front_right": (-90.0, "Front right"),
+    "back_left": (90.0, "Back left"),
+    "back_right": (-180.0, "Back right"),
+}
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ class AzimuthRelative(SpatialTask):
     listener = with_tetra(listen.relative_direction)
     sub_category = "relative_localisation"
     attribute = "azimuth"
-    human_threshold = (1.0, "deg", "Mills 1958, JASA 30(4) 237-246: minimum audible angle about 1 deg straight ahead")  # fmt: skip
+    human_threshold = (1.0, "deg", "Mills 1958, JASA 30(4) 237-246: minimum audible angle about 1 deg straight ahead")
     regime = "relative"
     level_unit = "deg"
     n_choices = 2
@@ -67,8 +67,10 @@ class AzimuthRelative(SpatialTask):
         az = float(rng.uniform(-180, 180))
         d = float(self.distance.sample(rng))
         source = self.draw_source(rng)
-        sounds = [{"azimuth_deg": az, "elevation_deg": 0.0, "distance_m": d, "source": source},
-                  {"azimuth_deg": az + sep, "elevation_deg": 0.0, "distance_m": d, "source": dict(source)}]  # fmt: skip
+        sounds = [
+            {"azimuth_deg": az, "elevation_deg": 0.0, "distance_m": d, "source": source},
+            {"azimuth_deg": az + sep, "elevation_deg": 0.0, "distance_m": d, "source": dict(source)},
+        ]
         return self.make_params(rng, sounds, relation="same" if same else "different", separation_deg=abs(sep))
 
     def qa(self, params, rng, *, slot):

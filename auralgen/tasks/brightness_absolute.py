@@ -15,7 +15,6 @@ few percent (Allen & Oxenham 2014, J. Acoust. Soc. Am. 135(3), 1371-1379; see br
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,12 +23,12 @@ import numpy as np
 from auralgen.core.random import Dist
 from auralgen.listeners import brightness as listen
 from auralgen.measure.brightness import spectral_centroid_hz
-from auralgen.synth import brightness as B
+from auralgen.synth import brightness as brightness_synth
 from auralgen.synth import loudness_lufs
-from auralgen.tasks import _sounds as S
-from auralgen.tasks import _timbre_onset as T
-from auralgen.tasks._compare import draw_at_margin, margin_check, margin_percent
-from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
+from auralgen.tasks import _sounds, _timbre_onset
+from auralgen.tasks._binned import BinnedAbsoluteTask, check_margins
+from auralgen.tasks._compare import drawn_from
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
 
 TOLERANCE_RATIO = 0.005  # the measured centroid may differ from the recipe's by 0.5 %
 NAMES = ("Dark", "Neutral", "Bright")
@@ -52,19 +51,20 @@ class BrightnessAbsoluteConfig(TaskConfig):
         b = self.bins_hz
         require(
             len(b) == 2 and 0 < b[0] < b[1],
-            f"{key}.bins_hz={list(b)!r} is not two increasing centroids; allowed: [dark/neutral, neutral/bright] Hz, 0 < first < second",
+            f"{key}.bins_hz={list(b)!r} is not two increasing centroids; allowed: [dark/neutral, neutral/bright] Hz, 0 "
+            "< first < second",
         )
-        require(all(v >= 0 for v in self.levels), f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0")  # fmt: skip
-        m = 1 + max(self.levels) / 100.0
+        m = check_margins(key, self.levels)
         require(
             b[0] * m < b[1] / m,
-            f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in the neutral range {list(b)} Hz; allowed: a smaller margin or wider bins",
+            f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in the neutral range "
+            f"{list(b)} Hz; allowed: a smaller margin or wider bins",
         )
-        T.check_brightness(self, audio, key, b[0] / m, b[1] * m, relative=False)
+        _timbre_onset.check_brightness(self, audio, key, b[0] / m, b[1] * m, relative=False)
 
 
 @register
-class BrightnessAbsolute(Task):
+class BrightnessAbsolute(BinnedAbsoluteTask):
     name = "brightness_absolute"
     # Declared cues: the clip's RMS, peak and crest factor (peak/RMS) follow the spectral tilt, and are
     # driven by brightness itself. RMS at a roved LUFS: RMS minus LUFS is the K-weighting's high shelf,
@@ -87,12 +87,10 @@ class BrightnessAbsolute(Task):
         listener_easiest="max",
     )
     listener = staticmethod(listen.brightness_absolute)
-    sub_category = "absolute_perception"
     attribute = "brightness"
-    regime = "absolute"
-    level_unit = "percent"
-    n_choices = 3
     easier = "larger"
+    bins_field = "bins_hz"
+    drawn = drawn_from("f0", "tone", "lead", "loudness")
     Config = BrightnessAbsoluteConfig
     questions = (
         "Is the tone colour of this sound dark, neutral, or bright?",
@@ -106,59 +104,64 @@ class BrightnessAbsolute(Task):
         "percent from the nearest class boundary."
     )
 
-    def __init__(self, cfg: BrightnessAbsoluteConfig, audio: AudioConfig):
-        super().__init__(cfg, audio)
-        self.edges = (0.0, *cfg.bins_hz, math.inf)
-        self.f0 = cfg.f0_hz
-        self.tone = cfg.tone_s
-        self.lead = cfg.lead_s
-        self.loudness = cfg.loudness_lufs
-
     def labels(self) -> list[str]:
         lo, hi = (f"{v:g} Hz" for v in self.cfg.bins_hz)
-        return [f"{NAMES[0]} (spectral centroid below {lo})", f"{NAMES[1]} (spectral centroid between {lo} and {hi})",
-                f"{NAMES[2]} (spectral centroid above {hi})"]  # fmt: skip
+        return [
+            f"{NAMES[0]} (spectral centroid below {lo})",
+            f"{NAMES[1]} (spectral centroid between {lo} and {hi})",
+            f"{NAMES[2]} (spectral centroid above {hi})",
+        ]
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
-        k, side, centroid = draw_at_margin(rng, self.edges, level.value)
+        k, side, centroid = self.draw_bin(rng, level.value)
         sr = self.sample_rate
-        period = B.period_samples(float(self.f0.sample(rng)), sr)
-        h = B.harmonic_numbers(period, sr, self.cfg.max_freq_hz)
-        sound = {"period_samples": period, "f0_hz": sr / period, "max_freq_hz": self.cfg.max_freq_hz,
-                 "phase_seed": int(rng.integers(2**31)), "duration_s": float(self.tone.sample(rng)),
-                 "loudness_lufs": float(self.loudness.sample(rng)), "centroid_hz": centroid,
-                 "tilt_db_per_octave": B.tilt_for_centroid(h, sr / period, centroid)}  # fmt: skip
+        period = brightness_synth.period_samples(float(self.f0.sample(rng)), sr)
+        h = brightness_synth.harmonic_numbers(period, sr, self.cfg.max_freq_hz)
+        sound = {
+            "period_samples": period,
+            "f0_hz": sr / period,
+            "max_freq_hz": self.cfg.max_freq_hz,
+            "phase_seed": int(rng.integers(2**31)),
+            "duration_s": float(self.tone.sample(rng)),
+            "loudness_lufs": float(self.loudness.sample(rng)),
+            "centroid_hz": centroid,
+            "tilt_db_per_octave": brightness_synth.tilt_for_centroid(h, sr / period, centroid),
+        }
         sound["onset_s"] = float(self.lead.sample(rng))
-        return {"sample_rate_hz": sr, "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "bin": k, "edge_side": side,
-                "margin_percent": round(margin_percent(centroid, self.edges), 9), "sounds": [sound]}  # fmt: skip
+        return {
+            "sample_rate_hz": sr,
+            "clip_s": self.cfg.clip_s,
+            "ramp_s": self.cfg.ramp_s,
+            **self.bin_record(k, side, centroid),
+            "sounds": [sound],
+        }
 
     def render(self, params):
         ramp_s = params["ramp_s"]
-        return [T.render_placed(params, lambda s, sr: B.render_tilted(s, sr, ramp_s))]
-
-    def qa(self, params, rng, *, slot):
-        labels = self.labels()
-        return self.make_qa(labels[params["bin"]], labels, rng, slot=slot)
-
-    def eval_fields(self, params):
-        """The centroid's margin from the nearest class boundary (percent, larger = easier)."""
-        return {"difference": float(params["margin_percent"]), "difference_unit": "percent"}
+        return [_timbre_onset.render_placed(params, lambda s, sr: brightness_synth.render_tilted(s, sr, ramp_s))]
 
     def measure(self, params, clips):
         """The centroid of the sound's steady part: within :data:`TOLERANCE_RATIO` of the recipe's, inside
         the labelled class, and at the recipe's margin from the nearest boundary (tolerance mapped to percent)."""
         sr = params["sample_rate_hz"]
         x = clips[0][0].astype(np.float64)
-        ((a, b),) = S.sound_windows(params)
+        ((a, b),) = _sounds.sound_windows(params)
         c = spectral_centroid_hz(x[a:b], sr)
         expected = params["sounds"][0]["centroid_hz"]
         tol = TOLERANCE_RATIO * expected
         k = params["bin"]
-        ok = abs(c - expected) <= tol and self.edges[k] <= c <= self.edges[k + 1]
-        margin = margin_check(c, expected, self.edges, tol)
-        ((s0, s1),) = T.sound_spans(params)
+        ok = abs(c - expected) <= tol and self.in_bin(c, k)
+        margin = self.margin_check(c, expected, tol)
+        ((s0, s1),) = _timbre_onset.sound_spans(params)
         lufs = loudness_lufs(x[s0:s1], sr)
         loud_ok = abs(lufs - params["sounds"][0]["loudness_lufs"]) <= 0.1
-        return Measurement.from_dict({"centroid_hz": round(c, 3), "expected_hz": round(expected, 3), "margin_percent": margin,
-                                      "loudness_lufs": round(lufs, 3), "valid": bool(ok and margin["ok"] and loud_ok)})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "centroid_hz": round(c, 3),
+                "expected_hz": round(expected, 3),
+                "margin_percent": margin,
+                "loudness_lufs": round(lufs, 3),
+                "valid": bool(ok and margin["ok"] and loud_ok),
+            }
+        )

@@ -41,21 +41,11 @@ from auralgen.core.random import Dist
 from auralgen.listeners import brightness as listen
 from auralgen.measure.brightness import spectral_centroid_hz
 from auralgen.sounds.tones import TONES
-from auralgen.synth import brightness as B
+from auralgen.synth import brightness as brightness_synth
 from auralgen.synth import loudness_lufs, n_samples
-from auralgen.tasks import _sounds as S
-from auralgen.tasks import _timbre_onset as T
-from auralgen.tasks._compare import CompareTask, check_config, within
-from auralgen.tasks.base import (
-    RECORDED_TOO,
-    RELATIVE_FEATURES,
-    AudioConfig,
-    AuditSpec,
-    Measurement,
-    Task,
-    TaskConfig,
-    register,
-)
+from auralgen.tasks import _sounds, _timbre_onset
+from auralgen.tasks._compare import CompareTask, check_differences, drawn_from, within
+from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, TaskConfig, register
 
 TOLERANCE_PERCENT = 0.5  # the measured centroid difference may differ from the level by this much (percentage points)
 TOLERANCE_LU = 0.1  # the two sounds' measured integrated loudness may differ by this much (LU)
@@ -75,102 +65,137 @@ class BrightnessRelativeConfig(TaskConfig):
     clip_s: float = 4.0
     ramp_s: float = 0.02
 
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        check_differences(self, key, "percent")
+        if _sounds.check_recorded(key, self, audio, fields=("f0_hz", "centroid_hz", "max_freq_hz")):
+            _timbre_onset.check_common(self, key, relative=True)  # the spectrum is the recording's, moved by a shelf
+            return
+        half = math.sqrt(1 + max(self.levels) / 100.0)
+        c = _sounds.dist(f"{key}.centroid_hz", self.centroid_hz, low=1e-9)
+        _timbre_onset.check_brightness(
+            self, audio, key, _sounds.min_of(c) / half, _sounds.max_of(c) * half, relative=True
+        )
 
-@check_config
+
 @register
 class BrightnessRelative(CompareTask):
     name = "brightness_relative"
-    # no level feature is a target: each sound's loudness is roved (S.LEVEL_ROVE_DB), which buries the 0.17 dB
+    # no level feature is a target: each sound's loudness is roved (_sounds.LEVEL_ROVE_DB), which buries the 0.17 dB
     # lower RMS a brighter sound has at equal loudness (K-weighting favours high frequencies)
     audit = AuditSpec(
-        (*RELATIVE_FEATURES, "sounds.*.tilt_db_per_octave", "sounds.*.centroid_hz", "delta.tilt_db_per_octave",
-         "delta.centroid_hz", "sounds.*.shelf_db", "delta.shelf_db"),
+        (
+            *RELATIVE_FEATURES,
+            "sounds.*.tilt_db_per_octave",
+            "sounds.*.centroid_hz",
+            "delta.tilt_db_per_octave",
+            "delta.centroid_hz",
+            "sounds.*.shelf_db",
+            "delta.shelf_db",
+        ),
         listener_easiest="max",
-    )  # fmt: skip
+    )
     listener = staticmethod(listen.brightness_relative)
     attribute = "brightness"
-    human_threshold = (5.0, "percent", "Allen & Oxenham 2014, JASA 135(3) 1371-1379: spectral-centroid thresholds of a few percent")  # fmt: skip
-    takes_sources = RECORDED_TOO  # a recording through a high shelf solved for the centroid; measured as before
+    human_threshold = (
+        5.0,
+        "percent",
+        "Allen & Oxenham 2014, JASA 135(3) 1371-1379: spectral-centroid thresholds of a few percent",
+    )
+    # takes_sources: every kind, as CompareTask's (a recording through a high shelf solved for the centroid;
+    # measured as before)
     level_unit = "percent"
     easier = "larger"
     Config = BrightnessRelativeConfig
     answers = {"up": "Brighter", "down": "Darker", "same": "The same"}
     questions = (
-        "Two sounds are played one after the other. Is the second sound brighter, darker, or the same in timbre as the first?",
+        "Two sounds are played one after the other. Is the second sound brighter, darker, or the same in timbre as "
+        "the first?",
         "Listen to the two sounds. Compared with the first, does the second sound brighter, darker, or the same?",
         "How does the brightness (the sharpness of the tone colour) of the second sound compare with the first?",
     )
     card_note = (
         "Both sounds are harmonic complexes with the same F0, harmonics, phases and duration; each one's integrated "
         "loudness (LUFS) is the item's roved by +-2.5 dB on its own (the level JND is 0.5-1 dB, so no level measure "
-        "follows the answer); only the spectral tilt differs. The level is the spectral-centroid difference in percent, measured "
+        "follows the answer); only the spectral tilt differs. The level is the spectral-centroid difference in "
+        "percent, measured "
         "from each sound's magnitude spectrum; 'brighter' means a higher spectral centroid."
     )
 
-    def __init__(self, cfg: BrightnessRelativeConfig, audio: AudioConfig):
-        Task.__init__(self, cfg, audio)
-        self.f0 = cfg.f0_hz
-        self.centroid = cfg.centroid_hz
-        self.tone = cfg.tone_s
-        self.gap = cfg.gap_s
-        self.lead = cfg.lead_s
-        self.loudness = cfg.loudness_lufs
-
-    @classmethod
-    def validate_config(cls, cfg, audio, key):
-        cls.check_differences(cfg, key)
-        if S.check_recorded(key, cfg, audio, fields=("f0_hz", "centroid_hz", "max_freq_hz")):
-            T.check_common(cfg, key, relative=True)  # the spectrum is the recording's, moved by a shelf
-            return
-        half = math.sqrt(1 + max(cfg.levels) / 100.0)
-        c = S.dist(f"{key}.centroid_hz", cfg.centroid_hz, low=1e-9)
-        T.check_brightness(cfg, audio, key, S.min_of(c) / half, S.max_of(c) * half, relative=True)
+    drawn = drawn_from("f0", "centroid", "tone", "gap", "lead", "loudness")
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
-        level = self.as_level(level)
-        direction = self.draw_direction(rng, level)
+        level, direction = self.begin(rng, level)
         if self.audio.source.recorded:
             return self._sample_recorded(rng, level, direction)
         sr = self.sample_rate
-        period = B.period_samples(float(self.f0.sample(rng)), sr)
-        k = B.harmonic_numbers(period, sr, self.cfg.max_freq_hz)
+        period = brightness_synth.period_samples(float(self.f0.sample(rng)), sr)
+        k = brightness_synth.harmonic_numbers(period, sr, self.cfg.max_freq_hz)
         centre = float(self.centroid.sample(rng))
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
         d = float(self.tone.sample(rng))
-        common = {"period_samples": period, "f0_hz": sr / period, "max_freq_hz": self.cfg.max_freq_hz,
-                  "phase_seed": int(rng.integers(2**31)), "duration_s": d}  # fmt: skip
-        lufs = S.roved(rng, float(self.loudness.sample(rng)))
+        common = {
+            "period_samples": period,
+            "f0_hz": sr / period,
+            "max_freq_hz": self.cfg.max_freq_hz,
+            "phase_seed": int(rng.integers(2**31)),
+            "duration_s": d,
+        }
+        lufs = _sounds.roved(rng, float(self.loudness.sample(rng)))
         sounds = []
         for c, lu in zip((centre / step, centre * step), lufs):
-            sounds.append({**common, "centroid_hz": c, "tilt_db_per_octave": B.tilt_for_centroid(k, sr / period, c),
-                           "loudness_lufs": lu})  # fmt: skip
-        t1, t2 = S.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
-        sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
-        return {"sample_rate_hz": sr, "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "direction": direction,
-                "difference": level.value, "base_centroid_hz": centre, "sounds": sounds}  # fmt: skip
+            sounds.append(
+                {
+                    **common,
+                    "centroid_hz": c,
+                    "tilt_db_per_octave": brightness_synth.tilt_for_centroid(k, sr / period, c),
+                    "loudness_lufs": lu,
+                }
+            )
+        self.place_pair(rng, sounds)
+        return self._pair_params(direction, level, centre, sounds)
 
     def _sample_recorded(self, rng: np.random.Generator, level, direction: str) -> dict[str, Any]:
         """Both sounds one piece of a recording, shelved apart in centroid by the level (module docstring)."""
         sr, ramp = self.sample_rate, n_samples(self.cfg.ramp_s, self.sample_rate)
         d = float(self.tone.sample(rng))
-        clip = {**S.draw_clip(rng, self.audio.source, d), "duration_s": d}
+        clip = {**_sounds.draw_clip(rng, self.audio.source, d), "duration_s": d}
         piece = TONES.render(clip, sr)
         c0 = spectral_centroid_hz(piece[ramp : len(piece) - ramp], sr)
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
-        lufs = S.roved(rng, float(self.loudness.sample(rng)))
+        lufs = _sounds.roved(rng, float(self.loudness.sample(rng)))
         corner = round(c0, 3) if math.isfinite(c0) else 1000.0
-        sounds = [{**clip, "shelf_hz": corner, "shelf_db": shelf_gain_db(piece, sr, ramp, corner, c0 * f),
-                   "loudness_lufs": lu} for f, lu in zip((1.0 / step, step), lufs)]  # fmt: skip
-        t1, t2 = S.two_interval_timing(rng, d, d, self.gap, self.lead, self.cfg.clip_s)
-        sounds[0]["onset_s"], sounds[1]["onset_s"] = t1, t2
-        return {"sample_rate_hz": sr, "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "direction": direction,
-                "difference": level.value, "base_centroid_hz": round(c0, 3), "sounds": sounds}  # fmt: skip
+        sounds = [
+            {
+                **clip,
+                "shelf_hz": corner,
+                "shelf_db": shelf_gain_db(piece, sr, ramp, corner, c0 * f),
+                "loudness_lufs": lu,
+            }
+            for f, lu in zip((1.0 / step, step), lufs)
+        ]
+        self.place_pair(rng, sounds)
+        return self._pair_params(direction, level, round(c0, 3), sounds)
+
+    def _pair_params(self, direction: str, level, base_centroid_hz: float, sounds: list[dict]) -> dict[str, Any]:
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "clip_s": self.cfg.clip_s,
+            "ramp_s": self.cfg.ramp_s,
+            "direction": direction,
+            "difference": level.value,
+            "base_centroid_hz": base_centroid_hz,
+            "sounds": sounds,
+        }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         ramp_s = params["ramp_s"]
         if params["sounds"][0].get("kind") == "clip":
-            return [T.render_placed(params, lambda s, sr: B.render_shelved(TONES.render(s, sr), s, sr, ramp_s))]
-        return [T.render_placed(params, lambda s, sr: B.render_tilted(s, sr, ramp_s))]
+            return [
+                _timbre_onset.render_placed(
+                    params, lambda s, sr: brightness_synth.render_shelved(TONES.render(s, sr), s, sr, ramp_s)
+                )
+            ]
+        return [_timbre_onset.render_placed(params, lambda s, sr: brightness_synth.render_tilted(s, sr, ramp_s))]
 
     def qa(self, params: dict[str, Any], rng: np.random.Generator, *, slot: int) -> QA:
         return self.make_qa(self.answers[params["direction"]], list(self.answers.values()), rng, slot=slot)
@@ -182,19 +207,25 @@ class BrightnessRelative(CompareTask):
     def measure(self, params, clips):
         sr = params["sample_rate_hz"]
         x = clips[0][0].astype(np.float64)
-        c = [spectral_centroid_hz(x[a:b], sr) for a, b in S.sound_windows(params)]
-        lufs = [loudness_lufs(x[a:b], sr) for a, b in T.sound_spans(params)]
+        c = [spectral_centroid_hz(x[a:b], sr) for a, b in _sounds.sound_windows(params)]
+        lufs = [loudness_lufs(x[a:b], sr) for a, b in _timbre_onset.sound_spans(params)]
         rec = within(
             "centroid_difference_percent",
-            T.signed_percent(c[0], c[1]),
+            _timbre_onset.signed_percent(c[0], c[1]),
             self.sign(params["direction"]) * params["difference"],
             TOLERANCE_PERCENT,
         )
         want = params["sounds"][1]["loudness_lufs"] - params["sounds"][0]["loudness_lufs"]  # roved apart
         loud = within("loudness_difference_lu", lufs[1] - lufs[0], want, TOLERANCE_LU)
-        return Measurement.from_dict({"centroid_hz": [round(v, 3) for v in c], "centroid_difference_percent": rec,
-                                      "loudness_lufs": [round(v, 3) for v in lufs], "loudness_difference_lu": loud,
-                                      "valid": bool(rec["ok"] and loud["ok"])})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "centroid_hz": [round(v, 3) for v in c],
+                "centroid_difference_percent": rec,
+                "loudness_lufs": [round(v, 3) for v in lufs],
+                "loudness_difference_lu": loud,
+                "valid": bool(rec["ok"] and loud["ok"]),
+            }
+        )
 
 
 def shelf_gain_db(piece: np.ndarray, sample_rate: int, ramp: int, corner_hz: float, target_hz: float) -> float:
@@ -205,11 +236,13 @@ def shelf_gain_db(piece: np.ndarray, sample_rate: int, ramp: int, corner_hz: flo
 
     def err(g: float) -> float:
         return (
-            spectral_centroid_hz(B.high_shelf(piece, sample_rate, corner_hz, g)[ramp : len(piece) - ramp], sample_rate)
+            spectral_centroid_hz(
+                brightness_synth.high_shelf(piece, sample_rate, corner_hz, g)[ramp : len(piece) - ramp], sample_rate
+            )
             - target_hz
         )
 
-    lo, hi = B.SHELF_RANGE_DB
+    lo, hi = brightness_synth.SHELF_RANGE_DB
     if (
         not math.isfinite(target_hz)
         or abs(target_hz - spectral_centroid_hz(piece[ramp : len(piece) - ramp], sample_rate)) < 1e-9

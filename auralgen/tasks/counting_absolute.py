@@ -7,7 +7,8 @@ hardest default gap (20 ms, with events of ~25-70 ms at ten events) puts up to ~
 second, where human counting of tone sequences undercounts (accuracy falls above about 6-8 tones
 per second, Garner 1951, J Exp Psychol 41:310-316); the easiest (300 ms) is a slow, countable rate.
 
-Controlled (drawn independently of the answer): the stimulus (kind, frequency) and level, the sequence's start in the fixed-length clip (drawn from the
+Controlled (drawn independently of the answer): the stimulus (kind, frequency) and level, the sequence's
+start in the fixed-length clip (drawn from the
 same range for every count) and its total sounding time ``total_s``, which its events share (each
 duration jittered by +- ``jitter``, so the onsets are not isochronous): the clip's sounding time,
 RMS and FLAC size do not grow with the count. More events in the same sounding time are shorter
@@ -27,8 +28,7 @@ import numpy as np
 
 from auralgen.core.random import Dist
 from auralgen.listeners import counting as listen
-from auralgen.tasks import _events as E
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _events, _sounds
 from auralgen.tasks._compare import within
 from auralgen.tasks.base import RECORDED_TOO, AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 
@@ -56,20 +56,28 @@ class CountingAbsoluteConfig(TaskConfig):
             all(v > 0 for v in self.levels),
             f"{key}.levels={list(self.levels)!r} holds a gap <= 0 ms; allowed: gaps > 0 ms",
         )
-        E.check_spectrum(key, self, audio)
-        span = E.check_counts(key, self, largest_gap_s=max(self.levels) / 1000.0)
-        S.check_fits(key, span + 2 * EDGE_S, self.clip_s)
+        _events.check_spectrum(key, self, audio)
+        span = _events.check_counts(key, self, largest_gap_s=max(self.levels) / 1000.0)
+        _sounds.check_fits(key, span + 2 * EDGE_S, self.clip_s)
 
 
 @register
 class CountingAbsolute(Task):
     name = "counting_absolute"
     audit = AuditSpec(
-        ("count", "sequences.*.n_events", "sequences.*.onsets_s.*", "sequences.*.durations_s.*",
-         "sequences.*.levels_db_spl.*", "audio.n_segments", "audio.last_offset_s", "audio.delta_duration_s",
-         "audio.delta_level_db"),
+        (
+            "count",
+            "sequences.*.n_events",
+            "sequences.*.onsets_s.*",
+            "sequences.*.durations_s.*",
+            "sequences.*.levels_db_spl.*",
+            "audio.n_segments",
+            "audio.last_offset_s",
+            "audio.delta_duration_s",
+            "audio.delta_level_db",
+        ),
         listener_easiest="max",
-    )  # fmt: skip
+    )
     listener = staticmethod(listen.counting_absolute)
     sub_category = "absolute_perception"
     attribute = "counting"
@@ -92,9 +100,9 @@ class CountingAbsolute(Task):
 
     def __init__(self, cfg: CountingAbsoluteConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
-        self.freq = cfg.freq_hz
-        self.total = cfg.total_s
-        self.level = cfg.level_db_spl
+        self.freq = _sounds.dist("freq_hz", cfg.freq_hz, low=1e-9)
+        self.total = _sounds.dist("total_s", cfg.total_s, low=1e-9)
+        self.level = _sounds.dist("level_db_spl", cfg.level_db_spl)
         self.room_s = cfg.clip_s - 2 * EDGE_S  # where any sequence of the grid fits
 
     @property
@@ -107,27 +115,22 @@ class CountingAbsolute(Task):
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
         gap = level.value / 1000.0
-        longest = E.run_span_s(
-            S.max_of(self.total), self.cfg.max_count, max(max(self.cfg.levels) / 1000.0, gap), self.cfg.ramp_s
+        longest = _events.run_span_s(
+            _sounds.max_of(self.total), self.cfg.max_count, max(max(self.cfg.levels) / 1000.0, gap), self.cfg.ramp_s
         )
         require(
             gap > 0 and longest <= self.room_s,
-            f"{self.name} level {level.value!r} ms does not fit {self.cfg.max_count} events in clip_s={self.cfg.clip_s}; allowed: 0 < gap <= the grid's largest",
+            f"{self.name} level {level.value!r} ms does not fit {self.cfg.max_count} events in "
+            f"clip_s={self.cfg.clip_s}; allowed: 0 < gap <= the grid's largest",
         )
         n = int(rng.integers(self.cfg.min_count, self.cfg.max_count + 1))
-        spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source)
+        spectrum = _events.draw_spectrum(
+            rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source
+        )
         start = float(rng.uniform(EDGE_S, EDGE_S + self.room_s - longest))  # the same range for every count
         total, lv = float(self.total.sample(rng)), float(self.level.sample(rng))
-        seq = E.event_run(
-            rng,
-            spectrum,
-            n=n,
-            gap_s=gap,
-            start_s=start,
-            total_s=total,
-            jitter=self.cfg.jitter,
-            level_db_spl=lv,
-            ramp_s=self.cfg.ramp_s,
+        seq = _events.counted_run(
+            rng, spectrum, self.cfg, n=n, gap_s=gap, start_s=start, total_s=total, level_db_spl=lv
         )
         return {
             "sample_rate_hz": self.sample_rate,
@@ -140,7 +143,7 @@ class CountingAbsolute(Task):
         }
 
     def render(self, params):
-        return E.render_sequences(params)
+        return _events.render_sequences(params)
 
     def qa(self, params, rng, *, slot):
         return self.make_qa(str(params["count"]), self.labels(), rng, slot=slot)

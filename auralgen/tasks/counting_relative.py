@@ -30,20 +30,9 @@ import numpy as np
 
 from auralgen.core.random import Dist
 from auralgen.listeners import counting as listen
-from auralgen.tasks import _events as E
-from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CompareTask, check_config, within
-from auralgen.tasks.base import (
-    RECORDED_TOO,
-    RELATIVE_FEATURES,
-    AudioConfig,
-    AuditSpec,
-    Measurement,
-    Task,
-    TaskConfig,
-    register,
-    require,
-)
+from auralgen.tasks import _events, _sounds
+from auralgen.tasks._compare import CompareTask, drawn_from, within
+from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
 
 MIN_GAP_S = 0.06  # shortest silence between two events of a sequence
 
@@ -66,8 +55,42 @@ class CountingRelativeConfig(TaskConfig):
     clip_s: float = 7.0
     ramp_s: float = 0.005
 
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        require(
+            all(v >= 0 and float(v).is_integer() for v in self.levels),
+            f"{key}.levels={list(self.levels)!r} holds a negative or fractional difference; allowed: whole counts >= 0",
+        )
+        _events.check_spectrum(key, self, audio)
+        spans = _sounds.dist(f"{key}.span_s", self.span_s, low=1e-9)
+        _events.check_counts(key, self, largest_gap_s=0.0)
+        require(
+            self.min_count >= 2,
+            f"{key}.min_count={self.min_count}; allowed: >= 2 (a sequence spans span_s whatever its count)",
+        )
+        most = _sounds.max_of(_sounds.dist(f"{key}.total_s", self.total_s)) + self.max_count * self.ramp_s
+        tightest = (_sounds.min_of(spans) - most) / (self.max_count - 1)
+        require(
+            tightest >= MIN_GAP_S,
+            f"{key}.span_s={self.span_s!r} leaves {tightest:.3f} s between {self.max_count} events; allowed: a span "
+            f"leaving >= {MIN_GAP_S} s",
+        )
+        span = _sounds.max_of(spans)
+        require(
+            max(self.levels) <= self.max_count - self.min_count,
+            f"{key}.levels={list(self.levels)!r} exceeds the count range {self.min_count}-{self.max_count}; allowed: "
+            f"at most {self.max_count - self.min_count}",
+        )
+        require(  # two events can lie a whole span apart: the sequences must be further apart
+            self.sep_s > span,
+            f"{key}.sep_s={self.sep_s} is not longer than the longest span ({span:.3f} s); allowed: sep_s > {span:.3f}",
+        )
+        _sounds.check_fits(
+            key,
+            _sounds.max_of(_sounds.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + 2 * span + self.sep_s,
+            self.clip_s,
+        )
 
-@check_config
+
 @register
 class CountingRelative(CompareTask):
     name = "counting_relative"
@@ -76,19 +99,28 @@ class CountingRelative(CompareTask):
     # time roved independently of the count each event is shorter (the first and last events' lengths,
     # audio.delta_duration_s): both inseparable from the count
     audit = AuditSpec(
-        (*RELATIVE_FEATURES, "sequences.*.n_events", "sequences.*.onsets_s.*", "sequences.*.durations_s.*",
-         "sequences.*.gap_s", "audio.n_segments", "audio.delta_duration_s"),
+        (
+            *RELATIVE_FEATURES,
+            "sequences.*.n_events",
+            "sequences.*.onsets_s.*",
+            "sequences.*.durations_s.*",
+            "sequences.*.gap_s",
+            "audio.n_segments",
+            "audio.delta_duration_s",
+        ),
         listener_easiest="max",
-    )  # fmt: skip
+    )
     listener = staticmethod(listen.counting_relative)
     attribute = "counting"
     level_unit = "count"
-    takes_sources = RECORDED_TOO  # events cut from a recording's start; onsets measured as before
+    # takes_sources: every kind, as CompareTask's (events cut from a recording's start; onsets measured as before)
     Config = CountingRelativeConfig
     answers = {"up": "More", "down": "Fewer", "same": "The same"}
     questions = (
-        "Two sequences of sounds are played one after the other. Does the second sequence contain more sounds, fewer sounds, or the same number as the first?",
-        "Count the sounds in each of the two sequences. Compared with the first, does the second have more, fewer, or the same number?",
+        "Two sequences of sounds are played one after the other. Does the second sequence contain more sounds, fewer "
+        "sounds, or the same number as the first?",
+        "Count the sounds in each of the two sequences. Compared with the first, does the second have more, fewer, or "
+        "the same number?",
         "How does the number of sounds in the second sequence compare with the number in the first?",
     )
     card_note = (
@@ -98,40 +130,7 @@ class CountingRelative(CompareTask):
         "same sounding time and the same span, closer together."
     )
 
-    def __init__(self, cfg: CountingRelativeConfig, audio: AudioConfig):
-        Task.__init__(self, cfg, audio)
-        self.freq = cfg.freq_hz
-        self.total = cfg.total_s
-        self.span = cfg.span_s
-        self.level = cfg.level_db_spl
-        self.lead = cfg.lead_s
-
-    @classmethod
-    def validate_config(cls, cfg: CountingRelativeConfig, audio: AudioConfig, key: str) -> None:
-        require(
-            all(v >= 0 and float(v).is_integer() for v in cfg.levels),
-            f"{key}.levels={list(cfg.levels)!r} holds a negative or fractional difference; allowed: whole counts >= 0",
-        )
-        E.check_spectrum(key, cfg, audio)
-        spans = S.dist(f"{key}.span_s", cfg.span_s, low=1e-9)
-        E.check_counts(key, cfg, largest_gap_s=0.0)
-        require(cfg.min_count >= 2, f"{key}.min_count={cfg.min_count}; allowed: >= 2 (a sequence spans span_s whatever its count)")  # fmt: skip
-        most = cfg.total_s.high + cfg.max_count * cfg.ramp_s
-        tightest = (S.min_of(spans) - most) / (cfg.max_count - 1)
-        require(
-            tightest >= MIN_GAP_S,
-            f"{key}.span_s={cfg.span_s!r} leaves {tightest:.3f} s between {cfg.max_count} events; allowed: a span leaving >= {MIN_GAP_S} s",
-        )
-        span = S.max_of(spans)
-        require(
-            max(cfg.levels) <= cfg.max_count - cfg.min_count,
-            f"{key}.levels={list(cfg.levels)!r} exceeds the count range {cfg.min_count}-{cfg.max_count}; allowed: at most {cfg.max_count - cfg.min_count}",
-        )
-        require(  # two events can lie a whole span apart: the sequences must be further apart
-            cfg.sep_s > span,
-            f"{key}.sep_s={cfg.sep_s} is not longer than the longest span ({span:.3f} s); allowed: sep_s > {span:.3f}",
-        )
-        S.check_fits(key, S.max_of(S.dist(f"{key}.lead_s", cfg.lead_s, low=0.0)) + 2 * span + cfg.sep_s, cfg.clip_s)
+    drawn = drawn_from("freq", "total", "span", "level", "lead")
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         """The ``k``-th item of a grid level takes stimulus kind ``stimuli[k % len(stimuli)]``: the kinds are
@@ -147,7 +146,7 @@ class CountingRelative(CompareTask):
         direction = self.draw_direction(rng, level)
         small = int(rng.integers(lo, hi - int(diff) + 1))
         counts = (small, small + int(diff)) if direction != "down" else (small + int(diff), small)
-        spectrum = E.draw_spectrum(
+        spectrum = _events.draw_spectrum(
             rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, kind, source=self.audio.source
         )
         start = float(self.lead.sample(rng))
@@ -155,21 +154,18 @@ class CountingRelative(CompareTask):
         for n in counts:
             total, span, lv = float(self.total.sample(rng)), float(self.span.sample(rng)), float(self.level.sample(rng))
             gap = (span - total - n * self.cfg.ramp_s) / (n - 1)  # the events fill the drawn span
-            seqs.append(E.event_run(rng, spectrum, n=n, gap_s=gap, start_s=start, total_s=total,
-                                    jitter=self.cfg.jitter, level_db_spl=lv, ramp_s=self.cfg.ramp_s))  # fmt: skip
-            start = E.end_s(seqs[-1]) + self.cfg.sep_s
+            run = _events.counted_run(
+                rng, spectrum, self.cfg, n=n, gap_s=gap, start_s=start, total_s=total, level_db_spl=lv
+            )
+            seqs.append(run)
+            start = _events.end_s(seqs[-1]) + self.cfg.sep_s
         return {
-            "sample_rate_hz": self.sample_rate,
-            "full_scale_db_spl": self.audio.full_scale_db_spl,
-            "clip_s": self.cfg.clip_s,
-            "ramp_s": self.cfg.ramp_s,
-            "direction": direction,
-            "difference": diff,
+            **self.pair_header(direction, diff),
             "sequences": seqs,
         }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
-        return E.render_sequences(params)
+        return _events.render_sequences(params)
 
     def measure(self, params, clips):
         """Each sequence's count of onsets (split in the middle of the silence between the
@@ -178,7 +174,7 @@ class CountingRelative(CompareTask):
 
         t = onset_times(clips[0][0], params["sample_rate_hz"])
         seqs = params["sequences"]
-        cut = 0.5 * (E.end_s(seqs[0]) + seqs[1]["onsets_s"][0])
+        cut = 0.5 * (_events.end_s(seqs[0]) + seqs[1]["onsets_s"][0])
         counts = [int(np.sum(t < cut)), int(np.sum(t >= cut))]
         ok = counts == [s["n_events"] for s in seqs]
         rec = within(

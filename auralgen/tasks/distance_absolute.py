@@ -3,7 +3,8 @@
 Difficulty: the margin (percent, in ratio) of the distance from the nearest bin edge: every
 item sits exactly at its level's margin (within :data:`MARGIN_TOLERANCE_PP`), above or below an
 inner edge (a bin drawn uniformly, then one of its inner edges), and stores it as
-``margin_percent`` with the ``edge_side``. All items use the same room (default: the hall) so that the room cannot give the
+``margin_percent`` with the ``edge_side``. All items use the same room (default: the hall) so that the room
+cannot give the
 distance away; the source level at 1 m is roved over ``level_db_spl`` (10 dB), so the received level
 alone does not place the source, and the cue is the direct-to-reverberant ratio (DRR), which falls by
 6 dB per doubling of distance in the room's diffuse field whatever the source level.
@@ -17,7 +18,8 @@ the edge: a DRR span of +-6 / +-3.5 / +-1.9 dB). The sources are steady noise: t
 harmonic complex or a click train read from one clip swings by several dB with the room's modes and
 the sound's own gaps (:mod:`auralgen.listeners.distance`), which would make the label's cue a
 property of the source kind; they last 1.0-1.2 s, so the steady part averages the noise's envelope
-fluctuations over about a second. The blind DRR listener's accuracy at the 100 % margin is in the README's validity table.
+fluctuations over about a second. The blind DRR listener's accuracy at the 100 % margin is in the README's
+validity table.
 """
 
 from __future__ import annotations
@@ -26,17 +28,14 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numpy as np
-
 from auralgen.core.random import Dist
 from auralgen.listeners import distance as listen
-from auralgen.rooms.scene import critical_distance_m
-from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import draw_at_margin, margin_percent, within
-from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig, SpatialTask, check_spatial, room_of
+from auralgen.tasks._binned import draw_at_margin, margin_percent
+from auralgen.tasks._compare import within
+from auralgen.tasks._distance import level_check
+from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig, SpatialTask, check_spatial
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
-TOLERANCE_DB = 4.0  # received level vs the statistical (direct + reverberant) prediction
 MARGIN_TOLERANCE_PP = 1.0  # an item's margin from the nearest bin edge vs its level (percentage points)
 
 
@@ -45,8 +44,13 @@ class DistanceAbsoluteConfig(SpatialConfig):
     unused_fields: ClassVar[dict[str, str]] = {
         "gap_s": "one sound per clip",
         "distance_m": "distances are set by the levels and bins_m",
-        "min_m": "every distance sits at its level's margin from an inner bin edge; the nearest is bins_m[0] / (1 + margin)",
-        "max_m": "every distance sits at its level's margin from an inner bin edge; the farthest is bins_m[-1] * (1 + margin)",
+        "min_m": (
+            "every distance sits at its level's margin from an inner bin edge; the nearest is bins_m[0] / (1 + margin)"
+        ),
+        "max_m": (
+            "every distance sits at its level's margin from an inner bin edge; "
+            "the farthest is bins_m[-1] * (1 + margin)"
+        ),
     }
     name: str = "distance_absolute"
     levels: tuple[float, ...] = (100, 50, 25)
@@ -59,14 +63,22 @@ class DistanceAbsoluteConfig(SpatialConfig):
 
     def check_task(self, audio, key):
         b = self.bins_m
-        require(b[0] > 0 and all(hi > lo for lo, hi in zip(b, b[1:])),
-                f"{key}.bins_m={list(b)!r} is not increasing; allowed: 0 < bins_m...")  # fmt: skip
+        require(
+            b[0] > 0 and all(hi > lo for lo, hi in zip(b, b[1:])),
+            f"{key}.bins_m={list(b)!r} is not increasing; allowed: 0 < bins_m...",
+        )
         m = 1 + max(self.levels) / 100
         for lo, hi in zip(b, b[1:]):  # an inner bin holds a distance at the margin beyond lo and before hi
-            require(lo * m < hi / m,
-                    f"{key}.levels={list(self.levels)!r}: the margin leaves no room in bin [{lo}, {hi}] m; allowed: smaller margins")  # fmt: skip
-        require(b[0] / m >= MIN_DISTANCE_M,
-                f"{key}.bins_m={list(b)!r}: the nearest distance {b[0] / m:g} m (bins_m[0] {b[0]} m / {m:g}) is too near; allowed: bins_m[0] / (1 + max level / 100) >= {MIN_DISTANCE_M} m")  # fmt: skip
+            require(
+                lo * m < hi / m,
+                f"{key}.levels={list(self.levels)!r}: the margin leaves no room in bin [{lo}, {hi}] m; allowed: "
+                "smaller margins",
+            )
+        require(
+            b[0] / m >= MIN_DISTANCE_M,
+            f"{key}.bins_m={list(b)!r}: the nearest distance {b[0] / m:g} m (bins_m[0] {b[0]} m / {m:g}) is too near; "
+            f"allowed: bins_m[0] / (1 + max level / 100) >= {MIN_DISTANCE_M} m",
+        )
         check_spatial(self, audio, key, max_distance_m=b[-1] * m)
 
 
@@ -135,30 +147,3 @@ class DistanceAbsolute(SpatialTask):
         d = params["sounds"][0]["distance_m"]
         margin = within("margin_percent", margin_percent(d, self.edges), params["margin_percent"], MARGIN_TOLERANCE_PP)
         return Measurement.from_dict({**rec, "margin_percent": margin, "valid": rec["valid"] and margin["ok"]})
-
-
-def expected_received_db(params, sound) -> float:
-    """Statistical received level (dB SPL): direct 1/r^2 plus the diffuse field (1/r_c^2) re 1 m."""
-    rc = critical_distance_m(room_of(params))
-    return sound["level_db_spl"] + 10 * math.log10(1 / sound["distance_m"] ** 2 + (0 if math.isinf(rc) else 1 / rc**2))
-
-
-def received_db(params, clips, sound) -> float:
-    from auralgen.measure import level_db_spl
-
-    sr = params["sample_rate_hz"]
-    a = S.n_samples(sound["onset_s"], sr)
-    seg = clips[0][:, a : a + S.n_samples(sound["source"]["duration_s"], sr)].astype(np.float64)
-    return level_db_spl(seg, full_scale_db_spl=params["full_scale_db_spl"])
-
-
-def level_check(params, clips) -> dict:
-    recs, ok = [], True
-    for s in params["sounds"]:
-        got, want = received_db(params, clips, s), expected_received_db(params, s)
-        good = abs(got - want) <= TOLERANCE_DB
-        ok &= good
-        recs.append(
-            {"measured": round(got, 3), "expected": round(want, 3), "tolerance": TOLERANCE_DB, "ok": bool(good)}
-        )
-    return {"received_level_db_spl": recs, "valid": bool(ok)}

@@ -41,10 +41,10 @@ from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.random import Dist, LogUniform
 from auralgen.listeners import distance as listen
 from auralgen.rooms.images import FDL2
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
+from auralgen.tasks._distance import received_db
 from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig, SpatialTask, check_spatial
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
-from auralgen.tasks.distance_absolute import received_db
 
 ANSWERS = {0: "The first sound", 1: "The second sound"}
 MIN_DRR_STEP_DB = 0.0  # the nearer sound's measured DRR exceeds the farther one's by more than this
@@ -61,10 +61,15 @@ class DistanceRelativeConfig(SpatialConfig):
     level_db_spl: Dist = Dist.of((50.0, 70.0))
 
     def check_task(self, audio, key):
-        require(all(v > 0 for v in self.levels),
-                f"{key}.levels={list(self.levels)!r} has a ratio <= 0 dB; allowed: distance ratios > 0 dB")  # fmt: skip
-        require(len(self.near_m) == 2 and MIN_DISTANCE_M <= self.near_m[0] <= self.near_m[1],
-                f"{key}.near_m={list(self.near_m)!r} is not a range; allowed: [low, high] with {MIN_DISTANCE_M} <= low <= high (m)")  # fmt: skip
+        require(
+            all(v > 0 for v in self.levels),
+            f"{key}.levels={list(self.levels)!r} has a ratio <= 0 dB; allowed: distance ratios > 0 dB",
+        )
+        require(
+            len(self.near_m) == 2 and MIN_DISTANCE_M <= self.near_m[0] <= self.near_m[1],
+            f"{key}.near_m={list(self.near_m)!r} is not a range; allowed: [low, high] with {MIN_DISTANCE_M} <= low <= "
+            "high (m)",
+        )
         check_spatial(self, audio, key, max_distance_m=self.near_m[1] * 10 ** (max(self.levels) / 20))
 
 
@@ -136,18 +141,28 @@ class DistanceRelative(SpatialTask):
         closer = params["closer"]
         step = drrs[closer] - drrs[1 - closer]
         sr = params["sample_rate_hz"]
-        arrivals = tuple(S.n_samples(s["onset_s"] + s["distance_m"] / SPEED_OF_SOUND_M_S, sr) + FDL2
-                         for s in params["sounds"])  # fmt: skip
+        arrivals = tuple(
+            _sounds.n_samples(s["onset_s"] + s["distance_m"] / SPEED_OF_SOUND_M_S, sr) + FDL2 for s in params["sounds"]
+        )
         excess = listen.pair_excess_db(clips[0], sr, onsets=arrivals)
         clip_step = math.nan if excess is None else excess[closer] - excess[1 - closer]
         ok_rir, ok_clip = step > MIN_DRR_STEP_DB, bool(clip_step > 0)
-        return Measurement.from_dict({
-            "drr_db": [{"measured": round(m, 3), "expected": s["drr_db_expected"]} for m, s in zip(drrs, params["sounds"])],
-            "drr_step_db": {"measured": round(step, 3), "expected": params["difference"], "minimum": MIN_DRR_STEP_DB, "ok": bool(ok_rir)},
-            "clip_excess_step_db": {"measured": round(clip_step, 3), "minimum": 0.0, "ok": ok_clip},
-            "received_level_db_spl": [round(v, 3) for v in levels],
-            "valid": bool(ok_rir and ok_clip),
-        })  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "drr_db": [
+                    {"measured": round(m, 3), "expected": s["drr_db_expected"]} for m, s in zip(drrs, params["sounds"])
+                ],
+                "drr_step_db": {
+                    "measured": round(step, 3),
+                    "expected": params["difference"],
+                    "minimum": MIN_DRR_STEP_DB,
+                    "ok": bool(ok_rir),
+                },
+                "clip_excess_step_db": {"measured": round(clip_step, 3), "minimum": 0.0, "ok": ok_clip},
+                "received_level_db_spl": [round(v, 3) for v in levels],
+                "valid": bool(ok_rir and ok_clip),
+            }
+        )
 
 
 def rendered_drr_db(params: dict[str, Any], sound: dict[str, Any]) -> float:
@@ -157,7 +172,13 @@ def rendered_drr_db(params: dict[str, Any], sound: dict[str, Any]) -> float:
     from auralgen.rooms.scene import spatial_rir
     from auralgen.tasks._spatial import room_of
 
-    rir = spatial_rir(room_of(params), sound["position_m"], receiver_from_config(params["receiver"]),
-                      sample_rate=params["sample_rate_hz"], mode=params["mode"],
-                      rng=np.random.default_rng(sound["rir_seed"]), backend=params.get("backend", "fast"))  # fmt: skip
+    rir = spatial_rir(
+        room_of(params),
+        sound["position_m"],
+        receiver_from_config(params["receiver"]),
+        sample_rate=params["sample_rate_hz"],
+        mode=params["mode"],
+        rng=np.random.default_rng(sound["rir_seed"]),
+        backend=params.get("backend", "fast"),
+    )
     return float(drr_db(rir, params["sample_rate_hz"]))

@@ -19,8 +19,9 @@ import numpy as np
 
 from auralgen.core.random import Dist
 from auralgen.listeners import tones as listen
-from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CREST, draw_at_margin, margin_check, margin_percent
+from auralgen.tasks import _sounds
+from auralgen.tasks._binned import BinnedAbsoluteTask, check_margins, check_room
+from auralgen.tasks._compare import CREST, drawn_from
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 
 TOLERANCE_S = 0.015
@@ -29,7 +30,9 @@ TOLERANCE_S = 0.015
 @dataclass(frozen=True)
 class DurationAbsoluteConfig(TaskConfig):
     unused_fields: ClassVar[dict[str, str]] = {
-        "min_s": "every duration sits at its level's margin from an inner bin edge; the shortest is bins_s[0] / (1 + margin)",
+        "min_s": (
+            "every duration sits at its level's margin from an inner bin edge; the shortest is bins_s[0] / (1 + margin)"
+        ),
     }
     name: str = "duration_absolute"
     levels: tuple[float, ...] = (40, 20, 10, 5)
@@ -44,45 +47,41 @@ class DurationAbsoluteConfig(TaskConfig):
     ramp_s: float = 0.02
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
-        S.check_stimuli(f"{key}.stimuli", self.stimuli)
+        _sounds.check_stimuli(f"{key}.stimuli", self.stimuli)
         b = self.bins_s
         require(
             b[0] > 0 and all(hi > lo for lo, hi in zip(b, b[1:])) and self.max_s > b[-1],
             f"{key}.bins_s={list(b)!r} with max_s={self.max_s} is not increasing; allowed: 0 < bins_s... < max_s",
         )
-        require(
-            all(v >= 0 for v in self.levels),
-            f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0",
-        )
-        m = 1 + max(self.levels) / 100.0
-        for lo, hi in zip(b, b[1:]):  # an inner bin holds a duration at the margin above lo and below hi
-            require(
-                lo * m < hi / m,
-                f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in bin [{lo}, {hi}] s; allowed: a smaller margin or wider bins",
-            )
+        m = check_margins(key, self.levels)
+        check_room(key, self.levels, b, "s")
         require(
             b[-1] * m <= self.max_s,
-            f"{key}.max_s={self.max_s} is shorter than the longest duration {b[-1] * m:g} s (bins_s {b[-1]} s + {max(self.levels)} %); allowed: max_s >= {b[-1] * m:g}",
+            f"{key}.max_s={self.max_s} is shorter than the longest duration {b[-1] * m:g} s (bins_s {b[-1]} s + "
+            f"{max(self.levels)} %); allowed: max_s >= {b[-1] * m:g}",
         )
         shortest = b[0] / m
         require(
             2 * self.ramp_s <= shortest,
-            f"{key}.ramp_s={self.ramp_s} is too long for the shortest duration {shortest:g} s (bins_s[0] {b[0]} s / {m:g}); allowed: 2*ramp_s <= {shortest:g}",
+            f"{key}.ramp_s={self.ramp_s} is too long for the shortest duration {shortest:g} s (bins_s[0] {b[0]} s / "
+            f"{m:g}); allowed: 2*ramp_s <= {shortest:g}",
         )
-        S.check_fits(key, self.max_s + 0.2, self.clip_s)
+        _sounds.check_fits(key, self.max_s + 0.2, self.clip_s)
         sr = self.sample_rate or audio.sample_rate
-        top = S.max_of(S.dist(f"{key}.freq_hz", self.freq_hz, low=1e-9)) * (
+        top = _sounds.max_of(_sounds.dist(f"{key}.freq_hz", self.freq_hz, low=1e-9)) * (
             self.n_harmonics if "harmonic" in self.stimuli else 1
         )
         require(
             top < sr / 2,
-            f"{key}.freq_hz={self.freq_hz!r} reaches {top:.0f} Hz at or above Nyquist ({sr / 2:.0f} Hz); allowed: below Nyquist",
+            f"{key}.freq_hz={self.freq_hz!r} reaches {top:.0f} Hz at or above Nyquist ({sr / 2:.0f} Hz); allowed: "
+            "below Nyquist",
         )
-        loud = self.level_db_spl.high
+        loud = _sounds.max_of(_sounds.dist(f"{key}.level_db_spl", self.level_db_spl))
         max_ok = audio.full_scale_db_spl - 20 * math.log10(max(CREST[s] for s in self.stimuli))
         require(
             loud <= max_ok,
-            f"{key}.level_db_spl={self.level_db_spl!r} clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: at most {max_ok:.1f} dB SPL",
+            f"{key}.level_db_spl={self.level_db_spl!r} clips at full_scale_db_spl={audio.full_scale_db_spl}; allowed: "
+            f"at most {max_ok:.1f} dB SPL",
         )
 
 
@@ -91,7 +90,7 @@ def _fmt(s: float) -> str:
 
 
 @register
-class DurationAbsolute(Task):
+class DurationAbsolute(BinnedAbsoluteTask):
     name = "duration_absolute"
     audit = AuditSpec(
         (
@@ -106,10 +105,9 @@ class DurationAbsolute(Task):
         listener_easiest="max",
     )
     listener = staticmethod(listen.duration_absolute)
-    sub_category = "absolute_perception"
     attribute = "duration"
-    regime = "absolute"
-    level_unit = "percent"
+    bins_field = "bins_s"
+    drawn = drawn_from("freq", "level")
     Config = DurationAbsoluteConfig
     questions = (
         "How long does the sound in this clip last?",
@@ -117,17 +115,12 @@ class DurationAbsolute(Task):
         "Estimate the duration of the sound you hear.",
     )
 
-    def __init__(self, cfg: DurationAbsoluteConfig, audio: AudioConfig):
-        super().__init__(cfg, audio)
-        self.edges = (0.0, *cfg.bins_s, cfg.max_s)  # outer ends: the range (max_s bounds the onset draw)
-        self.freq = cfg.freq_hz
-        self.level = cfg.level_db_spl
+    def bin_edges(self) -> tuple[float, ...]:
+        return (0.0, *self.cfg.bins_s, self.cfg.max_s)  # outer ends: the range (max_s bounds the onset draw)
 
-    @property
-    def n_choices(self) -> int:  # type: ignore[override]
-        return len(self.edges) - 1
+    eval_fields = Task.eval_fields  # states no difference: its evaluation records carry none
 
-    def bin_labels(self) -> list[str]:
+    def labels(self) -> list[str]:
         b = self.cfg.bins_s
         labels = [f"Shorter than {_fmt(b[0])}"]
         labels += [f"Between {_fmt(lo)} and {_fmt(hi)}" for lo, hi in zip(b, b[1:])]
@@ -135,8 +128,8 @@ class DurationAbsolute(Task):
 
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
         level = self.as_level(level)
-        k, side, duration = draw_at_margin(rng, self.edges, level.value)
-        sound = S.draw_sound(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
+        k, side, duration = self.draw_bin(rng, level.value)
+        sound = _sounds.draw_sound(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics)
         sound["duration_s"] = duration
         sound["level_db_spl"] = float(self.level.sample(rng))
         sound["onset_s"] = float(
@@ -147,19 +140,12 @@ class DurationAbsolute(Task):
             "full_scale_db_spl": self.audio.full_scale_db_spl,
             "clip_s": self.cfg.clip_s,
             "ramp_s": self.cfg.ramp_s,
-            "bin": k,
-            "edge_side": side,
-            "margin_percent": round(margin_percent(duration, self.edges), 9),
+            **self.bin_record(k, side, duration),
             "sounds": [sound],
         }
 
     def render(self, params):
-        return [S.render_sounds(params)]
-
-    def qa(self, params, rng, *, slot):
-        labels = self.bin_labels()
-        answer = labels[params["bin"]]
-        return self.make_qa(answer, labels, rng, slot=slot)
+        return [_sounds.render_sounds(params)]
 
     def measure(self, params, clips):
         """The sound's duration from its measured segment (within :data:`TOLERANCE_S` of the recipe,
@@ -173,8 +159,15 @@ class DurationAbsolute(Task):
         ok = len(segs) == 1 and abs(measured - expected) <= TOLERANCE_S
         if ok:  # the measured duration must land in the labelled bin (edges widened by the tolerance)
             k = params["bin"]
-            ok = self.edges[k] - TOLERANCE_S <= measured <= self.edges[k + 1] + TOLERANCE_S
-        margin = margin_check(measured, expected, self.edges, TOLERANCE_S)
-        return Measurement.from_dict({"duration_s": round(measured, 4) if ok or len(segs) == 1 else None, "expected_s": round(expected, 4),
-                "margin_percent": margin, "segments": len(segs), "tolerance_s": TOLERANCE_S,
-                "valid": bool(ok and margin["ok"])})  # fmt: skip
+            ok = self.in_bin(measured, k, TOLERANCE_S)
+        margin = self.margin_check(measured, expected, TOLERANCE_S)
+        return Measurement.from_dict(
+            {
+                "duration_s": round(measured, 4) if ok or len(segs) == 1 else None,
+                "expected_s": round(expected, 4),
+                "margin_percent": margin,
+                "segments": len(segs),
+                "tolerance_s": TOLERANCE_S,
+                "valid": bool(ok and margin["ok"]),
+            }
+        )

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from auralgen.core.random import Dist
 from auralgen.listeners import tones as listen
-from auralgen.tasks._compare import CompareConfig, CompareTask, check_config
+from auralgen.tasks import _sounds
+from auralgen.tasks._compare import CompareConfig, CompareTask
 from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register
 
 TOLERANCE_S = 0.015  # per sound, measured by energy envelope (ramps shorten it by ~5 ms)
@@ -26,8 +27,14 @@ class DurationRelativeConfig(CompareConfig):
     gap_s: Dist = Dist.of((0.3, 0.5))
     lead_s: Dist = Dist.of((0.1, 0.4))
 
+    def shortest_factor(self) -> float:
+        return 1.0 / math.sqrt(1 + max(self.levels) / 100.0)
 
-@check_config
+    def longest_pair_s(self) -> float:
+        r = math.sqrt(1 + max(self.levels) / 100.0)
+        return _sounds.max_of(_sounds.dist("tone_s", self.tone_s)) * (r + 1.0 / r)
+
+
 @register
 class DurationRelative(CompareTask):
     name = "duration_relative"
@@ -52,24 +59,20 @@ class DurationRelative(CompareTask):
     )
     listener = staticmethod(listen.duration_relative)
     attribute = "duration"
-    human_threshold = (10.0, "percent", "Abel 1972, JASA 51(4B) 1219-1223: Weber fractions of about 0.1 for tone and noise bursts")  # fmt: skip
+    human_threshold = (
+        10.0,
+        "percent",
+        "Abel 1972, JASA 51(4B) 1219-1223: Weber fractions of about 0.1 for tone and noise bursts",
+    )
     level_unit = "percent"
     Config = DurationRelativeConfig
     answers = {"up": "Longer", "down": "Shorter", "same": "The same"}
     questions = (
-        "Two sounds are played one after the other. Is the second sound longer, shorter, or the same duration as the first?",
+        "Two sounds are played one after the other. Is the second sound longer, shorter, or the same duration as the "
+        "first?",
         "Compared with the first sound, does the second sound last longer, shorter, or equally long?",
         "How does the duration of the second sound compare with the first?",
     )
-
-    @classmethod
-    def shortest_factor(cls, cfg) -> float:
-        return 1.0 / math.sqrt(1 + max(cfg.levels) / 100.0)
-
-    @classmethod
-    def longest_pair_s(cls, cfg) -> float:
-        r = math.sqrt(1 + max(cfg.levels) / 100.0)
-        return cfg.tone_s.high * (r + 1.0 / r)
 
     def make_pair(self, rng, base, direction, percent):
         centre = float(self.tone.sample(rng))
@@ -87,5 +90,11 @@ class DurationRelative(CompareTask):
         expected = [s["duration_s"] for s in params["sounds"]]
         measured = [s.offset_s - s.onset_s for s in segs]
         ok = len(measured) == 2 and all(abs(m - e) <= TOLERANCE_S for m, e in zip(measured, expected))
-        return Measurement.from_dict({"durations_s": [round(m, 4) for m in measured], "expected_s": [round(e, 4) for e in expected],
-                "tolerance_s": TOLERANCE_S, "valid": bool(ok)})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "durations_s": [round(m, 4) for m in measured],
+                "expected_s": [round(e, 4) for e in expected],
+                "tolerance_s": TOLERANCE_S,
+                "valid": bool(ok),
+            }
+        )

@@ -36,7 +36,8 @@ class ElevationAbsoluteConfig(SpatialConfig):
     def check_task(self, audio, key):
         require(
             all(5 <= v <= 40 for v in self.levels),
-            f"{key}.levels={list(self.levels)!r} is out of range; allowed: 5 <= deg <= 40 (KEMAR has no direction below -40 deg)",
+            f"{key}.levels={list(self.levels)!r} is out of range; allowed: 5 <= deg <= 40 (KEMAR has no direction "
+            "below -40 deg)",
         )
         check_spatial(self, audio, key, max_distance_m=2 * max_distance(self.distance_m))
 

@@ -77,7 +77,8 @@ class ElevationRelative(SpatialTask):
     n_choices = 2
     Config = ElevationRelativeConfig
     questions = (
-        "Two sounds are played one after the other, both straight ahead, above or behind you. Do they come from the same position?",
+        "Two sounds are played one after the other, both straight ahead, above or behind you. Do they come from the "
+        "same position?",
         "Listen to both sounds. Are they at the same position on the vertical arc around the listener?",
         "Did the second sound come from the same position as the first one?",
     )

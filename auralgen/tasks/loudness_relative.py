@@ -8,13 +8,14 @@ kind, frequency and, for noise, the same waveform), so frequency-dependent loudn
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from auralgen.core.random import Dist
 from auralgen.listeners import tones as listen
-from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CompareConfig, CompareTask, check_config, within
+from auralgen.tasks import _sounds
+from auralgen.tasks._compare import CompareConfig, CompareTask, within
 from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register
 
 TOLERANCE_DB = 0.3
@@ -25,9 +26,12 @@ class LoudnessRelativeConfig(CompareConfig):
     name: str = "loudness_relative"
     levels: tuple[float, ...] = (0, 4, 8, 12, 24, 48)
     level_db_spl: Dist = Dist.of((50.0, 75.0))
+    difference_unit: ClassVar[str] = "dB"
+
+    def level_headroom(self) -> float:
+        return max(self.levels) / 2.0
 
 
-@check_config
 @register
 class LoudnessRelative(CompareTask):
     name = "loudness_relative"
@@ -58,19 +62,20 @@ class LoudnessRelative(CompareTask):
     # recorded sounds: their crest factor (up to 30 dB, CREST["clip"]) over the loudest 99 dB SPL
     presentation_full_scale_recorded_db_spl = 130.0
     attribute = "loudness"
-    human_threshold = (1.0, "dB", "Jesteadt, Wier & Green 1977, JASA 61(1) 169-177: about 1 dB at 40 dB SL (0.5 dB at 80 dB SL)")  # fmt: skip
+    human_threshold = (
+        1.0,
+        "dB",
+        "Jesteadt, Wier & Green 1977, JASA 61(1) 169-177: about 1 dB at 40 dB SL (0.5 dB at 80 dB SL)",
+    )
     level_unit = "dB"
     Config = LoudnessRelativeConfig
     answers = {"up": "Louder", "down": "Softer", "same": "The same"}
     questions = (
-        "Two sounds are played one after the other. Is the second sound louder, softer, or the same loudness as the first?",
+        "Two sounds are played one after the other. Is the second sound louder, softer, or the same loudness as the "
+        "first?",
         "Compared with the first sound, is the second one louder, softer, or equally loud?",
         "How does the loudness of the second sound compare with the first?",
     )
-
-    @classmethod
-    def level_headroom(cls, cfg) -> float:
-        return max(cfg.levels) / 2.0
 
     def make_pair(self, rng, base, direction, delta_db):
         mean = float(self.level.sample(rng))
@@ -84,7 +89,7 @@ class LoudnessRelative(CompareTask):
         from auralgen.measure import level_db_spl
 
         fs = params["full_scale_db_spl"]
-        lv = [level_db_spl(clips[0][0, a:b], full_scale_db_spl=fs) for a, b in S.sound_windows(params)]
+        lv = [level_db_spl(clips[0][0, a:b], full_scale_db_spl=fs) for a, b in _sounds.sound_windows(params)]
         expected = self.sign(params["direction"]) * params["difference"]
         rec = within("level_difference_db", lv[1] - lv[0], expected, TOLERANCE_DB)
         out = {"level_db_spl": [round(v, 3) for v in lv], "level_difference_db": rec, "valid": rec["ok"]}
@@ -92,7 +97,7 @@ class LoudnessRelative(CompareTask):
             from auralgen.synth.levels import loudness_lufs
 
             sr = params["sample_rate_hz"]
-            parts = [clips[0][0, a:b].astype(np.float64) for a, b in S.sound_windows(params)]
+            parts = [clips[0][0, a:b].astype(np.float64) for a, b in _sounds.sound_windows(params)]
             # one common gain (the louder part at -10 dBFS RMS) keeps both above BS.1770's -70 LUFS
             # absolute gate and leaves their difference as it is
             gain = 10 ** (-10 / 20) / max(float(np.sqrt(np.mean(x**2))) for x in parts)

@@ -354,7 +354,7 @@ def source_record(params, sound, solo: np.ndarray) -> dict[str, Any]:
     from auralgen.measure import level_db_spl
     from auralgen.rooms.images import FDL2
     from auralgen.tasks._direction import measure_direction
-    from auralgen.tasks.distance_absolute import TOLERANCE_DB, expected_received_db
+    from auralgen.tasks._distance import TOLERANCE_DB, expected_received_db
 
     sr = params["sample_rate_hz"]
     f = max(1, sr // 1000)

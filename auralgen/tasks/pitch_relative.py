@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 from auralgen.core.random import Dist
 from auralgen.listeners import tones as listen
-from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CompareConfig, CompareTask, check_config, within
+from auralgen.tasks import _sounds
+from auralgen.tasks._compare import CompareConfig, CompareTask, within
 from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register, require
 
 MAX_DIFFERENCE_CENTS = 4800  # four octaves: any larger pair leaves the audible range
@@ -27,9 +28,21 @@ class PitchRelativeConfig(CompareConfig):
     levels: tuple[float, ...] = (0, 50, 100, 200, 400, 1200)
     stimuli: tuple[str, ...] = ("pure", "harmonic")
     freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 200.0, "high": 800.0})
+    difference_unit: ClassVar[str] = "cents"
+    allowed_stimuli: ClassVar[tuple[str, ...]] = _sounds.PITCHED
+
+    def check_differences(self, key: str) -> None:
+        super().check_differences(key)
+        require(
+            max(self.levels) <= MAX_DIFFERENCE_CENTS,
+            f"{key}.levels={list(self.levels)!r} reaches {max(self.levels)} cents; "
+            f"allowed: 0 <= levels <= {MAX_DIFFERENCE_CENTS} cents (four octaves)",
+        )
+
+    def freq_factor(self) -> float:
+        return 2.0 ** (max(self.levels) / 2400.0)
 
 
-@check_config
 @register
 class PitchRelative(CompareTask):
     name = "pitch_relative"
@@ -39,28 +52,21 @@ class PitchRelative(CompareTask):
     )
     listener = staticmethod(listen.pitch_relative)
     attribute = "pitch"
-    human_threshold = (3.5, "cents", "Wier, Jesteadt & Green 1977, JASA 61(1) 178-184: about 0.2 % of frequency at 1 kHz, 40 dB SL")  # fmt: skip
+    human_threshold = (
+        3.5,
+        "cents",
+        "Wier, Jesteadt & Green 1977, JASA 61(1) 178-184: about 0.2 % of frequency at 1 kHz, 40 dB SL",
+    )
     level_unit = "cents"
     Config = PitchRelativeConfig
-    allowed_stimuli = S.PITCHED
     answers = {"up": "Higher", "down": "Lower", "same": "The same"}
     questions = (
-        "Two tones are played one after the other. Is the pitch of the second tone higher, lower, or the same as the first?",
-        "Listen to the two sounds. Compared with the first sound, is the second one higher in pitch, lower, or the same?",
+        "Two tones are played one after the other. Is the pitch of the second tone higher, lower, or the same as the "
+        "first?",
+        "Listen to the two sounds. Compared with the first sound, is the second one higher in pitch, lower, or the "
+        "same?",
         "How does the pitch of the second tone compare with the pitch of the first tone?",
     )
-
-    @classmethod
-    def check_differences(cls, cfg, key: str) -> None:
-        super().check_differences(cfg, key)
-        require(
-            max(cfg.levels) <= MAX_DIFFERENCE_CENTS,
-            f"{key}.levels={list(cfg.levels)!r} reaches {max(cfg.levels)} cents; allowed: 0 <= levels <= {MAX_DIFFERENCE_CENTS} cents (four octaves)",
-        )
-
-    @classmethod
-    def freq_factor(cls, cfg) -> float:
-        return 2.0 ** (max(cfg.levels) / 2400.0)
 
     def make_pair(self, rng, base, direction, cents):
         if base["kind"] == "clip":  # a recording shifted by -/+ half the difference (librosa), then measured
@@ -81,7 +87,7 @@ class PitchRelative(CompareTask):
 
         sr = params["sample_rate_hz"]
         half = int(F0_WINDOW_S * sr / 2)  # the tones are stationary: a centred window suffices
-        mids = [((a + b) // 2, min(half, (b - a) // 2)) for a, b in S.sound_windows(params)]
+        mids = [((a + b) // 2, min(half, (b - a) // 2)) for a, b in _sounds.sound_windows(params)]
         f = [f0_hz(clips[0][0, m - h : m + h], sr) for m, h in mids]
         expected = self.sign(params["direction"]) * params["difference"]
         tracked = all(math.isfinite(v) and v > 0 for v in f)  # a recording may have no pitch to track

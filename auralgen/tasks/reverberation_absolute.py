@@ -38,10 +38,11 @@ import numpy as np
 
 from auralgen.listeners import reverb as listen
 from auralgen.synth import n_samples
-from auralgen.tasks import _reverb as R
-from auralgen.tasks._compare import draw_at_margin, margin_percent, within
+from auralgen.tasks import _reverb
+from auralgen.tasks._binned import draw_at_margin, margin_percent
+from auralgen.tasks._compare import within
+from auralgen.tasks._reverb import REVERB_AUDIO_FEATURES
 from auralgen.tasks.base import AuditSpec, Measurement, register, require
-from auralgen.tasks.reverberation_relative import REVERB_AUDIO_FEATURES
 
 TOLERANCE_FRACTION = 0.005  # measured T20 vs the recipe's (fraction); the solver holds it to 0.2 %
 TOLERANCE_LU = 0.1  # measured loudness vs the item's (LU)
@@ -52,7 +53,7 @@ CLASS_NAMES = ("Dry", "Room", "Hall")
 
 
 @dataclass(frozen=True)
-class ReverberationAbsoluteConfig(R.ReverbConfig):
+class ReverberationAbsoluteConfig(_reverb.ReverbConfig):
     name: str = "reverberation_absolute"
     levels: tuple[float, ...] = (40, 20, 10, 5)
     bins_s: tuple[float, ...] = (0.3, 1.2)
@@ -60,13 +61,22 @@ class ReverberationAbsoluteConfig(R.ReverbConfig):
 
     def check_task(self, audio, key):
         b = self.bins_s
-        require(len(b) == 2 and 0 < b[0] < b[1],
-                f"{key}.bins_s={list(b)!r} is not two increasing boundaries; allowed: [dry/room, room/hall] with 0 < first < second (s)")  # fmt: skip
-        require(all(v >= 0 for v in self.levels), f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0")  # fmt: skip
+        require(
+            len(b) == 2 and 0 < b[0] < b[1],
+            f"{key}.bins_s={list(b)!r} is not two increasing boundaries; allowed: [dry/room, room/hall] with 0 < first "
+            "< second (s)",
+        )
+        require(
+            all(v >= 0 for v in self.levels),
+            f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0",
+        )
         m = 1 + max(self.levels) / 100.0
-        require(b[0] * m < b[1] / m,
-                f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in [{b[0]}, {b[1]}] s; allowed: a smaller margin or wider bins_s")  # fmt: skip
-        R.check_reverb(self, audio, key, n_sounds=1, lowest_s=b[0] / m, highest_s=b[1] * m)
+        require(
+            b[0] * m < b[1] / m,
+            f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in [{b[0]}, {b[1]}] s; "
+            "allowed: a smaller margin or wider bins_s",
+        )
+        _reverb.check_reverb(self, audio, key, n_sounds=1, lowest_s=b[0] / m, highest_s=b[1] * m)
 
 
 def _fmt(s: float) -> str:
@@ -74,7 +84,7 @@ def _fmt(s: float) -> str:
 
 
 @register
-class ReverberationAbsolute(R.ReverbTask):
+class ReverberationAbsolute(_reverb.ReverbTask):
     name = "reverberation_absolute"
     n_sounds = 1
     audit = AuditSpec(
@@ -104,13 +114,15 @@ class ReverberationAbsolute(R.ReverbTask):
 
     def edges(self) -> tuple[float, ...]:
         """Class boundaries with the outer ends (0 and the longest reverberation time a slot holds)."""
-        return (0.0, *self.cfg.bins_s, R.longest_rt60_s(self.cfg, 1))
+        return (0.0, *self.cfg.bins_s, _reverb.longest_rt60_s(self.cfg, 1))
 
     def bin_labels(self) -> list[str]:
         lo, hi = self.cfg.bins_s
-        return [f"{CLASS_NAMES[0]}: reverberation time below {_fmt(lo)}",
-                f"{CLASS_NAMES[1]}: reverberation time between {_fmt(lo)} and {_fmt(hi)}",
-                f"{CLASS_NAMES[2]}: reverberation time above {_fmt(hi)}"]  # fmt: skip
+        return [
+            f"{CLASS_NAMES[0]}: reverberation time below {_fmt(lo)}",
+            f"{CLASS_NAMES[1]}: reverberation time between {_fmt(lo)} and {_fmt(hi)}",
+            f"{CLASS_NAMES[2]}: reverberation time above {_fmt(hi)}",
+        ]
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         """A class and an inner boundary, then the room: its T20 target is moved (:data:`RETARGET_STEPS`
@@ -122,7 +134,7 @@ class ReverberationAbsolute(R.ReverbTask):
         params = self.base_params(rng, [rt], bin=k, edge_side=side, margin_percent=round(margin_percent(rt, edges), 9))
         target = rt
         for _ in range(RETARGET_STEPS):
-            est = list(R.decay_estimates(R.calibrated(params, target).wet, params).values())
+            est = list(_reverb.decay_estimates(_reverb.calibrated(params, target).wet, params).values())
             if not all(math.isfinite(v) and v > 0 for v in est):
                 break  # an estimator cannot be read: measure() refuses the item
             nearest = min(est) if side == "low" else max(est)
@@ -151,17 +163,23 @@ class ReverberationAbsolute(R.ReverbTask):
         edges, k = self.edges(), params["bin"]
         sr = params["sample_rate_hz"]
         a = n_samples(sound["onset_s"], sr)
-        est = R.decay_estimates(clips[0].astype(np.float64), params, a, a + n_samples(params["slot_s"], sr))
+        est = _reverb.decay_estimates(clips[0].astype(np.float64), params, a, a + n_samples(params["slot_s"], sr))
         est["t20_s"] = got
         finite = all(math.isfinite(v) and v > 0 for v in est.values())
         in_bin = bool(finite and all(edges[k] <= v <= edges[k + 1] for v in est.values()))
         nearest = min(margin_percent(v, edges) for v in est.values()) if finite else math.nan
         margin = within("margin_percent", nearest, float(params["margin_percent"]), MARGIN_TOLERANCE_PERCENT)
         loud = within("loudness_lufs", rec["loudness_lufs"], params["loudness_lufs"], TOLERANCE_LU)
-        return Measurement.from_dict({
-            "rt60_s": t20, "estimators_s": {n: R.finite(v) for n, v in est.items()}, "in_class": in_bin,
-            "margin_percent": margin, "loudness_lufs": loud,
-            "rir_rt60_s": R.finite(rec["rir_rt60_s"]), "drr_db": R.finite(rec["drr_db"], 3),
-            "nominal_rt60_s": R.finite(rec["nominal_rt60_s"]),
-            "valid": bool(t20["ok"] and in_bin and margin["ok"] and loud["ok"]),
-        })  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "rt60_s": t20,
+                "estimators_s": {n: _reverb.finite(v) for n, v in est.items()},
+                "in_class": in_bin,
+                "margin_percent": margin,
+                "loudness_lufs": loud,
+                "rir_rt60_s": _reverb.finite(rec["rir_rt60_s"]),
+                "drr_db": _reverb.finite(rec["drr_db"], 3),
+                "nominal_rt60_s": _reverb.finite(rec["nominal_rt60_s"]),
+                "valid": bool(t20["ok"] and in_bin and margin["ok"] and loud["ok"]),
+            }
+        )

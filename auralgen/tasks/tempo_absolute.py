@@ -31,10 +31,10 @@ import numpy as np
 
 from auralgen.core.random import Dist
 from auralgen.listeners import tempo as listen
-from auralgen.tasks import _events as E
-from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import draw_at_margin, margin_check, margin_percent
-from auralgen.tasks.base import RECORDED_TOO, AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
+from auralgen.tasks import _events, _sounds
+from auralgen.tasks._binned import BinnedAbsoluteTask, check_bins, range_labels
+from auralgen.tasks._compare import drawn_from
+from auralgen.tasks.base import RECORDED_TOO, AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
 
 TOLERANCE_BPM = 0.3
 MAX_ONSET_ERROR_S = 0.002  # every onset within this of the isochronous grid fitted to the sequence
@@ -56,39 +56,38 @@ class TempoAbsoluteConfig(TaskConfig):
     ramp_s: float = 0.005
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
-        E.check_spectrum(key, self, audio)
+        _events.check_spectrum(key, self, audio)
         b = self.bins_bpm
-        require(
-            len(b) >= 1 and b[0] > 0 and all(hi > lo for lo, hi in zip(b, b[1:])),
-            f"{key}.bins_bpm={list(b)!r} is not increasing; allowed: 0 < bins_bpm...",
-        )
-        require(
-            all(v >= 0 for v in self.levels),
-            f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0",
-        )
-        m = 1 + max(self.levels) / 100.0
-        for lo, hi in zip(b, b[1:]):
-            require(
-                lo * m < hi / m,
-                f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in bin [{lo}, {hi}] BPM; allowed: a smaller margin or wider bins",
-            )
-        duty = S.dist(f"{key}.duty", self.duty, low=1e-9, high=0.5)
+        m = check_bins(key, "bins_bpm", b, self.levels, "BPM")
+        duty = _sounds.dist(f"{key}.duty", self.duty, low=1e-9, high=0.5)
         slow_ioi, fast_ioi = 60.0 / (b[0] / m), 60.0 / (b[-1] * m)
-        span = S.dist(f"{key}.span_s", self.span_s, low=1e-9)
-        need = (E.MIN_PULSES - 1 + S.max_of(duty)) * slow_ioi + self.ramp_s
+        span = _sounds.dist(f"{key}.span_s", self.span_s, low=1e-9)
+        need = (_events.MIN_PULSES - 1 + _sounds.max_of(duty)) * slow_ioi + self.ramp_s
         require(
-            S.min_of(span) >= need,
-            f"{key}.span_s={self.span_s!r} holds fewer than {E.MIN_PULSES} pulses at the slowest tempo {b[0] / m:.1f} BPM; allowed: span_s >= {need:.3f}",
+            _sounds.min_of(span) >= need,
+            f"{key}.span_s={self.span_s!r} holds fewer than {_events.MIN_PULSES} pulses at the slowest tempo "
+            f"{b[0] / m:.1f} "
+            f"BPM; allowed: span_s >= {need:.3f}",
         )
         require(
-            S.min_of(duty) * fast_ioi >= 2 * self.ramp_s,
-            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({S.min_of(duty) * fast_ioi:.4f} s); allowed: 2*ramp_s <= shortest pulse",
+            _sounds.min_of(duty) * fast_ioi >= 2 * self.ramp_s,
+            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({_sounds.min_of(duty) * fast_ioi:.4f} "
+            "s); "
+            "allowed: 2*ramp_s <= shortest pulse",
         )
-        S.check_fits(key, S.max_of(span) + slow_ioi + 2 * EDGE_S, self.clip_s)
+        _sounds.check_fits(key, _sounds.max_of(span) + slow_ioi + 2 * EDGE_S, self.clip_s)
 
 
-def pulses_in_span(rng: np.random.Generator, spectrum: dict, *, bpm: float, span_s: float, duty: float,
-                   level_db_spl: float, ramp_s: float) -> dict[str, Any]:  # fmt: skip
+def pulses_in_span(
+    rng: np.random.Generator,
+    spectrum: dict,
+    *,
+    bpm: float,
+    span_s: float,
+    duty: float,
+    level_db_spl: float,
+    ramp_s: float,
+) -> dict[str, Any]:
     """Isochronous pulses at ``bpm`` (onsets from 0) whose span, first onset to last offset, is a whole
     number of intervals next to ``span_s``: the one below or the one above, drawn (one draw) so that
     the span's mean is ``span_s`` whatever the interval (plain rounding favoured the longer span at
@@ -96,10 +95,17 @@ def pulses_in_span(rng: np.random.Generator, spectrum: dict, *, bpm: float, span
     the window, so lead and trail silences do not grow with the interval."""
     ioi = 60.0 / bpm
     pulse = duty * ioi + ramp_s
-    n = max(E.MIN_PULSES, int(math.floor((span_s - pulse) / ioi + float(rng.uniform()))) + 1)
-    return {**spectrum, "bpm": float(bpm), "ioi_s": ioi, "duty": float(duty), "n_events": n,
-            "onsets_s": [k * ioi for k in range(n)], "durations_s": [pulse] * n,
-            "levels_db_spl": [float(level_db_spl)] * n}  # fmt: skip
+    n = max(_events.MIN_PULSES, int(math.floor((span_s - pulse) / ioi + float(rng.uniform()))) + 1)
+    return {
+        **spectrum,
+        "bpm": float(bpm),
+        "ioi_s": ioi,
+        "duty": float(duty),
+        "n_events": n,
+        "onsets_s": [k * ioi for k in range(n)],
+        "durations_s": [pulse] * n,
+        "levels_db_spl": [float(level_db_spl)] * n,
+    }
 
 
 def _fmt(bpm: float) -> str:
@@ -107,18 +113,21 @@ def _fmt(bpm: float) -> str:
 
 
 @register
-class TempoAbsolute(Task):
+class TempoAbsolute(BinnedAbsoluteTask):
     name = "tempo_absolute"
     audit = AuditSpec(
-        ("bin", "edge_side", "margin_percent", "sequences.*.bpm", "sequences.*.ioi_s", "sequences.*.n_events",
-         "sequences.*.onsets_s.*", "sequences.*.durations_s.*", "sequences.*.levels_db_spl.*", "audio.n_segments", "audio.delta_duration_s"),
+        (
+            "bin",
+            "edge_side",
+            "margin_percent",
+            *_events.PULSE_FEATURES,
+        ),
         listener_easiest="max",
-    )  # fmt: skip
+    )
     listener = staticmethod(listen.tempo_absolute)
-    sub_category = "absolute_perception"
     attribute = "tempo"
-    regime = "absolute"
-    level_unit = "percent"
+    bins_field = "bins_bpm"
+    drawn = drawn_from("freq", "duty", "level", "span")
     takes_sources = RECORDED_TOO  # events cut from a recording's start; onsets measured as before
     Config = TempoAbsoluteConfig
     questions = (
@@ -133,35 +142,29 @@ class TempoAbsolute(Task):
         "time, RMS and file size) are roved independently of the answer."
     )
 
-    def __init__(self, cfg: TempoAbsoluteConfig, audio: AudioConfig):
-        super().__init__(cfg, audio)
-        self.edges = (0.0, *cfg.bins_bpm, math.inf)
-        self.freq = cfg.freq_hz
-        self.duty = cfg.duty
-        self.level = cfg.level_db_spl
-        self.span = cfg.span_s
-
-    @property
-    def n_choices(self) -> int:  # type: ignore[override]
-        return len(self.edges) - 1
-
-    def bin_labels(self) -> list[str]:
+    def labels(self) -> list[str]:
         b = self.cfg.bins_bpm
         names = (
             ("Slow", "Moderate", "Fast") if len(b) == 2 else tuple(f"Tempo range {k + 1}" for k in range(len(b) + 1))
         )
-        labels = [f"{names[0]} (below {_fmt(b[0])})"]
-        labels += [f"{n} ({_fmt(lo)} to {_fmt(hi)})" for n, lo, hi in zip(names[1:], b, b[1:])]
-        return labels + [f"{names[-1]} (above {_fmt(b[-1])})"]
+        return range_labels(names, b, _fmt)
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
-        require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: percent >= 0")
-        k, side, bpm = draw_at_margin(rng, self.edges, level.value)
-        spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source)
+        k, side, bpm = self.draw_bin(rng, level.value)
+        spectrum = _events.draw_spectrum(
+            rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source
+        )
         duty, lv = float(self.duty.sample(rng)), float(self.level.sample(rng))
-        seq = pulses_in_span(rng, spectrum, bpm=bpm, span_s=float(self.span.sample(rng)), duty=duty, level_db_spl=lv,
-                             ramp_s=self.cfg.ramp_s)  # fmt: skip
+        seq = pulses_in_span(
+            rng,
+            spectrum,
+            bpm=bpm,
+            span_s=float(self.span.sample(rng)),
+            duty=duty,
+            level_db_spl=lv,
+            ramp_s=self.cfg.ramp_s,
+        )
         span = seq["onsets_s"][-1] + seq["durations_s"][-1]
         start = float(rng.uniform(EDGE_S, self.cfg.clip_s - EDGE_S - span))  # the sounding region's place
         seq["onsets_s"] = [start + t for t in seq["onsets_s"]]
@@ -170,18 +173,12 @@ class TempoAbsolute(Task):
             "full_scale_db_spl": self.audio.full_scale_db_spl,
             "clip_s": self.cfg.clip_s,
             "ramp_s": self.cfg.ramp_s,
-            "bin": k,
-            "edge_side": side,
-            "margin_percent": round(margin_percent(bpm, self.edges), 9),
+            **self.bin_record(k, side, bpm),
             "sequences": [seq],
         }
 
     def render(self, params):
-        return E.render_sequences(params)
-
-    def qa(self, params, rng, *, slot):
-        labels = self.bin_labels()
-        return self.make_qa(labels[params["bin"]], labels, rng, slot=slot)
+        return _events.render_sequences(params)
 
     def measure(self, params, clips):
         """The tempo from the onsets (within :data:`TOLERANCE_BPM`, inside the labelled bin), the
@@ -192,13 +189,22 @@ class TempoAbsolute(Task):
         seq = params["sequences"][0]
         bpm = ioi_tempo_bpm(t)
         k = params["bin"]
-        ok = (t.size == seq["n_events"] and math.isfinite(bpm) and abs(bpm - seq["bpm"]) <= TOLERANCE_BPM
-              and self.edges[k] - TOLERANCE_BPM <= bpm <= self.edges[k + 1] + TOLERANCE_BPM)  # fmt: skip
+        ok = (
+            t.size == seq["n_events"]
+            and math.isfinite(bpm)
+            and abs(bpm - seq["bpm"]) <= TOLERANCE_BPM
+            and self.in_bin(bpm, k, TOLERANCE_BPM)
+        )
         jitter = ioi_regularity(t)
-        margin = margin_check(bpm, seq["bpm"], self.edges, TOLERANCE_BPM)
-        return Measurement.from_dict({"bpm": round(bpm, 4) if math.isfinite(bpm) else None, "expected_bpm": round(seq["bpm"], 4),
-                "margin_percent": margin, "events": int(t.size), "max_onset_error_s": round(jitter, 5),
-                "tolerance_bpm": TOLERANCE_BPM, "valid": bool(ok and margin["ok"] and jitter <= MAX_ONSET_ERROR_S)})  # fmt: skip
-
-    def eval_fields(self, params):
-        return {"difference": params["margin_percent"], "difference_unit": "percent"}
+        margin = self.margin_check(bpm, seq["bpm"], TOLERANCE_BPM)
+        return Measurement.from_dict(
+            {
+                "bpm": round(bpm, 4) if math.isfinite(bpm) else None,
+                "expected_bpm": round(seq["bpm"], 4),
+                "margin_percent": margin,
+                "events": int(t.size),
+                "max_onset_error_s": round(jitter, 5),
+                "tolerance_bpm": TOLERANCE_BPM,
+                "valid": bool(ok and margin["ok"] and jitter <= MAX_ONSET_ERROR_S),
+            }
+        )

@@ -29,30 +29,12 @@ import numpy as np
 
 from auralgen.core.random import Dist
 from auralgen.listeners import tempo as listen
-from auralgen.tasks import _events as E
-from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import CompareTask, check_config, within
-from auralgen.tasks.base import (
-    RECORDED_TOO,
-    RELATIVE_FEATURES,
-    AudioConfig,
-    AuditSpec,
-    Measurement,
-    Task,
-    TaskConfig,
-    register,
-    require,
-)
+from auralgen.tasks import _events, _sounds
+from auralgen.tasks._compare import CompareTask, Drawn, check_differences, drawn_from, signed_ratio_percent, within
+from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
 
 TOLERANCE_PERCENT = 0.3  # absolute part of the allowed error of the measured tempo difference
 MAX_ONSET_ERROR_S = 0.002  # every onset within this of the isochronous grid fitted to its sequence
-
-
-def signed_ratio_percent(first: float, second: float) -> float:
-    """``100 * (larger / smaller - 1)``, positive when ``second`` is the larger (NaN if either is not > 0)."""
-    if not (math.isfinite(first) and math.isfinite(second) and first > 0 and second > 0):
-        return math.nan
-    return math.copysign(100.0 * (max(first, second) / min(first, second) - 1.0), second - first)
 
 
 @dataclass(frozen=True)
@@ -71,26 +53,63 @@ class TempoRelativeConfig(TaskConfig):
     clip_s: float = 6.8
     ramp_s: float = 0.005
 
+    def check_task(self, audio: AudioConfig, key: str) -> None:
+        check_differences(self, key, "percent")
+        _events.check_spectrum(key, self, audio)
+        half = math.sqrt(1 + max(self.levels) / 100.0)
+        base = _sounds.dist(f"{key}.base_bpm", self.base_bpm, low=1e-9)
+        duty = _sounds.dist(f"{key}.duty", self.duty, low=1e-9, high=0.5)
+        slow_ioi, fast_ioi = 60.0 / (_sounds.min_of(base) / half), 60.0 / (_sounds.max_of(base) * half)
+        need = (_events.MIN_PULSES + _sounds.max_of(duty)) * slow_ioi + self.ramp_s
+        require(
+            self.window_s >= need,
+            f"{key}.window_s={self.window_s} holds fewer than {_events.MIN_PULSES} pulses at the slowest tempo "
+            f"{60 / slow_ioi:.1f} BPM; allowed: window_s >= {need:.3f}",
+        )
+        require(
+            self.sep_s > slow_ioi,
+            f"{key}.sep_s={self.sep_s} is not longer than the slowest interval {slow_ioi:.3f} s, so the two sequences "
+            f"do not separate; allowed: sep_s > {slow_ioi:.3f}",
+        )
+        require(
+            _sounds.min_of(duty) * fast_ioi >= 2 * self.ramp_s,
+            f"{key}.ramp_s={self.ramp_s} is longer than half the shortest pulse ({_sounds.min_of(duty) * fast_ioi:.4f} "
+            "s); "
+            "allowed: 2*ramp_s <= shortest pulse",
+        )
+        _sounds.check_fits(
+            key,
+            _sounds.max_of(_sounds.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + 2 * self.window_s + self.sep_s,
+            self.clip_s,
+        )
 
-@check_config
+
 @register
 class TempoRelative(CompareTask):
     name = "tempo_relative"
     audit = AuditSpec(
-        (*RELATIVE_FEATURES, "sequences.*.bpm", "sequences.*.ioi_s", "sequences.*.n_events", "sequences.*.onsets_s.*",
-         "sequences.*.durations_s.*", "sequences.*.levels_db_spl.*", "audio.n_segments", "audio.delta_duration_s"),
+        (
+            *RELATIVE_FEATURES,
+            *_events.PULSE_FEATURES,
+        ),
         listener_easiest="max",
-    )  # fmt: skip
+    )
     listener = staticmethod(listen.tempo_relative)
     attribute = "tempo"
-    human_threshold = (2.0, "percent", "Drake & Botte 1993, Percept. Psychophys. 54(3) 277-286: about 2 % at inter-onset intervals of 300-800 ms")  # fmt: skip
+    human_threshold = (
+        2.0,
+        "percent",
+        "Drake & Botte 1993, Percept. Psychophys. 54(3) 277-286: about 2 % at inter-onset intervals of 300-800 ms",
+    )
     level_unit = "percent"
-    takes_sources = RECORDED_TOO  # events cut from a recording's start; onsets measured as before
+    # takes_sources: every kind, as CompareTask's (events cut from a recording's start; onsets measured as before)
     Config = TempoRelativeConfig
     answers = {"up": "Faster", "down": "Slower", "same": "The same"}
     questions = (
-        "Two sequences of sounds are played one after the other. Is the tempo of the second sequence faster, slower, or the same as the first?",
-        "Listen to the two pulse sequences. Compared with the first, is the second one faster, slower, or at the same tempo?",
+        "Two sequences of sounds are played one after the other. Is the tempo of the second sequence faster, slower, "
+        "or the same as the first?",
+        "Listen to the two pulse sequences. Compared with the first, is the second one faster, slower, or at the same "
+        "tempo?",
         "How does the rate of the beats in the second sequence compare with the first sequence?",
     )
     card_note = (
@@ -100,44 +119,13 @@ class TempoRelative(CompareTask):
         "sequence independently of the answer; the pulse-grid phase is roved."
     )
 
-    def __init__(self, cfg: TempoRelativeConfig, audio: AudioConfig):
-        Task.__init__(self, cfg, audio)
-        self.freq = cfg.freq_hz
-        self.base = cfg.base_bpm
-        self.duty = cfg.duty
-        self.level = cfg.level_db_spl
-        self.lead = cfg.lead_s
-
-    @classmethod
-    def validate_config(cls, cfg: TempoRelativeConfig, audio: AudioConfig, key: str) -> None:
-        cls.check_differences(cfg, key)
-        E.check_spectrum(key, cfg, audio)
-        half = math.sqrt(1 + max(cfg.levels) / 100.0)
-        base = S.dist(f"{key}.base_bpm", cfg.base_bpm, low=1e-9)
-        duty = S.dist(f"{key}.duty", cfg.duty, low=1e-9, high=0.5)
-        slow_ioi, fast_ioi = 60.0 / (S.min_of(base) / half), 60.0 / (S.max_of(base) * half)
-        need = (E.MIN_PULSES + S.max_of(duty)) * slow_ioi + cfg.ramp_s
-        require(
-            cfg.window_s >= need,
-            f"{key}.window_s={cfg.window_s} holds fewer than {E.MIN_PULSES} pulses at the slowest tempo {60 / slow_ioi:.1f} BPM; allowed: window_s >= {need:.3f}",
-        )
-        require(
-            cfg.sep_s > slow_ioi,
-            f"{key}.sep_s={cfg.sep_s} is not longer than the slowest interval {slow_ioi:.3f} s, so the two sequences do not separate; allowed: sep_s > {slow_ioi:.3f}",
-        )
-        require(
-            S.min_of(duty) * fast_ioi >= 2 * cfg.ramp_s,
-            f"{key}.ramp_s={cfg.ramp_s} is longer than half the shortest pulse ({S.min_of(duty) * fast_ioi:.4f} s); allowed: 2*ramp_s <= shortest pulse",
-        )
-        S.check_fits(
-            key, S.max_of(S.dist(f"{key}.lead_s", cfg.lead_s, low=0.0)) + 2 * cfg.window_s + cfg.sep_s, cfg.clip_s
-        )
+    drawn = drawn_from("freq", "duty", "level", "lead", base=Drawn("base_bpm", low=1e-9))
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
-        level = self.as_level(level)
-        require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: percent >= 0")
-        direction = self.draw_direction(rng, level)
-        spectrum = E.draw_spectrum(rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source)
+        level, direction = self.begin(rng, level)
+        spectrum = _events.draw_spectrum(
+            rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source
+        )
         base = float(self.base.sample(rng))
         step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
         start = float(self.lead.sample(rng))
@@ -145,21 +133,26 @@ class TempoRelative(CompareTask):
         seqs = []
         for k, bpm in enumerate((base / step, base * step)):
             duty, lv = float(self.duty.sample(rng)), float(self.level.sample(rng))
-            seqs.append(E.pulse_train(rng, spectrum, bpm=bpm, start_s=start + k * (w + self.cfg.sep_s),
-                                      window_s=w, duty=duty, level_db_spl=lv, ramp_s=self.cfg.ramp_s))  # fmt: skip
+            seqs.append(
+                _events.pulse_train(
+                    rng,
+                    spectrum,
+                    bpm=bpm,
+                    start_s=start + k * (w + self.cfg.sep_s),
+                    window_s=w,
+                    duty=duty,
+                    level_db_spl=lv,
+                    ramp_s=self.cfg.ramp_s,
+                )
+            )
         return {
-            "sample_rate_hz": self.sample_rate,
-            "full_scale_db_spl": self.audio.full_scale_db_spl,
-            "clip_s": self.cfg.clip_s,
-            "ramp_s": self.cfg.ramp_s,
-            "direction": direction,
-            "difference": level.value,
+            **self.pair_header(direction, level.value),
             "base_bpm": base,
             "sequences": seqs,
         }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
-        return E.render_sequences(params)
+        return _events.render_sequences(params)
 
     def measure(self, params, clips):
         """Each sequence's tempo from its own onsets (split at the second window's start), its pulse
@@ -168,17 +161,28 @@ class TempoRelative(CompareTask):
 
         t = onset_times(clips[0][0], params["sample_rate_hz"])
         seqs = params["sequences"]
-        cut = seqs[1]["onsets_s"][0] - 0.5 * (seqs[1]["onsets_s"][0] - E.end_s(seqs[0]))
+        cut = seqs[1]["onsets_s"][0] - 0.5 * (seqs[1]["onsets_s"][0] - _events.end_s(seqs[0]))
         groups = (t[t < cut], t[t >= cut])
         bpm = [ioi_tempo_bpm(g) for g in groups]
         counts_ok = all(g.size == s["n_events"] for g, s in zip(groups, seqs))
         jitter = max(ioi_regularity(g) for g in groups)
         diff = params["difference"]
-        rec = within("tempo_difference_percent", signed_ratio_percent(*bpm), self.sign(params["direction"]) * diff,
-                     TOLERANCE_PERCENT + 0.02 * diff)  # fmt: skip
+        rec = within(
+            "tempo_difference_percent",
+            signed_ratio_percent(*bpm),
+            self.sign(params["direction"]) * diff,
+            TOLERANCE_PERCENT + 0.02 * diff,
+        )
         ok = rec["ok"] and counts_ok and jitter <= MAX_ONSET_ERROR_S
-        return Measurement.from_dict({"tempo_difference_percent": rec, "bpm": [round(b, 3) for b in bpm],
-                "events": [int(g.size) for g in groups], "max_onset_error_s": round(jitter, 5), "valid": bool(ok)})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "tempo_difference_percent": rec,
+                "bpm": [round(b, 3) for b in bpm],
+                "events": [int(g.size) for g in groups],
+                "max_onset_error_s": round(jitter, 5),
+                "valid": bool(ok),
+            }
+        )
 
     def eval_fields(self, params):
         return {"difference": params["difference"], "difference_unit": "percent"}

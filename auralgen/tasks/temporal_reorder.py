@@ -69,12 +69,17 @@ class TemporalReorderConfig(TaskConfig):
         if audio.source.recorded:
             require(
                 self.processes == PROCESSES,
-                f"{key}.processes={list(self.processes)!r} does not apply with source={audio.source.kind} (the sound is a recording); allowed: the default {list(PROCESSES)}",
+                f"{key}.processes={list(self.processes)!r} does not apply with source={audio.source.kind} (the sound "
+                f"is a recording); allowed: the default {list(PROCESSES)}",
             )
         sr = self.sample_rate or audio.sample_rate
         require(sr >= 16000, f"{key}.sample_rate={sr} is too low for the processes; allowed: >= 16000")
-        require(len(self.level_db_spl) == 2 and self.level_db_spl[0] <= self.level_db_spl[1] <= audio.full_scale_db_spl - 20,
-                f"{key}.level_db_spl={list(self.level_db_spl)!r} is invalid; allowed: [low, high] with high <= {audio.full_scale_db_spl - 20:g}")  # fmt: skip
+        require(
+            len(self.level_db_spl) == 2
+            and self.level_db_spl[0] <= self.level_db_spl[1] <= audio.full_scale_db_spl - 20,
+            f"{key}.level_db_spl={list(self.level_db_spl)!r} is invalid; allowed: [low, high] with high <= "
+            f"{audio.full_scale_db_spl - 20:g}",
+        )
 
 
 @register
@@ -92,7 +97,8 @@ class TemporalReorder(Task):
     takes_sources = RECORDED_TOO  # a recording in three pitch steps; the order is measured as before
     Config = TemporalReorderConfig
     questions = (
-        "The three clips are segments of one continuous sound, given in shuffled order. What is their chronological order?",
+        "The three clips are segments of one continuous sound, given in shuffled order. What is their chronological "
+        "order?",
         "These clips were cut from a single recording and shuffled. In which order did they originally occur?",
         "Put the three clips in the order in which they happened.",
     )
@@ -147,8 +153,14 @@ class TemporalReorder(Task):
             feats = [process_feature(params["process"], c[0].astype(np.float64), sr) for c in clips]
         sign = FEATURE_DIRECTION[params["process"]]
         measured = tuple(int(k) + 1 for k in np.argsort([sign * f for f in feats], kind="stable"))
-        return Measurement.from_dict({"feature": [round(f, 4) for f in feats], "measured_order": list(measured),
-                "expected_order": list(self.chronological(params)), "valid": measured == self.chronological(params)})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "feature": [round(f, 4) for f in feats],
+                "measured_order": list(measured),
+                "expected_order": list(self.chronological(params)),
+                "valid": measured == self.chronological(params),
+            }
+        )
 
 
 def process_feature(process: str, x: np.ndarray, sr: int) -> float:

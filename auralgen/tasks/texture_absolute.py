@@ -35,11 +35,11 @@ import numpy as np
 
 from auralgen.core.random import Dist
 from auralgen.listeners import texture as listen
-from auralgen.synth import textures as X
-from auralgen.tasks import _sounds as S
-from auralgen.tasks._compare import draw_at_margin, margin_check, margin_percent
-from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, register, require
-from auralgen.tasks.texture_relative import (
+from auralgen.synth import textures
+from auralgen.tasks import _sounds
+from auralgen.tasks._binned import BinnedAbsoluteTask, check_bins
+from auralgen.tasks._compare import drawn_from
+from auralgen.tasks._texture import (
     GrainConfig,
     check_grains,
     draw_grain,
@@ -47,6 +47,7 @@ from auralgen.tasks.texture_relative import (
     render_textures,
     texture_samples,
 )
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, register
 
 TOLERANCE_HZ = 0.02
 EDGE_S = 0.1  # the window starts at least this after the clip's start and ends this before its end
@@ -63,22 +64,18 @@ class TextureAbsoluteConfig(GrainConfig):
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         b = self.bins_hz
-        require(len(b) >= 1 and b[0] > 0 and all(hi > lo for lo, hi in zip(b, b[1:])),
-                f"{key}.bins_hz={list(b)!r} is not increasing; allowed: 0 < bins_hz...")  # fmt: skip
-        require(all(v >= 0 for v in self.levels), f"{key}.levels={list(self.levels)!r} has a negative margin; allowed: percent >= 0")  # fmt: skip
-        m = 1 + max(self.levels) / 100.0
-        for lo, hi in zip(b, b[1:]):
-            require(lo * m < hi / m,
-                    f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in bin [{lo}, {hi}] /s; allowed: a smaller margin or wider bins")  # fmt: skip
-        span = S.dist(f"{key}.span_s", self.span_s, low=1e-9)
-        check_grains(self, audio, key, densest_hz=b[-1] * m, sparsest_hz=b[0] / m, window=("span_s", S.min_of(span)))
-        S.check_fits(
-            key, S.max_of(span) + m / b[0] + FILL_PAD_S + 2 * EDGE_S, self.clip_s
+        m = check_bins(key, "bins_hz", b, self.levels, "/s")
+        span = _sounds.dist(f"{key}.span_s", self.span_s, low=1e-9)
+        check_grains(
+            self, audio, key, densest_hz=b[-1] * m, sparsest_hz=b[0] / m, window=("span_s", _sounds.min_of(span))
+        )
+        _sounds.check_fits(
+            key, _sounds.max_of(span) + m / b[0] + FILL_PAD_S + 2 * EDGE_S, self.clip_s
         )  # rounded up: one interval more
 
 
 @register
-class TextureAbsolute(Task):
+class TextureAbsolute(BinnedAbsoluteTask):
     name = "texture_absolute"
     # density drives the silences between grains the segment features see (> 50 ms: sparse textures split into many
     # segments: their number, sounding time and first/last segment's level and length) and, at one loudness, the
@@ -87,16 +84,27 @@ class TextureAbsolute(Task):
     # densities it falls on a lattice a nearest-neighbour vote on the span alone can match (59 % on 240 items);
     # lead and trail silence, placed at random, carry nothing (34 %, chance 33 %)
     audit = AuditSpec(
-        ("bin", "edge_side", "margin_percent", "textures.*.density_hz", "textures.*.n_grains",
-         "audio.delta_duration_s", "audio.peak_dbfs", "audio.crest_db", "audio.span_s",
-         "audio.n_segments", "audio.active_s", "audio.delta_level_db", "row.flac_bytes"),
+        (
+            "bin",
+            "edge_side",
+            "margin_percent",
+            "textures.*.density_hz",
+            "textures.*.n_grains",
+            "audio.delta_duration_s",
+            "audio.peak_dbfs",
+            "audio.crest_db",
+            "audio.span_s",
+            "audio.n_segments",
+            "audio.active_s",
+            "audio.delta_level_db",
+            "row.flac_bytes",
+        ),
         listener_easiest="max",
-    )  # fmt: skip
+    )
     listener = staticmethod(listen.texture_absolute)
-    sub_category = "absolute_perception"
     attribute = "texture"
-    regime = "absolute"
-    level_unit = "percent"
+    bins_field = "bins_hz"
+    drawn = drawn_from("freq", "grain", "loudness", "span")
     Config = TextureAbsoluteConfig
     questions = (
         "What kind of sound texture is this: a sparse crackle, a dense rain-like patter, or a buzz?",
@@ -105,52 +113,51 @@ class TextureAbsolute(Task):
     )
     card_note = (
         "texture_absolute: one grain texture (irregular noise or tone bursts) placed at a random offset in a "
-        "fixed-length clip; the answer is its density bin (grains per second: sparse crackle, dense rain-like, buzzing), the level "
+        "fixed-length clip; the answer is its density bin (grains per second: sparse crackle, dense rain-like, "
+        "buzzing), the level "
         "the density's margin in percent from the nearest bin edge, measured from the grains' times. Grain, loudness "
         "(LUFS), sounding span (first onset to last offset) and its place, timing jitter and grain levels are roved "
         "independently of the answer."
     )
 
-    def __init__(self, cfg: TextureAbsoluteConfig, audio: AudioConfig):
-        super().__init__(cfg, audio)
-        self.edges = (0.0, *cfg.bins_hz, math.inf)
-        self.freq = cfg.freq_hz
-        self.grain = cfg.grain_s
-        self.loudness = cfg.loudness_lufs
-        self.span = cfg.span_s
-
-    @property
-    def n_choices(self) -> int:  # type: ignore[override]
-        return len(self.edges) - 1
-
-    def bin_labels(self) -> list[str]:
+    def labels(self) -> list[str]:
         b = self.cfg.bins_hz
-        names = (("Sparse crackle", "Dense rain-like patter", "Buzzing") if len(b) == 2
-                 else tuple(f"Density range {k + 1}" for k in range(len(b) + 1)))  # fmt: skip
+        names = (
+            ("Sparse crackle", "Dense rain-like patter", "Buzzing")
+            if len(b) == 2
+            else tuple(f"Density range {k + 1}" for k in range(len(b) + 1))
+        )
         labels = [f"{names[0]} (below {b[0]:g} events per second)"]
         labels += [f"{n} ({lo:g} to {hi:g} events per second)" for n, lo, hi in zip(names[1:], b, b[1:])]
         return labels + [f"{names[-1]} (above {b[-1]:g} events per second)"]
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
-        require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: percent >= 0")
-        k, side, density = draw_at_margin(rng, self.edges, level.value)
+        k, side, density = self.draw_bin(rng, level.value)
         grain = draw_grain(rng, self.cfg.grain_kinds, self.freq, self.grain)
         span = float(self.span.sample(rng))
-        intervals = max(X.MIN_GRAINS - 1, int(math.floor((span - grain["grain_s"]) * density + rng.uniform())))
+        intervals = max(textures.MIN_GRAINS - 1, int(math.floor((span - grain["grain_s"]) * density + rng.uniform())))
         window = intervals / density + grain["grain_s"] + FILL_PAD_S
         start = float(rng.uniform(EDGE_S, self.cfg.clip_s - window - EDGE_S))
-        texture = X.draw_texture(rng, grain, density_hz=density, start_s=start, window_s=window, jitter=self.cfg.jitter,
-                                 loudness_lufs=float(self.loudness.sample(rng)), filled=True)  # fmt: skip
-        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "bin": k, "edge_side": side,
-                "margin_percent": round(margin_percent(density, self.edges), 9), "textures": [texture]}  # fmt: skip
+        texture = textures.draw_texture(
+            rng,
+            grain,
+            density_hz=density,
+            start_s=start,
+            window_s=window,
+            jitter=self.cfg.jitter,
+            loudness_lufs=float(self.loudness.sample(rng)),
+            filled=True,
+        )
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "clip_s": self.cfg.clip_s,
+            **self.bin_record(k, side, density),
+            "textures": [texture],
+        }
 
     def render(self, params):
         return render_textures(params)
-
-    def qa(self, params, rng, *, slot):
-        labels = self.bin_labels()
-        return self.make_qa(labels[params["bin"]], labels, rng, slot=slot)
 
     def measure(self, params, clips):
         """The density from the grains (within :data:`TOLERANCE_HZ`, inside the labelled bin), the
@@ -161,11 +168,13 @@ class TextureAbsolute(Task):
         d, ok = measure_window(x, tex, sr)
         k = params["bin"]
         ok = ok and math.isfinite(d) and abs(d - tex["density_hz"]) <= TOLERANCE_HZ
-        ok = ok and self.edges[k] - TOLERANCE_HZ <= d <= self.edges[k + 1] + TOLERANCE_HZ
-        margin = margin_check(d, tex["density_hz"], self.edges, TOLERANCE_HZ)
-        return Measurement.from_dict({"density_hz": round(d, 4) if math.isfinite(d) else None,
-                                      "expected_density_hz": round(tex["density_hz"], 4), "margin_percent": margin,
-                                      "valid": bool(ok and margin["ok"])})  # fmt: skip
-
-    def eval_fields(self, params):
-        return {"difference": params["margin_percent"], "difference_unit": "percent"}
+        ok = ok and self.in_bin(d, k, TOLERANCE_HZ)
+        margin = self.margin_check(d, tex["density_hz"], TOLERANCE_HZ)
+        return Measurement.from_dict(
+            {
+                "density_hz": round(d, 4) if math.isfinite(d) else None,
+                "expected_density_hz": round(tex["density_hz"], 4),
+                "margin_percent": margin,
+                "valid": bool(ok and margin["ok"]),
+            }
+        )

@@ -29,12 +29,12 @@ import numpy as np
 
 from auralgen.core.random import Choice, Dist
 from auralgen.listeners import timbre as listen
-from auralgen.synth import instruments as I
+from auralgen.synth import instruments
 from auralgen.synth.levels import loudness_lufs
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks._compare import within
+from auralgen.tasks._notes import TOLERANCE_LU, check_notes, note_recipe, note_samples, render_notes
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
-from auralgen.tasks.timbre_relative import TOLERANCE_LU, check_notes, note_recipe, note_samples, render_notes
 
 TOLERANCE_PERCENT = 5.0  # measured share of the target vs the level (percentage points)
 EDGE_S = 0.1  # the note starts at least this after the clip's start and ends this before its end
@@ -44,7 +44,7 @@ EDGE_S = 0.1  # the note starts at least this after the clip's start and ends th
 class TimbreAbsoluteConfig(TaskConfig):
     name: str = "timbre_absolute"
     levels: tuple[float, ...] = (100, 80, 65, 57)
-    excitations: tuple[str, ...] = I.EXCITATIONS
+    excitations: tuple[str, ...] = instruments.EXCITATIONS
     f0_hz: Dist = Dist.of({"dist": "loguniform", "low": 110.0, "high": 180.0})
     note_s: float = 0.6
     loudness_lufs: Dist = Dist.of((-36.0, -30.0))
@@ -56,14 +56,14 @@ class TimbreAbsoluteConfig(TaskConfig):
             all(50 < v <= 100 for v in self.levels),
             f"{key}.levels={list(self.levels)!r} leaves (50, 100]; allowed: 50 < percent of the target recipe <= 100",
         )
-        S.check_fits(key, self.note_s + 2 * EDGE_S, self.clip_s)
+        _sounds.check_fits(key, self.note_s + 2 * EDGE_S, self.clip_s)
 
 
 def share_percent(ceps, family: str, foil: str) -> float:
     """The share (percent) of ``family`` in a cepstrum on the morph toward ``foil``: 100 minus its
     projection on the line from the family's template to the foil's, in percent of their distance
     (the part of a deviation across that line, which does not move the note toward either, is left out)."""
-    t, o = np.asarray(I.FAMILIES[family]), np.asarray(I.FAMILIES[foil])
+    t, o = np.asarray(instruments.FAMILIES[family]), np.asarray(instruments.FAMILIES[foil])
     return float(100.0 * (1.0 - np.dot(np.asarray(ceps) - t, o - t) / np.dot(o - t, o - t)))
 
 
@@ -79,7 +79,7 @@ class TimbreAbsolute(Task):
     attribute = "timbre"
     regime = "absolute"
     level_unit = "percent"
-    n_choices = len(I.FAMILIES)
+    n_choices = len(instruments.FAMILIES)
     easier = "larger"
     Config = TimbreAbsoluteConfig
     questions = (
@@ -98,32 +98,40 @@ class TimbreAbsolute(Task):
 
     def __init__(self, cfg: TimbreAbsoluteConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
-        self.f0 = cfg.f0_hz
-        self.loudness = cfg.loudness_lufs
+        self.f0 = _sounds.dist("f0_hz", cfg.f0_hz, low=1e-9)
+        self.loudness = _sounds.dist("loudness_lufs", cfg.loudness_lufs)
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
-        require(50 < level.value <= 100, f"{self.name} level {level.value!r} leaves (50, 100]; allowed: 50 < percent <= 100")  # fmt: skip
-        names = list(I.FAMILIES)
+        require(
+            50 < level.value <= 100, f"{self.name} level {level.value!r} leaves (50, 100]; allowed: 50 < percent <= 100"
+        )
+        names = list(instruments.FAMILIES)
         family = names[int(rng.integers(len(names)))]
         others = [n for n in names if n != family]
         foil = others[int(rng.integers(len(others)))]
         share = level.value / 100.0
-        ceps = share * np.asarray(I.FAMILIES[family]) + (1 - share) * np.asarray(I.FAMILIES[foil])
+        ceps = share * np.asarray(instruments.FAMILIES[family]) + (1 - share) * np.asarray(instruments.FAMILIES[foil])
         excitation = Choice(tuple(self.cfg.excitations)).sample(rng)
         f0, lufs = float(self.f0.sample(rng)), float(self.loudness.sample(rng))
         note = note_recipe(rng, excitation, f0, self.cfg.note_s, ceps, lufs)
         note["onset_s"] = float(rng.uniform(EDGE_S, self.cfg.clip_s - self.cfg.note_s - EDGE_S))
-        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "family": family, "foil": foil,
-                "share_percent": level.value, "margin_db": round((share - 0.5) * I.FAMILY_DISTANCE_DB, 9),
-                "notes": [note]}  # fmt: skip
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "clip_s": self.cfg.clip_s,
+            "family": family,
+            "foil": foil,
+            "share_percent": level.value,
+            "margin_db": round((share - 0.5) * instruments.FAMILY_DISTANCE_DB, 9),
+            "notes": [note],
+        }
 
     def render(self, params):
         return render_notes(params)
 
     def qa(self, params, rng, *, slot):
-        labels = [I.FAMILY_LABELS[n] for n in I.FAMILIES]
-        return self.make_qa(I.FAMILY_LABELS[params["family"]], labels, rng, slot=slot)
+        labels = [instruments.FAMILY_LABELS[n] for n in instruments.FAMILIES]
+        return self.make_qa(instruments.FAMILY_LABELS[params["family"]], labels, rng, slot=slot)
 
     def measure(self, params, clips):
         """The note's mel cepstrum (from the audio): nearest template, share of the target
@@ -132,9 +140,9 @@ class TimbreAbsolute(Task):
 
         sr = int(params["sample_rate_hz"])
         (x,) = note_samples(params, clips[0])
-        names = list(I.FAMILIES)
+        names = list(instruments.FAMILIES)
         c = mel_cepstrum(x, sr)
-        k, d = nearest(c, [I.FAMILIES[n] for n in names])
+        k, d = nearest(c, [instruments.FAMILIES[n] for n in names])
         rec = within(
             "share_percent",
             share_percent(c, params["family"], params["foil"]),
@@ -147,8 +155,15 @@ class TimbreAbsolute(Task):
             and names[k] == params["family"]
             and abs(lufs - params["notes"][0]["loudness_lufs"]) <= TOLERANCE_LU
         )
-        return Measurement.from_dict({"share_percent": rec, "nearest": names[k], "distances_db": [round(v, 3) for v in d],
-                                      "loudness_lufs": round(lufs, 3), "valid": bool(ok)})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "share_percent": rec,
+                "nearest": names[k],
+                "distances_db": [round(v, 3) for v in d],
+                "loudness_lufs": round(lufs, 3),
+                "valid": bool(ok),
+            }
+        )
 
     def eval_fields(self, params):
         return {"difference": params["share_percent"], "difference_unit": "percent"}

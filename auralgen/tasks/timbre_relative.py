@@ -4,10 +4,11 @@ An instrument here is a spectral envelope (mel cepstrum, :mod:`auralgen.synth.in
 imposed on an excitation. Difficulty: the timbre distance of the two notes' recipes, in dB of
 mel-cepstral distance (the Euclidean distance of their cepstra, i.e. of their smoothed spectral
 envelopes). Level 0 is the same instrument, the two notes differing only by its natural roving
-(each note its own partials' phases and an envelope jitter of :data:`ROVING_DB` per coefficient);
+(each note its own partials' phases and an envelope jitter of :data:`~auralgen.tasks._notes.ROVING_DB` per coefficient);
 the excitation's course in time (attack, swell, vibrato, FM index, the string's burst and loss, a
 noise's realisation: ``shape_seed``) is the instrument's and shared by both notes, at every level,
-so the two notes' time-frequency envelopes match frame by frame, not only over the whole note; a level ``L > 0`` moves the second instrument ``L`` dB from the
+so the two notes' time-frequency envelopes match frame by frame, not only over the whole note; a level ``L >
+0`` moves the second instrument ``L`` dB from the
 first in a random direction of cepstral space. The hardest non-zero default level (1 dB) is near
 the human threshold for a change of spectral shape: in profile analysis a 1-2 dB change of one
 component of a multi-tone complex is detected (Green 1988, *Profile Analysis*, Oxford UP; Green,
@@ -37,30 +38,26 @@ import numpy as np
 
 from auralgen.core.random import Choice, Dist
 from auralgen.listeners import timbre as listen
-from auralgen.synth import instruments as I
+from auralgen.synth import instruments
 from auralgen.synth.levels import loudness_lufs
-from auralgen.synth.signals import n_samples, place
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks._compare import within
+from auralgen.tasks._notes import TOLERANCE_LU, check_notes, note_recipe, note_samples, render_notes
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 from auralgen.tasks.design import SameAtZero
 
-ROVING_DB = 0.05  # natural roving of an instrument's envelope: per cepstral coefficient (dB, Gaussian SD)
 TOLERANCE_DB = 0.6  # measured distance vs the level: this + TOLERANCE_FRACTION * level
 TOLERANCE_FRACTION = 0.1
-TOLERANCE_LU = 0.2  # each note's measured loudness vs the recipe's
 FRAMEWISE_TOLERANCE_DB = 1.0  # time-local distance (Hann 1024 frames) vs the level: this + TOLERANCE_FRACTION * level
 # above ~185 Hz the two lowest mel bands share one partial and the envelope there cannot be set (errors ~1-2 dB)
-MAX_F0_HZ = 180.0
 # loudest note allowed: peaks stay under full scale (plucked attacks reach ~25 dB above the loudness)
-LOUDEST_LUFS = -30.0
 
 
 @dataclass(frozen=True)
 class TimbreRelativeConfig(TaskConfig):
     name: str = "timbre_relative"
     levels: tuple[float, ...] = (0, 1, 2, 4, 8)
-    excitations: tuple[str, ...] = I.EXCITATIONS
+    excitations: tuple[str, ...] = instruments.EXCITATIONS
     f0_hz: Dist = Dist.of({"dist": "loguniform", "low": 110.0, "high": 180.0})
     spread_db: float = 2.0  # how far an instrument lies from its family template (per coefficient, SD)
     note_s: float = 0.6
@@ -70,71 +67,16 @@ class TimbreRelativeConfig(TaskConfig):
     clip_s: float = 2.2
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
-        check_notes(self, audio, key, rove_db=S.LEVEL_ROVE_DB)
+        check_notes(self, audio, key, rove_db=_sounds.LEVEL_ROVE_DB)
         require(
             all(v >= 0 for v in self.levels),
             f"{key}.levels={list(self.levels)!r} has a negative distance; allowed: dB >= 0",
         )
         require(self.spread_db >= 0, f"{key}.spread_db={self.spread_db} is negative; allowed: >= 0")
-        worst = S.max_of(S.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + S.max_of(
-            S.dist(f"{key}.gap_s", self.gap_s, low=0.0)
+        worst = _sounds.max_of(_sounds.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + _sounds.max_of(
+            _sounds.dist(f"{key}.gap_s", self.gap_s, low=0.0)
         )
-        S.check_fits(key, worst + 2 * self.note_s, self.clip_s)
-
-
-def check_notes(cfg, audio: AudioConfig, key: str, rove_db: float = 0.0) -> None:
-    """Excitations known, f0 in the range where every mel band holds a partial, the note long
-    enough for BS.1770 loudness, Nyquist above the top band, loudness below clipping."""
-    bad = [e for e in cfg.excitations if e not in I.EXCITATIONS]
-    require(cfg.excitations and not bad,
-            f"{key}.excitations={list(cfg.excitations)!r} is invalid; allowed: a non-empty list from {list(I.EXCITATIONS)}")  # fmt: skip
-    f0 = S.dist(f"{key}.f0_hz", cfg.f0_hz, low=1e-9)
-    require(
-        S.min_of(f0) >= 50.0 and S.max_of(f0) <= MAX_F0_HZ,
-        f"{key}.f0_hz={cfg.f0_hz!r} leaves 50..{MAX_F0_HZ:g} Hz; allowed: 50 <= f0_hz <= {MAX_F0_HZ:g} (partials enough in the lowest mel bands)",
-    )
-    sr = cfg.sample_rate or audio.sample_rate
-    require(
-        sr > 2 * I.FMAX_HZ, f"{key}.sample_rate={sr} puts Nyquist below {I.FMAX_HZ} Hz; allowed: > {2 * I.FMAX_HZ:g}"
-    )
-    require(
-        0.4 <= cfg.note_s <= 4.0,
-        f"{key}.note_s={cfg.note_s} is out of range; allowed: 0.4 <= note_s <= 4 (BS.1770 needs 0.4 s)",
-    )
-    loud = cfg.loudness_lufs.high + rove_db
-    require(
-        loud <= LOUDEST_LUFS,
-        f"{key}.loudness_lufs={cfg.loudness_lufs!r} may clip; allowed: at most {LOUDEST_LUFS - rove_db:g} LUFS",
-    )
-
-
-def note_recipe(rng: np.random.Generator, excitation: str, f0: float, dur: float, ceps, lufs: float,
-                shape_seed: int | None = None) -> dict[str, Any]:  # fmt: skip
-    """A note of an instrument (``ceps``) with its natural roving: an envelope jitter of
-    :data:`ROVING_DB` per coefficient and its own excitation seed (fine structure). Draws: the
-    jitter, then the seed. ``shape_seed`` (the excitation's course in time) is stored when given."""
-    rov = np.asarray(ceps) + rng.normal(0.0, ROVING_DB, I.N_CEPS)
-    shape = {} if shape_seed is None else {"shape_seed": int(shape_seed)}
-    return {"excitation": excitation, "f0_hz": f0, "duration_s": dur, "seed": int(rng.integers(2**31)), **shape,
-            "ceps": [round(float(c), 6) for c in rov], "loudness_lufs": lufs}  # fmt: skip
-
-
-def render_notes(params: dict[str, Any]) -> list[np.ndarray]:
-    """The clip ``[1, n]`` float32 of ``params['notes']`` placed at their ``onset_s``."""
-    sr = int(params["sample_rate_hz"])
-    segs = [(I.render_note(nt, sr), n_samples(nt["onset_s"], sr)) for nt in params["notes"]]
-    return [place(segs, n_samples(params["clip_s"], sr))[None, :].astype(np.float32)]
-
-
-def note_samples(params: dict[str, Any], clip: np.ndarray) -> list[np.ndarray]:
-    """Each note's samples in ``clip`` (from its recipe's onset and duration)."""
-    sr = int(params["sample_rate_hz"])
-    x = np.asarray(clip, dtype=np.float64).reshape(-1)
-    out = []
-    for nt in params["notes"]:
-        a = n_samples(nt["onset_s"], sr)
-        out.append(x[a : a + n_samples(nt["duration_s"], sr)])
-    return out
+        _sounds.check_fits(key, worst + 2 * self.note_s, self.clip_s)
 
 
 @register
@@ -152,7 +94,8 @@ class TimbreRelative(Task):
     Config = TimbreRelativeConfig
     answers = {"same": "Same instrument", "different": "Different instruments"}
     questions = (
-        "Two notes are played one after the other at the same pitch and loudness. Are they played by the same instrument or by different instruments?",
+        "Two notes are played one after the other at the same pitch and loudness. Are they played by the same "
+        "instrument or by different instruments?",
         "Listen to the two notes. Do they come from the same instrument?",
         "Do the two notes in this clip have the same timbre (same instrument) or different timbres?",
     )
@@ -166,30 +109,38 @@ class TimbreRelative(Task):
 
     def __init__(self, cfg: TimbreRelativeConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
-        self.f0 = cfg.f0_hz
-        self.gap = cfg.gap_s
-        self.lead = cfg.lead_s
-        self.loudness = cfg.loudness_lufs
+        self.f0 = _sounds.dist("f0_hz", cfg.f0_hz, low=1e-9)
+        self.gap = _sounds.dist("gap_s", cfg.gap_s, low=0.0)
+        self.lead = _sounds.dist("lead_s", cfg.lead_s, low=0.0)
+        self.loudness = _sounds.dist("loudness_lufs", cfg.loudness_lufs)
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
         require(level.value >= 0, f"{self.name} level {level.value!r} is negative; allowed: dB >= 0")
         direction = "same" if level.value == 0 else "different"
         excitation = Choice(tuple(self.cfg.excitations)).sample(rng)
-        family = list(I.FAMILIES)[int(rng.integers(len(I.FAMILIES)))]
-        base = np.asarray(I.FAMILIES[family]) + rng.normal(0.0, self.cfg.spread_db, I.N_CEPS)
-        u = rng.standard_normal(I.N_CEPS)
+        family = list(instruments.FAMILIES)[int(rng.integers(len(instruments.FAMILIES)))]
+        base = np.asarray(instruments.FAMILIES[family]) + rng.normal(0.0, self.cfg.spread_db, instruments.N_CEPS)
+        u = rng.standard_normal(instruments.N_CEPS)
         other = base + level.value * u / np.linalg.norm(u)
         f0, lufs = float(self.f0.sample(rng)), float(self.loudness.sample(rng))
         shape_seed = int(rng.integers(2**31))  # one course in time for both notes: only the envelope may differ
-        lufs2 = S.roved(rng, lufs)  # each note's loudness roved on its own
+        lufs2 = _sounds.roved(rng, lufs)  # each note's loudness roved on its own
         notes = [
             note_recipe(rng, excitation, f0, self.cfg.note_s, c, lu, shape_seed) for c, lu in zip((base, other), lufs2)
         ]
-        t1, t2 = S.two_interval_timing(rng, self.cfg.note_s, self.cfg.note_s, self.gap, self.lead, self.cfg.clip_s)
+        t1, t2 = _sounds.two_interval_timing(
+            rng, self.cfg.note_s, self.cfg.note_s, self.gap, self.lead, self.cfg.clip_s
+        )
         notes[0]["onset_s"], notes[1]["onset_s"] = t1, t2
-        return {"sample_rate_hz": self.sample_rate, "clip_s": self.cfg.clip_s, "direction": direction,
-                "difference": level.value, "family": family, "notes": notes}  # fmt: skip
+        return {
+            "sample_rate_hz": self.sample_rate,
+            "clip_s": self.cfg.clip_s,
+            "direction": direction,
+            "difference": level.value,
+            "family": family,
+            "notes": notes,
+        }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         return render_notes(params)
@@ -206,13 +157,22 @@ class TimbreRelative(Task):
         a, b = note_samples(params, clips[0])
         diff = float(params["difference"])
         rec = within("timbre_distance_db", timbre_distance_db(a, b, sr), diff, TOLERANCE_DB + TOLERANCE_FRACTION * diff)
-        frames = within("framewise_distance_db", framewise_distance_db(a, b, sr), diff,
-                        FRAMEWISE_TOLERANCE_DB + TOLERANCE_FRACTION * diff)  # fmt: skip
+        frames = within(
+            "framewise_distance_db",
+            framewise_distance_db(a, b, sr),
+            diff,
+            FRAMEWISE_TOLERANCE_DB + TOLERANCE_FRACTION * diff,
+        )
         lufs = [loudness_lufs(x, sr) for x in (a, b)]
         loud_ok = all(abs(v - nt["loudness_lufs"]) <= TOLERANCE_LU for v, nt in zip(lufs, params["notes"]))
-        return Measurement.from_dict({"timbre_distance_db": rec, "framewise_distance_db": frames,
-                                      "loudness_lufs": [round(v, 3) for v in lufs],
-                                      "valid": bool(rec["ok"] and frames["ok"] and loud_ok)})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                "timbre_distance_db": rec,
+                "framewise_distance_db": frames,
+                "loudness_lufs": [round(v, 3) for v in lufs],
+                "valid": bool(rec["ok"] and frames["ok"] and loud_ok),
+            }
+        )
 
     def eval_fields(self, params):
         return {"difference": params["difference"], "difference_unit": "dB"}

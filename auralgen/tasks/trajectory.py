@@ -50,11 +50,11 @@ from auralgen.listeners import temporal as listen
 from auralgen.measure.geometry import direction_of
 from auralgen.rooms.images import FDL2
 from auralgen.rooms.receivers import receiver_from_config
-from auralgen.rooms.spec import WALL_MARGIN_M, load_preset
+from auralgen.rooms.spec import WALL_MARGIN_M, RoomSpec, load_preset
 from auralgen.rooms.trajectory import MAX_SPEED_M_S, Trajectory, approach, pass_by, recede, render_moving
 from auralgen.sounds.spatial import source_signal
 from auralgen.synth.levels import db_spl_to_rms
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, room_of
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, AuditSpec, Measurement, register, require
 
@@ -76,6 +76,17 @@ PLACEMENT_MARGIN_M = 0.05
 
 
 @dataclass(frozen=True)
+class Placement:
+    """Where a trajectory item happens: the room (its preset name and spec), the listener's position
+    (m, room coordinates) and the listener's yaw (deg)."""
+
+    room_name: str
+    room: RoomSpec
+    listener_m: list[float]
+    yaw_deg: float
+
+
+@dataclass(frozen=True)
 class TrajectoryConfig(SpatialConfig):
     unused_fields: ClassVar[dict[str, str]] = {"gap_s": "one moving sound per clip"}
     name: str = "trajectory"
@@ -92,23 +103,31 @@ class TrajectoryConfig(SpatialConfig):
         return {"lateral": "a left-to-right / right-to-left answer"}
 
     def check_task(self, audio, key):
-        require(all(0 < v <= MAX_SPEED_M_S for v in self.levels),
-                f"{key}.levels={list(self.levels)!r} is out of range; allowed: speeds 0 < m/s <= {MAX_SPEED_M_S}")  # fmt: skip
-        require(0.0 <= self.lateral_jitter_deg <= 60.0,
-                f"{key}.lateral_jitter_deg={self.lateral_jitter_deg!r} is out of range; allowed: 0 <= deg <= 60")  # fmt: skip
+        require(
+            all(0 < v <= MAX_SPEED_M_S for v in self.levels),
+            f"{key}.levels={list(self.levels)!r} is out of range; allowed: speeds 0 < m/s <= {MAX_SPEED_M_S}",
+        )
+        require(
+            0.0 <= self.lateral_jitter_deg <= 60.0,
+            f"{key}.lateral_jitter_deg={self.lateral_jitter_deg!r} is out of range; allowed: 0 <= deg <= 60",
+        )
         require(0 <= self.early_order <= 3, f"{key}.early_order={self.early_order!r} is out of range; allowed: 0..3")
         require(
             self.mode == "hybrid",
             f"{key}.mode={self.mode!r} is unsupported here; allowed: hybrid (moving early part + static tail)",
         )
-        check_spatial(self, audio, key, max_distance_m=self.distance_m.high)
+        check_spatial(self, audio, key, max_distance_m=_sounds.max_of(_sounds.dist("distance_m", self.distance_m)))
         reach = _reach_m(
-            self.distance_m.high,
+            _sounds.max_of(_sounds.dist("distance_m", self.distance_m)),
             max(self.levels),
-            self.source_s.high,
+            _sounds.max_of(_sounds.dist("source_s", self.source_s)),
         )
         fit = [r for r in self.rooms if _disc_fits(load_preset(r), reach)]
-        require(bool(fit), f"{key}: paths reaching {reach:.2f} m (distance + speed * source_s) fit none of rooms {list(self.rooms)}; allowed: slower levels, shorter source_s or a larger room (hall)")  # fmt: skip
+        require(
+            bool(fit),
+            f"{key}: paths reaching {reach:.2f} m (distance + speed * source_s) fit none of rooms {list(self.rooms)}; "
+            "allowed: slower levels, shorter source_s or a larger room (hall)",
+        )
 
 
 def _reach_m(distance_m: float, speed_m_s: float, duration_s: float) -> float:
@@ -164,7 +183,8 @@ class TrajectoryTask(SpatialTask):
         duration = source["duration_s"]
         length = speed * duration
         d = float(self.distance.sample(rng))
-        name, room, listener, yaw = self._place(rng, _reach_m(d, speed, duration))
+        place = self._place(rng, _reach_m(d, speed, duration))
+        name, room, listener, yaw = place.room_name, place.room, place.listener_m, place.yaw_deg
         # drawn for every item (used by some motions only), so the stream does not depend on the answer
         back = bool(rng.integers(2))
         jitter = float(rng.uniform(-self.cfg.lateral_jitter_deg, self.cfg.lateral_jitter_deg))
@@ -174,29 +194,39 @@ class TrajectoryTask(SpatialTask):
         sound = self._sound(rng, source, tr, listener, yaw)
         receiver = {**dict(self.cfg.receiver), "position_m": listener, "yaw_deg": yaw}
         return {
-            "sample_rate_hz": self.sample_rate, "full_scale_db_spl": self.audio.full_scale_db_spl,
-            "clip_s": self.cfg.clip_s, "ramp_s": self.cfg.ramp_s, "mode": self.cfg.mode,
-            "early_order": int(self.cfg.early_order), "level_reference": "received",
-            "room": name, "room_spec": room.to_dict(), "room_dims_m": list(room.dims_m), "rt60_s": room.rt60_s,
-            "listener_m": listener, "yaw_deg": yaw, "receiver": receiver,
-            "motion": motion, "speed_m_s": speed, "path_length_m": length, "closest_distance_m": d,
-            "trajectory": tr.to_dict(), "sounds": [sound],
-        }  # fmt: skip
+            **self.render_header(),
+            "early_order": int(self.cfg.early_order),
+            "level_reference": "received",
+            "room": name,
+            "room_spec": room.to_dict(),
+            "room_dims_m": list(room.dims_m),
+            "rt60_s": room.rt60_s,
+            "listener_m": listener,
+            "yaw_deg": yaw,
+            "receiver": receiver,
+            "motion": motion,
+            "speed_m_s": speed,
+            "path_length_m": length,
+            "closest_distance_m": d,
+            "trajectory": tr.to_dict(),
+            "sounds": [sound],
+        }
 
-    def _place(self, rng, reach: float):
-        """``(room name, room, listener position, yaw)``: a room whose floor fits a path reaching
+    def _place(self, rng, reach: float) -> Placement:
+        """The :class:`Placement` of an item: a room whose floor fits a path reaching
         ``reach`` m around the listener, and the listener placed with that margin from the walls."""
         fits = [r for r in self.cfg.rooms if _disc_fits(load_preset(r), reach)]
         if not fits:
             raise ParameterError(
-                f"{self.name}: a path reaching {reach:.2f} m fits none of rooms {list(self.cfg.rooms)}; allowed: a larger room"
+                f"{self.name}: a path reaching {reach:.2f} m fits none of rooms {list(self.cfg.rooms)}; allowed: a "
+                "larger room"
             )
         name = Choice(tuple(fits)).sample(rng)
         room = load_preset(name)
         lo = reach + WALL_MARGIN_M + PLACEMENT_MARGIN_M
         xy = rng.uniform(lo, np.asarray(room.dims_m[:2]) - lo)
         listener = [float(xy[0]), float(xy[1]), float(self.height.sample(rng))]
-        return name, room, listener, float(rng.uniform(-180.0, 180.0))
+        return Placement(name, room, listener, float(rng.uniform(-180.0, 180.0)))
 
     def _sound(self, rng, source: dict[str, Any], tr: Trajectory, listener, yaw: float) -> dict[str, Any]:
         """The moving sound's record: its source, start and end positions and directions, level, onset."""
@@ -224,13 +254,21 @@ class TrajectoryTask(SpatialTask):
         s = params["sounds"][0]
         dry = source_signal(s["source"], sr, ramp_s=params["ramp_s"])
         tr = Trajectory.from_dict(params["trajectory"])
-        wet = render_moving(dry, tr, room, receiver, sample_rate=sr, early_order=params["early_order"], late=True,
-                            rng=np.random.default_rng(s["rir_seed"]))  # fmt: skip
+        wet = render_moving(
+            dry,
+            tr,
+            room,
+            receiver,
+            sample_rate=sr,
+            early_order=params["early_order"],
+            late=True,
+            rng=np.random.default_rng(s["rir_seed"]),
+        )
         rms = math.sqrt(float(np.mean(wet[:, : len(dry)] ** 2)))
         wet *= db_spl_to_rms(s["level_db_spl"], full_scale_db_spl=fs_db) / max(rms, 1e-30)
-        total = S.n_samples(max(params["clip_s"], s["onset_s"] + s["source"]["duration_s"] + 0.2), sr)
+        total = _sounds.n_samples(max(params["clip_s"], s["onset_s"] + s["source"]["duration_s"] + 0.2), sr)
         out = np.zeros((receiver.num_channels, total))
-        a = S.n_samples(s["onset_s"], sr)
+        a = _sounds.n_samples(s["onset_s"], sr)
         n = min(wet.shape[1], total - a)
         out[:, a : a + n] = wet[:, :n]
         peak = float(np.max(np.abs(out)))
@@ -258,14 +296,16 @@ def _edges(params) -> tuple[tuple[int, int], tuple[int, int]]:
     edge = EDGE_FRACTION * dur
     t0 = s["onset_s"] + s["distance_m"] / SPEED_OF_SOUND_M_S
     t1 = s["onset_s"] + dur + s["end_distance_m"] / SPEED_OF_SOUND_M_S
-    return ((S.n_samples(t0, sr) + FDL2, S.n_samples(t0 + edge, sr) + FDL2),
-            (S.n_samples(t1 - edge, sr) + FDL2, S.n_samples(t1, sr) + FDL2))  # fmt: skip
+    return (
+        (_sounds.n_samples(t0, sr) + FDL2, _sounds.n_samples(t0 + edge, sr) + FDL2),
+        (_sounds.n_samples(t1 - edge, sr) + FDL2, _sounds.n_samples(t1, sr) + FDL2),
+    )
 
 
 def _median_itd_s(x: np.ndarray, span: tuple[int, int], sr: int) -> float:
     from auralgen.measure import itd_ild
 
-    w = S.n_samples(WINDOW_S, sr)
+    w = _sounds.n_samples(WINDOW_S, sr)
     vals = []
     for a in range(span[0], max(span[0] + 1, span[1] - w + 1), w // 2):
         seg = x[:, a : a + w]
@@ -290,10 +330,10 @@ def _direct_level_db(x: np.ndarray, params, edge: str) -> tuple[float, float]:
     s = params["sounds"][0]
     dry = source_signal(s["source"], sr, ramp_s=params["ramp_s"])
     n = len(dry)
-    w = S.n_samples(MATCH_WINDOW_S, sr)
+    w = _sounds.n_samples(MATCH_WINDOW_S, sr)
     edge_n = int(EDGE_FRACTION * n)
     span = (0, edge_n) if edge == "first" else (n - edge_n, n)
-    onset = S.n_samples(s["onset_s"], sr)
+    onset = _sounds.n_samples(s["onset_s"], sr)
     max_lag = (
         int(math.ceil(max(s["distance_m"], s["end_distance_m"]) / SPEED_OF_SOUND_M_S * sr)) + FDL2 + 8
     )  # the direct sound
@@ -344,26 +384,58 @@ def motion_check(params, clips) -> dict[str, Any]:
         (lv0, d0), (lv1, d1) = (_direct_level_db(x, params, span) for span in ("first", "last"))
         sign = 1.0 if motion == "approaching" else -1.0
         change, nearer_s = lv1 - lv0, d0 - d1  # level up and delay down when approaching
-        out.update(direct_level_start_db=round(lv0, 3), direct_level_end_db=round(lv1, 3),
-                   delay_start_ms=round(d0 * 1e3, 3), delay_end_ms=round(d1 * 1e3, 3))  # fmt: skip
+        out.update(
+            direct_level_start_db=round(lv0, 3),
+            direct_level_end_db=round(lv1, 3),
+            delay_start_ms=round(d0 * 1e3, 3),
+            delay_end_ms=round(d1 * 1e3, 3),
+        )
         # the windows' centres are (1 - EDGE_FRACTION) of the path apart
         want_s = (1 - EDGE_FRACTION) * params["path_length_m"] / SPEED_OF_SOUND_M_S
-        ok = (math.isfinite(change) and change * sign >= LEVEL_CHANGE_MIN_DB
-              and math.isfinite(nearer_s) and nearer_s * sign >= DELAY_CHANGE_MIN * want_s)  # fmt: skip
+        ok = (
+            math.isfinite(change)
+            and change * sign >= LEVEL_CHANGE_MIN_DB
+            and math.isfinite(nearer_s)
+            and nearer_s * sign >= DELAY_CHANGE_MIN * want_s
+        )
     return {**out, "valid": bool(ok)}
 
 
-def _path(motion: str, listener, yaw: float, d: float, length: float, duration: float, *,
-          back: bool, jitter: float, radial_az: float) -> Trajectory:  # fmt: skip
+def _path(
+    motion: str,
+    listener,
+    yaw: float,
+    d: float,
+    length: float,
+    duration: float,
+    *,
+    back: bool,
+    jitter: float,
+    radial_az: float,
+) -> Trajectory:
     """The source's path for ``motion``: a pass at closest distance ``d`` (in front, or behind when
     ``back``, ``jitter`` deg off the median plane), or a radial path of ``length`` m at ``radial_az``."""
     if motion in LATERAL:
         # azimuth increases (ccw) for right-to-left in front and for left-to-right behind
         ccw = (motion == "right_to_left") != back
-        return pass_by(listener, closest_azimuth_deg=(180.0 if back else 0.0) + jitter, closest_distance_m=d,
-                       length_m=length, ccw=ccw, yaw_deg=yaw, duration_s=duration)  # fmt: skip
+        return pass_by(
+            listener,
+            closest_azimuth_deg=(180.0 if back else 0.0) + jitter,
+            closest_distance_m=d,
+            length_m=length,
+            ccw=ccw,
+            yaw_deg=yaw,
+            duration_s=duration,
+        )
     if motion == "approaching":
-        return approach(listener, azimuth_deg=radial_az, start_distance_m=d + length, end_distance_m=d,
-                        yaw_deg=yaw, duration_s=duration)  # fmt: skip
-    return recede(listener, azimuth_deg=radial_az, start_distance_m=d, end_distance_m=d + length,
-                  yaw_deg=yaw, duration_s=duration)  # fmt: skip
+        return approach(
+            listener,
+            azimuth_deg=radial_az,
+            start_distance_m=d + length,
+            end_distance_m=d,
+            yaw_deg=yaw,
+            duration_s=duration,
+        )
+    return recede(
+        listener, azimuth_deg=radial_az, start_distance_m=d, end_distance_m=d + length, yaw_deg=yaw, duration_s=duration
+    )

@@ -10,7 +10,7 @@ from auralgen.core.random import item_rng
 from auralgen.measure.reverb import decay_rt60_s
 from auralgen.synth import n_samples
 from auralgen.tasks import _reverb as R
-from auralgen.tasks._compare import margin_percent
+from auralgen.tasks._binned import margin_percent
 from tests.support.builders import small_run
 
 TASK = build_tasks(small_run("task=reverberation_absolute"))["reverberation_absolute"]

@@ -145,7 +145,7 @@ def test_same_instrument_matches_frame_by_frame_and_different_ones_are_apart(exc
     from auralgen.config import build_tasks
     from auralgen.core.random import item_rng
     from auralgen.measure.timbre import framewise_distance_db
-    from auralgen.tasks.timbre_relative import note_samples
+    from auralgen.tasks._notes import note_samples
 
     run = small_run("task=timbre_relative", f"task.excitations=[{excitation}]")
     task = build_tasks(run)["timbre_relative"]

@@ -10,7 +10,7 @@ import pytest
 from auralgen.config import build_tasks
 from auralgen.core.errors import ParameterError
 from auralgen.core.random import item_rng
-from auralgen.tasks._compare import margin_percent
+from auralgen.tasks._binned import margin_percent
 from tests.support.builders import small_run
 
 TASKS = build_tasks(small_run())

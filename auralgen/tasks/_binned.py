@@ -1,0 +1,151 @@
+"""The binned-absolute family: one sound whose value sits at an exact margin from a bin edge.
+
+The options are value ranges (bins) delimited by a config field of inner edges; an item's bin is
+drawn uniformly, then one of its inner edges, and the value lies exactly the level's margin
+(percent, in ratio) inside that edge. The params record ``bin``, ``edge_side`` and
+``margin_percent``; ``measure`` reads the value back and checks it lies in the labelled bin at the
+recipe's margin.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+
+from auralgen.core.qa import QA
+from auralgen.tasks._compare import Drawn, parse_drawn, within
+from auralgen.tasks.base import AudioConfig, Task, TaskConfig, require
+
+
+class BinnedAbsoluteTask(Task):
+    """Base of the absolute tasks whose options are bins of one value (see the module docstring).
+
+    A subclass names its config field of inner edges (``bins_field``), the distributions it draws
+    from (``drawn``) and its option texts (:meth:`labels`, one per bin).
+    """
+
+    sub_category = "absolute_perception"
+    regime = "absolute"
+    level_unit = "percent"
+    bins_field: ClassVar[str]  # the config field of the inner bin edges, increasing
+    drawn: ClassVar[dict[str, Drawn]] = {}
+
+    def __init__(self, cfg: TaskConfig, audio: AudioConfig):
+        super().__init__(cfg, audio)
+        self.edges = self.bin_edges()
+        parse_drawn(self, self.drawn)
+
+    def bin_edges(self) -> tuple[float, ...]:
+        """The bins' edges, outer ends included (0 and infinity unless a task bounds its range)."""
+        return (0.0, *getattr(self.cfg, self.bins_field), math.inf)
+
+    @property
+    def n_choices(self) -> int:  # type: ignore[override]
+        return len(self.edges) - 1
+
+    def labels(self) -> list[str]:
+        """One option text per bin, in bin order."""
+        raise NotImplementedError
+
+    def draw_bin(self, rng: np.random.Generator, margin: float) -> tuple[int, str, float]:
+        """``(bin, side, value)`` at ``margin`` percent inside a drawn edge (:func:`draw_at_margin`)."""
+        require(margin >= 0, f"{self.name} level {margin!r} is negative; allowed: percent >= 0")
+        return draw_at_margin(rng, self.edges, margin)
+
+    def bin_record(self, k: int, side: str, value: float) -> dict[str, Any]:
+        """The params fields naming the item's bin, the edge it sits by and its margin from it."""
+        return {"bin": k, "edge_side": side, "margin_percent": round(margin_percent(value, self.edges), 9)}
+
+    def in_bin(self, value: float, k: int, tolerance: float = 0.0) -> bool:
+        """Whether ``value`` lies in bin ``k``, its edges widened by ``tolerance``."""
+        return self.edges[k] - tolerance <= value <= self.edges[k + 1] + tolerance
+
+    def margin_check(self, measured: float, expected: float, tolerance: float) -> dict[str, Any]:
+        """The measured value's margin against the recipe's (:func:`margin_check`)."""
+        return margin_check(measured, expected, self.edges, tolerance)
+
+    def qa(self, params: dict[str, Any], rng: np.random.Generator, *, slot: int) -> QA:
+        labels = self.labels()
+        return self.make_qa(labels[params["bin"]], labels, rng, slot=slot)
+
+    def eval_fields(self, params: dict[str, Any]) -> dict[str, float | str]:
+        """The value's margin from the nearest bin edge (percent, larger = easier)."""
+        return {"difference": float(params["margin_percent"]), "difference_unit": "percent"}
+
+
+def range_labels(names: tuple[str, ...], bins, shown: Callable[[float], str]) -> list[str]:
+    """One option text per bin: its name and its range, each edge as ``shown(edge)``."""
+    labels = [f"{names[0]} (below {shown(bins[0])})"]
+    labels += [f"{name} ({shown(lo)} to {shown(hi)})" for name, lo, hi in zip(names[1:], bins, bins[1:])]
+    return labels + [f"{names[-1]} (above {shown(bins[-1])})"]
+
+
+def check_margins(key: str, levels) -> float:
+    """Every level is a margin >= 0 percent; returns the largest as a ratio, ``1 + max / 100``."""
+    require(all(v >= 0 for v in levels), f"{key}.levels={list(levels)!r} has a negative margin; allowed: percent >= 0")
+    return 1 + max(levels) / 100.0
+
+
+def check_room(key: str, levels, bins, unit: str) -> None:
+    """Every inner bin ``[lo, hi]`` holds a value at the largest margin above ``lo`` and below ``hi``."""
+    m = 1 + max(levels) / 100.0
+    for lo, hi in zip(bins, bins[1:]):
+        require(
+            lo * m < hi / m,
+            f"{key}.levels={list(levels)!r}: a {max(levels)} % margin leaves no room in bin [{lo}, {hi}] {unit}; "
+            "allowed: a smaller margin or wider bins",
+        )
+
+
+def check_bins(key: str, name: str, bins, levels, unit: str) -> float:
+    """Bin edges increasing from above 0, margins >= 0 with room in every bin; returns the largest
+    margin as a ratio (:func:`check_margins`)."""
+    require(
+        len(bins) >= 1 and bins[0] > 0 and all(hi > lo for lo, hi in zip(bins, bins[1:])),
+        f"{key}.{name}={list(bins)!r} is not increasing; allowed: 0 < {name}...",
+    )
+    m = check_margins(key, levels)
+    check_room(key, levels, bins, unit)
+    return m
+
+
+def bin_sides(k: int, n_bins: int) -> tuple[str, ...]:
+    """The edges of bin ``k`` (of ``n_bins``) a value may sit near: ``"low"`` (its lower edge) for
+    every bin but the first, ``"high"`` (its upper edge) for every bin but the last."""
+    return (("low",) if k > 0 else ()) + (("high",) if k < n_bins - 1 else ())
+
+
+def at_margin(edges: tuple[float, ...], k: int, side: str, margin_percent: float) -> float:
+    """The value inside bin ``k`` of ``edges`` exactly ``margin_percent`` (in ratio) from its
+    ``side`` edge: ``edges[k] * (1 + m)`` or ``edges[k + 1] / (1 + m)``."""
+    m = 1 + margin_percent / 100.0
+    return float(edges[k] * m if side == "low" else edges[k + 1] / m)
+
+
+def draw_at_margin(rng: np.random.Generator, edges: tuple[float, ...], margin_percent: float) -> tuple[int, str, float]:
+    """``(bin, side, value)``: a bin drawn uniformly, then one of its inner edges (:func:`bin_sides`)
+    uniformly, and the value exactly ``margin_percent`` inside that edge. Two draws, in that order."""
+    n = len(edges) - 1
+    k = int(rng.integers(n))
+    sides = bin_sides(k, n)
+    side = sides[int(rng.integers(len(sides)))]
+    return k, side, at_margin(edges, k, side, margin_percent)
+
+
+def margin_percent(value: float, edges: tuple[float, ...]) -> float:
+    """Margin (percent, in ratio) of ``value`` from the nearest *inner* bin edge of ``edges``
+    (the outer ends are the range, not bin boundaries)."""
+    return min(100.0 * (max(value / e, e / value) - 1.0) for e in edges[1:-1])
+
+
+def margin_check(measured: float, expected: float, edges: tuple[float, ...], tolerance: float) -> dict[str, Any]:
+    """The margin (:func:`margin_percent`) of a measured value against the recipe's, as a
+    :func:`within` record whose tolerance is the value's ``tolerance`` mapped to percent (the
+    larger margin change of ``expected -/+ tolerance``)."""
+    want = margin_percent(expected, edges)
+    tol = max(abs(margin_percent(expected + s * tolerance, edges) - want) for s in (-1, 1))
+    got = margin_percent(measured, edges) if math.isfinite(measured) and measured > 0 else math.nan
+    return within("margin_percent", got, want, round(tol, 4))

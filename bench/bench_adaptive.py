@@ -50,8 +50,14 @@ def which_bound(obs: SimulatedObserver, stimuli) -> tuple[float | None, str, str
         return known, "known", "lapse 0 is the edge of the lapse grid: the prior pins it, free asymptotics fail"
     if abs(free / known - 1) < 0.05:
         return free, "free", f"free and known agree ({free:.3g}x, {known:.3g}x): the lapse costs both designs alike"
-    return known, "known", (f"free {free:.3g}x assumes the lapse learnt; in a track's budget its posterior stays "
-                            "near the 0-0.06 prior, which pins it")  # fmt: skip
+    return (
+        known,
+        "known",
+        (
+            f"free {free:.3g}x assumes the lapse learnt; in a track's budget its posterior stays "
+            "near the 0-0.06 prior, which pins it"
+        ),
+    )
 
 
 def measure(obs, settings: QuestSettings, runs: int, grid_runs_n: int, *, cost: str = "trials") -> tuple[dict, dict]:
@@ -85,11 +91,16 @@ def settings_table(args, settings: QuestSettings, stimuli) -> None:
         a, r = measure(obs, settings, args.runs, args.grid_runs)
         share = None if r["factor"] is None or bound is None or bound > MEANINGFUL else r["factor"] / bound
         met = share is not None and share >= GOAL and a["coverage"] >= GOAL
-        print(f"{threshold:11g} {slope:5g} {lapse:5g} | {_fmt(bound, '9.3g')}x ({kind}) | {_fmt(r['factor'], '6.2f')}x "
-              f"{_fmt(bound, '6.3g')}x {_fmt(share, '6.0%')} | {a['coverage']:8.3f} {a['trials_median']:6.0f} | "
-              f"{a['retest_agree']:12.3f} {a['retest_log10_median']:7.3f}  {'met' if met else 'NOT met'}")  # fmt: skip
-        past = "; the threshold lies past the grid's hardest value, which hardly measures it: no share" if (
-            bound is not None and bound > MEANINGFUL) else ""  # fmt: skip
+        print(
+            f"{threshold:11g} {slope:5g} {lapse:5g} | {_fmt(bound, '9.3g')}x ({kind}) | {_fmt(r['factor'], '6.2f')}x "
+            f"{_fmt(bound, '6.3g')}x {_fmt(share, '6.0%')} | {a['coverage']:8.3f} {a['trials_median']:6.0f} | "
+            f"{a['retest_agree']:12.3f} {a['retest_log10_median']:7.3f}  {'met' if met else 'NOT met'}"
+        )
+        past = (
+            "; the threshold lies past the grid's hardest value, which hardly measures it: no share"
+            if (bound is not None and bound > MEANINGFUL)
+            else ""
+        )
         whys.append(f"  {threshold:g}/{slope:g}/{lapse:g}: lapse {kind} -- {why}{past}")
     print("which bound and why:", *whys, sep="\n")
 
@@ -103,8 +114,10 @@ def budget_table(args, stimuli) -> None:
     for budget in args.budgets:
         a, r = measure(obs, QuestSettings(max_trials=budget), args.runs, args.grid_runs)
         share = None if r["factor"] is None else r["factor"] / bound
-        print(f"{budget:6d} | {_fmt(r['factor'], '6.2f')}x {_fmt(share, '6.0%')} | {a['coverage']:8.3f} "
-              f"{a['trials_median']:6.0f} {a['ci_ratio_median']:8.2f}")  # fmt: skip
+        print(
+            f"{budget:6d} | {_fmt(r['factor'], '6.2f')}x {_fmt(share, '6.0%')} | {a['coverage']:8.3f} "
+            f"{a['trials_median']:6.0f} {a['ci_ratio_median']:8.2f}"
+        )
 
 
 def failure_table(args, settings: QuestSettings, stimuli) -> None:
@@ -113,14 +126,23 @@ def failure_table(args, settings: QuestSettings, stimuli) -> None:
     print(f"\n(3) observers that fail like models (150/2/0.02; bound {bound:.3g}x lapse {kind}; factor in questions):")
     print("kind      rate | truth    coverage no-threshold(why)      | trials questions | factor  share")
     for name, rate in FAILURES:
-        obs = FailingObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.0 if name == "drift" else 0.02,
-                              chance=1 / 3, kind=name, rate=rate)  # fmt: skip
+        obs = FailingObserver(
+            PITCH,
+            threshold=150.0,
+            slope=2.0,
+            lapse=0.0 if name == "drift" else 0.02,
+            chance=1 / 3,
+            kind=name,
+            rate=rate,
+        )
         a, r = measure(obs, settings, args.fail_runs, args.grid_runs, cost="questions")
         share = None if r["factor"] is None else r["factor"] / bound
         why = ", ".join(f"{k} {v}" for k, v in sorted(a["no_threshold"].items())) or "-"
-        print(f"{name:8s} {rate:5.2f} | {_fmt(obs.true_threshold, '7.1f', 'none')} {a['coverage']:8.3f} "
-              f"{why:24s} | {a['trials_median']:6.0f} {a['questions_median']:9.0f} | {_fmt(r['factor'], '6.2f')}x "
-              f"{_fmt(share, '6.0%')}")  # fmt: skip
+        print(
+            f"{name:8s} {rate:5.2f} | {_fmt(obs.true_threshold, '7.1f', 'none')} {a['coverage']:8.3f} "
+            f"{why:24s} | {a['trials_median']:6.0f} {a['questions_median']:9.0f} | {_fmt(r['factor'], '6.2f')}x "
+            f"{_fmt(share, '6.0%')}"
+        )
 
 
 def dsp_runs() -> None:
@@ -153,9 +175,12 @@ def main() -> None:
     ap.add_argument("--skip-dsp", action="store_true")
     args = ap.parse_args()
     settings = QuestSettings()
-    print(f"QUEST+ on pitch domain {PITCH.low:g}-{PITCH.high:g} cents, guess 1/3, stop at CI ratio {settings.ci_ratio} "
-          f"or {settings.max_trials} trials; {args.runs} runs per setting, {args.fail_runs} per failing kind, grid rows of {args.grid_runs} runs; goal: "
-          f"factor >= {GOAL:.0%} of the bound and coverage >= {GOAL:.0%}")  # fmt: skip
+    print(
+        f"QUEST+ on pitch domain {PITCH.low:g}-{PITCH.high:g} cents, guess 1/3, stop at CI ratio {settings.ci_ratio} "
+        f"or {settings.max_trials} trials; {args.runs} runs per setting, {args.fail_runs} per failing kind, grid "
+        f"rows of {args.grid_runs} runs; goal: "
+        f"factor >= {GOAL:.0%} of the bound and coverage >= {GOAL:.0%}"
+    )
     stimuli = [PITCH.to_value(u) for u in PITCH.axis(settings.n_levels)]
     settings_table(args, settings, stimuli)
     budget_table(args, stimuli)

@@ -32,10 +32,15 @@ CONCURRENCY = (1, 4, 8, 16)
 
 def bench(concurrency: int, *, delay_s: float, n: int, wav: Path) -> dict:
     msgs = [
-        {"meta": {"unique_id": f"item{i}@0", "options": ["A1", "B1"]},
-         "prompts": [{"type": "audio", "value": str(wav)}, {"type": "text", "value": f"Question {i}\n<A>: A1\n<B>: B1\n"}]}
+        {
+            "meta": {"unique_id": f"item{i}@0", "options": ["A1", "B1"]},
+            "prompts": [
+                {"type": "audio", "value": str(wav)},
+                {"type": "text", "value": f"Question {i}\n<A>: A1\n<B>: B1\n"},
+            ],
+        }
         for i in range(n)
-    ]  # fmt: skip
+    ]
     with ChatServer(delay_s=delay_s, reply=lambda text: "B") as srv:
         adapter = build_adapter(
             {"kind": "openai", "base_url": srv.base_url, "name": "bench", "concurrency": concurrency}

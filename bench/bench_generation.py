@@ -93,8 +93,13 @@ def run_generate(args: list[str]) -> tuple[float, float, int]:
     """(wall seconds, peak tree PSS MB, exit code) of one generate.py run."""
     env = {**os.environ, "PRA_NUM_THREADS": "1"}
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, str(ROOT / "generate.py"), *args, "progress=false"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "generate.py"), *args, "progress=false"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     peak = 0.0
     while proc.poll() is None:
         peak = max(peak, _tree_rss_mb(proc.pid))
@@ -108,17 +113,43 @@ def run(*, quick: bool = False) -> list[dict]:
         for validate in (False, True):
             rates = sorted(items_per_second(task, validate=validate, n=100 if quick else 300) for _ in range(RUNS))
             rate = float(np.median(rates))
-            rows.append({"bench": f"{task} items/s/core (validate={validate}) [{rates[0]:.0f}-{rates[-1]:.0f}]",
-                         "value": rate, "target": TARGET_ITEMS_PER_S, "ratio": rate / TARGET_ITEMS_PER_S})  # fmt: skip
+            rows.append(
+                {
+                    "bench": f"{task} items/s/core (validate={validate}) [{rates[0]:.0f}-{rates[-1]:.0f}]",
+                    "value": rate,
+                    "target": TARGET_ITEMS_PER_S,
+                    "ratio": rate / TARGET_ITEMS_PER_S,
+                }
+            )
     with tempfile.TemporaryDirectory() as tmp:
         n_per_level = 300 if quick else 3334  # 6 levels -> 20,004 items
-        wall, peak, code = run_generate(["task=loudness_relative", f"task.items_per_level={n_per_level}", f"out={tmp}/big",
-                                         "validate=false", "shard_size=5000"])  # fmt: skip
-        rows.append({"bench": f"peak PSS MB, {6 * n_per_level} items, 2 workers (exit {code}, {6 * n_per_level / wall:.0f} items/s)",
-                     "value": peak, "target": TARGET_RSS_MB, "ratio": peak / TARGET_RSS_MB})  # fmt: skip
+        wall, peak, code = run_generate(
+            [
+                "task=loudness_relative",
+                f"task.items_per_level={n_per_level}",
+                f"out={tmp}/big",
+                "validate=false",
+                "shard_size=5000",
+            ]
+        )
+        rows.append(
+            {
+                "bench": f"peak PSS MB, {6 * n_per_level} items, 2 workers "
+                f"(exit {code}, {6 * n_per_level / wall:.0f} items/s)",
+                "value": peak,
+                "target": TARGET_RSS_MB,
+                "ratio": peak / TARGET_RSS_MB,
+            }
+        )
         wall, peak, code = run_generate([f"out={tmp}/default"])
-        rows.append({"bench": f"default suite wall s (exit {code})", "value": wall, "target": TARGET_SUITE_S,
-                     "ratio": wall / TARGET_SUITE_S})  # fmt: skip
+        rows.append(
+            {
+                "bench": f"default suite wall s (exit {code})",
+                "value": wall,
+                "target": TARGET_SUITE_S,
+                "ratio": wall / TARGET_SUITE_S,
+            }
+        )
     return rows
 
 

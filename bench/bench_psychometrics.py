@@ -58,9 +58,10 @@ SETTINGS = (
     Observer("steep, high lapse, mid-range", threshold=14.0, slope=3.0, lapse=0.15),
     Observer("shallow, high lapse, near lowest level", threshold=6.5, slope=1.5, lapse=0.1),
     Observer("steep, low lapse, near highest level", threshold=34.0, slope=3.0, lapse=0.02),
-    Observer("3 options, 12 trials per level, mid-range", threshold=14.0, slope=2.0, lapse=0.05, n_options=3,
-             n_per_level=12),
-)  # fmt: skip
+    Observer(
+        "3 options, 12 trials per level, mid-range", threshold=14.0, slope=2.0, lapse=0.05, n_options=3, n_per_level=12
+    ),
+)
 
 
 def simulate(observer: Observer, runs: int) -> dict:

@@ -38,8 +38,14 @@ from tests.support.builders import small_run  # noqa: E402
 
 TARGET_OVERHEAD = 0.10
 MODES = {"pool": "local pool, 2 workers", "ray1": "ray, 1 node x 2 CPUs", "ray2": "ray, 2 nodes x 1 CPU"}
-OTHERS = ("azimuth_absolute", "elevation_absolute", "elevation_relative", "distance_relative", "distance_absolute",
-          "trajectory")  # fmt: skip
+OTHERS = (
+    "azimuth_absolute",
+    "elevation_absolute",
+    "elevation_relative",
+    "distance_relative",
+    "distance_absolute",
+    "trajectory",
+)
 
 
 def job_seconds(make_executor, items_per_level: int, out: Path, seed: int) -> tuple[float, int]:
@@ -71,7 +77,8 @@ def timed_runs(make_executor, items_per_level: int, runs: int) -> tuple[list[flo
 
 
 def rates_of(mode: str, items_per_level: int, runs: int) -> tuple[tuple[list[float], list[float]], float]:
-    """Whole-job and marginal items/s (:func:`timed_runs`) of one executor (``pool``, ``ray1``: one node of 2 CPUs, ``ray2``: two nodes of 1 CPU), and the
+    """Whole-job and marginal items/s (:func:`timed_runs`) of one executor (``pool``, ``ray1``: one node of 2 CPUs,
+    ``ray2``: two nodes of 1 CPU), and the
     seconds to start its cluster. Each Ray run joins the cluster as a new job (fresh worker processes, as
     the pool forks fresh workers): the start-up a run pays is in its figure."""
     if mode == "pool":
@@ -101,7 +108,8 @@ def main() -> int:
         return 0
     n = 6 * a.items_per_level
     print(
-        f"azimuth_relative (binaural), runs of {n} + {2 * n} items, {a.runs} timed runs after a warm-up; the machine may be shared"
+        f"azimuth_relative (binaural), runs of {n} + {2 * n} items, {a.runs} timed runs after a warm-up; the machine "
+        "may be shared"
     )
     medians = {}
     for mode, label in MODES.items():

@@ -111,12 +111,25 @@ def run(rt60s=(0.3, 0.6, 1.0, 1.5), *, reps: int = 5) -> list[dict]:
         ref = _rir(room, "pra", "exact")
         for mode in ("exact", "hybrid"):
             n = reps if mode == "exact" else 3 * reps
-            t_pra, t_fast = _paired_times(lambda room=room, mode=mode: _rir(room, "pra", mode),
-                                          lambda room=room, mode=mode: _rir(room, "fast", mode), n)  # fmt: skip
+            t_pra, t_fast = _paired_times(
+                lambda room=room, mode=mode: _rir(room, "pra", mode),
+                lambda room=room, mode=mode: _rir(room, "fast", mode),
+                n,
+            )
             ratios = sorted(p / f for p, f in zip(t_pra, t_fast))  # pairs run back to back
-            rows.append({"rt60_s": rt, "mode": mode, "pra_s": t_pra, "fast_s": t_fast, "ratio_med": float(np.median(ratios)),
-                         "ratio_lo": ratios[0], "ratio_hi": ratios[-1], "fast": accuracy(_rir(room, "fast", mode), ref),
-                         "pra": accuracy(_rir(room, "pra", mode), ref)})  # fmt: skip
+            rows.append(
+                {
+                    "rt60_s": rt,
+                    "mode": mode,
+                    "pra_s": t_pra,
+                    "fast_s": t_fast,
+                    "ratio_med": float(np.median(ratios)),
+                    "ratio_lo": ratios[0],
+                    "ratio_hi": ratios[-1],
+                    "fast": accuracy(_rir(room, "fast", mode), ref),
+                    "pra": accuracy(_rir(room, "pra", mode), ref),
+                }
+            )
     return rows
 
 
@@ -129,9 +142,12 @@ def cores_row(rt: float, reps: int) -> dict:
     _rir(room, "fast", "exact")
     fast = {m: float(np.median(_times(lambda m=m: _rir(room, "fast", m), reps))) for m in ("exact", "hybrid")}
     env = {k: v for k, v in os.environ.items() if k != "PRA_NUM_THREADS"}
-    code = (f"import sys, json; sys.path.insert(0, {os.getcwd()!r}); import bench.bench_rooms as b; "
-            f"from auralgen.rooms.spec import RoomSpec; r = RoomSpec(b.DIMS, rt60_s={rt}); b._rir(r, 'pra', 'exact'); "
-            f"import numpy as np; print(json.dumps(float(np.median(b._times(lambda: b._rir(r, 'pra', 'exact'), {reps})))))")  # fmt: skip
+    code = (
+        f"import sys, json; sys.path.insert(0, {os.getcwd()!r}); import bench.bench_rooms as b; "
+        f"from auralgen.rooms.spec import RoomSpec; r = RoomSpec(b.DIMS, rt60_s={rt}); b._rir(r, 'pra', 'exact'); "
+        "import numpy as np; print(json.dumps(float(np.median(b._times(lambda: b._rir(r, 'pra', 'exact'), "
+        f"{reps})))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=900, check=True)
     return {"rt60_s": rt, "threads": numba.config.NUMBA_NUM_THREADS, "pra_exact_s": json.loads(out.stdout), **fast}
 
@@ -141,18 +157,25 @@ def _cell(ts: list[float]) -> str:
 
 
 def report(rows: list[dict]) -> list[str]:
-    lines = [f"{'RT60':>4} {'mode':6} {'pra s median [min-max]':>27} {'fast s median [min-max]':>27} "
-             f"{'ratio med [min-max]':>22} {'goal':>5}  accuracy vs pra exact (ours | pra's)"]  # fmt: skip
+    lines = [
+        f"{'RT60':>4} {'mode':6} {'pra s median [min-max]':>27} {'fast s median [min-max]':>27} "
+        f"{'ratio med [min-max]':>22} {'goal':>5}  accuracy vs pra exact (ours | pra's)"
+    ]
     for r in rows:
         goal = GOALS[r["mode"]] if (r["mode"] == "exact" and r["rt60_s"] >= 0.6) or r["rt60_s"] == 1.0 else None
         met = "" if goal is None else ("met" if r["ratio_med"] >= goal else "MISS")
         f, p = r["fast"], r["pra"]
-        acc = (f"RIR err {f['rir_err']:.1e} of peak" if r["mode"] == "exact" else
-               f"RT60 {f['rt60_err_pct']:+.1f} % | {p['rt60_err_pct']:+.1f} %, DRR {f['drr_err_db']:+.2f} | "
-               f"{p['drr_err_db']:+.2f} dB, early {f['early_err_db']:+.2f} | {p['early_err_db']:+.2f} dB, "
-               f"length {f['length']} | {p['length']}")  # fmt: skip
-        lines.append(f"{r['rt60_s']:4.1f} {r['mode']:6} {_cell(r['pra_s']):>27} {_cell(r['fast_s']):>27} "
-                     f"{r['ratio_med']:7.1f}x [{r['ratio_lo']:.1f}-{r['ratio_hi']:.1f}] {met:>5}  {acc}")  # fmt: skip
+        acc = (
+            f"RIR err {f['rir_err']:.1e} of peak"
+            if r["mode"] == "exact"
+            else f"RT60 {f['rt60_err_pct']:+.1f} % | {p['rt60_err_pct']:+.1f} %, DRR {f['drr_err_db']:+.2f} | "
+            f"{p['drr_err_db']:+.2f} dB, early {f['early_err_db']:+.2f} | {p['early_err_db']:+.2f} dB, "
+            f"length {f['length']} | {p['length']}"
+        )
+        lines.append(
+            f"{r['rt60_s']:4.1f} {r['mode']:6} {_cell(r['pra_s']):>27} {_cell(r['fast_s']):>27} "
+            f"{r['ratio_med']:7.1f}x [{r['ratio_lo']:.1f}-{r['ratio_hi']:.1f}] {met:>5}  {acc}"
+        )
     return lines
 
 
@@ -162,8 +185,11 @@ def main(argv=None) -> int:
     ap.add_argument("--rt60", type=float, nargs="+", default=[0.3, 0.6, 1.0, 1.5])
     ap.add_argument("--no-cores", action="store_true", help="skip the all-cores table")
     args = ap.parse_args(argv)
-    print(f"single thread (PRA_NUM_THREADS=1, numba threads 1), {args.reps} runs per exact cell, {3 * args.reps} per hybrid cell, {FS} Hz, 4 mics, "
-          f"room {DIMS} m")  # fmt: skip
+    print(
+        f"single thread (PRA_NUM_THREADS=1, numba threads 1), {args.reps} runs per exact cell, {3 * args.reps} per "
+        f"hybrid cell, {FS} Hz, 4 mics, "
+        f"room {DIMS} m"
+    )
     for line in report(run(tuple(args.rt60), reps=args.reps)):
         print(line, flush=True)
     if not args.no_cores:
@@ -173,8 +199,11 @@ def main(argv=None) -> int:
         )
         for rt in args.rt60:
             c = cores_row(rt, args.reps)
-            print(f"{rt:4.1f} {c['threads']:7d} {c['pra_exact_s']:12.4f} {c['exact']:13.4f} {c['hybrid']:14.4f} "
-                  f"{c['pra_exact_s'] / c['exact']:8.1f}x", flush=True)  # fmt: skip
+            print(
+                f"{rt:4.1f} {c['threads']:7d} {c['pra_exact_s']:12.4f} {c['exact']:13.4f} {c['hybrid']:14.4f} "
+                f"{c['pra_exact_s'] / c['exact']:8.1f}x",
+                flush=True,
+            )
     return 0
 
 

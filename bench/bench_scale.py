@@ -50,10 +50,29 @@ def plan_figures(n_items: int, *, shard_size: int = 1000, out: str = "data/bench
     t0 = time.perf_counter()
     records = []
     for sh in shards:  # every spec once, and the shard's journal record from per-item stats as a run makes them
-        stats = [{"task": s.task, "split": s.split, "level": s.level, "level_value": 0.0, "resampled": 0,
-                  "redraws": {}, "dropped": None, "worst_error": 0.0} for s in sh.items]  # fmt: skip
-        records.append({"path": sh.path, "task": sh.task, "split": sh.split, "rows": len(stats), "sha256": "0" * 64,
-                        "levels": shard_levels(stats)})  # fmt: skip
+        stats = [
+            {
+                "task": s.task,
+                "split": s.split,
+                "level": s.level,
+                "level_value": 0.0,
+                "resampled": 0,
+                "redraws": {},
+                "dropped": None,
+                "worst_error": 0.0,
+            }
+            for s in sh.items
+        ]
+        records.append(
+            {
+                "path": sh.path,
+                "task": sh.task,
+                "split": sh.split,
+                "rows": len(stats),
+                "sha256": "0" * 64,
+                "levels": shard_levels(stats),
+            }
+        )
     t_specs = time.perf_counter() - t0
     journal = {"fingerprint": fingerprint(run), "shards": {}, "files": sorted(sh.path for sh in shards)}
     with tempfile.TemporaryDirectory() as tmp:
@@ -65,13 +84,23 @@ def plan_figures(n_items: int, *, shard_size: int = 1000, out: str = "data/bench
         journal_mb = (Path(tmp) / "journal.json").stat().st_size / 1e6
         t0 = time.perf_counter()
         report = summarise(records, tasks)
-        manifest = {"shards": [{k: r[k] for k in ("path", "task", "split", "rows", "sha256")} for r in records],
-                    "items": report["totals"]}  # fmt: skip
+        manifest = {
+            "shards": [{k: r[k] for k in ("path", "task", "split", "rows", "sha256")} for r in records],
+            "items": report["totals"],
+        }
         write_json(Path(tmp) / "manifest.json", manifest)
         t_manifest = time.perf_counter() - t0
     items = sum(len(sh.items) for sh in shards)
-    return {"items": items, "shards": len(shards), "plan_s": t_plan, "specs_s": t_specs, "journal_s": t_journal,
-            "journal_mb": journal_mb, "manifest_s": t_manifest, "report_items": report["totals"]["items"]}  # fmt: skip
+    return {
+        "items": items,
+        "shards": len(shards),
+        "plan_s": t_plan,
+        "specs_s": t_specs,
+        "journal_s": t_journal,
+        "journal_mb": journal_mb,
+        "manifest_s": t_manifest,
+        "report_items": report["totals"]["items"],
+    }
 
 
 def run_figures(n_items: int) -> dict:
@@ -80,11 +109,22 @@ def run_figures(n_items: int) -> dict:
 
     per_level = -(-n_items // 6)  # loudness_relative: 6 levels
     with tempfile.TemporaryDirectory() as tmp:
-        args = ["task=loudness_relative", f"task.items_per_level={per_level}", f"out={tmp}/run", "workers=2",
-                "validate=false", "shard_size=1000", "progress=false"]  # fmt: skip
+        args = [
+            "task=loudness_relative",
+            f"task.items_per_level={per_level}",
+            f"out={tmp}/run",
+            "workers=2",
+            "validate=false",
+            "shard_size=1000",
+            "progress=false",
+        ]
         t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, str(ROOT / "generate.py"), *args], cwd=ROOT,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+        proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "generate.py"), *args],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         samples = []
         while proc.poll() is None:
             samples.append((time.perf_counter() - t0, _tree_rss_mb(proc.pid)))
@@ -93,8 +133,15 @@ def run_figures(n_items: int) -> dict:
         err = proc.stderr.read().decode()[-300:]
     half = [mb for t, mb in samples if t < wall / 2] or [0.0]
     rest = [mb for t, mb in samples if t >= wall / 2] or [0.0]
-    return {"items": 6 * per_level, "exit": proc.returncode, "items_per_s": 6 * per_level / wall, "wall_s": wall,
-            "peak_first_half_mb": max(half), "peak_second_half_mb": max(rest), "stderr": err}  # fmt: skip
+    return {
+        "items": 6 * per_level,
+        "exit": proc.returncode,
+        "items_per_s": 6 * per_level / wall,
+        "wall_s": wall,
+        "peak_first_half_mb": max(half),
+        "peak_second_half_mb": max(rest),
+        "stderr": err,
+    }
 
 
 def _plan_child() -> None:
@@ -110,15 +157,21 @@ def main(argv: list[str]) -> None:
     n_run = int(argv[argv.index("--run") + 1]) if "--run" in argv else 100_000
     out = subprocess.run([sys.executable, __file__, "--plan-child"], capture_output=True, text=True, timeout=600)
     p = json.loads(out.stdout.strip().splitlines()[-1])
-    print(f"plan of {p['items']:,} items in {p['shards']} shards: plan {p['plan_s']:.2f} s (target < {TARGET_PLAN_S:.0f}), "
-          f"every spec built {p['specs_s']:.1f} s, journal written after each shard {p['journal_s']:.1f} s in all "
-          f"(final {p['journal_mb']:.2f} MB), manifest {p['manifest_s']:.2f} s; "
-          f"peak RSS {p['peak_rss_mb']:.0f} MB (target < {TARGET_PLAN_MB:.0f})")  # fmt: skip
+    print(
+        f"plan of {p['items']:,} items in {p['shards']} shards: plan {p['plan_s']:.2f} s (target < "
+        f"{TARGET_PLAN_S:.0f}), "
+        f"every spec built {p['specs_s']:.1f} s, journal written after each shard {p['journal_s']:.1f} s in all "
+        f"(final {p['journal_mb']:.2f} MB), manifest {p['manifest_s']:.2f} s; "
+        f"peak RSS {p['peak_rss_mb']:.0f} MB (target < {TARGET_PLAN_MB:.0f})"
+    )
     if n_run:
         r = run_figures(n_run)
-        print(f"run of {r['items']:,} loudness_relative items on 2 workers (validate=false): exit {r['exit']}, "
-              f"{r['items_per_s']:.0f} items/s ({r['wall_s']:.0f} s); peak PSS {r['peak_first_half_mb']:.0f} MB in the "
-              f"first half, {r['peak_second_half_mb']:.0f} MB in the second" + (f"; stderr: {r['stderr']}" if r["exit"] else ""))  # fmt: skip
+        print(
+            f"run of {r['items']:,} loudness_relative items on 2 workers (validate=false): exit {r['exit']}, "
+            f"{r['items_per_s']:.0f} items/s ({r['wall_s']:.0f} s); peak PSS {r['peak_first_half_mb']:.0f} MB in the "
+            f"first half, {r['peak_second_half_mb']:.0f} MB in the "
+            "second" + (f"; stderr: {r['stderr']}" if r["exit"] else "")
+        )
 
 
 if __name__ == "__main__":

@@ -205,7 +205,8 @@ def print_corpus_table() -> None:
     print(
         f"stated answers read right: {total['stated_right']}/{total['stated']} "
         f"({100 * total['stated_right'] / total['stated']:.1f} %); no stated answer left unparsed: "
-        f"{total['unstated_unparsed']}/{total['unstated']} ({100 * total['unstated_unparsed'] / total['unstated']:.1f} %)"
+        f"{total['unstated_unparsed']}/{total['unstated']} ({100 * total['unstated_unparsed'] / total['unstated']:.1f} "
+        "%)"
     )
 
 
@@ -235,13 +236,17 @@ def print_sonicbench_table(clone: str) -> None:
     print(f"{'system':30s}{'rows':>6s}{'SonicBench %':>14s}{'parser %':>10s}{'differ':>8s}")
     for system, c in sorted(table.items()):
         print(
-            f"{system:30s}{c['n']:6d}{100 * c['exact'] / c['n']:14.2f}{100 * c['parser'] / c['n']:10.2f}{c['differ']:8d}"
+            f"{system:30s}{c['n']:6d}{100 * c['exact'] / c['n']:14.2f}"
+            f"{100 * c['parser'] / c['n']:10.2f}{c['differ']:8d}"
         )
     same = sorted(s for s, c in table.items() if c["differ"] == 0)
     print(f"identical on {len(same)} of {len(table)} systems: {', '.join(same)}")
     differ, exact_only = (sum(c[k] for c in table.values()) for k in ("differ", "exact_only"))
-    print(f"of the {differ} rows scored differently, {exact_only} are right by exact match and wrong by the parser; "
-          f"the other {differ - exact_only} are replies exact match cannot read (\"A.\", \"☞B\", a sentence) that the parser reads as right")  # fmt: skip
+    print(
+        f"of the {differ} rows scored differently, {exact_only} are right by exact match and wrong by the parser; "
+        f'the other {differ - exact_only} are replies exact match cannot read ("A.", "☞B", a sentence) that the '
+        "parser reads as right"
+    )
 
 
 if __name__ == "__main__":
@@ -255,11 +260,19 @@ if __name__ == "__main__":
         sys.exit(0)
     figures = run()
     print(json.dumps(figures, indent=2))
-    results.write("bench_scoring", "python bench/bench_scoring.py", [
-        results.figure(f"parse + score {figures['n_records']:,} cached replies", figures["parse_plus_score_s"], "s",
-                       target=f"<= {TARGET_S:.0f} s"),
-        results.figure("of which scoring", figures["score_s"], "s"),
-    ])  # fmt: skip
+    results.write(
+        "bench_scoring",
+        "python bench/bench_scoring.py",
+        [
+            results.figure(
+                f"parse + score {figures['n_records']:,} cached replies",
+                figures["parse_plus_score_s"],
+                "s",
+                target=f"<= {TARGET_S:.0f} s",
+            ),
+            results.figure("of which scoring", figures["score_s"], "s"),
+        ],
+    )
     print(
         f"parse+score of {figures['n_records']:,} records: {figures['parse_plus_score_s']:.2f} s "
         f"({figures['ratio_to_target']:.2f} x the {TARGET_S:.0f} s target; scoring alone "

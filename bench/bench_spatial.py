@@ -9,7 +9,8 @@ runs without its 'closer' relation on FOA and tetra (:data:`NOT_BINAURAL`).
 
 Part 2: ``generate.py task=azimuth_relative`` with ``workers=1`` and ``workers=2`` (same items, the
 shards byte-identical), ``--scaling-runs`` times (one worker and two back to back), as two jobs: N items
-and 3N items (a new seed each). Each job pays a fixed cost once, whatever its size: the numba caches and HRTF set are loaded and the first item of
+and 3N items (a new seed each). Each job pays a fixed cost once, whatever its size: the numba caches and HRTF set are
+loaded and the first item of
 each task rendered before the workers fork (about 1 s here, serial). So two rates are printed from the
 render times ``generate.py`` reports: the whole-job rate of the 3N-item job, and the marginal rate,
 2N over the difference of the two jobs' times -- the rate once the workers are running, what a long job
@@ -70,8 +71,16 @@ def cell(task: str, layout: str, *, items: int, runs: int) -> str:
 
 
 def _generate_cmd(workers: int, items_per_level: int, out: str, seed: int) -> list[str]:
-    return [sys.executable, "generate.py", f"task={SCALING_TASK}", f"task.items_per_level={items_per_level}",
-            f"workers={workers}", f"out={out}", f"seed={seed}", "progress=false"]  # fmt: skip
+    return [
+        sys.executable,
+        "generate.py",
+        f"task={SCALING_TASK}",
+        f"task.items_per_level={items_per_level}",
+        f"workers={workers}",
+        f"out={out}",
+        f"seed={seed}",
+        "progress=false",
+    ]
 
 
 def _reported(text: str) -> tuple[int, float]:
@@ -81,8 +90,15 @@ def _reported(text: str) -> tuple[int, float]:
 
 def generate_time(workers: int, items_per_level: int, out: str, seed: int) -> tuple[int, float]:
     """Items rendered and render seconds (start-up of the Python process excluded) that generate.py reports."""
-    proc = subprocess.run(_generate_cmd(workers, items_per_level, out, seed), cwd=ROOT, capture_output=True,
-                          text=True, timeout=1800, check=True, env={**os.environ, "PRA_NUM_THREADS": "1"})  # fmt: skip
+    proc = subprocess.run(
+        _generate_cmd(workers, items_per_level, out, seed),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=True,
+        env={**os.environ, "PRA_NUM_THREADS": "1"},
+    )
     return _reported(proc.stdout + proc.stderr)
 
 
@@ -90,8 +106,17 @@ def two_at_once(items_per_level: int, outs: tuple[str, str], seeds: tuple[int, i
     """Items/s of two independent one-worker jobs run at the same time: what this machine's two cores give
     to two processes that share nothing (the ceiling a two-worker job can reach)."""
     env = {**os.environ, "PRA_NUM_THREADS": "1"}
-    procs = [subprocess.Popen(_generate_cmd(1, items_per_level, o, s), cwd=ROOT, env=env, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for o, s in zip(outs, seeds)]  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            _generate_cmd(1, items_per_level, o, s),
+            cwd=ROOT,
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        for o, s in zip(outs, seeds)
+    ]
     done = []
     for p in procs:
         text = p.communicate(timeout=1800)[0]
@@ -123,20 +148,29 @@ def _spread(xs: list[float], unit: str = "") -> str:
 
 
 def print_scaling(rates: dict, per_level: int, reps: int) -> None:
-    print(f"\nscaling, generate.py task={SCALING_TASK}, jobs of {6 * per_level} and {18 * per_level} items, render "
-          f"items/s, median [min-max] of {reps} runs ({os.cpu_count()} cores); ratios: median [min-max] over the "
-          "runs, each ratio within one run:")  # fmt: skip
+    print(
+        f"\nscaling, generate.py task={SCALING_TASK}, jobs of {6 * per_level} and {18 * per_level} items, render "
+        f"items/s, median [min-max] of {reps} runs ({os.cpu_count()} cores); ratios: median [min-max] over the "
+        "runs, each ratio within one run:"
+    )
     for w, label in (("1", "1 worker"), ("2", "2 workers"), ("ceiling", "2 one-worker jobs at once")):
-        print(f"  {label:26} whole {_spread(rates[w]['whole'])}"
-              + (f"  marginal {_spread(rates[w]['marginal'])}" if "marginal" in rates[w] else ""))  # fmt: skip
+        print(
+            f"  {label:26} whole {_spread(rates[w]['whole'])}"
+            + (f"  marginal {_spread(rates[w]['marginal'])}" if "marginal" in rates[w] else "")
+        )
     ratio = {k: [b / a for a, b in zip(rates["1"][k], rates["2"][k])] for k in ("whole", "marginal")}
     ceiling = [c / a for a, c in zip(rates["1"]["whole"], rates["ceiling"]["whole"])]
     share = [b / c for b, c in zip(rates["2"]["whole"], rates["ceiling"]["whole"])]
     met = statistics.median(ratio["marginal"]) >= SCALING_GOAL
-    print(f"  2 workers / 1: marginal {_spread(ratio['marginal'], 'x')} (goal >= {SCALING_GOAL}x: "
-          f"{'met' if met else 'MISS'}), whole job {_spread(ratio['whole'], 'x')} (its fixed cost included)")  # fmt: skip
-    print(f"  the machine's ceiling, 2 one-worker jobs at once / 1 alone: {_spread(ceiling, 'x')}; "
-          f"2 workers reach {_spread(share)} of it (whole jobs)")  # fmt: skip
+    print(
+        f"  2 workers / 1: marginal {_spread(ratio['marginal'], 'x')} (goal >= {SCALING_GOAL}x: "
+        f"{'met' if met else 'MISS'}), whole job {_spread(ratio['whole'], 'x')} (its fixed cost "
+        "included)"
+    )
+    print(
+        f"  the machine's ceiling, 2 one-worker jobs at once / 1 alone: {_spread(ceiling, 'x')}; "
+        f"2 workers reach {_spread(share)} of it (whole jobs)"
+    )
 
 
 def main(argv=None) -> int:
@@ -155,12 +189,15 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     items, runs = (8, 1) if args.quick else (args.items, args.runs)
     if not args.scaling_only:
-        print(f"items/s on one core (render + validate + FLAC + parquet), 16 kHz, median [min-max] of {runs} runs of "
-              f"{items}")  # fmt: skip
+        print(
+            f"items/s on one core (render + validate + FLAC + parquet), 16 kHz, median [min-max] of {runs} runs of "
+            f"{items}"
+        )
         print(f"{'task':<24}" + "".join(f"{lay:>26}" for lay in LAYOUTS))
         for task in spatial_tasks():
-            print(f"{task:<24}" + "".join(f"{cell(task, lay, items=items, runs=runs):>26}" for lay in LAYOUTS),
-                  flush=True)  # fmt: skip
+            print(
+                f"{task:<24}" + "".join(f"{cell(task, lay, items=items, runs=runs):>26}" for lay in LAYOUTS), flush=True
+            )
     per_level = 10 if args.quick else args.scaling_items_per_level
     reps = 1 if args.quick else args.scaling_runs
     print_scaling(scaling(per_level, reps), per_level, reps)

@@ -36,11 +36,21 @@ def measure(names: list[str], *, runs: int, n: int) -> list[dict]:
     for name in names:
         rates = sorted(items_per_second(name, validate=True, n=n) for _ in range(runs))
         med = statistics.median(rates)
-        rows.append({"task": name, "median": med, "min": rates[0], "max": rates[-1], "exempt": exempt(name),
-                     "ok": exempt(name) or med >= TARGET_ITEMS_PER_S})  # fmt: skip
-        print(f"{name:<24} {med:>8.1f} items/s/core  [{rates[0]:.1f}-{rates[-1]:.1f}] over {runs} runs of {n}"
-              f"  {'(exempt: room/mixture rendering)' if exempt(name) else f'{med / TARGET_ITEMS_PER_S:.2f}x target'}",
-              flush=True)  # fmt: skip
+        rows.append(
+            {
+                "task": name,
+                "median": med,
+                "min": rates[0],
+                "max": rates[-1],
+                "exempt": exempt(name),
+                "ok": exempt(name) or med >= TARGET_ITEMS_PER_S,
+            }
+        )
+        print(
+            f"{name:<24} {med:>8.1f} items/s/core  [{rates[0]:.1f}-{rates[-1]:.1f}] over {runs} runs of {n}"
+            f"  {'(exempt: room/mixture rendering)' if exempt(name) else f'{med / TARGET_ITEMS_PER_S:.2f}x target'}",
+            flush=True,
+        )
     return rows
 
 

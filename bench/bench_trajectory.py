@@ -49,18 +49,31 @@ def run() -> dict:
         lambda: convolve(sig, spatial_rir(room, start, rec, sample_rate=FS, rng=np.random.default_rng(0)))
     )
     moving, static = min(moving_times), min(static_times)
-    return {"clip_s": 3.0, "moving_s": moving, "static_s": static, "moving_over_static": moving / static,
-            "moving_times_s": moving_times, "static_times_s": static_times}  # fmt: skip
+    return {
+        "clip_s": 3.0,
+        "moving_s": moving,
+        "static_s": static,
+        "moving_over_static": moving / static,
+        "moving_times_s": moving_times,
+        "static_times_s": static_times,
+    }
 
 
 def main() -> None:
     r = run()
-    print(f"3 s binaural pass-by, classroom, 16 kHz: moving {r['moving_s']:.3f} s, static {r['static_s']:.3f} s "
-          f"(moving / static = {r['moving_over_static']:.2f}; real-time factor {r['moving_s'] / r['clip_s']:.3f})")  # fmt: skip
-    results.write("bench_trajectory", "python bench/bench_trajectory.py", [
-        results.figure("3 s binaural pass-by (classroom, 16 kHz), moving source", r["moving_times_s"], "s"),
-        results.figure("the same clip rendered static", r["static_times_s"], "s"),
-    ])  # fmt: skip
+    print(
+        f"3 s binaural pass-by, classroom, 16 kHz: moving {r['moving_s']:.3f} s, static {r['static_s']:.3f} s "
+        f"(moving / static = {r['moving_over_static']:.2f}; real-time factor "
+        f"{r['moving_s'] / r['clip_s']:.3f})"
+    )
+    results.write(
+        "bench_trajectory",
+        "python bench/bench_trajectory.py",
+        [
+            results.figure("3 s binaural pass-by (classroom, 16 kHz), moving source", r["moving_times_s"], "s"),
+            results.figure("the same clip rendered static", r["static_times_s"], "s"),
+        ],
+    )
 
 
 if __name__ == "__main__":

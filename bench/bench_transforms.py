@@ -121,9 +121,13 @@ def quality(fn, xs) -> dict[str, float]:
             got = cents(f_ref, _f0(y))
             stretch_cents.append(abs(got) if np.isfinite(got) else np.inf)
     e = np.array(shift_err)
-    return {"shift_err_median": float(np.median(e)), "shift_err_p90": float(np.percentile(e, 90)),
-            "within_tol": float(np.mean(e <= TOLERANCE_CENTS)), "stretch_cents_median": float(np.median(stretch_cents)),
-            "length_err_max": float(np.max(length_err))}  # fmt: skip
+    return {
+        "shift_err_median": float(np.median(e)),
+        "shift_err_p90": float(np.percentile(e, 90)),
+        "within_tol": float(np.mean(e <= TOLERANCE_CENTS)),
+        "stretch_cents_median": float(np.median(stretch_cents)),
+        "length_err_max": float(np.max(length_err)),
+    }
 
 
 def speed(fn, xs, repeats: int = 3) -> tuple[float, float, float]:
@@ -153,15 +157,19 @@ def main() -> int:
         fn(xs[0], shift=100.0)
     print(f"{len(xs)} recorded notes, shifts {SHIFTS} cents, stretches {STRETCHES}; one thread")
     print(
-        f"{'method':30s} {'shift err median':>17s} {'p90':>7s} {'<=3 ct':>7s} {'stretch: pitch moved':>21s} {'len err':>8s} {'attack x':>9s} {'s per s audio (median, min-max)':>32s}"
+        f"{'method':30s} {'shift err median':>17s} {'p90':>7s} {'<=3 ct':>7s} {'stretch: pitch moved':>21s} "
+        f"{'len err':>8s} {'attack x':>9s} {'s per s audio (median, min-max)':>32s}"
     )
     ref = None
     for name, fn in METHODS.items():
         q = quality(fn, xs)
         med, lo, hi = speed(fn, xs)
         ref = ref or med
-        print(f"{name:30s} {q['shift_err_median']:14.1f} ct {q['shift_err_p90']:7.1f} {100 * q['within_tol']:6.0f}% "
-              f"{q['stretch_cents_median']:18.1f} ct {q['length_err_max']:8.0f} {attack_ratio(fn, hits):9.2f} {med:11.4f} ({lo:.4f}-{hi:.4f}), {med / ref:4.2f}x pedalboard")  # fmt: skip
+        print(
+            f"{name:30s} {q['shift_err_median']:14.1f} ct {q['shift_err_p90']:7.1f} {100 * q['within_tol']:6.0f}% "
+            f"{q['stretch_cents_median']:18.1f} ct {q['length_err_max']:8.0f} {attack_ratio(fn, hits):9.2f} "
+            f"{med:11.4f} ({lo:.4f}-{hi:.4f}), {med / ref:4.2f}x pedalboard"
+        )
     return 0
 
 

@@ -67,7 +67,8 @@ def main() -> int:
     module_cycles = cycles(modules, edges)
     package_cycles = cycles(sorted(packages), packages)
     print(
-        f"{len(modules)} modules; module-level cycles: {len(module_cycles)}; package-level cycles: {len(package_cycles)}"
+        f"{len(modules)} modules; module-level cycles: {len(module_cycles)}; package-level cycles: "
+        f"{len(package_cycles)}"
     )
     for c in module_cycles:
         print("  module cycle:", " <-> ".join(c))

@@ -25,8 +25,12 @@ from auralgen.listeners import multisource
 from auralgen.rooms.receivers import Binaural
 from auralgen.validation import listener as L
 
-LEVEL_FIELD = {"left": "levels", "closer": "distance_levels_m", "higher": "elevation_levels_deg",
-               "left_of": "left_of_levels_deg"}  # fmt: skip
+LEVEL_FIELD = {
+    "left": "levels",
+    "closer": "distance_levels_m",
+    "higher": "elevation_levels_deg",
+    "left_of": "left_of_levels_deg",
+}
 
 
 def main(argv=None) -> None:
@@ -50,8 +54,10 @@ def main(argv=None) -> None:
             print(f"wrong: seed {a.seed + i}, answer {qa.answer!r}, listener {got}")
             _print_sources(params, x, hrtf)
     lo, hi = wilson_interval(right, a.items)
-    print(f"{a.relation} at {a.step:g}: {right} / {a.items} = {100 * right / a.items:.1f} % "
-          f"[{100 * lo:.1f}, {100 * hi:.1f}] (95 % Wilson), {time.perf_counter() - t0:.0f} s")  # fmt: skip
+    print(
+        f"{a.relation} at {a.step:g}: {right} / {a.items} = {100 * right / a.items:.1f} % "
+        f"[{100 * lo:.1f}, {100 * hi:.1f}] (95 % Wilson), {time.perf_counter() - t0:.0f} s"
+    )
 
 
 def _print_sources(params, x, hrtf) -> None:

@@ -69,12 +69,17 @@ def table(rows: list[dict], flags: list[dict]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         c = r["controls"]["nuisance"]
-        verdict = "too few items" if r["status"] == "too few items" else (
-            "FLAG" if (r["task"], "nuisance") in flagged else "clean")  # fmt: skip
+        verdict = (
+            "too few items"
+            if r["status"] == "too few items"
+            else ("FLAG" if (r["task"], "nuisance") in flagged else "clean")
+        )
         cue = ", ".join(sorted(declared(r["task"]))) or "–"
-        lines.append(f"| {r['task']} | {r['n']} | {_pct(r['honest_chance'])} | {_pct(c['accuracy'])} "
-                     f"[{_pct(c['ci'][0])}, {_pct(c['ci'][1])}] | {100 * (c['accuracy'] - r['honest_chance']):+.1f} | "
-                     f"{_pct(r['mde'])} | {verdict} | {cue} |")  # fmt: skip
+        lines.append(
+            f"| {r['task']} | {r['n']} | {_pct(r['honest_chance'])} | {_pct(c['accuracy'])} "
+            f"[{_pct(c['ci'][0])}, {_pct(c['ci'][1])}] | {100 * (c['accuracy'] - r['honest_chance']):+.1f} | "
+            f"{_pct(r['mde'])} | {verdict} | {cue} |"
+        )
     return "\n".join(lines)
 
 
@@ -106,16 +111,21 @@ def main(argv: list[str] | None = None) -> str:
     for s in train:
         by_task[s.task].append(s)
     report = ControlsReport(str(dirs[1]), str(dirs[0]))
-    rows = [task_controls(name, by_task[name], [s for s in test if s.task == name], report)
-            for name in sorted({s.task for s in test}) if by_task.get(name)]  # fmt: skip
+    rows = [
+        task_controls(name, by_task[name], [s for s in test if s.task == name], report)
+        for name in sorted({s.task for s in test})
+        if by_task.get(name)
+    ]
     timings.append(f"controls: {len(test)} test items in {time.perf_counter() - t0:.0f} s")
     out = table(rows, report.flags)
     print(out)
     print("\n".join(timings))
     if args.results:
         command = shlex.join(["python", "bench/nuisance_table.py", *(argv if argv is not None else sys.argv[1:])])
-        stamp = (f"Measured by `{command}` on {dt.date.today().isoformat()} ({os.cpu_count()} cores, "
-                 f"Python {platform.python_version()}); {'; '.join(timings)}.")  # fmt: skip
+        stamp = (
+            f"Measured by `{command}` on {dt.date.today().isoformat()} ({os.cpu_count()} cores, "
+            f"Python {platform.python_version()}); {'; '.join(timings)}."
+        )
         Path(args.results).parent.mkdir(parents=True, exist_ok=True)
         Path(args.results).write_text(f"{stamp}\n\n{out}\n", encoding="utf-8")
     return out

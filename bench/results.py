@@ -27,8 +27,13 @@ def machine() -> dict:
         cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
     except (OSError, StopIteration):
         cpu = platform.processor()
-    return {"cpu": cpu, "cores": os.cpu_count(), "system": f"{platform.system()} {platform.machine()}",
-            "python": platform.python_version(), "load_1min": round(os.getloadavg()[0], 2)}  # fmt: skip
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "system": f"{platform.system()} {platform.machine()}",
+        "python": platform.python_version(),
+        "load_1min": round(os.getloadavg()[0], 2),
+    }
 
 
 def versions() -> dict:
@@ -44,16 +49,31 @@ def versions() -> dict:
 def figure(name: str, values, unit: str, *, target: str = "", note: str = "") -> dict:
     """One figure from its repeated measurements: median, min, max and count."""
     values = [float(v) for v in (values if isinstance(values, (list, tuple)) else [values])]
-    return {"name": name, "unit": unit, "median": statistics.median(values), "min": min(values),
-            "max": max(values), "n": len(values), "target": target, "note": note}  # fmt: skip
+    return {
+        "name": name,
+        "unit": unit,
+        "median": statistics.median(values),
+        "min": min(values),
+        "max": max(values),
+        "n": len(values),
+        "target": target,
+        "note": note,
+    }
 
 
 def write(bench: str, command: str, figures: list[dict], *, out: Path | None = None) -> Path:
     """Write ``bench/results/<bench>.json`` (or ``out``) and return its path."""
     path = out or RESULTS / f"{bench}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    record = {"bench": bench, "command": command, "recorded": dt.date.today().isoformat(), "source": "measured",
-              "machine": machine(), "versions": versions(), "figures": figures}  # fmt: skip
+    record = {
+        "bench": bench,
+        "command": command,
+        "recorded": dt.date.today().isoformat(),
+        "source": "measured",
+        "machine": machine(),
+        "versions": versions(),
+        "figures": figures,
+    }
     path.write_text(json.dumps(record, indent=2) + "\n")
     print(f"wrote {path.relative_to(path.parents[2]) if out is None else path}", file=sys.stderr)
     return path

@@ -113,8 +113,19 @@ def table(controls, audit, validation_report: dict) -> str:
     listened = defaultdict(list)
     for r in audit.listener:
         listened[r["task"]].append(r)
-    head = ["task", "n", "stated chance", "honest chance", *[f"{SHORT[c]} [95 % CI]" for c in CONTROLS], "MDE",
-            "controls", "listener easiest", "listener zero", "kept / re-drawn / dropped", "label confirmed"]  # fmt: skip
+    head = [
+        "task",
+        "n",
+        "stated chance",
+        "honest chance",
+        *[f"{SHORT[c]} [95 % CI]" for c in CONTROLS],
+        "MDE",
+        "controls",
+        "listener easiest",
+        "listener zero",
+        "kept / re-drawn / dropped",
+        "label confirmed",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for t in controls.tasks:
         name = t["task"]
@@ -122,11 +133,25 @@ def table(controls, audit, validation_report: dict) -> str:
         cells = [f"{_pct(c['accuracy'])} [{_pct(c['ci'][0])}, {_pct(c['ci'][1])}]" for c in ctl]
         easiest, zero = listener_cells(name, listened.get(name, []))
         g = counts.get(name, {"kept": 0, "redrawn": 0, "dropped": 0, "reasons": {}, "checks": {}})
-        why = "; ".join([*(f"re-drawn {n}× {c}" for c, n in sorted(g["checks"].items())),
-                         *(f"dropped {n}× {r}" for r, n in sorted(g["reasons"].items()))])  # fmt: skip
-        row = [name, str(t["n"]), _pct(t["stated_chance"]), _pct(t["honest_chance"]), *cells, _pct(t["mde"]),
-               t["status"], easiest, zero, f"{g['kept']} / {g['redrawn']} / {g['dropped']}" + (f" ({why})" if why else ""),
-               _pct(confirmed_share(name, g["kept"], audit))]  # fmt: skip
+        why = "; ".join(
+            [
+                *(f"re-drawn {n}× {c}" for c, n in sorted(g["checks"].items())),
+                *(f"dropped {n}× {r}" for r, n in sorted(g["reasons"].items())),
+            ]
+        )
+        row = [
+            name,
+            str(t["n"]),
+            _pct(t["stated_chance"]),
+            _pct(t["honest_chance"]),
+            *cells,
+            _pct(t["mde"]),
+            t["status"],
+            easiest,
+            zero,
+            f"{g['kept']} / {g['redrawn']} / {g['dropped']}" + (f" ({why})" if why else ""),
+            _pct(confirmed_share(name, g["kept"], audit)),
+        ]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
@@ -137,8 +162,11 @@ def main(argv: list[str] | None = None, *, log=print) -> str:
     parser.add_argument("test", nargs="?", default="data/validity", help="seed 0: the tested dataset")
     parser.add_argument("train", nargs="?", default="data/validity_seed1", help="seed 1: the controls' training set")
     parser.add_argument("--workers", type=int, default=None, help="generation workers (default: the config's)")
-    parser.add_argument("--results", default=None, help="also write the verdict and table to this file "
-                        "(the docs page reads bench/results/validity_table.md)")  # fmt: skip
+    parser.add_argument(
+        "--results",
+        default=None,
+        help="also write the verdict and table to this file (the docs page reads bench/results/validity_table.md)",
+    )
     parser.add_argument("overrides", nargs="*", help="after '--': generation overrides for both seeds")
     args = parser.parse_args(argv)
     commands = []
@@ -148,20 +176,30 @@ def main(argv: list[str] | None = None, *, log=print) -> str:
         if not (Path(out) / "manifest.json").exists():
             subprocess.run([cmd[0], str(ROOT / cmd[1]), *cmd[2:]], check=True, stdout=subprocess.DEVNULL)
     commands.append(f"python -m auralgen.validation {shlex.quote(args.test)} --controls {shlex.quote(args.train)}")
-    commands.append(shlex.join(["python", "bench/validity_table.py", args.test, args.train]
-                               + (["--results", args.results] if args.results else [])))  # fmt: skip
+    commands.append(
+        shlex.join(
+            ["python", "bench/validity_table.py", args.test, args.train]
+            + (["--results", args.results] if args.results else [])
+        )
+    )
     audit = audit_dataset(args.test)
     controls = audit_controls(args.train, args.test)
     report = json.loads((Path(args.test) / "validation_report.json").read_text(encoding="utf-8"))
     out = table(controls, audit, report)
     log("Measured by (the generations are skipped when their manifest.json exists):\n")
     log("```\n" + "\n".join(commands) + "\n```\n")
-    log(f"Controls trained on `{args.train}`, tested on `{args.test}`: verdict **{controls.verdict}**; "
-        f"audit of `{args.test}`: {audit.items} items, {len(audit.failures)} failing, {len(audit.flags)} flags.\n")  # fmt: skip
+    log(
+        f"Controls trained on `{args.train}`, tested on `{args.test}`: verdict **{controls.verdict}**; "
+        f"audit of `{args.test}`: {audit.items} items, {len(audit.failures)} failing, {len(audit.flags)} "
+        "flags.\n"
+    )
     log(out)
     if args.results:
-        verdict = (f"Controls trained on `{args.train}`, tested on `{args.test}`: verdict **{controls.verdict}**; "
-                   f"audit of `{args.test}`: {audit.items} items, {len(audit.failures)} failing, {len(audit.flags)} flags.")  # fmt: skip
+        verdict = (
+            f"Controls trained on `{args.train}`, tested on `{args.test}`: verdict **{controls.verdict}**; "
+            f"audit of `{args.test}`: {audit.items} items, {len(audit.failures)} failing, {len(audit.flags)} "
+            "flags."
+        )
         write_results(Path(args.results), commands[-1], verdict, out)
     return out
 
@@ -171,7 +209,10 @@ def write_results(path: Path, command: str, verdict: str, table_md: str) -> None
     import datetime as dt
     import platform
 
-    stamp = f"Measured by `{command}` on {dt.date.today().isoformat()} ({os.cpu_count()} cores, Python {platform.python_version()})."
+    stamp = (
+        f"Measured by `{command}` on {dt.date.today().isoformat()} "
+        f"({os.cpu_count()} cores, Python {platform.python_version()})."
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"{stamp}\n\n{verdict}\n\n{table_md.rstrip()}\n", encoding="utf-8")
 

@@ -32,9 +32,13 @@ def render_results(results_dir: Path = ROOT / "bench" / "results") -> str:
         m = rec["machine"]
         how = "measured by" if rec["source"] == "measured" else "transcribed from an earlier record of"
         vers = ", ".join(f"{k} {v}" for k, v in rec["versions"].items())
-        out += ["", f"{how.capitalize()} `{rec['command']}` on {rec['recorded']}; machine: {m['cpu']}, "
-                f"{m['cores']} cores, {m['system']}, Python {m['python']}; {vers}. "
-                f"File: `bench/results/{path.name}`.", ""]  # fmt: skip
+        out += [
+            "",
+            f"{how.capitalize()} `{rec['command']}` on {rec['recorded']}; machine: {m['cpu']}, "
+            f"{m['cores']} cores, {m['system']}, Python {m['python']}; {vers}. "
+            f"File: `bench/results/{path.name}`.",
+            "",
+        ]
         notes = sorted({f["note"] for f in rec["figures"] if f["note"]})
         out += [f"*{n}*" for n in notes] + [""]
     return "\n".join(out)

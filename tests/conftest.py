@@ -29,12 +29,19 @@ def pytest_terminal_summary(terminalreporter):
 # Tests of a few seconds to minutes each, kept out of `make test` for its 10-minute budget on 2 cores:
 # `make test-long` runs them (CI does, after `make test`). A node id prefix, and why it is long.
 LONG = {
-    "tests/test_config_walk.py::test_every_task_key_changes_the_output_or_is_refused[reverberation_absolute.": "samples rooms for every accepted value; .backend renders them with pyroomacoustics (minutes)",
+    (
+        "tests/test_config_walk.py::test_every_task_key_changes_the_output_or_is_refused[reverberation_absolute."
+    ): "samples rooms for every accepted value; .backend renders them with pyroomacoustics (minutes)",
     "tests/test_readme.py::test_readme_command[": "runs each command the docs show, as written",
-    "tests/test_readme.py::test_readme_generate_commands_plan_at_their_written_sizes[docs/tutorials/regenerate.md:L2": "plans the three-split command at full size",
+    (
+        "tests/test_readme.py::"
+        "test_readme_generate_commands_plan_at_their_written_sizes[docs/tutorials/regenerate.md:L2"
+    ): "plans the three-split command at full size",
     "tests/test_registries.py::test_source_dependent_targets_match_a_feature_of_a_recorded_source": "recorded clips",
     "tests/tasks/test_reverberation.py::test_absolute_margin_is_exact_classes_balanced_and_listener_easy": "rooms",
-    "tests/tasks/test_tone_tasks.py::test_answer_positions_balanced_and_every_option_answerable[reverberation_": "rooms",
+    (
+        "tests/tasks/test_tone_tasks.py::test_answer_positions_balanced_and_every_option_answerable[reverberation_"
+    ): "rooms",
     "tests/tasks/test_sampler_bounds.py::test_sampling_never_raises_at_any_rate[reverberation_absolute]": "rooms",
     "tests/test_generation_faults.py::": "each starts, kills and reruns generation processes",
     "tests/evaluation/test_eval_out_lock.py::": "concurrent evaluate processes",
@@ -52,7 +59,9 @@ LONG = {
     "tests/sounds/test_corpus.py::test_labelled_corpus_items_name_their_classes_and_are_measured[mixture]": "mixtures",
     "tests/tasks/test_timbre.py::test_relative_labels_measured_and_controls_equal": "many timbre items",
     "tests/test_readme.py::test_readme_python_snippets_run[": "the README's Python, generation included",
-    "tests/test_readme.py::test_readme_generate_commands_plan_at_their_written_sizes[docs/howto/validity-report": "plan",
+    (
+        "tests/test_readme.py::test_readme_generate_commands_plan_at_their_written_sizes[docs/howto/validity-report"
+    ): "plan",
     "tests/sounds/test_corpus.py::test_clip_items_are_measured_and_byte_identical[": "recorded clips, twice",
     "tests/sounds/test_corpus.py::test_labelled_corpus_items_name_their_classes_and_are_measured[multi_": "rooms",
     "tests/tasks/test_reverberation.py::test_absolute_clip_length_and_loudness_do_not_follow": "rooms",

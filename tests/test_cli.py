@@ -164,19 +164,30 @@ def test_overwrite_in_a_user_folder_deletes_nothing(tmp_path):
     (tmp_path / "data" / "raw" / "recordings.txt").write_text("mine")
     (tmp_path / "README.md").write_text("# mine")
     (tmp_path / "train.py").write_text("pass")
-    res = run_cli("task=duration_relative", "task.items_per_level=1", "task.levels=[0]", "out=.", "overwrite=true",
-                  cwd=tmp_path)  # fmt: skip
+    res = run_cli(
+        "task=duration_relative", "task.items_per_level=1", "task.levels=[0]", "out=.", "overwrite=true", cwd=tmp_path
+    )
     assert res.returncode == 2 and res.stderr.startswith("error: out='.' exists and is not an auralgen dataset")
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
-        "README.md", "data", "data/raw", "data/raw/recordings.txt", "train.py"
-    ]  # fmt: skip
+        "README.md",
+        "data",
+        "data/raw",
+        "data/raw/recordings.txt",
+        "train.py",
+    ]
     assert (tmp_path / "README.md").read_text() == "# mine"
 
 
 def test_multirun_checks_every_job_before_running_any(tmp_path):
     """The bad job is the 71st: main checked only the first 64 and wrote 70 datasets first."""
-    res = run_cli("-m", "task=duration_absolute", "task.items_per_level=1", "seed=" + ",".join(map(str, range(70))) + ",9223372036854775808",
-                  "out=sweep", cwd=tmp_path)  # fmt: skip
+    res = run_cli(
+        "-m",
+        "task=duration_absolute",
+        "task.items_per_level=1",
+        "seed=" + ",".join(map(str, range(70))) + ",9223372036854775808",
+        "out=sweep",
+        cwd=tmp_path,
+    )
     assert res.returncode == 2, res.stderr
     assert res.stderr.strip() == (
         "error: job seed=9223372036854775808: seed=9223372036854775808 is out of range; "

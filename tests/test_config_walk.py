@@ -96,8 +96,13 @@ def snapshot(cfg: dict, tmp_path, levels: int | None = None) -> dict:
                 task.channel_layout(params),
             )
         )
-    return {"plan": [(sh.path, sh.items) for sh in shards], "samples": repr(samples), "run": run, "renderer": renderer,
-            "firsts": firsts}  # fmt: skip
+    return {
+        "plan": [(sh.path, sh.items) for sh in shards],
+        "samples": repr(samples),
+        "run": run,
+        "renderer": renderer,
+        "firsts": firsts,
+    }
 
 
 def later_stages(snap: dict, tmp_path) -> dict:
@@ -157,9 +162,17 @@ ALL_TOP_KEYS = [p for p, _ in leaves({k: v for k, v in TOP.items() if k != "task
 # export.public writes a second dataset (<out>/public) beside the unchanged shards and card (by design):
 # tests/export/test_public.py checks that it is written and changes no id and no shard
 TOP_KEYS = [p for p in ALL_TOP_KEYS if p not in (("max_resample",), ("export", "public"))]
-RUNTIME_NEW = {("out",): "elsewhere", ("workers",): 2, ("progress",): True, ("overwrite",): True,
-               ("executor", "kind"): "ray", ("executor", "address"): "auto", ("executor", "num_cpus_per_task"): 2.0,
-               ("executor", "max_retries"): 1, ("executor", "connect_timeout_s"): 5.0}  # fmt: skip
+RUNTIME_NEW = {
+    ("out",): "elsewhere",
+    ("workers",): 2,
+    ("progress",): True,
+    ("overwrite",): True,
+    ("executor", "kind"): "ray",
+    ("executor", "address"): "auto",
+    ("executor", "num_cpus_per_task"): 2.0,
+    ("executor", "max_retries"): 1,
+    ("executor", "connect_timeout_s"): 5.0,
+}
 
 
 def test_max_resample_bounds_redraws(monkeypatch):

@@ -73,10 +73,26 @@ def test_generated_reference_pages_are_up_to_date(capsys):
 
 def test_benchmark_page_renders_every_results_file(tmp_path):
     hooks = _load("docs_hooks", ROOT / "docs" / "hooks.py")
-    record = {"bench": "bench_x", "command": "python bench/bench_x.py", "recorded": "2026-01-02", "source": "measured",
-              "machine": {"cpu": "CPU X", "cores": 2, "system": "Linux", "python": "3.11"}, "versions": {"numpy": "2.0"},
-              "figures": [{"name": "speed", "unit": "items/s", "median": 301.0, "min": 290.0, "max": 310.0, "n": 3,
-                           "target": ">= 300", "note": ""}]}  # fmt: skip
+    record = {
+        "bench": "bench_x",
+        "command": "python bench/bench_x.py",
+        "recorded": "2026-01-02",
+        "source": "measured",
+        "machine": {"cpu": "CPU X", "cores": 2, "system": "Linux", "python": "3.11"},
+        "versions": {"numpy": "2.0"},
+        "figures": [
+            {
+                "name": "speed",
+                "unit": "items/s",
+                "median": 301.0,
+                "min": 290.0,
+                "max": 310.0,
+                "n": 3,
+                "target": ">= 300",
+                "note": "",
+            }
+        ],
+    }
     (tmp_path / "bench_x.json").write_text(json.dumps(record))
     text = hooks.render_results(tmp_path)
     assert "| speed | 301 items/s | 290 – 310 | 3 | >= 300 |" in text

@@ -117,7 +117,8 @@ def wait_for(cond, timeout_s=60.0):
 
 def interrupt_when(proc, ready, *, timeout_s=60.0, within_s=60.0) -> str:
     """Once ``ready()``, Ctrl-C ``proc``'s process group (as a terminal does); it must exit within
-    ``within_s`` (a hang guard: a run that waited for its items would take minutes). Returns its stderr; the group is killed if it is still there."""
+    ``within_s`` (a hang guard: a run that waited for its items would take minutes). Returns its stderr; the group is
+    killed if it is still there."""
     try:
         wait_for(ready, timeout_s=timeout_s)
         os.killpg(proc.pid, signal.SIGINT)
@@ -180,13 +181,27 @@ def test_a_killed_run_leaves_nothing_that_blocks_the_rerun(ref):
 def test_ctrl_c_of_generate_py_with_real_items_exits_at_once_and_resumes(tmp_path):
     """The command line with a real task (results of ~100 kB per item in flight: a worker stopped while
     sending one must not leave the parent waiting on a half-written pipe)."""
-    cmd = [sys.executable, str(ROOT / "generate.py"), "task=pitch_relative", "task.items_per_level=4", "workers=2",
-           "shard_size=4", "progress=false"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        str(ROOT / "generate.py"),
+        "task=pitch_relative",
+        "task.items_per_level=4",
+        "workers=2",
+        "shard_size=4",
+        "progress=false",
+    ]
     ref = subprocess.run([*cmd, "out=ref"], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=ENV)
     assert ref.returncode == 0, ref.stderr
     out = tmp_path / "ds"
-    proc = subprocess.Popen([*cmd, "out=ds"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True, env=ENV, start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [*cmd, "out=ds"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+        start_new_session=True,
+    )
     stderr = interrupt_when(proc, lambda: list(out.rglob("*.parquet")), timeout_s=120)
     assert proc.returncode == 130 and last_line(stderr).startswith("error: interrupted"), stderr
     wait_for(lambda: group_gone(proc.pid), timeout_s=30)
@@ -215,8 +230,9 @@ def alive(pid: int) -> bool:
 @pytest.fixture(scope="module")
 def noise_ref(tmp_path_factory):
     root = tmp_path_factory.mktemp("noise")
-    done = subprocess.run([*argv(root / "ref", root / "poison"), "8", NOISE_S], capture_output=True, text=True,
-                          timeout=120, env=ENV)  # fmt: skip
+    done = subprocess.run(
+        [*argv(root / "ref", root / "poison"), "8", NOISE_S], capture_output=True, text=True, timeout=120, env=ENV
+    )
     assert done.returncode == 0, done.stderr
     return root, tree(root / "ref")
 

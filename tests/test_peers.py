@@ -14,8 +14,14 @@ MACHINE_PATHS = ("/work/", "/root/", "/home/")
 def test_absent_peers_are_counted_in_one_summary_line(tmp_path):
     env = {**os.environ, ENV: str(tmp_path / "nowhere")}
     test = "tests/evaluation/test_interop_mmar.py::test_mmau_file_scored_by_mmaus_own_script_equals_scorer_mmar"
-    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", test],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    res = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", test],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     lines = [x for x in res.stdout.splitlines() if x.startswith("peer interop:")]
     assert res.returncode == 0 and "1 skipped" in res.stdout, res.stdout[-2000:]
     assert lines == [

@@ -19,7 +19,8 @@ appended where it does not. An ``evaluate.py`` command gets ``max_items=2`` (per
 ``eval.n_boot=2`` (bootstrap refits per psychometric threshold).
 
 Where: all commands run in order in one temporary directory holding links to the checkout's
-``generate.py``, ``evaluate.py``, ``conf/``, ``.venv/`` and ``tests/`` (its real-sound fixture) (so ``.venv/bin/python`` is the
+``generate.py``, ``evaluate.py``, ``conf/``, ``.venv/`` and ``tests/`` (its real-sound fixture) (so
+``.venv/bin/python`` is the
 venv's python, as in ``make``). ``data/default`` there is built first by the Makefile's
 ``dataset`` recipe at tiny size; ``model.base_url`` of the ``openai`` example is pointed at
 the test chat server on 127.0.0.1 (tests/support/chat_server.py); ``my_model.py``
@@ -154,11 +155,21 @@ def tiny(cmd: str) -> str:
 
 
 DOC_ORDER = (  # the docs pages whose commands depend on an earlier page's output, in that order
-    "getting-started.md", "tutorials/regenerate.md", "tutorials/own-recordings.md", "concepts/levels-and-units.md",
-    "concepts/measured-labels.md", "howto/validity-report.md", "concepts/controls.md", "tutorials/score-model.md",
-    "tutorials/adaptive.md", "tutorials/human-baselines.md", "howto/export.md", "tutorials/scale-out.md",
-    "reference/output.md", "concepts/determinism.md",
-)  # fmt: skip
+    "getting-started.md",
+    "tutorials/regenerate.md",
+    "tutorials/own-recordings.md",
+    "concepts/levels-and-units.md",
+    "concepts/measured-labels.md",
+    "howto/validity-report.md",
+    "concepts/controls.md",
+    "tutorials/score-model.md",
+    "tutorials/adaptive.md",
+    "tutorials/human-baselines.md",
+    "howto/export.md",
+    "tutorials/scale-out.md",
+    "reference/output.md",
+    "concepts/determinism.md",
+)
 
 
 def doc_pages() -> list[Path]:
@@ -178,8 +189,16 @@ PYTHON_BLOCKS = [code for code in PYTHON_BLOCKS if code is not MY_MODEL]
 
 def run(cmd: str, cwd: Path, timeout: float, env: dict) -> subprocess.CompletedProcess:
     """``cmd`` under bash in its own process group, killed (with every child) after ``timeout``."""
-    proc = subprocess.Popen(["bash", "-c", cmd], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        ["bash", "-c", cmd],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -199,8 +218,13 @@ def workdir(tmp_path_factory):
     bindir = wd / "_bin"  # `python` in model.cmd is the user's python: here the test's
     bindir.mkdir()
     (bindir / "python").symlink_to(sys.executable)
-    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}", "PRA_NUM_THREADS": "1",
-           "NUMBA_CACHE_DIR": str(ROOT / ".auralgen_cache" / "numba"), "HF_HOME": str(wd / "_hf")}  # fmt: skip
+    env = {
+        **os.environ,
+        "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}",
+        "PRA_NUM_THREADS": "1",
+        "NUMBA_CACHE_DIR": str(ROOT / ".auralgen_cache" / "numba"),
+        "HF_HOME": str(wd / "_hf"),
+    }
     recipe = makefile_recipe("dataset")
     done = run(tiny(recipe), wd, TIMEOUT_S[False], env)
     assert done.returncode == 0, done.stderr[-3000:]

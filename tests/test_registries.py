@@ -141,20 +141,34 @@ def test_source_dependent_targets_match_a_feature_of_a_recorded_source(name):
 
 
 def _complete_task(**attrs) -> type[Task]:
-    body = {"name": "_throwaway", "sub_category": "x", "attribute": "x", "regime": "relative", "level_unit": "x",
-            "n_choices": 2, "questions": ("q",), **attrs}  # fmt: skip
+    body = {
+        "name": "_throwaway",
+        "sub_category": "x",
+        "attribute": "x",
+        "regime": "relative",
+        "level_unit": "x",
+        "n_choices": 2,
+        "questions": ("q",),
+        **attrs,
+    }
     return type("Throwaway", (Task,), {k: v for k, v in body.items() if v is not ...})
 
 
 @pytest.mark.parametrize(
     "attrs,message",
     [
-        ({"audit": ..., "listener": None}, r"task _throwaway: class Throwaway has no `audit = AuditSpec\(\.\.\.\)` of its own"),
-        ({"audit": AuditSpec(("difference",), "max"), "listener": ...}, r"task _throwaway: class Throwaway sets no `listener` of its own"),
+        (
+            {"audit": ..., "listener": None},
+            r"task _throwaway: class Throwaway has no `audit = AuditSpec\(\.\.\.\)` of its own",
+        ),
+        (
+            {"audit": AuditSpec(("difference",), "max"), "listener": ...},
+            r"task _throwaway: class Throwaway sets no `listener` of its own",
+        ),
         ({"audit": AuditSpec(("difference",), "max"), "listener": None}, r"has listener = None and no audit.reason"),
         ({"audit": AuditSpec(("difference",), "max"), "listener": 3}, r"Throwaway.listener=3 is not callable"),
     ],
-)  # fmt: skip
+)
 def test_a_task_missing_audit_or_listener_is_refused_at_registration(attrs, message):
     with pytest.raises(TypeError, match=message):
         TASKS.register(_complete_task(**attrs))
@@ -192,8 +206,11 @@ def task_name_literals() -> dict[str, set[str]]:
             continue
         tree = ast.parse(path.read_text(), filename=rel)
         docs = _docstrings(tree)
-        hits = {n.value for n in ast.walk(tree)
-                if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs and n.value in names}  # fmt: skip
+        hits = {
+            n.value
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs and n.value in names
+        }
         if hits:
             found[rel] = hits
     return found

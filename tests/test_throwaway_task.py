@@ -53,14 +53,20 @@ class ToyLouder(Task):
     n_choices = 2
     Config = ToyConfig
     questions = ("Which of the two tones is louder?",)
-    audit = AuditSpec(("direction", "difference", "row.level", "delta.*", "audio.*", "row.flac_bytes", "sounds.*"),
-                      listener_easiest="max")  # fmt: skip
+    audit = AuditSpec(
+        ("direction", "difference", "row.level", "delta.*", "audio.*", "row.flac_bytes", "sounds.*"),
+        listener_easiest="max",
+    )
     listener = staticmethod(listen)
 
     def sample(self, rng, level):
         value = float(self.cfg.levels[level] if isinstance(level, int) else level.value)
-        return {"direction": ["first", "second"][int(rng.integers(2))], "difference": value,
-                "freq_hz": float(rng.uniform(300.0, 900.0)), "sample_rate_hz": self.sample_rate}  # fmt: skip
+        return {
+            "direction": ["first", "second"][int(rng.integers(2))],
+            "difference": value,
+            "freq_hz": float(rng.uniform(300.0, 900.0)),
+            "sample_rate_hz": self.sample_rate,
+        }
 
     def render(self, params):
         n = int(TONE_S * self.sample_rate)
@@ -103,8 +109,14 @@ def _evaluate(data, out, **extra) -> dict:
     from auralgen.evaluation.config import validate_eval
     from auralgen.evaluation.runner import run
 
-    cfg = {"data": str(data), "out": str(out), "model": {"kind": "dsp", "label": "dsp"}, "progress": False,
-           "eval": {"rotations": 1, "reorder_runs": 1, "n_boot": 0}, **extra}  # fmt: skip
+    cfg = {
+        "data": str(data),
+        "out": str(out),
+        "model": {"kind": "dsp", "label": "dsp"},
+        "progress": False,
+        "eval": {"rotations": 1, "reorder_runs": 1, "n_boot": 0},
+        **extra,
+    }
     return run(validate_eval(cfg), log=lambda *a: None)
 
 

@@ -15,9 +15,15 @@ SPEC = importlib.util.spec_from_file_location("validity_table", ROOT / "bench" /
 validity_table = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(validity_table)
 
-TINY = ["suite=tones", "tasks.audiogram.items_per_level=1", "tasks.audiogram.levels=[-10,40,110]",
-        "tasks.audiogram.probe_freqs_hz=[]"] + [f"tasks.{t}.items_per_level=2" for t in
-        ("pitch_relative", "loudness_relative", "duration_relative", "duration_absolute")]  # fmt: skip
+TINY = [
+    "suite=tones",
+    "tasks.audiogram.items_per_level=1",
+    "tasks.audiogram.levels=[-10,40,110]",
+    "tasks.audiogram.probe_freqs_hz=[]",
+] + [
+    f"tasks.{t}.items_per_level=2"
+    for t in ("pitch_relative", "loudness_relative", "duration_relative", "duration_absolute")
+]
 
 
 def cells(table: str) -> dict[str, dict[str, str]]:
@@ -36,8 +42,9 @@ def measured(tmp_path_factory):
     base = tmp_path_factory.mktemp("validity")
     test, train = base / "v0", base / "v1"
     printed = []
-    table = validity_table.main(["--results", str(base / "table.md"), str(test), str(train), "--", *TINY],
-                                log=printed.append)  # fmt: skip
+    table = validity_table.main(
+        ["--results", str(base / "table.md"), str(test), str(train), "--", *TINY], log=printed.append
+    )
     return test, train, table, printed
 
 
@@ -61,7 +68,8 @@ def test_the_table_equals_the_reports(measured):
         row = rows[t["task"]]
         assert row["n"] == str(t["n"])
         assert (row["stated chance"], row["honest chance"], row["MDE"]) == tuple(
-            pct(t[k]) for k in ("stated_chance", "honest_chance", "mde"))  # fmt: skip
+            pct(t[k]) for k in ("stated_chance", "honest_chance", "mde")
+        )
         assert row["controls"] == t["status"]
         for c in CONTROLS:
             r = t["controls"][c]
@@ -90,24 +98,35 @@ def test_existing_generations_are_skipped(measured):
 
 
 def test_confirmed_share_counts_label_and_measurement_failures_once_per_item():
-    audit = AuditReport("x", failures=[
-        {"id": "a", "task": "t", "reasons": ["label", "measurement"]},
-        {"id": "b", "task": "t", "reasons": ["measurement"]},
-        {"id": "c", "task": "t", "reasons": ["clipped"]},
-        {"id": "d", "task": "u", "reasons": ["label"]},
-    ])  # fmt: skip
+    audit = AuditReport(
+        "x",
+        failures=[
+            {"id": "a", "task": "t", "reasons": ["label", "measurement"]},
+            {"id": "b", "task": "t", "reasons": ["measurement"]},
+            {"id": "c", "task": "t", "reasons": ["clipped"]},
+            {"id": "d", "task": "u", "reasons": ["label"]},
+        ],
+    )
     assert validity_table.confirmed_share("t", 10, audit) == pytest.approx(0.8)
     assert validity_table.confirmed_share("t", 0, audit) is None
 
 
 def test_generation_counts_sum_levels_and_split_drop_reasons():
-    report = {"levels": [
-        {"task": "t", "passed": 5, "resampled": 2, "dropped": 1},
-        {"task": "t", "passed": 4, "resampled": 0, "dropped": 0},
-        {"task": "u", "passed": 3, "resampled": 1, "dropped": 0},
-    ], "drop_reasons": {"t: measured 3 dB, label says 6 dB": 1},
-        "redraw_reasons": {"t": {"level_db": 2}, "u": {"margin_percent": 1}}}  # fmt: skip
+    report = {
+        "levels": [
+            {"task": "t", "passed": 5, "resampled": 2, "dropped": 1},
+            {"task": "t", "passed": 4, "resampled": 0, "dropped": 0},
+            {"task": "u", "passed": 3, "resampled": 1, "dropped": 0},
+        ],
+        "drop_reasons": {"t: measured 3 dB, label says 6 dB": 1},
+        "redraw_reasons": {"t": {"level_db": 2}, "u": {"margin_percent": 1}},
+    }
     counts = validity_table.generation_counts(report)
-    assert counts["t"] == {"kept": 9, "redrawn": 2, "dropped": 1, "reasons": {"measured 3 dB, label says 6 dB": 1},
-                           "checks": {"level_db": 2}}  # fmt: skip
+    assert counts["t"] == {
+        "kept": 9,
+        "redrawn": 2,
+        "dropped": 1,
+        "reasons": {"measured 3 dB, label says 6 dB": 1},
+        "checks": {"level_db": 2},
+    }
     assert counts["u"] == {"kept": 3, "redrawn": 1, "dropped": 0, "reasons": {}, "checks": {"margin_percent": 1}}

@@ -27,8 +27,9 @@ TIMEOUT_S = 300
 
 
 def _run(cmd: list[str], *, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT_S,
-                          stdin=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.run(
+        cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL
+    )
     assert proc.returncode == 0, f"{cmd}: exit {proc.returncode}\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
     return proc
 
@@ -44,8 +45,21 @@ def wheel(tmp_path_factory) -> Path:
         else:
             src.mkdir(exist_ok=True)
             shutil.copy2(path, src / name)
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp / "dist"),
-          str(src)], cwd=tmp)  # fmt: skip
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp / "dist"),
+            str(src),
+        ],
+        cwd=tmp,
+    )
     (whl,) = (tmp / "dist").glob("auralgen-*.whl")
     return whl
 
@@ -54,8 +68,13 @@ def wheel(tmp_path_factory) -> Path:
 def installed(wheel, tmp_path_factory) -> tuple[Path, dict]:
     site = tmp_path_factory.mktemp("site")
     _run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)], cwd=site)
-    env = {**os.environ, "PYTHONPATH": str(site), "PRA_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore",
-           "NUMBA_CACHE_DIR": str(tmp_path_factory.mktemp("numba"))}  # fmt: skip
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(site),
+        "PRA_NUM_THREADS": "1",
+        "PYTHONWARNINGS": "ignore",
+        "NUMBA_CACHE_DIR": str(tmp_path_factory.mktemp("numba")),
+    }
     return site, env
 
 
@@ -67,8 +86,11 @@ def test_wheel_ships_conf_and_no_test_support(wheel):
     assert "auralgen/conf/room/hall.yaml" in names and "auralgen/conf/config.yaml" in names
     static = {f"auralgen/listen/static/{n}" for n in ("index.html", "app.js", "style.css")}  # auralgen listen's page
     assert static <= names, sorted(static - names)
-    assert not [n for n in names if n.startswith(("auralgen/testing/", "tests/")) or "chat_server" in n
-                or "binaural_reference" in n], sorted(names)  # fmt: skip
+    assert not [
+        n
+        for n in names
+        if n.startswith(("auralgen/testing/", "tests/")) or "chat_server" in n or "binaural_reference" in n
+    ], sorted(names)
     packages = {p.parent.relative_to(ROOT).as_posix() for p in (ROOT / "auralgen").rglob("__init__.py")}
     assert {f"{p}/__init__.py" for p in packages} <= names  # every package of the source tree is shipped
     (entry,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
@@ -99,19 +121,37 @@ def test_installed_auralgen_command_generates_evaluates_and_audits(installed, tm
     script = site / "bin" / "auralgen"  # the console script pip wrote for [project.scripts]
     assert script.is_file()
     auralgen = [sys.executable, str(script)]
-    _run([*auralgen, "generate", "task=pitch_relative", "task.items_per_level=1", "out=x", "progress=false",
-          "workers=1"], cwd=tmp_path, env=env)  # fmt: skip
+    _run(
+        [
+            *auralgen,
+            "generate",
+            "task=pitch_relative",
+            "task.items_per_level=1",
+            "out=x",
+            "progress=false",
+            "workers=1",
+        ],
+        cwd=tmp_path,
+        env=env,
+    )
     manifest = json.loads((tmp_path / "x" / "manifest.json").read_text())
     assert manifest and list((tmp_path / "x" / "data" / "pitch_relative").glob("*.parquet"))
     _run([*auralgen, "evaluate", "model=random", "data=x", "out=y", "progress=false"], cwd=tmp_path, env=env)
     results = json.loads((tmp_path / "y" / "results.json").read_text())
     assert results
-    audit = subprocess.run([*auralgen, "audit", "x", "--no-listener"], cwd=tmp_path, env=env, capture_output=True,
-                           text=True, timeout=TIMEOUT_S)  # fmt: skip
+    audit = subprocess.run(
+        [*auralgen, "audit", "x", "--no-listener"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
     assert audit.returncode in (0, 1) and audit.stdout.startswith(
         f"audit of x: {manifest['items']['written']} items"
     ), audit.stderr
-    bad = subprocess.run([*auralgen, "generate", "task=nope"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=TIMEOUT_S)  # fmt: skip
+    bad = subprocess.run(
+        [*auralgen, "generate", "task=nope"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=TIMEOUT_S
+    )
     assert bad.returncode == 2 and bad.stderr.strip().startswith("error:") and "pitch_relative" in bad.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x", "y"]

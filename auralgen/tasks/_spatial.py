@@ -293,7 +293,8 @@ class SpatialTask(Task):
         if peak >= 1.0:  # this draw's geometry (room gain, overlap) clips: draw the item again
             raise Redraw(
                 "headroom",
-                f"level_db_spl={params['sounds'][0]['level_db_spl']:.1f} clips (peak {peak:.3f}) at full_scale_db_spl={fs_db}; "
+                f"level_db_spl={params['sounds'][0]['level_db_spl']:.1f} clips (peak {peak:.3f}) at "
+                f"full_scale_db_spl={fs_db}; "
                 "allowed: lower levels",
             )
         return [out.astype(np.float32)]

@@ -65,20 +65,23 @@ class AudiogramConfig(TaskConfig):
         require(len(self.freqs_hz) > 0, f"{key}.freqs_hz=[] is empty; allowed: a non-empty list of frequencies")
         require(
             min(self.levels) >= MIN_LEVEL_DB_HL,
-            f"{key}.levels={list(self.levels)!r} reaches {min(self.levels)} dB HL, below the calibrated range; allowed: >= {MIN_LEVEL_DB_HL:g} dB HL",
+            f"{key}.levels={list(self.levels)!r} reaches {min(self.levels)} dB HL, below the calibrated range; "
+            f"allowed: >= {MIN_LEVEL_DB_HL:g} dB HL",
         )
         top = MAX_NYQUIST_FRACTION * sr / 2
         for f in (*self.freqs_hz, *self.probe_freqs_hz):
             require(
                 20 <= f <= top,
-                f"{key}.freqs_hz={f} is outside 20 Hz .. {top:.0f} Hz ({MAX_NYQUIST_FRACTION:g} of Nyquist at sample_rate={sr}); allowed: 20 <= freq_hz <= {top:.0f}, or a higher sample_rate",
+                f"{key}.freqs_hz={f} is outside 20 Hz .. {top:.0f} Hz ({MAX_NYQUIST_FRACTION:g} of Nyquist at "
+                f"sample_rate={sr}); allowed: 20 <= freq_hz <= {top:.0f}, or a higher sample_rate",
             )
         for f in self.freqs_hz:
             require(f <= 18000, f"{key}.freqs_hz={f} has no ISO 389-7 threshold; allowed: 20 .. 18000 Hz")
             loudest = db_hl_to_db_spl(max(self.levels), f)
             require(
                 peak_for_db_spl_sine(loudest, full_scale_db_spl=fs) < 1.0,
-                f"{key}.levels reaches {max(self.levels)} dB HL = {loudest:.1f} dB SPL at {f} Hz, which clips at full_scale_db_spl={fs}; allowed: at most {fs - 3.02 - (loudest - max(self.levels)):.1f} dB HL there",
+                f"{key}.levels reaches {max(self.levels)} dB HL = {loudest:.1f} dB SPL at {f} Hz, which clips at "
+                f"full_scale_db_spl={fs}; allowed: at most {fs - 3.02 - (loudest - max(self.levels)):.1f} dB HL there",
             )
         for lv in self.probe_levels_db_spl:
             require(
@@ -91,7 +94,8 @@ class AudiogramConfig(TaskConfig):
         )
         require(
             self.tone_s + 2 * EDGE_S <= self.clip_s / 2 and self.tone_s >= 2 * self.ramp_s,
-            f"{key}.tone_s={self.tone_s} does not fit half of clip_s={self.clip_s} with {EDGE_S} s margins; allowed: 2*ramp_s <= tone_s <= clip_s/2 - {2 * EDGE_S}",
+            f"{key}.tone_s={self.tone_s} does not fit half of clip_s={self.clip_s} with {EDGE_S} s margins; allowed: "
+            f"2*ramp_s <= tone_s <= clip_s/2 - {2 * EDGE_S}",
         )
 
 
@@ -167,7 +171,11 @@ class Audiogram(Task):
     calibrated_level = True  # absolute level is the attribute: the run's full_scale_db_spl, not the presentation
     sub_category = "absolute_perception"
     attribute = "loudness"
-    human_threshold = (0.0, "dB HL", "ISO 389-7 / ISO 7029: 0 dB HL is the median threshold of young otologically normal listeners")  # fmt: skip
+    human_threshold = (
+        0.0,
+        "dB HL",
+        "ISO 389-7 / ISO 7029: 0 dB HL is the median threshold of young otologically normal listeners",
+    )
     regime = "absolute"
     level_unit = "dB HL"
     n_choices = 3
@@ -198,8 +206,16 @@ class Audiogram(Task):
         onset = float(rng.uniform(start + EDGE_S, start + half - self.cfg.tone_s - EDGE_S))
         sounds = []
         if position != "absent":
-            sounds.append({"kind": "pure", "freq_hz": freq, "n_harmonics": 1, "onset_s": onset,
-                           "duration_s": self.cfg.tone_s, "level_db_spl": level_spl})  # fmt: skip
+            sounds.append(
+                {
+                    "kind": "pure",
+                    "freq_hz": freq,
+                    "n_harmonics": 1,
+                    "onset_s": onset,
+                    "duration_s": self.cfg.tone_s,
+                    "level_db_spl": level_spl,
+                }
+            )
         return {
             "sample_rate_hz": self.sample_rate,
             "full_scale_db_spl": self.audio.full_scale_db_spl,

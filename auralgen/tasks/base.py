@@ -39,8 +39,11 @@ RECORDED_TOO = SOURCE_KINDS  # takes_sources of a task that draws recorded sound
 
 def check_task_complete(name: str, cls: type[Task]) -> None:
     """Refuse, at import, a task class missing a piece every task needs (names what is missing)."""
-    missing = [a for a in ("name", "sub_category", "attribute", "regime", "level_unit", "n_choices", "questions")
-               if not hasattr(cls, a)]  # fmt: skip
+    missing = [
+        a
+        for a in ("name", "sub_category", "attribute", "regime", "level_unit", "n_choices", "questions")
+        if not hasattr(cls, a)
+    ]
     if missing:
         raise TypeError(
             f"task {name}: class {cls.__name__} lacks {', '.join(missing)}; allowed: set them as class attributes"
@@ -54,19 +57,27 @@ def check_task_complete(name: str, cls: type[Task]) -> None:
         )
     audit = cls.__dict__.get("audit")
     if not isinstance(audit, AuditSpec):
-        raise TypeError(f"task {name}: class {cls.__name__} has no `audit = AuditSpec(...)` of its own; allowed: "
-                        "declare the features that may predict the answer and the listener's easiest level")  # fmt: skip
+        raise TypeError(
+            f"task {name}: class {cls.__name__} has no `audit = AuditSpec(...)` of its own; allowed: "
+            "declare the features that may predict the answer and the listener's easiest level"
+        )
     if "listener" not in cls.__dict__:
-        raise TypeError(f"task {name}: class {cls.__name__} sets no `listener` of its own; allowed: "
-                        "`listener = staticmethod(<a function of auralgen.listeners>)`, or None with audit.reason saying why")  # fmt: skip
+        raise TypeError(
+            f"task {name}: class {cls.__name__} sets no `listener` of its own; allowed: "
+            "`listener = staticmethod(<a function of auralgen.listeners>)`, or None with audit.reason saying why"
+        )
     listener = cls.__dict__["listener"]
     listener = listener.__func__ if isinstance(listener, staticmethod) else listener
     if listener is None and not audit.reason:
-        raise TypeError(f"task {name}: class {cls.__name__} has listener = None and no audit.reason; allowed: "
-                        "a listener function, or say in AuditSpec(reason=...) why none can answer")  # fmt: skip
+        raise TypeError(
+            f"task {name}: class {cls.__name__} has listener = None and no audit.reason; allowed: "
+            "a listener function, or say in AuditSpec(reason=...) why none can answer"
+        )
     if listener is not None and not callable(listener):
-        raise TypeError(f"task {name}: class {cls.__name__}.listener={listener!r} is not callable; allowed: "
-                        "a function (question, options, clips, sample_rate[, layout]) -> option index, or None")  # fmt: skip
+        raise TypeError(
+            f"task {name}: class {cls.__name__}.listener={listener!r} is not callable; allowed: "
+            "a function (question, options, clips, sample_rate[, layout]) -> option index, or None"
+        )
 
 
 # every module of auralgen.tasks not starting with "_" (and not this one) is the task of its name
@@ -116,7 +127,8 @@ class AuditSpec:
             raise TypeError(f"AuditSpec.listener_easiest={self.listener_easiest!r}; allowed: 'max', 'min' or None")
         if self.listener_easiest is None and not self.reason:
             raise TypeError(
-                "AuditSpec(listener_easiest=None) needs a reason; allowed: say why a DSP listener cannot solve the easiest level"
+                "AuditSpec(listener_easiest=None) needs a reason; allowed: say why a DSP listener cannot solve the "
+                "easiest level"
             )
         if not self.target_features:
             raise TypeError(
@@ -128,8 +140,15 @@ class AuditSpec:
 RELATIVE_FEATURES = ("direction", "difference", "row.level")
 # (a task adds its own margin field, margin_deg or margin_percent, where its params have one)
 SPATIAL_FEATURES = ("row.level", "positions_m.*", "sounds.*.position_m.*")
-DISTANCE_CUE_FEATURES = ("audio.rms_dbfs", "audio.peak_dbfs", "audio.active_s", "audio.last_offset_s",
-                         "audio.n_segments", "audio.first_onset_s", "row.flac_bytes")  # fmt: skip
+DISTANCE_CUE_FEATURES = (
+    "audio.rms_dbfs",
+    "audio.peak_dbfs",
+    "audio.active_s",
+    "audio.last_offset_s",
+    "audio.n_segments",
+    "audio.first_onset_s",
+    "row.flac_bytes",
+)
 
 MAX_DURATION_S = 60.0  # longest value of any duration (``*_s``) field of a task config
 
@@ -172,8 +191,11 @@ class Measurement:
 
     def worst_error(self) -> float:
         """Largest ``|measured - expected|`` over the numeric checks (0 without any)."""
-        errs = [abs(c["measured"] - c["expected"]) for c in self.checks.values()
-                if isinstance(c.get("measured"), (int, float)) and isinstance(c.get("expected"), (int, float))]  # fmt: skip
+        errs = [
+            abs(c["measured"] - c["expected"])
+            for c in self.checks.values()
+            if isinstance(c.get("measured"), (int, float)) and isinstance(c.get("expected"), (int, float))
+        ]
         return max(errs, default=0.0)
 
 
@@ -271,7 +293,8 @@ def check_unused(cfg: TaskConfig, key: str) -> None:
         value = getattr(cfg, name)
         if plain(value) != plain(defaults[name]):
             raise ParameterError(
-                f"{key}.{name}={value!r} is not used by {cfg.name} ({why}); allowed: leave it out (default {defaults[name]!r})"
+                f"{key}.{name}={value!r} is not used by {cfg.name} ({why}); allowed: leave it out (default "
+                f"{defaults[name]!r})"
             )
 
 
@@ -285,11 +308,13 @@ def check_durations(cfg: TaskConfig, key: str) -> None:
         for v in _numbers(getattr(cfg, f.name)):
             require(
                 not v < 0,
-                f"{key}.{f.name}={getattr(cfg, f.name)!r} holds {v!r}, a negative duration; allowed: finite values within [0, {MAX_DURATION_S:g}] s",
+                f"{key}.{f.name}={getattr(cfg, f.name)!r} holds {v!r}, a negative duration; allowed: finite values "
+                f"within [0, {MAX_DURATION_S:g}] s",
             )
             require(
                 math.isfinite(v) and v <= MAX_DURATION_S,
-                f"{key}.{f.name}={getattr(cfg, f.name)!r} holds {v!r}, beyond the longest duration; allowed: finite values <= {MAX_DURATION_S:g} s",
+                f"{key}.{f.name}={getattr(cfg, f.name)!r} holds {v!r}, beyond the longest duration; allowed: finite "
+                f"values <= {MAX_DURATION_S:g} s",
             )
 
 

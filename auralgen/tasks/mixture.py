@@ -118,12 +118,14 @@ def _kinds(cfg: MixtureConfig, audio: AudioConfig, key: str) -> list[str]:
         return list(cfg.kinds)
     require(
         cfg.kinds == KINDS,
-        f"{key}.kinds={list(cfg.kinds)!r} does not apply with source={audio.source.kind} (the sounds are recordings); allowed: the default {list(KINDS)}",
+        f"{key}.kinds={list(cfg.kinds)!r} does not apply with source={audio.source.kind} (the sounds are recordings); "
+        f"allowed: the default {list(KINDS)}",
     )
     labels = [x for x in load_corpus(audio.source).labels if x]
     require(
         len(labels) >= max(3, *cfg.n_sounds),
-        f"source={audio.source.kind} has {len(labels)} labelled classes; allowed: at least {max(3, *cfg.n_sounds)} for {key}",
+        f"source={audio.source.kind} has {len(labels)} labelled classes; allowed: at least {max(3, *cfg.n_sounds)} for "
+        f"{key}",
     )
     return labels
 
@@ -159,7 +161,8 @@ def validate_config(cfg: MixtureConfig, audio: AudioConfig, key: str) -> None:
     )
     require(
         "overlap" not in subs or audio.source.recorded or sum(k in CONTINUOUS for k in kinds) >= 3,
-        f"{key}.kinds={kinds!r} has fewer than 3 continuous kinds for sub_questions 'overlap'; allowed: include {list(CONTINUOUS)}",
+        f"{key}.kinds={kinds!r} has fewer than 3 continuous kinds for sub_questions 'overlap'; allowed: include "
+        f"{list(CONTINUOUS)}",
     )
     require(cfg.onset_spread_s >= 0, f"{key}.onset_spread_s={cfg.onset_spread_s} is negative; allowed: >= 0")
     spec = MixSpec.from_config(f"{key}.mixing", cfg.mixing)
@@ -171,17 +174,20 @@ def validate_config(cfg: MixtureConfig, audio: AudioConfig, key: str) -> None:
         worst = lead + max(cfg.onset_levels_s) + cfg.onset_spread_s + d_hi
         require(
             worst <= spec.clip_s,
-            f"{key}.onset_levels_s={list(cfg.onset_levels_s)!r} with onset_spread_s={cfg.onset_spread_s} needs {worst:.3f} s; allowed: mixing.clip_s >= {worst:.3f}",
+            f"{key}.onset_levels_s={list(cfg.onset_levels_s)!r} with onset_spread_s={cfg.onset_spread_s} needs "
+            f"{worst:.3f} s; allowed: mixing.clip_s >= {worst:.3f}",
         )
     if "overlap" in subs:
         require(
             max(cfg.overlap_levels_s) < d_lo,
-            f"{key}.overlap_levels_s={list(cfg.overlap_levels_s)!r} reaches the shortest duration ({d_lo} s); allowed: < {d_lo}",
+            f"{key}.overlap_levels_s={list(cfg.overlap_levels_s)!r} reaches the shortest duration ({d_lo} s); allowed: "
+            f"< {d_lo}",
         )
         worst = lead + 3 * d_hi + spec.gap_s.support()[1] - min(cfg.overlap_levels_s)
         require(
             worst <= spec.clip_s,
-            f"{key}.overlap_levels_s needs {worst:.3f} s with mixing.duration_s and gap_s; allowed: mixing.clip_s >= {worst:.3f}",
+            f"{key}.overlap_levels_s needs {worst:.3f} s with mixing.duration_s and gap_s; allowed: mixing.clip_s >= "
+            f"{worst:.3f}",
         )
 
 

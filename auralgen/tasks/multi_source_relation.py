@@ -82,7 +82,10 @@ UNITS = {
     "left_of": ("azimuth", "deg"),
 }
 QUESTIONS = {
-    "left": "Three sounds start one after another and overlap, from different directions. Which one is furthest to the left?",
+    "left": (
+        "Three sounds start one after another and overlap, from different directions. "
+        "Which one is furthest to the left?"
+    ),
     "closer": "Three sounds start one after another and overlap, at different distances. Which one is closest to you?",
     "higher": "Three sounds start one after another and overlap, at different heights. Which one is highest?",
     "left_of": "Two sounds start one after another and overlap. Where is {a} relative to {b}?",
@@ -112,8 +115,10 @@ class MultiSourceRelationConfig(SpatialConfig):
         return {cues[r]: f"relation {r!r} (drop it from relations)" for r in reversed(self.relations) if r in cues}
 
     def check_task(self, audio, key):
-        require(self.relations and all(r in RELATIONS for r in self.relations),
-                f"{key}.relations={list(self.relations)!r} is invalid; allowed: a non-empty list from {list(RELATIONS)}")  # fmt: skip
+        require(
+            self.relations and all(r in RELATIONS for r in self.relations),
+            f"{key}.relations={list(self.relations)!r} is invalid; allowed: a non-empty list from {list(RELATIONS)}",
+        )
         require(
             all(0 < v <= 60 for v in self.levels),
             f"{key}.levels={list(self.levels)!r} is out of range; allowed: 0 < deg <= 60 (three frontal sources)",
@@ -125,7 +130,8 @@ class MultiSourceRelationConfig(SpatialConfig):
         require(
             all(0 < v <= (TOP_ELEVATION_DEG + 40.0) / 2 for v in self.elevation_levels_deg),
             f"{key}.elevation_levels_deg={list(self.elevation_levels_deg)!r} is out of range; allowed: 0 < deg <= "
-            f"{(TOP_ELEVATION_DEG + 40.0) / 2:g} (three sources between KEMAR's lowest -40 and {TOP_ELEVATION_DEG:g} deg)",
+            f"{(TOP_ELEVATION_DEG + 40.0) / 2:g} (three sources between KEMAR's lowest -40 and {TOP_ELEVATION_DEG:g} "
+            "deg)",
         )
         from auralgen.tasks.base import check_levels
 
@@ -134,7 +140,8 @@ class MultiSourceRelationConfig(SpatialConfig):
         check_levels(f"{key}.left_of_levels_deg", self.left_of_levels_deg)
         require(
             all(0 < v <= 90 for v in self.left_of_levels_deg),
-            f"{key}.left_of_levels_deg={list(self.left_of_levels_deg)!r} is out of range; allowed: 0 < deg <= 90 (frontal pairs)",
+            f"{key}.left_of_levels_deg={list(self.left_of_levels_deg)!r} is out of range; allowed: 0 < deg <= 90 "
+            "(frontal pairs)",
         )
         check_spatial(self, audio, key, max_distance_m=1.0 + 2 * max(self.distance_levels_m))
         kind = self.receiver.get("type")
@@ -149,7 +156,8 @@ class MultiSourceRelationConfig(SpatialConfig):
             labels = [x for x in load_corpus(audio.source).labels if x]
             require(
                 len(labels) >= 3,
-                f"source={audio.source.kind} has {len(labels)} labelled classes {labels}; allowed: at least 3 for {key}",
+                f"source={audio.source.kind} has {len(labels)} labelled classes {labels}; allowed: at least 3 for "
+                f"{key}",
             )
 
 
@@ -289,8 +297,14 @@ class MultiSourceRelation(SpatialTask):
         sources = [source_record(params, s, x) for s, x in zip(params["sounds"], solos)]
         ok, measured = self.relation_check(params, solos, sources)
         each = all(r["onset_s"]["ok"] and r["level_db_spl"]["ok"] for r in sources)
-        return Measurement.from_dict({**measured, "sources": sources, "clip_is_sum_of_sources": same_audio,
-                                      "valid": bool(ok and each and same_audio)})  # fmt: skip
+        return Measurement.from_dict(
+            {
+                **measured,
+                "sources": sources,
+                "clip_is_sum_of_sources": same_audio,
+                "valid": bool(ok and each and same_audio),
+            }
+        )
 
     def relation_check(self, params, solos, sources) -> tuple[bool, dict[str, Any]]:
         """Whether the measured positions carry the labelled relation, and what was measured."""
@@ -363,8 +377,9 @@ def source_record(params, sound, solo: np.ndarray) -> dict[str, Any]:
     onset = int(np.flatnonzero(frames >= frames.max() * 10 ** (ONSET_FLOOR_DB / 10))[0]) * f / sr
     want_onset = sound["onset_s"] + sound["distance_m"] / SPEED_OF_SOUND_M_S + FDL2 / sr  # + the filter's delay
     a = S.n_samples(sound["onset_s"], sr)
-    got = level_db_spl(solo[:, a : a + S.n_samples(sound["source"]["duration_s"], sr)],
-                       full_scale_db_spl=params["full_scale_db_spl"])  # fmt: skip
+    got = level_db_spl(
+        solo[:, a : a + S.n_samples(sound["source"]["duration_s"], sr)], full_scale_db_spl=params["full_scale_db_spl"]
+    )
     received = params["level_reference"] == "received"
     want, tol = (
         (sound["level_db_spl"], LEVEL_TOLERANCE_DB) if received else (expected_received_db(params, sound), TOLERANCE_DB)
@@ -372,11 +387,20 @@ def source_record(params, sound, solo: np.ndarray) -> dict[str, Any]:
     d = measure_direction(params, solo.astype(np.float32), sound)
     return {
         "kind": sound["source"]["kind"],
-        "onset_s": {"measured": round(onset, 4), "expected": round(want_onset, 4), "tolerance": ONSET_TOLERANCE_S,
-                    "ok": bool(abs(onset - want_onset) <= ONSET_TOLERANCE_S)},
-        "level_db_spl": {"measured": round(got, 3), "expected": round(want, 3), "tolerance": tol, "ok": bool(abs(got - want) <= tol)},
+        "onset_s": {
+            "measured": round(onset, 4),
+            "expected": round(want_onset, 4),
+            "tolerance": ONSET_TOLERANCE_S,
+            "ok": bool(abs(onset - want_onset) <= ONSET_TOLERANCE_S),
+        },
+        "level_db_spl": {
+            "measured": round(got, 3),
+            "expected": round(want, 3),
+            "tolerance": tol,
+            "ok": bool(abs(got - want) <= tol),
+        },
         "direction": None if d is None else {k: d[k] for k in ("azimuth_deg", "elevation_deg")},
-    }  # fmt: skip
+    }
 
 
 def arrival_delay_s(params, sound, solo: np.ndarray) -> float:

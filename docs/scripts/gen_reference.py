@@ -111,8 +111,12 @@ def tasks_page() -> str:
 
     tasks = load_tasks()
     lines = ["# Tasks", "", HEADER.strip(), ""]
-    lines += ["Every task of the registry, with its default levels. Any level list, count or range below is a "
-              "command-line override (see [Regenerate a task at new levels](../tutorials/regenerate.md)).", ""]  # fmt: skip
+    lines += [
+        "Every task of the registry, with its default levels. Any level list, count or range below is a "
+        "command-line override (see [Regenerate a task at new "
+        "levels](../tutorials/regenerate.md)).",
+        "",
+    ]
     lines += ["| task | attribute | regime | unit | default levels |", "|---|---|---|---|---|"]
     for name, cls in tasks.items():
         levels = ", ".join(f"{v:g}" for v in cls.Config().levels)
@@ -144,10 +148,13 @@ def config_page() -> str:
         ("Evaluation: `adaptive`", "`mode=adaptive`: the QUEST+ procedure", QuestSettings, "adaptive.", ()),
     ]
     lines = ["# Configuration keys", "", HEADER.strip(), ""]
-    lines += ["Every key is a command-line override (`key=value`). A task's own keys are on the "
-              "[task reference](tasks.md); a model's keys are in `conf/model/<name>.yaml`. An unknown key or a "
-              "value outside the allowed range stops the run before any work with one line naming the key "
-              "and what is allowed (exit code 2).", ""]  # fmt: skip
+    lines += [
+        "Every key is a command-line override (`key=value`). A task's own keys are on the "
+        "[task reference](tasks.md); a model's keys are in `conf/model/<name>.yaml`. An unknown key or a "
+        "value outside the allowed range stops the run before any work with one line naming the key "
+        "and what is allowed (exit code 2).",
+        "",
+    ]
     for title, what, cls, prefix, skip in sections:
         doc = (
             _first_paragraph(inspect.getdoc(cls))
@@ -182,17 +189,30 @@ def cli_page() -> str:
     from auralgen.cli import COMMANDS
 
     lines = ["# Command line", "", HEADER.strip(), ""]
-    lines += ["The install provides one command, `auralgen` (also `python -m auralgen.cli`); the repository's "
-              "`generate.py` and `evaluate.py` are `auralgen generate` and `auralgen evaluate`. They work from any "
-              "folder: the configs are installed inside the package.", "", "```text", _help(["--help"]), "```", ""]  # fmt: skip
-    lines += ["## `auralgen generate` and `auralgen evaluate`", "",
-              "Both take Hydra overrides, `key=value`, and `-m` for a multirun over comma-separated values. Every "
-              "key, its default and what it allows is on [Configuration keys](config.md) (tasks: "
-              "[Tasks](tasks.md)). `--cfg job` prints the composed config without running it.", "",
-              "Both name tasks with `task=`: `auralgen generate task=pitch_relative` generates that one task "
-              "(several: `-m task=a,b`, one dataset each, or a suite), and `auralgen evaluate task=pitch_relative` "
-              "or `task=[pitch_relative,audiogram]` asks only those tasks, in grid and adaptive mode alike. "
-              "Evaluation's former `tasks=[...]` still works and prints a one-line deprecation note.", ""]  # fmt: skip
+    lines += [
+        "The install provides one command, `auralgen` (also `python -m auralgen.cli`); the repository's "
+        "`generate.py` and `evaluate.py` are `auralgen generate` and `auralgen evaluate`. They work from any "
+        "folder: the configs are installed inside the "
+        "package.",
+        "",
+        "```text",
+        _help(["--help"]),
+        "```",
+        "",
+    ]
+    lines += [
+        "## `auralgen generate` and `auralgen evaluate`",
+        "",
+        "Both take Hydra overrides, `key=value`, and `-m` for a multirun over comma-separated values. Every "
+        "key, its default and what it allows is on [Configuration keys](config.md) (tasks: "
+        "[Tasks](tasks.md)). `--cfg job` prints the composed config without running it.",
+        "",
+        "Both name tasks with `task=`: `auralgen generate task=pitch_relative` generates that one task "
+        "(several: `-m task=a,b`, one dataset each, or a suite), and `auralgen evaluate task=pitch_relative` "
+        "or `task=[pitch_relative,audiogram]` asks only those tasks, in grid and adaptive mode alike. "
+        "Evaluation's former `tasks=[...]` still works and prints a one-line deprecation note.",
+        "",
+    ]
     for name in ("audit", "listen"):
         lines += [f"## `auralgen {name}`", "", f"`{COMMANDS[name]}`", "", "```text", _help([name, "--help"]), "```", ""]
     return "\n".join(lines).rstrip() + "\n"

@@ -16,11 +16,13 @@ from auralgen.core.resources import conf_dir
     "argv, line",
     [
         (["seeed=1"], "error: Could not override 'seeed' (did you mean 'seed'?)"),
-        (["task=pitch_relative", "task.itmes_per_level=1"],
-         "error: Could not override 'task.itmes_per_level' (did you mean 'task.items_per_level'?)"),
+        (
+            ["task=pitch_relative", "task.itmes_per_level=1"],
+            "error: Could not override 'task.itmes_per_level' (did you mean 'task.items_per_level'?)",
+        ),
         (["task=pitch_relative", "task.zzz=1"], "error: Could not override 'task.zzz'."),
     ],
-)  # fmt: skip
+)
 def test_generate_names_the_closest_key(argv, line, capsys):
     with pytest.raises(SystemExit) as stop:
         check_command_line([*argv, "out=data/x"], config_dir=str(conf_dir()), config_name="config")

@@ -49,12 +49,19 @@ def test_a_group_field_is_swapped_whole_by_its_config_group():
 def test_a_suite_sets_its_own_items_per_level():
     cfg = compose(["suite=tones"])
     assert {k: v.items_per_level for k, v in cfg.tasks.items()} == {
-        "audiogram": 26, "pitch_relative": 8, "loudness_relative": 8, "duration_relative": 8, "duration_absolute": 8,
-    }  # fmt: skip
+        "audiogram": 26,
+        "pitch_relative": 8,
+        "loudness_relative": 8,
+        "duration_relative": 8,
+        "duration_absolute": 8,
+    }
     assert compose(["task=audiogram"]).task.items_per_level == TaskConfig.items_per_level == 10
     assert list(compose(["suite=tones", "~tasks.audiogram"]).tasks) == [
-        "pitch_relative", "loudness_relative", "duration_relative", "duration_absolute"
-    ]  # fmt: skip
+        "pitch_relative",
+        "loudness_relative",
+        "duration_relative",
+        "duration_absolute",
+    ]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,7 +72,14 @@ class ProbeConfig(TaskConfig):
 
 class Probe(Task):
     name, sub_category, attribute, regime, level_unit, n_choices, questions = (
-        "_test_python_only", "x", "x", "relative", "x", 2, ("q",))  # fmt: skip
+        "_test_python_only",
+        "x",
+        "x",
+        "relative",
+        "x",
+        2,
+        ("q",),
+    )
     Config = ProbeConfig
     audit = AuditSpec(("difference",), listener_easiest=None, reason="a test task nobody generates")
     listener = None
@@ -76,9 +90,13 @@ def test_a_task_registered_only_in_python_gets_its_node():
     try:
         cfg = compose(["task=_test_python_only", "task.loudness=0.25", "out=o"])
         assert OmegaConf.to_container(cfg.task) == {
-            "name": "_test_python_only", "levels": [3, 2, 1], "items_per_level": 10, "sample_rate": None,
-            "phrasings": None, "loudness": 0.25,
-        }  # fmt: skip
+            "name": "_test_python_only",
+            "levels": [3, 2, 1],
+            "items_per_level": 10,
+            "sample_rate": None,
+            "phrasings": None,
+            "loudness": 0.25,
+        }
         (task,) = validate(cfg).tasks
         assert task == ProbeConfig(name="_test_python_only", loudness=0.25)
         with pytest.raises(Exception, match="Could not override 'task.loudnes'"):
@@ -102,8 +120,13 @@ def test_cfg_job_prints_every_key_of_the_selected_task(tmp_path):
 
     import yaml
 
-    proc = subprocess.run([sys.executable, "-m", "auralgen.cli", "generate", "task=pitch_relative", "task.n_harmonics=3",
-                           "--cfg", "job"], cwd=tmp_path, capture_output=True, text=True, timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "auralgen.cli", "generate", "task=pitch_relative", "task.n_harmonics=3", "--cfg", "job"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     task = yaml.safe_load(proc.stdout)["task"]
     want = plain(dataclasses.asdict(TASKS.get("pitch_relative").Config(name="pitch_relative")))

@@ -41,20 +41,32 @@ def test_generation_keeps_its_task_group_after_an_evaluation_compose():
 @pytest.mark.parametrize(
     ("config", "argv", "line"),
     [
-        ("evaluate", ["task=pitch_relative", "tasks=[audiogram]"],
-         "error: task=pitch_relative and tasks=[audiogram] both select tasks; allowed: task= alone "
-         "(tasks= is its former spelling)"),
-        ("evaluate", ["task=[]"],
-         "error: task=[] is invalid; allowed: null (every task), a task name (task=pitch_relative) "
-         "or a list of names (task=[pitch_relative,audiogram])"),
-        ("evaluate", ["mode=adaptive"],
-         "error: mode=adaptive needs tasks; allowed: task=<relative task> or task=[<relative task>, ...], "
-         "e.g. task=pitch_relative"),
-        ("config", ["tasks=[pitch_relative]"],
-         "error: tasks=[pitch_relative] names tasks the way evaluation used to; allowed: task=<name> (one task), "
-         "-m task=a,b (one dataset each), suite=<name>, or a suite grown with +task@tasks.<name>=<name>"),
+        (
+            "evaluate",
+            ["task=pitch_relative", "tasks=[audiogram]"],
+            "error: task=pitch_relative and tasks=[audiogram] both select tasks; allowed: task= alone "
+            "(tasks= is its former spelling)",
+        ),
+        (
+            "evaluate",
+            ["task=[]"],
+            "error: task=[] is invalid; allowed: null (every task), a task name (task=pitch_relative) "
+            "or a list of names (task=[pitch_relative,audiogram])",
+        ),
+        (
+            "evaluate",
+            ["mode=adaptive"],
+            "error: mode=adaptive needs tasks; allowed: task=<relative task> or task=[<relative task>, ...], "
+            "e.g. task=pitch_relative",
+        ),
+        (
+            "config",
+            ["tasks=[pitch_relative]"],
+            "error: tasks=[pitch_relative] names tasks the way evaluation used to; allowed: task=<name> (one task), "
+            "-m task=a,b (one dataset each), suite=<name>, or a suite grown with +task@tasks.<name>=<name>",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_wrong_task_selection_is_one_line_exit_2(config, argv, line, capsys):
     from auralgen.cli._hydra import refuse_ignored_task_overrides
     from auralgen.evaluation.config import validate_eval as check_eval

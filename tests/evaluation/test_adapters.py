@@ -24,8 +24,16 @@ def _msg(paths, options=("Higher", "Lower", "Same", "Unable to determine"), uid=
     else:
         prompts += [{"type": "audio", "value": str(p)} for p in paths]
     prompts.append({"type": "text", "value": "Which?\n<A>: ...\n"})
-    meta = {"id": uid.split("@")[0], "task": task, "options": list(options), "unique_id": uid, "question": "Which?",
-            "answer": options[0], "answer_letter": "<A>", "sample_rate": 16000}  # fmt: skip
+    meta = {
+        "id": uid.split("@")[0],
+        "task": task,
+        "options": list(options),
+        "unique_id": uid,
+        "question": "Which?",
+        "answer": options[0],
+        "answer_letter": "<A>",
+        "sample_rate": 16000,
+    }
     return {"meta": meta, "prompts": prompts}
 
 

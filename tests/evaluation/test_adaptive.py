@@ -157,7 +157,8 @@ def test_design_bound_finds_the_best_allocation_and_orders_the_settings():
 def test_adaptive_needs_fewer_trials_than_the_grid_on_a_few_runs():
     """Fast form of the slow test below. A run stops near 40-50 trials or runs to the 80-trial budget,
     so the median of a few runs jumps between the two; the mean of 12 runs is steadier. Asserts 2x
-    (measured 4.9x here); the slow test and bench_adaptive's 200 runs per setting hold the goal (90 % of the design bound)."""
+    (measured 4.9x here); the slow test and bench_adaptive's 200 runs per setting hold the goal (90 % of the design
+    bound)."""
     obs = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
     adaptive = adaptive_runs(obs, QuestSettings(), n_runs=12, seed=1)
     grid = [grid_runs(obs, (50, 100, 200, 400, 1200), n, n_runs=8, max_lapse=0.06, n_boot=50) for n in (16, 32)]
@@ -198,8 +199,9 @@ def test_real_trials_are_recorded_and_a_replay_gives_the_same_sequence(tmp_path)
 
 def test_a_model_answering_at_random_gets_no_threshold(tmp_path):
     adapter = build_adapter({"kind": "random"}, seed=0, workdir=tmp_path)
-    result = run_adaptive([build_task("pitch_relative")], adapter, out=tmp_path, settings=QuestSettings(max_trials=30),
-                          log=lambda s: None)  # fmt: skip
+    result = run_adaptive(
+        [build_task("pitch_relative")], adapter, out=tmp_path, settings=QuestSettings(max_trials=30), log=lambda s: None
+    )
     track = result["tracks"]["pitch_relative"]
     assert track["threshold"] is None and track["message"] == NO_THRESHOLD and track["n_trials"] == 30
 
@@ -207,8 +209,7 @@ def test_a_model_answering_at_random_gets_no_threshold(tmp_path):
 def test_flip_adapter_guesses_with_its_probability():
     inner = build_adapter({"kind": "constant", "reply": "A"})
     flip = FlipAdapter(inner, 0.4, seed=0)
-    msgs = [{"meta": {"unique_id": f"x@{i}", "options": ["a", "b", "c"]}, "prompts": []}
-            for i in range(2000)]  # fmt: skip
+    msgs = [{"meta": {"unique_id": f"x@{i}", "options": ["a", "b", "c"]}, "prompts": []} for i in range(2000)]
     replies = [flip(m) for m in msgs]
     # a flip answers B or C two times out of three: 0.4 * 2/3 = 0.267 of the replies are not "A"
     assert 0.23 < sum(r != "A" for r in replies) / len(replies) < 0.30
@@ -220,12 +221,18 @@ def test_tracks_run_interleaved_and_each_is_what_it_would_be_alone(tmp_path):
     items and threshold are those of the task run on its own (its items are seeded by track and trial)."""
     settings = QuestSettings(max_trials=14)
     adapter = build_adapter({"kind": "dsp"}, workdir=tmp_path)
-    both = run_adaptive([build_task("pitch_relative"), build_task("loudness_relative")], adapter,
-                        out=tmp_path / "both", settings=settings, log=lambda s: None)  # fmt: skip
+    both = run_adaptive(
+        [build_task("pitch_relative"), build_task("loudness_relative")],
+        adapter,
+        out=tmp_path / "both",
+        settings=settings,
+        log=lambda s: None,
+    )
     order = [json.loads(s)["track"] for s in (tmp_path / "both" / "trials.jsonl").read_text().splitlines()]
     assert order[:6] == ["pitch_relative", "loudness_relative"] * 3
-    alone = run_adaptive([build_task("loudness_relative")], adapter, out=tmp_path / "alone", settings=settings,
-                         log=lambda s: None)  # fmt: skip
+    alone = run_adaptive(
+        [build_task("loudness_relative")], adapter, out=tmp_path / "alone", settings=settings, log=lambda s: None
+    )
     assert alone["tracks"]["loudness_relative"] == both["tracks"]["loudness_relative"]
     assert both["tracks"]["pitch_relative"]["human_jnd"] == 3.5
     assert both["tracks"]["pitch_relative"]["human_jnd_unit"] == "cents"
@@ -245,7 +252,12 @@ def test_the_audiogram_runs_one_track_per_frequency_and_reports_a_bound_below_it
     task = build_task("audiogram", freqs_hz=(500, 4000))
     assert [name for name, _ in track_tasks(task)] == ["audiogram@500Hz", "audiogram@4000Hz"]
     assert domain_for(track_tasks(task)[0][1]).to_dict() == {
-        "low": -10.0, "high": 110.0, "unit": "dB HL", "scale": "lin", "easier": "larger"}  # fmt: skip
+        "low": -10.0,
+        "high": 110.0,
+        "unit": "dB HL",
+        "scale": "lin",
+        "easier": "larger",
+    }
     adapter = build_adapter({"kind": "dsp"}, workdir=tmp_path)
     res = run_adaptive([task], adapter, out=tmp_path, settings=QuestSettings(max_trials=16), log=lambda s: None)
     rows = [json.loads(s) for s in (tmp_path / "trials.jsonl").read_text().splitlines()]
@@ -308,11 +320,18 @@ def test_a_timeout_is_not_an_answer(tmp_path):
         return "Answer: A"
 
     with ChatServer(reply=reply) as srv:
-        adapter = build_adapter({"kind": "openai", "base_url": srv.base_url, "name": "m", "timeout_s": 0.5,
-                                 "max_retries": 0}, workdir=tmp_path)  # fmt: skip
+        adapter = build_adapter(
+            {"kind": "openai", "base_url": srv.base_url, "name": "m", "timeout_s": 0.5, "max_retries": 0},
+            workdir=tmp_path,
+        )
         try:
-            res = run_adaptive([build_task("pitch_relative")], adapter, out=tmp_path,
-                               settings=QuestSettings(max_trials=4, min_trials=4), log=lambda s: None)  # fmt: skip
+            res = run_adaptive(
+                [build_task("pitch_relative")],
+                adapter,
+                out=tmp_path,
+                settings=QuestSettings(max_trials=4, min_trials=4),
+                log=lambda s: None,
+            )
         finally:
             adapter.close()
     t = res["tracks"]["pitch_relative"]
@@ -364,24 +383,37 @@ def test_a_run_cut_mid_line_continues_byte_identical_and_overwrite_starts_afresh
 def _failing(kind: str, rate: float = 0.1, seed: int = 0):
     from auralgen.evaluation.adaptive.observers import FailingObserver
 
-    return FailingObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.0 if kind == "drift" else 0.02, chance=1 / 3,
-                           kind=kind, rate=rate, seed=seed)  # fmt: skip
+    return FailingObserver(
+        PITCH,
+        threshold=150.0,
+        slope=2.0,
+        lapse=0.0 if kind == "drift" else 0.02,
+        chance=1 / 3,
+        kind=kind,
+        rate=rate,
+        seed=seed,
+    )
 
 
 def _one_track(obs):
     from auralgen.evaluation.adaptive.session import Budget, track_summary
 
-    return track_summary(run_track("sim", QuestPlusProcedure(PITCH, chance=1 / 3), obs.respond,
-                                   budget=Budget.of(QuestSettings())))  # fmt: skip
+    return track_summary(
+        run_track("sim", QuestPlusProcedure(PITCH, chance=1 / 3), obs.respond, budget=Budget.of(QuestSettings()))
+    )
 
 
 @pytest.mark.parametrize(
     "kind, rate, reason",
     [
         ("same", 0.1, "no threshold within the tested range; the model answered 'the same' in 100 % of 80 answers"),
-        ("first", 0.1, "no threshold within the tested range; the model chose option A (position 1) in 100 % of 80 answers"),
+        (
+            "first",
+            0.1,
+            "no threshold within the tested range; the model chose option A (position 1) in 100 % of 80 answers",
+        ),
     ],
-)  # fmt: skip
+)
 def test_an_observer_with_a_fixed_answer_gets_no_threshold_and_the_reason(kind, rate, reason):
     t = _one_track(_failing(kind, rate, seed=1))
     assert t["threshold"] is None and t["reason"] == reason
@@ -411,8 +443,9 @@ def test_position_bias_and_a_drifting_lapse_keep_the_threshold():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind, rate", [("refuse", 0.05), ("refuse", 0.2), ("same", 0.1), ("first", 0.1),
-                                        ("position", 0.1), ("drift", 0.08)])  # fmt: skip
+@pytest.mark.parametrize(
+    "kind, rate", [("refuse", 0.05), ("refuse", 0.2), ("same", 0.1), ("first", 0.1), ("position", 0.1), ("drift", 0.08)]
+)
 def test_coverage_on_observers_that_fail_like_models(kind, rate):
     # 20 runs: >= 16 covered is the binomial-tolerance bound of 90 % (see the healthy observer's test);
     # for "same" and "first" a run is covered when it reports no threshold

@@ -14,13 +14,25 @@ from tests.support.builders import ROOT
 
 
 def _evaluate(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "evaluate.py"), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, stdin=subprocess.DEVNULL)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, str(ROOT / "evaluate.py"), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_adaptive_run_from_the_command_line_and_its_replay(tmp_path):
-    args = ["mode=adaptive", "task=[pitch_relative]", "out=run", "adaptive.max_trials=14", "adaptive.min_trials=6",
-            "progress=false"]  # fmt: skip
+    args = [
+        "mode=adaptive",
+        "task=[pitch_relative]",
+        "out=run",
+        "adaptive.max_trials=14",
+        "adaptive.min_trials=6",
+        "progress=false",
+    ]
     first = _evaluate("model=dsp", *args, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     results = json.loads((tmp_path / "run" / "adaptive.json").read_text())
@@ -71,8 +83,15 @@ def test_a_command_model_with_more_internal_noise_gets_a_higher_threshold(tmp_pa
     found = {}
     for sigma in (10, 40):
         cmd = f"model.cmd='{sys.executable} {ROOT / 'examples' / 'noisy_pitch_listener.py'} --sigma {sigma}'"
-        done = _evaluate("mode=adaptive", "model=command", cmd, "task=[pitch_relative]", f"out=s{sigma}",
-                         "progress=false", cwd=tmp_path)  # fmt: skip
+        done = _evaluate(
+            "mode=adaptive",
+            "model=command",
+            cmd,
+            "task=[pitch_relative]",
+            f"out=s{sigma}",
+            "progress=false",
+            cwd=tmp_path,
+        )
         assert done.returncode == 0, done.stderr
         found[sigma] = json.loads((tmp_path / f"s{sigma}" / "adaptive.json").read_text())["tracks"]["pitch_relative"]
     for sigma, t in found.items():
@@ -138,8 +157,14 @@ def test_a_model_that_only_errors_exits_3_without_a_row(tmp_path):
 def _run(tmp_path, name: str, model: dict, **cfg) -> dict:
     from auralgen.evaluation.runner import run
 
-    base = {"mode": "adaptive", "tasks": ["pitch_relative"], "model": model, "out": str(tmp_path / name),
-            "progress": False, **cfg}  # fmt: skip
+    base = {
+        "mode": "adaptive",
+        "tasks": ["pitch_relative"],
+        "model": model,
+        "out": str(tmp_path / name),
+        "progress": False,
+        **cfg,
+    }
     return run(validate_eval(base), log=lambda s: None)
 
 
@@ -160,8 +185,13 @@ def test_questions_and_tokens_per_threshold_and_a_cap_on_the_run(tmp_path):
     from tests.support.chat_server import ChatServer
 
     with ChatServer(reply=lambda text: "Answer: A") as srv:
-        res = _run(tmp_path, "o", {"kind": "openai", "base_url": srv.base_url, "name": "m"},
-                   tasks=["pitch_relative", "loudness_relative"], adaptive={"max_questions": 7})  # fmt: skip
+        res = _run(
+            tmp_path,
+            "o",
+            {"kind": "openai", "base_url": srv.base_url, "name": "m"},
+            tasks=["pitch_relative", "loudness_relative"],
+            adaptive={"max_questions": 7},
+        )
         sent = srv.total_tokens
     tracks = res["tracks"]
     assert [t["questions"]["asked"] for t in tracks.values()] == [4, 3]

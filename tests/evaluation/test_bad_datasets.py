@@ -68,21 +68,21 @@ CASES = {
     "not flac": (
         lambda ds: rewrite(ds, edit_row(audio=lambda r: [{**r["audio"][0], "bytes": b"RIFF0000"}])),
         "audio[0] does not decode as FLAC",
-    ),  # fmt: skip
+    ),
     "answer_index out of range": (lambda ds: rewrite(ds, edit_row(answer_index=7)), "answer_index=7, out of range"),
     "answer not the indexed option": (lambda ds: rewrite(ds, edit_row(answer="Louder")), "answer='Louder' but options"),
     "duplicate options": (
         lambda ds: rewrite(ds, edit_row(options=["Higher", "Higher", "Lower", "Same"])),
         "allowed: at least 2 distinct options",
-    ),  # fmt: skip
+    ),
     "unlisted shard": (
         lambda ds: shutil.copy(ds / SHARD, ds / SHARD.replace("00000-of", "00009-of")),
         "is not listed in manifest.json",
-    ),  # fmt: skip
+    ),
     "edited without re-hashing": (
         lambda ds: rewrite(ds, edit_row(answer_index=0), fix_manifest=False),
         "(truncated or modified)",
-    ),  # fmt: skip
+    ),
     "no manifest": (lambda ds: (ds / "manifest.json").unlink(), "holds no manifest.json"),
 }
 

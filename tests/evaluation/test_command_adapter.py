@@ -197,9 +197,17 @@ def test_ctrl_c_during_a_hung_request_exits_fast_and_ends_the_program(tiny_datas
     from tests.support.builders import ROOT
 
     pidfile = tmp_path / "pid"
-    cmd = [sys.executable, str(ROOT / "evaluate.py"), "model=command", f"data={tiny_dataset}", "out=o",
-           f"model.cmd='{sys.executable} {_script(tmp_path, 'hung.py', HUNG).split()[-1]} {pidfile}'",
-           "model.timeout_s=300", "task=[pitch_relative]", "progress=false"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        str(ROOT / "evaluate.py"),
+        "model=command",
+        f"data={tiny_dataset}",
+        "out=o",
+        f"model.cmd='{sys.executable} {_script(tmp_path, 'hung.py', HUNG).split()[-1]} {pidfile}'",
+        "model.timeout_s=300",
+        "task=[pitch_relative]",
+        "progress=false",
+    ]
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         t_end = time.monotonic() + 60
@@ -224,7 +232,8 @@ def test_ray_pool_settings_need_a_ray_address():
 
     with pytest.raises(
         ParameterError,
-        match=r"model.replicas=2 has no effect without model.ray_address; allowed: model.ray_address=local\|auto\|host:port",
+        match=r"model.replicas=2 has no effect without model.ray_address; "
+        r"allowed: model.ray_address=local\|auto\|host:port",
     ):
         build_adapter({"kind": "command", "cmd": "python m.py", "replicas": 2})
     with pytest.raises(ParameterError, match=r"model.num_gpus=1.0 has no effect without model.ray_address"):

@@ -24,8 +24,11 @@ def seed1_dataset(tmp_path_factory):
         f"tasks.{t}.items_per_level=1"
         for t in ("pitch_relative", "loudness_relative", "duration_relative", "duration_absolute")
     ]
-    overrides += ["tasks.audiogram.items_per_level=1", "tasks.audiogram.levels=[-10,40,110]",
-                  "tasks.audiogram.probe_freqs_hz=[]"]  # fmt: skip
+    overrides += [
+        "tasks.audiogram.items_per_level=1",
+        "tasks.audiogram.levels=[-10,40,110]",
+        "tasks.audiogram.probe_freqs_hz=[]",
+    ]
     generate(small_run(*overrides, out=out, workers=1), log=QUIET)
     return out
 
@@ -80,18 +83,24 @@ def test_controls_survive_later_runs_and_a_rebuild(tiny_dataset, seed1_dataset, 
     assert "control:" not in board.read_text()  # no run on that dataset yet: nothing to sit beside
     evaluate(tiny_dataset, tmp_path / "runs" / "random", "model=random", TASKS, f"leaderboard={board}")
     assert len(re.findall(r"^\| \*control: ", board.read_text(), re.M)) == len(CONTROLS)
-    evaluate(tiny_dataset, tmp_path / "runs" / "c", "action=leaderboard", f"leaderboard={board}",
-             f"out={tmp_path / 'runs'}")  # fmt: skip
+    evaluate(
+        tiny_dataset, tmp_path / "runs" / "c", "action=leaderboard", f"leaderboard={board}", f"out={tmp_path / 'runs'}"
+    )
     rows = table_rows(board.read_text())
     assert {f"*control: {c}*" for c in CONTROLS} <= set(rows) and "random" in rows
 
 
 def test_control_macro_pools_within_sub_categories():
-    stored = {"train": "a", "test": "b", "verdict": "too few items", "tasks": [
-        {"task": "pitch_relative", "n": 10, "controls": {"text_prior": {"correct": 6, "accuracy": 0.6}}},
-        {"task": "loudness_relative", "n": 30, "controls": {"text_prior": {"correct": 6, "accuracy": 0.2}}},
-        {"task": "duration_absolute", "n": 20, "controls": {"text_prior": {"correct": 10, "accuracy": 0.5}}},
-    ]}  # fmt: skip
+    stored = {
+        "train": "a",
+        "test": "b",
+        "verdict": "too few items",
+        "tasks": [
+            {"task": "pitch_relative", "n": 10, "controls": {"text_prior": {"correct": 6, "accuracy": 0.6}}},
+            {"task": "loudness_relative", "n": 30, "controls": {"text_prior": {"correct": 6, "accuracy": 0.2}}},
+            {"task": "duration_absolute", "n": 20, "controls": {"text_prior": {"correct": 10, "accuracy": 0.5}}},
+        ],
+    }
     row = control_rows(stored)["control: text_prior"]
     assert row["by_task"] == {"pitch_relative": 0.6, "loudness_relative": 0.2, "duration_absolute": 0.5}
     # pitch and loudness share a sub-category (pooled 12 / 40), duration_absolute has its own (0.5)

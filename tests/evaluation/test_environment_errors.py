@@ -40,8 +40,10 @@ def test_generate_disk_full_is_an_environment_error(tmp_path, monkeypatch, capsy
     gen = importlib.import_module("auralgen.generation.run")  # the module (the package exports its run())
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(gen, "_write_shard", _full(code))
-    status, lines = _run(["generate", "task=duration_absolute", "task.items_per_level=1", "workers=1", "out=ds",
-                          "progress=false"], capsys)  # fmt: skip
+    status, lines = _run(
+        ["generate", "task=duration_absolute", "task.items_per_level=1", "workers=1", "out=ds", "progress=false"],
+        capsys,
+    )
     assert status == EXIT_ENVIRONMENT == 75 and len(lines) == 1, lines
     what = "no space left on the device" if code == errno.ENOSPC else "the disk quota is exceeded"
     assert lines[0].startswith(f"error: environment: {what} (writing under out='ds': [Errno {code}]")
@@ -54,16 +56,23 @@ def test_evaluate_disk_full_is_an_environment_error(tiny_dataset, tmp_path, monk
     session = importlib.import_module("auralgen.evaluation.session")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(session, "write_json", _full(errno.ENOSPC))
-    status, lines = _run(["evaluate", "model=random", f"data={tiny_dataset}", "out=res", "task=[duration_absolute]",
-                          "progress=false"], capsys)  # fmt: skip
+    status, lines = _run(
+        ["evaluate", "model=random", f"data={tiny_dataset}", "out=res", "task=[duration_absolute]", "progress=false"],
+        capsys,
+    )
     assert status == EXIT_ENVIRONMENT and len(lines) == 1, lines
     assert lines[0].startswith("error: environment: no space left on the device (writing under out='res'")
 
 
 def test_ctrl_c_while_starting_is_one_line_exit_130(tmp_path):
     """SIGINT half a second in (Python is up; auralgen is still importing and checking the config)."""
-    proc = subprocess.Popen([sys.executable, str(ROOT / "generate.py"), "task=duration_absolute", "out=ds"],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "generate.py"), "task=duration_absolute", "out=ds"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)

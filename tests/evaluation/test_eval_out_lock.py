@@ -50,8 +50,14 @@ def test_two_concurrent_evaluate_runs_the_first_completes_the_second_is_refused(
     script = tmp_path / "slow_model.py"
     script.write_text(SLOW_MODEL)
     out = tmp_path / "res"
-    common = [f"data={tiny_dataset}", f"out={out}", "task=[pitch_relative]", "eval.keep_audio=true", "model=command",
-              f"model.cmd='{sys.executable} {script}'"]  # fmt: skip
+    common = [
+        f"data={tiny_dataset}",
+        f"out={out}",
+        "task=[pitch_relative]",
+        "eval.keep_audio=true",
+        "model=command",
+        f"model.cmd='{sys.executable} {script}'",
+    ]
     first = evaluate(*common, cwd=tmp_path, wait=False)
     try:
         t0 = time.monotonic()

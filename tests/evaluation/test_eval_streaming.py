@@ -48,8 +48,16 @@ def grown(tiny_dataset, dest, n_items):
 
 
 def peak_rss_kb(data, out) -> int:
-    cmd = [sys.executable, str(ROOT / "evaluate.py"), "model=random", f"data={data}", f"out={out}",
-           "task=[pitch_relative]", "eval=quick", "progress=false"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        str(ROOT / "evaluate.py"),
+        "model=random",
+        f"data={data}",
+        f"out={out}",
+        "task=[pitch_relative]",
+        "eval=quick",
+        "progress=false",
+    ]
     res = subprocess.run([sys.executable, "-c", MAXRSS, *cmd], capture_output=True, text=True, timeout=400)
     assert res.returncode == 0, res.stderr
     return int(res.stdout.split()[-1])
@@ -66,8 +74,14 @@ def test_ten_times_the_items_takes_less_than_1_3_times_the_peak_memory(tiny_data
 
 def test_a_reply_longer_than_the_cap_is_stored_cut_and_counted(tiny_dataset, tmp_path):
     reply = "Let me think. " + "x" * 5000 + " The answer is B."  # the answer at the end survives the cut
-    results = evaluate(tiny_dataset, tmp_path, "model=constant", f"model.reply='{reply}'", "eval.max_reply_chars=200",
-                       "task=[pitch_relative]")  # fmt: skip
+    results = evaluate(
+        tiny_dataset,
+        tmp_path,
+        "model=constant",
+        f"model.reply='{reply}'",
+        "eval.max_reply_chars=200",
+        "task=[pitch_relative]",
+    )
     n = results["accounting"]["overall"]["asked"]
     assert results["replies"] == {"truncated": n, "max_reply_chars": 200}
     lines = [json.loads(ln) for ln in (tmp_path / "replies.jsonl").read_text().splitlines()]
@@ -75,6 +89,12 @@ def test_a_reply_longer_than_the_cap_is_stored_cut_and_counted(tiny_dataset, tmp
     assert {e["reply_chars"] for e in lines} == {len(reply)}
     assert all(e["reply"].startswith("Let me think. xx") and e["reply"].endswith("The answer is B.") for e in lines)
     assert results["accounting"]["overall"]["unparseable"] == 0  # every stored reply still names an option
-    uncapped = evaluate(tiny_dataset, tmp_path / "full", "model=constant", f"model.reply='{reply}'",
-                        "eval.max_reply_chars=null", "task=[pitch_relative]")  # fmt: skip
+    uncapped = evaluate(
+        tiny_dataset,
+        tmp_path / "full",
+        "model=constant",
+        f"model.reply='{reply}'",
+        "eval.max_reply_chars=null",
+        "task=[pitch_relative]",
+    )
     assert uncapped["replies"]["truncated"] == 0 and uncapped["scores"] == results["scores"]

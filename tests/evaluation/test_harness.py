@@ -174,12 +174,35 @@ def test_cache_ignores_a_cut_last_line_and_rejects_a_corrupt_one(tmp_path):
 
 
 def _reorder_item():
-    opts = ["clip 1 -> clip 2 -> clip 3", "clip 2 -> clip 1 -> clip 3", "clip 3 -> clip 1 -> clip 2",
-            "clip 1 -> clip 3 -> clip 2", "clip 2 -> clip 3 -> clip 1", "clip 3 -> clip 2 -> clip 1"]  # fmt: skip
-    return Item(id="reo", task="order", category="c", sub_category="s", attribute="time", regime="reorder", level=0,
-                level_value=0.0, level_unit="", question="Order the clips.", options=tuple(opts), answer=opts[2],
-                answer_index=2, audio=tuple({"bytes": b, "path": None} for b in (b"0", b"1", b"2")),
-                sampling_rate=16000, num_channels=1, channel_layout="mono", params="{}", split="test")  # fmt: skip
+    opts = [
+        "clip 1 -> clip 2 -> clip 3",
+        "clip 2 -> clip 1 -> clip 3",
+        "clip 3 -> clip 1 -> clip 2",
+        "clip 1 -> clip 3 -> clip 2",
+        "clip 2 -> clip 3 -> clip 1",
+        "clip 3 -> clip 2 -> clip 1",
+    ]
+    return Item(
+        id="reo",
+        task="order",
+        category="c",
+        sub_category="s",
+        attribute="time",
+        regime="reorder",
+        level=0,
+        level_value=0.0,
+        level_unit="",
+        question="Order the clips.",
+        options=tuple(opts),
+        answer=opts[2],
+        answer_index=2,
+        audio=tuple({"bytes": b, "path": None} for b in (b"0", b"1", b"2")),
+        sampling_rate=16000,
+        num_channels=1,
+        channel_layout="mono",
+        params="{}",
+        split="test",
+    )
 
 
 def test_reorder_items_are_asked_under_different_clip_orders():
@@ -222,8 +245,16 @@ def test_psychometric_threshold_of_a_listener_with_a_known_threshold():
     for level in (0, 25, 50, 100, 200, 400):
         for _ in range(40):
             right = level >= 100 or (level > 0 and rng.random() < 0.25 + 0.5 * level / 100)
-            recs.append(dict(task="pitch_relative", regime="relative", level_value=float(level), level_unit="cents",
-                             n_options=4, correct=bool(right)))  # fmt: skip
+            recs.append(
+                dict(
+                    task="pitch_relative",
+                    regime="relative",
+                    level_value=float(level),
+                    level_unit="cents",
+                    n_options=4,
+                    correct=bool(right),
+                )
+            )
     fit = psychometrics(recs, criterion=0.75, n_boot=20, seed=0)["pitch_relative"]
     assert fit["threshold_status"] == "ok" and 25 < fit["threshold"] < 100 and fit["unit"] == "cents"
     assert fit["ci95"][0] <= fit["threshold"] <= fit["ci95"][1]
@@ -262,8 +293,15 @@ def test_frequency_thresholds_follow_the_tasks_declared_analyses(monkeypatch):
     from auralgen.tasks.base import task_class
 
     assert report.frequency_tasks() == ["audiogram"]
-    rec = dict(task="pitch_relative", level_unit="cents", frequency_hz=1000.0, level_value=10.0, tone_position="first",
-               status="ok", correct=True)  # fmt: skip
+    rec = dict(
+        task="pitch_relative",
+        level_unit="cents",
+        frequency_hz=1000.0,
+        level_value=10.0,
+        tone_position="first",
+        status="ok",
+        correct=True,
+    )
     recs = [dict(rec, id=f"i{i}", tone_position=p) for i, p in enumerate(["first", "second"] * 2)]
     assert report.frequency_analyses(recs, criterion=0.75) == {"audiogram": {}}
     monkeypatch.setattr(task_class("pitch_relative"), "analyses", (report.FREQUENCY_THRESHOLDS,))
@@ -277,8 +315,18 @@ def test_fits_use_the_recorded_difference_and_split_units():
     recs = []
     for near, ratio_db, p in ((1, 6.0, 1.0), (4, 1.9, 0.95), (6, 1.3, 0.7), (8, 1.0, 0.55)):
         for i in range(40):
-            recs.append(dict(task="distance_relative", regime="relative", level_value=float(near), level_unit="m",
-                             difference=ratio_db, difference_unit="dB distance ratio", n_options=3, correct=i < p * 40))  # fmt: skip
+            recs.append(
+                dict(
+                    task="distance_relative",
+                    regime="relative",
+                    level_value=float(near),
+                    level_unit="m",
+                    difference=ratio_db,
+                    difference_unit="dB distance ratio",
+                    n_options=3,
+                    correct=i < p * 40,
+                )
+            )
     for unit, v in (("deg", 20.0), ("m", 0.5)):
         recs += [dict(task="multi", regime="relative", level_value=v, level_unit=unit, n_options=4, correct=True)] * 5
     fits = psychometrics(recs, criterion=0.75, n_boot=20, seed=0)

@@ -60,9 +60,20 @@ def test_scoring_a_starbench_infer_results_file(tiny_dataset, tmp_path):
             truth = opts.index(it.answer)
             right = it.task == "pitch_relative"  # the "model" is right on pitch, wrong elsewhere
             letter = "ABCDE"[truth if right else (truth + 1) % len(opts)]
-            lines.append({"id": it.id, "task": it.task, "category": it.category, "sub-category": it.sub_category,
-                          "options": opts, "answer": it.answer, "answer_letter": f"<{'ABCDE'[truth]}>", "rotate_id": r,
-                          "prediction": "<Z>", "model_response": f"The answer is <{letter}>."})  # fmt: skip
+            lines.append(
+                {
+                    "id": it.id,
+                    "task": it.task,
+                    "category": it.category,
+                    "sub-category": it.sub_category,
+                    "options": opts,
+                    "answer": it.answer,
+                    "answer_letter": f"<{'ABCDE'[truth]}>",
+                    "rotate_id": r,
+                    "prediction": "<Z>",
+                    "model_response": f"The answer is <{letter}>.",
+                }
+            )
     lines[0] = dict(lines[0], model_response="I cannot listen to audio.")
     path = tmp_path / "infer_results.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
@@ -79,10 +90,34 @@ def test_scoring_a_starbench_infer_results_file(tiny_dataset, tmp_path):
 
 def test_scoring_mmar_and_mmau_predictions_with_a_configurable_field(tmp_path):
     rows = [
-        {"id": "1", "question": "q", "choices": ["dog", "cat"], "answer": "cat", "category": "Signal", "sub-category": "pitch", "my_pred": "cat"},
-        {"id": "2", "question": "q", "choices": ["dog", "cat"], "answer": "dog", "category": "Signal", "sub-category": "pitch", "my_pred": "B"},
-        {"id": "3", "question": "q", "choices": ["dog", "cat"], "answer": "dog", "category": "Signal", "sub-category": "pitch", "my_pred": "no idea"},
-    ]  # fmt: skip
+        {
+            "id": "1",
+            "question": "q",
+            "choices": ["dog", "cat"],
+            "answer": "cat",
+            "category": "Signal",
+            "sub-category": "pitch",
+            "my_pred": "cat",
+        },
+        {
+            "id": "2",
+            "question": "q",
+            "choices": ["dog", "cat"],
+            "answer": "dog",
+            "category": "Signal",
+            "sub-category": "pitch",
+            "my_pred": "B",
+        },
+        {
+            "id": "3",
+            "question": "q",
+            "choices": ["dog", "cat"],
+            "answer": "dog",
+            "category": "Signal",
+            "sub-category": "pitch",
+            "my_pred": "no idea",
+        },
+    ]
     path = tmp_path / "mmar.json"
     path.write_text(json.dumps(rows))
     res = _run(
@@ -161,8 +196,10 @@ def test_starbench_rows_read_in_auralgens_rotation_and_errors_counted():
 
     base = {"id": "x", "task": "t", "answer": "b", "is_correct": False}
     # STAR-Bench presents options[-r:] + options[:-r] for rotate_id r
-    rows = [dict(base, options=["abc"[(j - r) % 3] for j in range(3)], rotate_id=r, model_response=resp)
-            for r, resp in ((0, "<B>"), (1, "ERROR: timeout"), (2, "I pick C"))]  # fmt: skip
+    rows = [
+        dict(base, options=["abc"[(j - r) % 3] for j in range(3)], rotate_id=r, model_response=resp)
+        for r, resp in ((0, "<B>"), (1, "ERROR: timeout"), (2, "I pick C"))
+    ]
     recs, toolkit = starbench.records(rows, "f", None)
     assert [r["rotation"] for r in recs] == [0, 1, 2] and toolkit == [False] * 3
     assert [(r["status"], r["correct"]) for r in recs] == [("ok", True), ("error", False), ("ok", False)]

@@ -23,8 +23,9 @@ QUIET = lambda *_: None  # noqa: E731
 
 def _peer_script(script: Path, data: Path) -> str:
     """The peer's script, unmodified, on ``data``: its stdout."""
-    return subprocess.run([sys.executable, str(script), "--input", str(data)], check=True, capture_output=True,
-                          text=True, timeout=120).stdout  # fmt: skip
+    return subprocess.run(
+        [sys.executable, str(script), "--input", str(data)], check=True, capture_output=True, text=True, timeout=120
+    ).stdout
 
 
 def _total(stdout: str) -> tuple[float, int]:
@@ -36,8 +37,15 @@ def _replies(row: dict, k: int) -> str | None:
     """Replies their token match and our parser judge differently; None leaves the key out."""
     wrong = next(c for c in row["choices"] if c != row["answer"])
     letter = "ABCDEFGHIJ"[row["choices"].index(row["answer"])]
-    return [row["answer"], letter, f"It is {row['answer']}, not {wrong}.", f"{row['answer'].lower()}.", wrong,
-            f"The answer is ({letter}) {row['answer']}", None][k % 7]  # fmt: skip
+    return [
+        row["answer"],
+        letter,
+        f"It is {row['answer']}, not {wrong}.",
+        f"{row['answer'].lower()}.",
+        wrong,
+        f"The answer is ({letter}) {row['answer']}",
+        None,
+    ][k % 7]
 
 
 def _score(pred: Path, fmt: str, out: Path, *extra: str) -> dict:
@@ -48,8 +56,14 @@ def _score(pred: Path, fmt: str, out: Path, *extra: str) -> dict:
 def test_mmar_export_scored_by_mmars_own_script_equals_scorer_mmar(tiny_dataset, tmp_path):
     script = peer("MMAR") / "code" / "evaluation.py"
     out = tmp_path / "mmar"
-    run(validate_eval(compose(["action=export", "export_format=mmar", f"data={tiny_dataset}", f"out={out}"],
-                              config_name="evaluate")), log=QUIET)  # fmt: skip
+    run(
+        validate_eval(
+            compose(
+                ["action=export", "export_format=mmar", f"data={tiny_dataset}", f"out={out}"], config_name="evaluate"
+            )
+        ),
+        log=QUIET,
+    )
     rows = [json.loads(x) for x in (out / "MMAR-meta.jsonl").read_text().splitlines()]
     for k, row in enumerate(rows):
         reply = _replies(row, k)
@@ -74,8 +88,14 @@ def test_mmau_export_scored_by_mmaus_own_script_equals_scorer_mmar(tiny_dataset,
     scorer=mmar counts; every row's task and difficulty are names its script tallies."""
     script = peer("MMAU") / "evaluation.py"
     out = tmp_path / "mmau"
-    res = run(validate_eval(compose(["action=export", "export_format=mmau", f"data={tiny_dataset}", f"out={out}"],
-                                    config_name="evaluate")), log=QUIET)  # fmt: skip
+    res = run(
+        validate_eval(
+            compose(
+                ["action=export", "export_format=mmau", f"data={tiny_dataset}", f"out={out}"], config_name="evaluate"
+            )
+        ),
+        log=QUIET,
+    )
     rows = json.loads((out / "mmau-test.json").read_text())
     assert len(rows) == res["items"] > 0 and all((out / r["audio_id"]).is_file() for r in rows)
     assert {r["task"] for r in rows} == {"sound"} and {r["difficulty"] for r in rows} == {"easy", "medium", "hard"}
@@ -98,8 +118,15 @@ def test_mmau_file_scored_by_mmaus_own_script_equals_scorer_mmar(tmp_path):
     rows = []
     for i in range(42):
         ch = choices[i % 3]
-        row = {"id": str(i), "question": "q", "choices": ch, "answer": ch[i % 2], "task": "sound",
-               "difficulty": "easy", "sub-category": f"s{i % 3}"}  # fmt: skip
+        row = {
+            "id": str(i),
+            "question": "q",
+            "choices": ch,
+            "answer": ch[i % 2],
+            "task": "sound",
+            "difficulty": "easy",
+            "sub-category": f"s{i % 3}",
+        }
         reply = _replies(row, i // 3)
         if reply is not None:
             row["model_output"] = reply
@@ -148,9 +175,23 @@ def test_a_scorer_the_format_has_no_verdict_for_is_one_clear_error(tmp_path, fmt
     from auralgen.core.errors import ParameterError
 
     pred = tmp_path / "p_recog.jsonl"
-    pred.write_text(json.dumps({"id": "1", "choices": ["a", "b"], "options": ["a", "b"], "answer": "a",
-                                "model_prediction": "a", "model_response": "a", "rotate_id": 0,
-                                "prompt": "p", "prediction": "A", "reference": "A"}) + "\n")  # fmt: skip
+    pred.write_text(
+        json.dumps(
+            {
+                "id": "1",
+                "choices": ["a", "b"],
+                "options": ["a", "b"],
+                "answer": "a",
+                "model_prediction": "a",
+                "model_response": "a",
+                "rotate_id": 0,
+                "prompt": "p",
+                "prediction": "A",
+                "reference": "A",
+            }
+        )
+        + "\n"
+    )
     with pytest.raises(ParameterError, match=re.escape(needle)):
         _score(pred, fmt, tmp_path / "o", f"++scorer={scorer}")
 

@@ -67,8 +67,15 @@ def test_export_in_sonicbench_layout_and_score_it_back(tiny_dataset, tmp_path):
     clips joined by 0.5 s of silence (A the first, B the second); a recognition item asks between the
     task's two extreme categories; everything else is skipped and counted."""
     out = tmp_path / "sonic"
-    res = run(validate_eval(compose(["action=export", "export_format=sonicbench", f"data={tiny_dataset}", f"out={out}"],
-                                    config_name="evaluate")), log=QUIET)  # fmt: skip
+    res = run(
+        validate_eval(
+            compose(
+                ["action=export", "export_format=sonicbench", f"data={tiny_dataset}", f"out={out}"],
+                config_name="evaluate",
+            )
+        ),
+        log=QUIET,
+    )
     items = {it.id: it for it in load_items(tiny_dataset)}
     assert set(res["files"]) == {"pitch_comparison", "loudness_comparison", "duration_comparison", "duration_recog"}
     assert res["items"] + sum(res["skipped"].values()) == len(items) and res["items"] > 0

@@ -1,7 +1,8 @@
 """STAR-Bench interop checked with STAR-Bench's own code (github InternLM/StarBench, ALMEval_code).
 
 The toolkit's ``datasets`` package is read from the peers folder (``tests/support/peers.py``;
-copied into a tmp dir, loaded under another package name); ``torch`` and ``loguru``, which it imports only for a base class and
+copied into a tmp dir, loaded under another package name); ``torch`` and ``loguru``, which it imports only for a base
+class and
 a logger, get minimal stand-in modules. Its ``build_dataset`` loads our export for every alias, its
 ``build_prompt`` / ``evaluate_item`` / ``evaluate`` make a run of a scripted "model", and our
 ``score_predictions`` must reproduce its ``performance.json`` byte for byte with ``scorer=file``.
@@ -53,8 +54,9 @@ def toolkit(tmp_path_factory):
     stand_ins = {k: v for k, v in _stand_ins().items() if k not in sys.modules}
     sys.modules.update(stand_ins)  # only while the toolkit imports: other libraries probe sys.modules for torch
     try:
-        spec = importlib.util.spec_from_file_location("sb_almeval_datasets", pkg / "__init__.py",
-                                                      submodule_search_locations=[str(pkg)])  # fmt: skip
+        spec = importlib.util.spec_from_file_location(
+            "sb_almeval_datasets", pkg / "__init__.py", submodule_search_locations=[str(pkg)]
+        )
         mod = importlib.util.module_from_spec(spec)
         sys.modules["sb_almeval_datasets"] = mod
         spec.loader.exec_module(mod)
@@ -70,8 +72,16 @@ def toolkit(tmp_path_factory):
 def exported(tmp_path_factory):
     """A split with foundational (spatial and not), temporal-reorder and holistic spatial items, exported."""
     data = tmp_path_factory.mktemp("sb_data")
-    overrides = ["suite=spatial"] + [f"~tasks.{t}" for t in ("elevation_absolute", "elevation_relative",
-                 "distance_absolute", "distance_relative", "azimuth_relative")]  # fmt: skip
+    overrides = ["suite=spatial"] + [
+        f"~tasks.{t}"
+        for t in (
+            "elevation_absolute",
+            "elevation_relative",
+            "distance_absolute",
+            "distance_relative",
+            "azimuth_relative",
+        )
+    ]
     overrides += ["+task@tasks.temporal_reorder=temporal_reorder", "+task@tasks.pitch_relative=pitch_relative"]
     overrides += [f"tasks.{t}.items_per_level=1" for t in ("azimuth_absolute", "trajectory", "pitch_relative")]
     overrides += ["tasks.temporal_reorder.items_per_level=2"]
@@ -87,8 +97,14 @@ def _reply(meta: dict, k: int) -> str:
     """A scripted model: right, wrong, or said in ways the two parsers read differently."""
     letter = meta["answer_letter"][1]
     wrong = "AB"[letter == "A"]
-    return [f"<{letter}>", f"The answer is {wrong}.", f'{{"answer": "{letter.lower()}"}}', f"I think {letter}.",
-            f"Not {letter}; going with {wrong}", "I cannot listen to audio."][k % 6]  # fmt: skip
+    return [
+        f"<{letter}>",
+        f"The answer is {wrong}.",
+        f'{{"answer": "{letter.lower()}"}}',
+        f"I think {letter}.",
+        f"Not {letter}; going with {wrong}",
+        "I cannot listen to audio.",
+    ][k % 6]
 
 
 def _toolkit_run(toolkit, root: Path, alias: str, work: Path) -> tuple[Path, dict]:
@@ -120,8 +136,11 @@ def test_every_alias_loads_with_the_toolkits_own_build_dataset(toolkit, exported
             by_task.setdefault(row["task"], set()).add(a)
     spatial = {t for t, (a,) in by_task.items() if a in ("pc_sp", "sr")}
     assert {t: a.pop() for t, a in by_task.items()} == {
-        "azimuth_absolute": "pc_sp", "pitch_relative": "pc_nsp", "temporal_reorder": "tr", "trajectory": "sr",
-    }  # fmt: skip
+        "azimuth_absolute": "pc_sp",
+        "pitch_relative": "pc_nsp",
+        "temporal_reorder": "tr",
+        "trajectory": "sr",
+    }
     assert spatial == {"azimuth_absolute", "trajectory"}
     assert len(sets["pc"].data) == len(sets["pc_sp"].data) + len(sets["pc_nsp"].data)
     assert res["files"]["tr"] == 6 and res["sr_ch_split"] == res["files"]["sr"] > 0
@@ -259,8 +278,15 @@ def test_file_verdicts_reproduce_the_toolkits_performance_json(toolkit, exported
     _, out, _ = exported
     path, perf = _toolkit_run(toolkit, out, alias, tmp_path)
     (tmp_path / "theirs.json").write_text(json.dumps(perf, indent=4, ensure_ascii=False))
-    res = run(validate_eval(compose(["action=score_predictions", f"predictions={path}", "++scorer=file",
-                                     f"out={tmp_path / 'ours'}"], config_name="evaluate")), log=QUIET)  # fmt: skip
+    res = run(
+        validate_eval(
+            compose(
+                ["action=score_predictions", f"predictions={path}", "++scorer=file", f"out={tmp_path / 'ours'}"],
+                config_name="evaluate",
+            )
+        ),
+        log=QUIET,
+    )
     assert (tmp_path / "ours" / "performance.json").read_bytes() == (tmp_path / "theirs.json").read_bytes()
     assert res["dataset"]["starbench_alias"] == alias
     v = res["verdicts"]
@@ -268,8 +294,14 @@ def test_file_verdicts_reproduce_the_toolkits_performance_json(toolkit, exported
     assert v["parser_right_toolkit_wrong"] > 0 and v["agree"] < v["answers"]
     rows = [json.loads(x) for x in path.read_text().splitlines()]
     assert res["scores"]["overall"]["AA"] == pytest.approx(sum(r["is_correct"] for r in rows) / len(rows))
-    parser = run(validate_eval(compose(["action=score_predictions", f"predictions={path}",
-                                        f"out={tmp_path / 'p'}"], config_name="evaluate")), log=QUIET)  # fmt: skip
+    parser = run(
+        validate_eval(
+            compose(
+                ["action=score_predictions", f"predictions={path}", f"out={tmp_path / 'p'}"], config_name="evaluate"
+            )
+        ),
+        log=QUIET,
+    )
     assert parser["toolkit_scores"] == res["scores"] and parser["scores"] == res["parser_scores"]
 
 
@@ -299,8 +331,10 @@ def test_hedged_pitch_replies_the_toolkit_calls_correct_are_correct_in_every_num
         for r in range(len(item["options"])):
             meta = ds.build_prompt(item, rotate_id=r)["meta"]
             truth = meta["options"]["ABCDEFGH".index(meta["answer_letter"][1])]
-            reply = [f"I can't hear the audio clearly, it is faint, but my best guess is {truth}",
-                     "I cannot listen to audio."][k % 3 == 2]  # fmt: skip
+            reply = [
+                f"I can't hear the audio clearly, it is faint, but my best guess is {truth}",
+                "I cannot listen to audio.",
+            ][k % 3 == 2]
             res = ds.evaluate_item(meta, reply)
             res["unique_id"] = f"{item['id']}@{r}"
             rows.append(res)

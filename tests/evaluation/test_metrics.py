@@ -199,8 +199,20 @@ def presented(item, options, answer, *, rotations=None, task="t", level=0, corre
     out = []
     for r in range(len(options) if rotations is None else rotations):
         shown, _ = rotate_options(list(options), r)
-        out.append(dict(id=item, task=task, rotation=r, correct=correct, status="ok", level=level,
-                        category="c", sub_category=task, options=shown, truth=shown.index(answer)))  # fmt: skip
+        out.append(
+            dict(
+                id=item,
+                task=task,
+                rotation=r,
+                correct=correct,
+                status="ok",
+                level=level,
+                category="c",
+                sub_category=task,
+                options=shown,
+                truth=shown.index(answer),
+            )
+        )
     return out
 
 
@@ -217,8 +229,9 @@ def test_honest_chance_is_the_most_frequent_answer_text_under_rotation():
 
 def test_honest_chance_is_the_most_frequent_position_without_rotation():
     texts = [("a", "b", "c"), ("d", "e", "f"), ("g", "h", "i"), ("j", "k", "l")]
-    records = [rec for i, (o, at) in enumerate(zip(texts, [0, 0, 0, 2])) for rec in
-               presented(f"i{i}", o, o[at], rotations=1)]  # fmt: skip
+    records = [
+        rec for i, (o, at) in enumerate(zip(texts, [0, 0, 0, 2])) for rec in presented(f"i{i}", o, o[at], rotations=1)
+    ]
     task = score(records)["by_task"]["t"]
     assert (task["chance"], task["chance_ACR"], task["chance_rule"]) == (0.75, 0.75, "position A")
     # asked under every rotation the position rule is right once per item: the texts decide (all distinct)
@@ -273,8 +286,11 @@ def test_records_without_options_give_the_stated_chance_and_say_so():
 )
 def test_no_constant_text_or_position_beats_the_honest_chance(answers, n_opt, rotations):
     options = tuple(f"o{j}" for j in range(n_opt))
-    records = [rec for i, a in enumerate(answers) for rec in
-               presented(f"i{i}", options, options[a % n_opt], rotations=min(rotations, n_opt))]  # fmt: skip
+    records = [
+        rec
+        for i, a in enumerate(answers)
+        for rec in presented(f"i{i}", options, options[a % n_opt], rotations=min(rotations, n_opt))
+    ]
     task = score(records)["by_task"]["t"]
     assert task["stated_chance"] - 1e-12 <= task["chance"] <= 1.0
     for j in range(n_opt):
@@ -287,8 +303,21 @@ def test_honest_chance_of_100k_records_quickly():
     rng = np.random.default_rng(1)
     opts = [["first", "second", "the same"][r:] + ["first", "second", "the same"][:r] for r in range(3)]
     answers = rng.choice(3, size=100_000 // 3)
-    records = [dict(id=f"i{i}", task=f"t{i % 12}", category="c", sub_category=f"s{i % 6}", level=i % 5,
-                    rotation=r, correct=True, status="ok", options=opts[r], truth=(a - r) % 3)
-               for i, a in enumerate(answers) for r in range(3)]  # fmt: skip
+    records = [
+        dict(
+            id=f"i{i}",
+            task=f"t{i % 12}",
+            category="c",
+            sub_category=f"s{i % 6}",
+            level=i % 5,
+            rotation=r,
+            correct=True,
+            status="ok",
+            options=opts[r],
+            truth=(a - r) % 3,
+        )
+        for i, a in enumerate(answers)
+        for r in range(3)
+    ]
     result = score(records)
     assert result["overall"]["chance"] == pytest.approx(max(np.bincount(answers)) / len(answers), abs=0.01)

@@ -18,8 +18,16 @@ SECRET = "sk-auralgen-test-0123456789abcdef"
 
 
 def _adapter(srv, **kw):
-    cfg = {"kind": "openai", "base_url": srv.base_url, "name": "test-model", "api_key_env": "AURALGEN_TEST_KEY",
-           "backoff_s": 0.001, "max_backoff_s": 0.01, "timeout_s": 5.0, **kw}  # fmt: skip
+    cfg = {
+        "kind": "openai",
+        "base_url": srv.base_url,
+        "name": "test-model",
+        "api_key_env": "AURALGEN_TEST_KEY",
+        "backoff_s": 0.001,
+        "max_backoff_s": 0.01,
+        "timeout_s": 5.0,
+        **kw,
+    }
     return build_adapter(cfg)
 
 
@@ -31,8 +39,13 @@ def wav(tmp_path):
 
 
 def _msg(wav, uid="x@0"):
-    return {"meta": {"unique_id": uid, "options": ["A1", "B1"]},
-            "prompts": [{"type": "audio", "value": str(wav)}, {"type": "text", "value": f"Question {uid}\n<A>: A1\n<B>: B1\n"}]}  # fmt: skip
+    return {
+        "meta": {"unique_id": uid, "options": ["A1", "B1"]},
+        "prompts": [
+            {"type": "audio", "value": str(wav)},
+            {"type": "text", "value": f"Question {uid}\n<A>: A1\n<B>: B1\n"},
+        ],
+    }
 
 
 async def _ask_all(adapter, msgs):
@@ -110,10 +123,24 @@ def test_malformed_bodies_are_transient(body):
 
 
 def _cfg(data, out, srv, *overrides):
-    return validate_eval(compose([
-        f"data={data}", f"out={out}", "progress=false", "eval.n_boot=0", "model=openai", f"model.base_url={srv.base_url}",
-        "model.name=test-model", "model.api_key_env=AURALGEN_TEST_KEY", "model.backoff_s=0.001", "model.max_retries=1",
-        *overrides], config_name="evaluate"))  # fmt: skip
+    return validate_eval(
+        compose(
+            [
+                f"data={data}",
+                f"out={out}",
+                "progress=false",
+                "eval.n_boot=0",
+                "model=openai",
+                f"model.base_url={srv.base_url}",
+                "model.name=test-model",
+                "model.api_key_env=AURALGEN_TEST_KEY",
+                "model.backoff_s=0.001",
+                "model.max_retries=1",
+                *overrides,
+            ],
+            config_name="evaluate",
+        )
+    )
 
 
 def test_evaluate_through_the_server_counts_errors_and_never_writes_the_key(tiny_dataset, tmp_path, monkeypatch):

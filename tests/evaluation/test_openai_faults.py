@@ -59,19 +59,42 @@ def _refusing_port():
 
 def _cli(data, out, base_url, *overrides, env=None, timeout=120):
     """Run evaluate.py (default retry settings); returns (returncode, stderr, seconds)."""
-    args = [sys.executable, str(ROOT / "evaluate.py"), f"data={data}", f"out={out}", "progress=false",
-            "eval.n_boot=0", "model=openai", f"model.base_url='{base_url}'", "model.name=test-model",
-            "model.api_key_env=AURALGEN_TEST_KEY", *overrides]  # fmt: skip
+    args = [
+        sys.executable,
+        str(ROOT / "evaluate.py"),
+        f"data={data}",
+        f"out={out}",
+        "progress=false",
+        "eval.n_boot=0",
+        "model=openai",
+        f"model.base_url='{base_url}'",
+        "model.name=test-model",
+        "model.api_key_env=AURALGEN_TEST_KEY",
+        *overrides,
+    ]
     t0 = time.monotonic()
     proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
     return proc.returncode, proc.stderr, time.monotonic() - t0
 
 
 def _cfg(data, out, base_url, *overrides):
-    return validate_eval(compose([
-        f"data={data}", f"out={out}", "progress=false", "eval.n_boot=0", "model=openai",
-        f"model.base_url='{base_url}'", "model.name=test-model", "model.api_key_env=AURALGEN_TEST_KEY",
-        "model.backoff_s=0.001", *overrides], config_name="evaluate"))  # fmt: skip
+    return validate_eval(
+        compose(
+            [
+                f"data={data}",
+                f"out={out}",
+                "progress=false",
+                "eval.n_boot=0",
+                "model=openai",
+                f"model.base_url='{base_url}'",
+                "model.name=test-model",
+                "model.api_key_env=AURALGEN_TEST_KEY",
+                "model.backoff_s=0.001",
+                *overrides,
+            ],
+            config_name="evaluate",
+        )
+    )
 
 
 # -------------------------------------------------------------------- fatal conditions end fast
@@ -80,8 +103,13 @@ def _cfg(data, out, base_url, *overrides):
 @pytest.mark.parametrize("fault", ["refused", "dns", "401", "403", "404"])
 def test_fatal_conditions_end_the_run_in_one_line_within_30_s(mixed_dataset, tmp_path, fault):
     """Default retries (5, backoff 1 s..30 s) would take minutes per question; fatal ones are not retried."""
-    expected = {"refused": "connection refused", "dns": "does not resolve", "401": "answered HTTP 401",
-                "403": "answered HTTP 403", "404": "answered HTTP 404"}[fault]  # fmt: skip
+    expected = {
+        "refused": "connection refused",
+        "dns": "does not resolve",
+        "401": "answered HTTP 401",
+        "403": "answered HTTP 403",
+        "404": "answered HTTP 404",
+    }[fault]
     with ChatServer(status=int(fault) if fault.isdigit() else None) as srv, _refusing_port() as port:
         base = {"refused": f"http://127.0.0.1:{port}/v1", "dns": "http://nonexistent.invalid/v1"}
         url = base.get(fault, srv.base_url).replace("://", f"://user:{URL_PASS}@")
@@ -105,8 +133,10 @@ def wav(tmp_path):
 
 
 def _msg(wav, uid="x@0"):
-    return {"meta": {"unique_id": uid, "options": ["A1", "B1"]},
-            "prompts": [{"type": "audio", "value": str(wav)}, {"type": "text", "value": f"Question {uid}"}]}  # fmt: skip
+    return {
+        "meta": {"unique_id": uid, "options": ["A1", "B1"]},
+        "prompts": [{"type": "audio", "value": str(wav)}, {"type": "text", "value": f"Question {uid}"}],
+    }
 
 
 def _ask_bounded(adapter, msg, limit_s=10.0):
@@ -194,9 +224,19 @@ def _lines(path: Path) -> list[dict]:
 def test_sigint_during_hung_requests_exits_at_once_and_keeps_the_cache(mixed_dataset, tmp_path):
     out = tmp_path / "o"
     with ChatServer(drip_s=1.0, drip_from=2) as srv:  # two quick replies, then every request hangs
-        args = [sys.executable, str(ROOT / "evaluate.py"), f"data={mixed_dataset}", f"out={out}", "progress=false",
-                "eval.n_boot=0", "model=openai", f"model.base_url={srv.base_url}", "model.name=m",
-                "model.concurrency=2", "model.timeout_s=600"]  # fmt: skip
+        args = [
+            sys.executable,
+            str(ROOT / "evaluate.py"),
+            f"data={mixed_dataset}",
+            f"out={out}",
+            "progress=false",
+            "eval.n_boot=0",
+            "model=openai",
+            f"model.base_url={srv.base_url}",
+            "model.name=m",
+            "model.concurrency=2",
+            "model.timeout_s=600",
+        ]
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             deadline = time.monotonic() + 30

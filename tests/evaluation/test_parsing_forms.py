@@ -56,10 +56,13 @@ FORMS = [
     ("JSON text", lambda o, L, x: json.dumps({"answer": o})),
     ("JSON letter", lambda o, L, x: json.dumps({"answer": L.lower(), "reason": f"not {x}"})),
     ("conclusion", lambda o, L, x: f"<conclusion> {o} </conclusion>"),
-    ("conclusion after reasoning", lambda o, L, x: f"It could be {x} or {o}.\n<conclusion> {L.lower()}. {o.lower()} </conclusion>"),
+    (
+        "conclusion after reasoning",
+        lambda o, L, x: f"It could be {x} or {o}.\n<conclusion> {L.lower()}. {o.lower()} </conclusion>",
+    ),
     ("subject sentence", lambda o, L, x: _subject(o, x)),
     ("therefore", lambda o, L, x: f"At first {x} seemed likely. Therefore, the answer must be {o}."),
-]  # fmt: skip
+]
 
 
 def _cases():
@@ -101,17 +104,31 @@ HELD_OUT = [
     ("The second sound is closer to me than the first sound.", ["The first sound", "The second sound"], 1),
     ("Neither higher nor lower — the same.", ["Higher", "Lower", "The same"], 2),
     ("Neither higher nor lower - the same.", ["Higher", "Lower", "The same"], 2),
-    ("The tone is not present in the first half; it appears in the second half.",
-     ["In the first half", "In the second half", "Not present"], 1),
+    (
+        "The tone is not present in the first half; it appears in the second half.",
+        ["In the first half", "In the second half", "Not present"],
+        1,
+    ),
     ("<conclusion> a. chainsaw </conclusion>", ["chainsaw", "drill", "lawn mower"], 0),
-    ("The first clip has a steady beat and so does the second, but the second has longer gaps. Therefore, the second "
-     "sound clip is the one that proceeds at a slower pace.", ["first", "second"], 1),
+    (
+        "The first clip has a steady beat and so does the second, but the second has longer gaps. Therefore, the "
+        "second "
+        "sound clip is the one that proceeds at a slower pace.",
+        ["first", "second"],
+        1,
+    ),
     ("I can't be sure, but my best guess is C", ["Higher", "Lower", "The same"], 2),
     ("The second note is a B-flat, which is lower than the C before it.", ["Higher", "Lower", "The same"], 1),
-    ("The answer is room: reverberation time between 0.3 s and 1.2 s.",
-     ["Dry: reverberation time below 0.3 s", "Room: reverberation time between 0.3 s and 1.2 s",
-      "Hall: reverberation time above 1.2 s"], 1),
-]  # fmt: skip
+    (
+        "The answer is room: reverberation time between 0.3 s and 1.2 s.",
+        [
+            "Dry: reverberation time below 0.3 s",
+            "Room: reverberation time between 0.3 s and 1.2 s",
+            "Hall: reverberation time above 1.2 s",
+        ],
+        1,
+    ),
+]
 
 
 @pytest.mark.parametrize(("reply", "options", "index"), HELD_OUT)
@@ -136,11 +153,23 @@ def test_replies_that_state_nothing_stay_unread(reply, options):
     assert extract_choice(reply, options).index is None
 
 
-NONE_FORMS = ["NONE", "None of the above.", "Answer: NONE", '{"answer": "none"}', "<conclusion> none </conclusion>",
-              "The answer is none.", "I cannot tell.", "Hmm, hard to say."]  # fmt: skip
+NONE_FORMS = [
+    "NONE",
+    "None of the above.",
+    "Answer: NONE",
+    '{"answer": "none"}',
+    "<conclusion> none </conclusion>",
+    "The answer is none.",
+    "I cannot tell.",
+    "Hmm, hard to say.",
+]
 
 
 def test_none_replies_get_no_letter_on_any_task():
-    read = [(task, reply, res) for task, shown in _cases() for reply in NONE_FORMS
-            if (res := extract_choice(reply, shown)).index is not None]  # fmt: skip
+    read = [
+        (task, reply, res)
+        for task, shown in _cases()
+        for reply in NONE_FORMS
+        if (res := extract_choice(reply, shown)).index is not None
+    ]
     assert read == []

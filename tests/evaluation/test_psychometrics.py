@@ -125,8 +125,17 @@ def test_all_correct_gives_a_bound_and_a_nonzero_interval():
 def test_an_interval_end_beyond_the_range_is_open():
     from auralgen.evaluation.psychometrics import PsychometricFit
 
-    base = dict(threshold=12.0, slope=2.0, lapse=0.0, criterion=0.75, converged=True, scale=12.0, chance=0.25,
-                threshold_status="ok", x=(10.0, 20.0, 40.0))  # fmt: skip
+    base = dict(
+        threshold=12.0,
+        slope=2.0,
+        lapse=0.0,
+        criterion=0.75,
+        converged=True,
+        scale=12.0,
+        chance=0.25,
+        threshold_status="ok",
+        x=(10.0, 20.0, 40.0),
+    )
     wide = PsychometricFit(ci_low=3.0, ci_high=50.0, **base)
     assert (wide.ci_low_open, wide.ci_high_open, wide.interval()) == (True, True, (0.0, math.inf))
     assert wide.covers(1.0) and wide.covers(1e6)
@@ -256,8 +265,16 @@ def test_every_reported_threshold_is_where_its_stored_curve_reaches_the_criterio
             for i in range(per_level):
                 k = n_options if isinstance(n_options, int) else n_options[i % 2]
                 p = weibull(v, scale=3.0 + t % 5, slope=1.5 + t % 3, chance=1 / k, lapse=lapse)
-                recs.append(dict(task=f"t{t}", regime="relative", level_value=v, level_unit="dB", n_options=k,
-                                 correct=bool(rng.random() < p)))  # fmt: skip
+                recs.append(
+                    dict(
+                        task=f"t{t}",
+                        regime="relative",
+                        level_value=v,
+                        level_unit="dB",
+                        n_options=k,
+                        correct=bool(rng.random() < p),
+                    )
+                )
     stored = json.loads(json.dumps(psychometrics(recs, criterion=0.75, n_boot=20)))
     numbers = 0
     for name, d in stored.items():

@@ -34,10 +34,17 @@ def _declining(tmp_path, ok_per_10):
 def test_every_request_failing_exits_3_with_one_line_and_no_leaderboard_row(tiny_dataset, tmp_path):
     with ChatServer(reply=lambda text: "B", fail_substring="Answer with the letter") as srv:  # HTTP 500 always
         res = run_cli(
-            "model=openai", f"model.base_url={srv.base_url}", "model.name=m", "model.max_retries=0",
-            f"data={tiny_dataset}", "out=res/dead", "task=[pitch_relative]", "progress=false", "eval.n_boot=0",
+            "model=openai",
+            f"model.base_url={srv.base_url}",
+            "model.name=m",
+            "model.max_retries=0",
+            f"data={tiny_dataset}",
+            "out=res/dead",
+            "task=[pitch_relative]",
+            "progress=false",
+            "eval.n_boot=0",
             cwd=tmp_path,
-        )  # fmt: skip
+        )
     lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
     n = sum(len(it.options) for it in load_items(tiny_dataset, tasks=["pitch_relative"]))  # every rotation
     assert res.returncode == 3 and len(lines) == 1, res.stderr
@@ -62,8 +69,17 @@ def test_error_threshold_is_settable_and_errors_are_labelled(tiny_dataset, tmp_p
     assert json.loads((tmp_path / "a" / "results.json").read_text())["status"] == "failed"
     assert "| flaky |" not in (tmp_path / "a" / "leaderboard.md").read_text()
     logged = []
-    res = run(cfg_of(f"data={tiny_dataset}", f"out={tmp_path / 'b'}", "progress=false", "eval.n_boot=0", *args,
-                     "eval.max_error_rate=0.7"), log=logged.append)  # fmt: skip
+    res = run(
+        cfg_of(
+            f"data={tiny_dataset}",
+            f"out={tmp_path / 'b'}",
+            "progress=false",
+            "eval.n_boot=0",
+            *args,
+            "eval.max_error_rate=0.7",
+        ),
+        log=logged.append,
+    )
     assert any(ln.startswith(f"warning: {bad} questions got no reply and are scored wrong") for ln in logged)
     board = tmp_path / "b" / "leaderboard.md"
     acc = res["accounting"]["overall"]
@@ -140,8 +156,14 @@ def test_rebuilt_leaderboard_keeps_prediction_files_apart(tmp_path):
     def result(label, source):
         scores = {"macro": {"AA": 0.5, "ACR": 0.25}, "by_task": {}}
         acc = {"asked": 4, "unparseable": 0, "error": 0, "accuracy_over_answered": 0.5}
-        return {"model": {"label": label, "kind": "predictions"}, "dataset": {"path": source}, "scores": scores,
-                "accounting": {"overall": acc}, "psychometric": {}, "audiogram": {}}  # fmt: skip
+        return {
+            "model": {"label": label, "kind": "predictions"},
+            "dataset": {"path": source},
+            "scores": scores,
+            "accounting": {"overall": acc},
+            "psychometric": {},
+            "audiogram": {},
+        }
 
     for label, source in (("a", "x.jsonl"), ("b", "y.jsonl"), ("c", "x.jsonl")):
         (tmp_path / label).mkdir()

@@ -18,9 +18,11 @@ def _evaluate(capsys, *args) -> tuple[dict, list[str]]:
 
 @pytest.mark.parametrize(
     ("selection", "tasks"),
-    [("task=pitch_relative", {"pitch_relative"}),
-     ("task=[pitch_relative,duration_absolute]", {"pitch_relative", "duration_absolute"})],
-)  # fmt: skip
+    [
+        ("task=pitch_relative", {"pitch_relative"}),
+        ("task=[pitch_relative,duration_absolute]", {"pitch_relative", "duration_absolute"}),
+    ],
+)
 def test_task_selects_the_tasks_asked(tiny_dataset, tmp_path, capsys, selection, tasks):
     res, err = _evaluate(capsys, f"data={tiny_dataset}", f"out={tmp_path / 'r'}", selection)
     assert set(res["scores"]["by_task"]) == tasks

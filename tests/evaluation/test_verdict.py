@@ -35,8 +35,11 @@ def verdict_copies(source: str) -> list[int]:
         elif isinstance(node, ast.Call):
             values = [kw.value for kw in node.keywords if kw.arg == "correct"]
         elif isinstance(node, ast.Assign):
-            values = [node.value for t in node.targets
-                      if isinstance(t, ast.Subscript) and getattr(t.slice, "value", None) == "correct"]  # fmt: skip
+            values = [
+                node.value
+                for t in node.targets
+                if isinstance(t, ast.Subscript) and getattr(t.slice, "value", None) == "correct"
+            ]
         # a verdict call, or a copy of one already recorded (``r["correct"]``), is allowed
         bad += [v.lineno for v in values if not _is_verdict_call(v) and "['correct']" not in ast.unparse(v)]
         if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
@@ -97,15 +100,27 @@ def test_starbench_hedged_replies_the_file_calls_correct_count_correct(tmp_path)
                 reply, ok = f"The answer is {truth}.", True
             else:
                 reply, ok = "I cannot listen to audio.", False
-            rows.append({"id": f"p{i}", "options": shown, "answer": truth, "answer_letter": f"<{'ABC'[shown.index(truth)]}>",
-                         "rotate_id": r, "category": "foundational_perception", "sub-category": "pitch",
-                         "task": "pitch_relative", "model_response": reply, "is_correct": ok})  # fmt: skip
+            rows.append(
+                {
+                    "id": f"p{i}",
+                    "options": shown,
+                    "answer": truth,
+                    "answer_letter": f"<{'ABC'[shown.index(truth)]}>",
+                    "rotate_id": r,
+                    "category": "foundational_perception",
+                    "sub-category": "pitch",
+                    "task": "pitch_relative",
+                    "model_response": reply,
+                    "is_correct": ok,
+                }
+            )
             n += ok
     path = tmp_path / "model" / "pc_nsp" / "infer_results.jsonl"
     path.parent.mkdir(parents=True)
     path.write_text("".join(json.dumps(x) + "\n" for x in rows))
-    unparsed_right = [x for x in rows if x["is_correct"]
-                      and extract_choice(x["model_response"], x["options"]).status != "ok"]  # fmt: skip
+    unparsed_right = [
+        x for x in rows if x["is_correct"] and extract_choice(x["model_response"], x["options"]).status != "ok"
+    ]
     assert unparsed_right  # rows the parser does not read, whose file verdict is "correct"
     out = tmp_path / "runs" / "file"
     res, lines = score_file(path, out, "++scorer=file")

@@ -69,8 +69,9 @@ def local_cluster(nodes: int = 2, cpus_per_node: int = 1, env: dict | None = Non
     os.environ.update(AUTH)
     common = (f"--num-cpus={cpus_per_node}", "--node-ip-address=127.0.0.1", "--disable-usage-stats")
     try:
-        ray_cmd("start", "--head", f"--port={port}", "--include-dashboard=false", f"--temp-dir={temp_dir}", *common,
-                env=env)  # fmt: skip
+        ray_cmd(
+            "start", "--head", f"--port={port}", "--include-dashboard=false", f"--temp-dir={temp_dir}", *common, env=env
+        )
         for _ in range(nodes - 1):
             ray_cmd("start", f"--address={address}", *common, env=env)
         yield address

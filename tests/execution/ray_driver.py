@@ -16,8 +16,18 @@ from tests.support import failing_task  # noqa: E402  (registers failing_probe)
 
 def main(out: str, poison: str, executor: str, sleep_s: str, items_per_level: str = "8") -> int:
     task = failing_task.FailingConfig(poison=poison, sleep_s=float(sleep_s), items_per_level=int(items_per_level))
-    run = RunConfig(seed=0, splits=("test",), out=out, workers=2, shard_size=4, audio=AudioConfig(), tasks=(task,),
-                    export=ExportConfig(), suite="failing_probe", progress=False)  # fmt: skip
+    run = RunConfig(
+        seed=0,
+        splits=("test",),
+        out=out,
+        workers=2,
+        shard_size=4,
+        audio=AudioConfig(),
+        tasks=(task,),
+        export=ExportConfig(),
+        suite="failing_probe",
+        progress=False,
+    )
     ex = None
     if executor != "local":
         from auralgen.execution.ray import RayExecutor

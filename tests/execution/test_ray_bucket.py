@@ -31,8 +31,13 @@ from tests.support.s3_server import BUCKET, local_files, objects, s3_server  # n
 
 pytestmark = pytest.mark.slow
 QUIET = {"log": lambda *_: None}
-GEN = ["task=duration_relative", "task.items_per_level=6", "task.levels=[0,1]", "shard_size=2",
-       "export.format=parquet+webdataset"]  # fmt: skip  # 9 items in 5 shards, each with its tar
+GEN = [
+    "task=duration_relative",
+    "task.items_per_level=6",
+    "task.levels=[0,1]",
+    "shard_size=2",
+    "export.format=parquet+webdataset",
+]  # 9 items in 5 shards, each with its tar
 
 
 def node_env(s3: dict) -> dict[str, str]:
@@ -84,8 +89,18 @@ def failing_task():
 def probe_run(failing_task, out: str) -> RunConfig:
     """failing_probe (no poison): 24 items of 0.4 s each in 6 shards of 4 (1.6 s of work per shard)."""
     task = failing_task.FailingConfig(sleep_s=0.4, items_per_level=8)
-    return RunConfig(seed=0, splits=("test",), out=out, workers=1, shard_size=4, audio=AudioConfig(), tasks=(task,),
-                     export=ExportConfig(), suite="failing_probe", progress=False)  # fmt: skip
+    return RunConfig(
+        seed=0,
+        splits=("test",),
+        out=out,
+        workers=1,
+        shard_size=4,
+        audio=AudioConfig(),
+        tasks=(task,),
+        export=ExportConfig(),
+        suite="failing_probe",
+        progress=False,
+    )
 
 
 def ppid(pid: int) -> int | None:
@@ -100,8 +115,9 @@ def worker_node_raylet() -> int:
     import ray
 
     me = ray.get_runtime_context().get_node_id()
-    others = [n for n in ray.nodes() if n["Alive"] and n["NodeID"] != me
-              and "node:__internal_head__" not in n["Resources"]]  # fmt: skip
+    others = [
+        n for n in ray.nodes() if n["Alive"] and n["NodeID"] != me and "node:__internal_head__" not in n["Resources"]
+    ]
     assert len(others) == 1, ray.nodes()
     flag = f"--raylet_socket_name={others[0]['RayletSocketName']}"
     pids = [pid for pid, cmd in processes().items() if cmd[0].endswith("raylet") and flag in cmd]

@@ -30,8 +30,14 @@ from tests.support.builders import ROOT, read_rows, small_run
 pytestmark = pytest.mark.slow
 
 DRIVER = Path(__file__).with_name("ray_driver.py")
-DROP = ("azimuth_absolute", "elevation_absolute", "elevation_relative", "distance_relative", "distance_absolute",
-        "trajectory")  # fmt: skip
+DROP = (
+    "azimuth_absolute",
+    "elevation_absolute",
+    "elevation_relative",
+    "distance_relative",
+    "distance_absolute",
+    "trajectory",
+)
 SPATIAL = [
     "suite=spatial",
     *(f"~tasks.{t}" for t in DROP),
@@ -50,8 +56,11 @@ def cluster():
 
 
 def digest_tree(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}  # fmt: skip
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +90,9 @@ def test_two_nodes_give_the_local_bytes_and_a_killed_worker_is_retried(cluster, 
 
     killer = threading.Thread(target=kill_one, daemon=True)
     killer.start()
-    generation.run(small_run(*SPATIAL, out=tmp_path / "b", shard_size=4), executor=RayExecutor(cluster),
-                   log=lambda *_: None)  # fmt: skip
+    generation.run(
+        small_run(*SPATIAL, out=tmp_path / "b", shard_size=4), executor=RayExecutor(cluster), log=lambda *_: None
+    )
     killer.join(5)
     assert killed and not Path(f"/proc/{killed[0]}").exists()
     assert digest_tree(tmp_path / "b") == local_ref
@@ -200,8 +210,14 @@ for line in sys.stdin:
 @pytest.fixture(scope="module")
 def eval_data(tmp_path_factory):
     out = tmp_path_factory.mktemp("pool") / "ds"
-    overrides = ["suite=tones", "~tasks.audiogram", *(f"tasks.{t}.items_per_level=1" for t in
-                 ("pitch_relative", "loudness_relative", "duration_relative", "duration_absolute"))]  # fmt: skip
+    overrides = [
+        "suite=tones",
+        "~tasks.audiogram",
+        *(
+            f"tasks.{t}.items_per_level=1"
+            for t in ("pitch_relative", "loudness_relative", "duration_relative", "duration_absolute")
+        ),
+    ]
     generation.run(small_run(*overrides, out=out), log=lambda *_: None)
     return out
 
@@ -210,8 +226,16 @@ def _pool_eval(data, out, script, pids, *extra):
     from auralgen.evaluation.runner import run
     from tests.evaluation.test_harness import cfg_of
 
-    cfg = cfg_of(f"data={data}", f"out={out}", "progress=false", "eval.n_boot=0", "model=command",
-                 f"model.cmd='{sys.executable} {script} {pids}'", "model.timeout_s=20", *extra)  # fmt: skip
+    cfg = cfg_of(
+        f"data={data}",
+        f"out={out}",
+        "progress=false",
+        "eval.n_boot=0",
+        "model=command",
+        f"model.cmd='{sys.executable} {script} {pids}'",
+        "model.timeout_s=20",
+        *extra,
+    )
     return run(cfg, log=lambda *_: None)
 
 
@@ -226,8 +250,15 @@ def test_command_adapter_as_a_ray_actor_pool_gives_the_local_results(cluster, ev
     script = tmp_path / "model.py"
     script.write_text(POOL_MODEL)
     local = _pool_eval(eval_data, tmp_path / "local", script, tmp_path / "pids_local")
-    pool = _pool_eval(eval_data, tmp_path / "pool", script, tmp_path / "pids_pool",
-                      f"model.ray_address={cluster}", "model.replicas=2", "model.num_cpus=1")  # fmt: skip
+    pool = _pool_eval(
+        eval_data,
+        tmp_path / "pool",
+        script,
+        tmp_path / "pids_pool",
+        f"model.ray_address={cluster}",
+        "model.replicas=2",
+        "model.num_cpus=1",
+    )
     assert _replies(tmp_path / "pool") == _replies(tmp_path / "local")
     asked = local["accounting"]["overall"]["asked"]
     assert asked >= 30 and 0 < local["accounting"]["overall"]["error"] < asked

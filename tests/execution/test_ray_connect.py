@@ -45,8 +45,14 @@ def test_a_dead_address_is_refused_once_the_timeout_is_up():
 
 def test_generate_with_a_dead_address_exits_2_in_one_line_and_writes_nothing(tmp_path, capsys):
     port, out = dead_port(), tmp_path / "out"
-    cfg = small_run("task=pitch_relative", "task.items_per_level=1", "executor=ray", f"executor.address=127.0.0.1:{port}",
-                    "executor.connect_timeout_s=1", out=out)  # fmt: skip
+    cfg = small_run(
+        "task=pitch_relative",
+        "task.items_per_level=1",
+        "executor=ray",
+        f"executor.address=127.0.0.1:{port}",
+        "executor.connect_timeout_s=1",
+        out=out,
+    )
     t0 = time.monotonic()
     assert run_reported(cfg, log=lambda *_: None) == 2
     assert time.monotonic() - t0 < 30  # a hang guard

@@ -17,8 +17,11 @@ QUIET = lambda *_: None  # noqa: E731
 def _contents(shape, rng):
     """Silence, a quiet tone, loud white noise: compressed sizes that differ by orders of magnitude."""
     t = np.arange(shape[1]) / 16000
-    return {"silence": np.zeros(shape), "tone": np.broadcast_to(1e-4 * np.sin(2 * np.pi * 440 * t), shape),
-            "noise": rng.uniform(-0.99, 0.99, shape)}  # fmt: skip
+    return {
+        "silence": np.zeros(shape),
+        "tone": np.broadcast_to(1e-4 * np.sin(2 * np.pi * 440 * t), shape),
+        "noise": rng.uniform(-0.99, 0.99, shape),
+    }
 
 
 @pytest.mark.parametrize("shape", [(1, 64000), (2, 48001), (3, 5000), (1, 10)])
@@ -61,9 +64,18 @@ def test_the_bound_counts_frames_and_padding_blocks():
     assert flac_size_bound(48000 * 60, 2, 24, 4096)[1] == 2  # 60 s of 48 kHz stereo: over 16 MiB, two PADDING blocks
 
 
-@pytest.mark.parametrize(("task", "per_level"), [("duration_absolute", 3), ("audiogram", 1), ("temporal_reorder", 3),
-                                               ("mixture", 1), ("tempo_absolute", 3), ("counting_absolute", 2),
-                                               ("pitch_relative", 2)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("task", "per_level"),
+    [
+        ("duration_absolute", 3),
+        ("audiogram", 1),
+        ("temporal_reorder", 3),
+        ("mixture", 1),
+        ("tempo_absolute", 3),
+        ("counting_absolute", 2),
+        ("pitch_relative", 2),
+    ],
+)
 def test_generated_clips_of_a_task_have_one_length_and_one_byte_size(task, per_level, tmp_path):
     """Clip length is the task's (``clip_s``, ``segment_s``), never the answer's; so is the byte size."""
     from auralgen.generation.run import run
@@ -82,8 +94,12 @@ def test_export_fixed_size_is_a_run_option_that_only_changes_the_file_sizes(tmp_
     sizes = {}
     for fixed in (True, False):
         out = tmp_path / str(fixed)
-        run(small_run("task=duration_absolute", "task.items_per_level=3", f"export.fixed_size={str(fixed).lower()}",
-                      out=out), log=QUIET)  # fmt: skip
+        run(
+            small_run(
+                "task=duration_absolute", "task.items_per_level=3", f"export.fixed_size={str(fixed).lower()}", out=out
+            ),
+            log=QUIET,
+        )
         rows = read_rows(out)
         sizes[fixed] = [len(r["audio"][0]["bytes"]) for r in rows]
         sizes[f"ids{fixed}"] = [r["id"] for r in rows]

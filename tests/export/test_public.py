@@ -12,8 +12,9 @@ ANSWER_BEARING = {"answer", "answer_index", "params", "measured", "level", "leve
 
 
 def test_public_shards_hold_no_answer_bearing_column_and_the_card_says_so(tmp_path):
-    run = small_run("task=pitch_relative", "task.levels=[0,100]", "task.items_per_level=3", "export.public=true",
-                    out=tmp_path / "d")  # fmt: skip
+    run = small_run(
+        "task=pitch_relative", "task.levels=[0,100]", "task.items_per_level=3", "export.public=true", out=tmp_path / "d"
+    )
     manifest = generation.run(run, log=lambda *_: None)
     shards = sorted(glob.glob(f"{tmp_path}/d/public/data/*/*.parquet"))
     assert len(shards) == 1 and [r["path"] for r in manifest["public"]] == [

@@ -20,8 +20,11 @@ def test_arrow_schema_and_features_follow_the_row_fields_in_order():
 def test_the_evaluator_reads_every_column_but_the_generation_record():
     assert items._COLUMNS == eval_columns()
     assert set(names := [c.name for c in columns()]) - set(eval_columns()) == {
-        "measured", "valid", "seed", "generator_version"
-    }  # fmt: skip
+        "measured",
+        "valid",
+        "seed",
+        "generator_version",
+    }
     assert len(names) == 23
 
 

@@ -45,8 +45,13 @@ def s3(monkeypatch, tmp_path):
     server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()  # returns once the server listens (bounded: werkzeug binds or raises)
     secret = "sk-" + secrets.token_hex(16)
-    env = {"AWS_ACCESS_KEY_ID": "auralgen-test", "AWS_SECRET_ACCESS_KEY": secret, "AWS_DEFAULT_REGION": "us-east-1",
-           "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}", "AURALGEN_CACHE": str(tmp_path / "cache")}  # fmt: skip
+    env = {
+        "AWS_ACCESS_KEY_ID": "auralgen-test",
+        "AWS_SECRET_ACCESS_KEY": secret,
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+        "AURALGEN_CACHE": str(tmp_path / "cache"),
+    }
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     client = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"])
@@ -77,8 +82,13 @@ def local_files(root):
 def kill_after_first_shard(args, cwd, client, prefix, timeout_s=300.0):
     """Start a generate run, SIGKILL it once the bucket's journal records a shard; returns that count."""
     log = open(cwd.parent / "killed-run.log", "w")  # read by the failure message only
-    proc = subprocess.Popen([sys.executable, "-m", "auralgen.cli", "generate", *args], cwd=cwd, env=env(),
-                            stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "auralgen.cli", "generate", *args],
+        cwd=cwd,
+        env=env(),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     deadline, done = time.monotonic() + timeout_s, 0
     try:
         while time.monotonic() < deadline and proc.poll() is None:
@@ -123,8 +133,9 @@ def test_kill_9_mid_run_resume_stream_and_evaluate_from_the_bucket(s3, tmp_path)
     from datasets import load_dataset
 
     opts = {"client_kwargs": {"endpoint_url": s3["endpoint"]}}
-    ds = load_dataset("parquet", data_files={"test": f"{url}/data/*/*.parquet"}, split="test", streaming=True,
-                      storage_options=opts)  # fmt: skip
+    ds = load_dataset(
+        "parquet", data_files={"test": f"{url}/data/*/*.parquet"}, split="test", streaming=True, storage_options=opts
+    )
     ids = [row["id"] for row in ds]
     manifest = json.loads(remote["manifest.json"])
     assert len(ids) == len(set(ids)) == sum(s["rows"] for s in manifest["shards"]) == 9

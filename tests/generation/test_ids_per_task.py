@@ -25,8 +25,10 @@ def tones_with(*kept: str, **kw):
 
 def shard_digests(out) -> dict[str, str]:
     """``{shard path relative to out: sha256 of its bytes}``."""
-    return {p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted((out / "data").rglob("*.parquet"))}  # fmt: skip
+    return {
+        p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted((out / "data").rglob("*.parquet"))
+    }
 
 
 def of(task: str, digests: dict[str, str]) -> dict[str, str]:

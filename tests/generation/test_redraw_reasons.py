@@ -12,13 +12,28 @@ from tests.support.builders import small_run
 
 
 def _stat(task, resampled, redraws, dropped=None):
-    return {"task": task, "split": "test", "level": 0, "level_value": 1.0, "resampled": resampled,
-            "redraws": redraws, "dropped": dropped, "worst_error": 0.0}  # fmt: skip
+    return {
+        "task": task,
+        "split": "test",
+        "level": 0,
+        "level_value": 1.0,
+        "resampled": resampled,
+        "redraws": redraws,
+        "dropped": dropped,
+        "worst_error": 0.0,
+    }
 
 
 def test_summary_and_card_count_redraws_by_failed_check():
-    records = [{"items": [_stat("t", 2, {"level_db": 2}), _stat("t", 1, {"level_db": 1, "onset_s": 1}),
-                          _stat("t", 8, {"onset_s": 8}, dropped="label not supported by measurement: {...}")]}]  # fmt: skip
+    records = [
+        {
+            "items": [
+                _stat("t", 2, {"level_db": 2}),
+                _stat("t", 1, {"level_db": 1, "onset_s": 1}),
+                _stat("t", 8, {"onset_s": 8}, dropped="label not supported by measurement: {...}"),
+            ]
+        }
+    ]
     report = summarise(records, {})
     assert report["redraw_reasons"] == {"t": {"level_db": 3, "onset_s": 9}}
     assert report["totals"]["resampled"] == 11 and report["totals"]["dropped"] == 1

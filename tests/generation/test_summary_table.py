@@ -7,8 +7,20 @@ from auralgen.generation.summary import summary_table
 
 
 def _report(items: dict[str, int]) -> dict:
-    levels = [{"task": t, "split": "test", "level_value": 0.0, "level_unit": "cents", "items": n, "passed": n,
-               "resampled": 0, "dropped": 0, "worst_error": 0.0} for t, n in items.items()]  # fmt: skip
+    levels = [
+        {
+            "task": t,
+            "split": "test",
+            "level_value": 0.0,
+            "level_unit": "cents",
+            "items": n,
+            "passed": n,
+            "resampled": 0,
+            "dropped": 0,
+            "worst_error": 0.0,
+        }
+        for t, n in items.items()
+    ]
     total = sum(items.values())
     return {"levels": levels, "totals": {"items": total, "written": total, "resampled": 0, "dropped": 0}}
 

@@ -19,8 +19,13 @@ def pitch_dataset(tmp_path_factory):
 
 def make_study(out, data=None, **over):
     """A short study: 2 practice trials, the dataset as fixed block, a short pitch track."""
-    node = {"out": str(out), "seed": 0, "practice": 2, "audio": {"length_s": 4.0},
-            "adaptive": {"tasks": ["pitch_relative"], "settings": {"min_trials": 6, "max_trials": 8}}}  # fmt: skip
+    node = {
+        "out": str(out),
+        "seed": 0,
+        "practice": 2,
+        "audio": {"length_s": 4.0},
+        "adaptive": {"tasks": ["pitch_relative"], "settings": {"min_trials": 6, "max_trials": 8}},
+    }
     if data is not None:
         node["fixed"] = {"data": str(data)}
     node.update(over)

@@ -18,8 +18,24 @@ from tests.listen.conftest import make_study
 from tests.support.participant import listener_choice, screening_choice
 
 # keys that would carry an answer, a level or a recipe; none may reach the browser before it has answered
-FORBIDDEN = {"answer", "answer_index", "truth", "correct", "level", "level_value", "level_unit", "params", "measured",
-             "item_id", "task", "track", "difference", "direction", "freq_hz", "phase"}  # fmt: skip
+FORBIDDEN = {
+    "answer",
+    "answer_index",
+    "truth",
+    "correct",
+    "level",
+    "level_value",
+    "level_unit",
+    "params",
+    "measured",
+    "item_id",
+    "task",
+    "track",
+    "difference",
+    "direction",
+    "freq_hz",
+    "phase",
+}
 
 
 def keys(node) -> set:
@@ -181,9 +197,16 @@ def test_interleaved_tracks_follow_the_procedure_run_directly(tmp_path):
     """Two tracks (pitch and the audiogram at 1 kHz), answered by simulated observers that read the level
     and the right answer from the experimenter's database: the session's values and thresholds are
     those of run_interleaved on the same observers."""
-    study = make_study(tmp_path / "s", None, practice=0, screening=False,
-                       adaptive={"tasks": {"pitch_relative": {}, "audiogram": {"freqs_hz": [1000]}},
-                                 "settings": {"min_trials": 5, "max_trials": 7}})  # fmt: skip
+    study = make_study(
+        tmp_path / "s",
+        None,
+        practice=0,
+        screening=False,
+        adaptive={
+            "tasks": {"pitch_relative": {}, "audiogram": {"freqs_hz": [1000]}},
+            "settings": {"min_trials": 5, "max_trials": 7},
+        },
+    )
     schedule = Schedule(study)
     observers = {
         name: SimulatedObserver(schedule.procedure(name).domain, threshold=t, slope=2.0, chance=1 / 3, seed=7)

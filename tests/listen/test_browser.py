@@ -36,8 +36,13 @@ def chromium():
 
     opts = webdriver.ChromeOptions()
     opts.binary_location = "/usr/bin/chromium"
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=900,760",
-                "--autoplay-policy=no-user-gesture-required"):  # fmt: skip
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--window-size=900,760",
+        "--autoplay-policy=no-user-gesture-required",
+    ):
         opts.add_argument(arg)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
     driver.set_script_timeout(60)
@@ -99,11 +104,18 @@ class Page:
 
 
 def test_a_browser_session_stores_every_trial_and_its_threshold_is_the_direct_runs(tmp_path, pitch_dataset):
-    study_file = write_study(tmp_path / "study.yaml", {
-        "out": str(tmp_path / "out"), "seed": 0, "title": "Pitch listening test", "practice": 2,
-        "audio": {"length_s": 4.0}, "fixed": {"data": str(pitch_dataset)},
-        "adaptive": {"tasks": ["pitch_relative"], "settings": {"min_trials": 12, "max_trials": 16}},
-    })  # fmt: skip
+    study_file = write_study(
+        tmp_path / "study.yaml",
+        {
+            "out": str(tmp_path / "out"),
+            "seed": 0,
+            "title": "Pitch listening test",
+            "practice": 2,
+            "audio": {"length_s": 4.0},
+            "fixed": {"data": str(pitch_dataset)},
+            "adaptive": {"tasks": ["pitch_relative"], "settings": {"min_trials": 12, "max_trials": 16}},
+        },
+    )
     study = load_study(study_file)
     task = build_task("pitch_relative")
     observer = SimulatedObserver(new_procedure(study, task).domain, threshold=60.0, slope=2.0, chance=1 / 3, seed=11)

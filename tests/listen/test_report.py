@@ -22,10 +22,17 @@ TRACK = "pitch_relative"
 
 def run_study(tmp_path, data):
     """Two participants (simulated observers at 50 and 150 cents, answering from the experimenter's rows)."""
-    study_file = write_study(tmp_path / "study.yaml", {
-        "out": str(tmp_path / "out"), "screening": False, "practice": 0, "audio": {"length_s": 4.0},
-        "fixed": {"data": str(data)}, "adaptive": {"tasks": [TRACK], "settings": {"min_trials": 12, "max_trials": 16}},
-    })  # fmt: skip
+    study_file = write_study(
+        tmp_path / "study.yaml",
+        {
+            "out": str(tmp_path / "out"),
+            "screening": False,
+            "practice": 0,
+            "audio": {"length_s": 4.0},
+            "fixed": {"data": str(data)},
+            "adaptive": {"tasks": [TRACK], "settings": {"min_trials": 12, "max_trials": 16}},
+        },
+    )
     study = load_study(study_file)
     schedule = Schedule(study)
     app = create_app(study, schedule=schedule)

@@ -8,9 +8,15 @@ from tests.support.listen_server import ListenServer, write_study
 
 
 def test_a_killed_server_loses_no_answered_trial_and_resumes_the_same_trial(tmp_path, pitch_dataset):
-    study = write_study(tmp_path / "study.yaml", {
-        "out": str(tmp_path / "out"), "practice": 2, "audio": {"length_s": 4.0}, "fixed": {"data": str(pitch_dataset)},
-    })  # fmt: skip
+    study = write_study(
+        tmp_path / "study.yaml",
+        {
+            "out": str(tmp_path / "out"),
+            "practice": 2,
+            "audio": {"length_s": 4.0},
+            "fixed": {"data": str(pitch_dataset)},
+        },
+    )
     server = ListenServer(study)
     try:
         with httpx.Client(base_url=server.url, timeout=60) as c:

@@ -60,8 +60,16 @@ def test_seed_changes_items(tmp_path):
 
 
 def test_splits_are_disjoint_and_independent(tmp_path):
-    run = small_run("task=audiogram", "task.levels=[0,10]", "task.items_per_level=20", "task.probe_items_per_level=0",
-                    "task.freqs_hz=[500,1000]", "split=[train,test]", "validate=false", out=tmp_path / "s")  # fmt: skip
+    run = small_run(
+        "task=audiogram",
+        "task.levels=[0,10]",
+        "task.items_per_level=20",
+        "task.probe_items_per_level=0",
+        "task.freqs_hz=[500,1000]",
+        "split=[train,test]",
+        "validate=false",
+        out=tmp_path / "s",
+    )
     generation.run(run, log=lambda *_: None)
     import json
 
@@ -115,8 +123,13 @@ def test_a_forking_pool_is_prewarmed_with_one_item_per_task_and_bytes_do_not_cha
         return real(specs)
 
     monkeypatch.setattr(run_mod, "_render_batch", spy)  # only this process's calls: workers fork before it is read
-    args = ("suite=tones", *(f"tasks.{t}.items_per_level=1" for t in ("audiogram", "pitch_relative",
-            "loudness_relative", "duration_relative", "duration_absolute")))  # fmt: skip
+    args = (
+        "suite=tones",
+        *(
+            f"tasks.{t}.items_per_level=1"
+            for t in ("audiogram", "pitch_relative", "loudness_relative", "duration_relative", "duration_absolute")
+        ),
+    )
     generation.run(small_run(*args, out=tmp_path / "w2", workers=2, shard_size=4), log=lambda *_: None)
     first = {}
     for row in read_rows(tmp_path / "w2"):

@@ -158,15 +158,23 @@ def test_fused_tail_equals_the_sample_arrays_it_replaces():
     got = hy.compute_rir_hybrid(room, src, mics, sample_rate=fs, rng=np.random.default_rng(9))
     n_total, c, order = got.shape[1], room.c_m_s, max_order_for(room, fs)
     noise = np.random.default_rng(9).standard_normal((3, n_total))
-    mean, var = hy.tail_statistics(room, (np.arange(n_total) - FDL2) / fs, sample_rate=fs, max_order=order,
-                                   source_m=src, mics_m=mics)  # fmt: skip
+    mean, var = hy.tail_statistics(
+        room, (np.arange(n_total) - FDL2) / fs, sample_rate=fs, max_order=order, source_m=src, mics_m=mics
+    )
     n_x = int(round(hy.XFADE_S * fs))
     want = np.zeros_like(got)
     n0s = [int(round((np.linalg.norm(mic - src) / c + hy.mixing_time_s(room)) * fs)) + FDL2 for mic in mics]
     reach = [c * (n0 + n_x) / fs for n0 in n0s]
     orders = [min(order, math.ceil((r + np.linalg.norm(room.dims_m)) / _inscribed_radius_m(room))) for r in reach]
-    early = hy.render_order_raw(room, src, mics, sample_rate=fs, max_orders=orders, n_lens=[n0 + n_x + 1 for n0 in n0s],
-                                max_dists_m=[r + c / fs for r in reach])  # fmt: skip
+    early = hy.render_order_raw(
+        room,
+        src,
+        mics,
+        sample_rate=fs,
+        max_orders=orders,
+        n_lens=[n0 + n_x + 1 for n0 in n0s],
+        max_dists_m=[r + c / fs for r in reach],
+    )
     for i, n0 in enumerate(n0s):
         n_end = n0 + n_x
         want[i, : n_end + 1] = early[i]

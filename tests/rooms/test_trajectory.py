@@ -97,8 +97,18 @@ def _static_render(receiver, room, src, sig, n):
     """The signal through the static order-1 image response, high-passed over the whole output."""
     imgs = image_sources(room, src, max_order=1)
     if isinstance(receiver, Mono):  # Mono.render high-passes its short RIR alone (edge effects ~3e-2)
-        rows = _ik._scatter_list(imgs.positions_m, imgs.gains, np.asarray(receiver.position_m), _images._phase_basis()[0],
-                                 FS, room.c_m_s, FDL2, _images.SINC_LUT_GRANULARITY, n, 1e9)  # fmt: skip
+        rows = _ik._scatter_list(
+            imgs.positions_m,
+            imgs.gains,
+            np.asarray(receiver.position_m),
+            _images._phase_basis()[0],
+            FS,
+            room.c_m_s,
+            FDL2,
+            _images.SINC_LUT_GRANULARITY,
+            n,
+            1e9,
+        )
         return _images._highpass(oaconvolve(sig, _images._synthesise(rows))[None, :n], FS)
     rir = receiver.render(imgs, sample_rate=FS, c_m_s=room.c_m_s, n_samples=n)
     return oaconvolve(sig[None, :], rir, axes=1)[:, :n]
@@ -212,8 +222,14 @@ def test_a_three_second_binaural_pass_by_renders_both_ears_in_full():
     lis = (4.5, 3.5, 1.5)
     tr = pass_by(lis, closest_azimuth_deg=0.0, closest_distance_m=1.5, length_m=6.0, ccw=True, duration_s=3.0)
     rec = Binaural(position_m=lis)
-    render_moving(noise(0.2), linear((1, 1, 1.5), (1, 1, 1.5), duration_s=0.2), room, rec, sample_rate=FS,
-                  rng=np.random.default_rng(0))  # fmt: skip  # compile / cache
+    render_moving(
+        noise(0.2),
+        linear((1, 1, 1.5), (1, 1, 1.5), duration_s=0.2),
+        room,
+        rec,
+        sample_rate=FS,
+        rng=np.random.default_rng(0),
+    )  # compile / cache
     out = render_moving(noise(3.0), tr, room, rec, sample_rate=FS, early_order=1, rng=np.random.default_rng(0))
     # speed: bench/bench_trajectory.py; here: two ears, the whole clip plus the room's tail, finite
     assert out.shape[0] == 2 and out.shape[1] >= 3 * FS and np.all(np.isfinite(out))

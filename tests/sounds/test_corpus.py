@@ -71,11 +71,13 @@ def test_label_from_folder_names_and_the_license_rule(tmp_path):
 def _parquet(d, n: int, audio: str = "audio") -> list[dict]:
     """The first ``n`` fixture rows as ``d/train.parquet`` (audio bytes in column ``audio``); returns the rows."""
     rows = _metadata()[:n]
-    table = pa.table({
-        audio: [{"bytes": (REAL / r["file_name"]).read_bytes(), "path": None} for r in rows],
-        "label": [r["label"] for r in rows],
-        "license": [r["license"] for r in rows],
-    })  # fmt: skip
+    table = pa.table(
+        {
+            audio: [{"bytes": (REAL / r["file_name"]).read_bytes(), "path": None} for r in rows],
+            "label": [r["label"] for r in rows],
+            "license": [r["license"] for r in rows],
+        }
+    )
     pq.write_table(table, d / "train.parquet")
     return rows
 
@@ -115,8 +117,14 @@ def clip_sets(tmp_path_factory):
     for workers in (2, 1):
         d = tmp_path_factory.mktemp(f"clips{workers}")
         for task in CLIP_TASKS:
-            cfg = small_run(f"task={task}", "task.items_per_level=4", "source=clips", f"source.dir={REAL}",
-                            out=d / task, workers=workers)  # fmt: skip
+            cfg = small_run(
+                f"task={task}",
+                "task.items_per_level=4",
+                "source=clips",
+                f"source.dir={REAL}",
+                out=d / task,
+                workers=workers,
+            )
             generate(cfg, log=lambda *_: None)
         out[workers] = d
     return out
@@ -309,8 +317,12 @@ def test_the_cards_license_follows_the_sources(tmp_path, folder_sets):
     cc0 = _licensed(tmp_path / "a", {"piano": "CC0-1.0", "flute": "CC0 1.0"})
     assert lic("source=folder", f"source.dir={cc0}") == "mit"
     mixed = _licensed(tmp_path / "b", {"piano": "CC-BY-NC-4.0", "guitar": "CC-BY-NC-4.0", "flute": "CC0-1.0"})
-    with pytest.raises(ParameterError, match=r"^the source's files carry licenses with no common one: cc-by-nc-4.0 "
-                       r"\(6 files\), cc0-1.0 \(3 files\), mit \(15 files\); allowed: .* or export.license="):  # fmt: skip
+    with pytest.raises(
+        ParameterError,
+        match=r"^the source's files carry licenses with no common one: cc-by-nc-4.0 "
+        r"\(6 files\), cc0-1.0 \(3 files\), mit \(15 files\); allowed: .* or "
+        r"export.license=",
+    ):
         lic("source=folder", f"source.dir={mixed}")
     assert lic("source=folder", f"source.dir={mixed}", "export.license=cc-by-nc-4.0") == "cc-by-nc-4.0"
 

@@ -172,7 +172,8 @@ class ChatServer:
                 400,
                 {},
                 _error(
-                    f"At most {self.max_audio} audio(s) may be provided in one prompt. Set `--limit-mm-per-prompt` to increase this limit."
+                    f"At most {self.max_audio} audio(s) may be provided in one prompt. Set `--limit-mm-per-prompt` to "
+                    "increase this limit."
                 ),
             )
         if self.garbage:

@@ -86,8 +86,15 @@ def fetch(into: Path, source: str = GITHUB) -> list[str]:
             _git("clone", "--quiet", "--no-checkout", url, str(dest), what=f"cannot clone {url}")
         # a mirror that lacks its largest files (images, data) still checks out the code (git names the
         # missing objects on stderr, captured here, and goes on); a missing commit fails
-        _git("-c", "advice.detachedHead=false", "checkout", "--quiet", commit, cwd=dest,
-             what=f"{name} has no commit {commit[:12]}")  # fmt: skip
+        _git(
+            "-c",
+            "advice.detachedHead=false",
+            "checkout",
+            "--quiet",
+            commit,
+            cwd=dest,
+            what=f"{name} has no commit {commit[:12]}",
+        )
         done.append(f"{name} {commit[:12]}")
     return done
 

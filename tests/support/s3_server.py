@@ -28,8 +28,12 @@ def s3_server() -> Iterator[dict]:
     port = free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()  # returns once the server listens (bounded: werkzeug binds or raises)
-    env = {"AWS_ACCESS_KEY_ID": "auralgen-test", "AWS_SECRET_ACCESS_KEY": "sk-" + secrets.token_hex(16),
-           "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"}  # fmt: skip
+    env = {
+        "AWS_ACCESS_KEY_ID": "auralgen-test",
+        "AWS_SECRET_ACCESS_KEY": "sk-" + secrets.token_hex(16),
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+    }
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     _forget_filesystems()  # an S3 filesystem made for an earlier server would still call its endpoint

@@ -44,7 +44,17 @@ def lower_cased_option_rows(field: str) -> tuple[list[str], list[dict]]:
     for i in range(10):
         answer = options[i % 3]
         said = answer if i < 7 else options[(i + 1) % 3]
-        rows.append({"id": f"r{i}", "question": "How reverberant is the space?", "choices": options, "answer": answer,
-                     "modality": "sound", "category": "Signal Layer", "sub-category": "reverberation",
-                     "task": "reverberation_absolute", field: f"The answer is {said.lower()}."})  # fmt: skip
+        rows.append(
+            {
+                "id": f"r{i}",
+                "question": "How reverberant is the space?",
+                "choices": options,
+                "answer": answer,
+                "modality": "sound",
+                "category": "Signal Layer",
+                "sub-category": "reverberation",
+                "task": "reverberation_absolute",
+                field: f"The answer is {said.lower()}.",
+            }
+        )
     return options, rows

@@ -59,7 +59,8 @@ SIGNAL_CASES = [
     # harmonic complex
     (
         lambda: harmonic_complex(500.0, 1.0, sample_rate=SR, n_harmonics=8),
-        r"n_harmonics=8 with f0_hz=500.0 puts harmonic 8 at 4000 Hz; allowed: n_harmonics \* f0_hz < Nyquist \(4000 Hz\)",
+        r"n_harmonics=8 with f0_hz=500.0 puts harmonic 8 at 4000 Hz; allowed: n_harmonics \* f0_hz < Nyquist \(4000 "
+        r"Hz\)",
     ),
     (
         lambda: harmonic_complex(100.0, 1.0, sample_rate=SR, n_harmonics=0),

@@ -118,9 +118,13 @@ def test_plan_refuses_before_rendering(tmp_path):
 
 def test_three_splits_render_the_audiogram_probes(tmp_path):
     run = small_run(
-        "task=audiogram", "split=[train,validation,test]", "task.items_per_level=1", "task.levels=[0]",
-        "validate=false", out=tmp_path / "ds",
-    )  # fmt: skip
+        "task=audiogram",
+        "split=[train,validation,test]",
+        "task.items_per_level=1",
+        "task.levels=[0]",
+        "validate=false",
+        out=tmp_path / "ds",
+    )
     generate(run, log=lambda *_: None)
     rows = read_rows(tmp_path / "ds")
     assert sorted({r["split"] for r in rows}) == sorted(THREE) and len(rows) == 3 * (1 + 3 * 3)

@@ -31,8 +31,11 @@ SPATIAL = sorted(n for n, cls in TASKS.items() if issubclass(cls.Config, Spatial
 def run_cli(*args, cwd, timeout=60):
     return subprocess.run(
         [sys.executable, str(ROOT / "generate.py"), *args, "out=ds"],
-        cwd=cwd, capture_output=True, text=True, timeout=timeout,
-    )  # fmt: skip
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def one_error_line(res) -> str:

@@ -27,10 +27,23 @@ def items(name: str):
 
 
 # the tasks that existed when eval_fields replaced the sniffing (issue 11); later tasks state their fields directly
-ISSUE_11_TASKS = ("audiogram", "azimuth_absolute", "azimuth_relative", "distance_absolute", "distance_relative",
-                  "duration_absolute", "duration_relative", "elevation_absolute", "elevation_relative",
-                  "loudness_relative", "mixture", "multi_source_relation", "pitch_relative", "temporal_reorder",
-                  "trajectory")  # fmt: skip
+ISSUE_11_TASKS = (
+    "audiogram",
+    "azimuth_absolute",
+    "azimuth_relative",
+    "distance_absolute",
+    "distance_relative",
+    "duration_absolute",
+    "duration_relative",
+    "elevation_absolute",
+    "elevation_relative",
+    "loudness_relative",
+    "mixture",
+    "multi_source_relation",
+    "pitch_relative",
+    "temporal_reorder",
+    "trajectory",
+)
 
 
 @pytest.mark.parametrize("name", ISSUE_11_TASKS)

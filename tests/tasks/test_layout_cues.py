@@ -91,8 +91,11 @@ def test_every_layout_is_listed():
 def test_cli_refuses_a_mono_azimuth_task_with_exit_2(tmp_path):
     res = subprocess.run(
         [sys.executable, str(ROOT / "generate.py"), "task=azimuth_absolute", *MONO, "out=ds"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
     assert res.returncode == 2 and len(lines) == 1 and "receiver.type='mono'" in lines[0], res.stderr
     assert not (tmp_path / "ds").exists()

@@ -1,4 +1,5 @@
-"""Task.measure returns a Measurement whose dict/JSON is the `measured` column as before (check = measure().to_dict())."""
+"""Task.measure returns a Measurement whose dict/JSON is the `measured` column as before (check =
+measure().to_dict())."""
 
 import json
 

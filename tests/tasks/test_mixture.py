@@ -199,8 +199,10 @@ def _role_items(rng, first_is_answer: bool, n: int = 60) -> list[dict]:
     out = []
     for _ in range(n):
         onsets = rng.permutation([0.2, 0.9, 1.6])
-        sounds = [{"onset_s": float(o), "duration_s": float(rng.uniform(0.5, 1)), "level": float(rng.uniform(-30, -20))}
-                  for o in onsets]  # fmt: skip
+        sounds = [
+            {"onset_s": float(o), "duration_s": float(rng.uniform(0.5, 1)), "level": float(rng.uniform(-30, -20))}
+            for o in onsets
+        ]
         answer = int(np.argmin(onsets)) if first_is_answer else int(rng.integers(3))
         out.append({"sub_question": "louder", "answer": answer, "sounds": sounds})
     return out
@@ -231,4 +233,7 @@ def test_the_role_audit_uses_the_shortcut_audits_thresholds():
     from auralgen.validation import shortcuts
 
     assert (M.ROLE_MARGIN, M.ROLE_ALPHA, M.ROLE_MIN_ITEMS) == (
-        shortcuts.SHORTCUT_MARGIN, shortcuts.SHORTCUT_ALPHA, shortcuts.SHORTCUT_MIN_ITEMS)  # fmt: skip
+        shortcuts.SHORTCUT_MARGIN,
+        shortcuts.SHORTCUT_ALPHA,
+        shortcuts.SHORTCUT_MIN_ITEMS,
+    )

@@ -166,7 +166,8 @@ def test_multi_source_check_measures_the_relation():
             qa = MULTI.qa(p, item_rng(0, "x", "y", 0), slot=0)
             names = {"noise": "the noise burst", "harmonic": "the harmonic tone", "clicks": "the click train"}
             assert qa.question.endswith(
-                f"Where is {names[p['sounds'][0]['source']['kind']]} relative to {names[p['sounds'][1]['source']['kind']]}?"
+                f"Where is {names[p['sounds'][0]['source']['kind']]} relative to "
+                f"{names[p['sounds'][1]['source']['kind']]}?"
             )
         else:
             wrong = {**p, "answer_sound": (p["answer_sound"] + 1) % 3}

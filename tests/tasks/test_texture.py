@@ -45,15 +45,23 @@ def _windows(row) -> tuple[dict, list[np.ndarray], int]:
     clip, sr = _clip(row)
     p = params_of(row)
     x = clip[0].astype(np.float64)
-    return p, [x[n_samples(t["start_s"], sr) : n_samples(t["start_s"], sr) + n_samples(t["window_s"], sr)]
-               for t in p["textures"]], sr  # fmt: skip
+    return (
+        p,
+        [
+            x[n_samples(t["start_s"], sr) : n_samples(t["start_s"], sr) + n_samples(t["window_s"], sr)]
+            for t in p["textures"]
+        ],
+        sr,
+    )
 
 
 def _accuracy(rows, fn) -> dict[float, float]:
     hits: dict[float, list[bool]] = {}
     for row in rows:
         clip, sr = _clip(row)
-        hits.setdefault(row["level_value"], []).append(fn(row["question"], list(row["options"]), [clip], sr) == row["answer_index"])  # fmt: skip
+        hits.setdefault(row["level_value"], []).append(
+            fn(row["question"], list(row["options"]), [clip], sr) == row["answer_index"]
+        )
     return {lv: float(np.mean(v)) for lv, v in hits.items()}
 
 

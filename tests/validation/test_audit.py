@@ -30,8 +30,10 @@ OVERRIDES = [
     "suite=tones",
     "tasks.pitch_relative.items_per_level=4",
     *[f"tasks.{t}.items_per_level=2" for t in ("loudness_relative", "duration_relative", "duration_absolute")],
-    "tasks.audiogram.items_per_level=2", "tasks.audiogram.levels=[-10,110]", "tasks.audiogram.probe_items_per_level=0",
-]  # fmt: skip
+    "tasks.audiogram.items_per_level=2",
+    "tasks.audiogram.levels=[-10,110]",
+    "tasks.audiogram.probe_items_per_level=0",
+]
 
 
 @pytest.fixture(scope="module")
@@ -206,8 +208,13 @@ def test_cli_exit_codes(clean, corrupted, tmp_path, capsys):
     assert main([str(corrupted[0]), "--json", str(tmp_path / "r.json"), "--no-listener"]) == 1
     assert json.loads((tmp_path / "r.json").read_text())["ok"] is False
     assert main([str(tmp_path)]) == 2
-    res = subprocess.run([sys.executable, "-m", "auralgen.validation", str(tmp_path / "nope")], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    res = subprocess.run(
+        [sys.executable, "-m", "auralgen.validation", str(tmp_path / "nope")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.strip().count("\n") == 0 and res.stderr.startswith("error: dataset=")
 

@@ -13,8 +13,7 @@ def _answer_p(expected_order: list[str]) -> float:
     weights = {"a": 2.9, "b": 0.95, "c": 3.78}
     report = SimpleNamespace(balance={}, flags=[])
     exp = Counter({k: weights[k] for k in expected_order})
-    balance(report, {"t": Counter({0: 2})}, {"t": 3}, {("t", 0): Counter({"a": 2})},
-            {("t", 0): exp}, {})  # fmt: skip
+    balance(report, {"t": Counter({0: 2})}, {"t": 3}, {("t", 0): Counter({"a": 2})}, {("t", 0): exp}, {})
     return report.balance["t"]["answer_p"]
 
 
@@ -33,15 +32,25 @@ class _Task:
 
 def _seen(level, level_value, answer, task=_Task):
     options = ["Lower", "The same", "Higher"]
-    row = {"task": "t", "level": level, "level_value": level_value, "options": options,
-           "answer": answer, "answer_index": options.index(answer)}  # fmt: skip
+    row = {
+        "task": "t",
+        "level": level,
+        "level_value": level_value,
+        "options": options,
+        "answer": answer,
+        "answer_index": options.index(answer),
+    }
     return Observed(Decoded(row, "data/t/test-00000-of-00001.parquet", None, 16000, 0, []), task, None, [])
 
 
 def test_answer_balance_counts_positions_and_flags_an_answer_its_level_cannot_have():
     check = AnswerBalance()
-    for seen in [_seen(0, 0.0, "The same"), *[_seen(1, 20.0, a) for a in ("Lower", "Higher", "Higher")],
-                 _seen(1, 20.0, "The same"), _seen(2, 40.0, "Lower", task=None)]:  # fmt: skip
+    for seen in [
+        _seen(0, 0.0, "The same"),
+        *[_seen(1, 20.0, a) for a in ("Lower", "Higher", "Higher")],
+        _seen(1, 20.0, "The same"),
+        _seen(2, 40.0, "Lower", task=None),
+    ]:
         check.observe(seen)
     report = SimpleNamespace(balance={}, flags=[])
     check.finish(report)

@@ -40,8 +40,9 @@ OPTIONS = ("Lower", "The same", "Higher", "Unable to determine")
 # --- statistics ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("correct", "n", "lo", "hi"), [(0, 10, 0.0, 0.2775), (5, 10, 0.2366, 0.7634),
-                                                        (81, 263, 0.2553, 0.3662)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("correct", "n", "lo", "hi"), [(0, 10, 0.0, 0.2775), (5, 10, 0.2366, 0.7634), (81, 263, 0.2553, 0.3662)]
+)
 def test_wilson_interval_matches_the_textbook_values(correct, n, lo, hi):
     got = wilson(correct, n)
     assert got == pytest.approx((lo, hi), abs=1e-4)
@@ -108,9 +109,17 @@ def test_metadata_model_reads_file_size_and_clip_length_for_every_task():
             assert _accuracy(Metadata, train, test) > 0.95, (task, key)  # chance: 1/3
 
 
-@pytest.mark.parametrize(("task", "uses_level"), [("pitch_relative", True), ("temporal_reorder", False),
-                                                  ("loudness_relative", False), ("audiogram", False),
-                                                  ("distance_absolute", False), ("unregistered_task", True)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("task", "uses_level"),
+    [
+        ("pitch_relative", True),
+        ("temporal_reorder", False),
+        ("loudness_relative", False),
+        ("audiogram", False),
+        ("distance_absolute", False),
+        ("unregistered_task", True),
+    ],
+)
 def test_metadata_model_reads_rms_and_peak_only_where_level_is_not_the_probed_cue(task, uses_level):
     """A task declaring ``audio.rms_dbfs`` / ``audio.peak_dbfs`` (or ``audio.*``) a target feature: a model reading
     the clip's level is listening, so the control leaves it out; elsewhere the level is a shortcut it must find."""
@@ -137,8 +146,7 @@ def test_position_prior_picks_the_most_frequent_position_within_the_items_option
 
 # --- on generated datasets ----------------------------------------------------------------------------
 
-PITCH = ["task=pitch_relative", "task.levels=[50,100]", "task.items_per_level=24", "task.tone_s=0.2",
-         "task.gap_s=0.1"]  # fmt: skip
+PITCH = ["task=pitch_relative", "task.levels=[50,100]", "task.items_per_level=24", "task.tone_s=0.2", "task.gap_s=0.1"]
 
 
 @pytest.fixture(scope="module")
@@ -187,8 +195,9 @@ def test_options_that_are_never_right_raise_the_prior_flag_and_too_few_items_are
     assert row["n"] == 48 < MIN_ITEMS and row["status"] == "too few items"
     assert report.verdict == "too few items" and not report.ok and not report.flags
     assert row["stated_chance"] == 1 / 3 and row["balanced_chance"] == 0.5  # 'The same' never right at these levels
-    assert row["honest_chance"] == max(row["controls"]["text_prior"]["accuracy"],
-                                       row["controls"]["position_prior"]["accuracy"])  # fmt: skip
+    assert row["honest_chance"] == max(
+        row["controls"]["text_prior"]["accuracy"], row["controls"]["position_prior"]["accuracy"]
+    )
     small = audit_controls(*pair, min_items=40)
     prior = small.tasks[0]["controls"]["text_prior"]
     assert prior["accuracy"] > 0.4 and prior["p"] == p_above(prior["correct"], 48, 1 / 3 + 0.02)

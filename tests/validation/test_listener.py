@@ -29,11 +29,14 @@ def accuracy(tmp_path_factory):
     out = tmp_path_factory.mktemp("listen")
     overrides = [
         "suite=tones",
-        "tasks.pitch_relative.levels=[0,3,1200]", "tasks.loudness_relative.levels=[0,0.5,48]",
-        "tasks.duration_relative.levels=[0,200]", "tasks.duration_absolute.levels=[40,5]",
-        "tasks.audiogram.levels=[-10,110]", "tasks.audiogram.probe_items_per_level=0",
+        "tasks.pitch_relative.levels=[0,3,1200]",
+        "tasks.loudness_relative.levels=[0,0.5,48]",
+        "tasks.duration_relative.levels=[0,200]",
+        "tasks.duration_absolute.levels=[40,5]",
+        "tasks.audiogram.levels=[-10,110]",
+        "tasks.audiogram.probe_items_per_level=0",
         *[f"tasks.{t}.items_per_level=6" for t in EASIEST],
-    ]  # fmt: skip
+    ]
     run(small_run(*overrides, out=out, workers=1), log=QUIET)
     return L.listener_accuracy(out)
 
@@ -78,8 +81,11 @@ CASES = [
 
 @pytest.mark.parametrize("task,clip,expected", CASES)
 def test_answer_is_found_by_option_text_whatever_the_order(task, clip, expected):
-    texts = {"pitch_relative": ("Higher", "Lower", "The same"), "loudness_relative": ("Louder", "Softer", "The same"),
-             "duration_relative": ("Longer", "Shorter", "The same")}[task]  # fmt: skip
+    texts = {
+        "pitch_relative": ("Higher", "Lower", "The same"),
+        "loudness_relative": ("Louder", "Softer", "The same"),
+        "duration_relative": ("Longer", "Shorter", "The same"),
+    }[task]
     for perm in itertools.permutations(texts):
         options = list(perm)
         assert options[L.answer(task, "", options, [clip], SR)] == expected
@@ -117,7 +123,14 @@ def test_a_task_answers_with_the_listener_its_class_binds():
 
     class AlwaysSecond(Task):
         name, sub_category, attribute, regime, level_unit, n_choices, questions = (
-            "_test_always_second", "x", "x", "relative", "x", 2, ("q",))  # fmt: skip
+            "_test_always_second",
+            "x",
+            "x",
+            "relative",
+            "x",
+            2,
+            ("q",),
+        )
         audit = AuditSpec(("difference",), listener_easiest="max")
         listener = staticmethod(lambda question, options, clips, sample_rate: 1)
 
@@ -135,7 +148,14 @@ def test_a_task_whose_listener_is_none_has_no_listener():
 
     class Deaf(Task):
         name, sub_category, attribute, regime, level_unit, n_choices, questions = (
-            "_test_deaf", "x", "x", "relative", "x", 2, ("q",))  # fmt: skip
+            "_test_deaf",
+            "x",
+            "x",
+            "relative",
+            "x",
+            2,
+            ("q",),
+        )
         audit = AuditSpec(("difference",), listener_easiest=None, reason="a test task nobody can hear")
         listener = None
 

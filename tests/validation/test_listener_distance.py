@@ -65,8 +65,10 @@ def test_distance_relative_measure_confirms_the_label_in_the_clip():
 @pytest.fixture(scope="module")
 def easiest(tmp_path_factory):
     out = tmp_path_factory.mktemp("distance")
-    run(small_run("task=distance_relative", "task.levels=[12.0]", "task.items_per_level=20", out=out, workers=1),
-        log=QUIET)  # fmt: skip
+    run(
+        small_run("task=distance_relative", "task.levels=[12.0]", "task.items_per_level=20", out=out, workers=1),
+        log=QUIET,
+    )
     return out
 
 

@@ -19,8 +19,18 @@ QUIET = lambda *_: None  # noqa: E731
 @pytest.fixture(scope="module")
 def mixture_data(tmp_path_factory):
     out = tmp_path_factory.mktemp("mixture")
-    run(small_run("task=mixture", "task.items_per_level=12", "task.levels=[16]", "task.onset_levels_s=[0.4]",
-                  "task.count_levels_lu=[0,12]", "task.overlap_levels_s=[0.4]", out=out), log=QUIET)  # fmt: skip
+    run(
+        small_run(
+            "task=mixture",
+            "task.items_per_level=12",
+            "task.levels=[16]",
+            "task.onset_levels_s=[0.4]",
+            "task.count_levels_lu=[0,12]",
+            "task.overlap_levels_s=[0.4]",
+            out=out,
+        ),
+        log=QUIET,
+    )
     return out
 
 
@@ -89,13 +99,16 @@ def test_classify_needs_audio():
     assert classify(np.ones(100), 16000) is None  # shorter than MIN_SEGMENT_S
 
 
-@pytest.mark.parametrize("question,sub", [
-    ("How many distinct sounds are in this clip?", "count"),
-    ("Count the distinct sound sources in this recording. How many are there?", "count"),
-    ("Listen to the mixture. Which sound is loudest?", "louder"),
-    ("Among the sounds in this recording, which one starts first?", "first"),
-    ("Listen to the mixture. Which pair of sounds is heard at the same time?", "overlap"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "question,sub",
+    [
+        ("How many distinct sounds are in this clip?", "count"),
+        ("Count the distinct sound sources in this recording. How many are there?", "count"),
+        ("Listen to the mixture. Which sound is loudest?", "louder"),
+        ("Among the sounds in this recording, which one starts first?", "first"),
+        ("Listen to the mixture. Which pair of sounds is heard at the same time?", "overlap"),
+    ],
+)
 def test_sub_question_is_parsed_from_the_question(question, sub):
     assert LM.sub_question(question) == sub
 

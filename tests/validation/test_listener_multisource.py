@@ -20,9 +20,18 @@ SR = 16000
 def easiest(tmp_path_factory):
     """Eight binaural items of each relation at its easiest level (the default grid's first value)."""
     out = tmp_path_factory.mktemp("multisource")
-    run(small_run("task=multi_source_relation", "task.items_per_level=8", "task.levels=[60]",
-                  "task.distance_levels_m=[2.0]", "task.elevation_levels_deg=[40]", "task.left_of_levels_deg=[60]",
-                  out=out), log=QUIET)  # fmt: skip
+    run(
+        small_run(
+            "task=multi_source_relation",
+            "task.items_per_level=8",
+            "task.levels=[60]",
+            "task.distance_levels_m=[2.0]",
+            "task.elevation_levels_deg=[40]",
+            "task.left_of_levels_deg=[60]",
+            out=out,
+        ),
+        log=QUIET,
+    )
     got = {}
     for r in read_rows(out, "multi_source_relation"):
         x, sr = decode(r["audio"][0])
@@ -40,7 +49,10 @@ def test_relations_are_read_from_the_mix_at_the_easiest_level(easiest, relation)
 
 
 def test_other_layouts_and_unnamed_sounds_are_not_answered():
-    q = "Three sounds start one after another and overlap, from different directions. Which one is furthest to the left?"
+    q = (
+        "Three sounds start one after another and overlap, from different directions. "
+        "Which one is furthest to the left?"
+    )
     names = ["the noise burst", "the harmonic tone", "the click train"]
     clip = np.random.default_rng(0).standard_normal((2, SR))
     hrtf = object()  # never reached

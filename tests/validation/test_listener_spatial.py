@@ -17,12 +17,16 @@ QUIET = lambda *_: None  # noqa: E731
 SPATIAL = ("azimuth_absolute", "azimuth_relative", "distance_relative")
 OVERRIDES = [
     "suite=spatial",
-    "tasks.azimuth_absolute.levels=[30]", "tasks.azimuth_absolute.items_per_level=16",
-    "tasks.azimuth_relative.levels=[180]", "tasks.azimuth_relative.items_per_level=16",
-    "tasks.distance_relative.levels=[12]", "tasks.distance_relative.items_per_level=8",
-    "tasks.elevation_absolute.levels=[40]", "tasks.elevation_absolute.items_per_level=12",
+    "tasks.azimuth_absolute.levels=[30]",
+    "tasks.azimuth_absolute.items_per_level=16",
+    "tasks.azimuth_relative.levels=[180]",
+    "tasks.azimuth_relative.items_per_level=16",
+    "tasks.distance_relative.levels=[12]",
+    "tasks.distance_relative.items_per_level=8",
+    "tasks.elevation_absolute.levels=[40]",
+    "tasks.elevation_absolute.items_per_level=12",
     *[f"tasks.{t}.items_per_level=1" for t in ("distance_absolute", "elevation_relative")],
-]  # fmt: skip
+]
 
 
 @pytest.fixture(scope="module")

@@ -65,8 +65,11 @@ def test_a_sweep_in_either_direction_is_put_back_in_order(shuffle, f_start, f_en
     parts = _sweep_clips(f_start, f_end)
     clips = [parts[k] for k in shuffle]  # clip i holds segment shuffle[i]
     truth = tuple(shuffle.index(j) + 1 for j in range(3))
-    options = ["Audio 1, then Audio 2, then Audio 3", "Audio 3, then Audio 2, then Audio 1",
-               f"Audio {truth[0]}, then Audio {truth[1]}, then Audio {truth[2]}"]  # fmt: skip
+    options = [
+        "Audio 1, then Audio 2, then Audio 3",
+        "Audio 3, then Audio 2, then Audio 1",
+        f"Audio {truth[0]}, then Audio {truth[1]}, then Audio {truth[2]}",
+    ]
     got = L.answer("temporal_reorder", "", options, clips, SR)
     assert LT.parse_order(options[got]) == truth
 
@@ -95,22 +98,28 @@ def _moving_noise(itd_start_s, itd_end_s, gain_start_db, gain_end_db, seed=0):
     return x
 
 
-@pytest.mark.parametrize("itd0,itd1,g0,g1,expected", [
-    (-4e-4, 4e-4, 0.0, 0.0, "Right to left"),
-    (4e-4, -4e-4, 0.0, 0.0, "Left to right"),
-    (0.0, 0.0, -6.0, 6.0, "Approaching"),
-    (0.0, 0.0, 6.0, -6.0, "Receding"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "itd0,itd1,g0,g1,expected",
+    [
+        (-4e-4, 4e-4, 0.0, 0.0, "Right to left"),
+        (4e-4, -4e-4, 0.0, 0.0, "Left to right"),
+        (0.0, 0.0, -6.0, 6.0, "Approaching"),
+        (0.0, 0.0, 6.0, -6.0, "Receding"),
+    ],
+)
 def test_synthetic_motion_is_classified_by_its_strongest_trend(itd0, itd1, g0, g1, expected):
     options = ["Approaching", "Left to right", "Receding", "Right to left"]
     got = L.answer("trajectory", "", options, [_moving_noise(itd0, itd1, g0, g1)], SR, layout="binaural")
     assert options[got] == expected
 
 
-@pytest.mark.parametrize("itd0,itd1,g0,g1,expected", [
-    (4e-4, 1.5e-4, 6.0, -6.0, "Receding"),  # at the side, drifting toward the midline as the direct sound fades
-    (1.5e-4, 4e-4, -6.0, 6.0, "Approaching"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "itd0,itd1,g0,g1,expected",
+    [
+        (4e-4, 1.5e-4, 6.0, -6.0, "Receding"),  # at the side, drifting toward the midline as the direct sound fades
+        (1.5e-4, 4e-4, -6.0, 6.0, "Approaching"),
+    ],
+)
 def test_a_radial_path_at_the_side_is_not_read_as_a_pass(itd0, itd1, g0, g1, expected):
     options = ["Approaching", "Left to right", "Receding", "Right to left"]
     got = L.answer("trajectory", "", options, [_moving_noise(itd0, itd1, g0, g1)], SR, layout="binaural")
@@ -135,11 +144,14 @@ def _moving_clicks(itd_start_s, itd_end_s, gain_start_db, gain_end_db, rate_hz=8
     return x
 
 
-@pytest.mark.parametrize("itd0,itd1,g0,g1,expected", [
-    (-4e-4, 4e-4, 0.0, 0.0, "Right to left"),
-    (0.0, 0.0, -6.0, 6.0, "Approaching"),
-    (0.0, 0.0, 6.0, -6.0, "Receding"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "itd0,itd1,g0,g1,expected",
+    [
+        (-4e-4, 4e-4, 0.0, 0.0, "Right to left"),
+        (0.0, 0.0, -6.0, 6.0, "Approaching"),
+        (0.0, 0.0, 6.0, -6.0, "Receding"),
+    ],
+)
 def test_a_click_train_is_read_click_by_click(itd0, itd1, g0, g1, expected):
     x = _moving_clicks(itd0, itd1, g0, g1)
     assert LT.click_cues(x, SR, "binaural") is not None  # impulsive: the click-by-click cues are used

@@ -47,8 +47,9 @@ def test_features_measure_level_span_and_silences():
     assert f["clip1.n_segments"] == 0.0 and f["clip1.rms_dbfs"] == -300.0
 
 
-@pytest.mark.parametrize(("task", "reads"), [("pitch_relative", True), ("tempo_absolute", True), ("t", True),
-                                             ("audiogram", False)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("task", "reads"), [("pitch_relative", True), ("tempo_absolute", True), ("t", True), ("audiogram", False)]
+)
 def test_the_control_finds_an_answer_in_the_lead_silence_unless_declared(task, reads):
     """The audiogram declares ``audio.*`` (level is its attribute, and a tone's presence sets every timing
     fact): the control leaves every feature out there and is at chance; elsewhere it finds the silence."""

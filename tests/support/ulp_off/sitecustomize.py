@@ -8,8 +8,27 @@ is untouched."""
 
 import numpy as np
 
-NAMES = ("log10", "log", "log2", "exp", "exp2", "power", "sin", "cos", "tan", "tanh", "arctan2", "expm1",
-         "log1p", "cbrt", "arcsin", "arccos", "arctan", "sinh", "cosh")  # fmt: skip
+NAMES = (
+    "log10",
+    "log",
+    "log2",
+    "exp",
+    "exp2",
+    "power",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "arctan2",
+    "expm1",
+    "log1p",
+    "cbrt",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "sinh",
+    "cosh",
+)
 
 
 def _one_ulp_up(name: str):

@@ -83,6 +83,7 @@ class BrightnessAbsolute(BinnedAbsoluteTask):
             "audio.rms_dbfs",
             "audio.peak_dbfs",
             "audio.crest_db",
+            "audio.delta_level_db",  # the one sound's own RMS and peak: the clip's, above
         ),
         listener_easiest="max",
     )

@@ -71,7 +71,7 @@ def test_declared_cues_follow_the_audit_spec():
     assert not {"lead_s", "trail_s"} & declared("texture_absolute")  # placed at random: they must carry nothing
     assert "delta_rms_db" not in declared("brightness_relative")  # level is roved there, not the cue
     # the number of harmonics carrying the energy sets it (bench/brightness_crest.py); onsets are roved
-    assert {"crest_db", "rms_dbfs", "peak_dbfs"} <= declared("brightness_absolute")
+    assert {"crest_db", "rms_dbfs", "peak_dbfs", "part0_rms_dbfs", "part0_peak_dbfs"} <= declared("brightness_absolute")
     assert not {"lead_s", "trail_s", "span_s", "n_segments"} & declared("brightness_absolute")
 
 

@@ -230,16 +230,21 @@ class _Scorer:
         return out
 
 
-def _grouped(scorer: _Scorer, values: list, *, key: str) -> dict:
+def _group_stats(scorer: _Scorer, values: list, *, key: str) -> list[tuple[object, dict]]:
+    """``(label, stats)`` of each group of ``values`` that is not None, in label order (errors name ``key``)."""
     labels, code = _codes(values)
     present = [i for i, v in enumerate(labels) if v is not None]
     if not present:
-        return {}
+        return []
     try:
         stats = scorer.stats(code, len(labels))
     except ParameterError as err:
         raise ParameterError(str(err).replace("group", key)) from None
-    return {str(labels[i]): stats[i] for i in present}
+    return [(labels[i], stats[i]) for i in present]
+
+
+def _grouped(scorer: _Scorer, values: list, *, key: str) -> dict:
+    return {str(label): stats for label, stats in _group_stats(scorer, values, key=key)}
 
 
 def score(records: Sequence[dict]) -> dict:
@@ -366,18 +371,9 @@ def _mixed(entry: dict, idx, tasks: list[str], ids: list, fits: dict) -> None:
 
 
 def _grouped_pairs(scorer: _Scorer, pairs: list) -> dict:
-    labels, code = _codes(pairs)
-    present = [i for i, v in enumerate(labels) if v is not None]
-    if not present:
-        return {}
-    try:
-        stats = scorer.stats(code, len(labels))
-    except ParameterError as err:
-        raise ParameterError(str(err).replace("group", "sub_category")) from None
     out: dict = {}
-    for i in present:
-        cat, sub = labels[i]
-        out.setdefault(str(cat), {})[str(sub)] = stats[i]
+    for (cat, sub), stats in _group_stats(scorer, pairs, key="sub_category"):
+        out.setdefault(str(cat), {})[str(sub)] = stats
     return out
 
 

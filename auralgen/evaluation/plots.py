@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
@@ -45,6 +46,13 @@ def _check_nonempty(name: str, mapping: Mapping) -> None:
         raise ParameterError(f"{name} is empty; allowed: at least one model")
 
 
+def _one_axes(name: str, by_model: Mapping, width_in: float, height_in: float) -> tuple[Figure, Axes]:
+    """A figure of one axes for the models of ``by_model`` (refused when it is empty)."""
+    _check_nonempty(name, by_model)
+    fig = _new_figure(width_in, height_in)
+    return fig, fig.add_subplot(1, 1, 1)
+
+
 def plot_psychometric(
     fits_by_model: Mapping[str, PsychometricFit], path, *, x_label: str = "stimulus difference"
 ) -> Figure:
@@ -69,9 +77,7 @@ def plot_psychometric(
     -------
     matplotlib.figure.Figure
     """
-    _check_nonempty("fits_by_model", fits_by_model)
-    fig = _new_figure(6.4, 4.4)
-    ax = fig.add_subplot(1, 1, 1)
+    fig, ax = _one_axes("fits_by_model", fits_by_model, 6.4, 4.4)
     for i, (model, fit) in enumerate(fits_by_model.items()):
         color = f"C{i % 10}"
         grid = np.geomspace(min(fit.x), max(fit.x), 200)
@@ -122,9 +128,7 @@ def plot_audiogram(
     -------
     matplotlib.figure.Figure
     """
-    _check_nonempty("thresholds_by_model", thresholds_by_model)
-    fig = _new_figure(6.4, 4.8)
-    ax = fig.add_subplot(1, 1, 1)
+    fig, ax = _one_axes("thresholds_by_model", thresholds_by_model, 6.4, 4.8)
     levels_by_model = levels_by_model or {}
     finite_levels = [v for th in thresholds_by_model.values() for v in th.values() if v is not None]
     finite_levels += [v for lv in levels_by_model.values() for pair in lv.values() for v in pair]

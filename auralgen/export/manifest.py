@@ -179,20 +179,32 @@ def prepare_out(out_dir: str, fp: str, *, overwrite: bool) -> dict[str, Any]:
     if overwrite:
         own = recorded(prior)
         foreign = _foreign(out, own)
-        if foreign:
-            raise ParameterError(
-                f"out={out_dir!r} overwrite=true: it holds {foreign[0]!r}, which no auralgen run recorded "
-                f"({len(foreign)} such entries); allowed: a directory holding only an auralgen dataset, or a new out"
-            )
+        refuse_foreign(out_dir, foreign, place="directory", entries="entries")
         _remove_recorded(out, own)
         return journal
-    if prior.get("fingerprint") != fp:
-        raise ParameterError(
-            f"out={out_dir!r} holds a dataset made from another config; "
-            "allowed: the same config (to resume), a new out directory, or overwrite=true"
-        )
+    refuse_other_config(out_dir, prior, fp, place="directory")
     keep_prior(prior, journal)
     return journal
+
+
+def refuse_foreign(out: str, foreign: list[str], *, place: str, entries: str) -> None:
+    """With ``overwrite=true``: refuse the ``out`` ``place`` ("directory", "prefix") when it holds
+    ``foreign`` ``entries`` ("entries", "keys") no auralgen run recorded."""
+    if foreign:
+        raise ParameterError(
+            f"out={out!r} overwrite=true: it holds {foreign[0]!r}, which no auralgen run recorded "
+            f"({len(foreign)} such {entries}); allowed: a {place} holding only an auralgen dataset, or a new out"
+        )
+
+
+def refuse_other_config(out: str, prior: dict[str, Any], fp: str, *, place: str) -> None:
+    """To resume: refuse the ``out`` ``place`` ("directory", "prefix") when its journal or manifest
+    ``prior`` was made from another config than the fingerprint ``fp``."""
+    if prior.get("fingerprint") != fp:
+        raise ParameterError(
+            f"out={out!r} holds a dataset made from another config; "
+            f"allowed: the same config (to resume), a new out {place}, or overwrite=true"
+        )
 
 
 def keep_prior(prior: dict[str, Any], journal: dict[str, Any]) -> None:

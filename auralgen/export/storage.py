@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from auralgen.core.errors import ParameterError
+from auralgen.export.manifest import refuse_foreign, refuse_other_config
 
 LOCK = ".auralgen-lock.json"
 LEASE_S = 120.0  # a lock object not renewed for this long is stale (its run died without removing it)
@@ -147,19 +148,11 @@ def prepare_bucket(bucket: Bucket, fp: str, *, overwrite: bool, recorded_of, rea
     if overwrite:
         recorded = recorded_of(prior)
         foreign = [k for k in keys if k not in recorded]
-        if foreign:
-            raise ParameterError(
-                f"out={bucket.url!r} overwrite=true: it holds {foreign[0]!r}, which no auralgen run recorded "
-                f"({len(foreign)} such keys); allowed: a prefix holding only an auralgen dataset, or a new out"
-            )
+        refuse_foreign(bucket.url, foreign, place="prefix", entries="keys")
         for k in keys:
             bucket.remove(k)
         return journal
-    if prior.get("fingerprint") != fp:
-        raise ParameterError(
-            f"out={bucket.url!r} holds a dataset made from another config; "
-            "allowed: the same config (to resume), a new out prefix, or overwrite=true"
-        )
+    refuse_other_config(bucket.url, prior, fp, place="prefix")
     read_journal(prior, journal)
     return journal
 

@@ -56,6 +56,22 @@ def worst_error(measured: dict[str, Any]) -> float:
     return worst
 
 
+@dataclass(frozen=True)
+class Draw:
+    """The accepted (or last) draw of one item: its ``params``, rendered ``clips`` (None when a check
+    asked for a redraw), ``measured`` check records and ``qa``; ``resampled`` draws before it had a
+    measurement that contradicted the label, ``redraws`` counts them by failed check; ``reason`` says
+    why the item is dropped, or is None."""
+
+    params: Any
+    clips: Any
+    measured: dict[str, Any]
+    qa: Any
+    resampled: int
+    redraws: dict[str, int]
+    reason: str | None = None
+
+
 def _miss_error(task: Task, spec: ItemSpec) -> ParameterError:
     value, unit = task.design.level_value(spec.level), task.design.level_info(spec.level).unit
     return ParameterError(
@@ -65,15 +81,14 @@ def _miss_error(task: Task, spec: ItemSpec) -> ParameterError:
     )
 
 
-def _draw_valid(task: Task, spec: ItemSpec, splits, *, seed: int, validate: bool, max_resample: int):
+def _draw_valid(task: Task, spec: ItemSpec, splits, *, seed: int, validate: bool, max_resample: int) -> Draw:
     """Draw until the answer text is the dealt one (:attr:`ItemSpec.target`; at most
     :data:`MAX_ANSWER_DRAWS` misses), then render and measure; an item whose measurement does not
     support its label is drawn again (at most ``max_resample`` times). Draw ``d`` uses its own stream
     (:func:`~auralgen.generation.answers.draw_rng`): ``sample`` then ``qa`` (render draws nothing).
 
-    Returns ``(params, clips, measured, qa, resampled, redraws, reason)``: ``resampled`` draws had a
-    measurement that contradicted the label, ``redraws`` counts them by failed check (:func:`failed_checks`;
-    a draw may fail several); ``reason`` says why the item is dropped, or is None."""
+    Returns the :class:`Draw`; its ``redraws`` count the failed checks (:func:`failed_checks`; a draw may
+    fail several); its ``reason`` says why the item is dropped, or is None."""
     slot = answer_slot(seed, spec.split, spec.task, spec.index, task.n_choices)
     redraws: dict[str, int] = {}
     resampled, misses, draw = 0, 0, 0
@@ -99,12 +114,12 @@ def _draw_valid(task: Task, spec: ItemSpec, splits, *, seed: int, validate: bool
                 pass
             raise
         if clips is not None and (not validate or measured["valid"]):
-            return params, clips, measured, qa, resampled, redraws, None
+            return Draw(params, clips, measured, qa, resampled, redraws)
         if resampled == max_resample:
             reason = "label not supported by measurement: " + json.dumps(
                 {k: v for k, v in measured.items() if k != "valid"}, sort_keys=True
             )
-            return params, clips, measured, qa, resampled, redraws, reason
+            return Draw(params, clips, measured, qa, resampled, redraws, reason)
         resampled += 1
         for name in failed_checks(measured):
             redraws[name] = redraws.get(name, 0) + 1
@@ -225,29 +240,27 @@ def make_row(
     as the seed."""
     t0 = time.perf_counter()
     splits = tuple(splits or (spec.split,))
-    params, clips, measured, qa, resampled, redraws, reason = _draw_valid(
-        task, spec, splits, seed=seed, validate=validate, max_resample=max_resample
-    )
+    drawn = _draw_valid(task, spec, splits, seed=seed, validate=validate, max_resample=max_resample)
     value = task.design.level_value(spec.level)
     stat = {
         "task": spec.task,
         "split": spec.split,
         "level": spec.level,
         "level_value": value,
-        "resampled": resampled,
-        "redraws": redraws,
-        "dropped": reason,
-        "worst_error": worst_error(measured) if measured else 0.0,
+        "resampled": drawn.resampled,
+        "redraws": drawn.redraws,
+        "dropped": drawn.reason,
+        "worst_error": worst_error(drawn.measured) if drawn.measured else 0.0,
     }
-    if reason is not None:
+    if drawn.reason is not None:
         return ItemResult(None, stat, time.perf_counter() - t0)
     row = _row(
         task,
         spec,
-        params,
-        clips,
-        measured,
-        qa,
+        drawn.params,
+        drawn.clips,
+        drawn.measured,
+        drawn.qa,
         seed=seed,
         validate=validate,
         flac_bits=flac_bits,

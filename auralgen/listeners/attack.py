@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 import re
 
-from auralgen.listeners.brightness import nearest_bin, value_bins
-from auralgen.listeners.common import compare, mono, sound_segments
+from auralgen.listeners.brightness import value_bins
+from auralgen.listeners.common import compare, mono, nearest_bin, sound_segments
 from auralgen.measure.attack import rise_time_s
 
 PRE_ONSET_S = 0.02

@@ -12,15 +12,13 @@ import math
 import re
 from collections.abc import Sequence
 
-from auralgen.listeners.common import compare, mono, sound_segments, steady
+from auralgen.listeners.common import compare, mono, nearest_bin, range_bins, sound_segments, steady
 from auralgen.measure import segments
 from auralgen.measure.brightness import spectral_centroid_hz
 
 # the listener's own threshold: above the measurement error (~0.1 %), below the hardest default level
 JND_PERCENT = 1.0
 _HZ = re.compile(r"(\d+(?:\.\d+)?)\s*Hz\b")
-_BELOW = ("below", "under", "less", "shorter")
-_ABOVE = ("above", "over", "more", "longer")
 
 
 def value_bins(options: Sequence[str], pattern: re.Pattern = _HZ, scale: float = 1.0) -> dict[int, tuple[float, float]]:
@@ -32,29 +30,7 @@ def value_bins(options: Sequence[str], pattern: re.Pattern = _HZ, scale: float =
     >>> value_bins(["Dark: below 500 Hz", "Neutral: between 500 Hz and 2000 Hz", "Bright: above 2000 Hz"])
     {0: (0.0, 500.0), 1: (500.0, 2000.0), 2: (2000.0, inf)}
     """
-    bins = {}
-    for i, text in enumerate(options):
-        vals = [float(v) * scale for v in pattern.findall(text)]
-        low = text.lower()
-        if len(vals) == 2:
-            bins[i] = (min(vals), max(vals))
-        elif len(vals) == 1 and any(w in low for w in _BELOW):
-            bins[i] = (0.0, vals[0])
-        elif len(vals) == 1 and any(w in low for w in _ABOVE):
-            bins[i] = (vals[0], math.inf)
-    return bins
-
-
-def nearest_bin(bins: dict[int, tuple[float, float]], value: float) -> int:
-    """The option whose range holds ``value`` (> 0), else the nearest in log distance."""
-
-    def log_distance(i: int) -> float:
-        lo, hi = bins[i]
-        if lo <= value <= hi:
-            return 0.0
-        return math.log(lo / value) if value < lo else math.log(value / hi)
-
-    return min(bins, key=log_distance)
+    return range_bins(options, lambda text: [float(v) * scale for v in pattern.findall(text)])
 
 
 def centroid_difference_percent(clip, sample_rate: int) -> float:

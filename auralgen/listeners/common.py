@@ -7,7 +7,7 @@ and never ``params``; it picks the option whose text names the measured answer.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -32,6 +32,62 @@ def option_index(options: Sequence[str], *keywords: str) -> int:
             if k in text:
                 return i
     return NO_ANSWER
+
+
+_BELOW = ("below", "under", "less", "shorter")
+_ABOVE = ("above", "over", "more", "longer")
+
+
+def range_bins(options: Sequence[str], numbers: Callable[[str], list[float]]) -> dict[int, tuple[float, float]]:
+    """``{option index: (low, high)}`` from the numbers ``numbers(text)`` finds in each option: two are
+    a range, one after "below"/"under"/"less"/"shorter" is ``(0, X)``, one after "above"/"over"/"more"/"longer"
+    is ``(X, inf)``; options without a number (e.g. "Unable to determine") are left out.
+
+    Examples
+    --------
+    >>> range_bins(["below 2", "2 to 5", "above 5", "none"], lambda t: [float(w) for w in t.split() if w.isdigit()])
+    {0: (0.0, 2.0), 1: (2.0, 5.0), 2: (5.0, inf)}
+    """
+    bins = {}
+    for i, text in enumerate(options):
+        vals = numbers(text)
+        low = text.lower()
+        if len(vals) == 2:
+            bins[i] = (min(vals), max(vals))
+        elif len(vals) == 1 and any(w in low for w in _BELOW):
+            bins[i] = (0.0, vals[0])
+        elif len(vals) == 1 and any(w in low for w in _ABOVE):
+            bins[i] = (vals[0], math.inf)
+    return bins
+
+
+def nearest_bin(bins: dict[int, tuple[float, float]], value: float) -> int:
+    """The option whose range holds ``value`` (> 0), else the nearest in log distance."""
+
+    def log_distance(i: int) -> float:
+        lo, hi = bins[i]
+        if lo <= value <= hi:
+            return 0.0
+        return math.log(lo / value) if value < lo else math.log(value / hi)
+
+    return min(bins, key=log_distance)
+
+
+def copy_search(
+    x: np.ndarray, first: int, guess: int, sample_rate: int, *, template_s: float, before_s: float, after_s: float
+) -> tuple[int, np.ndarray, np.ndarray] | None:
+    """Where to look for a second copy of the sound that starts at ``first``: the channel sum of ``x``
+    ``[ch, n]`` from ``lo`` = ``guess - before_s`` (not before the template's end) to ``guess + after_s``
+    plus the template, and the template (the sound's first ``template_s``). Returns ``(lo, segment,
+    template)`` (samples, float arrays), or None when that span is empty or the template silent."""
+    m = x.sum(axis=0)
+    n = int(template_s * sample_rate)
+    tpl = m[first : first + n]
+    lo = max(guess - int(before_s * sample_rate), first + n)
+    hi = min(guess + int(after_s * sample_rate), m.size - n)
+    if hi <= lo or not np.any(tpl):
+        return None
+    return lo, m[lo : hi + n], tpl
 
 
 def no_answer(options: Sequence[str]) -> int:

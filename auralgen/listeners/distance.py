@@ -34,7 +34,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from auralgen.listeners.common import no_answer, option_index
+from auralgen.listeners.common import copy_search, no_answer, option_index
 
 FRAME_S = 0.005  # envelope frames (s)
 SMOOTH_S = 0.04  # envelope smoothing for the offset change point (bridges click gaps)
@@ -207,14 +207,11 @@ def align_copy(x: np.ndarray, first: int, guess: int, sample_rate: int) -> tuple
     sum) is matched over [``guess`` - :data:`COPY_SEARCH_S`, ``guess`` + 20 ms]; of the lags within
     70 % of the best match the earliest is taken (a click train or a tone also matches one
     period late)."""
-    m = x.sum(axis=0)
-    n = int(COPY_TEMPLATE_S * sample_rate)
-    tpl = m[first : first + n]
-    lo = max(guess - int(COPY_SEARCH_S * sample_rate), first + n)
-    hi = min(guess + int(0.02 * sample_rate), m.size - n)
-    if hi <= lo or not np.any(tpl):
+    found = copy_search(x, first, guess, sample_rate, template_s=COPY_TEMPLATE_S, before_s=COPY_SEARCH_S, after_s=0.02)
+    if found is None:
         return guess, 0.0
-    seg = m[lo : hi + n]
+    lo, seg, tpl = found
+    n = tpl.size
     cc = np.correlate(seg, tpl, mode="valid")
     c = np.concatenate([[0.0], np.cumsum(seg**2)])
     norm = np.sqrt((c[n:] - c[:-n])[: cc.size] * float(np.sum(tpl**2))) + 1e-30

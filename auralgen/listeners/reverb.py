@@ -19,8 +19,8 @@ import re
 import numpy as np
 
 from auralgen.core.errors import ParameterError
-from auralgen.listeners.brightness import nearest_bin, value_bins
-from auralgen.listeners.common import compare, no_answer
+from auralgen.listeners.brightness import value_bins
+from auralgen.listeners.common import compare, nearest_bin, no_answer
 from auralgen.measure.reverb import ENVELOPE_S, decay_rt60_s, decay_start, rises
 
 # the listener's own threshold: above its error on identical sounds (~0.3 %), below the hardest default level (5 %)

@@ -36,7 +36,7 @@ import math
 import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
-from auralgen.listeners.common import no_answer, option_index
+from auralgen.listeners.common import copy_search, no_answer, option_index
 from auralgen.measure import doa_foa, itd_ild
 from auralgen.measure.binaural import match_cross_relation
 from auralgen.measure.geometry import az_el_to_unit, unit_to_az_el
@@ -140,14 +140,12 @@ def align_repeat(x: np.ndarray, first: int, second: int, sample_rate: int) -> in
     sound's first :data:`ALIGN_TEMPLATE_S` (channel sum) locates the second within
     [``second`` - :data:`ALIGN_SEARCH_S`, ``second`` + 2 ms].
     """
-    m = x.sum(axis=0)
-    n = int(ALIGN_TEMPLATE_S * sample_rate)
-    tpl = m[first : first + n]
-    lo = max(second - int(ALIGN_SEARCH_S * sample_rate), first + n)
-    hi = min(second + int(0.002 * sample_rate), m.size - n)
-    if hi <= lo or not np.any(tpl):
+    found = copy_search(
+        x, first, second, sample_rate, template_s=ALIGN_TEMPLATE_S, before_s=ALIGN_SEARCH_S, after_s=0.002
+    )
+    if found is None:
         return second
-    seg = m[lo : hi + n]
+    lo, seg, tpl = found
     cc = np.correlate(seg, tpl, mode="valid")
     return lo + int(np.argmax(cc))
 

@@ -13,7 +13,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from auralgen.listeners.common import compare, mono, no_answer, option_index, sound_segments, steady
+from auralgen.listeners.common import (
+    compare,
+    mono,
+    nearest_bin,
+    no_answer,
+    option_index,
+    range_bins,
+    sound_segments,
+    steady,
+)
 from auralgen.measure import f0_hz, level_db_rms, segments
 
 JND = {
@@ -71,17 +80,11 @@ def duration_bins(options: Sequence[str]) -> dict[int, tuple[float, float]]:
     >>> duration_bins(["Shorter than 0.5 s", "Between 0.5 s and 1 s", "Longer than 1 s"])
     {0: (0.0, 0.5), 1: (0.5, 1.0), 2: (1.0, inf)}
     """
-    bins = {}
-    for i, text in enumerate(options):
-        vals = [float(v) / (1000.0 if unit == "ms" else 1.0) for v, unit in _NUMBER.findall(text)]
-        low = text.lower()
-        if len(vals) == 2:
-            bins[i] = (min(vals), max(vals))
-        elif len(vals) == 1 and any(w in low for w in ("shorter", "less", "under", "below")):
-            bins[i] = (0.0, vals[0])
-        elif len(vals) == 1 and any(w in low for w in ("longer", "more", "over", "above")):
-            bins[i] = (vals[0], math.inf)
-    return bins
+    return range_bins(options, _seconds)
+
+
+def _seconds(text: str) -> list[float]:
+    return [float(v) / (1000.0 if unit == "ms" else 1.0) for v, unit in _NUMBER.findall(text)]
 
 
 def duration_absolute(question, options, clips, sample_rate) -> int:
@@ -89,15 +92,7 @@ def duration_absolute(question, options, clips, sample_rate) -> int:
     bins = duration_bins(options)
     if not found or not bins:
         return no_answer(options)
-    d = found[-1].offset_s - found[0].onset_s  # the sound's span (bridges any dips inside it)
-
-    def log_distance(i: int) -> float:
-        lo, hi = bins[i]
-        if lo <= d <= hi:
-            return 0.0
-        return math.log(lo / d) if d < lo else math.log(d / hi)
-
-    return min(bins, key=log_distance)
+    return nearest_bin(bins, found[-1].offset_s - found[0].onset_s)  # the sound's span (bridges any dips inside it)
 
 
 def peak_prominence_db(x: np.ndarray, sample_rate: int, *, fmin_hz: float = 15.0) -> float:

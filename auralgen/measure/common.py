@@ -49,14 +49,8 @@ def as_channels(x, name: str = "x", *, min_samples: int = 1) -> np.ndarray:
 
 
 def check_rate(sample_rate) -> float:
-    """Return ``sample_rate`` as float after checking it is finite and > 0."""
-    try:
-        sr = float(sample_rate)
-    except (TypeError, ValueError):
-        raise ParameterError(f"sample_rate={sample_rate!r} must be a number > 0") from None
-    if not math.isfinite(sr) or sr <= 0:
-        raise ParameterError(f"sample_rate={sample_rate!r} is out of range; allowed: > 0")
-    return sr
+    """Return ``sample_rate`` as float after checking it is finite and > 0 (:func:`check_positive`)."""
+    return check_positive("sample_rate", sample_rate)
 
 
 def check_positive(key: str, value) -> float:

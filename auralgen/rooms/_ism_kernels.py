@@ -132,6 +132,15 @@ def _arrival_float(dist, fs32, inv_c, offset_s, fdl2, gran):
 
 
 @njit(cache=True, inline="always")
+def _distance(positions, i, point):
+    """Distance (m) from row ``i`` of ``positions`` ``[n, 3]`` to ``point`` ``[3]``."""
+    dx = positions[i, 0] - point[0]
+    dy = positions[i, 1] - point[1]
+    dz = positions[i, 2] - point[2]
+    return np.sqrt(dx * dx + dy * dy + dz * dz)
+
+
+@njit(cache=True, inline="always")
 def _scatter_one(acc, basis, dist, amp, fs32, inv_c, offset_s, fdl2, gran, n_len):
     start, ip_, w = _arrival(dist, fs32, inv_c, offset_s, fdl2, gran)
     if 0 <= start < n_len:
@@ -149,10 +158,7 @@ def _scatter_list(positions, gains, mic, basis, fs, c, fdl2, gran, n_len, max_di
     inv_c = 1.0 / c
     offset_s = fdl2 / fs
     for i in range(positions.shape[0]):
-        dx = positions[i, 0] - mic[0]
-        dy = positions[i, 1] - mic[1]
-        dz = positions[i, 2] - mic[2]
-        d = np.sqrt(dx * dx + dy * dy + dz * dz)
+        d = _distance(positions, i, mic)
         if d <= max_dist and gains[i] != 0.0:
             _scatter_one(acc, basis, d, gains[i] / d, fs32, inv_c, offset_s, fdl2, gran, n_len)
     return acc

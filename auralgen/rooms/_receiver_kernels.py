@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from auralgen.rooms._ism_kernels import _arrival
+from auralgen.rooms._ism_kernels import _arrival, _distance
 
 
 @njit(cache=True)
@@ -47,10 +47,7 @@ def _render_binaural(positions, gains, directions, centre, coef, combined, fs, c
     inv_c = 1.0 / c
     offset_s = fdl2 / fs
     for i in range(positions.shape[0]):
-        dx = positions[i, 0] - centre[0]
-        dy = positions[i, 1] - centre[1]
-        dz = positions[i, 2] - centre[2]
-        d = np.sqrt(dx * dx + dy * dy + dz * dz)
+        d = _distance(positions, i, centre)
         if d > max_dist or gains[i] == 0.0:
             continue
         amp = gains[i] / d

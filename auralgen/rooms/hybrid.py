@@ -67,6 +67,7 @@ def mixing_time_s(room: RoomSpec) -> float:
     Parameters
     ----------
     room : RoomSpec
+        The room; its ``volume_m3`` sets the time.
 
     Returns
     -------

@@ -108,6 +108,12 @@ def _finite(key: str, value) -> float:
     return out
 
 
+def _store_length(receiver, key: str, *, high: float) -> None:
+    """Check the receiver's length field ``key`` (m, in ``(0, high]``) and store it as a float."""
+    check_range(f"{_KEY}.{key}", _finite(key, getattr(receiver, key)), low=0.0, high=high, low_open=True)
+    object.__setattr__(receiver, key, float(getattr(receiver, key)))
+
+
 def _vector3(key: str, value) -> tuple[float, float, float]:
     if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)) or len(value) != 3:
         raise ParameterError(f"{_KEY}.{key}={value!r} is not a 3-vector; allowed: [x, y, z] in metres")
@@ -212,6 +218,14 @@ class Receiver:
 class OmniArray(Receiver):
     """Omnidirectional microphones at fixed offsets in the receiver frame (x ahead, y left, z up)."""
 
+    #: the array's length fields and their upper bounds (m): each is checked in ``(0, high]`` and stored as float
+    length_bounds_m: ClassVar[tuple[tuple[str, float], ...]] = ()
+
+    def __post_init__(self):
+        super().__post_init__()
+        for key, high in self.length_bounds_m:
+            _store_length(self, key, high=high)
+
     def local_offsets_m(self) -> np.ndarray:
         """Mic offsets ``[num_channels, 3]`` in the receiver frame, metres."""
         raise NotImplementedError
@@ -262,12 +276,8 @@ class StereoPair(OmniArray):
     """
 
     name: ClassVar[str] = "stereo"
+    length_bounds_m: ClassVar[tuple[tuple[str, float], ...]] = (("spacing_m", 2.0),)
     spacing_m: float = 0.2
-
-    def __post_init__(self):
-        super().__post_init__()
-        check_range(f"{_KEY}.spacing_m", _finite("spacing_m", self.spacing_m), low=0.0, high=2.0, low_open=True)
-        object.__setattr__(self, "spacing_m", float(self.spacing_m))
 
     def local_offsets_m(self) -> np.ndarray:
         half = self.spacing_m / 2.0
@@ -288,12 +298,8 @@ class Tetrahedral(OmniArray):
     """
 
     name: ClassVar[str] = "tetra"
+    length_bounds_m: ClassVar[tuple[tuple[str, float], ...]] = (("radius_m", 1.0),)
     radius_m: float = 0.05
-
-    def __post_init__(self):
-        super().__post_init__()
-        check_range(f"{_KEY}.radius_m", _finite("radius_m", self.radius_m), low=0.0, high=1.0, low_open=True)
-        object.__setattr__(self, "radius_m", float(self.radius_m))
 
     def local_offsets_m(self) -> np.ndarray:
         az, el = np.array(_TETRA_AZ_EL).T
@@ -317,8 +323,7 @@ class Circular(OmniArray):
         if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or not 2 <= self.n <= _MAX_MICS:
             raise ParameterError(f"{_KEY}.n={self.n!r} is invalid; allowed: an integer in [2, {_MAX_MICS}]")
         object.__setattr__(self, "n", int(self.n))
-        check_range(f"{_KEY}.radius_m", _finite("radius_m", self.radius_m), low=0.0, high=1.0, low_open=True)
-        object.__setattr__(self, "radius_m", float(self.radius_m))
+        _store_length(self, "radius_m", high=1.0)
 
     @property
     def layout(self) -> str:

@@ -120,6 +120,7 @@ def critical_distance_m(room: RoomSpec) -> float:
     Parameters
     ----------
     room : RoomSpec
+        The room; its ``volume_m3`` and ``rt60_s`` are read.
 
     Returns
     -------

@@ -183,6 +183,7 @@ def min_rt60_s(room: RoomSpec) -> float:
     Parameters
     ----------
     room : RoomSpec
+        The room; its ``volume_m3``, ``surface_m2`` and ``c_m_s`` are read.
 
     Returns
     -------
@@ -215,6 +216,7 @@ def wall_areas_m2(room: RoomSpec) -> np.ndarray:
     Parameters
     ----------
     room : RoomSpec
+        The room; its ``dims_m`` are read.
 
     Returns
     -------
@@ -231,6 +233,7 @@ def wall_absorption(room: RoomSpec) -> np.ndarray:
     Parameters
     ----------
     room : RoomSpec
+        The room; its ``materials``, else its ``rt60_s``, set the coefficients.
 
     Returns
     -------

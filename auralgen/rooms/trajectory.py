@@ -10,7 +10,7 @@ A :class:`Trajectory` is a frozen, JSON-able path at constant speed in the room 
   (+ = counter-clockwise seen from above).
 
 Before ``t = 0`` and after ``duration_s`` the source rests at its end points. Builders in
-listener terms: :func:`linear`, :func:`approach`, :func:`recede`, :func:`pass_by`,
+listener terms: :func:`linear`, :func:`radial` (:func:`approach`, :func:`recede`), :func:`pass_by`,
 :func:`arc_around`, :func:`turn`. :meth:`Trajectory.check_in` validates a path against a room:
 every point stays >= 0.1 m (:data:`~auralgen.rooms.spec.WALL_MARGIN_M`) from every wall and
 the speed is at most ``max_speed_m_s`` (default :data:`MAX_SPEED_M_S` = 3 m/s).
@@ -67,6 +67,7 @@ __all__ = [
     "arc_around",
     "linear",
     "pass_by",
+    "radial",
     "recede",
     "render_moving",
     "turn",
@@ -294,9 +295,14 @@ def _local(listener_m, yaw_deg, az_deg, el_deg, dist_m) -> tuple[float, float, f
     return tuple(float(v) for v in p)
 
 
-def approach(
+#: a radial path's direction -> (what it requires, whether ``end`` vs ``start`` meets it)
+_RADIAL = {"approach": ("end < start", lambda e, s: e < s), "recede": ("end > start", lambda e, s: e > s)}
+
+
+def radial(
     listener_m,
     *,
+    direction: str,
     azimuth_deg: float,
     start_distance_m: float,
     end_distance_m: float,
@@ -305,12 +311,15 @@ def approach(
     duration_s: float | None = None,
     speed_m_s: float | None = None,
 ) -> Trajectory:
-    """Radial path toward the listener along ``(azimuth, elevation)`` (``end < start``).
+    """Radial path along ``(azimuth, elevation)`` from the listener's view, from ``start_distance_m``
+    to ``end_distance_m``.
 
     Parameters
     ----------
     listener_m : sequence of 3 float
         Listener position in the room frame (m).
+    direction : {"approach", "recede"}
+        Toward the listener (``end < start``) or away from it (``end > start``).
     azimuth_deg, elevation_deg : float
         Direction of the path from the listener (deg, listener frame).
     start_distance_m, end_distance_m : float > 0
@@ -324,52 +333,26 @@ def approach(
     -------
     Trajectory
     """
+    if direction not in _RADIAL:
+        raise ParameterError(f"direction={direction!r} is invalid; allowed: one of {sorted(_RADIAL)}")
+    rule, ok = _RADIAL[direction]
     s = _float("start_distance_m", start_distance_m, low=0.0, low_open=True)
     e = _float("end_distance_m", end_distance_m, low=0.0, low_open=True)
-    if e >= s:
-        raise ParameterError(f"end_distance_m={e!r} for start_distance_m={s!r}; allowed: end < start (approach)")
+    if not ok(e, s):
+        raise ParameterError(f"end_distance_m={e!r} for start_distance_m={s!r}; allowed: {rule} ({direction})")
     a = _local(listener_m, yaw_deg, azimuth_deg, elevation_deg, s)
     b = _local(listener_m, yaw_deg, azimuth_deg, elevation_deg, e)
-    return Trajectory("linear", (a, b), _duration(s - e, duration_s, speed_m_s))
+    return Trajectory("linear", (a, b), _duration(abs(s - e), duration_s, speed_m_s))
 
 
-def recede(
-    listener_m,
-    *,
-    azimuth_deg: float,
-    start_distance_m: float,
-    end_distance_m: float,
-    yaw_deg: float = 0.0,
-    elevation_deg: float = 0.0,
-    duration_s: float | None = None,
-    speed_m_s: float | None = None,
-) -> Trajectory:
-    """Radial path away from the listener: the reverse of :func:`approach` (``end > start``).
+def approach(listener_m, **path: float | None) -> Trajectory:
+    """Radial path toward the listener (``end < start``): :func:`radial` with ``direction="approach"``."""
+    return radial(listener_m, direction="approach", **path)
 
-    Parameters
-    ----------
-    listener_m : sequence of 3 float
-        Listener position in the room frame (m).
-    azimuth_deg, elevation_deg : float
-        Direction of the path from the listener (deg, listener frame).
-    start_distance_m, end_distance_m : float > 0
-        Distances from the listener at the start and the end (m).
-    yaw_deg : float
-        Listener's yaw in the room (deg).
-    duration_s, speed_m_s : float > 0, exactly one of them
-        Travel time (s) or constant speed (m/s).
 
-    Returns
-    -------
-    Trajectory
-    """
-    s = _float("start_distance_m", start_distance_m, low=0.0, low_open=True)
-    e = _float("end_distance_m", end_distance_m, low=0.0, low_open=True)
-    if e <= s:
-        raise ParameterError(f"end_distance_m={e!r} for start_distance_m={s!r}; allowed: end > start (recede)")
-    a = _local(listener_m, yaw_deg, azimuth_deg, elevation_deg, s)
-    b = _local(listener_m, yaw_deg, azimuth_deg, elevation_deg, e)
-    return Trajectory("linear", (a, b), _duration(e - s, duration_s, speed_m_s))
+def recede(listener_m, **path: float | None) -> Trajectory:
+    """Radial path away from the listener (``end > start``): :func:`radial` with ``direction="recede"``."""
+    return radial(listener_m, direction="recede", **path)
 
 
 def pass_by(

@@ -43,7 +43,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from auralgen.core.errors import ParameterError
 from auralgen.tasks.base import task_class
@@ -74,26 +76,34 @@ def one_clip(items, peer: str) -> tuple[list, dict[str, int]]:
     return kept, skipped
 
 
+def _clip_rows(kept, out: Path, audio: tuple[str, str], fields: Callable[[Any], dict]) -> list[dict]:
+    """One row per item of ``kept``, its clip written to ``out/<folder>/<id>.wav``: ``id``, the clip's
+    path under ``key`` (``audio = (folder, key)``), ``question``, ``choices``, ``answer``, then ``fields(item)``."""
+    folder, key = audio
+    rows = []
+    for it in kept:
+        export_clip(it.clips[0], out, f"{folder}/{it.id}.wav")
+        path = f"./{folder}/{it.id}.wav"
+        rows.append({"id": it.id, key: path, "question": it.question, "choices": list(it.options), "answer": it.answer})
+        rows[-1].update(fields(it))
+    return rows
+
+
 def export(items, out: Path, log) -> dict:
     """Write the one-clip items of ``items`` in MMAR's layout; items with several clips are skipped and counted."""
-    rows = []
     kept, skipped = one_clip(items, "MMAR")
-    for it in kept:
-        export_clip(it.clips[0], out, f"audio/{it.id}.wav")
-        rows.append(
-            {
-                "id": it.id,
-                "audio_path": f"./audio/{it.id}.wav",
-                "question": it.question,
-                "choices": list(it.options),
-                "answer": it.answer,
-                "modality": "sound",
-                "category": layer(it),
-                "sub-category": it.sub_category,
-                "language": "en",
-                "task": it.task,
-            }
-        )
+    rows = _clip_rows(
+        kept,
+        out,
+        ("audio", "audio_path"),
+        lambda it: {
+            "modality": "sound",
+            "category": layer(it),
+            "sub-category": it.sub_category,
+            "language": "en",
+            "task": it.task,
+        },
+    )
     out.mkdir(parents=True, exist_ok=True)
     export_json(out, "MMAR-meta.json", rows)
     export_text(out, "MMAR-meta.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
@@ -130,25 +140,20 @@ def export_mmau(items, out: Path, log) -> dict:
     """Write the one-clip items of ``items`` as MMAU's test file (see the module docstring)."""
     kept, skipped = one_clip(items, "MMAU")
     difficulty = difficulty_of(kept)
-    rows = []
-    for it in kept:
-        export_clip(it.clips[0], out, f"test-audios/{it.id}.wav")
-        rows.append(
-            {
-                "id": it.id,
-                "audio_id": f"./test-audios/{it.id}.wav",
-                "question": it.question,
-                "choices": list(it.options),
-                "answer": it.answer,
-                "dataset": "auralgen",
-                "task": "sound",
-                "split": it.split,
-                "category": it.category,
-                "sub-category": it.task,
-                "difficulty": difficulty[it.id],
-                "auralgen_task": it.task,
-            }
-        )
+    rows = _clip_rows(
+        kept,
+        out,
+        ("test-audios", "audio_id"),
+        lambda it: {
+            "dataset": "auralgen",
+            "task": "sound",
+            "split": it.split,
+            "category": it.category,
+            "sub-category": it.task,
+            "difficulty": difficulty[it.id],
+            "auralgen_task": it.task,
+        },
+    )
     export_json(out, "mmau-test.json", rows)
     by = {d: sum(r["difficulty"] == d for r in rows) for d in DIFFICULTIES}
     log(

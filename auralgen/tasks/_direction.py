@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -179,6 +179,23 @@ def elevation_check(params: dict[str, Any], clips) -> dict[str, Any]:
     ok = got == params["elevation_class"]
     check = {"measured": got, "expected": params["elevation_class"], "ok": ok}
     return {"elevation_class": check, "sounds": [rec], "valid": ok}
+
+
+class DirectionClasses:
+    """The answer side of an absolute direction task, a mixin before its base class: one option per class of
+    ``classes`` (key -> (anchor in deg, option text)), the item's class key in ``params[class_key]``."""
+
+    level_unit = "deg"
+    classes: ClassVar[dict[str, tuple[float, str]]]
+    class_key: ClassVar[str]
+
+    def draw_class(self, rng: np.random.Generator) -> str:
+        """A class key, drawn uniformly (one draw)."""
+        return list(self.classes)[int(rng.integers(len(self.classes)))]
+
+    def qa(self, params, rng, *, slot):
+        options = [text for _, text in self.classes.values()]
+        return self.make_qa(self.classes[params[self.class_key]][1], options, rng, slot=slot)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from auralgen.listeners import spatial as listen
-from auralgen.tasks._direction import DirectionConfig, quadrant_check
+from auralgen.tasks._direction import DirectionClasses, DirectionConfig, quadrant_check
 from auralgen.tasks._spatial import AbsoluteLocalisation, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
@@ -39,7 +39,7 @@ class AzimuthAbsoluteConfig(DirectionConfig):
 
 
 @register
-class AzimuthAbsolute(AbsoluteLocalisation):
+class AzimuthAbsolute(DirectionClasses, AbsoluteLocalisation):
     name = "azimuth_absolute"
     audit = AuditSpec(
         (*SPATIAL_FEATURES, "margin_deg", "quadrant", "sounds.*.azimuth_deg"),
@@ -47,8 +47,9 @@ class AzimuthAbsolute(AbsoluteLocalisation):
     )
     listener = with_tetra(listen.azimuth_absolute)
     attribute = "azimuth"
-    level_unit = "deg"
     n_choices = 4
+    classes = QUADRANTS
+    class_key = "quadrant"
     Config = AzimuthAbsoluteConfig
     questions = (
         "Where is the sound source relative to you: front left, front right, back left, or back right?",
@@ -59,14 +60,10 @@ class AzimuthAbsolute(AbsoluteLocalisation):
     def sample(self, rng, level):
         level = self.as_level(level)
         margin = level.value
-        quadrant = list(QUADRANTS)[int(rng.integers(4))]
+        quadrant = self.draw_class(rng)
         az = QUADRANTS[quadrant][0] + float(rng.uniform(margin, 90.0 - margin))
         sound = {"azimuth_deg": az, "elevation_deg": 0.0, "distance_m": float(self.distance.sample(rng))}
         return self.make_params(rng, [sound], quadrant=quadrant, margin_deg=margin)
-
-    def qa(self, params, rng, *, slot):
-        answer = QUADRANTS[params["quadrant"]][1]
-        return self.make_qa(answer, [t for _, t in QUADRANTS.values()], rng, slot=slot)
 
     def measure(self, params, clips):
         return Measurement.from_dict(quadrant_check(params, clips))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from auralgen.listeners import spatial as listen
-from auralgen.tasks._direction import MedianPlaneConfig, elevation_check
+from auralgen.tasks._direction import DirectionClasses, MedianPlaneConfig, elevation_check
 from auralgen.tasks._spatial import AbsoluteLocalisation, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
@@ -35,7 +35,7 @@ class ElevationAbsoluteConfig(MedianPlaneConfig):
 
 
 @register
-class ElevationAbsolute(AbsoluteLocalisation):
+class ElevationAbsolute(DirectionClasses, AbsoluteLocalisation):
     name = "elevation_absolute"
     audit = AuditSpec(
         (*SPATIAL_FEATURES, "elevation_class", "margin_deg", "sounds.*.elevation_deg"),
@@ -43,8 +43,9 @@ class ElevationAbsolute(AbsoluteLocalisation):
     )
     listener = with_tetra(listen.elevation_absolute)
     attribute = "elevation"
-    level_unit = "deg"
     n_choices = 3
+    classes = CLASSES
+    class_key = "elevation_class"
     Config = ElevationAbsoluteConfig
     questions = (
         "Is the sound source above your ear level, at ear level, or below it?",
@@ -54,7 +55,7 @@ class ElevationAbsolute(AbsoluteLocalisation):
 
     def sample(self, rng, level):
         level = self.as_level(level)
-        cls = list(CLASSES)[int(rng.integers(3))]
+        cls = self.draw_class(rng)
         el = CLASSES[cls][0] * level.value
         sound = {
             "azimuth_deg": float(rng.uniform(-180, 180)),
@@ -62,10 +63,6 @@ class ElevationAbsolute(AbsoluteLocalisation):
             "distance_m": float(self.distance.sample(rng)),
         }
         return self.make_params(rng, [sound], elevation_class=cls, margin_deg=level.value)
-
-    def qa(self, params, rng, *, slot):
-        answer = CLASSES[params["elevation_class"]][1]
-        return self.make_qa(answer, [t for _, t in CLASSES.values()], rng, slot=slot)
 
     def measure(self, params, clips):
         return Measurement.from_dict(elevation_check(params, clips))

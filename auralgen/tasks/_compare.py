@@ -268,6 +268,15 @@ def loudness_pair_header(task: Task, direction: str, difference: float) -> dict[
     }
 
 
+def pair_extremes(cfg: TaskConfig, key: str, name: str) -> tuple[float, float]:
+    """The lowest and highest value of a ratio pair (:meth:`PairQuestion.ratio_step`) centred in the distribution
+    of config field ``name``, at the largest level: its lowest centre over ``sqrt(1 + level / 100)``, its highest
+    times it."""
+    half = math.sqrt(1 + max(cfg.levels) / 100.0)
+    centre = _sounds.dist(f"{key}.{name}", getattr(cfg, name), low=1e-9)
+    return _sounds.min_of(centre) / half, _sounds.max_of(centre) * half
+
+
 def check_two_windows(key: str, cfg: TaskConfig) -> None:
     """The longest lead-in, two windows of ``cfg.window_s`` and the ``cfg.sep_s`` between them fit the clip."""
     lead = _sounds.max_of(_sounds.dist(f"{key}.lead_s", cfg.lead_s, low=0.0))

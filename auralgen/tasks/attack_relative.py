@@ -31,7 +31,14 @@ from auralgen.core.random import Dist
 from auralgen.listeners import attack as listen
 from auralgen.tasks import _sounds
 from auralgen.tasks._attack import check_attack, measured_rises, render_attack_clip, steady_loudness
-from auralgen.tasks._compare import CompareTask, check_differences, drawn_from, loudness_pair_header, within
+from auralgen.tasks._compare import (
+    CompareTask,
+    check_differences,
+    drawn_from,
+    loudness_pair_header,
+    pair_extremes,
+    within,
+)
 from auralgen.tasks._timbre_onset import ROVE_NOTE, TonePairConfig
 from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, register
 
@@ -50,9 +57,7 @@ class AttackRelativeConfig(TonePairConfig):
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         check_differences(self, key, "percent")
-        half = math.sqrt(1 + max(self.levels) / 100.0)
-        r = _sounds.dist(f"{key}.rise_s", self.rise_s, low=1e-9)
-        check_attack(self, audio, key, _sounds.min_of(r) / half, _sounds.max_of(r) * half, relative=True)
+        check_attack(self, audio, key, *pair_extremes(self, key, "rise_s"), relative=True)
 
 
 @register

@@ -44,7 +44,7 @@ from auralgen.sounds.tones import TONES
 from auralgen.synth import brightness as brightness_synth
 from auralgen.synth import loudness_lufs, n_samples
 from auralgen.tasks import _sounds, _timbre_onset
-from auralgen.tasks._compare import CompareTask, check_differences, drawn_from, within
+from auralgen.tasks._compare import CompareTask, check_differences, drawn_from, pair_extremes, within
 from auralgen.tasks._timbre_onset import ROVE_NOTE, TonePairConfig
 from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, register
 
@@ -67,11 +67,7 @@ class BrightnessRelativeConfig(TonePairConfig):
         if _sounds.check_recorded(key, self, audio, fields=("f0_hz", "centroid_hz", "max_freq_hz")):
             _timbre_onset.check_common(self, key, relative=True)  # the spectrum is the recording's, moved by a shelf
             return
-        half = math.sqrt(1 + max(self.levels) / 100.0)
-        c = _sounds.dist(f"{key}.centroid_hz", self.centroid_hz, low=1e-9)
-        _timbre_onset.check_brightness(
-            self, audio, key, _sounds.min_of(c) / half, _sounds.max_of(c) * half, relative=True
-        )
+        _timbre_onset.check_brightness(self, audio, key, *pair_extremes(self, key, "centroid_hz"), relative=True)
 
 
 @register

@@ -21,7 +21,6 @@ Label: each sequence's tempo measured from its onsets (least-squares inter-onset
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +29,7 @@ import numpy as np
 from auralgen.core.random import Dist
 from auralgen.listeners import tempo as listen
 from auralgen.tasks import _events, _sounds
-from auralgen.tasks._compare import CompareTask, Drawn, check_differences, check_two_windows, drawn_from
+from auralgen.tasks._compare import CompareTask, Drawn, check_differences, check_two_windows, drawn_from, pair_extremes
 from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, register, require
 
 TOLERANCE_PERCENT = 0.3  # absolute part of the allowed error of the measured tempo difference
@@ -50,10 +49,9 @@ class TempoRelativeConfig(_events.PulsesConfig):
     def check_task(self, audio: AudioConfig, key: str) -> None:
         check_differences(self, key, "percent")
         _events.check_spectrum(key, self, audio)
-        half = math.sqrt(1 + max(self.levels) / 100.0)
-        base = _sounds.dist(f"{key}.base_bpm", self.base_bpm, low=1e-9)
+        slowest, fastest = pair_extremes(self, key, "base_bpm")
         duty = _sounds.dist(f"{key}.duty", self.duty, low=1e-9, high=0.5)
-        slow_ioi, fast_ioi = 60.0 / (_sounds.min_of(base) / half), 60.0 / (_sounds.max_of(base) * half)
+        slow_ioi, fast_ioi = 60.0 / slowest, 60.0 / fastest
         need = (_events.MIN_PULSES + _sounds.max_of(duty)) * slow_ioi + self.ramp_s
         require(
             self.window_s >= need,

@@ -22,7 +22,6 @@ level within :data:`TOLERANCE_PERCENT` + 1 % of the level; both windows' loudnes
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +30,7 @@ import numpy as np
 from auralgen.core.random import Dist
 from auralgen.listeners import texture as listen
 from auralgen.synth import textures as textures_synth
-from auralgen.tasks import _sounds, _texture
+from auralgen.tasks import _texture
 from auralgen.tasks._compare import (
     CompareTask,
     Drawn,
@@ -39,6 +38,7 @@ from auralgen.tasks._compare import (
     check_two_windows,
     drawn_from,
     loudness_pair_header,
+    pair_extremes,
 )
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, register, require
 
@@ -57,15 +57,12 @@ class TextureRelativeConfig(_texture.GrainConfig):
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         check_differences(self, key, "percent")
-        half = math.sqrt(1 + max(self.levels) / 100.0)
-        base = _sounds.dist(f"{key}.base_density_hz", self.base_density_hz, low=1e-9)
-        _texture.check_grains(
-            self, audio, key, densest_hz=_sounds.max_of(base) * half, sparsest_hz=_sounds.min_of(base) / half
-        )
+        sparsest, densest = pair_extremes(self, key, "base_density_hz")
+        _texture.check_grains(self, audio, key, densest_hz=densest, sparsest_hz=sparsest)
         require(
-            self.sep_s > 2.0 * half / _sounds.min_of(base),
+            self.sep_s > 2.0 / sparsest,
             f"{key}.sep_s={self.sep_s} does not exceed the longest grain interval; allowed: sep_s > "
-            f"{2.0 * half / _sounds.min_of(base):.3f}",
+            f"{2.0 / sparsest:.3f}",
         )
         check_two_windows(key, self)
 

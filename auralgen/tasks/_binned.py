@@ -10,7 +10,6 @@ recipe's margin.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -76,17 +75,58 @@ class BinnedAbsoluteTask(Task):
         return {"difference": float(params["margin_percent"]), "difference_unit": "percent"}
 
 
-def range_labels(names: tuple[str, ...], bins, shown: Callable[[float], str]) -> list[str]:
-    """One option text per bin: its name and its range, each edge as ``shown(edge)``."""
-    labels = [f"{names[0]} (below {shown(bins[0])})"]
-    labels += [f"{name} ({shown(lo)} to {shown(hi)})" for name, lo, hi in zip(names[1:], bins, bins[1:])]
-    return labels + [f"{names[-1]} (above {shown(bins[-1])})"]
+def edge_text(value: float, unit: str) -> str:
+    """A bin edge as an option text states it, e.g. ``0.5 s`` or ``75 BPM``."""
+    return f"{value:g} {unit}"
+
+
+def bin_names(names: tuple[str, ...], what: str, bins) -> tuple[str, ...]:
+    """``names`` when ``bins`` holds one inner edge fewer, else ``<what> range 1``, ``<what> range 2``, ..."""
+    return names if len(bins) == len(names) - 1 else tuple(f"{what} range {k + 1}" for k in range(len(bins) + 1))
+
+
+def range_labels(names: tuple[str, ...], bins, unit: str, *, unit_twice: bool = True) -> list[str]:
+    """One option text per bin: its name and its range, each edge in ``unit`` (:func:`edge_text`); an inner
+    bin's lower edge without it unless ``unit_twice``."""
+    labels = [f"{names[0]} (below {edge_text(bins[0], unit)})"]
+    labels += [
+        f"{name} ({edge_text(lo, unit) if unit_twice else f'{lo:g}'} to {edge_text(hi, unit)})"
+        for name, lo, hi in zip(names[1:], bins, bins[1:])
+    ]
+    return labels + [f"{names[-1]} (above {edge_text(bins[-1], unit)})"]
+
+
+def between_labels(names: tuple[str, ...], quantity: str, low: str, high: str) -> list[str]:
+    """The option texts of three classes split at the edges ``low`` and ``high`` (as shown) of ``quantity``."""
+    return [
+        f"{names[0]} ({quantity} below {low})",
+        f"{names[1]} ({quantity} between {low} and {high})",
+        f"{names[2]} ({quantity} above {high})",
+    ]
 
 
 def check_margins(key: str, levels) -> float:
     """Every level is a margin >= 0 percent; returns the largest as a ratio, ``1 + max / 100``."""
     require(all(v >= 0 for v in levels), f"{key}.levels={list(levels)!r} has a negative margin; allowed: percent >= 0")
     return 1 + max(levels) / 100.0
+
+
+def check_three_bins(key: str, name: str, bins, levels, what: str, classes: tuple[str, ...], unit: str) -> float:
+    """Two increasing inner edges ``bins`` (config field ``name``) of three classes named ``classes``, and room in
+    the middle class for a value at the largest margin; returns that margin as a ratio (:func:`check_margins`)."""
+    low, middle, high = (c.lower() for c in classes)
+    require(
+        len(bins) == 2 and 0 < bins[0] < bins[1],
+        f"{key}.{name}={list(bins)!r} is not two increasing {what}; allowed: [{low}/{middle}, {middle}/{high}] "
+        f"{unit}, 0 < first < second",
+    )
+    m = check_margins(key, levels)
+    require(
+        bins[0] * m < bins[1] / m,
+        f"{key}.levels={list(levels)!r}: a {max(levels)} % margin leaves no room in the {middle} range "
+        f"{list(bins)} {unit}; allowed: a smaller margin or wider bins",
+    )
+    return m
 
 
 def check_room(key: str, levels, bins, unit: str) -> None:

@@ -155,14 +155,42 @@ def parse_drawn(task: Task, drawn: dict[str, Drawn]) -> None:
         setattr(task, attribute, _sounds.dist(spec.field, value, low=spec.low, high=spec.high))
 
 
-class CompareTask(Task):
-    """Base of the relative tasks; subclasses set ``answers``, ``drawn`` and ``make_pair``."""
+class PairQuestion:
+    """The question side every two-sound comparison shares, a mixin before the task's base class: the relative
+    regime, the "same" answer at the zero level only, one option per direction (``answers``), the direction's
+    draw and sign, and the pair's values and checks in ratio."""
 
     regime = "relative"
     sub_category = "relative_discrimination"
-    n_choices = 3
     Design = SameAtZero  # "The same" is the answer at the zero level only
     answers: ClassVar[dict[str, str]]  # direction -> option text; directions: up, down, same
+
+    def draw_direction(self, rng: np.random.Generator, level: Level) -> str:
+        return "same" if level.value == 0 else ("up", "down")[int(rng.integers(2))]
+
+    @staticmethod
+    def sign(direction: str) -> int:
+        return {"up": 1, "down": -1, "same": 0}[direction]
+
+    def ratio_step(self, level: Level, direction: str) -> float:
+        """The factor between a pair's centre and each of its two values, ``sqrt(1 + level / 100)`` to the power
+        of the direction's sign: the values ``centre / step`` and ``centre * step`` differ by the level (percent)."""
+        return math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
+
+    def ratio_check(self, name: str, params: dict[str, Any], first: float, second: float, tol: float) -> dict:
+        """The measured signed ratio difference of ``first`` and ``second`` (percent,
+        :func:`signed_ratio_percent`) against the item's signed difference, as a :func:`within` record."""
+        expected = self.sign(params["direction"]) * params["difference"]
+        return within(name, signed_ratio_percent(first, second), expected, tol)
+
+    def qa(self, params: dict[str, Any], rng: np.random.Generator, *, slot: int) -> QA:
+        return self.make_qa(self.answers[params["direction"]], list(self.answers.values()), rng, slot=slot)
+
+
+class CompareTask(PairQuestion, Task):
+    """Base of the relative tasks; subclasses set ``answers``, ``drawn`` and ``make_pair``."""
+
+    n_choices = 3
     takes_sources = RECORDED_TOO  # a recorded sound is moved by a measured transform
     # the distributions the task draws from, each an attribute of the task (the hook for what differs)
     drawn: ClassVar[dict[str, Drawn]] = drawn_from("freq", "tone", "gap", "lead", "level")
@@ -170,10 +198,6 @@ class CompareTask(Task):
     def __init__(self, cfg: TaskConfig, audio: AudioConfig):
         super().__init__(cfg, audio)
         parse_drawn(self, self.drawn)
-
-    # -- sampling ------------------------------------------------------------
-    def draw_direction(self, rng: np.random.Generator, level: Level) -> str:
-        return "same" if level.value == 0 else ("up", "down")[int(rng.integers(2))]
 
     def begin(self, rng: np.random.Generator, level) -> tuple[Level, str]:
         """The item's level (a difference >= 0) and its direction, drawn (one draw unless the level is 0)."""
@@ -222,12 +246,41 @@ class CompareTask(Task):
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         return [_sounds.render_sounds(params)]
 
-    def qa(self, params: dict[str, Any], rng: np.random.Generator, *, slot: int) -> QA:
-        return self.make_qa(self.answers[params["direction"]], list(self.answers.values()), rng, slot=slot)
+    def window_pair(self, rng: np.random.Generator, level: Level, direction: str) -> tuple[float, list]:
+        """A windowed pair: its centre value (drawn from ``self.base``) and each window's ``(start_s, value)``,
+        after a roved lead-in (``self.lead``), ``cfg.window_s + cfg.sep_s`` apart, the values ``centre / step``
+        and ``centre * step`` (:meth:`ratio_step`). Two draws, in that order."""
+        base = float(self.base.sample(rng))
+        step = self.ratio_step(level, direction)
+        start = float(self.lead.sample(rng))
+        period = self.cfg.window_s + self.cfg.sep_s
+        return base, [(start + k * period, value) for k, value in enumerate((base / step, base * step))]
 
-    @staticmethod
-    def sign(direction: str) -> int:
-        return {"up": 1, "down": -1, "same": 0}[direction]
+
+def loudness_pair_header(task: Task, direction: str, difference: float) -> dict[str, Any]:
+    """The first params fields of a pair set in loudness (LUFS) rather than in calibrated level: the sample rate,
+    the clip length, the direction and the difference."""
+    return {
+        "sample_rate_hz": task.sample_rate,
+        "clip_s": task.cfg.clip_s,
+        "direction": direction,
+        "difference": difference,
+    }
+
+
+def pair_extremes(cfg: TaskConfig, key: str, name: str) -> tuple[float, float]:
+    """The lowest and highest value of a ratio pair (:meth:`PairQuestion.ratio_step`) centred in the distribution
+    of config field ``name``, at the largest level: its lowest centre over ``sqrt(1 + level / 100)``, its highest
+    times it."""
+    half = math.sqrt(1 + max(cfg.levels) / 100.0)
+    centre = _sounds.dist(f"{key}.{name}", getattr(cfg, name), low=1e-9)
+    return _sounds.min_of(centre) / half, _sounds.max_of(centre) * half
+
+
+def check_two_windows(key: str, cfg: TaskConfig) -> None:
+    """The longest lead-in, two windows of ``cfg.window_s`` and the ``cfg.sep_s`` between them fit the clip."""
+    lead = _sounds.max_of(_sounds.dist(f"{key}.lead_s", cfg.lead_s, low=0.0))
+    _sounds.check_fits(key, lead + 2 * cfg.window_s + cfg.sep_s, cfg.clip_s)
 
 
 def within(name: str, measured: float, expected: float, tol: float) -> dict[str, Any]:

@@ -23,15 +23,18 @@ the item is not confirmed, so it is drawn again.
 from __future__ import annotations
 
 import math
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.measure.geometry import az_el_to_unit
 from auralgen.rooms.images import FDL2
 from auralgen.rooms.receivers import receiver_from_config
 from auralgen.sounds.spatial import source_signal
 from auralgen.tasks import _sounds
+from auralgen.tasks._spatial import SpatialConfig, check_spatial, max_distance
 
 TEMPLATE_PRE = 8  # samples of the deconvolved response kept before the direct sound's nominal arrival
 TEMPLATE_RING = 32  # samples of the source kernel's pre-ringing passed with the window
@@ -176,3 +179,47 @@ def elevation_check(params: dict[str, Any], clips) -> dict[str, Any]:
     ok = got == params["elevation_class"]
     check = {"measured": got, "expected": params["elevation_class"], "ok": ok}
     return {"elevation_class": check, "sounds": [rec], "valid": ok}
+
+
+class DirectionClasses:
+    """The answer side of an absolute direction task, a mixin before its base class: one option per class of
+    ``classes`` (key -> (anchor in deg, option text)), the item's class key in ``params[class_key]``."""
+
+    level_unit = "deg"
+    classes: ClassVar[dict[str, tuple[float, str]]]
+    class_key: ClassVar[str]
+
+    def draw_class(self, rng: np.random.Generator) -> str:
+        """A class key, drawn uniformly (one draw)."""
+        return list(self.classes)[int(rng.integers(len(self.classes)))]
+
+    def qa(self, params, rng, *, slot):
+        options = [text for _, text in self.classes.values()]
+        return self.make_qa(self.classes[params[self.class_key]][1], options, rng, slot=slot)
+
+
+@dataclass(frozen=True)
+class DirectionConfig(SpatialConfig):
+    """Config of a direction task: sources whose direction can be measured (:data:`DIRECTION_SOURCES`), the
+    task's own level range (:meth:`check_levels`) and a room that fits a source up to twice the largest
+    distance."""
+
+    sources: tuple[str, ...] = DIRECTION_SOURCES
+
+    def check_task(self, audio, key):
+        self.check_levels(key)
+        check_spatial(self, audio, key, max_distance_m=2 * max_distance(self.distance_m))
+
+    def check_levels(self, key: str) -> None:
+        """Refuse a level outside the task's range (each direction task states its own)."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class MedianPlaneConfig(DirectionConfig):
+    """Config of an elevation task: a listener height and near sources that leave room above and below."""
+
+    listener_height_m: Dist = Dist.of((1.3, 1.5))
+    # one room: high sources fit under every ceiling, so the room cannot predict the answer
+    rooms: tuple[str, ...] = ("classroom",)
+    distance_m: Dist = Dist.of((1.0, 1.5))

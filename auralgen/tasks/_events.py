@@ -21,15 +21,17 @@ Two kinds of sequence are drawn here:
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from auralgen.core.errors import ParameterError
+from auralgen.core.random import Dist
 from auralgen.sounds.corpus import RECIPE_KEYS
 from auralgen.tasks import _sounds
 from auralgen.tasks._compare import CREST
-from auralgen.tasks.base import require
+from auralgen.tasks.base import RECORDED_TOO, TaskConfig, require
 
 # audit features of a pulse sequence that are, or follow, its tempo: its intervals and its pulses
 PULSE_FEATURES = (
@@ -43,6 +45,42 @@ PULSE_FEATURES = (
     "audio.delta_duration_s",
 )
 MIN_PULSES = 3  # a tempo is measured from at least two inter-onset intervals
+
+
+class EventSequences:
+    """What the event-sequence tasks share as a family, a mixin before the task's base class: they take every
+    sound source (events cut from a recording's start; their onsets measured as those of synthesised events)."""
+
+    takes_sources = RECORDED_TOO
+
+
+@dataclass(frozen=True)
+class EventsConfig(TaskConfig):
+    """Fields every event-sequence task has: the stimulus kinds, their spectrum and the events' ramps."""
+
+    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
+    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 300.0, "high": 1200.0})
+    n_harmonics: int = 5
+    ramp_s: float = 0.005
+
+
+@dataclass(frozen=True)
+class CountsConfig(EventsConfig):
+    """Fields of the counting tasks: counts up to ``max_count``, events sharing a jittered total sounding time."""
+
+    min_count: int = 1
+    max_count: int = 10
+    total_s: Dist = Dist.of((0.4, 0.6))
+    jitter: float = 0.2
+    level_db_spl: Dist = Dist.of((60.0, 68.0))
+
+
+@dataclass(frozen=True)
+class PulsesConfig(EventsConfig):
+    """Fields of the tempo tasks: pulses sounding ``duty`` of their interval."""
+
+    duty: Dist = Dist.of((0.1, 0.3))
+    level_db_spl: Dist = Dist.of((60.0, 70.0))
 
 
 def draw_spectrum(

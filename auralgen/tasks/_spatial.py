@@ -405,3 +405,23 @@ def _wet_memo(scene: str, sound: dict[str, Any], make) -> np.ndarray:
     while len(_WET) > WET_MEMO_SIZE:
         _WET.popitem(last=False)
     return wet
+
+
+class LocalisationTask(SpatialTask):
+    """A spatial task whose answer is a direction, a distance or a motion (filed as spatial)."""
+
+    spatial = True
+
+
+class AbsoluteLocalisation(LocalisationTask):
+    """A localisation task whose answer is the one sound's direction or distance class."""
+
+    sub_category = "absolute_localisation"
+    regime = "absolute"
+
+
+class RelativeLocalisation(LocalisationTask):
+    """A localisation task whose answer compares the positions of two sounds."""
+
+    sub_category = "relative_localisation"
+    regime = "relative"

@@ -5,16 +5,42 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
+from auralgen.core.random import Dist
 from auralgen.synth import brightness, n_samples, place
 from auralgen.tasks import _sounds
-from auralgen.tasks.base import AudioConfig, require
+from auralgen.tasks.base import AudioConfig, TaskConfig, require
 
 MIN_SAMPLE_RATE = 16000  # the brightness harmonics reach max_freq_hz; below 16 kHz bright sounds have no room
 LOUDEST_LUFS = -20.0  # integrated loudness a sound may have without clipping (crest factors of these sounds < 10 dB)
 MIN_STEADY_S = 0.4  # one BS.1770 block: the shortest stretch whose loudness is measured
+# the dataset card's words for a pair's loudness rove (each sound's loudness from the item's, _sounds.roved)
+ROVE_NOTE = (
+    f"is the item's roved by +-{_sounds.LEVEL_ROVE_DB:g} dB on its own (the level JND is 0.5-1 dB, so no level "
+    "measure follows the answer)"
+)
+
+
+@dataclass(frozen=True)
+class OneToneConfig(TaskConfig):
+    """Placement of the absolute tasks' one sound: a roved onset and loudness (LUFS) in a fixed-length clip."""
+
+    lead_s: Dist = Dist.of((0.1, 1.0))
+    loudness_lufs: Dist = Dist.of((-32.0, -24.0))
+    clip_s: float = 2.5
+
+
+@dataclass(frozen=True)
+class TonePairConfig(TaskConfig):
+    """Placement of the relative tasks' two sounds: a roved onset, gap and loudness (LUFS) in a fixed-length clip."""
+
+    gap_s: Dist = Dist.of((0.3, 0.6))
+    lead_s: Dist = Dist.of((0.1, 0.5))
+    loudness_lufs: Dist = Dist.of((-32.0, -24.0))
+    clip_s: float = 4.0
 
 
 def sound_spans(params) -> list[tuple[int, int]]:

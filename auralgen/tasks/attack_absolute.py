@@ -24,39 +24,27 @@ import numpy as np
 from auralgen.core.random import Dist
 from auralgen.listeners import attack as listen
 from auralgen.tasks._attack import check_attack, measured_rises, render_attack_clip
-from auralgen.tasks._binned import BinnedAbsoluteTask, check_margins
+from auralgen.tasks._binned import BinnedAbsoluteTask, between_labels, check_three_bins, edge_text
 from auralgen.tasks._compare import drawn_from
-from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
+from auralgen.tasks._timbre_onset import OneToneConfig
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, register
 
 TOLERANCE_RATIO = 0.02  # the measured rise time may differ from the recipe's by 2 %
 NAMES = ("Sharp", "Medium", "Soft")
 
 
 @dataclass(frozen=True)
-class AttackAbsoluteConfig(TaskConfig):
+class AttackAbsoluteConfig(OneToneConfig):
     name: str = "attack_absolute"
     levels: tuple[float, ...] = (100, 50, 25, 12)
     bins_s: tuple[float, ...] = (0.01, 0.06)
     freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 500.0, "high": 2000.0})
     release_s: float = 0.03
     tone_s: Dist = Dist.of((0.9, 1.1))
-    lead_s: Dist = Dist.of((0.1, 1.0))
-    loudness_lufs: Dist = Dist.of((-32.0, -24.0))
-    clip_s: float = 2.5
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         b = self.bins_s
-        require(
-            len(b) == 2 and 0 < b[0] < b[1],
-            f"{key}.bins_s={list(b)!r} is not two increasing rise times; allowed: [sharp/medium, medium/soft] s, 0 < "
-            "first < second",
-        )
-        m = check_margins(key, self.levels)
-        require(
-            b[0] * m < b[1] / m,
-            f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in the medium range "
-            f"{list(b)} s; allowed: a smaller margin or wider bins",
-        )
+        m = check_three_bins(key, "bins_s", b, self.levels, "rise times", NAMES, "s")
         check_attack(self, audio, key, b[0] / m, b[1] * m, relative=False)
 
 
@@ -83,12 +71,7 @@ class AttackAbsolute(BinnedAbsoluteTask):
     )
 
     def labels(self) -> list[str]:
-        lo, hi = (f"{v * 1000:g} ms" for v in self.cfg.bins_s)
-        return [
-            f"{NAMES[0]} (rise time below {lo})",
-            f"{NAMES[1]} (rise time between {lo} and {hi})",
-            f"{NAMES[2]} (rise time above {hi})",
-        ]
+        return between_labels(NAMES, "rise time", *(edge_text(v * 1000, "ms") for v in self.cfg.bins_s))
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)

@@ -27,36 +27,37 @@ from typing import Any
 
 import numpy as np
 
-from auralgen.core.qa import QA
 from auralgen.core.random import Dist
 from auralgen.listeners import attack as listen
 from auralgen.tasks import _sounds
 from auralgen.tasks._attack import check_attack, measured_rises, render_attack_clip, steady_loudness
-from auralgen.tasks._compare import CompareTask, check_differences, drawn_from, within
-from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, TaskConfig, register
+from auralgen.tasks._compare import (
+    CompareTask,
+    check_differences,
+    drawn_from,
+    loudness_pair_header,
+    pair_extremes,
+    within,
+)
+from auralgen.tasks._timbre_onset import ROVE_NOTE, TonePairConfig
+from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, register
 
 TOLERANCE_LOG = 0.03  # |ln(measured ratio) - ln(level ratio)|: ~3 % (each rise time is measured within ~1.3 %)
 TOLERANCE_LU = 0.1  # the steady parts' measured loudness may differ by this much (LU)
 
 
 @dataclass(frozen=True)
-class AttackRelativeConfig(TaskConfig):
+class AttackRelativeConfig(TonePairConfig):
     name: str = "attack_relative"
     levels: tuple[float, ...] = (0, 25, 50, 100, 200, 400)
     rise_s: Dist = Dist.of({"dist": "loguniform", "low": 0.008, "high": 0.04})
     freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 500.0, "high": 2000.0})
     release_s: float = 0.03
     tone_s: Dist = Dist.of((0.9, 1.1))
-    gap_s: Dist = Dist.of((0.3, 0.6))
-    lead_s: Dist = Dist.of((0.1, 0.5))
-    loudness_lufs: Dist = Dist.of((-32.0, -24.0))
-    clip_s: float = 4.0
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         check_differences(self, key, "percent")
-        half = math.sqrt(1 + max(self.levels) / 100.0)
-        r = _sounds.dist(f"{key}.rise_s", self.rise_s, low=1e-9)
-        check_attack(self, audio, key, _sounds.min_of(r) / half, _sounds.max_of(r) * half, relative=True)
+        check_attack(self, audio, key, *pair_extremes(self, key, "rise_s"), relative=True)
 
 
 @register
@@ -83,10 +84,9 @@ class AttackRelative(CompareTask):
     )
     card_note = (
         "Both sounds are the same pure tone with the same duration and release; each one's steady-state loudness "
-        "(LUFS of the steady part) is the item's roved by +-2.5 dB on its own (the level JND is 0.5-1 dB, so no level "
-        "measure follows the answer); only the onset ramp differs. The level is the ratio of the envelopes' 10-90 % "
-        "rise times in "
-        "percent, measured from each sound's Hilbert envelope; 'more sharply' means a shorter rise time."
+        f"(LUFS of the steady part) {ROVE_NOTE}; only the onset ramp differs. The level is the ratio of the "
+        "envelopes' 10-90 % rise times in percent, measured from each sound's Hilbert envelope; 'more sharply' means "
+        "a shorter rise time."
     )
 
     drawn = drawn_from("rise", "freq", "tone", "gap", "lead", "loudness")
@@ -94,7 +94,7 @@ class AttackRelative(CompareTask):
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level, direction = self.begin(rng, level)  # up: the second sound is the sharper
         centre = float(self.rise.sample(rng))
-        step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
+        step = self.ratio_step(level, direction)
         d = float(self.tone.sample(rng))
         common = {
             "freq_hz": float(self.freq.sample(rng)),
@@ -109,19 +109,13 @@ class AttackRelative(CompareTask):
         ]
         self.place_pair(rng, sounds)
         return {
-            "sample_rate_hz": self.sample_rate,
-            "clip_s": self.cfg.clip_s,
-            "direction": direction,
-            "difference": level.value,
+            **loudness_pair_header(self, direction, level.value),
             "base_rise_s": centre,
             "sounds": sounds,
         }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         return [render_attack_clip(params)]
-
-    def qa(self, params: dict[str, Any], rng: np.random.Generator, *, slot: int) -> QA:
-        return self.make_qa(self.answers[params["direction"]], list(self.answers.values()), rng, slot=slot)
 
     def eval_fields(self, params):
         """The rise-time ratio (percent, larger = easier) for a psychometric fit on it."""

@@ -29,7 +29,7 @@ import numpy as np
 from auralgen.core.random import Choice
 from auralgen.listeners import tones as listen
 from auralgen.synth.levels import db_hl_to_db_spl, peak_for_db_spl_sine
-from auralgen.tasks import _sounds as S
+from auralgen.tasks import _sounds
 from auralgen.tasks.base import AudioConfig, AuditSpec, Level, Measurement, Task, TaskConfig, register, require
 from auralgen.tasks.design import CellLevel, Cells, LevelInfo
 
@@ -237,7 +237,7 @@ class Audiogram(Task):
         return {"frequency_hz": float(params["freq_hz"]), "tone_position": params.get("position", "")}
 
     def render(self, params):
-        return [S.render_sounds(params, dither_seed=params["dither_seed"])]
+        return [_sounds.render_sounds(params, dither_seed=params["dither_seed"])]
 
     def qa(self, params, rng, *, slot):
         answer = ANSWERS[params["position"]]

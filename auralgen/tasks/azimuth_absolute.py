@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from auralgen.listeners import spatial as listen
-from auralgen.tasks._direction import DIRECTION_SOURCES, quadrant_check
-from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
+from auralgen.tasks._direction import DirectionClasses, DirectionConfig, quadrant_check
+from auralgen.tasks._spatial import AbsoluteLocalisation, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
 QUADRANTS = {
@@ -23,37 +23,33 @@ QUADRANTS = {
 
 
 @dataclass(frozen=True)
-class AzimuthAbsoluteConfig(SpatialConfig):
+class AzimuthAbsoluteConfig(DirectionConfig):
     unused_fields: ClassVar[dict[str, str]] = {"gap_s": "one sound per clip"}
     name: str = "azimuth_absolute"
-    sources: tuple[str, ...] = DIRECTION_SOURCES
     levels: tuple[float, ...] = (30, 15, 5)
 
     def cue_needs(self):
         return {"lateral": "the left/right of a quadrant answer", "front_back": "the front/back of a quadrant answer"}
 
-    def check_task(self, audio, key):
+    def check_levels(self, key):
         require(
             all(0 <= v < 45 for v in self.levels),
             f"{key}.levels={list(self.levels)!r} is out of range; allowed: margins 0 <= deg < 45",
         )
-        check_spatial(self, audio, key, max_distance_m=2 * max_distance(self.distance_m))
 
 
 @register
-class AzimuthAbsolute(SpatialTask):
+class AzimuthAbsolute(DirectionClasses, AbsoluteLocalisation):
     name = "azimuth_absolute"
-    spatial = True
     audit = AuditSpec(
         (*SPATIAL_FEATURES, "margin_deg", "quadrant", "sounds.*.azimuth_deg"),
         listener_easiest="max",
     )
     listener = with_tetra(listen.azimuth_absolute)
-    sub_category = "absolute_localisation"
     attribute = "azimuth"
-    regime = "absolute"
-    level_unit = "deg"
     n_choices = 4
+    classes = QUADRANTS
+    class_key = "quadrant"
     Config = AzimuthAbsoluteConfig
     questions = (
         "Where is the sound source relative to you: front left, front right, back left, or back right?",
@@ -64,14 +60,10 @@ class AzimuthAbsolute(SpatialTask):
     def sample(self, rng, level):
         level = self.as_level(level)
         margin = level.value
-        quadrant = list(QUADRANTS)[int(rng.integers(4))]
+        quadrant = self.draw_class(rng)
         az = QUADRANTS[quadrant][0] + float(rng.uniform(margin, 90.0 - margin))
         sound = {"azimuth_deg": az, "elevation_deg": 0.0, "distance_m": float(self.distance.sample(rng))}
         return self.make_params(rng, [sound], quadrant=quadrant, margin_deg=margin)
-
-    def qa(self, params, rng, *, slot):
-        answer = QUADRANTS[params["quadrant"]][1]
-        return self.make_qa(answer, [t for _, t in QUADRANTS.values()], rng, slot=slot)
 
     def measure(self, params, clips):
         return Measurement.from_dict(quadrant_check(params, clips))

@@ -10,17 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from auralgen.listeners import spatial as listen
-from auralgen.tasks._direction import DIRECTION_SOURCES, pair_check
-from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
+from auralgen.tasks._direction import DirectionConfig, pair_check
+from auralgen.tasks._spatial import RelativeLocalisation, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
 ANSWERS = {"same": "Same direction", "different": "Different directions"}
 
 
 @dataclass(frozen=True)
-class AzimuthRelativeConfig(SpatialConfig):
+class AzimuthRelativeConfig(DirectionConfig):
     name: str = "azimuth_relative"
-    sources: tuple[str, ...] = DIRECTION_SOURCES
     levels: tuple[float, ...] = (30, 60, 90, 120, 150, 180)
     clip_s: float = 3.0
 
@@ -30,27 +29,23 @@ class AzimuthRelativeConfig(SpatialConfig):
             "front_back": "telling directions anywhere around the listener apart",
         }
 
-    def check_task(self, audio, key):
+    def check_levels(self, key):
         require(
             all(0 < v <= 180 for v in self.levels),
             f"{key}.levels={list(self.levels)!r} is out of range; allowed: 0 < deg <= 180",
         )
-        check_spatial(self, audio, key, max_distance_m=2 * max_distance(self.distance_m))
 
 
 @register
-class AzimuthRelative(SpatialTask):
+class AzimuthRelative(RelativeLocalisation):
     name = "azimuth_relative"
-    spatial = True
     audit = AuditSpec(
         (*SPATIAL_FEATURES, "relation", "separation_deg", "sounds.*.azimuth_deg", "delta.azimuth_deg"),
         listener_easiest="max",
     )
     listener = with_tetra(listen.relative_direction)
-    sub_category = "relative_localisation"
     attribute = "azimuth"
     human_threshold = (1.0, "deg", "Mills 1958, JASA 30(4) 237-246: minimum audible angle about 1 deg straight ahead")
-    regime = "relative"
     level_unit = "deg"
     n_choices = 2
     Config = AzimuthRelativeConfig

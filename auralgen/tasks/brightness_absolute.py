@@ -26,40 +26,28 @@ from auralgen.measure.brightness import spectral_centroid_hz
 from auralgen.synth import brightness as brightness_synth
 from auralgen.synth import loudness_lufs
 from auralgen.tasks import _sounds, _timbre_onset
-from auralgen.tasks._binned import BinnedAbsoluteTask, check_margins
+from auralgen.tasks._binned import BinnedAbsoluteTask, between_labels, check_three_bins, edge_text
 from auralgen.tasks._compare import drawn_from
-from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
+from auralgen.tasks._timbre_onset import OneToneConfig
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, register
 
 TOLERANCE_RATIO = 0.005  # the measured centroid may differ from the recipe's by 0.5 %
 NAMES = ("Dark", "Neutral", "Bright")
 
 
 @dataclass(frozen=True)
-class BrightnessAbsoluteConfig(TaskConfig):
+class BrightnessAbsoluteConfig(OneToneConfig):
     name: str = "brightness_absolute"
     levels: tuple[float, ...] = (60, 30, 15, 5)
     bins_hz: tuple[float, ...] = (500.0, 2000.0)
     f0_hz: Dist = Dist.of({"dist": "loguniform", "low": 100.0, "high": 200.0})
     max_freq_hz: float = 7000.0
     tone_s: Dist = Dist.of((0.6, 1.0))
-    lead_s: Dist = Dist.of((0.1, 1.0))
-    loudness_lufs: Dist = Dist.of((-32.0, -24.0))
-    clip_s: float = 2.5
     ramp_s: float = 0.02
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         b = self.bins_hz
-        require(
-            len(b) == 2 and 0 < b[0] < b[1],
-            f"{key}.bins_hz={list(b)!r} is not two increasing centroids; allowed: [dark/neutral, neutral/bright] Hz, 0 "
-            "< first < second",
-        )
-        m = check_margins(key, self.levels)
-        require(
-            b[0] * m < b[1] / m,
-            f"{key}.levels={list(self.levels)!r}: a {max(self.levels)} % margin leaves no room in the neutral range "
-            f"{list(b)} Hz; allowed: a smaller margin or wider bins",
-        )
+        m = check_three_bins(key, "bins_hz", b, self.levels, "centroids", NAMES, "Hz")
         _timbre_onset.check_brightness(self, audio, key, b[0] / m, b[1] * m, relative=False)
 
 
@@ -106,12 +94,7 @@ class BrightnessAbsolute(BinnedAbsoluteTask):
     )
 
     def labels(self) -> list[str]:
-        lo, hi = (f"{v:g} Hz" for v in self.cfg.bins_hz)
-        return [
-            f"{NAMES[0]} (spectral centroid below {lo})",
-            f"{NAMES[1]} (spectral centroid between {lo} and {hi})",
-            f"{NAMES[2]} (spectral centroid above {hi})",
-        ]
+        return between_labels(NAMES, "spectral centroid", *(edge_text(v, "Hz") for v in self.cfg.bins_hz))
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)

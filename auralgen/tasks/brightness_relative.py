@@ -44,25 +44,22 @@ from auralgen.sounds.tones import TONES
 from auralgen.synth import brightness as brightness_synth
 from auralgen.synth import loudness_lufs, n_samples
 from auralgen.tasks import _sounds, _timbre_onset
-from auralgen.tasks._compare import CompareTask, check_differences, drawn_from, within
-from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, TaskConfig, register
+from auralgen.tasks._compare import CompareTask, check_differences, drawn_from, pair_extremes, within
+from auralgen.tasks._timbre_onset import ROVE_NOTE, TonePairConfig
+from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, register
 
 TOLERANCE_PERCENT = 0.5  # the measured centroid difference may differ from the level by this much (percentage points)
 TOLERANCE_LU = 0.1  # the two sounds' measured integrated loudness may differ by this much (LU)
 
 
 @dataclass(frozen=True)
-class BrightnessRelativeConfig(TaskConfig):
+class BrightnessRelativeConfig(TonePairConfig):
     name: str = "brightness_relative"
     levels: tuple[float, ...] = (0, 5, 10, 20, 40, 80)
     f0_hz: Dist = Dist.of({"dist": "loguniform", "low": 100.0, "high": 200.0})
     centroid_hz: Dist = Dist.of({"dist": "loguniform", "low": 500.0, "high": 1600.0})
     max_freq_hz: float = 6000.0
     tone_s: Dist = Dist.of((0.6, 1.0))
-    gap_s: Dist = Dist.of((0.3, 0.6))
-    lead_s: Dist = Dist.of((0.1, 0.5))
-    loudness_lufs: Dist = Dist.of((-32.0, -24.0))
-    clip_s: float = 4.0
     ramp_s: float = 0.02
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
@@ -70,11 +67,7 @@ class BrightnessRelativeConfig(TaskConfig):
         if _sounds.check_recorded(key, self, audio, fields=("f0_hz", "centroid_hz", "max_freq_hz")):
             _timbre_onset.check_common(self, key, relative=True)  # the spectrum is the recording's, moved by a shelf
             return
-        half = math.sqrt(1 + max(self.levels) / 100.0)
-        c = _sounds.dist(f"{key}.centroid_hz", self.centroid_hz, low=1e-9)
-        _timbre_onset.check_brightness(
-            self, audio, key, _sounds.min_of(c) / half, _sounds.max_of(c) * half, relative=True
-        )
+        _timbre_onset.check_brightness(self, audio, key, *pair_extremes(self, key, "centroid_hz"), relative=True)
 
 
 @register
@@ -115,10 +108,8 @@ class BrightnessRelative(CompareTask):
     )
     card_note = (
         "Both sounds are harmonic complexes with the same F0, harmonics, phases and duration; each one's integrated "
-        "loudness (LUFS) is the item's roved by +-2.5 dB on its own (the level JND is 0.5-1 dB, so no level measure "
-        "follows the answer); only the spectral tilt differs. The level is the spectral-centroid difference in "
-        "percent, measured "
-        "from each sound's magnitude spectrum; 'brighter' means a higher spectral centroid."
+        f"loudness (LUFS) {ROVE_NOTE}; only the spectral tilt differs. The level is the spectral-centroid difference "
+        "in percent, measured from each sound's magnitude spectrum; 'brighter' means a higher spectral centroid."
     )
 
     drawn = drawn_from("f0", "centroid", "tone", "gap", "lead", "loudness")
@@ -131,7 +122,7 @@ class BrightnessRelative(CompareTask):
         period = brightness_synth.period_samples(float(self.f0.sample(rng)), sr)
         k = brightness_synth.harmonic_numbers(period, sr, self.cfg.max_freq_hz)
         centre = float(self.centroid.sample(rng))
-        step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
+        step = self.ratio_step(level, direction)
         d = float(self.tone.sample(rng))
         common = {
             "period_samples": period,
@@ -161,7 +152,7 @@ class BrightnessRelative(CompareTask):
         clip = {**_sounds.draw_clip(rng, self.audio.source, d), "duration_s": d}
         piece = TONES.render(clip, sr)
         c0 = spectral_centroid_hz(piece[ramp : len(piece) - ramp], sr)
-        step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
+        step = self.ratio_step(level, direction)
         lufs = _sounds.roved(rng, float(self.loudness.sample(rng)))
         corner = round(c0, 3) if math.isfinite(c0) else 1000.0
         sounds = [

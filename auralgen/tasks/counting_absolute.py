@@ -26,30 +26,20 @@ from typing import Any
 
 import numpy as np
 
-from auralgen.core.random import Dist
 from auralgen.listeners import counting as listen
 from auralgen.tasks import _events, _sounds
 from auralgen.tasks._compare import within
-from auralgen.tasks.base import RECORDED_TOO, AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, register, require
 
 TOLERANCE_MS = 2.0
 EDGE_S = 0.1  # the sequence starts at least this after the clip's start and ends this before its end
 
 
 @dataclass(frozen=True)
-class CountingAbsoluteConfig(TaskConfig):
+class CountingAbsoluteConfig(_events.CountsConfig):
     name: str = "counting_absolute"
     levels: tuple[float, ...] = (300, 150, 75, 40, 20)
-    min_count: int = 1
-    max_count: int = 10
-    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
-    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 300.0, "high": 1200.0})
-    n_harmonics: int = 5
-    total_s: Dist = Dist.of((0.4, 0.6))
-    jitter: float = 0.2
-    level_db_spl: Dist = Dist.of((60.0, 68.0))
     clip_s: float = 4.0
-    ramp_s: float = 0.005
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         require(
@@ -62,7 +52,7 @@ class CountingAbsoluteConfig(TaskConfig):
 
 
 @register
-class CountingAbsolute(Task):
+class CountingAbsolute(_events.EventSequences, Task):
     name = "counting_absolute"
     audit = AuditSpec(
         (
@@ -84,7 +74,6 @@ class CountingAbsolute(Task):
     regime = "absolute"
     level_unit = "ms"
     easier = "larger"
-    takes_sources = RECORDED_TOO  # events cut from a recording's start; onsets measured as before
     Config = CountingAbsoluteConfig
     questions = (
         "How many sounds do you hear in this clip?",

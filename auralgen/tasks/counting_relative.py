@@ -32,28 +32,20 @@ from auralgen.core.random import Dist
 from auralgen.listeners import counting as listen
 from auralgen.tasks import _events, _sounds
 from auralgen.tasks._compare import CompareTask, drawn_from, within
-from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
+from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, register, require
 
 MIN_GAP_S = 0.06  # shortest silence between two events of a sequence
 
 
 @dataclass(frozen=True)
-class CountingRelativeConfig(TaskConfig):
+class CountingRelativeConfig(_events.CountsConfig):
     name: str = "counting_relative"
     levels: tuple[float, ...] = (0, 1, 2, 3, 5)
     min_count: int = 2  # a sequence spans span_s whatever its count: one event cannot
-    max_count: int = 10
-    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
-    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 300.0, "high": 1200.0})
-    n_harmonics: int = 5
-    total_s: Dist = Dist.of((0.4, 0.6))
-    jitter: float = 0.2
     span_s: Dist = Dist.of((1.4, 1.8))  # first onset to last offset of a sequence, roved independently of its count
-    level_db_spl: Dist = Dist.of((60.0, 68.0))
     sep_s: float = 2.4
     lead_s: Dist = Dist.of((0.1, 0.3))
     clip_s: float = 7.0
-    ramp_s: float = 0.005
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         require(
@@ -92,7 +84,7 @@ class CountingRelativeConfig(TaskConfig):
 
 
 @register
-class CountingRelative(CompareTask):
+class CountingRelative(_events.EventSequences, CompareTask):
     name = "counting_relative"
     # declared: the events (number, onsets, durations) are what is counted; in a span roved independently of the
     # count the gap between events shrinks as the count grows (a rate is a count per span), and at a sounding
@@ -113,7 +105,6 @@ class CountingRelative(CompareTask):
     listener = staticmethod(listen.counting_relative)
     attribute = "counting"
     level_unit = "count"
-    # takes_sources: every kind, as CompareTask's (events cut from a recording's start; onsets measured as before)
     Config = CountingRelativeConfig
     answers = {"up": "More", "down": "Fewer", "same": "The same"}
     questions = (

@@ -33,7 +33,7 @@ from auralgen.listeners import distance as listen
 from auralgen.tasks._binned import draw_at_margin, margin_percent
 from auralgen.tasks._compare import within
 from auralgen.tasks._distance import level_check
-from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig, SpatialTask, check_spatial
+from auralgen.tasks._spatial import MIN_DISTANCE_M, AbsoluteLocalisation, SpatialConfig, check_spatial
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
 MARGIN_TOLERANCE_PP = 1.0  # an item's margin from the nearest bin edge vs its level (percentage points)
@@ -83,9 +83,8 @@ class DistanceAbsoluteConfig(SpatialConfig):
 
 
 @register
-class DistanceAbsolute(SpatialTask):
+class DistanceAbsolute(AbsoluteLocalisation):
     name = "distance_absolute"
-    spatial = True
     audit = AuditSpec(
         (
             *SPATIAL_FEATURES,
@@ -99,9 +98,7 @@ class DistanceAbsolute(SpatialTask):
         listener_easiest="max",
     )
     listener = staticmethod(listen.distance_absolute)
-    sub_category = "absolute_localisation"
     attribute = "distance"
-    regime = "absolute"
     level_unit = "percent"
     Config = DistanceAbsoluteConfig
     questions = (

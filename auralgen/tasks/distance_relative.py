@@ -43,7 +43,7 @@ from auralgen.listeners import distance as listen
 from auralgen.rooms.images import FDL2
 from auralgen.tasks import _sounds
 from auralgen.tasks._distance import received_db
-from auralgen.tasks._spatial import MIN_DISTANCE_M, SpatialConfig, SpatialTask, check_spatial
+from auralgen.tasks._spatial import MIN_DISTANCE_M, RelativeLocalisation, SpatialConfig, check_spatial
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
 ANSWERS = {0: "The first sound", 1: "The second sound"}
@@ -74,9 +74,8 @@ class DistanceRelativeConfig(SpatialConfig):
 
 
 @register
-class DistanceRelative(SpatialTask):
+class DistanceRelative(RelativeLocalisation):
     name = "distance_relative"
-    spatial = True
     easier = "larger"  # a larger distance ratio (dB) is easier
     audit = AuditSpec(
         (
@@ -94,9 +93,7 @@ class DistanceRelative(SpatialTask):
         listener_floor=0.95,
     )
     listener = staticmethod(listen.distance_relative)
-    sub_category = "relative_localisation"
     attribute = "distance"
-    regime = "relative"
     level_unit = "dB distance ratio"
     n_choices = 2
     Config = DistanceRelativeConfig

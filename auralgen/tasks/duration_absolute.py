@@ -20,7 +20,7 @@ import numpy as np
 from auralgen.core.random import Dist
 from auralgen.listeners import tones as listen
 from auralgen.tasks import _sounds
-from auralgen.tasks._binned import BinnedAbsoluteTask, check_margins, check_room
+from auralgen.tasks._binned import BinnedAbsoluteTask, check_margins, check_room, edge_text
 from auralgen.tasks._compare import CREST, drawn_from
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 
@@ -85,10 +85,6 @@ class DurationAbsoluteConfig(TaskConfig):
         )
 
 
-def _fmt(s: float) -> str:
-    return f"{s:g} s"
-
-
 @register
 class DurationAbsolute(BinnedAbsoluteTask):
     name = "duration_absolute"
@@ -122,9 +118,9 @@ class DurationAbsolute(BinnedAbsoluteTask):
 
     def labels(self) -> list[str]:
         b = self.cfg.bins_s
-        labels = [f"Shorter than {_fmt(b[0])}"]
-        labels += [f"Between {_fmt(lo)} and {_fmt(hi)}" for lo, hi in zip(b, b[1:])]
-        return labels + [f"Longer than {_fmt(b[-1])}"]
+        labels = [f"Shorter than {edge_text(b[0], 's')}"]
+        labels += [f"Between {edge_text(lo, 's')} and {edge_text(hi, 's')}" for lo, hi in zip(b, b[1:])]
+        return labels + [f"Longer than {edge_text(b[-1], 's')}"]
 
     def sample(self, rng: np.random.Generator, level: int) -> dict[str, Any]:
         level = self.as_level(level)

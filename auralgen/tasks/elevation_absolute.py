@@ -9,53 +9,43 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from auralgen.core.random import Dist
 from auralgen.listeners import spatial as listen
-from auralgen.tasks._direction import DIRECTION_SOURCES, elevation_check
-from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
+from auralgen.tasks._direction import DirectionClasses, MedianPlaneConfig, elevation_check
+from auralgen.tasks._spatial import AbsoluteLocalisation, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
 CLASSES = {"above": (1.0, "Above ear level"), "ear": (0.0, "At ear level"), "below": (-1.0, "Below ear level")}
 
 
 @dataclass(frozen=True)
-class ElevationAbsoluteConfig(SpatialConfig):
+class ElevationAbsoluteConfig(MedianPlaneConfig):
     unused_fields: ClassVar[dict[str, str]] = {"gap_s": "one sound per clip"}
     name: str = "elevation_absolute"
-    sources: tuple[str, ...] = DIRECTION_SOURCES
     levels: tuple[float, ...] = (40, 30, 20)
-    listener_height_m: Dist = Dist.of((1.3, 1.5))
-    rooms: tuple[str, ...] = (
-        "classroom",
-    )  # one room: high sources fit under every ceiling, so the room cannot predict the answer
-    distance_m: Dist = Dist.of((1.0, 1.5))
 
     def cue_needs(self):
         return {"vertical": "an above/at/below ear level answer"}
 
-    def check_task(self, audio, key):
+    def check_levels(self, key):
         require(
             all(5 <= v <= 40 for v in self.levels),
             f"{key}.levels={list(self.levels)!r} is out of range; allowed: 5 <= deg <= 40 (KEMAR has no direction "
             "below -40 deg)",
         )
-        check_spatial(self, audio, key, max_distance_m=2 * max_distance(self.distance_m))
 
 
 @register
-class ElevationAbsolute(SpatialTask):
+class ElevationAbsolute(DirectionClasses, AbsoluteLocalisation):
     name = "elevation_absolute"
-    spatial = True
     audit = AuditSpec(
         (*SPATIAL_FEATURES, "elevation_class", "margin_deg", "sounds.*.elevation_deg"),
         listener_easiest="max",
     )
     listener = with_tetra(listen.elevation_absolute)
-    sub_category = "absolute_localisation"
     attribute = "elevation"
-    regime = "absolute"
-    level_unit = "deg"
     n_choices = 3
+    classes = CLASSES
+    class_key = "elevation_class"
     Config = ElevationAbsoluteConfig
     questions = (
         "Is the sound source above your ear level, at ear level, or below it?",
@@ -65,7 +55,7 @@ class ElevationAbsolute(SpatialTask):
 
     def sample(self, rng, level):
         level = self.as_level(level)
-        cls = list(CLASSES)[int(rng.integers(3))]
+        cls = self.draw_class(rng)
         el = CLASSES[cls][0] * level.value
         sound = {
             "azimuth_deg": float(rng.uniform(-180, 180)),
@@ -73,10 +63,6 @@ class ElevationAbsolute(SpatialTask):
             "distance_m": float(self.distance.sample(rng)),
         }
         return self.make_params(rng, [sound], elevation_class=cls, margin_deg=level.value)
-
-    def qa(self, params, rng, *, slot):
-        answer = CLASSES[params["elevation_class"]][1]
-        return self.make_qa(answer, [t for _, t in CLASSES.values()], rng, slot=slot)
 
     def measure(self, params, clips):
         return Measurement.from_dict(elevation_check(params, clips))

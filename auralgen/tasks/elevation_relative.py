@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from auralgen.core.random import Dist
 from auralgen.listeners import spatial as listen
-from auralgen.tasks._direction import DIRECTION_SOURCES, pair_check
-from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, max_distance, with_tetra
+from auralgen.tasks._direction import MedianPlaneConfig, pair_check
+from auralgen.tasks._spatial import RelativeLocalisation, with_tetra
 from auralgen.tasks.base import SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 
 ARC_LOW, ARC_HIGH = -40.0, 220.0
@@ -27,15 +26,9 @@ def arc_to_direction(phi_deg: float) -> tuple[float, float]:
 
 
 @dataclass(frozen=True)
-class ElevationRelativeConfig(SpatialConfig):
+class ElevationRelativeConfig(MedianPlaneConfig):
     name: str = "elevation_relative"
-    sources: tuple[str, ...] = DIRECTION_SOURCES
     levels: tuple[float, ...] = (15, 90, 120, 150)
-    listener_height_m: Dist = Dist.of((1.3, 1.5))
-    rooms: tuple[str, ...] = (
-        "classroom",
-    )  # one room: high sources fit under every ceiling, so the room cannot predict the answer
-    distance_m: Dist = Dist.of((1.0, 1.5))
 
     def cue_needs(self):
         return {
@@ -43,18 +36,16 @@ class ElevationRelativeConfig(SpatialConfig):
             "vertical": "telling positions on the median plane apart",
         }
 
-    def check_task(self, audio, key):
+    def check_levels(self, key):
         require(
             all(0 < v <= ARC_HIGH - ARC_LOW for v in self.levels),
             f"{key}.levels={list(self.levels)!r} is out of range; allowed: 0 < deg <= {ARC_HIGH - ARC_LOW:g}",
         )
-        check_spatial(self, audio, key, max_distance_m=2 * max_distance(self.distance_m))
 
 
 @register
-class ElevationRelative(SpatialTask):
+class ElevationRelative(RelativeLocalisation):
     name = "elevation_relative"
-    spatial = True
     audit = AuditSpec(
         (
             *SPATIAL_FEATURES,
@@ -70,9 +61,7 @@ class ElevationRelative(SpatialTask):
         listener_easiest="max",
     )
     listener = with_tetra(listen.relative_direction)
-    sub_category = "relative_localisation"
     attribute = "elevation"
-    regime = "relative"
     level_unit = "deg"
     n_choices = 2
     Config = ElevationRelativeConfig

@@ -46,8 +46,8 @@ from auralgen.synth.palette import (
     SPATIAL_NAMES,
     SPATIAL_RAMP_S,
 )
-from auralgen.tasks import _sounds as S
-from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, is_binaural, with_tetra
+from auralgen.tasks import _sounds
+from auralgen.tasks._spatial import LocalisationTask, SpatialConfig, check_spatial, is_binaural, with_tetra
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, SPATIAL_FEATURES, AuditSpec, Measurement, register, require
 from auralgen.tasks.design import SubQuestions
 
@@ -185,10 +185,9 @@ class Relations(SubQuestions):
 
 
 @register
-class MultiSourceRelation(SpatialTask):
+class MultiSourceRelation(LocalisationTask):
     name = "multi_source_relation"
     takes_sources = NAMEABLE  # options name the sounds: procedural kinds or a labelled corpus, not bare clips
-    spatial = True
     audit = AuditSpec(
         (
             *SPATIAL_FEATURES,
@@ -376,10 +375,9 @@ def source_record(params, sound, solo: np.ndarray) -> dict[str, Any]:
     frames = p[: p.size // f * f].reshape(-1, f).mean(axis=1)
     onset = int(np.flatnonzero(frames >= frames.max() * 10 ** (ONSET_FLOOR_DB / 10))[0]) * f / sr
     want_onset = sound["onset_s"] + sound["distance_m"] / SPEED_OF_SOUND_M_S + FDL2 / sr  # + the filter's delay
-    a = S.n_samples(sound["onset_s"], sr)
-    got = level_db_spl(
-        solo[:, a : a + S.n_samples(sound["source"]["duration_s"], sr)], full_scale_db_spl=params["full_scale_db_spl"]
-    )
+    a = _sounds.n_samples(sound["onset_s"], sr)
+    b = a + _sounds.n_samples(sound["source"]["duration_s"], sr)
+    got = level_db_spl(solo[:, a:b], full_scale_db_spl=params["full_scale_db_spl"])
     received = params["level_reference"] == "received"
     want, tol = (
         (sound["level_db_spl"], LEVEL_TOLERANCE_DB) if received else (expected_received_db(params, sound), TOLERANCE_DB)

@@ -39,7 +39,7 @@ import numpy as np
 from auralgen.listeners import reverb as listen
 from auralgen.synth import n_samples
 from auralgen.tasks import _reverb
-from auralgen.tasks._binned import draw_at_margin, margin_percent
+from auralgen.tasks._binned import draw_at_margin, edge_text, margin_percent
 from auralgen.tasks._compare import within
 from auralgen.tasks._reverb import REVERB_AUDIO_FEATURES
 from auralgen.tasks.base import AuditSpec, Measurement, register, require
@@ -79,10 +79,6 @@ class ReverberationAbsoluteConfig(_reverb.ReverbConfig):
         _reverb.check_reverb(self, audio, key, n_sounds=1, lowest_s=b[0] / m, highest_s=b[1] * m)
 
 
-def _fmt(s: float) -> str:
-    return f"{s:g} s"
-
-
 @register
 class ReverberationAbsolute(_reverb.ReverbTask):
     name = "reverberation_absolute"
@@ -119,9 +115,9 @@ class ReverberationAbsolute(_reverb.ReverbTask):
     def bin_labels(self) -> list[str]:
         lo, hi = self.cfg.bins_s
         return [
-            f"{CLASS_NAMES[0]}: reverberation time below {_fmt(lo)}",
-            f"{CLASS_NAMES[1]}: reverberation time between {_fmt(lo)} and {_fmt(hi)}",
-            f"{CLASS_NAMES[2]}: reverberation time above {_fmt(hi)}",
+            f"{CLASS_NAMES[0]}: reverberation time below {edge_text(lo, 's')}",
+            f"{CLASS_NAMES[1]}: reverberation time between {edge_text(lo, 's')} and {edge_text(hi, 's')}",
+            f"{CLASS_NAMES[2]}: reverberation time above {edge_text(hi, 's')}",
         ]
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:

@@ -36,15 +36,13 @@ from typing import Any
 
 import numpy as np
 
-from auralgen.core.qa import QA
 from auralgen.core.random import LogUniform
 from auralgen.listeners import reverb as listen
 from auralgen.tasks import _reverb
-from auralgen.tasks._compare import CompareTask, within
+from auralgen.tasks._compare import PairQuestion, within
 from auralgen.tasks._reverb import REVERB_AUDIO_FEATURES
 from auralgen.tasks._timbre_onset import signed_percent
 from auralgen.tasks.base import RELATIVE_FEATURES, AuditSpec, Measurement, register, require
-from auralgen.tasks.design import SameAtZero
 
 TOLERANCE_PERCENT = 0.5  # measured T20 difference vs the level: this many percentage points times T_long / T_short
 # (the solver holds each T20 to 0.2 %, so the ratio is off by at most 0.4 % of itself)
@@ -74,7 +72,7 @@ class ReverberationRelativeConfig(_reverb.ReverbConfig):
 
 
 @register
-class ReverberationRelative(_reverb.ReverbTask):
+class ReverberationRelative(PairQuestion, _reverb.ReverbTask):
     name = "reverberation_relative"
     n_sounds = 2
     audit = AuditSpec(
@@ -83,13 +81,10 @@ class ReverberationRelative(_reverb.ReverbTask):
         listener_floor=0.95,
     )
     listener = staticmethod(listen.reverberation_relative)
-    sub_category = "relative_discrimination"
     attribute = "reverberation"
     human_threshold = (5.0, "percent", "ISO 3382-1:2009, Annex A: subjective limen of early decay time 5 %")
-    regime = "relative"
     level_unit = "percent"
     n_choices = 3
-    Design = SameAtZero  # "Equally reverberant" is the answer at the zero level only
     easier = "larger"
     Config = ReverberationRelativeConfig
     answers = {"up": "More reverberant", "down": "Less reverberant", "same": "Equally reverberant"}
@@ -107,20 +102,15 @@ class ReverberationRelative(_reverb.ReverbTask):
         "The level is the difference in reverberation time (T20, ISO 3382-1) in percent, measured from each sound's "
         "decay in the clip; 'more reverberant' means the longer reverberation time (and the lower DRR)."
     )
-    draw_direction = CompareTask.draw_direction
-    sign = staticmethod(CompareTask.sign)
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
         direction = self.draw_direction(rng, level)
         centre = LogUniform(*self.cfg.rt60_s).sample(rng)
-        step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
+        step = self.ratio_step(level, direction)
         return self.base_params(
             rng, [centre / step, centre * step], direction=direction, difference=float(level.value), base_rt60_s=centre
         )
-
-    def qa(self, params: dict[str, Any], rng: np.random.Generator, *, slot: int) -> QA:
-        return self.make_qa(self.answers[params["direction"]], list(self.answers.values()), rng, slot=slot)
 
     def eval_fields(self, params):
         """The reverberation-time difference (percent, larger = easier) for a psychometric fit on it."""

@@ -32,9 +32,9 @@ import numpy as np
 from auralgen.core.random import Dist
 from auralgen.listeners import tempo as listen
 from auralgen.tasks import _events, _sounds
-from auralgen.tasks._binned import BinnedAbsoluteTask, check_bins, range_labels
+from auralgen.tasks._binned import BinnedAbsoluteTask, bin_names, check_bins, range_labels
 from auralgen.tasks._compare import drawn_from
-from auralgen.tasks.base import RECORDED_TOO, AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
+from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, register, require
 
 TOLERANCE_BPM = 0.3
 MAX_ONSET_ERROR_S = 0.002  # every onset within this of the isochronous grid fitted to the sequence
@@ -42,18 +42,12 @@ EDGE_S = 0.1  # the window starts at least this after the clip's start and ends 
 
 
 @dataclass(frozen=True)
-class TempoAbsoluteConfig(TaskConfig):
+class TempoAbsoluteConfig(_events.PulsesConfig):
     name: str = "tempo_absolute"
     levels: tuple[float, ...] = (30, 15, 8, 4)
     bins_bpm: tuple[float, ...] = (75.0, 135.0)
-    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
-    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 300.0, "high": 1200.0})
-    n_harmonics: int = 5
-    duty: Dist = Dist.of((0.1, 0.3))
-    level_db_spl: Dist = Dist.of((60.0, 70.0))
     span_s: Dist = Dist.of((2.6, 3.4))  # first onset to last offset, roved apart from the tempo (then whole intervals)
     clip_s: float = 5.0
-    ramp_s: float = 0.005
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         _events.check_spectrum(key, self, audio)
@@ -108,12 +102,8 @@ def pulses_in_span(
     }
 
 
-def _fmt(bpm: float) -> str:
-    return f"{bpm:g} BPM"
-
-
 @register
-class TempoAbsolute(BinnedAbsoluteTask):
+class TempoAbsolute(_events.EventSequences, BinnedAbsoluteTask):
     name = "tempo_absolute"
     audit = AuditSpec(
         (
@@ -128,7 +118,6 @@ class TempoAbsolute(BinnedAbsoluteTask):
     attribute = "tempo"
     bins_field = "bins_bpm"
     drawn = drawn_from("freq", "duty", "level", "span")
-    takes_sources = RECORDED_TOO  # events cut from a recording's start; onsets measured as before
     Config = TempoAbsoluteConfig
     questions = (
         "Is the tempo of this pulse sequence slow, moderate, or fast?",
@@ -144,10 +133,7 @@ class TempoAbsolute(BinnedAbsoluteTask):
 
     def labels(self) -> list[str]:
         b = self.cfg.bins_bpm
-        names = (
-            ("Slow", "Moderate", "Fast") if len(b) == 2 else tuple(f"Tempo range {k + 1}" for k in range(len(b) + 1))
-        )
-        return range_labels(names, b, _fmt)
+        return range_labels(bin_names(("Slow", "Moderate", "Fast"), "Tempo", b), b, "BPM")
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)

@@ -21,7 +21,6 @@ Label: each sequence's tempo measured from its onsets (least-squares inter-onset
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,36 +29,29 @@ import numpy as np
 from auralgen.core.random import Dist
 from auralgen.listeners import tempo as listen
 from auralgen.tasks import _events, _sounds
-from auralgen.tasks._compare import CompareTask, Drawn, check_differences, drawn_from, signed_ratio_percent, within
-from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, TaskConfig, register, require
+from auralgen.tasks._compare import CompareTask, Drawn, check_differences, check_two_windows, drawn_from, pair_extremes
+from auralgen.tasks.base import RELATIVE_FEATURES, AudioConfig, AuditSpec, Measurement, register, require
 
 TOLERANCE_PERCENT = 0.3  # absolute part of the allowed error of the measured tempo difference
 MAX_ONSET_ERROR_S = 0.002  # every onset within this of the isochronous grid fitted to its sequence
 
 
 @dataclass(frozen=True)
-class TempoRelativeConfig(TaskConfig):
+class TempoRelativeConfig(_events.PulsesConfig):
     name: str = "tempo_relative"
     levels: tuple[float, ...] = (0, 3, 6, 12, 25)
-    stimuli: tuple[str, ...] = ("pure", "harmonic", "noise")
-    freq_hz: Dist = Dist.of({"dist": "loguniform", "low": 300.0, "high": 1200.0})
-    n_harmonics: int = 5
     base_bpm: Dist = Dist.of({"dist": "loguniform", "low": 90.0, "high": 160.0})
-    duty: Dist = Dist.of((0.1, 0.3))
-    level_db_spl: Dist = Dist.of((60.0, 70.0))
     window_s: float = 2.5
     sep_s: float = 1.2
     lead_s: Dist = Dist.of((0.1, 0.3))
     clip_s: float = 6.8
-    ramp_s: float = 0.005
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         check_differences(self, key, "percent")
         _events.check_spectrum(key, self, audio)
-        half = math.sqrt(1 + max(self.levels) / 100.0)
-        base = _sounds.dist(f"{key}.base_bpm", self.base_bpm, low=1e-9)
+        slowest, fastest = pair_extremes(self, key, "base_bpm")
         duty = _sounds.dist(f"{key}.duty", self.duty, low=1e-9, high=0.5)
-        slow_ioi, fast_ioi = 60.0 / (_sounds.min_of(base) / half), 60.0 / (_sounds.max_of(base) * half)
+        slow_ioi, fast_ioi = 60.0 / slowest, 60.0 / fastest
         need = (_events.MIN_PULSES + _sounds.max_of(duty)) * slow_ioi + self.ramp_s
         require(
             self.window_s >= need,
@@ -77,15 +69,11 @@ class TempoRelativeConfig(TaskConfig):
             "s); "
             "allowed: 2*ramp_s <= shortest pulse",
         )
-        _sounds.check_fits(
-            key,
-            _sounds.max_of(_sounds.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + 2 * self.window_s + self.sep_s,
-            self.clip_s,
-        )
+        check_two_windows(key, self)
 
 
 @register
-class TempoRelative(CompareTask):
+class TempoRelative(_events.EventSequences, CompareTask):
     name = "tempo_relative"
     audit = AuditSpec(
         (
@@ -102,7 +90,6 @@ class TempoRelative(CompareTask):
         "Drake & Botte 1993, Percept. Psychophys. 54(3) 277-286: about 2 % at inter-onset intervals of 300-800 ms",
     )
     level_unit = "percent"
-    # takes_sources: every kind, as CompareTask's (events cut from a recording's start; onsets measured as before)
     Config = TempoRelativeConfig
     answers = {"up": "Faster", "down": "Slower", "same": "The same"}
     questions = (
@@ -126,20 +113,17 @@ class TempoRelative(CompareTask):
         spectrum = _events.draw_spectrum(
             rng, self.cfg.stimuli, self.freq, self.cfg.n_harmonics, source=self.audio.source
         )
-        base = float(self.base.sample(rng))
-        step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
-        start = float(self.lead.sample(rng))
-        w = self.cfg.window_s
+        base, windows = self.window_pair(rng, level, direction)
         seqs = []
-        for k, bpm in enumerate((base / step, base * step)):
+        for start, bpm in windows:
             duty, lv = float(self.duty.sample(rng)), float(self.level.sample(rng))
             seqs.append(
                 _events.pulse_train(
                     rng,
                     spectrum,
                     bpm=bpm,
-                    start_s=start + k * (w + self.cfg.sep_s),
-                    window_s=w,
+                    start_s=start,
+                    window_s=self.cfg.window_s,
                     duty=duty,
                     level_db_spl=lv,
                     ramp_s=self.cfg.ramp_s,
@@ -166,12 +150,8 @@ class TempoRelative(CompareTask):
         bpm = [ioi_tempo_bpm(g) for g in groups]
         counts_ok = all(g.size == s["n_events"] for g, s in zip(groups, seqs))
         jitter = max(ioi_regularity(g) for g in groups)
-        diff = params["difference"]
-        rec = within(
-            "tempo_difference_percent",
-            signed_ratio_percent(*bpm),
-            self.sign(params["direction"]) * diff,
-            TOLERANCE_PERCENT + 0.02 * diff,
+        rec = self.ratio_check(
+            "tempo_difference_percent", params, *bpm, TOLERANCE_PERCENT + 0.02 * params["difference"]
         )
         ok = rec["ok"] and counts_ok and jitter <= MAX_ONSET_ERROR_S
         return Measurement.from_dict(

@@ -36,17 +36,9 @@ import numpy as np
 from auralgen.core.random import Dist
 from auralgen.listeners import texture as listen
 from auralgen.synth import textures
-from auralgen.tasks import _sounds
-from auralgen.tasks._binned import BinnedAbsoluteTask, check_bins
+from auralgen.tasks import _sounds, _texture
+from auralgen.tasks._binned import BinnedAbsoluteTask, bin_names, check_bins, range_labels
 from auralgen.tasks._compare import drawn_from
-from auralgen.tasks._texture import (
-    GrainConfig,
-    check_grains,
-    draw_grain,
-    measure_window,
-    render_textures,
-    texture_samples,
-)
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, register
 
 TOLERANCE_HZ = 0.02
@@ -55,7 +47,7 @@ FILL_PAD_S = 0.001  # the window ends this after the last grain's offset (a samp
 
 
 @dataclass(frozen=True)
-class TextureAbsoluteConfig(GrainConfig):
+class TextureAbsoluteConfig(_texture.GrainConfig):
     name: str = "texture_absolute"
     levels: tuple[float, ...] = (50, 25, 12, 6)
     bins_hz: tuple[float, ...] = (6.0, 24.0)
@@ -66,7 +58,7 @@ class TextureAbsoluteConfig(GrainConfig):
         b = self.bins_hz
         m = check_bins(key, "bins_hz", b, self.levels, "/s")
         span = _sounds.dist(f"{key}.span_s", self.span_s, low=1e-9)
-        check_grains(
+        _texture.check_grains(
             self, audio, key, densest_hz=b[-1] * m, sparsest_hz=b[0] / m, window=("span_s", _sounds.min_of(span))
         )
         _sounds.check_fits(
@@ -122,19 +114,13 @@ class TextureAbsolute(BinnedAbsoluteTask):
 
     def labels(self) -> list[str]:
         b = self.cfg.bins_hz
-        names = (
-            ("Sparse crackle", "Dense rain-like patter", "Buzzing")
-            if len(b) == 2
-            else tuple(f"Density range {k + 1}" for k in range(len(b) + 1))
-        )
-        labels = [f"{names[0]} (below {b[0]:g} events per second)"]
-        labels += [f"{n} ({lo:g} to {hi:g} events per second)" for n, lo, hi in zip(names[1:], b, b[1:])]
-        return labels + [f"{names[-1]} (above {b[-1]:g} events per second)"]
+        names = bin_names(("Sparse crackle", "Dense rain-like patter", "Buzzing"), "Density", b)
+        return range_labels(names, b, "events per second", unit_twice=False)
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level = self.as_level(level)
         k, side, density = self.draw_bin(rng, level.value)
-        grain = draw_grain(rng, self.cfg.grain_kinds, self.freq, self.grain)
+        grain = _texture.draw_grain(rng, self.cfg.grain_kinds, self.freq, self.grain)
         span = float(self.span.sample(rng))
         intervals = max(textures.MIN_GRAINS - 1, int(math.floor((span - grain["grain_s"]) * density + rng.uniform())))
         window = intervals / density + grain["grain_s"] + FILL_PAD_S
@@ -157,15 +143,15 @@ class TextureAbsolute(BinnedAbsoluteTask):
         }
 
     def render(self, params):
-        return render_textures(params)
+        return _texture.render_textures(params)
 
     def measure(self, params, clips):
         """The density from the grains (within :data:`TOLERANCE_HZ`, inside the labelled bin), the
         grain count, the loudness and the margin from the nearest inner bin edge."""
         sr = int(params["sample_rate_hz"])
         tex = params["textures"][0]
-        (x,) = texture_samples(params, clips[0])
-        d, ok = measure_window(x, tex, sr)
+        (x,) = _texture.texture_samples(params, clips[0])
+        d, ok = _texture.measure_window(x, tex, sr)
         k = params["bin"]
         ok = ok and math.isfinite(d) and abs(d - tex["density_hz"]) <= TOLERANCE_HZ
         ok = ok and self.in_bin(d, k, TOLERANCE_HZ)

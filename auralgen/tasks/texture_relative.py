@@ -22,7 +22,6 @@ level within :data:`TOLERANCE_PERCENT` + 1 % of the level; both windows' loudnes
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,15 +30,15 @@ import numpy as np
 from auralgen.core.random import Dist
 from auralgen.listeners import texture as listen
 from auralgen.synth import textures as textures_synth
-from auralgen.tasks import _sounds
-from auralgen.tasks._compare import CompareTask, Drawn, check_differences, drawn_from, signed_ratio_percent, within
-from auralgen.tasks._texture import (
-    GrainConfig,
-    check_grains,
-    draw_grain,
-    measure_window,
-    render_textures,
-    texture_samples,
+from auralgen.tasks import _texture
+from auralgen.tasks._compare import (
+    CompareTask,
+    Drawn,
+    check_differences,
+    check_two_windows,
+    drawn_from,
+    loudness_pair_header,
+    pair_extremes,
 )
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, register, require
 
@@ -47,7 +46,7 @@ TOLERANCE_PERCENT = 0.5
 
 
 @dataclass(frozen=True)
-class TextureRelativeConfig(GrainConfig):
+class TextureRelativeConfig(_texture.GrainConfig):
     name: str = "texture_relative"
     levels: tuple[float, ...] = (0, 8, 15, 30, 60)
     base_density_hz: Dist = Dist.of({"dist": "loguniform", "low": 6.0, "high": 20.0})
@@ -58,19 +57,14 @@ class TextureRelativeConfig(GrainConfig):
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         check_differences(self, key, "percent")
-        half = math.sqrt(1 + max(self.levels) / 100.0)
-        base = _sounds.dist(f"{key}.base_density_hz", self.base_density_hz, low=1e-9)
-        check_grains(self, audio, key, densest_hz=_sounds.max_of(base) * half, sparsest_hz=_sounds.min_of(base) / half)
+        sparsest, densest = pair_extremes(self, key, "base_density_hz")
+        _texture.check_grains(self, audio, key, densest_hz=densest, sparsest_hz=sparsest)
         require(
-            self.sep_s > 2.0 * half / _sounds.min_of(base),
+            self.sep_s > 2.0 / sparsest,
             f"{key}.sep_s={self.sep_s} does not exceed the longest grain interval; allowed: sep_s > "
-            f"{2.0 * half / _sounds.min_of(base):.3f}",
+            f"{2.0 / sparsest:.3f}",
         )
-        _sounds.check_fits(
-            key,
-            _sounds.max_of(_sounds.dist(f"{key}.lead_s", self.lead_s, low=0.0)) + 2 * self.window_s + self.sep_s,
-            self.clip_s,
-        )
+        check_two_windows(key, self)
 
 
 @register
@@ -116,46 +110,40 @@ class TextureRelative(CompareTask):
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:
         level, direction = self.begin(rng, level)
-        grain = draw_grain(rng, self.cfg.grain_kinds, self.freq, self.grain)
-        base = float(self.base.sample(rng))
-        step = math.sqrt(1 + level.value / 100.0) ** self.sign(direction)
-        start, lufs, w = float(self.lead.sample(rng)), float(self.loudness.sample(rng)), self.cfg.window_s
+        grain = _texture.draw_grain(rng, self.cfg.grain_kinds, self.freq, self.grain)
+        base, windows = self.window_pair(rng, level, direction)
+        lufs = float(self.loudness.sample(rng))
         textures = [
             textures_synth.draw_texture(
                 rng,
                 grain,
                 density_hz=d,
-                start_s=start + k * (w + self.cfg.sep_s),
-                window_s=w,
+                start_s=start,
+                window_s=self.cfg.window_s,
                 jitter=self.cfg.jitter,
                 loudness_lufs=lufs,
             )
-            for k, d in enumerate((base / step, base * step))
+            for start, d in windows
         ]
         return {
-            "sample_rate_hz": self.sample_rate,
-            "clip_s": self.cfg.clip_s,
-            "direction": direction,
-            "difference": level.value,
+            **loudness_pair_header(self, direction, level.value),
             "base_density_hz": base,
             "textures": textures,
         }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
-        return render_textures(params)
+        return _texture.render_textures(params)
 
     def measure(self, params, clips):
         """Each window's density (grain times from the audio), grain count and loudness; the signed
         density difference in percent against the level."""
         sr = int(params["sample_rate_hz"])
-        got = [measure_window(x, t, sr) for x, t in zip(texture_samples(params, clips[0]), params["textures"])]
-        diff = params["difference"]
-        rec = within(
-            "density_difference_percent",
-            signed_ratio_percent(got[0][0], got[1][0]),
-            self.sign(params["direction"]) * diff,
-            TOLERANCE_PERCENT + 0.01 * diff,
-        )
+        got = [
+            _texture.measure_window(x, t, sr)
+            for x, t in zip(_texture.texture_samples(params, clips[0]), params["textures"])
+        ]
+        tol = TOLERANCE_PERCENT + 0.01 * params["difference"]
+        rec = self.ratio_check("density_difference_percent", params, got[0][0], got[1][0], tol)
         return Measurement.from_dict(
             {
                 "density_difference_percent": rec,

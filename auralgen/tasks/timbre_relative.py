@@ -41,10 +41,9 @@ from auralgen.listeners import timbre as listen
 from auralgen.synth import instruments
 from auralgen.synth.levels import loudness_lufs
 from auralgen.tasks import _sounds
-from auralgen.tasks._compare import within
+from auralgen.tasks._compare import PairQuestion, loudness_pair_header, within
 from auralgen.tasks._notes import TOLERANCE_LU, check_notes, note_recipe, note_samples, render_notes
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
-from auralgen.tasks.design import SameAtZero
 
 TOLERANCE_DB = 0.6  # measured distance vs the level: this + TOLERANCE_FRACTION * level
 TOLERANCE_FRACTION = 0.1
@@ -80,16 +79,13 @@ class TimbreRelativeConfig(TaskConfig):
 
 
 @register
-class TimbreRelative(Task):
+class TimbreRelative(PairQuestion, Task):
     name = "timbre_relative"
     audit = AuditSpec(("direction", "difference", "row.level"), listener_easiest="max")
     listener = staticmethod(listen.timbre_relative)
-    sub_category = "relative_discrimination"
     attribute = "timbre"
-    regime = "relative"
     level_unit = "dB"
     n_choices = 2
-    Design = SameAtZero  # "Same instrument" is the answer at the zero level only
     easier = "larger"
     Config = TimbreRelativeConfig
     answers = {"same": "Same instrument", "different": "Different instruments"}
@@ -134,19 +130,13 @@ class TimbreRelative(Task):
         )
         notes[0]["onset_s"], notes[1]["onset_s"] = t1, t2
         return {
-            "sample_rate_hz": self.sample_rate,
-            "clip_s": self.cfg.clip_s,
-            "direction": direction,
-            "difference": level.value,
+            **loudness_pair_header(self, direction, level.value),
             "family": family,
             "notes": notes,
         }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         return render_notes(params)
-
-    def qa(self, params, rng, *, slot):
-        return self.make_qa(self.answers[params["direction"]], list(self.answers.values()), rng, slot=slot)
 
     def measure(self, params, clips):
         """The two notes' timbre distance (mel cepstra from the audio) against the level, and each

@@ -55,7 +55,7 @@ from auralgen.rooms.trajectory import MAX_SPEED_M_S, Trajectory, approach, pass_
 from auralgen.sounds.spatial import source_signal
 from auralgen.synth.levels import db_spl_to_rms
 from auralgen.tasks import _sounds
-from auralgen.tasks._spatial import SpatialConfig, SpatialTask, check_spatial, room_of
+from auralgen.tasks._spatial import LocalisationTask, SpatialConfig, check_spatial, room_of
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, AuditSpec, Measurement, register, require
 
 ANSWERS = {
@@ -140,9 +140,8 @@ def _disc_fits(room, reach_m: float) -> bool:
 
 
 @register
-class TrajectoryTask(SpatialTask):
+class TrajectoryTask(LocalisationTask):
     name = "trajectory"
-    spatial = True
     audit = AuditSpec(
         (
             "row.level",  # SPATIAL_FEATURES but positions_m: a moving source's positions are its trajectory

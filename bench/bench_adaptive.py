@@ -23,8 +23,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import tempfile
 from functools import cache
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from auralgen.evaluation.adapters import build_adapter
 from auralgen.evaluation.adaptive import FlipAdapter, QuestSettings, SimulatedObserver, run_adaptive
@@ -32,6 +36,7 @@ from auralgen.evaluation.adaptive.domain import LevelDomain
 from auralgen.evaluation.adaptive.observers import FailingObserver
 from auralgen.evaluation.adaptive.session import build_task
 from auralgen.evaluation.adaptive.simulate import adaptive_runs, design_bound, grid_runs, trials_ratio
+from bench import results  # noqa: E402
 
 PITCH = LevelDomain(50 / 16, 1200.0, "cents")
 GRID = (50, 100, 200, 400, 1200)
@@ -57,10 +62,7 @@ def which_bound(obs: SimulatedObserver, stimuli) -> tuple[float | None, str, str
 def measure(obs, settings: QuestSettings, runs: int, grid_runs_n: int, *, cost: str = "trials") -> tuple[dict, dict]:
     """``(adaptive summary, trials ratio)``; ``cost="questions"`` counts unanswered questions too."""
     a = adaptive_runs(obs, settings, n_runs=runs)
-    healthy = SimulatedObserver(
-        obs.domain, threshold=obs.threshold, slope=obs.slope, lapse=obs.lapse, chance=obs.chance
-    )
-    grid = [grid_runs(healthy, GRID, n, n_runs=grid_runs_n, max_lapse=max(settings.lapses)) for n in GRID_N]
+    grid = _grid(obs.threshold, obs.slope, obs.lapse, grid_runs_n, max(settings.lapses))
     basis = dict(a, trials_median=a["questions_median"]) if cost == "questions" else a
     return a, trials_ratio(basis, grid)
 
@@ -76,7 +78,8 @@ def _fmt(x, spec: str, none: str = "n/a") -> str:
     return none if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x, spec)
 
 
-def settings_table(args, settings: QuestSettings, stimuli) -> None:
+def settings_table(args, settings: QuestSettings, stimuli) -> list[dict]:
+    rows = []
     print("(1) threshold slope lapse | bound(which) | factor  bound  share | coverage trials | retest agree  |log10|")
     whys = []
     for threshold, slope, lapse in SETTINGS:
@@ -91,27 +94,34 @@ def settings_table(args, settings: QuestSettings, stimuli) -> None:
         past = "; the threshold lies past the grid's hardest value, which hardly measures it: no share" if (
             bound is not None and bound > MEANINGFUL) else ""  # fmt: skip
         whys.append(f"  {threshold:g}/{slope:g}/{lapse:g}: lapse {kind} -- {why}{past}")
+        rows.append(_row(f"{threshold:g}/{slope:g}/{lapse:g}", a, r, bound, share, lapse=kind, why=why + past, met=met))
     print("which bound and why:", *whys, sep="\n")
+    return rows
 
 
-def budget_table(args, stimuli) -> None:
+def budget_table(args, stimuli) -> list[dict]:
     obs = SimulatedObserver(PITCH, threshold=500.0, slope=1.2, lapse=0.04, chance=1 / 3)
     bound, kind, _ = which_bound(obs, stimuli)
     free = design_bound(obs, GRID, stimuli, lapse_free=True)["factor"]
     print(f"\n(2) 500/1.2/0.04 by trial budget (bound {bound:.3g}x lapse {kind}; {free:.3g}x lapse free):")
     print("budget | factor  share | coverage trials CI-ratio")
+    rows = []
     for budget in args.budgets:
         a, r = measure(obs, QuestSettings(max_trials=budget), args.runs, args.grid_runs)
         share = None if r["factor"] is None else r["factor"] / bound
         print(f"{budget:6d} | {_fmt(r['factor'], '6.2f')}x {_fmt(share, '6.0%')} | {a['coverage']:8.3f} "
               f"{a['trials_median']:6.0f} {a['ci_ratio_median']:8.2f}")  # fmt: skip
+        met = share is not None and share >= GOAL and a["coverage"] >= GOAL
+        rows.append(_row(f"500/1.2/0.04 at {budget} trials", a, r, bound, share, lapse=kind, budget=budget, met=met))
+    return rows
 
 
-def failure_table(args, settings: QuestSettings, stimuli) -> None:
+def failure_table(args, settings: QuestSettings, stimuli) -> list[dict]:
     base = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
     bound, kind, _ = which_bound(base, stimuli)
     print(f"\n(3) observers that fail like models (150/2/0.02; bound {bound:.3g}x lapse {kind}; factor in questions):")
     print("kind      rate | truth    coverage no-threshold(why)      | trials questions | factor  share")
+    rows = []
     for name, rate in FAILURES:
         obs = FailingObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.0 if name == "drift" else 0.02,
                               chance=1 / 3, kind=name, rate=rate)  # fmt: skip
@@ -121,6 +131,31 @@ def failure_table(args, settings: QuestSettings, stimuli) -> None:
         print(f"{name:8s} {rate:5.2f} | {_fmt(obs.true_threshold, '7.1f', 'none')} {a['coverage']:8.3f} "
               f"{why:24s} | {a['trials_median']:6.0f} {a['questions_median']:9.0f} | {_fmt(r['factor'], '6.2f')}x "
               f"{_fmt(share, '6.0%')}")  # fmt: skip
+        rows.append(_row(f"{name} {rate:g}", a, r, bound, share, lapse=kind, truth=obs.true_threshold,
+                         met=a["coverage"] >= GOAL))  # fmt: skip
+    return rows
+
+
+def _row(name: str, a: dict, r: dict, bound, share, **extra) -> dict:
+    """One line of a table, as it goes to the results file (``None`` for a figure that does not exist)."""
+    keep = ("runs", "coverage", "trials_median", "questions_median", "ci_ratio_median", "bias_ratio_median",
+            "retest_pairs", "retest_agree", "retest_log10_median", "no_threshold")  # fmt: skip
+    row = {"name": name, "factor": r["factor"], "bound": bound, "share": share, **{k: a[k] for k in keep}, **extra}
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in row.items()}
+
+
+def _figures(rows: list[dict], part: str) -> list[dict]:
+    """The results file's figures of one table: factor, share of the bound, coverage, median trials."""
+    out = []
+    for row in rows:
+        n, note = row["runs"], f"{part}; lapse {row['lapse']}: the bound that applies"
+        target = "share >= 90 %" if row["share"] is not None else ""
+        for key, unit, goal in (("factor", "x", ""), ("share", "of the bound", target), ("coverage", "", ">= 0.9"),
+                                ("trials_median", "trials", ""), ("questions_median", "questions", "")):  # fmt: skip
+            if row.get(key) is not None:
+                out.append(results.figure(f"{row['name']}: {key.replace('_median', '')}", row[key], unit,
+                                          target=goal, note=note, n=n))  # fmt: skip
+    return out
 
 
 def dsp_runs() -> None:
@@ -144,6 +179,17 @@ def dsp_runs() -> None:
         )
 
 
+TABLES = ("settings", "failing", "budgets")
+
+
+def _tables(text: str) -> list[str]:
+    names = [t for t in text.split(",") if t]
+    bad = [t for t in names if t not in TABLES]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"--tables {text!r}: allowed are {', '.join(TABLES)} (comma-separated)")
+    return names
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=200, help="QUEST+ runs per setting (pairs of them: the retest)")
@@ -151,17 +197,38 @@ def main() -> None:
     ap.add_argument("--fail-runs", type=int, default=100, help="runs per failing-observer kind")
     ap.add_argument("--budgets", type=lambda s: [int(x) for x in s.split(",")], default=[80, 160, 240])
     ap.add_argument("--skip-dsp", action="store_true")
+    ap.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="also write the figures there (bench/results/bench_adaptive.json for the full run)",
+    )
+    ap.add_argument("--tables", type=_tables, default=list(TABLES), help="which tables, e.g. settings,failing")
     args = ap.parse_args()
     settings = QuestSettings()
     print(f"QUEST+ on pitch domain {PITCH.low:g}-{PITCH.high:g} cents, guess 1/3, stop at CI ratio {settings.ci_ratio} "
           f"or {settings.max_trials} trials; {args.runs} runs per setting, {args.fail_runs} per failing kind, grid rows of {args.grid_runs} runs; goal: "
           f"factor >= {GOAL:.0%} of the bound and coverage >= {GOAL:.0%}")  # fmt: skip
     stimuli = [PITCH.to_value(u) for u in PITCH.axis(settings.n_levels)]
-    settings_table(args, settings, stimuli)
-    budget_table(args, stimuli)
-    failure_table(args, settings, stimuli)
+    tables: dict[str, list[dict]] = {}
+    for key, table in (("settings", lambda: settings_table(args, settings, stimuli)),
+                       ("failing", lambda: failure_table(args, settings, stimuli)),
+                       ("budgets", lambda: budget_table(args, stimuli))):  # fmt: skip
+        if key not in args.tables:
+            continue
+        tables[key] = table()
+        _write(args, tables)  # after each table, so a long run interrupted keeps what it measured
     if not args.skip_dsp:
         dsp_runs()
+
+
+def _write(args, tables: dict[str, list[dict]]) -> None:
+    if args.results is None:
+        return
+    parts = {"settings": "per setting", "budgets": "500/1.2/0.04 by budget", "failing": "failing observers"}
+    figures = [f for key, rows in tables.items() for f in _figures(rows, parts[key])]
+    command = " ".join(["python bench/bench_adaptive.py", *sys.argv[1:]])
+    results.write("bench_adaptive", command, figures, out=args.results, extra={"tables": tables})
 
 
 if __name__ == "__main__":

@@ -41,19 +41,20 @@ def versions() -> dict:
     return out
 
 
-def figure(name: str, values, unit: str, *, target: str = "", note: str = "") -> dict:
-    """One figure from its repeated measurements: median, min, max and count."""
+def figure(name: str, values, unit: str, *, target: str = "", note: str = "", n: int | None = None) -> dict:
+    """One figure from its repeated measurements: median, min, max and count (``n``: the runs behind
+    a single pooled value, such as a coverage over 200 runs)."""
     values = [float(v) for v in (values if isinstance(values, (list, tuple)) else [values])]
     return {"name": name, "unit": unit, "median": statistics.median(values), "min": min(values),
-            "max": max(values), "n": len(values), "target": target, "note": note}  # fmt: skip
+            "max": max(values), "n": n or len(values), "target": target, "note": note}  # fmt: skip
 
 
-def write(bench: str, command: str, figures: list[dict], *, out: Path | None = None) -> Path:
-    """Write ``bench/results/<bench>.json`` (or ``out``) and return its path."""
+def write(bench: str, command: str, figures: list[dict], *, out: Path | None = None, extra: dict | None = None) -> Path:
+    """Write ``bench/results/<bench>.json`` (or ``out``; ``extra``: more keys of the record) and return its path."""
     path = out or RESULTS / f"{bench}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     record = {"bench": bench, "command": command, "recorded": dt.date.today().isoformat(), "source": "measured",
-              "machine": machine(), "versions": versions(), "figures": figures}  # fmt: skip
+              "machine": machine(), "versions": versions(), "figures": figures, **(extra or {})}  # fmt: skip
     path.write_text(json.dumps(record, indent=2) + "\n")
     print(f"wrote {path.relative_to(path.parents[2]) if out is None else path}", file=sys.stderr)
     return path

@@ -78,8 +78,8 @@ def _fmt(x, spec: str, none: str = "n/a") -> str:
     return none if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x, spec)
 
 
-def settings_table(args, settings: QuestSettings, stimuli) -> list[dict]:
-    rows = []
+def settings_table(args, settings: QuestSettings, stimuli, rows: list[dict], done) -> None:
+    """Prints the table and appends its rows to ``rows``, calling ``done()`` after each."""
     print("(1) threshold slope lapse | bound(which) | factor  bound  share | coverage trials | retest agree  |log10|")
     whys = []
     for threshold, slope, lapse in SETTINGS:
@@ -95,17 +95,17 @@ def settings_table(args, settings: QuestSettings, stimuli) -> list[dict]:
             bound is not None and bound > MEANINGFUL) else ""  # fmt: skip
         whys.append(f"  {threshold:g}/{slope:g}/{lapse:g}: lapse {kind} -- {why}{past}")
         rows.append(_row(f"{threshold:g}/{slope:g}/{lapse:g}", a, r, bound, share, lapse=kind, why=why + past, met=met))
+        done()
     print("which bound and why:", *whys, sep="\n")
-    return rows
 
 
-def budget_table(args, stimuli) -> list[dict]:
+def budget_table(args, stimuli, rows: list[dict], done) -> None:
+    """Prints the table and appends its rows to ``rows``, calling ``done()`` after each."""
     obs = SimulatedObserver(PITCH, threshold=500.0, slope=1.2, lapse=0.04, chance=1 / 3)
     bound, kind, _ = which_bound(obs, stimuli)
     free = design_bound(obs, GRID, stimuli, lapse_free=True)["factor"]
     print(f"\n(2) 500/1.2/0.04 by trial budget (bound {bound:.3g}x lapse {kind}; {free:.3g}x lapse free):")
     print("budget | factor  share | coverage trials CI-ratio")
-    rows = []
     for budget in args.budgets:
         a, r = measure(obs, QuestSettings(max_trials=budget), args.runs, args.grid_runs)
         share = None if r["factor"] is None else r["factor"] / bound
@@ -113,15 +113,15 @@ def budget_table(args, stimuli) -> list[dict]:
               f"{a['trials_median']:6.0f} {a['ci_ratio_median']:8.2f}")  # fmt: skip
         met = share is not None and share >= GOAL and a["coverage"] >= GOAL
         rows.append(_row(f"500/1.2/0.04 at {budget} trials", a, r, bound, share, lapse=kind, budget=budget, met=met))
-    return rows
+        done()
 
 
-def failure_table(args, settings: QuestSettings, stimuli) -> list[dict]:
+def failure_table(args, settings: QuestSettings, stimuli, rows: list[dict], done) -> None:
+    """Prints the table and appends its rows to ``rows``, calling ``done()`` after each."""
     base = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
     bound, kind, _ = which_bound(base, stimuli)
     print(f"\n(3) observers that fail like models (150/2/0.02; bound {bound:.3g}x lapse {kind}; factor in questions):")
     print("kind      rate | truth    coverage no-threshold(why)      | trials questions | factor  share")
-    rows = []
     for name, rate in FAILURES:
         obs = FailingObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.0 if name == "drift" else 0.02,
                               chance=1 / 3, kind=name, rate=rate)  # fmt: skip
@@ -133,7 +133,7 @@ def failure_table(args, settings: QuestSettings, stimuli) -> list[dict]:
               f"{_fmt(share, '6.0%')}")  # fmt: skip
         rows.append(_row(f"{name} {rate:g}", a, r, bound, share, lapse=kind, truth=obs.true_threshold,
                          met=a["coverage"] >= GOAL))  # fmt: skip
-    return rows
+        done()
 
 
 def _row(name: str, a: dict, r: dict, bound, share, **extra) -> dict:
@@ -211,13 +211,12 @@ def main() -> None:
           f"factor >= {GOAL:.0%} of the bound and coverage >= {GOAL:.0%}")  # fmt: skip
     stimuli = [PITCH.to_value(u) for u in PITCH.axis(settings.n_levels)]
     tables: dict[str, list[dict]] = {}
-    for key, table in (("settings", lambda: settings_table(args, settings, stimuli)),
-                       ("failing", lambda: failure_table(args, settings, stimuli)),
-                       ("budgets", lambda: budget_table(args, stimuli))):  # fmt: skip
-        if key not in args.tables:
-            continue
-        tables[key] = table()
-        _write(args, tables)  # after each table, so a long run interrupted keeps what it measured
+    for key, table in (("settings", lambda *a: settings_table(args, settings, stimuli, *a)),
+                       ("failing", lambda *a: failure_table(args, settings, stimuli, *a)),
+                       ("budgets", lambda *a: budget_table(args, stimuli, *a))):  # fmt: skip
+        if key in args.tables:  # the file is written after each row: a long run interrupted keeps what it measured
+            tables[key] = []
+            table(tables[key], lambda: _write(args, tables))
     if not args.skip_dsp:
         dsp_runs()
 

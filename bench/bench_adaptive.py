@@ -22,6 +22,7 @@ most any placement of trials could reach knowing the observer -- with at least 9
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import tempfile
@@ -158,6 +159,45 @@ def _figures(rows: list[dict], part: str) -> list[dict]:
     return out
 
 
+def _cell(x, spec: str, suffix: str = "") -> str:
+    return "—" if x is None else format(x, spec) + suffix
+
+
+def markdown(record: dict) -> str:
+    """The tables of a results file as markdown (the docs page on adaptive thresholds includes it)."""
+    heads = {
+        "settings": "| observer (cents / slope / lapse) | bound (lapse) | factor | share of bound | coverage | median trials "
+        "| retest: intervals agree | retest: median \\|log10\\| | goal |",
+        "failing": "| kind, rate (on 150 / 2 / 0.02) | true threshold | coverage | no threshold (why) | median trials "
+        "| median questions | factor (questions) | share of bound |",
+        "budgets": "| 500 / 1.2 / 0.04 at | bound (lapse) | factor | share of bound | coverage | median trials "
+        "| median CI ratio | goal |",
+    }  # fmt: skip
+    out = []
+    for key, rows in record["tables"].items():
+        out += [heads[key], "|" + "---|" * heads[key].count(" | ") + "---|"] if rows else []
+        for w in rows:
+            bound = f"{_cell(w['bound'], '.3g', 'x')} ({w['lapse']})"
+            common = [_cell(w["factor"], ".2f", "x"), _cell(w["share"], ".0%"), _cell(w["coverage"], ".3f")]
+            goal = "no share" if w["share"] is None else "met" if w.get("met") else "**not met**"
+            if key == "settings":
+                cells = [w["name"], bound, *common, _cell(w["trials_median"], ".0f"), _cell(w["retest_agree"], ".2f"),
+                         _cell(w["retest_log10_median"], ".3f"), goal]  # fmt: skip
+            elif key == "budgets":
+                cells = [f"{w['budget']} trials", bound, *common, _cell(w["trials_median"], ".0f"),
+                         _cell(w["ci_ratio_median"], ".2f"), goal]  # fmt: skip
+            else:
+                why = ", ".join(f"{k} {v}" for k, v in sorted(w["no_threshold"].items())) or "—"
+                cells = [w["name"], _cell(w["truth"], ".1f", " cents") if w["truth"] else "none", common[2], why,
+                         _cell(w["trials_median"], ".0f"), _cell(w["questions_median"], ".0f"), *common[:2]]  # fmt: skip
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    m = record["machine"]
+    out.append(f"{max(r['runs'] for rows in record['tables'].values() for r in rows)} runs per row at most; measured by "
+               f"`{record['command']}` on {record['recorded']} ({m['cores']} cores, {m['cpu']}).")  # fmt: skip
+    return "\n".join(out) + "\n"
+
+
 def dsp_runs() -> None:
     print("\n(4) reference DSP listener, pitch_relative (seed 0); a flip p is a lapse p*2/3, so lapses up to 0.3 here:")
     task = build_task("pitch_relative")
@@ -204,7 +244,18 @@ def main() -> None:
         help="also write the figures there (bench/results/bench_adaptive.json for the full run)",
     )
     ap.add_argument("--tables", type=_tables, default=list(TABLES), help="which tables, e.g. settings,failing")
+    ap.add_argument(
+        "--render",
+        type=Path,
+        nargs="+",
+        default=None,
+        help="only rewrite the markdown beside these results files (e.g. bench/results/bench_adaptive.json)",
+    )
     args = ap.parse_args()
+    if args.render:
+        for path in args.render:
+            path.with_suffix(".md").write_text(markdown(json.loads(path.read_text())))
+        return
     settings = QuestSettings()
     print(f"QUEST+ on pitch domain {PITCH.low:g}-{PITCH.high:g} cents, guess 1/3, stop at CI ratio {settings.ci_ratio} "
           f"or {settings.max_trials} trials; {args.runs} runs per setting, {args.fail_runs} per failing kind, grid rows of {args.grid_runs} runs; goal: "
@@ -227,7 +278,8 @@ def _write(args, tables: dict[str, list[dict]]) -> None:
     parts = {"settings": "per setting", "budgets": "500/1.2/0.04 by budget", "failing": "failing observers"}
     figures = [f for key, rows in tables.items() for f in _figures(rows, parts[key])]
     command = " ".join(["python bench/bench_adaptive.py", *sys.argv[1:]])
-    results.write("bench_adaptive", command, figures, out=args.results, extra={"tables": tables})
+    path = results.write("bench_adaptive", command, figures, out=args.results, extra={"tables": tables})
+    path.with_suffix(".md").write_text(markdown(json.loads(path.read_text())))
 
 
 if __name__ == "__main__":

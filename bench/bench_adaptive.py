@@ -79,6 +79,11 @@ def _fmt(x, spec: str, none: str = "n/a") -> str:
     return none if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x, spec)
 
 
+def _times(x) -> str:
+    """A factor as ``"  2.90x"``, or ``"   n/a"`` when there is none."""
+    return "   n/a" if x is None else f"{x:6.2f}x"
+
+
 def settings_table(args, settings: QuestSettings, stimuli, rows: list[dict], done) -> None:
     """Prints the table and appends its rows to ``rows``, calling ``done()`` after each."""
     print("(1) threshold slope lapse | bound(which) | factor  bound  share | coverage trials | retest agree  |log10|")
@@ -89,7 +94,7 @@ def settings_table(args, settings: QuestSettings, stimuli, rows: list[dict], don
         a, r = measure(obs, settings, args.runs, args.grid_runs)
         share = None if r["factor"] is None or bound is None or bound > MEANINGFUL else r["factor"] / bound
         met = share is not None and share >= GOAL and a["coverage"] >= GOAL
-        print(f"{threshold:11g} {slope:5g} {lapse:5g} | {_fmt(bound, '9.3g')}x ({kind}) | {_fmt(r['factor'], '6.2f')}x "
+        print(f"{threshold:11g} {slope:5g} {lapse:5g} | {_fmt(bound, '9.3g')}x ({kind}) | {_times(r['factor'])} "
               f"{_fmt(bound, '6.3g')}x {_fmt(share, '6.0%')} | {a['coverage']:8.3f} {a['trials_median']:6.0f} | "
               f"{a['retest_agree']:12.3f} {a['retest_log10_median']:7.3f}  {'met' if met else 'NOT met'}")  # fmt: skip
         past = "; the threshold lies past the grid's hardest value, which hardly measures it: no share" if (
@@ -110,7 +115,7 @@ def budget_table(args, stimuli, rows: list[dict], done) -> None:
     for budget in args.budgets:
         a, r = measure(obs, QuestSettings(max_trials=budget), args.runs, args.grid_runs)
         share = None if r["factor"] is None else r["factor"] / bound
-        print(f"{budget:6d} | {_fmt(r['factor'], '6.2f')}x {_fmt(share, '6.0%')} | {a['coverage']:8.3f} "
+        print(f"{budget:6d} | {_times(r['factor'])} {_fmt(share, '6.0%')} | {a['coverage']:8.3f} "
               f"{a['trials_median']:6.0f} {a['ci_ratio_median']:8.2f}")  # fmt: skip
         met = share is not None and share >= GOAL and a["coverage"] >= GOAL
         rows.append(_row(f"500/1.2/0.04 at {budget} trials", a, r, bound, share, lapse=kind, budget=budget, met=met))
@@ -130,7 +135,7 @@ def failure_table(args, settings: QuestSettings, stimuli, rows: list[dict], done
         share = None if r["factor"] is None else r["factor"] / bound
         why = ", ".join(f"{k} {v}" for k, v in sorted(a["no_threshold"].items())) or "-"
         print(f"{name:8s} {rate:5.2f} | {_fmt(obs.true_threshold, '7.1f', 'none')} {a['coverage']:8.3f} "
-              f"{why:24s} | {a['trials_median']:6.0f} {a['questions_median']:9.0f} | {_fmt(r['factor'], '6.2f')}x "
+              f"{why:24s} | {a['trials_median']:6.0f} {a['questions_median']:9.0f} | {_times(r['factor'])} "
               f"{_fmt(share, '6.0%')}")  # fmt: skip
         rows.append(_row(f"{name} {rate:g}", a, r, bound, share, lapse=kind, truth=obs.true_threshold,
                          met=a["coverage"] >= GOAL))  # fmt: skip

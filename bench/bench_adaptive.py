@@ -22,9 +22,14 @@ most any placement of trials could reach knowing the observer -- with at least 9
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import sys
 import tempfile
 from functools import cache
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from auralgen.evaluation.adapters import build_adapter
 from auralgen.evaluation.adaptive import FlipAdapter, QuestSettings, SimulatedObserver, run_adaptive
@@ -32,11 +37,12 @@ from auralgen.evaluation.adaptive.domain import LevelDomain
 from auralgen.evaluation.adaptive.observers import FailingObserver
 from auralgen.evaluation.adaptive.session import build_task
 from auralgen.evaluation.adaptive.simulate import adaptive_runs, design_bound, grid_runs, trials_ratio
+from bench import results  # noqa: E402
 
 PITCH = LevelDomain(50 / 16, 1200.0, "cents")
 GRID = (50, 100, 200, 400, 1200)
 GRID_N = (16, 32, 64, 128)  # trials per grid value of the grid rows the factor is read from
-SETTINGS = [(20.0, 2.0, 0.0), (150.0, 2.0, 0.02), (150.0, 3.5, 0.0), (500.0, 1.2, 0.04)]
+SETTINGS = [(500.0, 1.2, 0.04), (150.0, 3.5, 0.0), (150.0, 2.0, 0.02), (20.0, 2.0, 0.0)]  # the hardest first
 FAILURES = [("refuse", 0.05), ("refuse", 0.2), ("same", 0.1), ("first", 0.1), ("position", 0.1), ("drift", 0.08)]
 GOAL = 0.9  # share of the bound, and coverage
 MEANINGFUL = 100.0  # a larger bound means the grid hardly measures the threshold (it lies past the grid): no share
@@ -63,10 +69,7 @@ def which_bound(obs: SimulatedObserver, stimuli) -> tuple[float | None, str, str
 def measure(obs, settings: QuestSettings, runs: int, grid_runs_n: int, *, cost: str = "trials") -> tuple[dict, dict]:
     """``(adaptive summary, trials ratio)``; ``cost="questions"`` counts unanswered questions too."""
     a = adaptive_runs(obs, settings, n_runs=runs)
-    healthy = SimulatedObserver(
-        obs.domain, threshold=obs.threshold, slope=obs.slope, lapse=obs.lapse, chance=obs.chance
-    )
-    grid = [grid_runs(healthy, GRID, n, n_runs=grid_runs_n, max_lapse=max(settings.lapses)) for n in GRID_N]
+    grid = _grid(obs.threshold, obs.slope, obs.lapse, grid_runs_n, max(settings.lapses))
     basis = dict(a, trials_median=a["questions_median"]) if cost == "questions" else a
     return a, trials_ratio(basis, grid)
 
@@ -82,7 +85,13 @@ def _fmt(x, spec: str, none: str = "n/a") -> str:
     return none if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x, spec)
 
 
-def settings_table(args, settings: QuestSettings, stimuli) -> None:
+def _times(x) -> str:
+    """A factor as ``"  2.90x"``, or ``"   n/a"`` when there is none."""
+    return "   n/a" if x is None else f"{x:6.2f}x"
+
+
+def settings_table(args, settings: QuestSettings, stimuli, rows: list[dict], done) -> None:
+    """Prints the table and appends its rows to ``rows``, calling ``done()`` after each."""
     print("(1) threshold slope lapse | bound(which) | factor  bound  share | coverage trials | retest agree  |log10|")
     whys = []
     for threshold, slope, lapse in SETTINGS:
@@ -92,7 +101,7 @@ def settings_table(args, settings: QuestSettings, stimuli) -> None:
         share = None if r["factor"] is None or bound is None or bound > MEANINGFUL else r["factor"] / bound
         met = share is not None and share >= GOAL and a["coverage"] >= GOAL
         print(
-            f"{threshold:11g} {slope:5g} {lapse:5g} | {_fmt(bound, '9.3g')}x ({kind}) | {_fmt(r['factor'], '6.2f')}x "
+            f"{threshold:11g} {slope:5g} {lapse:5g} | {_fmt(bound, '9.3g')}x ({kind}) | {_times(r['factor'])} "
             f"{_fmt(bound, '6.3g')}x {_fmt(share, '6.0%')} | {a['coverage']:8.3f} {a['trials_median']:6.0f} | "
             f"{a['retest_agree']:12.3f} {a['retest_log10_median']:7.3f}  {'met' if met else 'NOT met'}"
         )
@@ -102,10 +111,13 @@ def settings_table(args, settings: QuestSettings, stimuli) -> None:
             else ""
         )
         whys.append(f"  {threshold:g}/{slope:g}/{lapse:g}: lapse {kind} -- {why}{past}")
+        rows.append(_row(f"{threshold:g}/{slope:g}/{lapse:g}", a, r, bound, share, lapse=kind, why=why + past, met=met))
+        done()
     print("which bound and why:", *whys, sep="\n")
 
 
-def budget_table(args, stimuli) -> None:
+def budget_table(args, stimuli, rows: list[dict], done) -> None:
+    """Prints the table and appends its rows to ``rows``, calling ``done()`` after each."""
     obs = SimulatedObserver(PITCH, threshold=500.0, slope=1.2, lapse=0.04, chance=1 / 3)
     bound, kind, _ = which_bound(obs, stimuli)
     free = design_bound(obs, GRID, stimuli, lapse_free=True)["factor"]
@@ -115,12 +127,16 @@ def budget_table(args, stimuli) -> None:
         a, r = measure(obs, QuestSettings(max_trials=budget), args.runs, args.grid_runs)
         share = None if r["factor"] is None else r["factor"] / bound
         print(
-            f"{budget:6d} | {_fmt(r['factor'], '6.2f')}x {_fmt(share, '6.0%')} | {a['coverage']:8.3f} "
+            f"{budget:6d} | {_times(r['factor'])} {_fmt(share, '6.0%')} | {a['coverage']:8.3f} "
             f"{a['trials_median']:6.0f} {a['ci_ratio_median']:8.2f}"
         )
+        met = share is not None and share >= GOAL and a["coverage"] >= GOAL
+        rows.append(_row(f"500/1.2/0.04 at {budget} trials", a, r, bound, share, lapse=kind, budget=budget, met=met))
+        done()
 
 
-def failure_table(args, settings: QuestSettings, stimuli) -> None:
+def failure_table(args, settings: QuestSettings, stimuli, rows: list[dict], done) -> None:
+    """Prints the table and appends its rows to ``rows``, calling ``done()`` after each."""
     base = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
     bound, kind, _ = which_bound(base, stimuli)
     print(f"\n(3) observers that fail like models (150/2/0.02; bound {bound:.3g}x lapse {kind}; factor in questions):")
@@ -140,9 +156,116 @@ def failure_table(args, settings: QuestSettings, stimuli) -> None:
         why = ", ".join(f"{k} {v}" for k, v in sorted(a["no_threshold"].items())) or "-"
         print(
             f"{name:8s} {rate:5.2f} | {_fmt(obs.true_threshold, '7.1f', 'none')} {a['coverage']:8.3f} "
-            f"{why:24s} | {a['trials_median']:6.0f} {a['questions_median']:9.0f} | {_fmt(r['factor'], '6.2f')}x "
+            f"{why:24s} | {a['trials_median']:6.0f} {a['questions_median']:9.0f} | {_times(r['factor'])} "
             f"{_fmt(share, '6.0%')}"
         )
+        rows.append(
+            _row(
+                f"{name} {rate:g}", a, r, bound, share, lapse=kind, truth=obs.true_threshold, met=a["coverage"] >= GOAL
+            )
+        )
+        done()
+
+
+def _row(name: str, a: dict, r: dict, bound, share, **extra) -> dict:
+    """One line of a table, as it goes to the results file (``None`` for a figure that does not exist)."""
+    keep = (
+        "runs",
+        "coverage",
+        "trials_median",
+        "questions_median",
+        "ci_ratio_median",
+        "bias_ratio_median",
+        "retest_pairs",
+        "retest_agree",
+        "retest_log10_median",
+        "no_threshold",
+    )
+    row = {"name": name, "factor": r["factor"], "bound": bound, "share": share, **{k: a[k] for k in keep}, **extra}
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in row.items()}
+
+
+def _figures(rows: list[dict], part: str) -> list[dict]:
+    """The results file's figures of one table: factor, share of the bound, coverage, median trials."""
+    out = []
+    for row in rows:
+        n, note = row["runs"], f"{part}; lapse {row['lapse']}: the bound that applies"
+        target = "share >= 90 %" if row["share"] is not None else ""
+        for key, unit, goal in (
+            ("factor", "x", ""),
+            ("share", "of the bound", target),
+            ("coverage", "", ">= 0.9"),
+            ("trials_median", "trials", ""),
+            ("questions_median", "questions", ""),
+        ):
+            if row.get(key) is not None:
+                out.append(
+                    results.figure(
+                        f"{row['name']}: {key.replace('_median', '')}", row[key], unit, target=goal, note=note, n=n
+                    )
+                )
+    return out
+
+
+def _cell(x, spec: str, suffix: str = "") -> str:
+    return "—" if x is None else format(x, spec) + suffix
+
+
+def markdown(record: dict) -> str:
+    """The tables of a results file as markdown (the docs page on adaptive thresholds includes it)."""
+    heads = {
+        "settings": "| observer (cents / slope / lapse) | bound (lapse) | factor | share of bound | coverage "
+        "| median trials | retest: intervals agree | retest: median \\|log10\\| | goal |",
+        "failing": "| kind, rate (on 150 / 2 / 0.02) | true threshold | coverage | no threshold (why) | median trials "
+        "| median questions | factor (questions) | share of bound |",
+        "budgets": "| 500 / 1.2 / 0.04 at | bound (lapse) | factor | share of bound | coverage | median trials "
+        "| median CI ratio | goal |",
+    }
+    out = []
+    for key, rows in record["tables"].items():
+        out += [heads[key], "|" + "---|" * heads[key].count(" | ") + "---|"] if rows else []
+        for w in rows:
+            bound = f"{_cell(w['bound'], '.3g', 'x')} ({w['lapse']})"
+            common = [_cell(w["factor"], ".2f", "x"), _cell(w["share"], ".0%"), _cell(w["coverage"], ".3f")]
+            goal = "no share" if w["share"] is None else "met" if w.get("met") else "**not met**"
+            if key == "settings":
+                cells = [
+                    w["name"],
+                    bound,
+                    *common,
+                    _cell(w["trials_median"], ".0f"),
+                    _cell(w["retest_agree"], ".2f"),
+                    _cell(w["retest_log10_median"], ".3f"),
+                    goal,
+                ]
+            elif key == "budgets":
+                cells = [
+                    f"{w['budget']} trials",
+                    bound,
+                    *common,
+                    _cell(w["trials_median"], ".0f"),
+                    _cell(w["ci_ratio_median"], ".2f"),
+                    goal,
+                ]
+            else:
+                why = ", ".join(f"{k} {v}" for k, v in sorted(w["no_threshold"].items())) or "—"
+                cells = [
+                    w["name"],
+                    _cell(w["truth"], ".1f", " cents") if w["truth"] else "none",
+                    common[2],
+                    why,
+                    _cell(w["trials_median"], ".0f"),
+                    _cell(w["questions_median"], ".0f"),
+                    *common[:2],
+                ]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    m = record["machine"]
+    out.append(
+        f"{max(r['runs'] for rows in record['tables'].values() for r in rows)} runs per row at most; measured by "
+        f"`{record['command']}` on {record['recorded']} ({m['cores']} cores, {m['cpu']})."
+    )
+    return "\n".join(out) + "\n"
 
 
 def dsp_runs() -> None:
@@ -166,6 +289,17 @@ def dsp_runs() -> None:
         )
 
 
+TABLES = ("settings", "failing", "budgets")
+
+
+def _tables(text: str) -> list[str]:
+    names = [t for t in text.split(",") if t]
+    bad = [t for t in names if t not in TABLES]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"--tables {text!r}: allowed are {', '.join(TABLES)} (comma-separated)")
+    return names
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=200, help="QUEST+ runs per setting (pairs of them: the retest)")
@@ -173,20 +307,54 @@ def main() -> None:
     ap.add_argument("--fail-runs", type=int, default=100, help="runs per failing-observer kind")
     ap.add_argument("--budgets", type=lambda s: [int(x) for x in s.split(",")], default=[80, 160, 240])
     ap.add_argument("--skip-dsp", action="store_true")
+    ap.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="also write the figures there (bench/results/bench_adaptive.json for the full run)",
+    )
+    ap.add_argument("--tables", type=_tables, default=list(TABLES), help="which tables, e.g. settings,failing")
+    ap.add_argument(
+        "--render",
+        type=Path,
+        nargs="+",
+        default=None,
+        help="only rewrite the markdown beside these results files (e.g. bench/results/bench_adaptive.json)",
+    )
     args = ap.parse_args()
+    if args.render:
+        for path in args.render:
+            path.with_suffix(".md").write_text(markdown(json.loads(path.read_text())))
+        return
     settings = QuestSettings()
     print(
         f"QUEST+ on pitch domain {PITCH.low:g}-{PITCH.high:g} cents, guess 1/3, stop at CI ratio {settings.ci_ratio} "
-        f"or {settings.max_trials} trials; {args.runs} runs per setting, {args.fail_runs} per failing kind, grid "
-        f"rows of {args.grid_runs} runs; goal: "
+        f"or {settings.max_trials} trials; {args.runs} runs per setting, {args.fail_runs} per failing kind, grid rows "
+        f"of {args.grid_runs} runs; goal: "
         f"factor >= {GOAL:.0%} of the bound and coverage >= {GOAL:.0%}"
     )
     stimuli = [PITCH.to_value(u) for u in PITCH.axis(settings.n_levels)]
-    settings_table(args, settings, stimuli)
-    budget_table(args, stimuli)
-    failure_table(args, settings, stimuli)
+    tables: dict[str, list[dict]] = {}
+    for key, table in (
+        ("settings", lambda *a: settings_table(args, settings, stimuli, *a)),
+        ("failing", lambda *a: failure_table(args, settings, stimuli, *a)),
+        ("budgets", lambda *a: budget_table(args, stimuli, *a)),
+    ):
+        if key in args.tables:  # the file is written after each row: a long run interrupted keeps what it measured
+            tables[key] = []
+            table(tables[key], lambda: _write(args, tables))
     if not args.skip_dsp:
         dsp_runs()
+
+
+def _write(args, tables: dict[str, list[dict]]) -> None:
+    if args.results is None:
+        return
+    parts = {"settings": "per setting", "budgets": "500/1.2/0.04 by budget", "failing": "failing observers"}
+    figures = [f for key, rows in tables.items() for f in _figures(rows, parts[key])]
+    command = " ".join(["python bench/bench_adaptive.py", *sys.argv[1:]])
+    path = results.write("bench_adaptive", command, figures, out=args.results, extra={"tables": tables})
+    path.with_suffix(".md").write_text(markdown(json.loads(path.read_text())))
 
 
 if __name__ == "__main__":

@@ -46,8 +46,9 @@ def versions() -> dict:
     return out
 
 
-def figure(name: str, values, unit: str, *, target: str = "", note: str = "") -> dict:
-    """One figure from its repeated measurements: median, min, max and count."""
+def figure(name: str, values, unit: str, *, target: str = "", note: str = "", n: int | None = None) -> dict:
+    """One figure from its repeated measurements: median, min, max and count (``n``: the runs behind
+    a single pooled value, such as a coverage over 200 runs)."""
     values = [float(v) for v in (values if isinstance(values, (list, tuple)) else [values])]
     return {
         "name": name,
@@ -55,14 +56,14 @@ def figure(name: str, values, unit: str, *, target: str = "", note: str = "") ->
         "median": statistics.median(values),
         "min": min(values),
         "max": max(values),
-        "n": len(values),
+        "n": n or len(values),
         "target": target,
         "note": note,
     }
 
 
-def write(bench: str, command: str, figures: list[dict], *, out: Path | None = None) -> Path:
-    """Write ``bench/results/<bench>.json`` (or ``out``) and return its path."""
+def write(bench: str, command: str, figures: list[dict], *, out: Path | None = None, extra: dict | None = None) -> Path:
+    """Write ``bench/results/<bench>.json`` (or ``out``; ``extra``: more keys of the record) and return its path."""
     path = out or RESULTS / f"{bench}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     record = {
@@ -73,6 +74,7 @@ def write(bench: str, command: str, figures: list[dict], *, out: Path | None = N
         "machine": machine(),
         "versions": versions(),
         "figures": figures,
+        **(extra or {}),
     }
     path.write_text(json.dumps(record, indent=2) + "\n")
     print(f"wrote {path.relative_to(path.parents[2]) if out is None else path}", file=sys.stderr)

@@ -25,7 +25,7 @@ def render_results(results_dir: Path = ROOT / "bench" / "results") -> str:
         rec = json.loads(path.read_text())
         out += [f"### `{rec['bench']}`", "", "| figure | median | min – max | runs | target |", "|---|---|---|---|---|"]
         for f in rec["figures"]:
-            spread = f"{_num(f['min'])} – {_num(f['max'])}" if f["n"] > 1 else "—"
+            spread = f"{_num(f['min'])} – {_num(f['max'])}" if f["min"] != f["max"] else "—"
             out.append(
                 f"| {f['name']} | {_num(f['median'])} {f['unit']} | {spread} | {f['n']} | {f['target'] or '—'} |"
             )

@@ -114,3 +114,34 @@ def test_each_results_file_names_an_existing_command_and_its_machine(path):
         assert f["min"] <= f["median"] <= f["max"] and f["n"] >= 1
         if rec["source"] == "transcribed":
             assert "transcribed" in f["note"]
+
+
+def test_the_adaptive_tables_are_those_of_their_results_files():
+    """bench_adaptive writes a markdown table beside each results file (the adaptive-thresholds page
+    includes it); it must be what the file's rows give now."""
+    bench = _load("bench_adaptive", ROOT / "bench" / "bench_adaptive.py")
+    paths = sorted((ROOT / "bench" / "results").glob("bench_adaptive*.json"))
+    for path in paths:
+        assert path.with_suffix(".md").read_text() == bench.markdown(json.loads(path.read_text())), path.name
+    record = {
+        "command": "python bench/bench_adaptive.py",
+        "recorded": "2026-01-02",
+        "machine": {"cores": 2, "cpu": "X"},
+        "tables": {
+            "budgets": [
+                {
+                    "budget": 160,
+                    "bound": 3.07,
+                    "lapse": "known",
+                    "factor": 2.8,
+                    "share": 0.912,
+                    "coverage": 0.95,
+                    "trials_median": 160.0,
+                    "ci_ratio_median": 1.9,
+                    "met": True,
+                    "runs": 200,
+                }
+            ]
+        },
+    }
+    assert "| 160 trials | 3.07x (known) | 2.80x | 91% | 0.950 | 160 | 1.90 | met |" in bench.markdown(record)

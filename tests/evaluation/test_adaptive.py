@@ -451,3 +451,59 @@ def test_coverage_on_observers_that_fail_like_models(kind, rate):
     # for "same" and "first" a run is covered when it reports no threshold
     summary = adaptive_runs(_failing(kind, rate), QuestSettings(), n_runs=20, seed=11)
     assert summary["n_covered"] >= 16, summary
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"kind": "nope"}, "observer kind='nope' is unknown; allowed: refuse, same, first, position, drift"),
+        ({"rate": 0.3}, "observer rate=0.3; allowed: 0 <= rate < 1 - criterion"),
+        ({"rate": -0.1}, "observer rate=-0.1; allowed: 0 <= rate < 1 - criterion"),
+    ],
+)
+def test_a_failing_observer_refuses_an_unknown_kind_or_a_rate_past_the_criterion(change, message):
+    from auralgen.evaluation.adaptive.observers import FailingObserver
+
+    with pytest.raises(ParameterError, match=f"^{message}$"):
+        FailingObserver(PITCH, threshold=150.0, slope=2.0, chance=1 / 3, **{"kind": "refuse", "rate": 0.1, **change})
+
+
+def test_the_retest_pairs_consecutive_runs_and_skips_pairs_without_a_threshold():
+    from auralgen.evaluation.adaptive.simulate import _retest
+
+    ests = [(100.0, 80.0, 125.0), (200.0, 126.0, 300.0),  # disjoint intervals, |log10| 0.301
+            (100.0, 70.0, 140.0), (110.0, 90.0, 130.0),  # overlapping, |log10| 0.041
+            (None, math.inf, math.inf), (90.0, 60.0, 120.0),  # no threshold in the pair: skipped
+            (50.0, 40.0, 60.0)]  # fmt: skip  # an odd run has no partner
+    r = _retest(ests)
+    assert r["retest_pairs"] == 2 and r["retest_agree"] == 0.5
+    assert r["retest_log10_median"] == pytest.approx((math.log10(2) + math.log10(1.1)) / 2)
+    none = _retest(ests[4:6])
+    assert none["retest_pairs"] == 0 and math.isnan(none["retest_agree"]) and math.isnan(none["retest_log10_median"])
+
+
+def test_runs_with_two_seeds_are_a_retest_pair_and_refusals_cost_questions():
+    """Runs 0 and 1 of ``adaptive_runs`` are one observer under two seeds (as ``seed=`` does for a model):
+    the pair's figures are those of the two tracks run alone; refused questions are counted in
+    ``questions_median`` and not in the trials."""
+    settings = QuestSettings(max_trials=12)
+    obs = _failing("refuse", 0.2)
+    summary = adaptive_runs(obs, settings, n_runs=2, seed=5)
+    alone = []
+    for r in range(2):
+        seeded = dataclasses.replace(obs, seed=int(np.random.SeedSequence([5, r]).generate_state(1)[0]))
+        proc = QuestPlusProcedure(PITCH, chance=1 / 3, settings=settings)
+        from auralgen.evaluation.adaptive.session import Budget, track_summary
+
+        alone.append(track_summary(run_track("sim", proc, seeded.respond, budget=Budget.of(settings))))
+    (t0, t1), (lo0, hi0), (lo1, hi1) = ([t["threshold"] for t in alone], *[t["ci95"] for t in alone])
+    assert summary["retest_pairs"] == 1 and summary["retest_agree"] == float(lo0 <= hi1 and lo1 <= hi0)
+    assert summary["retest_log10_median"] == pytest.approx(abs(math.log10(t0 / t1)))
+    asked = [t["questions"]["asked"] for t in alone]
+    assert summary["questions_median"] == np.median(asked) > summary["trials_median"] == 12
+
+
+def test_a_fixed_answer_is_covered_by_reporting_no_threshold_and_the_reason_is_counted():
+    summary = adaptive_runs(_failing("same"), QuestSettings(max_trials=12), n_runs=2, seed=5)
+    assert math.isinf(summary["threshold"]) and summary["coverage"] == 1.0 and summary["finite"] == 0
+    assert summary["no_threshold"] == {"beyond_range": 2} and summary["retest_pairs"] == 0

@@ -323,9 +323,10 @@ def test_readme_generate_commands_plan_at_their_written_sizes(command: Command):
             assert command.expect_rc == 2 and f"error: {exc}" in command.errors, f"{command.text}: {exc}"
         else:
             assert command.expect_rc == 0, f"{command.text} plans, but the README shows it failing"
-    # a hang guard: planning renders nothing (the 100k-item split plans in ~5 s on an idle 2-core machine,
-    # more on a loaded one), rendering it would take hours
-    assert time.perf_counter() - t0 < 120 * len(jobs)
+    # a hang guard: planning renders nothing but draws a few probe items per level to deal the answers
+    # (rooms and mixtures included: about 2 min for a whole suite's three splits at load 7 on 2 cores);
+    # rendering the items would take hours
+    assert time.perf_counter() - t0 < 600 * len(jobs)
 
 
 def test_every_readme_command_is_found_and_run_or_listed():

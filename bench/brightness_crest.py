@@ -26,14 +26,9 @@ from auralgen.synth import brightness  # noqa: E402
 CLASSES = ("dark", "neutral", "bright")
 
 
-def crest_db(sound: dict, sample_rate: int, phases: np.ndarray) -> float:
-    """Crest factor (dB) of one period of the sound's tilted harmonic complex with ``phases``."""
-    period = int(sound["period_samples"])
-    harmonics = brightness.harmonic_numbers(period, sample_rate, sound["max_freq_hz"])
-    amplitudes = brightness.tilt_amplitudes(harmonics, sound["tilt_db_per_octave"])
-    spectrum = np.zeros(period // 2 + 1, dtype=np.complex128)
-    spectrum[1 : len(harmonics) + 1] = amplitudes * np.exp(1j * (phases[: len(harmonics)] - math.pi / 2))
-    x = np.fft.irfft(spectrum, n=period)
+def crest_db(sound: dict, sample_rate: int, phases: np.ndarray | None = None) -> float:
+    """Crest factor (dB) of one period of the sound's tilted harmonic complex (its own phases, or ``phases``)."""
+    x = brightness.tilted_period(sound, sample_rate, phases)
     return float(20 * np.log10(np.abs(x).max() / np.sqrt(np.mean(x**2))))
 
 
@@ -50,9 +45,8 @@ def main() -> None:
     for i in range(args.items):
         params = task.sample(rng, i % n_levels)
         sound = params["sounds"][0]
-        own = np.random.default_rng(int(sound["phase_seed"])).uniform(0.0, 2 * math.pi, 4096)
         others = [crest_db(sound, sr, phase_rng.uniform(0.0, 2 * math.pi, 4096)) for _ in range(args.draws)]
-        rows[params["bin"]].append((crest_db(sound, sr, own), min(others), max(others)))
+        rows[params["bin"]].append((crest_db(sound, sr), min(others), max(others)))
     print(f"brightness_absolute, default config, {args.items} items, seed {args.seed}, {args.draws} phase draws each")
     print("| class | items | own crest 5-95 % (dB) | own median | lowest of draws, median | highest of draws, median |")
     print("|---|---|---|---|---|---|")

@@ -77,20 +77,27 @@ def tilt_for_centroid(k: np.ndarray, f0_hz: float, target_hz: float) -> float:
     return float(brentq(lambda t: centroid_hz(k, f0_hz, t) - target_hz, *TILT_RANGE_DB, xtol=1e-12, rtol=1e-14))
 
 
+def tilted_period(sound: dict, sample_rate: int, phases: np.ndarray | None = None) -> np.ndarray:
+    """One period (``period_samples`` samples, 1-D float64) of a brightness recipe's tilted harmonic
+    complex, ``a_k sin(k w t + phi_k)``: the recipe's own phases (from ``phase_seed``) unless ``phases``
+    (radians, at least as many as harmonics) are given."""
+    period = int(sound["period_samples"])
+    k = harmonic_numbers(period, sample_rate, sound["max_freq_hz"])
+    a = tilt_amplitudes(k, sound["tilt_db_per_octave"])
+    if phases is None:
+        phases = np.random.default_rng(int(sound["phase_seed"])).uniform(0.0, 2.0 * math.pi, len(k))
+    spec = np.zeros(period // 2 + 1, dtype=np.complex128)
+    spec[1 : len(k) + 1] = a * np.exp(1j * (phases[: len(k)] - math.pi / 2))
+    return np.fft.irfft(spec, n=period) * period / 2.0
+
+
 def render_tilted(sound: dict, sample_rate: int, ramp_s: float) -> np.ndarray:
     """One sound of a brightness recipe (1-D float64): the tilted complex, ramps, at its LUFS.
 
     ``sound`` holds ``period_samples``, ``max_freq_hz``, ``tilt_db_per_octave``, ``phase_seed``
     (harmonic phases, uniform in [0, 2 pi)), ``duration_s`` and ``loudness_lufs``.
     """
-    period = int(sound["period_samples"])
-    k = harmonic_numbers(period, sample_rate, sound["max_freq_hz"])
-    a = tilt_amplitudes(k, sound["tilt_db_per_octave"])
-    phases = np.random.default_rng(int(sound["phase_seed"])).uniform(0.0, 2.0 * math.pi, len(k))
-    spec = np.zeros(period // 2 + 1, dtype=np.complex128)
-    spec[1 : len(k) + 1] = a * np.exp(1j * (phases - math.pi / 2))  # a_k sin(k w t + phi_k)
-    one = np.fft.irfft(spec, n=period) * period / 2.0
-    x = np.resize(one, n_samples(sound["duration_s"], sample_rate))
+    x = np.resize(tilted_period(sound, sample_rate), n_samples(sound["duration_s"], sample_rate))
     x = apply_ramps(x, sample_rate=sample_rate, ramp_s=ramp_s)
     return set_loudness_lufs(x, sample_rate, sound["loudness_lufs"])
 

@@ -289,15 +289,7 @@ class SpatialTask(Task):
             a = _sounds.n_samples(s["onset_s"], sr)
             n = min(wet.shape[1], total - a)
             out[:, a : a + n] += wet[:, :n]
-        peak = float(np.max(np.abs(out)))
-        if peak >= 1.0:  # this draw's geometry (room gain, overlap) clips: draw the item again
-            raise Redraw(
-                "headroom",
-                f"level_db_spl={params['sounds'][0]['level_db_spl']:.1f} clips (peak {peak:.3f}) at "
-                f"full_scale_db_spl={fs_db}; "
-                "allowed: lower levels",
-            )
-        return [out.astype(np.float32)]
+        return [fits_full_scale(out, params["sounds"][0]["level_db_spl"], fs_db)]
 
     @staticmethod
     def _wet(params: dict[str, Any], s: dict[str, Any], room, receiver) -> np.ndarray:
@@ -351,6 +343,19 @@ class SpatialTask(Task):
                 {"itd_ms": round(itd * 1e3, 4), "ild_db": round(ild, 2), "lateral": round(lateral, 3), "ok": bool(good)}
             )
         return {"sounds": recs, "valid": bool(ok)}
+
+
+def fits_full_scale(out: np.ndarray, level_db_spl: float, fs_db: float) -> np.ndarray:
+    """``out`` as float32 clips when its peak stays below digital full scale; else this draw's geometry
+    (room gain, overlap, a click train's crest factor) clips and the item is drawn again (:class:`Redraw`)."""
+    peak = float(np.max(np.abs(out)))
+    if peak >= 1.0:
+        raise Redraw(
+            "headroom",
+            f"level_db_spl={level_db_spl:.1f} clips (peak {peak:.3f}) at full_scale_db_spl={fs_db}; "
+            "allowed: lower levels",
+        )
+    return out.astype(np.float32)
 
 
 def room_of(params: dict[str, Any]) -> RoomSpec:

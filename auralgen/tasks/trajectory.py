@@ -44,7 +44,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
-from auralgen.core.errors import ParameterError, Redraw
+from auralgen.core.errors import ParameterError
 from auralgen.core.random import Choice, Dist
 from auralgen.listeners import temporal as listen
 from auralgen.measure.geometry import direction_of
@@ -55,7 +55,7 @@ from auralgen.rooms.trajectory import MAX_SPEED_M_S, Trajectory, approach, pass_
 from auralgen.sounds.spatial import source_signal
 from auralgen.synth.levels import db_spl_to_rms
 from auralgen.tasks import _sounds
-from auralgen.tasks._spatial import LocalisationTask, SpatialConfig, check_spatial, room_of
+from auralgen.tasks._spatial import LocalisationTask, SpatialConfig, check_spatial, fits_full_scale, room_of
 from auralgen.tasks.base import DISTANCE_CUE_FEATURES, AuditSpec, Measurement, register, require
 
 ANSWERS = {
@@ -270,14 +270,7 @@ class TrajectoryTask(LocalisationTask):
         a = _sounds.n_samples(s["onset_s"], sr)
         n = min(wet.shape[1], total - a)
         out[:, a : a + n] = wet[:, :n]
-        peak = float(np.max(np.abs(out)))
-        if peak >= 1.0:  # this draw's geometry (room gain, overlap) clips: draw the item again
-            raise Redraw(
-                "headroom",
-                f"level_db_spl={s['level_db_spl']:.1f} clips (peak {peak:.3f}) at full_scale_db_spl={fs_db}; "
-                "allowed: lower levels",
-            )
-        return [out.astype(np.float32)]
+        return [fits_full_scale(out, s["level_db_spl"], fs_db)]
 
     def qa(self, params, rng, *, slot):
         answer = ANSWERS[params["motion"]]

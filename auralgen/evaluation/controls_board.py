@@ -11,10 +11,9 @@ controls' verdict is shown, not enforced: ``python -m auralgen.validation contro
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from auralgen.core.errors import AuralgenError
+from auralgen.validation.controls_cli import run_controls
 
 from .items import dataset_fingerprint
 from .leaderboard import update_controls
@@ -23,27 +22,34 @@ __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None, *, log=print) -> int:
-    """Run the controls and store them (see the module docstring); returns the exit code."""
-    parser = argparse.ArgumentParser(
+    """Run the controls and store them (see the module docstring).
+
+    Parameters
+    ----------
+    argv : list of str or None
+        ``TRAIN TEST [--leaderboard PATH]`` (None: ``sys.argv[1:]``).
+    log : callable
+        Called with each line to show (the table, then the leaderboard written).
+
+    Returns
+    -------
+    int
+        0, or 2 after one ``error:`` line when a path is not a dataset.
+    """
+
+    def store(args, report) -> int:
+        fingerprint = dataset_fingerprint(args.test)
+        log(report.table())
+        log(f"wrote {update_controls(args.leaderboard, report.to_dict(), fingerprint)}")
+        return 0
+
+    return run_controls(
+        argv,
         prog="python -m auralgen.evaluation.controls_board",
         description="learned audio-free controls as leaderboard rows",
+        options={"--leaderboard": {"default": "results/leaderboard.md", "help": "leaderboard markdown to update"}},
+        then=store,
     )
-    parser.add_argument("train", help="dataset the controls are trained on (e.g. data/default_seed1)")
-    parser.add_argument("test", help="dataset they are tested on, the models' dataset (e.g. data/default)")
-    parser.add_argument("--leaderboard", default="results/leaderboard.md", help="leaderboard markdown to update")
-    args = parser.parse_args(argv)
-
-    from auralgen.validation.controls import audit_controls
-
-    try:
-        fingerprint = dataset_fingerprint(args.test)
-        report = audit_controls(args.train, args.test)
-    except (AuralgenError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    log(report.table())
-    log(f"wrote {update_controls(args.leaderboard, report.to_dict(), fingerprint)}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ class AttackAbsoluteConfig(OneToneConfig):
 @register
 class AttackAbsolute(BinnedAbsoluteTask):
     name = "attack_absolute"
-    audit = AuditSpec(("bin", "edge_side", "sounds.0.rise_s", "audio.rms_dbfs"), listener_easiest="max")
+    audit = AuditSpec(("bin", "edge_side", "sounds.0.rise_s", "audio.rms_dbfs"))
     listener = staticmethod(listen.attack_absolute)
     attribute = "attack"
     easier = "larger"

@@ -67,7 +67,6 @@ class AttackRelative(CompareTask):
     # 0.06 dB less energy the slower ramp holds at the same steady level
     audit = AuditSpec(
         (*RELATIVE_FEATURES, "sounds.*.rise_s", "delta.rise_s"),
-        listener_easiest="max",
     )
     listener = staticmethod(listen.attack_relative)
     attribute = "attack"

@@ -165,7 +165,7 @@ class Audiogram(Task):
         "assumes the documented calibration: digital RMS 1.0 = `full_scale_db_spl` dB SPL, free field, re ISO 389-7. "
         "Every probe frequency is at most 0.75 of the Nyquist frequency of the task's sample rate (48 kHz by default)."
     )
-    audit = AuditSpec(("position", "sounds.*", "audio.*", "row.flac_bytes"), listener_easiest="max")
+    audit = AuditSpec(("position", "sounds.*", "audio.*", "row.flac_bytes"))
     listener = staticmethod(listen.audiogram)
     clips_heard = False  # a tone near threshold, or none at all, is the stimulus
     calibrated_level = True  # absolute level is the attribute: the run's full_scale_db_spl, not the presentation

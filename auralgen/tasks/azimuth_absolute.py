@@ -43,7 +43,6 @@ class AzimuthAbsolute(DirectionClasses, AbsoluteLocalisation):
     name = "azimuth_absolute"
     audit = AuditSpec(
         (*SPATIAL_FEATURES, "margin_deg", "quadrant", "sounds.*.azimuth_deg"),
-        listener_easiest="max",
     )
     listener = with_tetra(listen.azimuth_absolute)
     attribute = "azimuth"

@@ -41,7 +41,6 @@ class AzimuthRelative(RelativeLocalisation):
     name = "azimuth_relative"
     audit = AuditSpec(
         (*SPATIAL_FEATURES, "relation", "separation_deg", "sounds.*.azimuth_deg", "delta.azimuth_deg"),
-        listener_easiest="max",
     )
     listener = with_tetra(listen.relative_direction)
     attribute = "azimuth"

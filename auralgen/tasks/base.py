@@ -111,12 +111,13 @@ class AuditSpec:
     ``delta.*`` between sounds, ``audio.*`` measured, ``row.*`` columns) that legitimately predict
     the answer because they are, or are driven by, the probed attribute; every other feature must
     not predict it (the shortcut audit). ``listener_easiest`` says at which end of the level grid
-    the reference listener must reach ``listener_floor`` ("max" or "min" level value), or None
-    where a DSP listener is not expected to solve even the easiest level -- then ``reason`` says why.
+    the reference listener must reach ``listener_floor``: "max" (the default: the largest level
+    value is the easiest) or "min", or None where a DSP listener is not expected to solve even the
+    easiest level -- then ``reason`` says why.
     """
 
     target_features: tuple[str, ...]
-    listener_easiest: str | None
+    listener_easiest: str | None = "max"
     listener_floor: float = 0.8
     reason: str = ""
     # checks over all of the task's items, run by the audit (each a DatasetCheck subclass)

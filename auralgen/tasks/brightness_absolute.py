@@ -73,7 +73,6 @@ class BrightnessAbsolute(BinnedAbsoluteTask):
             "audio.crest_db",
             "audio.delta_level_db",  # the one sound's own RMS and peak: the clip's, above
         ),
-        listener_easiest="max",
     )
     listener = staticmethod(listen.brightness_absolute)
     attribute = "brightness"

@@ -85,7 +85,6 @@ class BrightnessRelative(CompareTask):
             "sounds.*.shelf_db",
             "delta.shelf_db",
         ),
-        listener_easiest="max",
     )
     listener = staticmethod(listen.brightness_relative)
     attribute = "brightness"

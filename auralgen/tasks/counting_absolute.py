@@ -66,7 +66,6 @@ class CountingAbsolute(_events.EventSequences, Task):
             "audio.delta_duration_s",
             "audio.delta_level_db",
         ),
-        listener_easiest="max",
     )
     listener = staticmethod(listen.counting_absolute)
     sub_category = "absolute_perception"

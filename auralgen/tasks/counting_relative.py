@@ -100,7 +100,6 @@ class CountingRelative(_events.EventSequences, CompareTask):
             "audio.n_segments",
             "audio.delta_duration_s",
         ),
-        listener_easiest="max",
     )
     listener = staticmethod(listen.counting_relative)
     attribute = "counting"

@@ -95,7 +95,6 @@ class DistanceAbsolute(AbsoluteLocalisation):
             "sounds.*.distance_m",
             "sounds.*.drr_db_expected",
         ),
-        listener_easiest="max",
     )
     listener = staticmethod(listen.distance_absolute)
     attribute = "distance"

@@ -89,7 +89,6 @@ class DistanceRelative(RelativeLocalisation):
             "delta.drr_db_expected",
             "audio.delta_level_db",
         ),
-        listener_easiest="max",
         listener_floor=0.95,
     )
     listener = staticmethod(listen.distance_relative)

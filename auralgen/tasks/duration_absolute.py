@@ -98,7 +98,6 @@ class DurationAbsolute(BinnedAbsoluteTask):
             "audio.rms_dbfs",
             "row.flac_bytes",
         ),
-        listener_easiest="max",
     )
     listener = staticmethod(listen.duration_absolute)
     attribute = "duration"

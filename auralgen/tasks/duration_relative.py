@@ -55,7 +55,6 @@ class DurationRelative(CompareTask):
             "audio.loudness_lufs",
             "row.flac_bytes",
         ),
-        listener_easiest="max",
     )
     listener = staticmethod(listen.duration_relative)
     attribute = "duration"

@@ -39,7 +39,6 @@ class ElevationAbsolute(DirectionClasses, AbsoluteLocalisation):
     name = "elevation_absolute"
     audit = AuditSpec(
         (*SPATIAL_FEATURES, "elevation_class", "margin_deg", "sounds.*.elevation_deg"),
-        listener_easiest="max",
     )
     listener = with_tetra(listen.elevation_absolute)
     attribute = "elevation"

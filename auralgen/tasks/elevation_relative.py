@@ -58,7 +58,6 @@ class ElevationRelative(RelativeLocalisation):
             "delta.elevation_deg",
             "delta.azimuth_deg",
         ),
-        listener_easiest="max",
     )
     listener = with_tetra(listen.relative_direction)
     attribute = "elevation"

@@ -53,7 +53,6 @@ class LoudnessRelative(CompareTask):
             "audio.delta_duration_s",
             "audio.active_s",
         ),
-        listener_easiest="max",
     )
     listener = staticmethod(listen.loudness_relative)
     # the default pair spans 26-99 dB SPL (a 50-75 dB SPL mean +-24 dB): full scale 116 dB SPL keeps the loudest

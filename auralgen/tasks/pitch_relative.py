@@ -48,7 +48,6 @@ class PitchRelative(CompareTask):
     name = "pitch_relative"
     audit = AuditSpec(
         (*RELATIVE_FEATURES, "sounds.*.freq_hz", "delta.freq_hz", "sounds.*.shift_cents", "delta.shift_cents"),
-        listener_easiest="max",
     )
     listener = staticmethod(listen.pitch_relative)
     attribute = "pitch"

@@ -85,7 +85,6 @@ class ReverberationAbsolute(_reverb.ReverbTask):
     n_sounds = 1
     audit = AuditSpec(
         ("bin", "edge_side", "margin_percent", "row.level", "sounds.0.rt60_s", *REVERB_AUDIO_FEATURES),
-        listener_easiest="max",
         listener_floor=0.95,
     )
     listener = staticmethod(listen.reverberation_absolute)

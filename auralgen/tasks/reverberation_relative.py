@@ -77,7 +77,6 @@ class ReverberationRelative(PairQuestion, _reverb.ReverbTask):
     n_sounds = 2
     audit = AuditSpec(
         (*RELATIVE_FEATURES, "sounds.*.rt60_s", "delta.rt60_s", *REVERB_AUDIO_FEATURES),
-        listener_easiest="max",
         listener_floor=0.95,
     )
     listener = staticmethod(listen.reverberation_relative)

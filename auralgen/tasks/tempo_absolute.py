@@ -112,7 +112,6 @@ class TempoAbsolute(_events.EventSequences, BinnedAbsoluteTask):
             "margin_percent",
             *_events.PULSE_FEATURES,
         ),
-        listener_easiest="max",
     )
     listener = staticmethod(listen.tempo_absolute)
     attribute = "tempo"

@@ -80,7 +80,6 @@ class TempoRelative(_events.EventSequences, CompareTask):
             *RELATIVE_FEATURES,
             *_events.PULSE_FEATURES,
         ),
-        listener_easiest="max",
     )
     listener = staticmethod(listen.tempo_relative)
     attribute = "tempo"

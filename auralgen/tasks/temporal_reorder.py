@@ -86,7 +86,7 @@ class TemporalReorderConfig(TaskConfig):
 class TemporalReorder(Task):
     name = "temporal_reorder"
     # level is the cue of the LEVEL_CUE processes: the clips' RMS and peak may follow the order there
-    audit = AuditSpec(("shuffle.*", "audio.rms_dbfs", "audio.peak_dbfs"), listener_easiest="max")
+    audit = AuditSpec(("shuffle.*", "audio.rms_dbfs", "audio.peak_dbfs"))
     listener = staticmethod(listen.temporal_reorder)
     category = "spatiotemporal_reasoning"
     sub_category = "temporal_order"

@@ -91,7 +91,6 @@ class TextureAbsolute(BinnedAbsoluteTask):
             "audio.delta_level_db",
             "row.flac_bytes",
         ),
-        listener_easiest="max",
     )
     listener = staticmethod(listen.texture_absolute)
     attribute = "texture"

@@ -85,7 +85,6 @@ class TextureRelative(CompareTask):
             "row.flac_bytes",
             "audio.delta_duration_s",
         ),  # the sounding span of a sparser texture ends sooner: a cue of its density
-        listener_easiest="max",
     )
     listener = staticmethod(listen.texture_relative)
     attribute = "texture"

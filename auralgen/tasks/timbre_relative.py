@@ -81,7 +81,7 @@ class TimbreRelativeConfig(TaskConfig):
 @register
 class TimbreRelative(PairQuestion, Task):
     name = "timbre_relative"
-    audit = AuditSpec(("direction", "difference", "row.level"), listener_easiest="max")
+    audit = AuditSpec(("direction", "difference", "row.level"))
     listener = staticmethod(listen.timbre_relative)
     attribute = "timbre"
     level_unit = "dB"

@@ -157,7 +157,6 @@ class TrajectoryTask(LocalisationTask):
             "sounds.*.end_distance_m",
             "sounds.*.end_position_m.*",
         ),
-        listener_easiest="max",
         listener_floor=0.95,  # 98 % at 2 m/s on 50 items (task=trajectory task.items_per_level=50, seed 0)
     )
     listener = staticmethod(listen.trajectory)

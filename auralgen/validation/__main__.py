@@ -9,36 +9,42 @@ to be called clean, 2 (one ``error:`` line) when a path is not a dataset.
 
 from __future__ import annotations
 
-import argparse
 import json
 import runpy
 import sys
 from pathlib import Path
 
+from auralgen.validation.controls_cli import run_controls
+
 
 def controls(argv: list[str]) -> int:
-    """The ``controls`` subcommand (see the module docstring)."""
-    parser = argparse.ArgumentParser(
+    """The ``controls`` subcommand (see the module docstring).
+
+    Parameters
+    ----------
+    argv : list of str
+        ``TRAIN TEST [--json OUT]``.
+
+    Returns
+    -------
+    int
+        0 when every control is clean, 1 when one is flagged or a task has too few items, 2 when a
+        dataset cannot be read.
+    """
+
+    def verdict(args, report) -> int:
+        print(report.table())
+        if args.json:
+            Path(args.json).write_text(json.dumps(report.to_dict(), indent=2, sort_keys=True) + "\n")
+        return 0 if report.ok else 1
+
+    return run_controls(
+        argv,
         prog="python -m auralgen.validation controls",
         description="learned audio-free controls: train on TRAIN, test on TEST",
+        options={"--json": {"metavar": "OUT", "help": "also write the report as JSON to OUT"}},
+        then=verdict,
     )
-    parser.add_argument("train", help="dataset directory the controls are trained on (e.g. seed 0)")
-    parser.add_argument("test", help="dataset directory they are tested on (e.g. seed 1)")
-    parser.add_argument("--json", metavar="OUT", help="also write the report as JSON to OUT")
-    args = parser.parse_args(argv)
-
-    from auralgen.core.errors import AuralgenError
-    from auralgen.validation.controls import audit_controls
-
-    try:
-        report = audit_controls(args.train, args.test)
-    except AuralgenError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(report.table())
-    if args.json:
-        Path(args.json).write_text(json.dumps(report.to_dict(), indent=2, sort_keys=True) + "\n")
-    return 0 if report.ok else 1
 
 
 if __name__ == "__main__":

@@ -37,6 +37,15 @@ from auralgen.tasks.base import RECORDED_TOO, AudioConfig, AuditSpec, Measuremen
 ORDERS = tuple(itertools.permutations((1, 2, 3)))  # chronological order of the clips
 FEATURE_DIRECTION = {"sweep": 1, "filling": 1, "approaching": 1, "bouncing": -1, "scale": 1, "recording": 1}
 LEVEL_CUE = ("approaching", "bouncing")  # processes whose order is carried (also) by level
+LEVEL_FACTS = ("audio.loudness_lufs", "audio.crest_db", "audio.delta_level_db")  # beyond RMS and peak
+TIMING_FACTS = (
+    "audio.active_s",
+    "audio.span_s",
+    "audio.first_onset_s",
+    "audio.last_offset_s",
+    "audio.n_segments",
+    "audio.delta_duration_s",
+)
 
 
 def order_text(order: tuple[int, ...]) -> str:
@@ -85,8 +94,16 @@ class TemporalReorderConfig(TaskConfig):
 @register
 class TemporalReorder(Task):
     name = "temporal_reorder"
-    # level is the cue of the LEVEL_CUE processes: the clips' RMS and peak may follow the order there
-    audit = AuditSpec(("shuffle.*", "audio.rms_dbfs", "audio.peak_dbfs"))
+    # level is the cue of the LEVEL_CUE processes: the clips' RMS and peak may follow the order there. Those
+    # items declare every level fact of a clip; the bouncing impacts also come faster, so there every timing
+    # fact (onsets, silences, segments) follows the order too. The spectral processes declare none of these.
+    audit = AuditSpec(
+        ("shuffle.*", "audio.rms_dbfs", "audio.peak_dbfs"),
+        cues_when=(
+            ("process", ("approaching",), LEVEL_FACTS),
+            ("process", ("bouncing",), LEVEL_FACTS + TIMING_FACTS),
+        ),
+    )
     listener = staticmethod(listen.temporal_reorder)
     category = "spatiotemporal_reasoning"
     sub_category = "temporal_order"

@@ -55,6 +55,7 @@ Examples
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter, defaultdict
@@ -158,10 +159,17 @@ def usable(task: str, name: str) -> bool:
 
 
 def samples(path) -> list[Sample]:
-    """Every item of the dataset at ``path`` as a :class:`Sample` (audio decoded once, then dropped)."""
+    """Every item of the dataset at ``path`` as a :class:`Sample` (audio decoded once, then dropped).
+
+    An item's audio-nuisance features leave out those its task declares as cues of that item alone
+    (``AuditSpec.cues_when``, :func:`auralgen.validation.nuisance.declared_for`); the model reads a
+    left-out feature as 0 there.
+    """
     out = []
     for item in iter_decoded(path):
         row = item.row
+        item_cues = nuisance.declared_for(row["task"], _params(row))
+        audio = nuisance_features(item.clips, item.sample_rate)
         out.append(
             Sample(
                 row["task"],
@@ -169,10 +177,19 @@ def samples(path) -> list[Sample]:
                 tuple(row["options"]),
                 int(row["answer_index"]),
                 metadata(item),
-                nuisance_features(item.clips, item.sample_rate),
+                {k: v for k, v in audio.items() if k.split(".", 1)[-1] not in item_cues},
             )
         )
     return out
+
+
+def _params(row: dict) -> dict | None:
+    """The row's ``params`` (only to apply the task's per-item cue declarations), None where absent or unreadable."""
+    try:
+        params = json.loads(row.get("params") or "null")
+    except (TypeError, ValueError):
+        return None
+    return params if isinstance(params, dict) else None
 
 
 # --- the four controls: fit(train samples of one task), predict(sample) -> option index -------------

@@ -157,6 +157,36 @@ def declared(task: str) -> frozenset[str]:
     return frozenset(k for k, f in AUDIT_FEATURE.items() if any(fnmatch(f, p) for p in targets))
 
 
+def declared_for(task: str, params: dict | None) -> frozenset[str]:
+    """The nuisance features one item of ``task`` declares as its cue beyond :func:`declared`: those of its
+    ``AuditSpec.cues_when`` entries that apply to the item's ``params``.
+
+    Parameters
+    ----------
+    task : str
+        The item's task name.
+    params : dict or None
+        The item's ``params``; None declares every entry (the cautious reading).
+
+    Returns
+    -------
+    frozenset of str
+        Names of :data:`AUDIT_FEATURE` (e.g. ``"lufs"``); empty for a task the registry does not know.
+
+    Examples
+    --------
+    >>> sorted(declared_for("temporal_reorder", {"process": "sweep"}))
+    []
+    >>> "lufs" in declared_for("temporal_reorder", {"process": "approaching"})
+    True
+    """
+    try:
+        patterns = task_class(task).audit.item_cues(params)
+    except (AuralgenError, KeyError, ImportError):
+        return frozenset()
+    return frozenset(k for k, f in AUDIT_FEATURE.items() if any(fnmatch(f, p) for p in patterns))
+
+
 def usable(task: str, name: str) -> bool:
     """Whether feature ``name`` (e.g. ``clip1.lead_s``) may be used by the nuisance control for ``task``."""
     return name.split(".", 1)[-1] not in declared(task)

@@ -6,7 +6,7 @@ import pytest
 
 from auralgen.generation.run import run as generate
 from auralgen.validation.controls import CONTROLS, Nuisance, Sample, audit_controls
-from auralgen.validation.nuisance import declared, nuisance_features, usable
+from auralgen.validation.nuisance import declared, declared_for, nuisance_features, usable
 from tests.support.builders import small_run
 
 SR = 16000
@@ -87,3 +87,38 @@ def test_the_audit_runs_the_nuisance_control_train_seed_to_test_seed(tmp_path):
     r = row["controls"]["nuisance"]
     assert row["n"] >= 60 and r["ci"][0] <= row["honest_chance"] + 0.05, r
     assert "audio=(e)" in report.table()
+
+
+def test_cues_of_some_items_are_left_out_of_those_items_only(tmp_path):
+    """temporal_reorder: level is the order's cue of an approaching source, level and timing of bouncing
+    impacts; the control reads neither there, but reads both on a sweep (where they must carry nothing)."""
+    from auralgen.validation.controls import samples
+
+    args = ("task=temporal_reorder", "task.items_per_level=4", "task.processes=[approaching,bouncing,sweep]")
+    generate(small_run(*args, out=tmp_path / "d"), log=lambda *_: None)
+    rows = {}
+    for s, item in zip(samples(tmp_path / "d"), _params_of(tmp_path / "d"), strict=True):
+        rows.setdefault(item["process"], []).append(set(s.audio))
+    assert set(rows) == {"approaching", "bouncing", "sweep"}
+    for process, keys in rows.items():
+        for k in keys:
+            assert ("clip1.lufs" in k) is (process == "sweep"), (process, sorted(k))
+            assert ("clip0.lead_s" in k) is (process != "bouncing"), (process, sorted(k))
+    assert not usable("temporal_reorder", "clip0.rms_dbfs")  # declared for the whole task: left out when fitting
+    assert declared_for("temporal_reorder", None) == declared_for("temporal_reorder", {"process": "bouncing"})
+    assert declared_for("pitch_relative", {"process": "bouncing"}) == frozenset()
+
+
+def _params_of(path):
+    import json
+
+    from auralgen.validation.read import iter_decoded
+
+    return [json.loads(item.row["params"]) for item in iter_decoded(path)]
+
+
+def test_a_malformed_per_item_cue_declaration_is_refused():
+    from auralgen.tasks.base import AuditSpec
+
+    with pytest.raises(TypeError, match=r"cues_when entry .* allowed: \(params key, values, feature patterns\)"):
+        AuditSpec(("difference",), cues_when=(("process", (), ("audio.*",)),))

@@ -213,6 +213,12 @@ def set_level_db_spl(x, level_db_spl: float, *, full_scale_db_spl: float = DEFAU
     Returns
     -------
     np.ndarray, same shape as ``x``, float64
+        A scaled copy of ``x`` whose RMS is ``level_db_spl`` dB SPL.
+
+    Raises
+    ------
+    ParameterError
+        If ``x`` is empty or its RMS is zero or not finite.
 
     Examples
     --------
@@ -264,6 +270,12 @@ def reference_threshold_db_spl(freq_hz):
     Returns
     -------
     float, or np.ndarray of the shape of ``freq_hz``
+        Threshold in dB SPL (a float for a scalar ``freq_hz``).
+
+    Raises
+    ------
+    ParameterError
+        If a frequency is not finite or lies outside :data:`THRESHOLD_RANGE_HZ`.
 
     Examples
     --------
@@ -393,6 +405,12 @@ def set_loudness_lufs(x, sample_rate: int, target_lufs: float) -> np.ndarray:
     Returns
     -------
     np.ndarray, same shape as ``x``, float64
+        A scaled copy of ``x`` whose integrated loudness is ``target_lufs`` LUFS.
+
+    Raises
+    ------
+    ParameterError
+        If ``x`` is too short, has the wrong shape or is silent after gating.
 
     Examples
     --------

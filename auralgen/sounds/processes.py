@@ -46,6 +46,28 @@ class Process(SoundKind):
         return self.signal(dur, n_samples(dur, sample_rate), spec["extent"], spec["start"], rng, sample_rate)
 
     def signal(self, dur: float, n: int, e: float, s0: float, rng, sr: int) -> np.ndarray:
+        """The process's whole signal; each process kind implements it.
+
+        Parameters
+        ----------
+        dur : float
+            Duration, in seconds (three segments).
+        n : int
+            Length, in samples (``round(dur * sr)``).
+        e : float
+            The recipe's ``extent``, 0..1 (how far the process moves).
+        s0 : float
+            The recipe's ``start``, 0..1 (where in its range the process starts).
+        rng : numpy.random.Generator
+            Generator seeded from the recipe's ``seed``.
+        sr : int
+            Sampling rate, in Hz.
+
+        Returns
+        -------
+        ndarray, shape (n,), float64
+            The unscaled signal.
+        """
         raise NotImplementedError
 
 
@@ -154,7 +176,19 @@ PROCESSES = tuple(k for k in REORDER.kinds() if k != "recording")  # the synthes
 
 
 def render_process(p: dict[str, Any]) -> np.ndarray:
-    """The whole process (1-D float64, 3 segments long) from its params."""
+    """The whole process (1-D float64, 3 segments long) from its params.
+
+    Parameters
+    ----------
+    p : dict of str to Any
+        The item's params: ``process``, ``sample_rate_hz`` (Hz), ``segment_s`` (seconds), ``extent``,
+        ``start`` and ``seed`` (plus the file fields of a recording).
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The unscaled signal, ``3 * segment_s`` seconds long.
+    """
     return REORDER.render(p, p["sample_rate_hz"], kind=p["process"], key="process")
 
 

@@ -112,8 +112,8 @@ class Bouncing(Process):
     def signal(self, dur, n, e, s0, rng, sr):
         """Impacts from 0.05 s to the end: the interval shrinks to ``1 - 0.75 * extent`` of its start
         and the amplitude falls ``BOUNCE_DROP_DB * extent`` dB over the whole process, both
-        exponentially in time, so every segment holds impacts (a per-impact ratio let the impacts
-        die out within the first two segments and left the last one digitally silent)."""
+        exponentially in time, so every segment holds impacts (a fixed per-impact ratio would let the
+        impacts die out within the first two segments and leave the last one digitally silent)."""
         x = np.zeros(n)
         t, interval0 = 0.05, 0.45 * (0.8 + 0.4 * s0)
         while t < dur - 0.05:

@@ -27,7 +27,7 @@ that level. Every other task is *presented*: it renders with full scale
 -45 to -27 LUFS, the range of the tasks whose loudness is given in LUFS), well above the floor of a 16-bit
 pipeline and below clipping; it is played at any comfortable level. The recipe keeps its dB SPL values and
 the full scale it was rendered at (``params["full_scale_db_spl"]``), so its physical level is still stated.
-With the calibrated full scale for every task, 18 tasks sat at -70 to -85 dBFS RMS.
+With the calibrated full scale for every task, 18 tasks would sit at -70 to -85 dBFS RMS.
 
 dB HL via ISO 389-7
 -------------------

@@ -15,9 +15,26 @@ MIN_SOURCE_S = 0.01  # shorter than this, a file holds no sound to speak of
 
 
 def check_audio_info(info, name: str, where: str) -> None:
-    """Refuse, before reading any sample, a file whose header declares a sample rate outside
-    [:data:`MIN_RATE_HZ`, :data:`MAX_RATE_HZ`] or more than :data:`MAX_FILE_S` of audio
-    (a header claiming 2,147,483,647 Hz would make resampling allocate hundreds of GiB)."""
+    """Refuse, before reading any sample, a file whose header is out of bounds.
+
+    Out of bounds: a sample rate outside [:data:`MIN_RATE_HZ`, :data:`MAX_RATE_HZ`], more than
+    :data:`MAX_FILE_S` of audio or more than 64 channels (a header claiming 2,147,483,647 Hz would make
+    resampling allocate hundreds of GiB).
+
+    Parameters
+    ----------
+    info : soundfile info
+        The header, as ``soundfile.info(path)`` returns it (``samplerate`` in Hz, ``frames``, ``channels``).
+    name : str
+        The file's name, quoted in the error.
+    where : str
+        What the file belongs to (a config key such as ``sources_dir``), quoted in the error.
+
+    Raises
+    ------
+    ParameterError
+        If the header declares a rate, length or channel count outside the bounds.
+    """
     rate, frames = int(info.samplerate), int(info.frames)
     if not MIN_RATE_HZ <= rate <= MAX_RATE_HZ:
         raise ParameterError(
@@ -46,9 +63,25 @@ def _dbfs(x: float) -> str:
 
 
 def bad_audio(x: np.ndarray, sample_rate: int) -> str | None:
-    """Why the audio ``x`` (float ``[frames, channels]``) cannot be a source, or ``None``: NaN or
-    infinite samples, shorter than :data:`MIN_SOURCE_S`, a mono mix below :data:`SILENT_DBFS` (silent),
-    or channels that cancel in the mix (the mix :data:`CANCEL_DB` below the channels' level)."""
+    """Why the audio ``x`` cannot be a source, or ``None``.
+
+    Refused: NaN or infinite samples, shorter than :data:`MIN_SOURCE_S`, a mono mix below
+    :data:`SILENT_DBFS` (silent), or channels that cancel in the mix (the mix :data:`CANCEL_DB`
+    below the channels' level).
+
+    Parameters
+    ----------
+    x : ndarray, shape (frames, channels), float
+        The decoded audio, digital full scale.
+    sample_rate : int
+        Its sampling rate, in Hz.
+
+    Returns
+    -------
+    str or None
+        The reason, worded to follow the file's name ("is silent (peak -96.3 dBFS)"), or None when
+        the audio can be a source.
+    """
     if x.shape[0] < max(1, round(MIN_SOURCE_S * sample_rate)):
         return f"is too short ({x.shape[0]} samples at {sample_rate} Hz)"
     if not np.isfinite(x).all():

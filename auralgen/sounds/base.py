@@ -55,12 +55,42 @@ class SoundKind:
     tags: ClassVar[frozenset[str]] = frozenset()
 
     def draw(self, rng: np.random.Generator, **constraints: Any) -> dict[str, Any]:
-        """The recipe of one sound, drawn from ``rng`` (the bytes of a dataset depend on the
-        number and order of its draws: keep them fixed)."""
+        """The recipe of one sound, drawn from ``rng``.
+
+        The bytes of a dataset depend on the number and order of its draws: keep them fixed.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The item's generator.
+        **constraints : Any
+            What the task fixes (e.g. ``duration_s`` in seconds, a frequency range in Hz); each kind
+            documents the ones it reads.
+
+        Returns
+        -------
+        dict of str to Any
+            The JSON-able recipe, holding ``kind`` and everything :meth:`render` needs.
+        """
         raise NotImplementedError
 
     def render(self, spec: Mapping[str, Any], sample_rate: int, **options: Any) -> np.ndarray:
-        """The signal ``[n]`` (float64) of recipe ``spec`` at ``sample_rate`` Hz."""
+        """The signal of recipe ``spec`` at ``sample_rate`` Hz.
+
+        Parameters
+        ----------
+        spec : Mapping of str to Any
+            A recipe made by :meth:`draw`.
+        sample_rate : int
+            Sampling rate, in Hz.
+        **options : Any
+            Rendering options a kind accepts (e.g. a ramp length in seconds); others ignore them.
+
+        Returns
+        -------
+        ndarray, shape (samples,), float64
+            The sound.
+        """
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -85,11 +115,39 @@ class Palette(Mapping[str, SoundKind]):
         self._loaded = not modules
 
     def add(self, sound: SoundKind) -> SoundKind:
+        """Register one sound kind instance under its ``kind``.
+
+        Parameters
+        ----------
+        sound : SoundKind
+            The instance to add.
+
+        Returns
+        -------
+        SoundKind
+            ``sound`` itself.
+
+        Raises
+        ------
+        ParameterError
+            If another sound kind is already registered under the same ``kind``.
+        """
         self._kinds.register(sound.kind)(sound)
         return sound
 
     def remove(self, kind: str) -> None:
-        """Take ``kind`` out (tests that add a throw-away sound kind)."""
+        """Take ``kind`` out (tests that add a throw-away sound kind).
+
+        Parameters
+        ----------
+        kind : str
+            A registered kind.
+
+        Raises
+        ------
+        ParameterError
+            If ``kind`` is not registered.
+        """
         self._kinds.unregister(kind)
 
     def _load(self) -> Registry[SoundKind]:
@@ -101,15 +159,50 @@ class Palette(Mapping[str, SoundKind]):
 
     # -- lookup ---------------------------------------------------------------------------------
     def sound_kind(self, kind: str, *, key: str = "kind") -> SoundKind:
-        """The sound kind ``kind``; ``key`` names the config path in the error."""
+        """The sound kind ``kind``; ``key`` names the config path in the error.
+
+        Parameters
+        ----------
+        kind : str
+            The kind to look up.
+        key : str, optional
+            Config path quoted when ``kind`` is unknown (default ``"kind"``).
+
+        Returns
+        -------
+        SoundKind
+            The registered instance.
+
+        Raises
+        ------
+        ParameterError
+            If ``kind`` is not in the palette (the message lists the allowed kinds).
+        """
         return self._load().get(kind, key=key)
 
     def kinds(self, tag: str | None = None) -> tuple[str, ...]:
-        """Every kind in registration order (only those tagged ``tag`` if given)."""
+        """Every kind in registration order (only those tagged ``tag`` if given).
+
+        Parameters
+        ----------
+        tag : str or None, optional
+            A tag such as ``"pitched"`` or ``"impulsive"``; None (default) keeps every kind.
+
+        Returns
+        -------
+        tuple of str
+            The kinds.
+        """
         return tuple(k for k, s in self.items() if tag is None or tag in s.tags)
 
     def labels(self) -> dict[str, str]:
-        """``{kind: option text}``."""
+        """The option text of every kind.
+
+        Returns
+        -------
+        dict of str to str
+            ``{kind: option text}``, in registration order.
+        """
         return {k: s.label for k, s in self.items()}
 
     def __getitem__(self, kind: str) -> SoundKind:
@@ -126,7 +219,24 @@ class Palette(Mapping[str, SoundKind]):
 
     # -- the two things a task does -------------------------------------------------------------
     def draw(self, rng: np.random.Generator, kind: str, *, key: str = "kind", **constraints: Any) -> dict[str, Any]:
-        """The recipe of a ``kind`` sound (see :meth:`SoundKind.draw`)."""
+        """The recipe of a ``kind`` sound (see :meth:`SoundKind.draw`).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The item's generator.
+        kind : str
+            The sound kind to draw.
+        key : str, optional
+            Config path quoted when ``kind`` is unknown (default ``"kind"``).
+        **constraints : Any
+            Passed to the sound kind's ``draw``.
+
+        Returns
+        -------
+        dict of str to Any
+            The JSON-able recipe.
+        """
         return self.sound_kind(kind, key=key).draw(rng, **constraints)
 
     def render(
@@ -138,7 +248,26 @@ class Palette(Mapping[str, SoundKind]):
         key: str = "sound.kind",
         **options: Any,
     ) -> np.ndarray:
-        """The signal of ``spec`` (its ``kind`` unless given), rendered by that sound kind."""
+        """The signal of ``spec`` (its ``kind`` unless given), rendered by that sound kind.
+
+        Parameters
+        ----------
+        spec : Mapping of str to Any
+            A recipe made by :meth:`draw`.
+        sample_rate : int
+            Sampling rate, in Hz.
+        kind : str or None, optional
+            The sound kind to render with; None (default) reads ``spec["kind"]``.
+        key : str, optional
+            Config path quoted when the kind is unknown (default ``"sound.kind"``).
+        **options : Any
+            Passed to the sound kind's ``render``.
+
+        Returns
+        -------
+        ndarray, shape (samples,), float64
+            The sound.
+        """
         return self.sound_kind(spec.get("kind") if kind is None else kind, key=key).render(spec, sample_rate, **options)
 
 
@@ -153,12 +282,34 @@ for _name, _modules in (
 
 
 def palette(name: str) -> Palette:
-    """The palette ``name``; unknown names raise ``sound palette='x' is unknown; allowed: ...``."""
+    """The palette ``name``; unknown names raise ``sound palette='x' is unknown; allowed: ...``.
+
+    Parameters
+    ----------
+    name : str
+        One of ``tones``, ``events``, ``spatial``, ``reorder`` (or a palette registered later).
+
+    Returns
+    -------
+    Palette
+        The registered palette.
+    """
     return PALETTES.get(name)
 
 
 def register_sound_kind(cls: type[SoundKind]) -> type[SoundKind]:
-    """Class decorator: add one instance of ``cls`` to every palette it declares."""
+    """Class decorator: add one instance of ``cls`` to every palette it declares.
+
+    Returns
+    -------
+    type of SoundKind
+        ``cls`` itself, unchanged.
+
+    Raises
+    ------
+    ParameterError
+        If ``cls`` lacks ``kind`` or ``palettes``, or a palette already holds its ``kind``.
+    """
     if not isinstance(getattr(cls, "kind", None), str) or not cls.palettes:
         raise ParameterError(f"sound kind {cls.__qualname__} lacks kind or palettes; allowed: a class setting both")
     sound = cls()

@@ -74,7 +74,24 @@ ON_BAD = ("error", "skip")  # source.on_bad: what a file that bad_audio refuses 
 
 
 def check_source(data: Any) -> SourceConfig:
-    """The ``source`` group checked (and, for a recorded source, its corpus read) before any work."""
+    """The ``source`` group checked (and, for a recorded source, its corpus read) before any work.
+
+    Parameters
+    ----------
+    data : Mapping or None
+        The ``source`` config group as given (None or empty: ``source=procedural``).
+
+    Returns
+    -------
+    SourceConfig
+        The checked config, list fields as tuples and paths made relative (:func:`portable`).
+
+    Raises
+    ------
+    ParameterError
+        If a field is unknown or has no effect with the kind, ``on_bad`` is not one of ``error|skip``,
+        or a recorded corpus cannot be read or has no usable file.
+    """
     from auralgen.core.mapping import from_mapping
 
     cfg = from_mapping(SourceConfig, data or {}, "source")
@@ -119,18 +136,56 @@ class Corpus:
 
     @property
     def labels(self) -> tuple[str, ...]:
+        """The class labels of the entries, sorted."""
         return tuple(sorted({e.label for e in self.entries}))
 
     def of_label(self, label: str) -> tuple[Entry, ...]:
+        """The entries of one class.
+
+        Parameters
+        ----------
+        label : str
+            A class label.
+
+        Returns
+        -------
+        tuple of Entry
+            Its entries, in corpus order (empty for an unknown label).
+        """
         return tuple(e for e in self.entries if e.label == label)
 
     def pick(
         self, rng: np.random.Generator, *, duration_s: float, label: str | None = None, at_start: bool = False
     ) -> dict[str, Any]:
-        """The recipe of a ``duration_s`` piece of one entry (of ``label`` if given): the entry
-        uniformly among those long enough (a shorter one is used whole, padded), then the offset
-        uniformly inside it (two draws, in that order); ``at_start`` (and every SoundFont note): the
-        file's start (one draw), for events whose onset is the recording's own attack."""
+        """The recipe of a ``duration_s`` piece of one entry (of ``label`` if given).
+
+        The entry is drawn uniformly among those long enough (a shorter one is used whole, padded),
+        then the offset uniformly inside it (two draws, in that order). With ``at_start`` (and for every
+        SoundFont note) the piece starts at the file's start (one draw), for events whose onset is the
+        recording's own attack.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The item's generator.
+        duration_s : float
+            Length of the piece, in seconds.
+        label : str or None, optional
+            Draw only among entries of this class; None (default) draws among all.
+        at_start : bool, optional
+            Start the piece at the entry's start (no offset draw).
+
+        Returns
+        -------
+        dict of str to Any
+            The recipe: ``source``, ``root``, ``file``, ``label``, ``license``, ``attribution``,
+            ``sha256``, ``offset_s`` (seconds, rounded to 1 us) and the entry's extra pairs.
+
+        Raises
+        ------
+        ParameterError
+            If no entry has class ``label``.
+        """
         pool = self.of_label(label) if label is not None else self.entries
         long_enough = [e for e in pool if e.duration_s >= duration_s] or list(pool)
         if not long_enough:
@@ -152,7 +207,13 @@ class Corpus:
         }
 
     def card_rows(self) -> list[dict[str, str]]:
-        """One row per source file for the dataset card: file, label, license, attribution."""
+        """One row per source file for the dataset card: file, label, license, attribution.
+
+        Returns
+        -------
+        list of dict of str to str
+            The rows, in corpus order.
+        """
         return [
             {"file": e.file, "label": e.label, "license": e.license, "attribution": e.attribution} for e in self.entries
         ]
@@ -160,7 +221,23 @@ class Corpus:
 
 @functools.lru_cache(maxsize=8)
 def load_corpus(cfg: SourceConfig) -> Corpus:
-    """Read (and check) every file of the source once per process."""
+    """Read (and check) every file of the source once per process.
+
+    Parameters
+    ----------
+    cfg : SourceConfig
+        A checked, recorded source config (hashable: the cache key).
+
+    Returns
+    -------
+    Corpus
+        The entries kept by ``classes`` and ``min_duration_s``, and the files left out with why.
+
+    Raises
+    ------
+    ParameterError
+        If a file is refused, a named class has no usable file or no file is usable.
+    """
     kind = source_kind(cfg.kind)
     root = kind.root(cfg)
     entries = []
@@ -197,9 +274,23 @@ def _license_id(name: str) -> str:
 
 
 def dataset_license(cfg: SourceConfig, given: str | None) -> str:
-    """The dataset card's license: ``given`` (``export.license``, stated explicitly) when set; else the
-    one license every source file shares, public-domain files (CC0) taking the others' license;
-    procedural sounds: :data:`PROCEDURAL_LICENSE`.
+    """The dataset card's license.
+
+    ``given`` (``export.license``, stated explicitly) when set; else the one license every source
+    file shares, public-domain files (CC0) taking the others' license; procedural sounds:
+    :data:`PROCEDURAL_LICENSE`.
+
+    Parameters
+    ----------
+    cfg : SourceConfig
+        The run's source.
+    given : str or None
+        The license stated in the export config, or None.
+
+    Returns
+    -------
+    str
+        The license id (as the Hub's cards spell it, unless ``given``).
 
     Raises
     ------
@@ -207,6 +298,8 @@ def dataset_license(cfg: SourceConfig, given: str | None) -> str:
         When the files carry licenses that no one of them covers and ``given`` is None, naming
         each license with its file count.
 
+    Examples
+    --------
     >>> dataset_license(SourceConfig(), None), dataset_license(SourceConfig(), "MIT")
     ('cc-by-4.0', 'MIT')
     """
@@ -235,10 +328,23 @@ def _relative(path: str | None) -> str | None:
 
 
 def portable(cfg: SourceConfig) -> SourceConfig:
-    """``cfg`` with ``source.dir`` / ``source.path`` / a user's ``source.soundfont`` given as absolute
-    paths made relative to the working directory: the manifest's config, every recipe's ``root`` and
-    the card then hold no machine path, and a run from the same directory reads the same files. The
-    default SoundFont keeps its path (where the system package installs it)."""
+    """``cfg`` with its absolute paths made relative to the working directory.
+
+    Applies to ``source.dir``, ``source.path`` and a user's ``source.soundfont``: the manifest's
+    config, every recipe's ``root`` and the card then hold no machine path, and a run from the same
+    directory reads the same files. The default SoundFont keeps its path (where the system package
+    installs it).
+
+    Parameters
+    ----------
+    cfg : SourceConfig
+        A source config.
+
+    Returns
+    -------
+    SourceConfig
+        A copy with those paths relative (relative paths are kept as given).
+    """
     from auralgen.sounds.soundfont import DEFAULT_SF2
 
     sf2 = cfg.soundfont if cfg.soundfont in (None, DEFAULT_SF2) else _relative(cfg.soundfont)
@@ -251,14 +357,47 @@ def _kind_of(spec: dict[str, Any]):
 
 
 def plays_shifted(spec: dict[str, Any]) -> bool:
-    """Whether the recipe's kind plays its entry at a shifted pitch itself (a SoundFont note) rather
-    than having the pitch processed afterwards."""
+    """Whether the recipe's kind plays its entry at a shifted pitch itself.
+
+    A SoundFont note is played at the shifted pitch; other recordings have the pitch processed afterwards.
+
+    Parameters
+    ----------
+    spec : dict of str to Any
+        A recording recipe (:meth:`Corpus.pick`); without ``source`` it names a folder file.
+
+    Returns
+    -------
+    bool
+        True when :func:`read_entry` accepts a ``shift_cents``.
+    """
     return _kind_of(spec).plays_shifted
 
 
 def read_entry(spec: dict[str, Any], sample_rate: int, duration_s: float, *, shift_cents: float = 0.0) -> np.ndarray:
-    """The ``duration_s`` piece of the recipe's file at ``offset_s`` (mono float64 at ``sample_rate``;
-    zero-padded past the file's end). ``shift_cents`` only for a soundfont note (played at that pitch)."""
+    """The ``duration_s`` piece of the recipe's file at ``offset_s``, zero-padded past the file's end.
+
+    Parameters
+    ----------
+    spec : dict of str to Any
+        A recording recipe (:meth:`Corpus.pick`).
+    sample_rate : int
+        Output sampling rate, in Hz (the file is resampled).
+    duration_s : float
+        Length of the piece, in seconds.
+    shift_cents : float, optional
+        Pitch shift in cents, only for a kind that plays it (:func:`plays_shifted`, a SoundFont note).
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The mono piece, ``round(duration_s * sample_rate)`` samples.
+
+    Raises
+    ------
+    ParameterError
+        If ``shift_cents`` is set for a kind that cannot play it, or the file changed since the draw.
+    """
     from auralgen.synth import n_samples
 
     if shift_cents and not plays_shifted(spec):
@@ -282,6 +421,31 @@ class RecordingKind:
     def draw(
         self, rng: np.random.Generator, *, duration_s: float, corpus=None, label: str | None = None, **_: Any
     ) -> dict[str, Any]:
+        """The recipe of a piece of a corpus file: :meth:`Corpus.pick` plus ``kind`` and ``duration_s``.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The item's generator.
+        duration_s : float
+            Length of the piece, in seconds.
+        corpus : Corpus or None, optional
+            The run's corpus (required).
+        label : str or None, optional
+            Draw only among entries of this class.
+        **_ : Any
+            Other constraints, ignored.
+
+        Returns
+        -------
+        dict of str to Any
+            The recipe.
+
+        Raises
+        ------
+        ParameterError
+            If ``corpus`` is None (the run has no recorded source).
+        """
         if corpus is None:
             raise ParameterError("kind='recording' needs a recorded source; allowed: source=folder|hf|clips")
         return {
@@ -291,9 +455,34 @@ class RecordingKind:
         }
 
     def piece(self, spec: dict[str, Any], sample_rate: int) -> np.ndarray:
+        """The recipe's piece of its file (:func:`read_entry`).
+
+        Parameters
+        ----------
+        spec : dict of str to Any
+            A recipe of :meth:`draw`.
+        sample_rate : int
+            Sampling rate, in Hz.
+
+        Returns
+        -------
+        ndarray, shape (samples,), float64
+            The mono piece, ``round(spec["duration_s"] * sample_rate)`` samples.
+        """
         return read_entry(spec, sample_rate, spec["duration_s"])
 
 
 def sound_name(label: str) -> str:
-    """The option text of a class label: ``snare_drum`` -> ``the snare drum``."""
+    """The option text of a class label: ``snare_drum`` -> ``the snare drum``.
+
+    Parameters
+    ----------
+    label : str
+        A class label.
+
+    Returns
+    -------
+    str
+        The option text.
+    """
     return "the " + label.replace("_", " ").strip()

@@ -29,6 +29,18 @@ METADATA_FILES = ("metadata.csv", "metadata.jsonl")
 
 
 def sha16(data: bytes) -> str:
+    """The first 16 hex digits of the SHA-256 of ``data`` (the hash a recipe stores).
+
+    Parameters
+    ----------
+    data : bytes
+        A file's bytes.
+
+    Returns
+    -------
+    str
+        16 lower-case hex digits.
+    """
     return hashlib.sha256(data).hexdigest()[:16]
 
 
@@ -58,8 +70,25 @@ def _decode_channels(data: bytes, name: str) -> tuple[np.ndarray, int]:
 
 
 def regular_file(p: Path, where: str, allowed: str = "regular audio files") -> None:
-    """``p`` is a regular file after symlinks, checked without opening it (opening a named pipe
-    would wait forever for a writer); else one line naming ``where`` it is and what it is."""
+    """Check that ``p`` is a regular file after symlinks, without opening it.
+
+    Opening a named pipe would wait forever for a writer; anything else is one line naming
+    ``where`` it is and what it is.
+
+    Parameters
+    ----------
+    p : Path
+        The file to check.
+    where : str
+        Where it was found (e.g. ``source.dir='sounds'``), quoted in the error.
+    allowed : str, optional
+        What is allowed, quoted in the error (default ``"regular audio files"``).
+
+    Raises
+    ------
+    ParameterError
+        If ``p`` is a directory, a named pipe, a broken or looping symlink or cannot be read.
+    """
     try:
         mode = p.stat().st_mode
     except OSError as exc:
@@ -150,7 +179,26 @@ def _entry(cfg: SourceConfig, name: str, row: dict[str, Any], data: bytes, key: 
 
 
 def folder_items(cfg: SourceConfig, root: Path) -> list[tuple[str, dict[str, Any], bytes]]:
-    """``(relative file, metadata row, bytes)`` of a folder corpus, in file order."""
+    """``(relative file, metadata row, bytes)`` of a folder corpus, in file order.
+
+    Parameters
+    ----------
+    cfg : SourceConfig
+        The source config (``dir`` and the column names).
+    root : Path
+        The corpus folder.
+
+    Returns
+    -------
+    list of tuple of (str, dict, bytes)
+        The file relative to ``root`` (POSIX), its metadata row (or ``{label_column: folder}``)
+        and the file's bytes.
+
+    Raises
+    ------
+    ParameterError
+        If the folder or its metadata is invalid, or a file it names is missing or not a regular file.
+    """
     key, items = "source.dir", []
     for name, row in _folder_rows(cfg, root):
         p = root / name
@@ -166,9 +214,33 @@ def folder_items(cfg: SourceConfig, root: Path) -> list[tuple[str, dict[str, Any
 def file_entries(
     cfg: SourceConfig, items, key: str, *, labelled: bool, extra: tuple = ()
 ) -> tuple[list[Entry], list[tuple[str, str]]]:
-    """The entries of ``items`` (``(file, row, bytes)``), each with the recipe's ``extra`` pairs,
-    and the files left out by ``source.on_bad=skip`` (``(file, reason)``); ``key`` names the
-    source in messages, ``labelled``: a file without a label is refused."""
+    """The entries of ``items`` and the files left out by ``source.on_bad=skip``.
+
+    Parameters
+    ----------
+    cfg : SourceConfig
+        The source config (column names, ``license``, ``on_bad``).
+    items : iterable of tuple of (str, dict, bytes)
+        ``(file, metadata row, bytes)`` as :func:`folder_items` or :func:`hf_items` give them.
+    key : str
+        Names the source in messages (e.g. ``source.dir``).
+    labelled : bool
+        If true, a file without a label is refused.
+    extra : tuple, optional
+        ``(name, value)`` pairs every entry's recipe carries.
+
+    Returns
+    -------
+    entries : list of Entry
+        The decoded entries (duration in seconds), in ``items`` order.
+    skipped : list of tuple of (str, str)
+        ``(file, reason)`` of each file left out as bad.
+
+    Raises
+    ------
+    ParameterError
+        If a file lacks a label (when ``labelled``) or a license, or is bad and ``on_bad`` is ``error``.
+    """
     entries, skipped = [], []
     for name, row, data in items:
         try:
@@ -195,7 +267,25 @@ def _parquet_rows(path: Path, cfg: SourceConfig) -> list[dict[str, Any]]:
 
 
 def hf_items(cfg: SourceConfig, root: Path) -> list[tuple[str, dict[str, Any], bytes]]:
-    """``(#row, row, audio bytes)`` of a local HF dataset: a ``save_to_disk`` folder or parquet files."""
+    """``(#row, row, audio bytes)`` of a local HF dataset: a ``save_to_disk`` folder or parquet files.
+
+    Parameters
+    ----------
+    cfg : SourceConfig
+        The source config (``path``, ``audio_column``).
+    root : Path
+        The dataset folder or parquet file.
+
+    Returns
+    -------
+    list of tuple of (str, dict, bytes)
+        ``"#<row>"``, the row without its audio column, and the audio file's bytes.
+
+    Raises
+    ------
+    ParameterError
+        If ``root`` is missing, not a dataset, a parquet file is damaged or a row has no audio.
+    """
 
     if not root.exists():
         raise ParameterError(
@@ -235,6 +325,31 @@ def _hf_bytes(root: str, audio_column: str) -> dict[str, bytes]:
 
 @functools.lru_cache(maxsize=256)
 def decoded(root: str, file: str, sha256: str, sample_rate: int, audio_column: str) -> np.ndarray:
+    """The mono audio a recipe names, checked against its hash and resampled (cached, read-only).
+
+    Parameters
+    ----------
+    root : str
+        The corpus root (a folder, or an HF dataset).
+    file : str
+        The file relative to ``root``, or ``"#<row>"`` of an HF dataset.
+    sha256 : str
+        The 16 hex digits the recipe stores (:func:`sha16`).
+    sample_rate : int
+        Output sampling rate, in Hz.
+    audio_column : str
+        The HF dataset's audio column.
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The whole file's mono mix at ``sample_rate`` (read-only).
+
+    Raises
+    ------
+    ParameterError
+        If the file or row is missing, changed since the draw, or is bad audio.
+    """
     if file.startswith("#"):
         data = _hf_bytes(root, audio_column).get(file)
         if data is None:

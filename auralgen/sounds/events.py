@@ -170,12 +170,45 @@ CONTINUOUS = EVENTS.kinds("continuous")
 
 
 def draw_sound(rng: np.random.Generator, kind: str, duration_s: float) -> dict[str, Any]:
-    """Draw the spectral / rhythmic fields of one ``kind`` (never its level or onset)."""
+    """Draw the spectral / rhythmic fields of one ``kind`` (never its level or onset).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The item's generator.
+    kind : str
+        One of :data:`KINDS`.
+    duration_s : float
+        Duration of the sound, in seconds.
+
+    Returns
+    -------
+    dict of str to Any
+        The recipe: ``kind``, ``duration_s`` and the kind's fields (frequencies in Hz, rates per second).
+    """
     return EVENTS.draw(rng, kind, duration_s=duration_s)
 
 
 def synth_sound(sound: dict[str, Any], sample_rate: int) -> np.ndarray:
-    """The raw mono signal ``[n]`` (float64, unscaled) of one sound dict."""
+    """The raw mono signal ``[n]`` (float64, unscaled) of one sound dict.
+
+    Parameters
+    ----------
+    sound : dict of str to Any
+        A recipe of :func:`draw_sound`.
+    sample_rate : int
+        Sampling rate, in Hz (at least :data:`MIN_SAMPLE_RATE`).
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The sound, ``round(duration_s * sample_rate)`` samples, at its raw level.
+
+    Raises
+    ------
+    ParameterError
+        If ``sample_rate`` is below :data:`MIN_SAMPLE_RATE` or the kind is unknown.
+    """
     if sample_rate < MIN_SAMPLE_RATE:
         raise ParameterError(
             f"sample_rate={sample_rate} is too low for the mixture sounds; allowed: >= {MIN_SAMPLE_RATE}"
@@ -196,5 +229,16 @@ class Recording(RecordingKind, SoundKind):
 
 
 def event_name(sound: dict[str, Any]) -> str:
-    """The option text of one sound: its class for a recording, else its kind's name."""
+    """The option text of one sound: its class for a recording, else its kind's name.
+
+    Parameters
+    ----------
+    sound : dict of str to Any
+        A recipe of the ``events`` palette.
+
+    Returns
+    -------
+    str
+        E.g. ``"the rising sweep"`` or ``"the snare drum"``.
+    """
     return sound_name(sound["label"]) if sound["kind"] == "recording" else NAMES[sound["kind"]]

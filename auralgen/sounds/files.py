@@ -42,12 +42,46 @@ def _read_checked(path: str, key: str) -> tuple[np.ndarray, int]:
 
 
 def check_source_file(path: str, key: str = "sources_dir") -> None:
-    """Read ``path`` and refuse it in one line if it cannot be a source (see :func:`_read_checked`)."""
+    """Read ``path`` and refuse it in one line if it cannot be a source (see :func:`_read_checked`).
+
+    Parameters
+    ----------
+    path : str
+        A WAV/FLAC file.
+    key : str, optional
+        Config key the file belongs to, quoted in the error (default ``"sources_dir"``).
+
+    Raises
+    ------
+    ParameterError
+        If the file is unreadable, its header is out of bounds or its audio is silent, non-finite,
+        too short or cancels in the mono mix.
+    """
     _read_checked(path, key)
 
 
 def read_source_file(path: str, sample_rate: int, duration_s: float) -> np.ndarray:
-    """Mono downmix of a WAV/FLAC file, resampled to ``sample_rate``, cut or zero-padded to ``duration_s``."""
+    """Mono downmix of a WAV/FLAC file, resampled to ``sample_rate``, cut or zero-padded to ``duration_s``.
+
+    Parameters
+    ----------
+    path : str
+        A WAV/FLAC file.
+    sample_rate : int
+        Output sampling rate, in Hz.
+    duration_s : float
+        Output duration, in seconds.
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        ``round(duration_s * sample_rate)`` samples, digital full scale.
+
+    Raises
+    ------
+    ParameterError
+        If the file cannot be a source (see :func:`check_source_file`).
+    """
     from scipy.signal import resample_poly
 
     data, sr = _read_checked(path, "sources_dir")

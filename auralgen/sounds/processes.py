@@ -46,6 +46,28 @@ class Process(SoundKind):
         return self.signal(dur, n_samples(dur, sample_rate), spec["extent"], spec["start"], rng, sample_rate)
 
     def signal(self, dur: float, n: int, e: float, s0: float, rng, sr: int) -> np.ndarray:
+        """The process's whole signal; each process kind implements it.
+
+        Parameters
+        ----------
+        dur : float
+            Duration, in seconds (three segments).
+        n : int
+            Length, in samples (``round(dur * sr)``).
+        e : float
+            The recipe's ``extent``, 0..1 (how far the process moves).
+        s0 : float
+            The recipe's ``start``, 0..1 (where in its range the process starts).
+        rng : numpy.random.Generator
+            Generator seeded from the recipe's ``seed``.
+        sr : int
+            Sampling rate, in Hz.
+
+        Returns
+        -------
+        ndarray, shape (n,), float64
+            The unscaled signal.
+        """
         raise NotImplementedError
 
 
@@ -90,8 +112,8 @@ class Bouncing(Process):
     def signal(self, dur, n, e, s0, rng, sr):
         """Impacts from 0.05 s to the end: the interval shrinks to ``1 - 0.75 * extent`` of its start
         and the amplitude falls ``BOUNCE_DROP_DB * extent`` dB over the whole process, both
-        exponentially in time, so every segment holds impacts (a per-impact ratio let the impacts
-        die out within the first two segments and left the last one digitally silent)."""
+        exponentially in time, so every segment holds impacts (a fixed per-impact ratio would let the
+        impacts die out within the first two segments and leave the last one digitally silent)."""
         x = np.zeros(n)
         t, interval0 = 0.05, 0.45 * (0.8 + 0.4 * s0)
         while t < dur - 0.05:
@@ -154,7 +176,19 @@ PROCESSES = tuple(k for k in REORDER.kinds() if k != "recording")  # the synthes
 
 
 def render_process(p: dict[str, Any]) -> np.ndarray:
-    """The whole process (1-D float64, 3 segments long) from its params."""
+    """The whole process (1-D float64, 3 segments long) from its params.
+
+    Parameters
+    ----------
+    p : dict of str to Any
+        The item's params: ``process``, ``sample_rate_hz`` (Hz), ``segment_s`` (seconds), ``extent``,
+        ``start`` and ``seed`` (plus the file fields of a recording).
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The unscaled signal, ``3 * segment_s`` seconds long.
+    """
     return REORDER.render(p, p["sample_rate_hz"], kind=p["process"], key="process")
 
 

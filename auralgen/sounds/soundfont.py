@@ -59,14 +59,36 @@ def _fluidsynth():
 
 
 def version() -> str:
-    """FluidSynth's version string (part of every recipe: another version may render other bytes)."""
+    """FluidSynth's version string (part of every recipe: another version may render other bytes).
+
+    Returns
+    -------
+    str
+        ``"fluidsynth <version>"``.
+
+    Raises
+    ------
+    ParameterError
+        If pyfluidsynth or the FluidSynth library is missing (the install line).
+    """
     fl = _fluidsynth()._fl
     fl.fluid_version_str.restype = ctypes.c_char_p
     return "fluidsynth " + fl.fluid_version_str().decode()
 
 
 def check_installed(path: str) -> None:
-    """FluidSynth importable and ``path`` a readable SoundFont file, or one clear line."""
+    """FluidSynth importable and ``path`` a readable SoundFont file, or one clear line.
+
+    Parameters
+    ----------
+    path : str
+        The .sf2 file.
+
+    Raises
+    ------
+    ParameterError
+        If ``path`` is not a file or FluidSynth cannot be imported.
+    """
     if not Path(path).is_file():
         hint = INSTALL_HINT if path == DEFAULT_SF2 else "allowed: a .sf2 file (source.soundfont=<path>)"
         raise ParameterError(f"source.soundfont={path!r} is not a file; {hint}")
@@ -75,7 +97,22 @@ def check_installed(path: str) -> None:
 
 @functools.lru_cache(maxsize=4)
 def file_sha(path: str, size: int, mtime_ns: int) -> str:
-    """First 16 hex digits of the file's SHA-256 (cached per path, size and modification time)."""
+    """First 16 hex digits of the file's SHA-256 (cached per path, size and modification time).
+
+    Parameters
+    ----------
+    path : str
+        The file.
+    size : int
+        Its size, in bytes (part of the cache key).
+    mtime_ns : int
+        Its modification time, in nanoseconds (part of the cache key).
+
+    Returns
+    -------
+    str
+        16 lower-case hex digits.
+    """
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 22), b""):
@@ -84,6 +121,18 @@ def file_sha(path: str, size: int, mtime_ns: int) -> str:
 
 
 def sha_of(path: str) -> str:
+    """First 16 hex digits of the SHA-256 of the file at ``path`` (recomputed when it changes).
+
+    Parameters
+    ----------
+    path : str
+        The file.
+
+    Returns
+    -------
+    str
+        16 lower-case hex digits.
+    """
     st = Path(path).stat()
     return file_sha(path, st.st_size, st.st_mtime_ns)
 
@@ -121,7 +170,20 @@ class _Synth:
 
 
 def preset_names(path: str, programs) -> dict[int, str | None]:
-    """The SoundFont's preset name of each bank-0 ``program`` (None where it has none)."""
+    """The SoundFont's preset name of each bank-0 ``program`` (None where it has none).
+
+    Parameters
+    ----------
+    path : str
+        The .sf2 file.
+    programs : iterable of int
+        General MIDI program numbers, 0..127.
+
+    Returns
+    -------
+    dict of int to (str or None)
+        ``{program: preset name}``.
+    """
     s = _Synth(path, SAMPLE_RATES[0])  # any rate: only the names are read
     try:
         return {int(p): s.preset_name(int(p)) for p in programs}
@@ -130,7 +192,27 @@ def preset_names(path: str, programs) -> dict[int, str | None]:
 
 
 def key_and_bend(note: int, shift_cents: float) -> tuple[int, int]:
-    """The MIDI key and the 14-bit bend offset (-8192..8191) that play ``note`` moved by ``shift_cents``."""
+    """The MIDI key and the 14-bit bend offset (-8192..8191) that play ``note`` moved by ``shift_cents``.
+
+    Parameters
+    ----------
+    note : int
+        MIDI key, 0..127.
+    shift_cents : float
+        Pitch shift, in cents.
+
+    Returns
+    -------
+    key : int
+        The nearest MIDI key.
+    bend : int
+        The pitch-bend offset for the remaining cents (of a 2-semitone bend range).
+
+    Raises
+    ------
+    ParameterError
+        If the shifted key leaves 0..127.
+    """
     steps = int(round(shift_cents / 100.0))
     key = note + steps
     if not 0 <= key <= 127:
@@ -145,7 +227,30 @@ def key_and_bend(note: int, shift_cents: float) -> tuple[int, int]:
 def render_note(
     path: str, program: int, note: int, velocity: int, hold_s: float, sample_rate: int, shift_cents: float = 0.0
 ) -> np.ndarray:
-    """``note`` of ``program`` held ``hold_s`` then released for :data:`TAIL_S` (mono float64, read-only)."""
+    """``note`` of ``program`` held ``hold_s`` then released for :data:`TAIL_S` (cached, read-only).
+
+    Parameters
+    ----------
+    path : str
+        The .sf2 file.
+    program : int
+        General MIDI program of bank 0.
+    note : int
+        MIDI key.
+    velocity : int
+        MIDI velocity, 1..127.
+    hold_s : float
+        Time between note-on and note-off, in seconds.
+    sample_rate : int
+        Sampling rate, in Hz.
+    shift_cents : float, optional
+        Pitch shift, in cents, played by key and pitch bend.
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        Mono (mean of the two channels), ``round(hold_s * sample_rate) + round(TAIL_S * sample_rate)`` samples.
+    """
     key, bend = key_and_bend(note, shift_cents)
     s = _Synth(path, sample_rate)
     try:
@@ -162,7 +267,27 @@ def render_note(
 
 
 def render(spec: dict[str, Any], sample_rate: int, shift_cents: float = 0.0) -> np.ndarray:
-    """The whole note of a soundfont recipe (its ``root`` is the SoundFont), checked against its hash."""
+    """The whole note of a soundfont recipe (its ``root`` is the SoundFont), checked against its hash.
+
+    Parameters
+    ----------
+    spec : dict of str to Any
+        A soundfont recipe: ``root``, ``sha256``, ``synth``, ``program``, ``note``, ``velocity``, ``hold_s``.
+    sample_rate : int
+        Sampling rate, in Hz.
+    shift_cents : float, optional
+        Pitch shift, in cents (played, not processed).
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The mono note with its release (read-only).
+
+    Raises
+    ------
+    ParameterError
+        If the SoundFont is missing or changed, or another FluidSynth version is installed.
+    """
     path = spec["root"]
     if not Path(path).is_file():
         raise ParameterError(f"source.soundfont={path!r} is not a file; {INSTALL_HINT}")
@@ -183,14 +308,39 @@ def render(spec: dict[str, Any], sample_rate: int, shift_cents: float = 0.0) -> 
 
 
 def label_of(preset: str) -> str:
-    """The class label of a preset name: ``Nylon String Guitar`` -> ``nylon_string_guitar``."""
+    """The class label of a preset name: ``Nylon String Guitar`` -> ``nylon_string_guitar``.
+
+    Parameters
+    ----------
+    preset : str
+        A SoundFont preset name.
+
+    Returns
+    -------
+    str
+        The label: lower case, words joined by ``_``.
+    """
     return "_".join(preset.lower().replace("-", " ").split())
 
 
 def note_entries(cfg, path: str) -> list[dict[str, Any]]:
-    """The fields of one corpus entry (:class:`auralgen.sounds.corpus.Entry`) per program x note x
-    velocity of ``cfg`` (a ``source=soundfont`` config); a program the SoundFont lacks, a key or
-    velocity outside MIDI's range, or a user's SoundFont without ``source.license`` is refused."""
+    """The fields of one corpus entry (:class:`auralgen.sounds.corpus.Entry`) per program x note x velocity.
+
+    A program the SoundFont lacks, a key or velocity outside MIDI's range, a non-positive ``note_s`` or a
+    user's SoundFont without ``source.license`` is refused (ParameterError).
+
+    Parameters
+    ----------
+    cfg : SourceConfig
+        A ``source=soundfont`` config (``programs``, ``notes``, ``velocities``, ``note_s`` in seconds, ``license``).
+    path : str
+        The .sf2 file.
+
+    Returns
+    -------
+    list of dict of str to Any
+        Keyword arguments of an ``Entry``; ``duration_s`` is the hold plus :data:`TAIL_S`, in seconds.
+    """
     programs = DEFAULT_PROGRAMS if cfg.programs is None else cfg.programs
     for name, values, lo in (("programs", programs, 0), ("notes", cfg.notes, 0), ("velocities", cfg.velocities, 1)):
         if not values or any(not lo <= v <= 127 for v in values):

@@ -126,20 +126,72 @@ class SourceKind:
     root_key: ClassVar[str] = "source.dir"
 
     def check(self, cfg: SourceConfig) -> None:
-        """What must hold before the corpus is read (a required key, an installed library)."""
+        """What must hold before the corpus is read (a required key, an installed library).
+
+        Parameters
+        ----------
+        cfg : SourceConfig
+            The run's source config.
+
+        Raises
+        ------
+        ParameterError
+            If something the kind needs is missing (the base checks nothing).
+        """
 
     def root(self, cfg: SourceConfig) -> Path:
-        """The corpus root as the config gives it (relative to the working directory when relative):
-        recipes store this string, so the same config writes the same bytes wherever the project lives."""
+        """The corpus root as the config gives it (relative to the working directory when relative).
+
+        Recipes store this string, so the same config writes the same bytes wherever the project lives.
+
+        Parameters
+        ----------
+        cfg : SourceConfig
+            The run's source config.
+
+        Returns
+        -------
+        Path
+            The root (a folder, a dataset or a SoundFont file).
+        """
         raise NotImplementedError
 
     def entries(self, cfg: SourceConfig, root: Path) -> tuple[list[Entry], list[tuple[str, str]]]:
-        """Every entry the corpus offers (before the class and duration filters), and the files
-        left out as bad (``(file, reason)``)."""
+        """Every entry the corpus offers (before the class and duration filters), and the files left out as bad.
+
+        Parameters
+        ----------
+        cfg : SourceConfig
+            The run's source config.
+        root : Path
+            The root from :meth:`root`.
+
+        Returns
+        -------
+        entries : list of Entry
+            The entries, in a stable order.
+        skipped : list of tuple of (str, str)
+            ``(file, reason)`` of each file left out.
+        """
         raise NotImplementedError
 
     def read(self, spec: dict[str, Any], sample_rate: int, shift_cents: float) -> np.ndarray:
-        """The whole entry a recipe names (mono float64 at ``sample_rate``), checked against its hash."""
+        """The whole entry a recipe names, checked against its hash.
+
+        Parameters
+        ----------
+        spec : dict of str to Any
+            A recording recipe (``root``, ``file``, ``sha256``, ...).
+        sample_rate : int
+            Output sampling rate, in Hz.
+        shift_cents : float
+            Pitch shift, in cents, for a kind that :attr:`plays_shifted` (else 0).
+
+        Returns
+        -------
+        ndarray, shape (samples,), float64
+            The entry's mono audio at ``sample_rate``.
+        """
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -160,13 +212,32 @@ SOURCES: Registry[SourceKind] = Registry(
 
 
 def register_source_kind(cls: type[SourceKind]) -> type[SourceKind]:
-    """Class decorator: register one instance of ``cls`` under ``cls.name``."""
+    """Class decorator: register one instance of ``cls`` under ``cls.name``.
+
+    Returns
+    -------
+    type of SourceKind
+        ``cls`` itself, unchanged.
+    """
     SOURCES.register(cls.name)(cls())
     return cls
 
 
 def source_kind(name: str, *, key: str = "source.kind") -> SourceKind:
-    """The registered kind ``name``; an unknown one is one line naming the allowed kinds."""
+    """The registered kind ``name``; an unknown one is one line naming the allowed kinds.
+
+    Parameters
+    ----------
+    name : str
+        A ``source=`` value.
+    key : str, optional
+        Config path quoted in the error (default ``"source.kind"``).
+
+    Returns
+    -------
+    SourceKind
+        The registered instance.
+    """
     return SOURCES.get(name, key=key)
 
 

@@ -43,6 +43,20 @@ class SpatialKind(SoundKind):
         return spec
 
     def fields(self, rng: np.random.Generator, **constraints: Any) -> dict[str, Any]:
+        """The kind's own recipe fields, drawn after the seed (none for the base).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The item's generator.
+        **constraints : Any
+            The task's constraints (e.g. ``files`` for the ``file`` kind).
+
+        Returns
+        -------
+        dict of str to Any
+            The fields (e.g. ``f0_hz`` in Hz, ``rate_hz`` in clicks per second).
+        """
         return {}
 
 
@@ -122,7 +136,27 @@ def source_signal(spec: dict[str, Any], sample_rate: int, *, ramp_s: float) -> n
     A task renders an item's sources, then its measurement rebuilds the same dry signals: the last
     :data:`MEMO_SIZE` synthesized ones (kinds of :data:`SYNTH_KINDS`, a pure function of the recipe)
     are kept and returned again, the same array, not a copy, so it cannot be written to. A ``file``
-    source is read each time."""
+    source is read each time.
+
+    Parameters
+    ----------
+    spec : dict of str to Any
+        A recipe of the ``spatial`` palette.
+    sample_rate : int
+        Sampling rate, in Hz.
+    ramp_s : float
+        Length of each raised-cosine ramp, in seconds (kinds without ramps ignore it).
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The signal, ``round(duration_s * sample_rate)`` samples, unit RMS, read-only.
+
+    Raises
+    ------
+    ParameterError
+        If the kind is unknown or the signal is silent.
+    """
     key = None
     if spec.get("kind") in SYNTH_KINDS:
         key = (json.dumps(spec, sort_keys=True, default=repr), int(sample_rate), float(ramp_s))

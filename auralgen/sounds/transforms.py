@@ -19,7 +19,29 @@ from auralgen.synth import n_samples
 
 
 def stretch_shift(x: np.ndarray, sample_rate: int, *, duration_s: float, shift_cents: float = 0.0) -> np.ndarray:
-    """``x`` shifted by ``shift_cents`` and stretched to ``duration_s`` (identity when neither applies)."""
+    """``x`` shifted by ``shift_cents`` and stretched to ``duration_s`` (identity when neither applies).
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A mono clip.
+    sample_rate : int
+        Sampling rate, in Hz.
+    duration_s : float
+        Wanted duration, in seconds; the result is ``round(duration_s * sample_rate)`` samples.
+    shift_cents : float, optional
+        Pitch shift, in cents (100 per semitone; default 0).
+
+    Returns
+    -------
+    ndarray, shape (samples,)
+        The transformed clip (float64), or ``x`` itself when no transform is needed.
+
+    Raises
+    ------
+    ParameterError
+        If a transform is needed and librosa is not installed.
+    """
     n = n_samples(duration_s, sample_rate)
     if shift_cents == 0.0 and len(x) == n:
         return x

@@ -22,6 +22,27 @@ RISE_SPAN = 0.8  # the 10 %..90 % part of a linear ramp: rise time = 0.8 x ramp 
 def attack_envelope(n: int, sample_rate: int, *, rise_s: float, release_s: float) -> np.ndarray:
     """Gain ``[n]``: linear ramp of ``rise_s / 0.8`` s, steady 1, raised-cosine release of ``release_s``.
 
+    Parameters
+    ----------
+    n : int
+        Length of the envelope, in samples.
+    sample_rate : int
+        Sampling rate, in Hz.
+    rise_s : float
+        10-90 % rise time, in seconds (the linear ramp lasts ``rise_s / 0.8`` s).
+    release_s : float
+        Length of the raised-cosine release at the end, in seconds (0 for none).
+
+    Returns
+    -------
+    ndarray, shape (n,), float64
+        The gain, from 0 up to 1 and back down to 0 at the last sample when there is a release.
+
+    Raises
+    ------
+    ParameterError
+        If ``rise_s`` is not positive or the ramp plus the release is longer than ``n`` samples.
+
     Examples
     --------
     >>> g = attack_envelope(100, 1000, rise_s=0.008, release_s=0.01)
@@ -42,10 +63,23 @@ def attack_envelope(n: int, sample_rate: int, *, rise_s: float, release_s: float
 
 
 def render_attack(sound: dict, sample_rate: int) -> np.ndarray:
-    """One sound of an attack recipe (1-D float64): a pure tone at ``loudness_lufs`` (its steady
-    part: the carrier is set to that loudness before the envelope) under :func:`attack_envelope`.
+    """One sound of an attack recipe: a pure tone at its loudness under :func:`attack_envelope`.
 
-    ``sound`` holds ``freq_hz``, ``phase_rad``, ``duration_s``, ``rise_s``, ``release_s`` and ``loudness_lufs``.
+    The carrier is set to ``loudness_lufs`` before the envelope is applied, so ``loudness_lufs`` is
+    the loudness of the steady part.
+
+    Parameters
+    ----------
+    sound : dict
+        The recipe: ``freq_hz`` (Hz), ``phase_rad`` (radians), ``duration_s``, ``rise_s`` and
+        ``release_s`` (seconds) and ``loudness_lufs`` (LUFS).
+    sample_rate : int
+        Sampling rate, in Hz.
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The sound, ``round(duration_s * sample_rate)`` samples long.
     """
     carrier = tone(sound["freq_hz"], sound["duration_s"], sample_rate=sample_rate, phase_rad=sound["phase_rad"])
     carrier = set_loudness_lufs(carrier, sample_rate, sound["loudness_lufs"])

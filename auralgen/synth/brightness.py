@@ -27,12 +27,45 @@ TILT_RANGE_DB = (-60.0, 30.0)  # tilts the solver searches (dB/octave)
 
 
 def period_samples(f0_hz: float, sample_rate: int) -> int:
-    """The whole period (samples) nearest ``sample_rate / f0_hz``; the sound's F0 is ``sample_rate / period``."""
+    """The whole period nearest ``sample_rate / f0_hz``; the sound's F0 is ``sample_rate / period``.
+
+    Parameters
+    ----------
+    f0_hz : float
+        Wanted fundamental frequency, in Hz.
+    sample_rate : int
+        Sampling rate, in Hz.
+
+    Returns
+    -------
+    int
+        The period, in samples (at least 2).
+    """
     return max(2, int(round(sample_rate / float(f0_hz))))
 
 
 def harmonic_numbers(period: int, sample_rate: int, max_freq_hz: float) -> np.ndarray:
-    """Harmonic numbers ``1..K`` with ``K * f0`` at most ``max_freq_hz`` and below Nyquist (float64)."""
+    """Harmonic numbers ``1..K`` with ``K * f0`` at most ``max_freq_hz`` and below Nyquist.
+
+    Parameters
+    ----------
+    period : int
+        The fundamental period, in samples (``f0 = sample_rate / period``).
+    sample_rate : int
+        Sampling rate, in Hz.
+    max_freq_hz : float
+        Highest harmonic frequency allowed, in Hz.
+
+    Returns
+    -------
+    ndarray, shape (K,), float64
+        The harmonic numbers ``1.0, 2.0, ..., K``.
+
+    Raises
+    ------
+    ParameterError
+        If ``max_freq_hz`` is below the fundamental (no harmonic fits).
+    """
     f0 = sample_rate / period
     k_max = min(int(math.floor(max_freq_hz / f0 + 1e-9)), (period - 1) // 2)
     if k_max < 1:
@@ -43,23 +76,83 @@ def harmonic_numbers(period: int, sample_rate: int, max_freq_hz: float) -> np.nd
 
 
 def tilt_amplitudes(k: np.ndarray, tilt_db_per_octave: float) -> np.ndarray:
-    """Amplitudes ``k ** (tilt / 6.0206)`` of harmonics ``k`` (harmonic 1 has amplitude 1)."""
+    """Amplitudes ``k ** (tilt / 6.0206)`` of harmonics ``k`` (harmonic 1 has amplitude 1).
+
+    Parameters
+    ----------
+    k : ndarray, shape (K,)
+        Harmonic numbers (1-based).
+    tilt_db_per_octave : float
+        Spectral tilt, in dB per octave.
+
+    Returns
+    -------
+    ndarray, shape (K,), float64
+        Linear amplitude of each harmonic.
+    """
     return k ** (float(tilt_db_per_octave) / DB_PER_OCTAVE)
 
 
 def centroid_hz(k: np.ndarray, f0_hz: float, tilt_db_per_octave: float) -> float:
-    """Amplitude-weighted mean frequency (Hz) of harmonics ``k`` of ``f0_hz`` at ``tilt_db_per_octave``."""
+    """Amplitude-weighted mean frequency of harmonics ``k`` of ``f0_hz`` at ``tilt_db_per_octave``.
+
+    Parameters
+    ----------
+    k : ndarray, shape (K,)
+        Harmonic numbers (1-based).
+    f0_hz : float
+        Fundamental frequency, in Hz.
+    tilt_db_per_octave : float
+        Spectral tilt, in dB per octave.
+
+    Returns
+    -------
+    float
+        The spectral centroid, in Hz.
+    """
     a = tilt_amplitudes(k, tilt_db_per_octave)
     return float(f0_hz * np.sum(k * a) / np.sum(a))
 
 
 def centroid_range_hz(k: np.ndarray, f0_hz: float) -> tuple[float, float]:
-    """The lowest and highest centroid reachable with a tilt in :data:`TILT_RANGE_DB`."""
+    """The lowest and highest centroid reachable with a tilt in :data:`TILT_RANGE_DB`.
+
+    Parameters
+    ----------
+    k : ndarray, shape (K,)
+        Harmonic numbers (1-based).
+    f0_hz : float
+        Fundamental frequency, in Hz.
+
+    Returns
+    -------
+    tuple of (float, float)
+        The centroids at the lowest and at the highest tilt, in Hz.
+    """
     return centroid_hz(k, f0_hz, TILT_RANGE_DB[0]), centroid_hz(k, f0_hz, TILT_RANGE_DB[1])
 
 
 def tilt_for_centroid(k: np.ndarray, f0_hz: float, target_hz: float) -> float:
-    """The tilt (dB/octave) whose harmonic complex has centroid ``target_hz`` (Brent's method, to 1e-12 dB/octave).
+    """The tilt whose harmonic complex has centroid ``target_hz`` (Brent's method, to 1e-12 dB/octave).
+
+    Parameters
+    ----------
+    k : ndarray, shape (K,)
+        Harmonic numbers (1-based).
+    f0_hz : float
+        Fundamental frequency, in Hz.
+    target_hz : float
+        Wanted spectral centroid, in Hz.
+
+    Returns
+    -------
+    float
+        The tilt, in dB per octave, within :data:`TILT_RANGE_DB`.
+
+    Raises
+    ------
+    ParameterError
+        If ``target_hz`` is outside :func:`centroid_range_hz`.
 
     Examples
     --------
@@ -78,9 +171,24 @@ def tilt_for_centroid(k: np.ndarray, f0_hz: float, target_hz: float) -> float:
 
 
 def tilted_period(sound: dict, sample_rate: int, phases: np.ndarray | None = None) -> np.ndarray:
-    """One period (``period_samples`` samples, 1-D float64) of a brightness recipe's tilted harmonic
-    complex, ``a_k sin(k w t + phi_k)``: the recipe's own phases (from ``phase_seed``) unless ``phases``
-    (radians, at least as many as harmonics) are given."""
+    """One period of a brightness recipe's tilted harmonic complex, ``a_k sin(k w t + phi_k)``.
+
+    Parameters
+    ----------
+    sound : dict
+        The recipe: ``period_samples`` (samples), ``max_freq_hz`` (Hz), ``tilt_db_per_octave``
+        (dB/octave) and ``phase_seed`` (int, used when ``phases`` is None).
+    sample_rate : int
+        Sampling rate, in Hz.
+    phases : ndarray or None, optional
+        Harmonic phases, in radians, at least as many as harmonics; None (default) draws the
+        recipe's own, uniform in [0, 2 pi) from ``phase_seed``.
+
+    Returns
+    -------
+    ndarray, shape (period_samples,), float64
+        One period of the complex (harmonic 1 has amplitude 1).
+    """
     period = int(sound["period_samples"])
     k = harmonic_numbers(period, sample_rate, sound["max_freq_hz"])
     a = tilt_amplitudes(k, sound["tilt_db_per_octave"])
@@ -92,10 +200,22 @@ def tilted_period(sound: dict, sample_rate: int, phases: np.ndarray | None = Non
 
 
 def render_tilted(sound: dict, sample_rate: int, ramp_s: float) -> np.ndarray:
-    """One sound of a brightness recipe (1-D float64): the tilted complex, ramps, at its LUFS.
+    """One sound of a brightness recipe: the tilted complex, ramps, at its LUFS.
 
-    ``sound`` holds ``period_samples``, ``max_freq_hz``, ``tilt_db_per_octave``, ``phase_seed``
-    (harmonic phases, uniform in [0, 2 pi)), ``duration_s`` and ``loudness_lufs``.
+    Parameters
+    ----------
+    sound : dict
+        The recipe: ``period_samples``, ``max_freq_hz``, ``tilt_db_per_octave``, ``phase_seed``
+        (harmonic phases, uniform in [0, 2 pi)), ``duration_s`` (seconds) and ``loudness_lufs`` (LUFS).
+    sample_rate : int
+        Sampling rate, in Hz.
+    ramp_s : float
+        Length of each raised-cosine onset and offset ramp, in seconds.
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The sound, ``round(duration_s * sample_rate)`` samples long.
     """
     x = np.resize(tilted_period(sound, sample_rate), n_samples(sound["duration_s"], sample_rate))
     x = apply_ramps(x, sample_rate=sample_rate, ramp_s=ramp_s)
@@ -106,8 +226,26 @@ SHELF_RANGE_DB = (-36.0, 36.0)  # shelf gains a recorded sound's brightness is m
 
 
 def high_shelf(x: np.ndarray, sample_rate: int, corner_hz: float, gain_db: float) -> np.ndarray:
-    """``x`` through a second-order high shelf: ``gain_db`` above ``corner_hz``, 0 dB below (the
-    shelf of R. Bristow-Johnson's Audio EQ Cookbook, slope S = 1), float64, zero initial state."""
+    """``x`` through a second-order high shelf: ``gain_db`` above ``corner_hz``, 0 dB below.
+
+    The shelf is that of R. Bristow-Johnson's Audio EQ Cookbook (slope S = 1), with zero initial state.
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        The signal.
+    sample_rate : int
+        Sampling rate, in Hz.
+    corner_hz : float
+        Corner (midpoint) frequency of the shelf, in Hz.
+    gain_db : float
+        Gain above the corner, in dB (0 returns ``x`` unfiltered).
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The filtered signal.
+    """
     from scipy.signal import lfilter
 
     if gain_db == 0.0:
@@ -122,8 +260,24 @@ def high_shelf(x: np.ndarray, sample_rate: int, corner_hz: float, gain_db: float
 
 
 def render_shelved(piece: np.ndarray, sound: dict, sample_rate: int, ramp_s: float) -> np.ndarray:
-    """One recorded sound of a brightness pair: ``piece`` through the recipe's high shelf
-    (``shelf_hz``, ``shelf_db``), ramps, at its LUFS (1-D float64)."""
+    """One recorded sound of a brightness pair: ``piece`` through the recipe's high shelf, ramps, at its LUFS.
+
+    Parameters
+    ----------
+    piece : ndarray, shape (samples,)
+        The recorded excerpt.
+    sound : dict
+        The recipe: ``shelf_hz`` (Hz), ``shelf_db`` (dB) and ``loudness_lufs`` (LUFS).
+    sample_rate : int
+        Sampling rate, in Hz.
+    ramp_s : float
+        Length of each raised-cosine onset and offset ramp, in seconds.
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The sound, as long as ``piece``.
+    """
     x = high_shelf(piece, sample_rate, sound["shelf_hz"], sound["shelf_db"])
     x = apply_ramps(x, sample_rate=sample_rate, ramp_s=ramp_s)
     return set_loudness_lufs(x, sample_rate, sound["loudness_lufs"])

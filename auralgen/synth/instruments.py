@@ -54,22 +54,70 @@ WAVETABLE = 2048  # samples per cycle of the harmonic wavetables
 
 
 def hz_to_mel(f):
+    """Mel value ``1127 ln(1 + f / 700)`` of frequencies in Hz.
+
+    Parameters
+    ----------
+    f : float or array_like
+        Frequencies, in Hz.
+
+    Returns
+    -------
+    ndarray, float64
+        The mel values, same shape as ``f`` (0-d for a scalar).
+    """
     return 1127.0 * np.log1p(np.asarray(f, dtype=np.float64) / 700.0)
 
 
 def mel_to_hz(m):
+    """Frequency in Hz of mel values (inverse of :func:`hz_to_mel`).
+
+    Parameters
+    ----------
+    m : float or array_like
+        Mel values.
+
+    Returns
+    -------
+    ndarray, float64
+        The frequencies, in Hz, same shape as ``m`` (0-d for a scalar).
+    """
     return 700.0 * np.expm1(np.asarray(m, dtype=np.float64) / 1127.0)
 
 
 def band_centres_hz() -> np.ndarray:
-    """Centre frequencies (Hz) of the :data:`N_BANDS` mel bands."""
+    """Centre frequencies of the :data:`N_BANDS` mel bands.
+
+    Returns
+    -------
+    ndarray, shape (N_BANDS,), float64
+        The centres, in Hz, rising, between :data:`FMIN_HZ` and :data:`FMAX_HZ`.
+    """
     m = np.linspace(hz_to_mel(FMIN_HZ), hz_to_mel(FMAX_HZ), N_BANDS + 2)
     return mel_to_hz(m[1:-1])
 
 
 @lru_cache(maxsize=32)
 def mel_weights(n_fft: int, sample_rate: int) -> np.ndarray:
-    """Triangular mel filterbank ``[N_BANDS, n_fft // 2 + 1]`` over the rfft bins of ``n_fft`` samples."""
+    """Triangular mel filterbank over the rfft bins of ``n_fft`` samples.
+
+    Parameters
+    ----------
+    n_fft : int
+        FFT length, in samples.
+    sample_rate : int
+        Sampling rate, in Hz (Nyquist above :data:`FMAX_HZ`).
+
+    Returns
+    -------
+    ndarray, shape (N_BANDS, n_fft // 2 + 1), float64
+        The weights (read-only; cached per argument pair).
+
+    Raises
+    ------
+    ParameterError
+        If Nyquist is at or below :data:`FMAX_HZ`.
+    """
     if FMAX_HZ >= sample_rate / 2:
         raise ParameterError(
             f"sample_rate={sample_rate} puts Nyquist below the envelope's top band edge {FMAX_HZ} Hz; "
@@ -86,24 +134,70 @@ def mel_weights(n_fft: int, sample_rate: int) -> np.ndarray:
 
 
 def band_db(power: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Mel-band levels (dB) of an rfft power spectrum."""
+    """Mel-band levels of an rfft power spectrum.
+
+    Parameters
+    ----------
+    power : ndarray, shape (bins,)
+        Power spectrum, ``abs(rfft) ** 2``.
+    weights : ndarray, shape (N_BANDS, bins)
+        Filterbank from :func:`mel_weights`.
+
+    Returns
+    -------
+    ndarray, shape (N_BANDS,), float64
+        Band levels, in dB (``10 log10`` of the band power).
+    """
     return 10.0 * np.log10(weights @ power + 1e-30)
 
 
 def cepstrum(bands_db: np.ndarray) -> np.ndarray:
-    """Mel-cepstral coefficients 1..:data:`N_CEPS` (dB) of band levels (orthonormal DCT-II)."""
+    """Mel-cepstral coefficients 1..:data:`N_CEPS` of band levels (orthonormal DCT-II).
+
+    Parameters
+    ----------
+    bands_db : array_like, shape (N_BANDS,)
+        Mel-band levels, in dB.
+
+    Returns
+    -------
+    ndarray, shape (N_CEPS,), float64
+        Coefficients 1..N_CEPS, in dB (c0, the overall level, is left out).
+    """
     return dct(np.asarray(bands_db, dtype=np.float64), type=2, norm="ortho")[1 : N_CEPS + 1]
 
 
 def envelope_db(ceps) -> np.ndarray:
-    """Band levels (dB, zero mean) of cepstral coefficients 1..:data:`N_CEPS` (inverse of :func:`cepstrum`)."""
+    """Band levels of cepstral coefficients 1..:data:`N_CEPS` (inverse of :func:`cepstrum`).
+
+    Parameters
+    ----------
+    ceps : array_like, shape (N_CEPS,)
+        Mel-cepstral coefficients 1..N_CEPS, in dB.
+
+    Returns
+    -------
+    ndarray, shape (N_BANDS,), float64
+        Band levels, in dB, with zero mean.
+    """
     c = np.zeros(N_BANDS)
     c[1 : N_CEPS + 1] = np.asarray(ceps, dtype=np.float64)
     return idct(c, type=2, norm="ortho")
 
 
 def ceps_distance_db(a, b) -> float:
-    """Euclidean distance (dB) of two cepstral vectors: the timbre distance of two envelopes."""
+    """Euclidean distance of two cepstral vectors: the timbre distance of two envelopes.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (N_CEPS,)
+        Mel-cepstral coefficients 1..N_CEPS, in dB.
+
+    Returns
+    -------
+    float
+        The distance, in dB.
+    """
     return float(np.linalg.norm(np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)))
 
 
@@ -157,14 +251,31 @@ def _floor(f0_hz: float, t: np.ndarray, phases: np.ndarray, x: np.ndarray) -> np
 def excitation(
     kind: str, f0_hz: float, n: int, sample_rate: int, seed: int, shape_seed: int | None = None
 ) -> np.ndarray:
-    """The source signal of a note (float64, ``n`` samples, arbitrary level), from its seeds alone.
+    """The source signal of a note, from its seeds alone.
 
-    ``seed`` draws the fine structure (the partials' phases); ``shape_seed`` the excitation's
-    course in time (vibrato rate, depth and phase, bow noise, attack and swell times, the FM
-    index, its decay and the modulator's phase, the string's burst and loss, the phases of the
-    harmonic floor under these two (which fills the FM spectrum's nulls), a noise excitation's
-    realisation, whose band levels frame by frame are its course in time). Two notes with one
-    ``shape_seed`` evolve alike in time and frequency; without it (None) ``seed`` draws both."""
+    Parameters
+    ----------
+    kind : str
+        One of :data:`EXCITATIONS` (another raises ParameterError).
+    f0_hz : float
+        Fundamental frequency, in Hz (ignored by ``"noise"``).
+    n : int
+        Length, in samples.
+    sample_rate : int
+        Sampling rate, in Hz.
+    seed : int
+        Seed of the fine structure (the partials' phases).
+    shape_seed : int or None, optional
+        Seed of the course in time: vibrato rate, depth and phase, bow noise, attack and swell times, the FM
+        index, its decay and the modulator's phase, the string's burst and loss, the phases of the harmonic
+        floor under these two (which fills the FM spectrum's nulls), a noise excitation's realisation. Two
+        notes with one ``shape_seed`` evolve alike in time and frequency; None (default): ``seed`` draws both.
+
+    Returns
+    -------
+    ndarray, shape (n,), float64
+        The excitation, at an arbitrary level.
+    """
     rng = np.random.default_rng(seed)
     shape = rng if shape_seed is None else np.random.default_rng(shape_seed)
     t = np.arange(n) / sample_rate
@@ -218,7 +329,22 @@ def impose_envelope(x: np.ndarray, sample_rate: int, ceps) -> np.ndarray:
     gain interpolated on the mel axis); then the power gain, interpolated on the mel axis between
     per-band values ``h``, gives band energies linear in ``h`` (``M @ h``), and ``h`` solves
     ``M h = target`` (non-negative least squares): exact where the excitation has energy in every band;
-    :data:`WHITEN_PASSES` more dB passes correct what it leaves."""
+    :data:`WHITEN_PASSES` more dB passes correct what it leaves.
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        The excitation.
+    sample_rate : int
+        Sampling rate, in Hz.
+    ceps : array_like, shape (N_CEPS,)
+        Target mel-cepstral coefficients 1..N_CEPS, in dB.
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The filtered signal, as long as ``x`` (the filter's ringing past the end is cut).
+    """
     n = x.size + PAD
     spec = np.fft.rfft(x, n)
     w, u = mel_weights(n, sample_rate), _hats(n, sample_rate)
@@ -242,7 +368,21 @@ def impose_envelope(x: np.ndarray, sample_rate: int, ceps) -> np.ndarray:
 
 
 def render_note(note: dict[str, Any], sample_rate: int) -> np.ndarray:
-    """One note (float64) from its recipe: excitation, envelope, ramps, loudness (LUFS)."""
+    """One note from its recipe: excitation, envelope, ramps, loudness.
+
+    Parameters
+    ----------
+    note : dict
+        The recipe (see the module docstring): ``excitation``, ``f0_hz`` (Hz), ``duration_s``
+        (seconds), ``seed``, optional ``shape_seed``, ``ceps`` (dB) and ``loudness_lufs`` (LUFS).
+    sample_rate : int
+        Sampling rate, in Hz.
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The note, ``round(duration_s * sample_rate)`` samples, at ``loudness_lufs`` LUFS.
+    """
     n = n_samples(note["duration_s"], sample_rate)
     shape_seed = note.get("shape_seed")
     x = excitation(
@@ -260,7 +400,20 @@ def render_note(note: dict[str, Any], sample_rate: int) -> np.ndarray:
 
 
 def note_cepstrum(x: np.ndarray, sample_rate: int) -> np.ndarray:
-    """Mel cepstrum (coefficients 1..:data:`N_CEPS`, dB) of a note's samples (one FFT over them)."""
+    """Mel cepstrum of a note's samples (one FFT over them).
+
+    Parameters
+    ----------
+    x : array_like, shape (samples,)
+        The note.
+    sample_rate : int
+        Sampling rate, in Hz.
+
+    Returns
+    -------
+    ndarray, shape (N_CEPS,), float64
+        Coefficients 1..:data:`N_CEPS`, in dB.
+    """
     x = np.asarray(x, dtype=np.float64)
     return cepstrum(band_db(np.abs(np.fft.rfft(x)) ** 2, mel_weights(x.size, sample_rate)))
 

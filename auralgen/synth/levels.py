@@ -27,7 +27,7 @@ that level. Every other task is *presented*: it renders with full scale
 -45 to -27 LUFS, the range of the tasks whose loudness is given in LUFS), well above the floor of a 16-bit
 pipeline and below clipping; it is played at any comfortable level. The recipe keeps its dB SPL values and
 the full scale it was rendered at (``params["full_scale_db_spl"]``), so its physical level is still stated.
-With the calibrated full scale for every task, 18 tasks sat at -70 to -85 dBFS RMS.
+With the calibrated full scale for every task, 18 tasks would sit at -70 to -85 dBFS RMS.
 
 dB HL via ISO 389-7
 -------------------
@@ -213,6 +213,12 @@ def set_level_db_spl(x, level_db_spl: float, *, full_scale_db_spl: float = DEFAU
     Returns
     -------
     np.ndarray, same shape as ``x``, float64
+        A scaled copy of ``x`` whose RMS is ``level_db_spl`` dB SPL.
+
+    Raises
+    ------
+    ParameterError
+        If ``x`` is empty or its RMS is zero or not finite.
 
     Examples
     --------
@@ -264,6 +270,12 @@ def reference_threshold_db_spl(freq_hz):
     Returns
     -------
     float, or np.ndarray of the shape of ``freq_hz``
+        Threshold in dB SPL (a float for a scalar ``freq_hz``).
+
+    Raises
+    ------
+    ParameterError
+        If a frequency is not finite or lies outside :data:`THRESHOLD_RANGE_HZ`.
 
     Examples
     --------
@@ -393,6 +405,12 @@ def set_loudness_lufs(x, sample_rate: int, target_lufs: float) -> np.ndarray:
     Returns
     -------
     np.ndarray, same shape as ``x``, float64
+        A scaled copy of ``x`` whose integrated loudness is ``target_lufs`` LUFS.
+
+    Raises
+    ------
+    ParameterError
+        If ``x`` is too short, has the wrong shape or is silent after gating.
 
     Examples
     --------

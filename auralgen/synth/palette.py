@@ -29,11 +29,36 @@ SPATIAL_NOISE_BAND_HZ = (100.0, 8000.0)  # the noise: pink, in this band (the to
 
 
 def spatial_noise_band(sample_rate: int) -> tuple[float, float]:
-    """The spatial noise's band at ``sample_rate``: :data:`SPATIAL_NOISE_BAND_HZ`, its top kept below Nyquist."""
+    """The spatial noise's band at ``sample_rate``: :data:`SPATIAL_NOISE_BAND_HZ`, its top kept below Nyquist.
+
+    Parameters
+    ----------
+    sample_rate : int
+        Sampling rate, in Hz.
+
+    Returns
+    -------
+    tuple of (float, float)
+        Lower and upper band edge, in Hz.
+    """
     return SPATIAL_NOISE_BAND_HZ[0], min(SPATIAL_NOISE_BAND_HZ[1], sample_rate / 2 - 1)
 
 
 def spatial_harmonics(f0_hz: float, sample_rate: int) -> int:
-    """How many harmonics the spatial harmonic tone of ``f0_hz`` has: those below Nyquist, at most
-    :data:`SPATIAL_MAX_HARMONICS`."""
+    """How many harmonics the spatial harmonic tone of ``f0_hz`` has.
+
+    Those below Nyquist, at most :data:`SPATIAL_MAX_HARMONICS`.
+
+    Parameters
+    ----------
+    f0_hz : float
+        Fundamental frequency, in Hz.
+    sample_rate : int
+        Sampling rate, in Hz.
+
+    Returns
+    -------
+    int
+        The number of harmonics.
+    """
     return min(SPATIAL_MAX_HARMONICS, int((sample_rate / 2 - 1) // f0_hz))

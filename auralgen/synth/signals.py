@@ -35,6 +35,16 @@ def n_samples(duration_s: float, sample_rate: int) -> int:
     sample_rate : int > 0
         Sampling rate in Hz.
 
+    Returns
+    -------
+    int
+        The number of samples (>= 0).
+
+    Raises
+    ------
+    ParameterError
+        If ``duration_s`` is negative or not finite, or ``sample_rate`` is not a positive integer.
+
     Examples
     --------
     >>> n_samples(0.5, 44100)
@@ -78,6 +88,7 @@ def tone(
     Returns
     -------
     np.ndarray [shape=(n,), dtype=float64]
+        The tone, ``n = round(duration_s * sample_rate)`` samples.
 
     Examples
     --------
@@ -126,6 +137,7 @@ def harmonic_complex(
     Returns
     -------
     np.ndarray [shape=(n,), dtype=float64]
+        The unnormalised sum, ``n = round(duration_s * sample_rate)`` samples.
 
     Examples
     --------
@@ -184,6 +196,7 @@ def noise(
     Returns
     -------
     np.ndarray [shape=(n,), dtype=float64], unit RMS
+        The noise, ``n = round(duration_s * sample_rate)`` samples.
 
     Examples
     --------
@@ -265,6 +278,7 @@ def sweep(
     Returns
     -------
     np.ndarray [shape=(n,), dtype=float64]
+        The chirp, ``n = round(duration_s * sample_rate)`` samples.
 
     Examples
     --------
@@ -302,6 +316,7 @@ def apply_ramps(x, *, sample_rate: int, ramp_s: float) -> np.ndarray:
     Returns
     -------
     np.ndarray [shape=(n,), dtype=float64]
+        A ramped copy of ``x``.
 
     Examples
     --------
@@ -324,6 +339,18 @@ def apply_ramps(x, *, sample_rate: int, ramp_s: float) -> np.ndarray:
 def silence(duration_s: float, *, sample_rate: int) -> np.ndarray:
     """Zeros of ``n_samples(duration_s, sample_rate)`` samples (``duration_s >= 0``).
 
+    Parameters
+    ----------
+    duration_s : float >= 0
+        Duration in seconds.
+    sample_rate : int > 0
+        Sampling rate in Hz.
+
+    Returns
+    -------
+    np.ndarray [shape=(n,), dtype=float64]
+        Zeros, ``n = round(duration_s * sample_rate)`` samples.
+
     Examples
     --------
     >>> silence(0.25, sample_rate=8000).shape
@@ -345,6 +372,7 @@ def place(segments, total_samples: int) -> np.ndarray:
     Returns
     -------
     np.ndarray [shape=(total_samples,), dtype=float64]
+        The sum of the placed segments (zeros elsewhere).
 
     Examples
     --------
@@ -386,6 +414,7 @@ def click_train(rate_hz: float, duration_s: float, *, sample_rate: int) -> np.nd
     Returns
     -------
     np.ndarray [shape=(n,), dtype=float64] of zeros and ones
+        The train, ``n = round(duration_s * sample_rate)`` samples, ones at the clicks.
 
     Examples
     --------
@@ -421,6 +450,7 @@ def impact(freq_hz: float, decay_s: float, duration_s: float, *, sample_rate: in
     Returns
     -------
     np.ndarray [shape=(n,), dtype=float64], peak <= 1
+        The decaying sinusoid, ``n = round(duration_s * sample_rate)`` samples.
 
     Examples
     --------

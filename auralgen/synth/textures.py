@@ -34,11 +34,37 @@ MIN_GRAINS = 3
 def grain_onsets(
     rng: np.random.Generator, *, density_hz: float, window_s: float, grain_s: float, jitter: float, filled: bool = False
 ) -> list[float]:
-    """Onsets (s, from the window's start) of grains at ``density_hz`` filling ``window_s``: a
-    uniformly drawn phase in the first interval, then ``n - 1`` jittered intervals whose mean is
-    exactly ``1 / density_hz``. Draws: the phase, then the ``n - 1`` jitters. ``filled``: no phase (the
-    first grain at the window's start; a window of whole intervals plus a grain then ends with the last grain),
-    no draw for it."""
+    """Onsets of grains at ``density_hz`` filling ``window_s``.
+
+    A uniformly drawn phase in the first interval, then ``n - 1`` jittered intervals whose mean is
+    exactly ``1 / density_hz``. Draws: the phase, then the ``n - 1`` jitters.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of the phase and the jitters.
+    density_hz : float
+        Mean grain rate, in grains per second.
+    window_s : float
+        Length of the window, in seconds.
+    grain_s : float
+        Length of one grain, in seconds (the last grain ends inside the window).
+    jitter : float
+        Half-width of the uniform relative jitter of each interval (0 gives a regular train).
+    filled : bool, optional
+        If true, no phase: the first grain sits at the window's start (a window of whole intervals
+        plus a grain then ends with the last grain), and no draw is made for it.
+
+    Returns
+    -------
+    list of float
+        The onsets, in seconds from the window's start.
+
+    Raises
+    ------
+    ParameterError
+        If fewer than :data:`MIN_GRAINS` grains fit the window.
+    """
     ioi = 1.0 / density_hz
     phase = 0.0 if filled else float(rng.uniform(0.0, 1.0)) * ioi
     n = int(math.floor((window_s - grain_s - phase) / ioi + 1e-9)) + 1
@@ -53,8 +79,22 @@ def grain_onsets(
 
 
 def grains_of(texture: dict[str, Any]) -> tuple[list[float], np.ndarray]:
-    """The grains' onsets (s, from the window's start) and levels (dB) of a texture recipe, from its
-    ``seed`` (onsets by :func:`grain_onsets`, then one level per grain)."""
+    """The grains' onsets and levels of a texture recipe, from its ``seed``.
+
+    Onsets by :func:`grain_onsets`, then one level per grain.
+
+    Parameters
+    ----------
+    texture : dict
+        A texture recipe (see the module docstring).
+
+    Returns
+    -------
+    onsets : list of float
+        Grain onsets, in seconds from the window's start.
+    levels : ndarray, shape (n_grains,), float64
+        Grain levels, in dB relative to the texture (uniform in +-:data:`LEVEL_JITTER_DB`).
+    """
     rng = np.random.default_rng(int(texture["seed"]))
     onsets = grain_onsets(
         rng,
@@ -78,8 +118,32 @@ def draw_texture(
     loudness_lufs: float,
     filled: bool = False,
 ) -> dict[str, Any]:
-    """A texture recipe (one draw: its seed, which fixes its grains' timing, levels and noise); ``filled``
-    (stored only when true): the grains start at the window's start (:func:`grain_onsets`)."""
+    """A texture recipe (one draw: its seed, which fixes its grains' timing, levels and noise).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of the recipe's seed (one draw).
+    grain : dict
+        The grain: ``kind`` (``"noise"`` or ``"tone"``), ``freq_hz`` (Hz, tone only) and ``grain_s`` (seconds).
+    density_hz : float
+        Mean grain rate, in grains per second.
+    start_s : float
+        Where the window starts in the item, in seconds (stored, not used here).
+    window_s : float
+        Length of the window, in seconds.
+    jitter : float
+        Half-width of the uniform relative jitter of each inter-onset interval.
+    loudness_lufs : float
+        Loudness of the rendered window, in LUFS.
+    filled : bool, optional
+        If true (stored only then), the grains start at the window's start (:func:`grain_onsets`).
+
+    Returns
+    -------
+    dict
+        The recipe, with ``n_grains`` filled in.
+    """
     texture = {
         "density_hz": float(density_hz),
         "jitter": float(jitter),
@@ -96,7 +160,25 @@ def draw_texture(
 
 
 def render_texture(texture: dict[str, Any], sample_rate: int) -> np.ndarray:
-    """The texture's window (float64, ``window_s`` long) at its loudness (LUFS)."""
+    """The texture's window (``window_s`` long) at its loudness.
+
+    Parameters
+    ----------
+    texture : dict
+        A texture recipe (see the module docstring).
+    sample_rate : int
+        Sampling rate, in Hz.
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The window, ``round(window_s * sample_rate)`` samples, at ``loudness_lufs`` LUFS.
+
+    Raises
+    ------
+    ParameterError
+        If the grain kind is not one of :data:`GRAIN_KINDS`.
+    """
     g = texture["grain"]
     if g["kind"] not in GRAIN_KINDS:
         raise ParameterError(f"grain kind={g['kind']!r} is unknown; allowed: one of {list(GRAIN_KINDS)}")

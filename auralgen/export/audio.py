@@ -40,7 +40,7 @@ def quantise(clip: np.ndarray, bits: int = 24) -> np.ndarray:
     Parameters
     ----------
     clip : ndarray, shape (channels, samples), float
-        Audio in full-scale units, every sample with ``|x| < 1``.
+        Audio in full-scale units, in [-1, 1).
     bits : int, optional
         Bit depth of the grid (default 24): a sample becomes ``round(x * 2**(bits - 1))``.
 
@@ -52,7 +52,7 @@ def quantise(clip: np.ndarray, bits: int = 24) -> np.ndarray:
     Raises
     ------
     ExportError
-        If ``clip`` is not 2-D or a sample rounds to full scale or beyond.
+        If ``clip`` is not 2-D or a sample rounds outside ``[-2**(bits - 1), 2**(bits - 1) - 1]``.
     """
     return np.ascontiguousarray(_grid_samples(clip, bits, shift=0).T)
 
@@ -96,7 +96,7 @@ def encode_flac(clip: np.ndarray, sample_rate: int, *, bits: int = 24, fixed_siz
     Parameters
     ----------
     clip : ndarray, shape (channels, samples), float
-        Audio in full-scale units, every sample with ``|x| < 1``.
+        Audio in full-scale units, in [-1, 1).
     sample_rate : int
         Sampling rate written to STREAMINFO, in Hz.
     bits : int, optional
@@ -112,7 +112,7 @@ def encode_flac(clip: np.ndarray, sample_rate: int, *, bits: int = 24, fixed_siz
     Raises
     ------
     ExportError
-        If ``clip`` is not 2-D or a sample rounds to full scale or beyond.
+        If ``clip`` is not 2-D or a sample rounds outside ``[-2**(bits - 1), 2**(bits - 1) - 1]``.
     """
     frames = _grid_samples(clip, bits, shift=32 - bits)  # [samples, channels], as soundfile takes them
     buf = io.BytesIO()

@@ -85,14 +85,15 @@ class LocalTarget:
         write_text(self.dir / rel, text)
 
     def is_done(self, rel: str, journal: dict[str, Any], extra: tuple[str, ...] = ()) -> bool:
-        """Whether shard ``rel`` is finished (on disk); an unfinished one is dropped from the journal.
+        """Whether shard ``rel`` is finished (on disk); one failing its hash check is dropped from the journal.
 
         Parameters
         ----------
         rel : str
             The shard's path relative to the destination.
         journal : dict
-            The run's journal; an unfinished shard's record is removed from ``journal["shards"]``.
+            The run's journal; the record of a shard missing or not matching its SHA-256 is removed
+            from ``journal["shards"]`` (a missing ``extra`` file leaves it).
         extra : tuple of str, optional
             Files that must exist beside it (e.g. its WebDataset tar).
 

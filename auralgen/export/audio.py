@@ -35,7 +35,25 @@ _STREAMINFO = 8  # offset of the STREAMINFO body ("fLaC" + a 4-byte block header
 
 
 def quantise(clip: np.ndarray, bits: int = 24) -> np.ndarray:
-    """Integers ``[channels, samples]`` (int32) of ``clip`` on the ``bits``-bit grid."""
+    """Integers ``[channels, samples]`` (int32) of ``clip`` on the ``bits``-bit grid.
+
+    Parameters
+    ----------
+    clip : ndarray, shape (channels, samples), float
+        Audio in full-scale units, in [-1, 1).
+    bits : int, optional
+        Bit depth of the grid (default 24): a sample becomes ``round(x * 2**(bits - 1))``.
+
+    Returns
+    -------
+    ndarray, shape (channels, samples), int32
+        The grid values, in ``[-2**(bits - 1), 2**(bits - 1) - 1]``.
+
+    Raises
+    ------
+    ExportError
+        If ``clip`` is not 2-D or a sample rounds outside ``[-2**(bits - 1), 2**(bits - 1) - 1]``.
+    """
     return np.ascontiguousarray(_grid_samples(clip, bits, shift=0).T)
 
 
@@ -73,7 +91,29 @@ def _quantise_kernel(x, scale, shift):  # pragma: no cover - compiled
 def encode_flac(clip: np.ndarray, sample_rate: int, *, bits: int = 24, fixed_size: bool = True) -> bytes:
     """FLAC bytes of ``clip`` (every channel kept); with ``fixed_size`` (the default) padded to
     :func:`flac_size_bound` and with STREAMINFO's content-dependent fields zeroed, so the size says
-    nothing about the audio (module docstring)."""
+    nothing about the audio (module docstring).
+
+    Parameters
+    ----------
+    clip : ndarray, shape (channels, samples), float
+        Audio in full-scale units, in [-1, 1).
+    sample_rate : int
+        Sampling rate written to STREAMINFO, in Hz.
+    bits : int, optional
+        Bit depth, 16 or 24 (default 24).
+    fixed_size : bool, optional
+        Pad to the verbatim size bound and zero the content-dependent fields (default True).
+
+    Returns
+    -------
+    bytes
+        A complete FLAC stream.
+
+    Raises
+    ------
+    ExportError
+        If ``clip`` is not 2-D or a sample rounds outside ``[-2**(bits - 1), 2**(bits - 1) - 1]``.
+    """
     frames = _grid_samples(clip, bits, shift=32 - bits)  # [samples, channels], as soundfile takes them
     buf = io.BytesIO()
     sf.write(buf, frames, int(sample_rate), format="FLAC", subtype=SUBTYPES[bits])
@@ -97,7 +137,25 @@ def flac_size_bound(n_samples: int, channels: int, bits: int, block: int) -> tup
     """``(audio bytes, padding blocks)``: the size of the frames of a stream of ``n_samples`` per
     channel with every subframe verbatim (``channels * bits`` bits per sample, a one-byte subframe
     header per channel and :data:`FRAME_OVERHEAD` per frame of ``block`` samples), and the number of
-    PADDING blocks that holds the slack (each at most :data:`MAX_BLOCK` bytes)."""
+    PADDING blocks that holds the slack (each at most :data:`MAX_BLOCK` bytes).
+
+    Parameters
+    ----------
+    n_samples : int
+        Samples per channel.
+    channels : int
+        Number of channels.
+    bits : int
+        Bits per sample.
+    block : int
+        Block size of the stream's frames, in samples per channel.
+
+    Returns
+    -------
+    tuple of (int, int)
+        The verbatim size of the audio frames in bytes, and the number of PADDING blocks needed
+        to hold up to that many bytes of slack.
+    """
     frames = max(1, -(-n_samples // block))
     audio = frames * (FRAME_OVERHEAD + channels + 1) + -(-(channels * bits * n_samples) // 8)
     return audio, -(-audio // MAX_BLOCK)
@@ -105,7 +163,29 @@ def flac_size_bound(n_samples: int, channels: int, bits: int, block: int) -> tup
 
 def pad_flac(data: bytes, n_samples: int, channels: int, bits: int) -> bytes:
     """``data`` (a FLAC stream) padded to its :func:`flac_size_bound` with PADDING blocks after its
-    metadata, STREAMINFO's frame sizes and MD5 zeroed. ExportError if the frames exceed the bound."""
+    metadata, STREAMINFO's frame sizes and MD5 zeroed.
+
+    Parameters
+    ----------
+    data : bytes
+        A FLAC stream of fixed-size blocks, as the FLAC reference encoder writes.
+    n_samples : int
+        Samples per channel in the stream.
+    channels : int
+        Number of channels.
+    bits : int
+        Bits per sample.
+
+    Returns
+    -------
+    bytes
+        The padded stream; its length depends only on the four size arguments and the block size.
+
+    Raises
+    ------
+    ExportError
+        If ``data`` does not start with ``fLaC`` or its frames exceed the verbatim bound.
+    """
     last, first_frame = _blocks(data)
     block = int.from_bytes(data[_STREAMINFO + 2 : _STREAMINFO + 4], "big")
     bound, n_pad = flac_size_bound(n_samples, channels, bits, block)
@@ -127,6 +207,19 @@ def pad_flac(data: bytes, n_samples: int, channels: int, bits: int) -> bytes:
 
 
 def decode_flac(data: bytes) -> tuple[np.ndarray, int]:
-    """``(float32 [channels, samples], sample_rate)`` from FLAC bytes, channels preserved."""
+    """``(float32 [channels, samples], sample_rate)`` from FLAC bytes, channels preserved.
+
+    Parameters
+    ----------
+    data : bytes
+        A FLAC stream.
+
+    Returns
+    -------
+    clip : ndarray, shape (channels, samples), float32
+        The audio in full-scale units, in [-1, 1).
+    sample_rate : int
+        Sampling rate in Hz.
+    """
     x, sr = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
     return np.ascontiguousarray(x.T), int(sr)

@@ -27,7 +27,13 @@ FIXED_FILES = ("README.md", "manifest.json", "validation_report.json", JOURNAL, 
 
 
 def versions() -> dict[str, str]:
-    """Versions of Python, auralgen and the libraries that take part in the bytes (for the manifest)."""
+    """Versions of Python, auralgen and the libraries that take part in the bytes (for the manifest).
+
+    Returns
+    -------
+    dict of str to str
+        Package name to version string; ``"absent"`` for a library that is not installed.
+    """
     from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": ".".join(map(str, sys.version_info[:3])), "auralgen": __version__}
@@ -41,12 +47,28 @@ def versions() -> dict[str, str]:
 
 def write_json(path: Path, data: Any) -> None:
     """Write ``data`` as sorted, indented JSON via a temporary file (never a half-written file); an
-    interrupt (Ctrl-C) between writing and renaming removes the temporary file too."""
+    interrupt (Ctrl-C) between writing and renaming removes the temporary file too.
+
+    Parameters
+    ----------
+    path : Path
+        The destination file; its folder must exist.
+    data : Any
+        A JSON-able value (sets and tuples are written as lists).
+    """
     write_text(path, json.dumps(data, indent=2, sort_keys=True, default=list) + "\n")
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write ``text`` via a temporary file, as :func:`write_json`."""
+    """Write ``text`` via a temporary file, as :func:`write_json`.
+
+    Parameters
+    ----------
+    path : Path
+        The destination file; its folder must exist.
+    text : str
+        The file's content.
+    """
     tmp = path.with_name(path.name + ".tmp")
     try:
         tmp.write_text(text)
@@ -80,7 +102,18 @@ class JournalText:
 
 
 def recorded(prior: dict[str, Any]) -> set[str]:
-    """Paths (relative to ``out``) a previous auralgen run recorded as its own in its journal or manifest."""
+    """Paths (relative to ``out``) a previous auralgen run recorded as its own in its journal or manifest.
+
+    Parameters
+    ----------
+    prior : dict
+        The previous run's journal (``shards`` a dict by path) or manifest (``shards`` a list of records).
+
+    Returns
+    -------
+    set of str
+        The fixed files, the listed ``files``, every shard path, and each of these with ``.tmp`` appended.
+    """
     files = set(FIXED_FILES)
     files.update(p for p in prior.get("files") or () if isinstance(p, str))
     shards = prior.get("shards") or {}
@@ -134,7 +167,25 @@ def out_lock(out_dir: str, *, create: bool = True) -> Iterator[None]:
     is refused at once. The lock is the kernel's (``flock`` on the directory itself): it leaves no file,
     and it is released when the run ends, however it ends. A path that is a file is left to
     :func:`prepare_out` to refuse; with ``create=False`` (a run that only reads an earlier ``out``) an
-    absent directory is left to the run to refuse."""
+    absent directory is left to the run to refuse.
+
+    Parameters
+    ----------
+    out_dir : str
+        The run's output directory.
+    create : bool, optional
+        Create ``out_dir`` if absent (default True); False leaves an absent directory unlocked.
+
+    Yields
+    ------
+    None
+        While the lock is held.
+
+    Raises
+    ------
+    ParameterError
+        If another process holds the lock.
+    """
     out = Path(out_dir)
     if (out.exists() and not out.is_dir()) or (not create and not out.exists()):
         yield
@@ -162,7 +213,29 @@ def prepare_out(out_dir: str, fp: str, *, overwrite: bool) -> dict[str, Any]:
     """Check ``out_dir`` and load the resume journal. Raises before anything is written.
 
     ``overwrite=True`` removes only the files a previous auralgen run recorded in its journal or
-    manifest; a folder holding anything else is refused."""
+    manifest; a folder holding anything else is refused.
+
+    Parameters
+    ----------
+    out_dir : str
+        The run's output directory (absent, empty, or a previous auralgen run's).
+    fp : str
+        The run config's fingerprint.
+    overwrite : bool
+        Remove a previous run's recorded files instead of resuming it.
+
+    Returns
+    -------
+    dict
+        The journal: ``fingerprint``, ``shards`` (path to record, a resumed run's kept) and, when
+        resuming a secret-seed run, ``seed_salt``.
+
+    Raises
+    ------
+    ParameterError
+        If ``out_dir`` is a file, holds something that is not an auralgen dataset, holds files no run
+        recorded (with ``overwrite``), or holds a dataset of another config (without ``overwrite``).
+    """
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ParameterError(f"out={out_dir!r} is a file; allowed: a directory path")
@@ -189,7 +262,24 @@ def prepare_out(out_dir: str, fp: str, *, overwrite: bool) -> dict[str, Any]:
 
 def refuse_foreign(out: str, foreign: list[str], *, place: str, entries: str) -> None:
     """With ``overwrite=true``: refuse the ``out`` ``place`` ("directory", "prefix") when it holds
-    ``foreign`` ``entries`` ("entries", "keys") no auralgen run recorded."""
+    ``foreign`` ``entries`` ("entries", "keys") no auralgen run recorded.
+
+    Parameters
+    ----------
+    out : str
+        The ``out`` value, quoted in the message.
+    foreign : list of str
+        The entries no run recorded; nothing is refused when empty.
+    place : str
+        What ``out`` is, for the message: ``"directory"`` or ``"prefix"``.
+    entries : str
+        What the entries are called, for the message: ``"entries"`` or ``"keys"``.
+
+    Raises
+    ------
+    ParameterError
+        If ``foreign`` is not empty.
+    """
     if foreign:
         raise ParameterError(
             f"out={out!r} overwrite=true: it holds {foreign[0]!r}, which no auralgen run recorded "
@@ -199,7 +289,24 @@ def refuse_foreign(out: str, foreign: list[str], *, place: str, entries: str) ->
 
 def refuse_other_config(out: str, prior: dict[str, Any], fp: str, *, place: str) -> None:
     """To resume: refuse the ``out`` ``place`` ("directory", "prefix") when its journal or manifest
-    ``prior`` was made from another config than the fingerprint ``fp``."""
+    ``prior`` was made from another config than the fingerprint ``fp``.
+
+    Parameters
+    ----------
+    out : str
+        The ``out`` value, quoted in the message.
+    prior : dict
+        The previous run's journal or manifest.
+    fp : str
+        This run's config fingerprint.
+    place : str
+        What ``out`` is, for the message: ``"directory"`` or ``"prefix"``.
+
+    Raises
+    ------
+    ParameterError
+        If ``prior``'s fingerprint differs from ``fp``.
+    """
     if prior.get("fingerprint") != fp:
         raise ParameterError(
             f"out={out!r} holds a dataset made from another config; "
@@ -209,7 +316,15 @@ def refuse_other_config(out: str, prior: dict[str, Any], fp: str, *, place: str)
 
 def keep_prior(prior: dict[str, Any], journal: dict[str, Any]) -> None:
     """What a resumed run keeps of a previous run's journal or manifest ``prior``: its shard records
-    and a secret seed's commitment salt."""
+    and a secret seed's commitment salt.
+
+    Parameters
+    ----------
+    prior : dict
+        The previous run's journal (``shards`` by path) or manifest (``shards`` a list of records).
+    journal : dict
+        The new run's journal, updated in place (``shards`` and, if any, ``seed_salt``).
+    """
     if isinstance(prior.get("shards"), dict):
         journal["shards"] = prior["shards"]
     elif isinstance(prior.get("shards"), list):  # a finished manifest: list of shard records
@@ -222,7 +337,22 @@ def keep_prior(prior: dict[str, Any], journal: dict[str, Any]) -> None:
 
 def is_done(out: Path, path: str, journal: dict[str, Any]) -> bool:
     """Whether shard ``path`` is finished: recorded in the journal, and its bytes match the record.
-    A shard that is not is dropped from the journal (it will be written again)."""
+    A shard that is not is dropped from the journal (it will be written again).
+
+    Parameters
+    ----------
+    out : Path
+        The output directory.
+    path : str
+        The shard's path relative to ``out``.
+    journal : dict
+        The run's journal; an unfinished shard's record is removed from ``journal["shards"]``.
+
+    Returns
+    -------
+    bool
+        True if the shard exists and its SHA-256 matches its record.
+    """
     rec = journal["shards"].get(path)
     if rec and (out / path).exists() and sha256_file(out / path) == rec["sha256"]:
         return True
@@ -243,7 +373,21 @@ def _nearest_existing(path: Path) -> Path:
 
 def check_out_path(out_dir: str, paths: Iterable[str]) -> None:
     """Refuse an ``out_dir`` that cannot be written or whose longest file path (of ``paths``, the
-    shards relative to it) the system cannot hold."""
+    shards relative to it) the system cannot hold.
+
+    Parameters
+    ----------
+    out_dir : str
+        The run's output directory (need not exist yet).
+    paths : iterable of str
+        The files the run will write, relative to ``out_dir``.
+
+    Raises
+    ------
+    ParameterError
+        If ``out_dir`` is or lies under a dangling symlink, a path under it would exceed the
+        filesystem's name or path length limit, or its nearest existing folder cannot be written.
+    """
     import tempfile
 
     from auralgen.core.paths import check_out
@@ -274,7 +418,20 @@ def check_out_path(out_dir: str, paths: Iterable[str]) -> None:
 
 
 def log_error(out_dir: str, trace: str) -> str:
-    """Write ``trace`` to the error log in ``out_dir`` (when it exists); returns a hint naming it."""
+    """Write ``trace`` to the error log in ``out_dir`` (when it exists); returns a hint naming it.
+
+    Parameters
+    ----------
+    out_dir : str
+        The run's output directory.
+    trace : str
+        The traceback text.
+
+    Returns
+    -------
+    str
+        `` (traceback in <path>)`` to append to the error message, or ``""`` if nothing was written.
+    """
     path = Path(out_dir) / ERROR_LOG
     try:
         if path.parent.is_dir():

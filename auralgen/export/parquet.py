@@ -43,10 +43,45 @@ COLUMNS = [c.name for c in columns()]
 
 
 def shard_name(task: str, split: str, i: int, n: int) -> str:
+    """Relative path of shard ``i`` of ``n`` of one task's split, in the Hub layout.
+
+    Parameters
+    ----------
+    task : str
+        Task name, e.g. ``pitch_relative``.
+    split : str
+        Split name, e.g. ``test``.
+    i : int
+        Zero-based shard index.
+    n : int
+        Number of shards of this task's split.
+
+    Returns
+    -------
+    str
+        ``data/<task>/<split>-<i>-of-<n>.parquet`` with five-digit zero-padded numbers.
+
+    Examples
+    --------
+    >>> shard_name("pitch_relative", "test", 0, 2)
+    'data/pitch_relative/test-00000-of-00002.parquet'
+    """
     return f"data/{task}/{split}-{i:05d}-of-{n:05d}.parquet"
 
 
 def sha256_file(path: str | os.PathLike) -> str:
+    """SHA-256 of a file's bytes, read in 1 MiB blocks.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file.
+
+    Returns
+    -------
+    str
+        The digest as 64 lowercase hex characters.
+    """
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -72,6 +107,13 @@ class ShardWriter:
         self.rows = 0
 
     def add(self, row: dict) -> None:
+        """Append one row; a full row group (:data:`ROW_GROUP` rows) is written out.
+
+        Parameters
+        ----------
+        row : dict
+            One item row with every column of :data:`COLUMNS` (the item schema).
+        """
         self.buffer.append(row)
         self.rows += 1
         if len(self.buffer) >= ROW_GROUP:
@@ -84,7 +126,15 @@ class ShardWriter:
             self.buffer = []
 
     def close(self) -> tuple[str, int]:
-        """Finish the shard; returns ``(sha256, rows)``."""
+        """Finish the shard and rename it from its ``.tmp`` name to its final path.
+
+        Returns
+        -------
+        sha256 : str
+            SHA-256 of the finished shard file, as hex.
+        rows : int
+            Number of rows written.
+        """
         self._flush()
         self.writer.close()
         os.replace(self.tmp, self.final)

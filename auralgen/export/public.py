@@ -28,12 +28,41 @@ PUBLIC_SCHEMA = pa.schema(
 
 
 def public_files(shard_paths: list[str]) -> list[str]:
-    """The files the public export writes (relative to ``out``), for the run's record of its files."""
+    """The files the public export writes (relative to ``out``), for the run's record of its files.
+
+    Parameters
+    ----------
+    shard_paths : list of str
+        The full export's shard paths, relative to ``out``.
+
+    Returns
+    -------
+    list of str
+        Each shard path under ``public/``, then the public card ``public/README.md``.
+
+    Examples
+    --------
+    >>> public_files(["data/pitch_relative/test-00000-of-00001.parquet"])
+    ['public/data/pitch_relative/test-00000-of-00001.parquet', 'public/README.md']
+    """
     return [f"{PUBLIC_DIR}/{p}" for p in shard_paths] + [f"{PUBLIC_DIR}/{CARD}"]
 
 
 def write_public_shard(out: Path, path: str) -> dict[str, Any]:
-    """Shard ``path`` of ``out`` without its non-public columns, rows sorted by id, written under ``out/public``."""
+    """Shard ``path`` of ``out`` without its non-public columns, rows sorted by id, written under ``out/public``.
+
+    Parameters
+    ----------
+    out : Path
+        The local dataset folder.
+    path : str
+        The full shard's path relative to ``out``.
+
+    Returns
+    -------
+    dict of str to Any
+        The public shard's record: ``path`` (relative to ``out``), ``rows`` and ``sha256`` (hex).
+    """
     src, dst = out / path, out / PUBLIC_DIR / path
     table = pq.read_table(src, columns=list(PUBLIC)).sort_by("id")
     table = pa.Table.from_arrays(table.columns, schema=PUBLIC_SCHEMA)
@@ -45,7 +74,18 @@ def write_public_shard(out: Path, path: str) -> dict[str, Any]:
 
 
 def card_text(pretty_name: str) -> str:
-    """The public card: what the shards hold and which columns must never reach a model."""
+    """The public card: what the shards hold and which columns must never reach a model.
+
+    Parameters
+    ----------
+    pretty_name : str
+        The dataset's display name, used in the title.
+
+    Returns
+    -------
+    str
+        The card's markdown.
+    """
     kept = [c for c in columns() if c.public]
     withheld = [c for c in columns() if not c.public]
     lines = [
@@ -72,7 +112,22 @@ def card_text(pretty_name: str) -> str:
 
 
 def write_public(out: Path, shard_paths: list[str], pretty_name: str) -> list[dict[str, Any]]:
-    """Write ``out/public/``: one public shard per full shard and the public card; returns the shard records."""
+    """Write ``out/public/``: one public shard per full shard and the public card; returns the shard records.
+
+    Parameters
+    ----------
+    out : Path
+        The local dataset folder holding the full shards.
+    shard_paths : list of str
+        The full shards' paths relative to ``out``.
+    pretty_name : str
+        The dataset's display name, for the card's title.
+
+    Returns
+    -------
+    list of dict of str to Any
+        One record per public shard, as :func:`write_public_shard` returns, in ``shard_paths`` order.
+    """
     records = [write_public_shard(out, p) for p in shard_paths]
     (out / PUBLIC_DIR / CARD).write_text(card_text(pretty_name))
     return records

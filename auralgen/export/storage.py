@@ -37,7 +37,23 @@ _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
 def is_url(path: str | os.PathLike) -> bool:
-    """Whether ``path`` names object storage (``scheme://...``), not a local path (``file://`` is local)."""
+    """Whether ``path`` names object storage (``scheme://...``), not a local path (``file://`` is local).
+
+    Parameters
+    ----------
+    path : str or PathLike
+        An ``out`` or ``data`` value.
+
+    Returns
+    -------
+    bool
+        True for a URL with a scheme other than ``file``.
+
+    Examples
+    --------
+    >>> is_url("s3://bucket/prefix"), is_url("file:///tmp/x"), is_url("runs/tones")
+    (True, False, False)
+    """
     m = _URL.match(str(path))
     return bool(m) and m.group(1).lower() != "file"
 
@@ -45,10 +61,23 @@ def is_url(path: str | os.PathLike) -> bool:
 def filesystem(url: str):
     """The fsspec filesystem serving ``url`` and the root path in it (no trailing slash).
 
+    Parameters
+    ----------
+    url : str
+        A URL, ``scheme://bucket/prefix``.
+
+    Returns
+    -------
+    fs : fsspec.AbstractFileSystem
+        The filesystem serving the scheme.
+    root : str
+        ``bucket/prefix`` as the filesystem names it, without a trailing slash.
+
     Raises
     ------
     ParameterError
-        When no installed filesystem serves the scheme (e.g. ``s3://`` without ``s3fs``).
+        When no installed filesystem serves the scheme (e.g. ``s3://`` without ``s3fs``), or the URL
+        names no bucket.
     """
     scheme = _URL.match(url).group(1).lower()
     try:
@@ -78,33 +107,111 @@ class Bucket:
         self.staging = Path(staging)
 
     def key(self, rel: str) -> str:
+        """The object key of ``rel`` in the filesystem.
+
+        Parameters
+        ----------
+        rel : str
+            A path relative to the prefix.
+
+        Returns
+        -------
+        str
+            ``<root>/<rel>``.
+        """
         return f"{self.root}/{rel}"
 
     def exists(self, rel: str) -> bool:
+        """Whether the object ``rel`` exists in the bucket.
+
+        Parameters
+        ----------
+        rel : str
+            A path relative to the prefix.
+
+        Returns
+        -------
+        bool
+            True if the object exists.
+        """
         return self.fs.exists(self.key(rel))
 
     def read_text(self, rel: str) -> str:
+        """The object ``rel`` decoded as UTF-8.
+
+        Parameters
+        ----------
+        rel : str
+            A path relative to the prefix.
+
+        Returns
+        -------
+        str
+            The object's text.
+        """
         with self.fs.open(self.key(rel), "rb") as fh:
             return fh.read().decode("utf-8")
 
     def write_text(self, rel: str, text: str) -> None:
-        """One PUT: the object appears whole or not at all."""
+        """One PUT: the object appears whole or not at all.
+
+        Parameters
+        ----------
+        rel : str
+            A path relative to the prefix.
+        text : str
+            The object's content, written as UTF-8.
+        """
         self.fs.pipe_file(self.key(rel), text.encode("utf-8"))
 
     def write_json(self, rel: str, data: Any) -> None:
+        """Put ``data`` as sorted, indented JSON (the layout of the local files), in one PUT.
+
+        Parameters
+        ----------
+        rel : str
+            A path relative to the prefix.
+        data : Any
+            A JSON-able value (sets and tuples are written as lists).
+        """
         self.write_text(rel, json.dumps(data, indent=2, sort_keys=True, default=list) + "\n")
 
     def put(self, rel: str) -> None:
-        """Move the staged file ``rel`` into the bucket, then delete the local copy."""
+        """Move the staged file ``rel`` into the bucket, then delete the local copy.
+
+        Parameters
+        ----------
+        rel : str
+            The file's path relative to the staging folder, and its key relative to the prefix.
+        """
         local = self.staging / rel
         self.fs.put_file(str(local), self.key(rel))
         local.unlink()
 
     def remove(self, rel: str) -> None:
+        """Delete the object ``rel`` if it exists.
+
+        Parameters
+        ----------
+        rel : str
+            A path relative to the prefix.
+        """
         if self.fs.exists(self.key(rel)):
             self.fs.rm_file(self.key(rel))
 
     def sha256(self, rel: str) -> str:
+        """SHA-256 of the object ``rel``, read in 4 MiB blocks.
+
+        Parameters
+        ----------
+        rel : str
+            A path relative to the prefix.
+
+        Returns
+        -------
+        str
+            The digest as 64 lowercase hex characters.
+        """
         h = hashlib.sha256()
         with self.fs.open(self.key(rel), "rb") as fh:
             for block in iter(lambda: fh.read(1 << 22), b""):
@@ -112,10 +219,28 @@ class Bucket:
         return h.hexdigest()
 
     def open(self, rel: str):
+        """Open the object ``rel`` for binary reading.
+
+        Parameters
+        ----------
+        rel : str
+            A path relative to the prefix.
+
+        Returns
+        -------
+        file object
+            A binary, seekable file object of the filesystem.
+        """
         return self.fs.open(self.key(rel), "rb")
 
     def keys(self) -> list[str]:
-        """Every object under the prefix, relative to it."""
+        """Every object under the prefix, relative to it.
+
+        Returns
+        -------
+        list of str
+            The relative keys, sorted; empty when the prefix does not exist.
+        """
         if not self.fs.exists(self.root):
             return []
         self.fs.invalidate_cache()
@@ -127,7 +252,32 @@ def prepare_bucket(bucket: Bucket, fp: str, *, overwrite: bool, recorded_of, rea
     """:func:`auralgen.export.manifest.prepare_out` for a bucket prefix: an empty prefix starts a run,
     one holding this config's journal resumes it, ``overwrite=True`` deletes only the keys a previous
     run recorded (refusing a prefix holding any other key). ``recorded_of(prior)`` gives the recorded
-    paths, ``read_journal(prior_text_or_None, journal)`` copies what a resumed run keeps."""
+    paths, ``read_journal(prior, journal)`` copies what a resumed run keeps.
+
+    Parameters
+    ----------
+    bucket : Bucket
+        The run's destination prefix.
+    fp : str
+        The run config's fingerprint.
+    overwrite : bool
+        Remove a previous run's recorded keys instead of resuming it.
+    recorded_of : callable
+        ``recorded_of(prior)`` returns the set of paths a previous run recorded.
+    read_journal : callable
+        ``read_journal(prior, journal)`` copies into ``journal`` what a resumed run keeps.
+
+    Returns
+    -------
+    dict
+        The journal: ``fingerprint`` and ``shards`` (a resumed run's kept records).
+
+    Raises
+    ------
+    ParameterError
+        If the prefix holds something that is not an auralgen dataset, holds keys no run recorded (with
+        ``overwrite``), or holds a dataset of another config (without ``overwrite``).
+    """
     journal: dict[str, Any] = {"fingerprint": fp, "shards": {}}
     keys = [k for k in bucket.keys() if k != LOCK]
     if not keys:
@@ -175,15 +325,8 @@ def _stale(lock: dict[str, Any], now: float) -> bool:
     return False
 
 
-@contextmanager
-def bucket_lock(bucket: Bucket) -> Iterator[None]:
-    """One run per prefix: the lock object ``.auralgen-lock.json`` names its run (host, pid, a token)
-    and a lease (``expires``, :data:`LEASE_S` ahead), renewed every :data:`RENEW_S` by a thread while
-    the run lives and deleted when it ends. A live lock refuses the run at once; a stale one (lease
-    run out, or its process gone on this host: a killed run) is taken over. Object stores have no
-    compare-and-swap for every provider, so two runs starting within the same second could both
-    pass; the lock is re-read after writing and the loser refused."""
-    me = _holder()
+def _refuse_live_lock(bucket: Bucket) -> None:
+    """Refuse the run when the prefix's lock object names a live run (an unreadable or stale one is taken over)."""
     if bucket.exists(LOCK):
         try:
             lock = json.loads(bucket.read_text(LOCK))
@@ -196,6 +339,34 @@ def bucket_lock(bucket: Bucket) -> Iterator[None]:
                 f"pid {lock.get('pid')}, lease until {until} UTC); allowed: one run "
                 f"per out prefix (wait for that run to end, or, if it is dead, delete {LOCK} there)"
             )
+
+
+@contextmanager
+def bucket_lock(bucket: Bucket) -> Iterator[None]:
+    """One run per prefix: the lock object ``.auralgen-lock.json`` names its run (host, pid, a token)
+    and a lease (``expires``, :data:`LEASE_S` ahead), renewed every :data:`RENEW_S` by a thread while
+    the run lives and deleted when it ends. A live lock refuses the run at once; a stale one (lease
+    run out, or its process gone on this host: a killed run) is taken over. Object stores have no
+    compare-and-swap for every provider, so two runs starting within the same second could both
+    pass; the lock is re-read after writing and the loser refused.
+
+    Parameters
+    ----------
+    bucket : Bucket
+        The run's destination prefix.
+
+    Yields
+    ------
+    None
+        While the lock is held (and its lease renewed).
+
+    Raises
+    ------
+    ParameterError
+        If a live run holds the lock, or another run took it at the same time.
+    """
+    me = _holder()
+    _refuse_live_lock(bucket)
 
     def write() -> None:
         bucket.write_json(LOCK, {**me, "expires": time.time() + LEASE_S})
@@ -233,7 +404,25 @@ def local_dataset(data: str, cache_root: str | os.PathLike | None = None) -> str
     """A local folder holding the dataset at ``data``: ``data`` itself when local; for a URL, a copy of
     its ``manifest.json`` and the shards the manifest lists (each checked by SHA-256 when it is
     evaluated) in ``<cache_root>/<hash of the URL and manifest>`` (default ``$AURALGEN_CACHE`` or
-    ``~/.cache/auralgen/datasets``). A copy already complete is reused."""
+    ``~/.cache/auralgen/datasets``). A copy already complete is reused.
+
+    Parameters
+    ----------
+    data : str
+        A local dataset folder or a bucket URL.
+    cache_root : str or PathLike or None, optional
+        Where URL datasets are copied; None uses ``$AURALGEN_CACHE`` or ``~/.cache/auralgen/datasets``.
+
+    Returns
+    -------
+    str
+        ``data`` when local, else the path of the local copy.
+
+    Raises
+    ------
+    ParameterError
+        If the URL holds no ``manifest.json`` or it cannot be read.
+    """
     if not is_url(data):
         return data
     bucket = Bucket(data, staging=".")
@@ -266,6 +455,23 @@ def data_files(data: str | os.PathLike, task: str | None = None) -> dict[str, li
     its ``manifest.json`` lists (``task``: that task's shards only). The manifest is written last, so
     a run still writing is refused instead of read in part, as a glob over the prefix would.
     (``datasets`` opens a local folder by its bare path, ``load_dataset(out)``, but not a bucket URL.)
+
+    Parameters
+    ----------
+    data : str or PathLike
+        A local dataset folder or a bucket URL.
+    task : str or None, optional
+        Keep only this task's shards; None keeps every task.
+
+    Returns
+    -------
+    dict of str to list of str
+        Split name to the shards' paths or URLs, in plan order.
+
+    Raises
+    ------
+    ParameterError
+        If ``data`` holds no readable ``manifest.json``, or ``task`` is not in it.
 
     Examples
     --------

@@ -22,7 +22,23 @@ FORMATS = ("parquet", "parquet+webdataset")
 
 
 def tar_name(shard_path: str) -> str:
-    """The tar shard beside parquet shard ``data/<task>/<name>.parquet``: ``webdataset/<task>/<name>.tar``."""
+    """The tar shard beside parquet shard ``data/<task>/<name>.parquet``: ``webdataset/<task>/<name>.tar``.
+
+    Parameters
+    ----------
+    shard_path : str
+        A parquet shard's path relative to ``out``, under ``data/``.
+
+    Returns
+    -------
+    str
+        The tar shard's path relative to ``out``.
+
+    Examples
+    --------
+    >>> tar_name("data/pitch_relative/test-00000-of-00001.parquet")
+    'webdataset/pitch_relative/test-00000-of-00001.tar'
+    """
     rel = Path(shard_path).relative_to("data")
     return f"{WDS_DIR}/{rel.with_suffix('.tar').as_posix()}"
 
@@ -46,6 +62,13 @@ class TarShardWriter:
         self.rows = 0
 
     def add(self, row: dict) -> None:
+        """Append one item: ``<id>.json`` (every column but ``audio``) and ``<id>.<k>.flac`` per clip.
+
+        Parameters
+        ----------
+        row : dict
+            One item row with every column of the item schema; ``audio`` a list of ``{"bytes": ...}``.
+        """
         meta = {c: row[c] for c in COLUMNS if c != "audio"}
         self.tar.addfile(*_member(f"{row['id']}.json", json.dumps(meta, sort_keys=True).encode()))
         for k, clip in enumerate(row["audio"]):
@@ -53,12 +76,21 @@ class TarShardWriter:
         self.rows += 1
 
     def close(self) -> tuple[str, int]:
-        """Finish the shard; returns ``(sha256, rows)``."""
+        """Finish the shard and rename it from its ``.tmp`` name to its final path.
+
+        Returns
+        -------
+        sha256 : str
+            SHA-256 of the finished tar file, as hex.
+        rows : int
+            Number of items written.
+        """
         self.tar.close()
         os.replace(self.tmp, self.final)
         return sha256_file(self.final), self.rows
 
     def abort(self) -> None:
+        """Drop the unfinished shard: its ``.tmp`` is removed even when closing the tar fails."""
         try:
             self.tar.close()
         finally:

@@ -45,7 +45,20 @@ STATIC = {"app.js": "text/javascript", "style.css": "text/css"}
 
 def experimenter_key(out: str | Path, name: str = "experimenter.key") -> str:
     """The experimenter's key of the study in ``out`` (``<out>/experimenter.key``, drawn once, mode 0600);
-    ``name="study.token"``: the study token of participant links, kept the same way across restarts."""
+    ``name="study.token"``: the study token of participant links, kept the same way across restarts.
+
+    Parameters
+    ----------
+    out : str or Path
+        The study's out folder (created if absent).
+    name : str, optional
+        The key file's name in ``out`` (default ``experimenter.key``).
+
+    Returns
+    -------
+    str
+        The key: 48 hex characters, drawn once and then read back from the file.
+    """
     path = Path(out) / name
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -135,7 +148,22 @@ class _Routes:
 
 
 def create_app(study: StudyConfig, *, token: str | None = None, schedule: Schedule | None = None) -> Starlette:
-    """The app of ``study``; with ``token``, every route needs it (see the module docstring)."""
+    """The app of ``study``; with ``token``, every route needs it (see the module docstring).
+
+    Parameters
+    ----------
+    study : StudyConfig
+        The checked study; its database and experimenter key live in ``study.out``.
+    token : str or None, optional
+        The study token every participant route requires; None leaves the routes open (loopback).
+    schedule : Schedule or None, optional
+        What participants are asked; None builds :class:`~auralgen.listen.schedule.Schedule` of ``study``.
+
+    Returns
+    -------
+    Starlette
+        The ASGI app; ``app.state.session`` and ``app.state.store`` hold its session and store.
+    """
     store = Store(study.db_path)
     session = Session(schedule or Schedule(study), store)
     r = _Routes(study, session, store)
@@ -204,7 +232,19 @@ class _TokenGate:
 
 
 def serve(study: StudyConfig, *, host: str = "127.0.0.1", port: int = 8000, log=print) -> None:
-    """Serve ``study`` with uvicorn until interrupted; off loopback a study token gates every link."""
+    """Serve ``study`` with uvicorn until interrupted; off loopback a study token gates every link.
+
+    Parameters
+    ----------
+    study : StudyConfig
+        The checked study.
+    host : str, optional
+        Interface to listen on (default ``127.0.0.1``); any other than loopback needs the study token.
+    port : int, optional
+        TCP port (default 8000).
+    log : callable, optional
+        Receives the participant link and the experimenter's instructions, one line each (default ``print``).
+    """
     import uvicorn
 
     token = None if host in LOOPBACK else (study.token or experimenter_key(study.out, "study.token"))

@@ -73,7 +73,25 @@ def _pooled_threshold(per: list[dict]) -> dict:
 
 
 def study_report(study: StudyConfig) -> dict:
-    """Per participant and pooled results of ``study`` (see the module docstring)."""
+    """Per participant and pooled results of ``study`` (see the module docstring).
+
+    Parameters
+    ----------
+    study : StudyConfig
+        The checked study whose ``out`` folder holds ``listen.sqlite``.
+
+    Returns
+    -------
+    dict
+        ``study``, ``seed``, ``n`` (participants counted), ``screened_out``, ``dataset`` (the fixed
+        block's manifest SHA-256 and split, or None), ``participants`` (id to ``fixed`` accuracy per task
+        and level and ``adaptive`` threshold per track, in the track's level unit) and ``pooled``.
+
+    Raises
+    ------
+    ParameterError
+        If ``study.out`` holds no ``listen.sqlite``.
+    """
     if not study.db_path.exists():
         raise ParameterError(f"out={study.out!r} holds no listen.sqlite; allowed: the out folder of a study that ran")
     store = Store(study.db_path)
@@ -116,7 +134,19 @@ def study_report(study: StudyConfig) -> dict:
 
 def human_entry(report: dict) -> dict:
     """What the leaderboard shows of a study (:func:`auralgen.evaluation.leaderboard.update_human`): the pooled
-    thresholds, and the pooled accuracy per task of the fixed block with the dataset it came from."""
+    thresholds, and the pooled accuracy per task of the fixed block with the dataset it came from.
+
+    Parameters
+    ----------
+    report : dict
+        A study report, as :func:`study_report` returns it.
+
+    Returns
+    -------
+    dict
+        ``n``, ``seed``, ``study``, ``tracks`` (pooled thresholds per track) and, when the study had a
+        fixed block, ``fixed`` (the dataset and ``by_task`` correct, n and accuracy).
+    """
     entry = {"n": report["n"], "seed": report["seed"], "study": report["study"], "tracks": report["pooled"]["adaptive"]}
     dataset = report.get("dataset")
     if dataset and report["pooled"]["fixed"]:
@@ -137,7 +167,19 @@ def _cell(t: dict) -> str:
 
 
 def report_table(report: dict) -> str:
-    """The report as plain text: fixed accuracy per task and level, thresholds per track."""
+    """The report as plain text: fixed accuracy per task and level, thresholds per track.
+
+    Parameters
+    ----------
+    report : dict
+        A study report, as :func:`study_report` returns it.
+
+    Returns
+    -------
+    str
+        A line of participant counts, then one line per task and per track, pooled first and then per
+        participant; thresholds with their unit and 95 % interval, or the bound a track ended in.
+    """
     lines = [f"{report['n']} participant(s) passed the screening ({report['screened_out']} screened out)"]
     rows = [("pooled", report["pooled"]["fixed"], report["pooled"]["adaptive"])]
     rows += [(pid, p["fixed"], p["adaptive"]) for pid, p in report["participants"].items()]

@@ -42,7 +42,18 @@ PRACTICE_AT = 2 / 3  # practice level: this share of the way from the hardest to
 
 
 def adaptive_tracks(study: StudyConfig) -> dict[str, Task]:
-    """The study's adaptive tracks by name (a task's, or one per audiogram frequency), in study order."""
+    """The study's adaptive tracks by name (a task's, or one per audiogram frequency), in study order.
+
+    Parameters
+    ----------
+    study : StudyConfig
+        The checked study; without an adaptive block there are no tracks.
+
+    Returns
+    -------
+    dict of str to Task
+        Track name to the task (with the study's overrides) that makes its items.
+    """
     tracks: dict[str, Task] = {}
     for name, overrides in study.adaptive.tasks.items() if study.adaptive else ():
         task = build_task(name, **{k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()})
@@ -51,7 +62,20 @@ def adaptive_tracks(study: StudyConfig) -> dict[str, Task]:
 
 
 def new_procedure(study: StudyConfig, task: Task) -> QuestPlusProcedure:
-    """A fresh procedure of a track of ``task`` (as ``mode=adaptive`` builds it)."""
+    """A fresh procedure of a track of ``task`` (as ``mode=adaptive`` builds it).
+
+    Parameters
+    ----------
+    study : StudyConfig
+        The checked study, with an adaptive block (its QUEST+ settings and domain ``extend``).
+    task : Task
+        The track's task; its level domain and number of choices set the procedure.
+
+    Returns
+    -------
+    QuestPlusProcedure
+        A procedure with no trial recorded, guessing rate ``1 / n_choices``.
+    """
     block = study.adaptive
     return QuestPlusProcedure(
         domain_for(task, extend=block.extend), chance=1.0 / task.n_choices, settings=block.settings
@@ -112,18 +136,57 @@ class Schedule:
 
     # -- orders ------------------------------------------------------------------------------
     def fixed_order(self, pid: str) -> list[str]:
-        """The fixed items' ids in the order participant ``pid`` hears them."""
+        """The fixed items' ids in the order participant ``pid`` hears them.
+
+        Parameters
+        ----------
+        pid : str
+            The participant's id.
+
+        Returns
+        -------
+        list of str
+            Every fixed item id once, in a permutation drawn from ``(seed, pid)``.
+        """
         ids = sorted(self.fixed)
         rng = np.random.default_rng([self.study.seed, stable_id(pid), stable_id("fixed-order")])
         return [ids[k] for k in rng.permutation(len(ids))]
 
     def option_order(self, pid: str, track: str, trial: int, n: int) -> list[int]:
-        """Canonical option indices in the order shown at trial ``trial`` of ``track`` to ``pid``."""
+        """Canonical option indices in the order shown at trial ``trial`` of ``track`` to ``pid``.
+
+        Parameters
+        ----------
+        pid : str
+            The participant's id.
+        track : str
+            The track (or block) name the trial belongs to.
+        trial : int
+            The trial's index in its track.
+        n : int
+            Number of options.
+
+        Returns
+        -------
+        list of int
+            A permutation of ``range(n)``: the canonical index shown at each position.
+        """
         rng = np.random.default_rng([self.study.seed, stable_id(pid), stable_id(track), int(trial)])
         return [int(k) for k in rng.permutation(n)]
 
     def procedure(self, name: str) -> QuestPlusProcedure:
-        """A fresh procedure of track ``name`` (as ``mode=adaptive`` builds it)."""
+        """A fresh procedure of track ``name`` (as ``mode=adaptive`` builds it).
+
+        Parameters
+        ----------
+        name : str
+            An adaptive track's name.
+
+        Returns
+        -------
+        QuestPlusProcedure
+            A procedure with no trial recorded (see :func:`new_procedure`).
+        """
         return new_procedure(self.study, self.tracks[name])
 
     # -- stimuli -----------------------------------------------------------------------------
@@ -134,16 +197,55 @@ class Schedule:
         return Stimulus(item.id, item.task, item.question, item.options, item.answer_index, value, item.level_unit, wav)
 
     def fixed_item(self, item_id: str) -> Stimulus:
+        """The stimulus of fixed item ``item_id``.
+
+        Parameters
+        ----------
+        item_id : str
+            The id of an item of the study's dataset.
+
+        Returns
+        -------
+        Stimulus
+            The item's question, options, answer, level and trial WAV.
+        """
         return self._item_stimulus(self.fixed[item_id])
 
     def adaptive(self, name: str, value: float, trial: int) -> Stimulus:
+        """The stimulus of trial ``trial`` of adaptive track ``name`` at level ``value``.
+
+        Parameters
+        ----------
+        name : str
+            An adaptive track's name.
+        value : float
+            The level the procedure asks for, in the task's level unit (e.g. cents, dB).
+        trial : int
+            The trial's index in the track.
+
+        Returns
+        -------
+        Stimulus
+            The item a model meets at that trial and value with the study's seed, with its trial WAV.
+        """
         made = make_trial_item(self.tracks[name], value, seed=self.study.seed, track=name, trial=trial)
         return self._item_stimulus(made.item, value)
 
     def practice(self, k: int) -> Stimulus:
         """Practice trial ``k``: the tasks in turn, each at :data:`PRACTICE_AT` of the way from the hardest to
         the easiest value of its domain (on its axis: 165 cents for pitch, 70 dB HL for the default audiogram;
-        easy, and short of the domain's loudest tones)."""
+        easy, and short of the domain's loudest tones).
+
+        Parameters
+        ----------
+        k : int
+            The practice trial's index; task ``k mod (number of practice tasks)`` is used.
+
+        Returns
+        -------
+        Stimulus
+            The practice item, with its trial WAV and the level value it was made at.
+        """
         name, task = self.practice_tasks[k % len(self.practice_tasks)]
         d = domain_for(task)
         hard, easy = d.to_axis(d.hard_value()), d.to_axis(d.easy_value())
@@ -152,6 +254,21 @@ class Schedule:
         return self._item_stimulus(made.item, value)
 
     def screening(self, pid: str, k: int) -> Stimulus:
+        """Headphone screening trial ``k`` of participant ``pid`` (:func:`~.screening.screening_trial`).
+
+        Parameters
+        ----------
+        pid : str
+            The participant's id.
+        k : int
+            The screening trial's index.
+
+        Returns
+        -------
+        Stimulus
+            Task ``headphone_screening``: the three tones as a trial WAV, the answer the quiet tone's
+            position, no level.
+        """
         rng = np.random.default_rng([self.study.seed, stable_id(pid), stable_id("screening"), int(k)])
         clip, answer = screening.screening_trial(rng, self.study.audio.sample_rate)
         wav = trial_wav([clip], self.study.audio.sample_rate, self.study.audio, where="screening trial")

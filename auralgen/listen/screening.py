@@ -48,6 +48,21 @@ def screening_trial(rng: np.random.Generator, sample_rate: int) -> tuple[np.ndar
     """``(clip [2, samples], answer)``: the three tones of one trial and the position (0..2) of the
     quiet one; the positions of the quiet and of the antiphase tone are drawn from ``rng``.
 
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Draws the quiet tone's and the antiphase tone's positions.
+    sample_rate : int
+        Sampling rate in Hz.
+
+    Returns
+    -------
+    clip : ndarray, shape (2, samples), float32
+        Three 1 s tones of 200 Hz with 0.5 s gaps (``4 * sample_rate`` samples), in full-scale units;
+        the louder tones at 70 dB SPL under the full-scale convention, the quiet one 6 dB lower.
+    answer : int
+        Position (0, 1 or 2) of the quiet tone.
+
     Examples
     --------
     >>> clip, answer = screening_trial(np.random.default_rng(0), 8000)
@@ -65,5 +80,21 @@ def screening_trial(rng: np.random.Generator, sample_rate: int) -> tuple[np.ndar
 
 
 def passed(n_correct: int) -> bool:
-    """The published criterion: at least :data:`PASS_CORRECT` of :data:`N_TRIALS` correct."""
+    """The published criterion: at least :data:`PASS_CORRECT` of :data:`N_TRIALS` correct.
+
+    Parameters
+    ----------
+    n_correct : int
+        Screening trials answered correctly.
+
+    Returns
+    -------
+    bool
+        True if ``n_correct >= 5``.
+
+    Examples
+    --------
+    >>> passed(5), passed(4)
+    (True, False)
+    """
     return n_correct >= PASS_CORRECT

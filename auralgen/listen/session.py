@@ -45,7 +45,19 @@ class Session:
 
     # -- the screen --------------------------------------------------------------------------
     def state(self, pid: str) -> dict:
-        """The screen participant ``pid`` sees now (creating and storing its trial when one is due)."""
+        """The screen participant ``pid`` sees now (creating and storing its trial when one is due).
+
+        Parameters
+        ----------
+        pid : str
+            The participant's id.
+
+        Returns
+        -------
+        dict
+            The browser's JSON: ``screen`` (``consent``, ``volume``, ``trial`` or ``end``) and that
+            screen's fields; a trial carries its token, question and shown options, never the answer.
+        """
         with self._lock:
             p = self.store.participant(pid)
             if p["consented"] is None:
@@ -125,7 +137,23 @@ class Session:
 
     def procedure(self, pid: str, name: str, rows: list[dict]):
         """Track ``name``'s procedure for ``pid``, updated with the outcomes ``rows`` (its answered
-        trials, in order)."""
+        trials, in order).
+
+        Parameters
+        ----------
+        pid : str
+            The participant's id.
+        name : str
+            An adaptive track's name.
+        rows : list of dict
+            The track's answered trial rows, oldest first (``level_value``, ``correct``); rows already
+            applied to the cached procedure are skipped.
+
+        Returns
+        -------
+        QuestPlusProcedure
+            The procedure after every outcome in ``rows``.
+        """
         proc, applied = self._procs.get((pid, name)) or (self.schedule.procedure(name), 0)
         for r in rows[applied:]:
             proc.update(r["level_value"], bool(r["correct"]))
@@ -155,16 +183,48 @@ class Session:
 
     # -- answers and audio -------------------------------------------------------------------
     def consent(self, pid: str) -> None:
+        """Record that ``pid`` consented (now, as Unix time).
+
+        Parameters
+        ----------
+        pid : str
+            The participant's id.
+        """
         self.store.update_participant(pid, consented=time.time())
 
     def volume(self, pid: str) -> None:
+        """Record that ``pid`` set the volume (now, as Unix time); ignored before consent.
+
+        Parameters
+        ----------
+        pid : str
+            The participant's id.
+        """
         with self._lock:
             if self.store.participant(pid)["consented"] is not None:
                 self.store.update_participant(pid, volume_set=time.time())
 
     def answer(self, pid: str, token: str, choice: int, rt_ms: float | None) -> dict:
         """Record ``choice`` (a position among the shown options) for trial ``token``; returns
-        ``{"stored": bool, "feedback"?: ..., "state": next screen}`` (feedback in practice only)."""
+        ``{"stored": bool, "feedback"?: ..., "state": next screen}`` (feedback in practice only).
+
+        Parameters
+        ----------
+        pid : str
+            The participant's id.
+        token : str
+            The pending trial's opaque id; any other token stores nothing.
+        choice : int
+            Position of the chosen option among the shown options, from 0.
+        rt_ms : float or None
+            Response time in milliseconds, as the browser measured it; None if unknown.
+
+        Returns
+        -------
+        dict
+            ``stored`` (False for a stale token or a choice out of range), ``feedback`` (practice only:
+            ``correct`` and the right option's text) and ``state``, the next screen.
+        """
         with self._lock:
             row = self.store.pending(pid)
             if row is None or row["token"] != token or not 0 <= choice < len(row["options"]):
@@ -195,7 +255,20 @@ class Session:
             self.store.update_participant(pid, screening_correct=n, screening_passed=int(screening.passed(n)))
 
     def audio(self, pid: str, token: str) -> bytes | None:
-        """The WAV of ``pid``'s trial ``token`` (None when it is not theirs or already answered)."""
+        """The WAV of ``pid``'s trial ``token`` (None when it is not theirs or already answered).
+
+        Parameters
+        ----------
+        pid : str
+            The participant's id.
+        token : str
+            A trial's opaque id.
+
+        Returns
+        -------
+        bytes or None
+            The trial's WAV file (see :func:`~auralgen.listen.sound.trial_wav`), or None.
+        """
         with self._lock:
             row = self.store.trial(token)
             if row is None or row["pid"] != pid or row["response"] is not None:

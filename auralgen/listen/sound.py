@@ -47,6 +47,22 @@ def _resample(clip: np.ndarray, rate: int, target: int) -> np.ndarray:
 def trial_wav(clips, sample_rate: int, fmt: AudioFormat, *, where: str = "trial") -> bytes:
     """The WAV bytes of a trial holding ``clips`` (float32 ``[channels, samples]`` at ``sample_rate``).
 
+    Parameters
+    ----------
+    clips : list of ndarray, shape (channels, samples) or (samples,)
+        The trial's clips in full-scale units, one or two channels each (mono plays on both ears).
+    sample_rate : int
+        The clips' sampling rate in Hz; they are resampled to ``fmt.sample_rate``.
+    fmt : AudioFormat
+        The study's audio format: rate, fixed length and gap between clips.
+    where : str, optional
+        Names the trial in error messages.
+
+    Returns
+    -------
+    bytes
+        A two-channel 32-bit float WAV of exactly ``fmt.length_s`` seconds at ``fmt.sample_rate``.
+
     Raises
     ------
     ParameterError
@@ -71,14 +87,47 @@ def trial_wav(clips, sample_rate: int, fmt: AudioFormat, *, where: str = "trial"
 
 
 def read_wav_bytes(data: bytes) -> tuple[np.ndarray, int]:
-    """``(float32 [channels, samples], rate)`` of WAV bytes (what the browser was served)."""
+    """``(float32 [channels, samples], rate)`` of WAV bytes (what the browser was served).
+
+    Parameters
+    ----------
+    data : bytes
+        A WAV file.
+
+    Returns
+    -------
+    clip : ndarray, shape (channels, samples), float32
+        The audio in full-scale units.
+    rate : int
+        Sampling rate in Hz.
+    """
     x, sr = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
     return np.ascontiguousarray(x.T), int(sr)
 
 
 def calibration_tone(fmt: AudioFormat, *, freq_hz: float = 1000.0, duration_s: float = 2.0) -> bytes:
     """The volume step's sound: a ``freq_hz`` tone at ``fmt.calibration_db_spl`` (dB SPL when digital full
-    scale is the project's ``full_scale_db_spl``), 20 ms raised-cosine ramps, in the study's file format."""
+    scale is the project's ``full_scale_db_spl``), 20 ms raised-cosine ramps, in the study's file format.
+
+    Parameters
+    ----------
+    fmt : AudioFormat
+        The study's audio format (rate, length, ``calibration_db_spl``).
+    freq_hz : float, optional
+        Tone frequency in Hz (default 1000).
+    duration_s : float, optional
+        Tone duration in seconds (default 2); must fit in ``fmt.length_s``.
+
+    Returns
+    -------
+    bytes
+        The tone as a trial WAV (see :func:`trial_wav`).
+
+    Raises
+    ------
+    ParameterError
+        If ``duration_s`` exceeds ``fmt.length_s``.
+    """
     t = np.arange(int(duration_s * fmt.sample_rate)) / fmt.sample_rate
     x = peak_for_db_spl_sine(fmt.calibration_db_spl) * np.sin(2 * np.pi * freq_hz * t)
     ramp = int(0.02 * fmt.sample_rate)

@@ -76,6 +76,7 @@ class Store:
             self._db.executescript(SCHEMA)
 
     def close(self) -> None:
+        """Close the database connection."""
         with self._lock:
             self._db.close()
 
@@ -89,7 +90,18 @@ class Store:
 
     # -- participants ------------------------------------------------------------------------
     def create_participant(self, key_hash: str) -> str:
-        """A new participant with a fresh pseudonymous id."""
+        """A new participant with a fresh pseudonymous id.
+
+        Parameters
+        ----------
+        key_hash : str
+            SHA-256 (hex) of the participant's session key.
+
+        Returns
+        -------
+        str
+            The new id (``P`` + 8 hex digits), or the existing participant's if ``key_hash`` is taken.
+        """
         while True:
             pid = "P" + secrets.token_hex(4)
             try:
@@ -102,27 +114,97 @@ class Store:
                     return self.participant_by_key(key_hash)["pid"]
 
     def participant_by_key(self, key_hash: str) -> dict | None:
+        """The participant whose session key hashes to ``key_hash``.
+
+        Parameters
+        ----------
+        key_hash : str
+            SHA-256 (hex) of a session key.
+
+        Returns
+        -------
+        dict or None
+            The participant's row (column name to value), or None if no participant has that key.
+        """
         rows = self._rows("SELECT * FROM participants WHERE key_hash = ?", (key_hash,))
         return rows[0] if rows else None
 
     def participant(self, pid: str) -> dict:
+        """The row of participant ``pid``.
+
+        Parameters
+        ----------
+        pid : str
+            The participant's id.
+
+        Returns
+        -------
+        dict
+            Column name to value; times are Unix seconds, None where not reached yet.
+
+        Raises
+        ------
+        IndexError
+            If there is no participant ``pid``.
+        """
         return self._rows("SELECT * FROM participants WHERE pid = ?", (pid,))[0]
 
     def participants(self) -> list[dict]:
+        """Every participant's row, oldest first.
+
+        Returns
+        -------
+        list of dict
+            Column name to value, ordered by creation time, then id.
+        """
         return self._rows("SELECT * FROM participants ORDER BY created, pid")
 
     def update_participant(self, pid: str, **values) -> None:
+        """Set columns of participant ``pid``'s row.
+
+        Parameters
+        ----------
+        pid : str
+            The participant's id.
+        **values
+            Column name to new value (names are not checked: callers pass fixed names only).
+        """
         names = ", ".join(f"{k} = ?" for k in values)
         self._write(f"UPDATE participants SET {names} WHERE pid = ?", (*values.values(), pid))
 
     # -- trials ------------------------------------------------------------------------------
     def pending(self, pid: str) -> dict | None:
-        """The participant's trial shown and not answered yet (at most one)."""
+        """The participant's trial shown and not answered yet (at most one).
+
+        Parameters
+        ----------
+        pid : str
+            The participant's id.
+
+        Returns
+        -------
+        dict or None
+            The trial's row (``options`` decoded to a list), or None if none is pending.
+        """
         rows = self._rows("SELECT * FROM trials WHERE pid = ? AND response IS NULL ORDER BY seq", (pid,))
         return rows[0] if rows else None
 
     def add_trial(self, pid: str, values: dict) -> dict:
-        """Store a new (unanswered) trial of ``pid`` after its last one; returns the row."""
+        """Store a new (unanswered) trial of ``pid`` after its last one; returns the row.
+
+        Parameters
+        ----------
+        pid : str
+            The participant's id.
+        values : dict
+            The trial's columns of :data:`TRIAL_COLUMNS` besides ``pid``, ``seq`` and ``shown_at``
+            (at least ``phase``, ``trial``, ``options``, ``truth`` and a unique ``token``).
+
+        Returns
+        -------
+        dict
+            The stored row, as :meth:`trial` returns it.
+        """
         with self._lock:
             seq = self._db.execute("SELECT COALESCE(MAX(seq), -1) + 1 FROM trials WHERE pid = ?", (pid,)).fetchone()[0]
             row = {"pid": pid, "seq": seq, "shown_at": time.time(), **values}
@@ -134,7 +216,28 @@ class Store:
     def answer(
         self, token: str, *, response: int, text: str, correct: bool, rt_ms: float | None, screening_passed: bool | None
     ) -> bool:
-        """Record the answer of the trial ``token`` (committed before returning); False when it had one."""
+        """Record the answer of the trial ``token`` (committed before returning); False when it had one.
+
+        Parameters
+        ----------
+        token : str
+            The trial's opaque id.
+        response : int
+            Position of the chosen option among the shown options.
+        text : str
+            The chosen option's text.
+        correct : bool
+            Whether the choice was the right option.
+        rt_ms : float or None
+            Response time in milliseconds; None if unknown.
+        screening_passed : bool or None
+            The participant's screening verdict at that time (None during the screening).
+
+        Returns
+        -------
+        bool
+            True if the answer was stored; False if the trial does not exist or was already answered.
+        """
         n = self._write(
             "UPDATE trials SET response = ?, response_text = ?, correct = ?, rt_ms = ?, answered_at = ?, "
             "screening_passed = ? WHERE token = ? AND response IS NULL",
@@ -151,11 +254,38 @@ class Store:
         return n == 1
 
     def trial(self, token: str) -> dict | None:
+        """The trial with opaque id ``token``.
+
+        Parameters
+        ----------
+        token : str
+            The trial's opaque id.
+
+        Returns
+        -------
+        dict or None
+            The trial's row (``options`` decoded to a list), or None if there is none.
+        """
         rows = self._rows("SELECT * FROM trials WHERE token = ?", (token,))
         return rows[0] if rows else None
 
     def trials(self, pid: str | None = None, phase: str | None = None, *, answered: bool = True) -> list[dict]:
-        """Trials (of ``pid``, of ``phase``; answered ones only unless ``answered=False``) in the order shown."""
+        """Trials (of ``pid``, of ``phase``; answered ones only unless ``answered=False``) in the order shown.
+
+        Parameters
+        ----------
+        pid : str or None, optional
+            Only this participant's trials; None for every participant's.
+        phase : str or None, optional
+            Only this phase (``screening``, ``practice``, ``fixed``, ``adaptive``); None for all.
+        answered : bool, optional
+            Only answered trials (default True); False includes the pending ones.
+
+        Returns
+        -------
+        list of dict
+            Trial rows (``options`` decoded to a list), ordered by participant id, then ``seq``.
+        """
         where, args = ["1 = 1"], []
         if pid is not None:
             where.append("pid = ?"), args.append(pid)

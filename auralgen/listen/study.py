@@ -164,7 +164,23 @@ def _audio(node: Any) -> AudioFormat:
 
 
 def study_from_dict(node: dict) -> StudyConfig:
-    """A checked :class:`StudyConfig` from a plain mapping (see the module docstring)."""
+    """A checked :class:`StudyConfig` from a plain mapping (see the module docstring).
+
+    Parameters
+    ----------
+    node : dict
+        The study file's mapping.
+
+    Returns
+    -------
+    StudyConfig
+        The study, every value checked.
+
+    Raises
+    ------
+    ParameterError
+        On the first invalid or unknown key, naming the key, the value and what is allowed.
+    """
     _need(isinstance(node, dict), f"study={node!r}; allowed: a mapping")
     _known(node, StudyConfig, "study")
     _need(bool(node.get("out")), "study.out is missing; allowed: a folder for listen.sqlite and the reports")
@@ -199,7 +215,23 @@ def study_from_dict(node: dict) -> StudyConfig:
 
 
 def load_study(path: str | Path) -> StudyConfig:
-    """The study of the YAML file ``path``."""
+    """The study of the YAML file ``path``.
+
+    Parameters
+    ----------
+    path : str or Path
+        A YAML study file.
+
+    Returns
+    -------
+    StudyConfig
+        The study, every value checked (:func:`study_from_dict`).
+
+    Raises
+    ------
+    ParameterError
+        If the file does not exist, is not YAML, or holds an invalid study.
+    """
     path = Path(path)
     try:
         node = yaml.safe_load(path.read_text(encoding="utf-8"))

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n" + controls.table())
         result["controls"] = controls.to_dict()
     if args.json:
-        with open(args.json, "w") as fh:
+        with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(result, fh, indent=2, sort_keys=True, default=str)
             fh.write("\n")
     return 0 if report.ok and (controls is None or controls.ok) else 1

@@ -41,7 +41,7 @@ def _report(argv: list[str]) -> int:
     report = study_report(load_study(args.study))
     print(report_table(report))
     if args.json:
-        with open(args.json, "w") as fh:
+        with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(report, fh, indent=1, sort_keys=True)
             fh.write("\n")
     if args.leaderboard:

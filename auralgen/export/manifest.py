@@ -71,7 +71,7 @@ def write_text(path: Path, text: str) -> None:
     """
     tmp = path.with_name(path.name + ".tmp")
     try:
-        tmp.write_text(text)
+        tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -141,7 +141,7 @@ def _read_prior(out: Path) -> dict[str, Any] | None:
     for name in (JOURNAL, "manifest.json"):
         if (out / name).exists():
             try:
-                prior = json.loads((out / name).read_text())
+                prior = json.loads((out / name).read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, json.JSONDecodeError):
                 return None
             return prior if isinstance(prior, dict) and "fingerprint" in prior else None
@@ -435,7 +435,7 @@ def log_error(out_dir: str, trace: str) -> str:
     path = Path(out_dir) / ERROR_LOG
     try:
         if path.parent.is_dir():
-            path.write_text(trace)
+            path.write_text(trace, encoding="utf-8")
             return f" (traceback in {path})"
     except OSError:
         pass

@@ -129,5 +129,5 @@ def write_public(out: Path, shard_paths: list[str], pretty_name: str) -> list[di
         One record per public shard, as :func:`write_public_shard` returns, in ``shard_paths`` order.
     """
     records = [write_public_shard(out, p) for p in shard_paths]
-    (out / PUBLIC_DIR / CARD).write_text(card_text(pretty_name))
+    (out / PUBLIC_DIR / CARD).write_text(card_text(pretty_name), encoding="utf-8")
     return records

@@ -63,9 +63,9 @@ def experimenter_key(out: str | Path, name: str = "experimenter.key") -> str:
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(secrets.token_hex(24) + "\n")
-    return path.read_text().strip()
+    return path.read_text(encoding="utf-8").strip()
 
 
 def _static(name: str) -> str:

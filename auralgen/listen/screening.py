@@ -27,6 +27,7 @@ FREQ_HZ = 200.0
 TONE_S = 1.0
 RAMP_S = 0.1
 GAP_S = 0.5
+TRIAL_S = 3 * TONE_S + 2 * GAP_S  # one screening trial: three tones, two gaps (seconds)
 QUIET_DB = -6.0
 LEVEL_DB_SPL = 70.0
 QUESTION = "Which of the three tones was the quietest?"

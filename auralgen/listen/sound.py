@@ -19,7 +19,7 @@ from scipy.signal import resample_poly
 from auralgen.core.errors import ParameterError
 from auralgen.synth.levels import peak_for_db_spl_sine
 
-from .study import AudioFormat
+from .study import CALIBRATION_S, AudioFormat
 
 __all__ = ["calibration_tone", "read_wav_bytes", "trial_wav"]
 
@@ -105,7 +105,7 @@ def read_wav_bytes(data: bytes) -> tuple[np.ndarray, int]:
     return np.ascontiguousarray(x.T), int(sr)
 
 
-def calibration_tone(fmt: AudioFormat, *, freq_hz: float = 1000.0, duration_s: float = 2.0) -> bytes:
+def calibration_tone(fmt: AudioFormat, *, freq_hz: float = 1000.0, duration_s: float = CALIBRATION_S) -> bytes:
     """The volume step's sound: a ``freq_hz`` tone at ``fmt.calibration_db_spl`` (dB SPL when digital full
     scale is the project's ``full_scale_db_spl``), 20 ms raised-cosine ramps, in the study's file format.
 

@@ -33,6 +33,9 @@ import yaml
 from auralgen.core.constants import PLAYBACK_SAMPLE_RATES
 from auralgen.core.errors import ParameterError
 from auralgen.evaluation.adaptive import QuestSettings
+from auralgen.listen.screening import TRIAL_S
+
+CALIBRATION_S = 2.0  # the volume step's calibration tone (seconds)
 
 __all__ = ["AdaptiveBlock", "AudioFormat", "FixedBlock", "StudyConfig", "load_study", "study_from_dict"]
 
@@ -145,9 +148,14 @@ def _adaptive(node: Any) -> AdaptiveBlock | None:
     _known(raw, QuestSettings, "adaptive.settings")
     settings = QuestSettings(**{k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()})
     settings.check("adaptive.settings")
-    extend = float(node.get("extend", 16.0))
-    _need(extend >= 1.0, f"adaptive.extend={extend!r}; allowed: >= 1")
-    return AdaptiveBlock({str(k): dict(v or {}) for k, v in tasks.items()}, settings, extend)
+    extend = node.get("extend", 16.0)
+    _need(_number(extend) and extend >= 1.0, f"adaptive.extend={extend!r}; allowed: a number >= 1")
+    return AdaptiveBlock({str(k): dict(v or {}) for k, v in tasks.items()}, settings, float(extend))
+
+
+def _number(value: Any) -> bool:
+    """A finite int or float (not a bool, not a string)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _audio(node: Any) -> AudioFormat:
@@ -157,8 +165,16 @@ def _audio(node: Any) -> AudioFormat:
     a = AudioFormat(**node)
     rates = ", ".join(map(str, PLAYBACK_SAMPLE_RATES))
     _need(a.sample_rate in PLAYBACK_SAMPLE_RATES, f"audio.sample_rate={a.sample_rate!r}; allowed: {rates}")
-    _need(math.isfinite(a.length_s) and 1.0 <= a.length_s <= 30.0, f"audio.length_s={a.length_s!r}; allowed: 1 .. 30")
-    _need(0.0 <= a.gap_s <= 2.0, f"audio.gap_s={a.gap_s!r}; allowed: 0 .. 2")
+    _need(
+        _number(a.length_s) and CALIBRATION_S <= a.length_s <= 30.0,
+        f"audio.length_s={a.length_s!r}; allowed: {CALIBRATION_S:g} .. 30 (the calibration tone lasts "
+        f"{CALIBRATION_S:g} s)",
+    )
+    _need(_number(a.gap_s) and 0.0 <= a.gap_s <= 2.0, f"audio.gap_s={a.gap_s!r}; allowed: 0 .. 2")
+    _need(
+        _number(a.calibration_db_spl) and 40.0 <= a.calibration_db_spl <= 100.0,
+        f"audio.calibration_db_spl={a.calibration_db_spl!r}; allowed: 40 .. 100",
+    )
     _need(a.channels == 2, f"audio.channels={a.channels!r}; allowed: 2 (headphones; mono items play on both ears)")
     return a
 
@@ -206,6 +222,11 @@ def study_from_dict(node: dict) -> StudyConfig:
         audio=_audio(node.get("audio")),
         token=token,
         finish_url=node.get("finish_url"),
+    )
+    _need(
+        not study.screening or study.audio.length_s >= TRIAL_S,
+        f"audio.length_s={study.audio.length_s!r} is shorter than a headphone-screening trial ({TRIAL_S:g} s); "
+        f"allowed: audio.length_s >= {TRIAL_S:g}, or screening: false",
     )
     _need(
         study.fixed is not None or study.adaptive is not None,

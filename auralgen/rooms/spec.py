@@ -448,7 +448,7 @@ def load_preset(name: str) -> RoomSpec:
         raise ParameterError(f"room={name!r} is unknown; allowed: {', '.join(sorted(files))}")
     import yaml  # PyYAML ships with hydra-core
 
-    mapping = yaml.safe_load(files[name].read_text())
+    mapping = yaml.safe_load(files[name].read_text(encoding="utf-8"))
     if isinstance(mapping, Mapping) and mapping.get("name", name) != name:
         raise ParameterError(
             f"room.name={mapping['name']!r} in {files[name]} differs from the file name; allowed: {name!r} (or no name)"

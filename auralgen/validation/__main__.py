@@ -35,7 +35,7 @@ def controls(argv: list[str]) -> int:
     def verdict(args, report) -> int:
         print(report.table())
         if args.json:
-            Path(args.json).write_text(json.dumps(report.to_dict(), indent=2, sort_keys=True) + "\n")
+            Path(args.json).write_text(json.dumps(report.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
         return 0 if report.ok else 1
 
     return run_controls(

@@ -132,7 +132,7 @@ def tasks_for(path) -> tuple[dict[str, Task], list[str]]:
     """Task objects of the dataset (from its manifest's config) and notes on how they were built."""
     mf = Path(path) / "manifest.json"
     try:
-        manifest = json.loads(mf.read_text())
+        manifest = json.loads(mf.read_text(encoding="utf-8"))
         run = run_config_of(manifest, path)
         same = fingerprint(run) == manifest.get("fingerprint")
         return build_tasks(run), [] if same else ["manifest fingerprint differs from the rebuilt config"]

@@ -234,6 +234,9 @@ def test_interleaved_tracks_follow_the_procedure_run_directly(tmp_path):
         assert proc.estimate().threshold == result.procedure.estimate().threshold
 
 
+ADAPTIVE = {"out": "x", "adaptive": {"tasks": ["pitch_relative"]}}
+
+
 @pytest.mark.parametrize(
     "node, match",
     [
@@ -242,6 +245,12 @@ def test_interleaved_tracks_follow_the_procedure_run_directly(tmp_path):
         ({"out": "x", "adaptive": {"tasks": ["pitch_relative"], "settings": {"max_trials": 0}}}, "min_trials"),
         ({"out": "x", "adaptive": {"tasks": ["pitch_relative"]}, "audio": {"length_s": 60}}, "audio.length_s=60"),
         ({"out": "x", "adaptive": {"tasks": ["pitch_relative"]}, "token": "short"}, "token=<hidden>"),
+        # the headphone screening's trial (4 s) and the calibration tone (2 s) must fit the fixed length
+        ({**ADAPTIVE, "audio": {"length_s": 3.0}}, r"shorter than a headphone-screening trial \(4 s\)"),
+        ({**ADAPTIVE, "screening": False, "audio": {"length_s": 1.5}}, r"allowed: 2 \.\. 30"),
+        ({**ADAPTIVE, "audio": {"gap_s": "half"}}, r"audio.gap_s='half'; allowed: 0 \.\. 2"),
+        ({**ADAPTIVE, "audio": {"calibration_db_spl": 140}}, r"calibration_db_spl=140; allowed: 40 \.\. 100"),
+        ({"out": "x", "adaptive": {"tasks": ["pitch_relative"], "extend": "x"}}, "extend='x'; allowed: a number"),
     ],
 )
 def test_a_bad_study_file_is_refused_in_one_line(node, match):
@@ -252,5 +261,5 @@ def test_a_bad_study_file_is_refused_in_one_line(node, match):
 def test_a_task_that_cannot_run_adaptively_or_a_sound_too_long_is_refused(tmp_path, pitch_dataset):
     with pytest.raises(ParameterError, match="regime='absolute'"):
         Schedule(make_study(tmp_path / "a", adaptive={"tasks": ["duration_absolute"]}))
-    with pytest.raises(ParameterError, match="allowed: at most audio.length_s=1"):
-        Schedule(make_study(tmp_path / "b", pitch_dataset, audio={"length_s": 1.0}))
+    with pytest.raises(ParameterError, match="allowed: at most audio.length_s=2"):
+        Schedule(make_study(tmp_path / "b", pitch_dataset, audio={"length_s": 2.0}, screening=False))

@@ -254,8 +254,7 @@ def sound_drrs_db(clip: np.ndarray, sample_rate: int, *, want: int) -> list[floa
     Returns
     -------
     list of float or None
-        Each sound's direct-to-reverberant ratio (dB), in time order; None when the sounds
-        are not found.
+        Each sound's direct-to-reverberant ratio (dB), in time order; None when the sounds are not found.
     """
     excess = sound_excess_db(clip, sample_rate, want=want)
     if excess is None:
@@ -434,8 +433,7 @@ def distance_bins(options: Sequence[str]) -> dict[int, tuple[float, float]]:
     Returns
     -------
     dict of int to tuple of float
-        Option index to its ``(low, high)`` range (metres); options without a range
-        are left out.
+        Option index to its ``(low, high)`` range (metres); options without a range are left out.
     """
     out = {}
     for i, text in enumerate(options):

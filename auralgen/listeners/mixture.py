@@ -185,8 +185,7 @@ def loudest_window(x: np.ndarray, sample_rate: int) -> np.ndarray:
     Returns
     -------
     ndarray, shape (samples,)
-        A view of ``x``: the :data:`LOUD_WINDOW_S` window of highest power (all of ``x``
-        when shorter).
+        A view of ``x``: the :data:`LOUD_WINDOW_S` window of highest power (all of ``x`` when shorter).
     """
     n = min(x.size, int(LOUD_WINDOW_S * sample_rate))
     c = np.concatenate([[0.0], np.cumsum(x**2)])

@@ -285,8 +285,7 @@ def band_levels_db(w: np.ndarray, sample_rate: int) -> np.ndarray:
     Returns
     -------
     ndarray, shape (channels, bands)
-        Band levels (dB re full scale power), bands between consecutive
-        :data:`BANDS_HZ` edges below Nyquist.
+        Band levels (dB re full scale power), bands between consecutive :data:`BANDS_HZ` edges below Nyquist.
     """
     n = max(256, 1 << int(math.ceil(math.log2(w.shape[1]))))
     spec = np.abs(np.fft.rfft(w * np.hanning(w.shape[1] + 2)[1:-1], n, axis=-1)) ** 2
@@ -310,8 +309,7 @@ def direction(
     layout : str
         The channel layout (``foa_acn_sn3d`` or ``tetra``; others give None).
     tetra_offsets_m : ndarray, shape (4, 3), optional
-        The tetra array's mic offsets (m); without them a tetra
-        window has no direction.
+        The tetra array's mic offsets (m); without them a tetra window has no direction.
 
     Returns
     -------
@@ -426,7 +424,9 @@ def _binaural_single(clips, sample_rate, hrtf) -> tuple[float, float] | None:
 
 
 def azimuth_absolute(question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None, hrtf=None) -> int:
-    """``hrtf``: the binaural set the clip was rendered with (or a callable of the sample rate
+    """The quadrant (front/back, left/right) of the sound's measured direction.
+
+    ``hrtf``: the binaural set the clip was rendered with (or a callable of the sample rate
     returning it); without it a binaural clip's front/back is guessed "front".
 
     Parameters
@@ -469,7 +469,9 @@ def azimuth_absolute(question, options, clips, sample_rate, layout=None, *, tetr
 
 
 def elevation_absolute(question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None, hrtf=None) -> int:
-    """``hrtf``: as for :func:`azimuth_absolute`; without it a binaural clip is answered "ear level".
+    """Above, at or below ear level: the measured elevation against +-:data:`ELEVATION_CLASS_DEG`.
+
+    ``hrtf``: as for :func:`azimuth_absolute`; without it a binaural clip is answered "ear level".
 
     Parameters
     ----------

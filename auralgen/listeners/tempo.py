@@ -59,8 +59,7 @@ def two_groups(clip: np.ndarray, sample_rate: int) -> tuple[np.ndarray, np.ndarr
     Returns
     -------
     tuple of (ndarray, ndarray) or None
-        Onset times (s) of the first and the second group; None with fewer than
-        two onsets.
+        Onset times (s) of the first and the second group; None with fewer than two onsets.
     """
     t = onset_times(mono(clip), sample_rate)
     if t.size < 2:

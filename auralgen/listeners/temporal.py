@@ -417,8 +417,7 @@ def click_cues(x: np.ndarray, sample_rate: int, layout: str) -> dict[str, float]
     Returns
     -------
     dict of str to float or None
-        As :func:`motion_cues`; None when the sound is not impulsive or has fewer than
-        four clicks.
+        As :func:`motion_cues`; None when the sound is not impulsive or has fewer than four clicks.
     """
     f = max(1, int(0.001 * sample_rate))
     p = np.mean(x**2, axis=0)

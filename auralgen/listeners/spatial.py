@@ -231,7 +231,7 @@ def onset_windows(
 
 
 def background_power(clip: np.ndarray, onset: int, sample_rate: int) -> float:
-    """Mean power per channel over the :data:`BACKGROUND_S` before ``onset`` (a tail, or silence).
+    """Mean power (over channels and samples) in the :data:`BACKGROUND_S` before ``onset`` (a tail, or silence).
 
     Parameters
     ----------

@@ -22,7 +22,22 @@ JND_RATIO = 0.05  # the listener's own threshold (5 %): above the measurement er
 
 
 def rise_times_s(clip, sample_rate: int, *, want: int = 2) -> list[float]:
-    """Rise time (s) of each of the ``want`` longest sounds of ``clip``, in time order."""
+    """Rise time (s) of each of the ``want`` longest sounds of ``clip``, in time order.
+
+    Parameters
+    ----------
+    clip : ndarray, shape (channels, samples) or (samples,)
+        One clip; its channels are averaged.
+    sample_rate : int
+        Sampling rate of ``clip`` (Hz).
+    want : int, optional
+        How many sounds to measure.
+
+    Returns
+    -------
+    list of float
+        Rise time of each sound found (s, 10-90 % of the envelope); at most ``want``.
+    """
     x = mono(clip)
     spans = sound_segments(x, sample_rate, want=want)
     pre = int(PRE_ONSET_S * sample_rate)
@@ -31,12 +46,48 @@ def rise_times_s(clip, sample_rate: int, *, want: int = 2) -> list[float]:
 
 
 def attack_relative(question, options, clips, sample_rate) -> int:
+    """Sharper, softer or the same: the second sound's rise time against the first's.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first holds the two sounds.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     r = rise_times_s(clips[0], sample_rate)
     ratio = math.log(r[0] / r[1]) if len(r) == 2 and all(v > 0 for v in r) else math.nan  # > 0: second sharper
     return compare(options, ratio, math.log1p(JND_RATIO), "more sharply", "more softly", "same")
 
 
 def attack_absolute(question, options, clips, sample_rate) -> int:
+    """The option whose rise-time range (ms) holds the clip's measured rise time.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first is measured.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     r = rise_times_s(clips[0], sample_rate, want=1)
     bins = value_bins(options, _MS)
     if not r or not bins or not r[0] > 0:

@@ -29,12 +29,39 @@ def value_bins(options: Sequence[str], pattern: re.Pattern = _HZ, scale: float =
     --------
     >>> value_bins(["Dark: below 500 Hz", "Neutral: between 500 Hz and 2000 Hz", "Bright: above 2000 Hz"])
     {0: (0.0, 500.0), 1: (500.0, 2000.0), 2: (2000.0, inf)}
+
+    Parameters
+    ----------
+    options : sequence of str
+        The option texts.
+    pattern : re.Pattern, optional
+        Regular expression whose first group is one number with its unit (default: Hz).
+    scale : float, optional
+        Factor applied to each number found.
+
+    Returns
+    -------
+    dict of int to tuple of float
+        Option index to its ``(low, high)`` range, in the unit of ``pattern`` times ``scale``.
     """
     return range_bins(options, lambda text: [float(v) * scale for v in pattern.findall(text)])
 
 
 def centroid_difference_percent(clip, sample_rate: int) -> float:
-    """``100 * ln(c2 / c1)`` of the two sounds' centroids (~ percent for small differences); nan without two sounds."""
+    """``100 * ln(c2 / c1)`` of the two sounds' centroids (~ percent for small differences); nan without two sounds.
+
+    Parameters
+    ----------
+    clip : ndarray, shape (channels, samples) or (samples,)
+        One clip with two sounds; its channels are averaged.
+    sample_rate : int
+        Sampling rate of ``clip`` (Hz).
+
+    Returns
+    -------
+    float
+        ``100 ln(c2 / c1)`` of the spectral centroids (~ percent); nan without two sounds.
+    """
     x = mono(clip)
     spans = sound_segments(x, sample_rate)
     if len(spans) < 2:
@@ -44,11 +71,47 @@ def centroid_difference_percent(clip, sample_rate: int) -> float:
 
 
 def brightness_relative(question, options, clips, sample_rate) -> int:
+    """Brighter, darker or the same: the second sound's spectral centroid against the first's.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first holds the two sounds.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     diff = centroid_difference_percent(clips[0], sample_rate)
     return compare(options, diff, math.log1p(JND_PERCENT / 100.0) * 100.0, "brighter", "darker", "same")
 
 
 def brightness_absolute(question, options, clips, sample_rate) -> int:
+    """The option whose centroid range (Hz) holds the clip's measured spectral centroid, or the nearest.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first is measured.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     x = mono(clips[0])
     found = segments(x, sample_rate)
     bins = value_bins(options)

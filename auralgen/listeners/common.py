@@ -25,6 +25,18 @@ def option_index(options: Sequence[str], *keywords: str) -> int:
 
     >>> option_index(["Above ear level", "At ear level", "Below ear level"], "at ear level", "ear level")
     1
+
+    Parameters
+    ----------
+    options : sequence of str
+        The option texts.
+    *keywords : str
+        Lower-case texts to look for, the most specific first.
+
+    Returns
+    -------
+    int
+        Index of the first option holding the first keyword found; ``NO_ANSWER`` (-1) when none does.
     """
     low = [o.lower() for o in options]
     for k in keywords:
@@ -47,6 +59,18 @@ def range_bins(options: Sequence[str], numbers: Callable[[str], list[float]]) ->
     --------
     >>> range_bins(["below 2", "2 to 5", "above 5", "none"], lambda t: [float(w) for w in t.split() if w.isdigit()])
     {0: (0.0, 2.0), 1: (2.0, 5.0), 2: (5.0, inf)}
+
+    Parameters
+    ----------
+    options : sequence of str
+        The option texts.
+    numbers : callable
+        ``numbers(text) -> list of float``: the numbers one option text states, in its unit.
+
+    Returns
+    -------
+    dict of int to tuple of float
+        Option index to its ``(low, high)`` range, in the unit ``numbers`` returns.
     """
     bins = {}
     for i, text in enumerate(options):
@@ -62,7 +86,20 @@ def range_bins(options: Sequence[str], numbers: Callable[[str], list[float]]) ->
 
 
 def nearest_bin(bins: dict[int, tuple[float, float]], value: float) -> int:
-    """The option whose range holds ``value`` (> 0), else the nearest in log distance."""
+    """The option whose range holds ``value`` (> 0), else the nearest in log distance.
+
+    Parameters
+    ----------
+    bins : dict of int to tuple of float
+        Option index to its ``(low, high)`` range, as :func:`range_bins` makes it.
+    value : float
+        The measured value (> 0), in the unit of the ranges.
+
+    Returns
+    -------
+    int
+        Index of the option whose range holds ``value``, else of the one nearest in ``log`` distance.
+    """
 
     def log_distance(i: int) -> float:
         lo, hi = bins[i]
@@ -79,7 +116,29 @@ def copy_search(
     """Where to look for a second copy of the sound that starts at ``first``: the channel sum of ``x``
     ``[ch, n]`` from ``lo`` = ``guess - before_s`` (not before the template's end) to ``guess + after_s``
     plus the template, and the template (the sound's first ``template_s``). Returns ``(lo, segment,
-    template)`` (samples, float arrays), or None when that span is empty or the template silent."""
+    template)`` (samples, float arrays), or None when that span is empty or the template silent.
+
+    Parameters
+    ----------
+    x : ndarray, shape (channels, samples)
+        The clip.
+    first : int
+        Onset of the sound (samples).
+    guess : int
+        Where the second copy is expected to start (samples).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+    template_s : float
+        Length of the template cut from the sound's start (s).
+    before_s, after_s : float
+        How far before and after ``guess`` to search (s).
+
+    Returns
+    -------
+    tuple of (int, ndarray, ndarray) or None
+        ``(lo, segment, template)``: the search start (samples), the channel sum
+        from ``lo`` (1-D) and the template (1-D); None when the span is empty or the template silent.
+    """
     m = x.sum(axis=0)
     n = int(template_s * sample_rate)
     tpl = m[first : first + n]
@@ -91,11 +150,34 @@ def copy_search(
 
 
 def no_answer(options: Sequence[str]) -> int:
-    """:data:`NO_ANSWER`: the listener cannot measure what ``options`` ask about (it does not guess)."""
+    """:data:`NO_ANSWER`: the listener cannot measure what ``options`` ask about (it does not guess).
+
+    Parameters
+    ----------
+    options : sequence of str
+        The option texts (not read).
+
+    Returns
+    -------
+    int
+        ``NO_ANSWER`` (-1).
+    """
     return NO_ANSWER
 
 
 def mono(clip: np.ndarray) -> np.ndarray:
+    """The clip as one channel: the mean over its channels.
+
+    Parameters
+    ----------
+    clip : array_like, shape (channels, samples) or (samples,)
+        One clip.
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The mean of the channels (a 1-D clip as it is).
+    """
     x = np.asarray(clip, dtype=np.float64)
     return x.mean(axis=0) if x.ndim == 2 else x
 
@@ -105,6 +187,20 @@ def sound_segments(x: np.ndarray, sample_rate: int, *, want: int = 2) -> list[tu
 
     The detection threshold is lowered step by step (:data:`SEGMENT_THRESHOLDS_DB`) until
     ``want`` sounds are found, so a sound 48 dB below the other is still seen.
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A mono clip.
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+    want : int, optional
+        How many sounds to find.
+
+    Returns
+    -------
+    list of tuple of (int, int)
+        ``(start, stop)`` of each sound (samples), in time order; at most ``want``.
     """
     found: list = []
     for thr in SEGMENT_THRESHOLDS_DB:
@@ -117,12 +213,44 @@ def sound_segments(x: np.ndarray, sample_rate: int, *, want: int = 2) -> list[tu
 
 
 def steady(x: np.ndarray, span: tuple[int, int]) -> np.ndarray:
+    """The steady part of one sound: its span without the first and last tenth (onset and decay).
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A mono clip.
+    span : tuple of (int, int)
+        ``(start, stop)`` of one sound (samples).
+
+    Returns
+    -------
+    ndarray, shape (samples,)
+        The central :data:`STEADY_FRACTION` of the span (a view of ``x``).
+    """
     a, b = span
     trim = int((b - a) * (1 - STEADY_FRACTION) / 2)
     return x[a + trim : b - trim]
 
 
 def compare(options, value: float, jnd: float, up: str, down: str, same: str) -> int:
+    """The option naming the direction of a measured difference: up, down, or the same within ``jnd``.
+
+    Parameters
+    ----------
+    options : sequence of str
+        The option texts.
+    value : float
+        The measured difference, second sound against the first (> 0: ``up``); nan when unmeasured.
+    jnd : float
+        Smallest ``|value|`` answered as a difference, in the unit of ``value``.
+    up, down, same : str
+        Lower-case keywords of the option for a positive, negative and negligible difference.
+
+    Returns
+    -------
+    int
+        Index of the option naming the measured direction; ``NO_ANSWER`` (-1) when ``value`` is not finite.
+    """
     if not math.isfinite(value):
         return no_answer(options)
     if abs(value) < jnd:

@@ -17,7 +17,24 @@ _INT = re.compile(r"\d+")
 
 
 def counting_relative(question, options, clips, sample_rate) -> int:
-    """More / fewer / the same: the second sequence's count against the first's."""
+    """More / fewer / the same: the second sequence's count against the first's.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first holds the two sequences.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     groups = two_groups(clips[0], sample_rate)
     if groups is None:
         return NO_ANSWER
@@ -26,7 +43,24 @@ def counting_relative(question, options, clips, sample_rate) -> int:
 
 
 def counting_absolute(question, options, clips, sample_rate) -> int:
-    """The option whose number is the count of onsets in the clip."""
+    """The option whose number is the count of onsets in the clip.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first is measured.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when no option states the count.
+    """
     n = int(onset_times(mono(clips[0]), sample_rate).size)
     for i, text in enumerate(options):
         found = _INT.findall(text)

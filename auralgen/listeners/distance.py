@@ -85,6 +85,22 @@ def offset_frame(env: np.ndarray, onsets: Sequence[int], limits: Sequence[int], 
     first :data:`TAIL_FIT_S` [1] after it), searched over :data:`MIN_SOUND_S` ..
     :data:`MAX_SOUND_S` after the onset on the envelope smoothed over :data:`SMOOTH_S`.
     ``common``: the sounds share one dry signal, so one duration is fitted to all of them.
+
+    Parameters
+    ----------
+    env : ndarray, shape (frames,)
+        Mean power over channels per :data:`FRAME_S` frame (linear, full scale squared).
+    onsets : sequence of int
+        Onset frame of each sound.
+    limits : sequence of int
+        Frame before which each sound's decay must end (the next onset, or the clip's end).
+    common : bool
+        Fit one duration to all sounds (copies of one dry signal).
+
+    Returns
+    -------
+    list of int
+        Offset frame of each sound, in the order of ``onsets``.
     """
     k = max(1, int(SMOOTH_S / FRAME_S))
     smooth = np.convolve(env, np.ones(k) / k, mode="same")
@@ -119,6 +135,21 @@ def _tail_fit(env: np.ndarray, off: int, limit: int) -> tuple[float, float] | No
 
 
 def sound_onsets(env: np.ndarray, *, want: int) -> list[int]:
+    """Onset frames of the ``want`` sounds of an envelope (see :func:`_onsets`).
+
+    Parameters
+    ----------
+    env : ndarray, shape (frames,)
+        Mean power over channels per :data:`FRAME_S` frame (linear, full scale squared).
+    want : int
+        How many onsets to find.
+
+    Returns
+    -------
+    list of int
+        Onset frames of the ``want`` largest rises above the envelope's trend, in time order (fewer if
+        fewer rise by :data:`RISE_MIN_DB`).
+    """
     return _onsets(env, want=want)[0]
 
 
@@ -164,7 +195,22 @@ def sound_excess_db(clip: np.ndarray, sample_rate: int, *, want: int) -> list[fl
     """Each of the ``want`` sounds' steady power over the diffuse field's power in the same window
     (dB; ``10 log10(1 + DRR)``, monotone in the DRR), in time order; None when the sounds, their
     offsets or their tails are not found (for two copies of one dry signal,
-    :func:`pair_excess_db` needs no offsets)."""
+    :func:`pair_excess_db` needs no offsets).
+
+    Parameters
+    ----------
+    clip : ndarray, shape (channels, samples) or (samples,)
+        One clip.
+    sample_rate : int
+        Sampling rate (Hz).
+    want : int
+        How many sounds the clip holds.
+
+    Returns
+    -------
+    list of float or None
+        Each sound's excess over the diffuse field (dB), in time order; None when not found.
+    """
     x = np.asarray(clip, dtype=np.float64)
     x = x[None] if x.ndim == 1 else x
     env, f = _envelope(x, sample_rate)
@@ -194,7 +240,22 @@ def sound_excess_db(clip: np.ndarray, sample_rate: int, *, want: int) -> list[fl
 
 def sound_drrs_db(clip: np.ndarray, sample_rate: int, *, want: int) -> list[float] | None:
     """DRR (dB) of each sound (:func:`sound_excess_db` turned back: ``10 log10(10^(e/10) - 1)``;
-    at most 30 dB below the diffuse field)."""
+    at most 30 dB below the diffuse field).
+
+    Parameters
+    ----------
+    clip : ndarray, shape (channels, samples) or (samples,)
+        One clip.
+    sample_rate : int
+        Sampling rate (Hz).
+    want : int
+        How many sounds the clip holds.
+
+    Returns
+    -------
+    list of float or None
+        Each sound's direct-to-reverberant ratio (dB), in time order; None when the sounds are not found.
+    """
     excess = sound_excess_db(clip, sample_rate, want=want)
     if excess is None:
         return None
@@ -206,7 +267,26 @@ def align_copy(x: np.ndarray, first: int, guess: int, sample_rate: int) -> tuple
     correlation coefficient there: the first :data:`COPY_TEMPLATE_S` of the first sound (channel
     sum) is matched over [``guess`` - :data:`COPY_SEARCH_S`, ``guess`` + 20 ms]; of the lags within
     70 % of the best match the earliest is taken (a click train or a tone also matches one
-    period late)."""
+    period late).
+
+    Parameters
+    ----------
+    x : ndarray, shape (channels, samples)
+        The clip.
+    first : int
+        Onset of the first sound (samples).
+    guess : int
+        Where the second copy is expected to start (samples).
+    sample_rate : int
+        Sampling rate (Hz).
+
+    Returns
+    -------
+    onset : int
+        Onset of the second copy (samples); ``guess`` when there is nothing to match.
+    correlation : float
+        Normalised correlation of the template at that onset (0 when nothing matched).
+    """
     found = copy_search(x, first, guess, sample_rate, template_s=COPY_TEMPLATE_S, before_s=COPY_SEARCH_S, after_s=0.02)
     if found is None:
         return guess, 0.0
@@ -223,7 +303,24 @@ def align_copy(x: np.ndarray, first: int, guess: int, sample_rate: int) -> tuple
 def second_copy(x: np.ndarray, env: np.ndarray, f: int, sample_rate: int) -> tuple[int, int] | None:
     """Onset frames of two copies of one sound: the largest rise, then among the next
     :data:`COPY_CANDIDATES` rises at least :data:`MIN_SOUND_GAP_S` later the one whose aligned
-    start (:func:`align_copy`) correlates best with the first sound's."""
+    start (:func:`align_copy`) correlates best with the first sound's.
+
+    Parameters
+    ----------
+    x : ndarray, shape (channels, samples)
+        The clip.
+    env : ndarray, shape (frames,)
+        Mean power over channels per :data:`FRAME_S` frame (linear, full scale squared).
+    f : int
+        Frame length of ``env`` (samples).
+    sample_rate : int
+        Sampling rate (Hz).
+
+    Returns
+    -------
+    tuple of (int, int) or None
+        Onset frames of the first and the second copy; None when no second rise is found.
+    """
     ons, rise = _onsets(env, want=1)
     if not ons:
         return None
@@ -257,7 +354,23 @@ def pair_excess_db(
     is taken off the second sound's steady power. ``steady / tail`` is ``D / (R e) + b / e`` for
     direct and diffuse powers D and R and equal build-up and decay factors b and e: in the same
     order as the DRRs. ``onsets``: the two direct sounds' arrivals (samples), when known (a task's
-    ``measure``); else they are found (:func:`second_copy`)."""
+    ``measure``); else they are found (:func:`second_copy`).
+
+    Parameters
+    ----------
+    clip : ndarray, shape (channels, samples) or (samples,)
+        One clip.
+    sample_rate : int
+        Sampling rate (Hz).
+    onsets : tuple of (int, int) or None, optional
+        The two direct sounds' arrivals (samples), when known.
+
+    Returns
+    -------
+    tuple of (float, float) or None
+        Steady over tail power of the first and the second copy (dB); None when the
+        copies or their windows are not found.
+    """
     x = np.asarray(clip, dtype=np.float64)
     x = x[None] if x.ndim == 1 else x
     env, f = _envelope(x, sample_rate)
@@ -283,7 +396,26 @@ def pair_excess_db(
 
 
 def distance_relative(question, options, clips, sample_rate, layout=None) -> int:
-    """The sound whose steady power stands higher above its own reverberant tail is the closer one."""
+    """The sound whose steady power stands higher above its own reverberant tail is the closer one.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first holds the two copies.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+    layout : str or None, optional
+        The row's channel layout (not read: the DRR needs no direction).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     excess = pair_excess_db(clips[0], sample_rate)
     if excess is None:
         return no_answer(options)
@@ -291,7 +423,18 @@ def distance_relative(question, options, clips, sample_rate, layout=None) -> int
 
 
 def distance_bins(options: Sequence[str]) -> dict[int, tuple[float, float]]:
-    """``{option index: (low_m, high_m)}`` from texts like "Medium (3-8 m)", "Far (more than 8 m)"."""
+    """``{option index: (low_m, high_m)}`` from texts like "Medium (3-8 m)", "Far (more than 8 m)".
+
+    Parameters
+    ----------
+    options : sequence of str
+        The option texts.
+
+    Returns
+    -------
+    dict of int to tuple of float
+        Option index to its ``(low, high)`` range (metres); options without a range are left out.
+    """
     out = {}
     for i, text in enumerate(options):
         m = re.search(r"(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*m\b", text)
@@ -305,7 +448,26 @@ def distance_bins(options: Sequence[str]) -> dict[int, tuple[float, float]]:
 
 
 def distance_absolute(question, options, clips, sample_rate, layout=None) -> int:
-    """Distance from the DRR and the room's critical distance: ``r = r_c 10^(-DRR / 20)``."""
+    """Distance from the DRR and the room's critical distance: ``r = r_c 10^(-DRR / 20)``.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first is measured.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+    layout : str or None, optional
+        The row's channel layout (not read: the DRR needs no direction).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     bins = distance_bins(options)
     drrs = sound_drrs_db(clips[0], sample_rate, want=1)
     if not bins or drrs is None:

@@ -124,6 +124,18 @@ def classify(x: np.ndarray, sample_rate: int) -> str | None:
     'harmonic'
     >>> classify(sweep(300.0, 3000.0, 0.8, sample_rate=16000, method="log"), 16000)
     'sweep'
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        One mono stretch of audio holding one sound (or one that dominates it).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+
+    Returns
+    -------
+    str or None
+        One of :data:`KINDS`; None on silence or on less than :data:`MIN_SEGMENT_S` of audio.
     """
     x = np.asarray(x, dtype=np.float64)
     if x.size < MIN_SEGMENT_S * sample_rate or not np.any(x):

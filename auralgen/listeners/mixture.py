@@ -48,6 +48,16 @@ def sub_question(question: str) -> str | None:
     'count'
     >>> sub_question("Listen to the mixture. Which sound begins earliest?")
     'first'
+
+    Parameters
+    ----------
+    question : str
+        The item's question text.
+
+    Returns
+    -------
+    str or None
+        ``'count'``, ``'louder'``, ``'first'`` or ``'overlap'``; None when the text names none.
     """
     q = question.lower()
     if "how many" in q or "count" in q:
@@ -62,7 +72,18 @@ def sub_question(question: str) -> str | None:
 
 
 def count_options(options) -> dict[int, int]:
-    """``{option index: count}`` for options that are plain integers ("2", "3", "4")."""
+    """``{option index: count}`` for options that are plain integers ("2", "3", "4").
+
+    Parameters
+    ----------
+    options : sequence of str
+        The option texts.
+
+    Returns
+    -------
+    dict of int to int
+        Option index to the count it states; options that are not a plain integer are left out.
+    """
     out = {}
     for i, text in enumerate(options):
         m = _INT.match(text)
@@ -73,12 +94,37 @@ def count_options(options) -> dict[int, int]:
 
 def count_kinds(x: np.ndarray, sample_rate: int) -> int:
     """Number of palette kinds heard: one detector per kind (:func:`~auralgen.listeners.presence.kinds_present`),
-    each looking for what only its kind has, so a sound that others overlap throughout is still found."""
+    each looking for what only its kind has, so a sound that others overlap throughout is still found.
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A mono clip (the channel mean).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+
+    Returns
+    -------
+    int
+        How many of the palette's kinds are detected (0 to 5).
+    """
     return len(kinds_present(x, sample_rate))
 
 
 def option_kinds(options) -> list[tuple[str, ...]] | None:
-    """The palette kinds each option names, in order of mention (``None`` if an option names none)."""
+    """The palette kinds each option names, in order of mention (``None`` if an option names none).
+
+    Parameters
+    ----------
+    options : sequence of str
+        The option texts.
+
+    Returns
+    -------
+    list of tuple of str or None
+        For each option the kinds (:data:`~auralgen.listeners.kinds.KINDS`) it names,
+        in order of mention; None when an option names none (e.g. recorded classes).
+    """
     names = WORDS
     out = []
     for text in options:
@@ -98,7 +144,20 @@ def _frames_db(x: np.ndarray, sample_rate: int, frame_s: float) -> np.ndarray:
 
 
 def first_stretch(x: np.ndarray, sample_rate: int) -> np.ndarray:
-    """From the first onset to the next energy rise, at most :data:`FIRST_MAX_S`."""
+    """From the first onset to the next energy rise, at most :data:`FIRST_MAX_S`.
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A mono clip (the channel mean).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+
+    Returns
+    -------
+    ndarray, shape (samples,)
+        A view of ``x`` from the first onset; empty when no sound is found.
+    """
     spans = segments(x, sample_rate, threshold_db=-50.0)
     if not spans:
         return x[:0]
@@ -114,6 +173,20 @@ def first_stretch(x: np.ndarray, sample_rate: int) -> np.ndarray:
 
 
 def loudest_window(x: np.ndarray, sample_rate: int) -> np.ndarray:
+    """The :data:`LOUD_WINDOW_S` stretch of ``x`` with the most energy: where the louder sound dominates.
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A mono clip (the channel mean).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+
+    Returns
+    -------
+    ndarray, shape (samples,)
+        A view of ``x``: the :data:`LOUD_WINDOW_S` window of highest power (all of ``x`` when shorter).
+    """
     n = min(x.size, int(LOUD_WINDOW_S * sample_rate))
     c = np.concatenate([[0.0], np.cumsum(x**2)])
     start = int(np.argmax(c[n:] - c[:-n])) if n else 0
@@ -122,7 +195,21 @@ def loudest_window(x: np.ndarray, sample_rate: int) -> np.ndarray:
 
 def overlap_kinds(x: np.ndarray, sample_rate: int) -> tuple[str, ...] | None:
     """The two kinds heard together: the stretch of sound that starts with one kind and ends with
-    another, else the two kinds other than the one filling a stretch alone (``None`` if unclear)."""
+    another, else the two kinds other than the one filling a stretch alone (``None`` if unclear).
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A mono clip (the channel mean).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+
+    Returns
+    -------
+    tuple of str or None
+        The two kinds heard together; or ``('alone', kind)`` naming the kind heard alone
+        (the other two overlap); None when unclear.
+    """
     spans = segments(x, sample_rate, threshold_db=-50.0)
     edge, look = int(EDGE_S * sample_rate), int(0.2 * sample_rate)
     ends = []
@@ -139,6 +226,25 @@ def overlap_kinds(x: np.ndarray, sample_rate: int) -> tuple[str, ...] | None:
 
 
 def mixture(question, options, clips, sample_rate) -> int:
+    """Answer one of the mixture's sub-questions (count, first, louder, overlap) from the clip.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text; it names the sub-question (:func:`sub_question`).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first is measured.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when nothing can be measured or the options
+        name recorded classes.
+    """
     sub = sub_question(question)
     if sub == "count":
         counts = count_options(options)

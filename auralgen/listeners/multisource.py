@@ -52,15 +52,24 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-import scipy.ndimage
 
+from auralgen.listeners._multisource import (
+    CLICK_WINDOW_PRE,
+    _aligned_mean,
+    _best_lag,
+    _click_period,
+    _first_click,
+    _hrir,
+    _positions,
+    _span,
+    _spikes,
+    _through,
+)
 from auralgen.listeners.common import NO_ANSWER, option_index
 from auralgen.listeners.spatial import DIRECT_PRE, binaural_direction, direct_onsets
 from auralgen.measure.binaural import match_known_source
-from auralgen.measure.common import moving_average
 from auralgen.synth import apply_ramps, harmonic_complex, n_samples, noise
 from auralgen.synth.palette import (
-    SPATIAL_CLICK_RATE_HZ,
     SPATIAL_ENTRY_ORDER,
     SPATIAL_F0_HZ,
     SPATIAL_MAX_HARMONICS,
@@ -77,9 +86,6 @@ GUARD_S = 0.003  # the final fit ends this long before the detected entry (its r
 ENTRY_JUMP = 10.0  # an entry: the step's prediction error this many times the fit's residual power
 ONSET_JUMP = 4.0  # ... refined to where the trailing 1 ms power first exceeds the residual this much
 SEARCH_S = 0.5  # the next source enters within this of the tone's onset
-CLICK_SPIKE_S, CLICK_MEDIAN_S = 0.0005, 0.02  # click spikes: 0.5 ms power over its 20 ms running median
-CLICK_MIN_SPIKE = 1.0  # ... a click position counts while its spike (log ratio) exceeds this
-CLICK_WINDOW_PRE = 40  # averaged click windows start this many samples before the spike
 SAME_LATERAL = 0.1  # left_of: lateral components this close are "the same direction"
 TONE_MATCH_S = 0.0025  # closer: the tone's direct sound, fitted over its first 2.5 ms ...
 ONSET_SEARCH_S = (0.005, 0.005)  # ... at the lag, this far before / after the detected onset, that correlates best
@@ -99,7 +105,30 @@ def multi_source_relation(
 ) -> int:
     """The option naming the source that the measured directions make furthest left / highest, or whose
     direct level is highest (closest), or A's side of B; :data:`NO_ANSWER` where the relation, the sounds
-    or the layout are not readable."""
+    or the layout are not readable.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text; it names the relation and, for a side question, the two sources.
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first, binaural, is measured.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+    layout : str or None, optional
+        The row's channel layout; anything but ``binaural`` is not answered.
+    tetra_offsets_m : ndarray or None, optional
+        Bound by the task for every direction listener (not read).
+    hrtf : Hrtf or callable or None, optional
+        The HRTF set, or ``hrtf(sample_rate) -> Hrtf``; None answers ``NO_ANSWER``.
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     x = np.asarray(clips[0], dtype=np.float64)
     if hrtf is None or x.ndim != 2 or x.shape[0] != 2 or (layout not in (None, "binaural")):
         return NO_ANSWER
@@ -138,7 +167,18 @@ def _kinds(texts) -> list[str]:
 
 
 def lateral(direction: tuple[float, float]) -> float:
-    """Lateral component ``sin(az) cos(el)`` of ``(azimuth_deg, elevation_deg)`` (+1 = left)."""
+    """Lateral component ``sin(az) cos(el)`` of ``(azimuth_deg, elevation_deg)`` (+1 = left).
+
+    Parameters
+    ----------
+    direction : tuple of (float, float)
+        ``(azimuth, elevation)`` in degrees (azimuth counter-clockwise from the front).
+
+    Returns
+    -------
+    float
+        ``sin(az) cos(el)``, in [-1, 1]: +1 straight left, -1 straight right.
+    """
     return math.sin(math.radians(direction[0])) * math.cos(math.radians(direction[1]))
 
 
@@ -153,7 +193,24 @@ class Heard:
 
 
 def source_directions(x: np.ndarray, sample_rate: int, kinds, hrtf) -> dict[str, tuple[float, float] | None]:
-    """``(azimuth_deg, elevation_deg)`` of each named kind (``None`` where not measurable)."""
+    """``(azimuth_deg, elevation_deg)`` of each named kind (``None`` where not measurable).
+
+    Parameters
+    ----------
+    x : ndarray, shape (2, samples)
+        The binaural clip (left, right).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+    kinds : sequence of str
+        Palette kinds to read (``'harmonic'``, ``'noise'``, ``'clicks'``).
+    hrtf : Hrtf
+        The HRTF set the item was rendered with, at ``sample_rate``.
+
+    Returns
+    -------
+    dict of str to tuple of (float, float) or None
+        Each kind's ``(azimuth, elevation)`` (degrees); None where not measurable.
+    """
     return {k: None if h is None else h.direction for k, h in read_sources(x, sample_rate, kinds, hrtf).items()}
 
 
@@ -162,7 +219,28 @@ def read_sources(
 ) -> dict[str, Heard | None]:
     """Each named kind's :class:`Heard` (``None`` where its entry is not found). Levels are read only
     when ``levels`` and all three kinds are named (the noise's needs the tone before it); with
-    ``known_clicks`` the click train's direction comes from matching the known click (see :func:`read_clicks`)."""
+    ``known_clicks`` the click train's direction comes from matching the known click (see :func:`read_clicks`).
+
+    Parameters
+    ----------
+    x : ndarray, shape (2, samples)
+        The binaural clip (left, right).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+    kinds : sequence of str
+        Palette kinds to read (``'harmonic'``, ``'noise'``, ``'clicks'``).
+    hrtf : Hrtf
+        The HRTF set the item was rendered with, at ``sample_rate``.
+    levels : bool, optional
+        Also read each source's direct level (for ``closer``).
+    known_clicks : bool, optional
+        Read the click train's direction by matching the known click (for ``higher``).
+
+    Returns
+    -------
+    dict of str to Heard or None
+        Each kind's reading; None where its entry is not found.
+    """
     if not set(kinds) <= set(SPATIAL_ENTRY_ORDER):  # e.g. "the sweep": a kind this task does not draw
         return dict.fromkeys(kinds)
     order = sorted(kinds, key=SPATIAL_ENTRY_ORDER.index)
@@ -195,36 +273,22 @@ def read_sources(
     return out
 
 
-def _span(x: np.ndarray, start: int, span_s: tuple[float, float], sample_rate: int) -> np.ndarray:
-    """``x[:, start + span_s[0] : start + span_s[1]]`` (seconds to samples)."""
-    return x[:, start + int(span_s[0] * sample_rate) : start + int(span_s[1] * sample_rate)]
-
-
-def _hrir(hrtf, direction: tuple[float, float]) -> np.ndarray:
-    """The set's HRIR pair [2, taps] nearest to ``direction``."""
-    return hrtf.hrirs[int(hrtf.nearest(*direction))]
-
-
-def _through(signal: np.ndarray, hrir: np.ndarray) -> np.ndarray:
-    """``signal`` at both ears: [2, n + taps - 1]."""
-    return np.stack([np.convolve(signal, hrir[0]), np.convolve(signal, hrir[1])])
-
-
-def _best_lag(y: np.ndarray, ref: np.ndarray, lags: range, n: int) -> int:
-    """The lag in ``lags`` where ``y[:, lag : lag + n]`` correlates best (normalised) with ``ref[:, :n]``."""
-    r = ref[:, :n]
-    valid = [k for k in lags if k >= 0 and k + n <= y.shape[1]]
-    if not valid:
-        return -1
-    scores = [
-        float(np.sum(y[:, k : k + n] * r)) / math.sqrt(max(float(np.sum(y[:, k : k + n] ** 2)), 1e-300)) for k in valid
-    ]
-    return valid[int(np.argmax(scores))]
-
-
 # -- the harmonic tone ------------------------------------------------------------------------
 def tone_f0(x: np.ndarray, sample_rate: int) -> float:
-    """f0 (Hz) of a harmonic tone in ``x`` [channels, n]: the grid f0 whose harmonics collect the most power."""
+    """f0 (Hz) of a harmonic tone in ``x`` [channels, n]: the grid f0 whose harmonics collect the most power.
+
+    Parameters
+    ----------
+    x : ndarray, shape (channels, samples)
+        A stretch where the harmonic tone is alone.
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+
+    Returns
+    -------
+    float
+        The f0 (Hz) on a :data:`F0_STEP_HZ` grid over the palette's range.
+    """
     m = x.mean(axis=0)
     nfft = 1 << 18
     power = np.abs(np.fft.rfft(m * np.hanning(m.size), nfft)) ** 2
@@ -247,7 +311,24 @@ def _tone_basis(start: int, stop: int, end: int, f0: float, sample_rate: int) ->
 
 
 def tone_fit(x: np.ndarray, start: int, stop: int, f0: float, sample_rate: int):
-    """The tone's least-squares model on ``x[:, start:stop]``: ``predict(a, b)`` -> [channels, b - a]."""
+    """The tone's least-squares model on ``x[:, start:stop]``: ``predict(a, b)`` -> [channels, b - a].
+
+    Parameters
+    ----------
+    x : ndarray, shape (channels, samples)
+        The clip.
+    start, stop : int
+        The fitted span (samples).
+    f0 : float
+        Fundamental frequency of the harmonic tone (Hz).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+
+    Returns
+    -------
+    callable
+        ``predict(a, b) -> ndarray, shape (channels, b - a)``: the model over samples ``a`` to ``b``.
+    """
     coef, *_ = np.linalg.lstsq(_tone_basis(start, stop, stop, f0, sample_rate), x[:, start:stop].T, rcond=None)
     return lambda a, b: (_tone_basis(a, b, stop, f0, sample_rate) @ coef).T
 
@@ -257,7 +338,24 @@ def entry_after_tone(
 ) -> tuple[int, np.ndarray] | None:
     """``(onset, residual)`` of the source entering after the harmonic tone (of ``f0``, estimated here
     when not given): the residual is ``x`` minus the tone's prediction around the onset (zero elsewhere);
-    ``None`` when no entry is found."""
+    ``None`` when no entry is found.
+
+    Parameters
+    ----------
+    x : ndarray, shape (2, samples)
+        The binaural clip (left, right).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+    tone_onset : int
+        Onset of the harmonic tone (samples).
+    f0 : float or None, optional
+        The tone's f0 (Hz); estimated when None.
+
+    Returns
+    -------
+    tuple of (int, ndarray) or None
+        The entering source's onset (samples) and the residual, shape (2, samples); None if not found.
+    """
     f0 = tone_f0(_span(x, tone_onset, FIRST_FIT_S, sample_rate), sample_rate) if f0 is None else f0
     fit_n, step = int(FIT_S * sample_rate), int(STEP_S * sample_rate)
     t = tone_onset + int(FIRST_FIT_S[1] * sample_rate)
@@ -296,7 +394,22 @@ def _rise(seg: np.ndarray, start: int, sample_rate: int) -> int:
 # -- direct levels (closer) ---------------------------------------------------------------------
 def tone_model(f0: float, sample_rate: int, n: int) -> np.ndarray:
     """The first ``n`` samples of the palette's harmonic tone of ``f0`` (sine phase, ``1/k`` amplitudes,
-    harmonics below Nyquist) with its onset ramp, at unit steady RMS, as the source emits it."""
+    harmonics below Nyquist) with its onset ramp, at unit steady RMS, as the source emits it.
+
+    Parameters
+    ----------
+    f0 : float
+        Fundamental frequency of the harmonic tone (Hz).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+    n : int
+        Number of samples.
+
+    Returns
+    -------
+    ndarray, shape (n,), float64
+        The tone's first ``n`` samples at unit steady RMS.
+    """
     n_h = spatial_harmonics(f0, sample_rate)
     long = harmonic_complex(f0, (2 * n + 1) / sample_rate, sample_rate=sample_rate, n_harmonics=n_h)
     ramped = apply_ramps(long, sample_rate=sample_rate, ramp_s=SPATIAL_RAMP_S)[:n]  # the offset ramp lies past n
@@ -307,7 +420,26 @@ def tone_level(x: np.ndarray, sample_rate: int, onset: int, f0: float, hrir: np.
     """Level of the tone entering first near ``onset``: the least-squares gain (squared) of its model
     through ``hrir`` on its first :data:`TONE_MATCH_S`, at the lag within :data:`ONSET_SEARCH_S` that
     correlates best (the detected onset can lead the arrival by 4 ms: a loud tone's low-frequency
-    pre-ringing)."""
+    pre-ringing).
+
+    Parameters
+    ----------
+    x : ndarray, shape (2, samples)
+        The binaural clip (left, right).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+    onset : int
+        Detected onset of the tone (samples).
+    f0 : float
+        Fundamental frequency of the harmonic tone (Hz).
+    hrir : ndarray, shape (2, taps)
+        The HRIR pair of the source's measured direction.
+
+    Returns
+    -------
+    float
+        The tone's direct power re its model through ``hrir`` (linear, ``1 / d**2`` at ``d`` m); nan if no lag fits.
+    """
     n_match = int(TONE_MATCH_S * sample_rate)
     lo, hi = int(ONSET_SEARCH_S[0] * sample_rate), int(ONSET_SEARCH_S[1] * sample_rate)
     ref = _through(tone_model(f0, sample_rate, n_match), hrir)
@@ -334,7 +466,26 @@ def noise_level(x: np.ndarray, sample_rate: int, entry: int, f0: float, hrir: np
     """Level of the noise detected entering at ``entry`` over the tone of ``f0``: the residual of the
     tone's prediction (the model ending :data:`NOISE_GUARD_S` before ``entry``); the arrival where the
     next 2 ms rise most over the previous 4 ms; the energy :data:`NOISE_WINDOW_S` after it, less the
-    residual's floor, over the mean of :data:`NOISE_REFERENCES` recipe noises through ``hrir``."""
+    residual's floor, over the mean of :data:`NOISE_REFERENCES` recipe noises through ``hrir``.
+
+    Parameters
+    ----------
+    x : ndarray, shape (2, samples)
+        The binaural clip (left, right).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+    entry : int
+        Detected entry of the noise (samples).
+    f0 : float
+        Fundamental frequency of the harmonic tone (Hz).
+    hrir : ndarray, shape (2, taps)
+        The HRIR pair of the source's measured direction.
+
+    Returns
+    -------
+    float
+        The noise's direct energy re the recipe's noises through ``hrir`` (linear, >= 0); nan if too early.
+    """
     guard, fit = int(NOISE_GUARD_S * sample_rate), int(FIT_S * sample_rate)
     floor_n, (w0, w1) = int(NOISE_FLOOR_S * sample_rate), (int(v * sample_rate) for v in NOISE_WINDOW_S)
     b, stop = entry - guard, min(entry + int(0.025 * sample_rate), x.shape[1])
@@ -354,7 +505,22 @@ def noise_level(x: np.ndarray, sample_rate: int, entry: int, f0: float, hrir: np
 def click_average(x: np.ndarray, sample_rate: int, after: int) -> tuple[np.ndarray, float] | None:
     """``(window, period)`` of the click train entering after sample ``after``: the mean of its aligned
     click windows [2, n] (each starting :data:`CLICK_WINDOW_PRE` samples before its spike) and its period
-    (samples, to 0.02); ``None`` when no train is found."""
+    (samples, to 0.02); ``None`` when no train is found.
+
+    Parameters
+    ----------
+    x : ndarray, shape (2, samples)
+        The binaural clip (left, right).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+    after : int
+        Sample after which the click train enters.
+
+    Returns
+    -------
+    tuple of (ndarray, float) or None
+        The averaged click window, shape (2, samples), and the period (samples); None if not found.
+    """
     spikes = _spikes(x, sample_rate, after)
     if not np.any(spikes):
         return None
@@ -381,7 +547,28 @@ def read_clicks(
     """The click train entering after ``after``: its direction from the averaged click (the cross
     relation, or with ``known`` the match of one recipe click through each HRIR) and, with
     ``levels``, its level (the averaged click's energy over :data:`CLICK_MATCH_S` at the best-correlating
-    lag, against one click of the recipe -- energy ``period`` at unit power -- through that direction's HRIR)."""
+    lag, against one click of the recipe -- energy ``period`` at unit power -- through that direction's HRIR).
+
+    Parameters
+    ----------
+    x : ndarray, shape (2, samples)
+        The binaural clip (left, right).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+    after : int
+        Sample after which the click train enters.
+    hrtf : Hrtf
+        The HRTF set the item was rendered with, at ``sample_rate``.
+    levels : bool
+        Also read the train's direct level.
+    known : bool, optional
+        Direction by matching the known click through each HRIR, not by the cross relation.
+
+    Returns
+    -------
+    Heard or None
+        The train's direction and, with ``levels``, level; None when no train is found.
+    """
     found = click_average(x, sample_rate, after)
     if found is None:
         return None
@@ -411,55 +598,3 @@ def read_clicks(
     lag = _best_lag(avg, ref, range(CLICK_WINDOW_PRE + n), n)
     level = float(np.sum(avg[:, lag : lag + n] ** 2)) / float(np.sum(ref[:, :n] ** 2)) if lag >= 0 else math.nan
     return Heard(direction, level)
-
-
-def _spikes(x: np.ndarray, sample_rate: int, after: int) -> np.ndarray:
-    """Log ratio (>= 0) of the 0.5 ms power to its running median, zero before ``after``."""
-    p = np.sum(x**2, axis=0)
-    env = moving_average(p, int(CLICK_SPIKE_S * sample_rate))
-    base = scipy.ndimage.median_filter(env, size=int(CLICK_MEDIAN_S * sample_rate))
-    s = np.log(np.maximum(env, 1e-300) / np.maximum(base, 1e-300))
-    s[:after] = 0.0
-    return np.clip(s, 0.0, None)
-
-
-def _click_period(spikes: np.ndarray, sample_rate: int, after: int) -> int:
-    """The click period (samples) in the palette's rate range: the spikes' strongest autocorrelation lag."""
-    lo, hi = int(sample_rate / SPATIAL_CLICK_RATE_HZ[1]) - 1, int(sample_rate / SPATIAL_CLICK_RATE_HZ[0]) + 1
-    seg = spikes[after:]
-    n = 1 << int(np.ceil(np.log2(2 * seg.size)))
-    f = np.fft.rfft(seg, n)
-    ac = np.fft.irfft(f * np.conj(f), n)[: seg.size]
-    return lo + int(np.argmax(ac[lo : hi + 1]))
-
-
-def _first_click(spikes: np.ndarray, period: int, after: int) -> int:
-    """The first click: the comb of ``period`` through the strongest spikes, walked back while a spike is there."""
-    n = spikes.size
-    comb = [spikes[t0:n:period][:40].sum() for t0 in range(after, min(after + period, n))]
-    t0 = after + int(np.argmax(comb))
-    while (
-        t0 - period - 3 >= after
-        and spikes[t0 - period - 3 : t0 - period + 4].max() > 0.5 * spikes[t0 - 3 : t0 + 4].max()
-    ):
-        t0 -= period
-    return t0
-
-
-def _positions(spikes: np.ndarray, first: int, period: float, last: int) -> list[int]:
-    """Click positions ``first + round(k period)`` up to ``last`` where a spike stands."""
-    pos = first + np.rint(np.arange(int((last - first) / period) + 1) * period).astype(int)
-    return [int(q) for q in pos if q >= CLICK_WINDOW_PRE and spikes[q - 3 : q + 4].max() > CLICK_MIN_SPIKE]
-
-
-def _aligned_mean(x: np.ndarray, pos: list[int], length: int) -> np.ndarray:
-    """Mean of the click windows, each shifted within 2 samples to match the running mean (two passes)."""
-    win = lambda q: x[:, q - CLICK_WINDOW_PRE : q - CLICK_WINDOW_PRE + length]  # noqa: E731
-    avg = np.mean([win(q) for q in pos], axis=0)
-    for _ in range(2):
-        shifted = []
-        for q in pos:
-            lag = int(np.argmax([np.sum(win(q + d) * avg) for d in range(-2, 3)])) - 2
-            shifted.append(win(q + lag))
-        avg = np.mean(shifted, axis=0)
-    return avg

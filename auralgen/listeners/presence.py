@@ -69,6 +69,19 @@ def kinds_present(x: np.ndarray, sample_rate: int) -> tuple[str, ...]:
     ...     x[at : at + s.size] += s / np.std(s)
     >>> kinds_present(x, 16000)
     ('harmonic', 'clicks')
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A mono clip (the channel mean).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+
+    Returns
+    -------
+    tuple of str
+        The kinds found, a subset of :data:`~auralgen.listeners.kinds.KINDS` in its order; empty on
+        silence or less than 0.25 s of audio.
     """
     x = np.asarray(x, dtype=np.float64)
     if x.size < sample_rate // 4 or not np.any(x):
@@ -126,7 +139,24 @@ def _click(sample_rate: int) -> np.ndarray:
 
 def click_pulses(x: np.ndarray, sample_rate: int) -> tuple[int, np.ndarray, np.ndarray]:
     """``(in_row, peaks, y)``: the longest run of click pulses at one spacing, every pulse's sample, and
-    the click filter's output ``y`` (the pulse's cross-correlation with ``x``)."""
+    the click filter's output ``y`` (the pulse's cross-correlation with ``x``).
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A mono clip, scaled so that its loudest 16 ms have power 1 (as :func:`kinds_present` does).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+
+    Returns
+    -------
+    in_row : int
+        Length of the longest run of pulses at one spacing within the palette's click rates.
+    peaks : ndarray, shape (pulses,), int
+        Sample of every pulse found.
+    y : ndarray, shape (samples,)
+        The click filter's output.
+    """
     y = _correlate(x, [_click(sample_rate)])[0]
     ms = max(1, sample_rate // 1000)
     db = _frames_db(y**2, ms)
@@ -148,7 +178,22 @@ def click_pulses(x: np.ndarray, sample_rate: int) -> tuple[int, np.ndarray, np.n
 
 def remove_clicks(x: np.ndarray, sample_rate: int) -> tuple[np.ndarray, bool]:
     """``x`` without its click train (each found pulse's exact copy, scaled by least squares) and
-    whether there was one."""
+    whether there was one.
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A mono clip, scaled so that its loudest 16 ms have power 1 (as :func:`kinds_present` does).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+
+    Returns
+    -------
+    cleaned : ndarray, shape (samples,)
+        ``x`` less the click train (a copy; ``x`` itself when there is none).
+    found : bool
+        Whether a train of at least :data:`CLICKS_IN_ROW` pulses was found.
+    """
     in_row, peaks, y = click_pulses(x, sample_rate)
     if in_row < CLICKS_IN_ROW:
         return x, False
@@ -168,7 +213,20 @@ def _knocks(sample_rate: int) -> tuple[np.ndarray, ...]:
 
 
 def has_knocks(x: np.ndarray, sample_rate: int) -> bool:
-    """Two decaying knock-filter peaks one knock period apart (see the module docstring)."""
+    """Two decaying knock-filter peaks one knock period apart (see the module docstring).
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A mono clip, scaled so that its loudest 16 ms have power 1 (as :func:`kinds_present` does).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+
+    Returns
+    -------
+    bool
+        Whether a knock train is present.
+    """
     low = sosfiltfilt(butter(8, 1000.0, "low", fs=sample_rate, output="sos"), x)
     frame = 5 * sample_rate // 1000  # 5 ms
     dbs = _frames_db(_correlate(low, list(_knocks(sample_rate))) ** 2, frame)
@@ -193,7 +251,20 @@ def has_knocks(x: np.ndarray, sample_rate: int) -> bool:
 
 
 def has_noise(x: np.ndarray, sample_rate: int) -> bool:
-    """Broadband power over :data:`NOISE_BAND_HZ` held for :data:`NOISE_HOLD_S`."""
+    """Broadband power over :data:`NOISE_BAND_HZ` held for :data:`NOISE_HOLD_S`.
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A mono clip, scaled so that its loudest 16 ms have power 1 (as :func:`kinds_present` does).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+
+    Returns
+    -------
+    bool
+        Whether a noise burst is present.
+    """
     f, p = _power(x, sample_rate, 0.016, 0.004)
     band = (f >= NOISE_BAND_HZ[0]) & (f <= min(NOISE_BAND_HZ[1], 0.47 * sample_rate))
     db = 10 * np.log10(np.median(p[:, band], axis=1) + 1e-30)
@@ -202,7 +273,20 @@ def has_noise(x: np.ndarray, sample_rate: int) -> bool:
 
 
 def has_sweep(x: np.ndarray, sample_rate: int) -> bool:
-    """A peak rising steadily through :data:`SWEEP_FRAMES` frames (see the module docstring)."""
+    """A peak rising steadily through :data:`SWEEP_FRAMES` frames (see the module docstring).
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A mono clip, scaled so that its loudest 16 ms have power 1 (as :func:`kinds_present` does).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+
+    Returns
+    -------
+    bool
+        Whether a rising sweep is present.
+    """
     f, p = _power(x, sample_rate, 0.032, 0.008)
     db = 10 * np.log10(p + 1e-12)
     axis = 700.0 * 2.0 ** (np.arange(int(np.log2(6500.0 / 700.0) * 24)) / 24)
@@ -228,7 +312,20 @@ def has_sweep(x: np.ndarray, sample_rate: int) -> bool:
 
 
 def has_harmonic(x: np.ndarray, sample_rate: int) -> bool:
-    """:data:`HARMONICS_MIN` of the six harmonics of one palette fundamental in three frames in a row."""
+    """:data:`HARMONICS_MIN` of the six harmonics of one palette fundamental in three frames in a row.
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A mono clip, scaled so that its loudest 16 ms have power 1 (as :func:`kinds_present` does).
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+
+    Returns
+    -------
+    bool
+        Whether a harmonic tone is present.
+    """
     f, p = _power(x, sample_rate, 0.128, 0.032)
     db = 10 * np.log10(p + 1e-12)
     width = 2 * int(80.0 / f[1]) + 1  # the neighbourhood: +-80 Hz

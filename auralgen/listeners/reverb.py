@@ -30,7 +30,23 @@ _SECONDS = re.compile(r"(\d+(?:\.\d+)?)\s*s\b")
 
 def sound_rt60s(clip, sample_rate: int, *, want: int) -> list[float]:
     """T20 (s) of the first ``want`` sounds of ``clip`` (nan where a decay cannot be measured); [] if
-    fewer sounds are found."""
+    fewer sounds are found.
+
+    Parameters
+    ----------
+    clip : ndarray, shape (channels, samples) or (samples,)
+        One clip.
+    sample_rate : int
+        Sampling rate of ``clip`` (Hz).
+    want : int
+        How many sounds to measure.
+
+    Returns
+    -------
+    list of float
+        T20 of each sound (s), in time order, nan where a decay cannot be measured; empty when fewer
+        than ``want`` sounds are found.
+    """
     x = np.asarray(clip, dtype=np.float64)
     onsets = rises(x, sample_rate, n=want)
     if len(onsets) < want:
@@ -47,17 +63,66 @@ def sound_rt60s(clip, sample_rate: int, *, want: int) -> list[float]:
 
 
 def rt60_difference_percent(clip, sample_rate: int) -> float:
-    """``100 * ln(T2 / T1)`` of the two sounds' T20 (~ percent for small differences); nan without two."""
+    """``100 * ln(T2 / T1)`` of the two sounds' T20 (~ percent for small differences); nan without two.
+
+    Parameters
+    ----------
+    clip : ndarray, shape (channels, samples) or (samples,)
+        One clip with two sounds.
+    sample_rate : int
+        Sampling rate of ``clip`` (Hz).
+
+    Returns
+    -------
+    float
+        ``100 ln(T2 / T1)`` (~ percent); nan without two measured decays.
+    """
     t = sound_rt60s(clip, sample_rate, want=2)
     return 100.0 * math.log(t[1] / t[0]) if len(t) == 2 and all(v > 0 for v in t) else math.nan
 
 
 def reverberation_relative(question, options, clips, sample_rate) -> int:
+    """More, less or equally reverberant: the second sound's T20 against the first's.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first holds the two sounds.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     diff = rt60_difference_percent(clips[0], sample_rate)
     return compare(options, diff, math.log1p(JND_PERCENT / 100.0) * 100.0, "more", "less", "equally")
 
 
 def reverberation_absolute(question, options, clips, sample_rate) -> int:
+    """The option whose reverberation-time range (s) holds the clip's measured T20, or the nearest.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first is measured.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     bins = value_bins(options, _SECONDS)
     t = sound_rt60s(clips[0], sample_rate, want=1)
     if not bins or not t or not t[0] > 0:

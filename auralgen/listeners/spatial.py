@@ -71,6 +71,16 @@ def infer_layout(clip: np.ndarray) -> str:
     2 channels: ``binaural``. 4 channels: ``foa_acn_sn3d`` when the X/Y/Z energies add up
     to no more than ~W's (SN3D: a plane wave gives exactly W's energy, a diffuse field the
     same), else ``tetra`` (four omnis of about equal energy: the sum is ~3x).
+
+    Parameters
+    ----------
+    clip : ndarray, shape (channels, samples)
+        One clip.
+
+    Returns
+    -------
+    str
+        ``binaural``, ``foa_acn_sn3d``, ``tetra``, ``mono`` or ``unknown_<channels>``.
     """
     x = np.asarray(clip, dtype=np.float64)
     if x.shape[0] == 2:
@@ -89,6 +99,20 @@ def direct_onsets(clip: np.ndarray, sample_rate: int, *, want: int) -> list[int]
     preceding :data:`BACKGROUND_S`; each is refined to where the trailing 1 ms power first
     exceeds that background by 6 dB (silence: 60 dB below the local peak). After a reverberant
     tail the start of a ramp is masked, so a later sound's onset may read a few ms late.
+
+    Parameters
+    ----------
+    clip : ndarray, shape (channels, samples) or (samples,)
+        One clip.
+    sample_rate : int
+        Sampling rate (Hz).
+    want : int
+        How many onsets to find.
+
+    Returns
+    -------
+    list of int
+        Onsets (samples), in time order; fewer than ``want`` when fewer sounds rise.
     """
     x = np.asarray(clip, dtype=np.float64)
     x = x[None] if x.ndim == 1 else x
@@ -118,10 +142,18 @@ def direct_onsets(clip: np.ndarray, sample_rate: int, *, want: int) -> list[int]
             if fwd[i] < fp.max() * 1e-4 or any(abs(i - j) < gap for j in chosen):
                 continue
             chosen.append(int(i))
+    return _refined_onsets(p, bg, sorted(chosen), f, ahead, sample_rate)
+
+
+def _refined_onsets(
+    p: np.ndarray, bg: np.ndarray, frames: list[int], f: int, ahead: int, sample_rate: int
+) -> list[int]:
+    """Each rise frame's onset (samples): where the trailing 1 ms of the power ``p`` first exceeds the frame's
+    background ``bg`` by 6 dB, searched from ``ahead`` frames (of ``f`` samples) before it."""
     out = []
     m = max(1, int(0.001 * sample_rate))  # trailing 1 ms power
     cp = np.concatenate([[0.0], np.cumsum(p)])
-    for i in sorted(chosen):
+    for i in frames:
         j = max(i - ahead, 0)  # the rise frame may lie inside a ramp: search from 10 ms before it
         a, b = j * f, min((i + 2 * ahead) * f, p.size)
         idx = np.arange(a, b)
@@ -139,6 +171,20 @@ def align_repeat(x: np.ndarray, first: int, second: int, sample_rate: int) -> in
     onset reads late; the relative tasks play the *same* source signal twice, so the first
     sound's first :data:`ALIGN_TEMPLATE_S` (channel sum) locates the second within
     [``second`` - :data:`ALIGN_SEARCH_S`, ``second`` + 2 ms].
+
+    Parameters
+    ----------
+    x : ndarray, shape (channels, samples)
+        The clip.
+    first, second : int
+        Onsets of the first sound and (as detected) of its copy (samples).
+    sample_rate : int
+        Sampling rate (Hz).
+
+    Returns
+    -------
+    int
+        The refined onset of the copy (samples); ``second`` when there is nothing to match.
     """
     found = copy_search(
         x, first, second, sample_rate, template_s=ALIGN_TEMPLATE_S, before_s=ALIGN_SEARCH_S, after_s=0.002
@@ -157,6 +203,24 @@ def onset_windows(
 
     ``repeat``: the sounds share one dry signal; later onsets are aligned to the first
     (:func:`align_repeat`).
+
+    Parameters
+    ----------
+    clip : ndarray, shape (channels, samples)
+        One clip.
+    sample_rate : int
+        Sampling rate (Hz).
+    want : int
+        How many sounds.
+    length_s : float, optional
+        Window length (s).
+    repeat : bool, optional
+        Align later onsets to the first (copies of one dry signal).
+
+    Returns
+    -------
+    list of ndarray, each shape (channels, samples)
+        One window per onset found, in time order.
     """
     x = np.asarray(clip, dtype=np.float64)
     pre, n = int(PRE_ONSET_S * sample_rate), int(length_s * sample_rate)
@@ -167,7 +231,22 @@ def onset_windows(
 
 
 def background_power(clip: np.ndarray, onset: int, sample_rate: int) -> float:
-    """Mean power per channel over the :data:`BACKGROUND_S` before ``onset`` (a tail, or silence)."""
+    """Mean power (over channels and samples) in the :data:`BACKGROUND_S` before ``onset`` (a tail, or silence).
+
+    Parameters
+    ----------
+    clip : ndarray, shape (channels, samples)
+        One clip.
+    onset : int
+        Onset of a sound (samples).
+    sample_rate : int
+        Sampling rate (Hz).
+
+    Returns
+    -------
+    float
+        Mean power (linear, full scale squared); 0 at the clip's start.
+    """
     x = np.asarray(clip, dtype=np.float64)
     a = max(onset - int(BACKGROUND_S * sample_rate), 0)
     return float(np.mean(x[:, a:onset] ** 2)) if onset > a else 0.0
@@ -175,13 +254,39 @@ def background_power(clip: np.ndarray, onset: int, sample_rate: int) -> float:
 
 # -- cues ----------------------------------------------------------------------------------------
 def binaural_cues(w: np.ndarray, sample_rate: int) -> dict[str, np.ndarray | float]:
-    """Onset-window ITD (s, + = left leads), broadband ILD (dB) and per-ear band levels (dB)."""
+    """Onset-window ITD (s, + = left leads), broadband ILD (dB) and per-ear band levels (dB).
+
+    Parameters
+    ----------
+    w : ndarray, shape (2, samples)
+        A binaural onset window (left, right).
+    sample_rate : int
+        Sampling rate (Hz).
+
+    Returns
+    -------
+    dict of str to float or ndarray
+        ``itd_s`` (s), ``ild_db`` (dB) and ``bands_db``, shape (2, bands), in dB.
+    """
     itd, ild = itd_ild(w[0], w[1], sample_rate)
     return {"itd_s": itd, "ild_db": ild, "bands_db": band_levels_db(w, sample_rate)}
 
 
 def band_levels_db(w: np.ndarray, sample_rate: int) -> np.ndarray:
-    """Per-channel band levels (dB) between the edges :data:`BANDS_HZ`, ``[channels, bands]``."""
+    """Per-channel band levels (dB) between the edges :data:`BANDS_HZ`, ``[channels, bands]``.
+
+    Parameters
+    ----------
+    w : ndarray, shape (channels, samples)
+        An onset window (:func:`onset_windows`).
+    sample_rate : int
+        Sampling rate (Hz).
+
+    Returns
+    -------
+    ndarray, shape (channels, bands)
+        Band levels (dB re full scale power), bands between consecutive :data:`BANDS_HZ` edges below Nyquist.
+    """
     n = max(256, 1 << int(math.ceil(math.log2(w.shape[1]))))
     spec = np.abs(np.fft.rfft(w * np.hanning(w.shape[1] + 2)[1:-1], n, axis=-1)) ** 2
     freqs = np.fft.rfftfreq(n, 1.0 / sample_rate)
@@ -195,8 +300,22 @@ def direction(
 ) -> tuple[float, float] | None:
     """``(azimuth_deg, elevation_deg)`` of an onset window from an FOA or tetra receiver.
 
-    ``tetra_offsets_m`` : np.ndarray [shape=(4, 3)], the tetra array's mic offsets (m); without
-    them a tetra window has no direction (``None``)."""
+    Parameters
+    ----------
+    w : ndarray, shape (channels, samples)
+        An onset window (:func:`onset_windows`).
+    sample_rate : int
+        Sampling rate (Hz).
+    layout : str
+        The channel layout (``foa_acn_sn3d`` or ``tetra``; others give None).
+    tetra_offsets_m : ndarray, shape (4, 3), optional
+        The tetra array's mic offsets (m); without them a tetra window has no direction.
+
+    Returns
+    -------
+    tuple of (float, float) or None
+        ``(azimuth, elevation)`` in degrees (azimuth counter-clockwise from the front); None when unmeasurable.
+    """
     if layout.startswith("foa"):
         try:
             return doa_foa(w, sample_rate, freq_range=(200.0, min(4000.0, sample_rate / 2 - 1)))
@@ -214,6 +333,22 @@ def binaural_direction(x: np.ndarray, onset: int, sample_rate: int, hrtf) -> tup
     (:func:`~auralgen.measure.binaural.match_cross_relation`) against every direction of ``hrtf``
     (an object with ``hrirs`` [n, 2, taps] and ``directions_deg`` [n, 2] at ``sample_rate``), on the
     :data:`DIRECT_WINDOW_S` after the detected ``onset``, starting :data:`DIRECT_PRE` samples before it.
+
+    Parameters
+    ----------
+    x : ndarray, shape (2, samples)
+        A binaural clip (left, right).
+    onset : int
+        The sound's detected direct onset (samples).
+    sample_rate : int
+        Sampling rate (Hz).
+    hrtf : Hrtf
+        The HRTF set the clip was rendered with, at ``sample_rate``.
+
+    Returns
+    -------
+    tuple of (float, float) or None
+        ``(azimuth, elevation)`` in degrees (azimuth counter-clockwise from the front); None when unmeasurable.
     """
     w = np.asarray(x, dtype=np.float64)[:, max(onset - DIRECT_PRE, 0) : onset + int(DIRECT_WINDOW_S * sample_rate)]
     if w.shape[1] < 8 or not np.any(w):
@@ -232,6 +367,20 @@ def tetra_direction(w: np.ndarray, sample_rate: int, offsets_m: np.ndarray) -> t
 
     For a far source in unit direction ``u``, mic ``i`` leads mic ``j`` by
     ``(r_i - r_j) . u / c``; :func:`itd_ild` returns that lead (positive = first leads).
+
+    Parameters
+    ----------
+    w : ndarray, shape (4, samples)
+        A tetra onset window.
+    sample_rate : int
+        Sampling rate (Hz).
+    offsets_m : ndarray, shape (4, 3)
+        The mic offsets from the array centre (m).
+
+    Returns
+    -------
+    tuple of (float, float) or None
+        ``(azimuth, elevation)`` in degrees (azimuth counter-clockwise from the front); None when unmeasurable.
     """
     pos = np.asarray(offsets_m, dtype=np.float64)
     rows, lags = [], []
@@ -275,8 +424,33 @@ def _binaural_single(clips, sample_rate, hrtf) -> tuple[float, float] | None:
 
 
 def azimuth_absolute(question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None, hrtf=None) -> int:
-    """``hrtf``: the binaural set the clip was rendered with (or a callable of the sample rate
-    returning it); without it a binaural clip's front/back is guessed "front"."""
+    """The quadrant (front/back, left/right) of the sound's measured direction.
+
+    ``hrtf``: the binaural set the clip was rendered with (or a callable of the sample rate
+    returning it); without it a binaural clip's front/back is guessed "front".
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first is measured.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+    layout : str or None, optional
+        The row's channel layout; inferred from the channels when None (:func:`infer_layout`).
+    tetra_offsets_m : ndarray, shape (4, 3), optional
+        The tetra array's mic offsets (m), bound by the task.
+    hrtf : Hrtf or callable or None, optional
+        The binaural set (or ``hrtf(sample_rate) -> Hrtf``).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     layout = layout or infer_layout(clips[0])
     if layout == "binaural" and hrtf is not None:
         d = _binaural_single(clips, sample_rate, hrtf)
@@ -295,7 +469,32 @@ def azimuth_absolute(question, options, clips, sample_rate, layout=None, *, tetr
 
 
 def elevation_absolute(question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None, hrtf=None) -> int:
-    """``hrtf``: as for :func:`azimuth_absolute`; without it a binaural clip is answered "ear level"."""
+    """Above, at or below ear level: the measured elevation against +-:data:`ELEVATION_CLASS_DEG`.
+
+    ``hrtf``: as for :func:`azimuth_absolute`; without it a binaural clip is answered "ear level".
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first is measured.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+    layout : str or None, optional
+        The row's channel layout; inferred from the channels when None (:func:`infer_layout`).
+    tetra_offsets_m : ndarray, shape (4, 3), optional
+        The tetra array's mic offsets (m), bound by the task.
+    hrtf : Hrtf or callable or None, optional
+        The binaural set (or ``hrtf(sample_rate) -> Hrtf``).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     layout = layout or infer_layout(clips[0])
     if layout == "binaural":
         if hrtf is None:
@@ -331,7 +530,20 @@ def binaural_differ(a: np.ndarray, b: np.ndarray, sample_rate: int) -> bool:
     an interaural difference). It reads lateral and spectral (pinna) differences alike,
     so it serves azimuth and median-plane pairs; on 120 noise pairs per task (40 per level)
     same-position pairs reached 0.96-0.99 (median), different ones at 30 deg at most 0.86; with the
-    2.5 ms lag search 98 % of the validity suite's same pairs and 100 % of its different pairs are told apart."""
+    2.5 ms lag search 98 % of the validity suite's same pairs and 100 % of its different pairs are told apart.
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (2, samples)
+        The two sounds' binaural windows.
+    sample_rate : int
+        Sampling rate (Hz).
+
+    Returns
+    -------
+    bool
+        True when the best correlation stays under :data:`SAME_CORRELATION` (different positions).
+    """
     n = min(a.shape[1], b.shape[1])
     a, b = a[:, :n], b[:, :n]
     best, max_lag = 0.0, int(PAIR_MAX_LAG_S * sample_rate)
@@ -343,6 +555,28 @@ def binaural_differ(a: np.ndarray, b: np.ndarray, sample_rate: int) -> bool:
 
 
 def relative_direction(question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None) -> int:
+    """Same or different position: the two sounds' onset windows compared (see :func:`binaural_differ`).
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first holds the two sounds.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+    layout : str or None, optional
+        The row's channel layout; inferred from the channels when None (:func:`infer_layout`).
+    tetra_offsets_m : ndarray, shape (4, 3), optional
+        The tetra array's mic offsets (m), bound by the task.
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     layout = layout or infer_layout(clips[0])
     ws = _windows(clips, sample_rate, 2, PAIR_WINDOW_S if layout == "binaural" else ONSET_WINDOW_S)
     if ws is None:

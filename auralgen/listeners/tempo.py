@@ -26,7 +26,20 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def find_option(options: Sequence[str], keyword: str) -> int:
-    """Index of the first option containing ``keyword`` (case-insensitive); :data:`NO_ANSWER` if none."""
+    """Index of the first option containing ``keyword`` (case-insensitive); :data:`NO_ANSWER` if none.
+
+    Parameters
+    ----------
+    options : sequence of str
+        The option texts.
+    keyword : str
+        Lower-case text to look for.
+
+    Returns
+    -------
+    int
+        Index of the first option containing ``keyword``; ``NO_ANSWER`` (-1) when none does.
+    """
     for i, text in enumerate(options):
         if keyword in text.lower():
             return i
@@ -34,7 +47,20 @@ def find_option(options: Sequence[str], keyword: str) -> int:
 
 
 def two_groups(clip: np.ndarray, sample_rate: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """The clip's onsets split at the longest interval between consecutive onsets (None: < 2 onsets)."""
+    """The clip's onsets split at the longest interval between consecutive onsets (None: < 2 onsets).
+
+    Parameters
+    ----------
+    clip : ndarray, shape (channels, samples) or (samples,)
+        One clip; its channels are averaged.
+    sample_rate : int
+        Sampling rate of ``clip`` (Hz).
+
+    Returns
+    -------
+    tuple of (ndarray, ndarray) or None
+        Onset times (s) of the first and the second group; None with fewer than two onsets.
+    """
     t = onset_times(mono(clip), sample_rate)
     if t.size < 2:
         return None
@@ -43,7 +69,24 @@ def two_groups(clip: np.ndarray, sample_rate: int) -> tuple[np.ndarray, np.ndarr
 
 
 def direction(options: Sequence[str], value: float, bound: float, up: str, down: str, same: str) -> int:
-    """The option naming ``up`` (value > bound), ``down`` (value < -bound) or ``same``."""
+    """The option naming ``up`` (value > bound), ``down`` (value < -bound) or ``same``.
+
+    Parameters
+    ----------
+    options : sequence of str
+        The option texts.
+    value : float
+        The measured change, second against first (e.g. percent); nan when unmeasured.
+    bound : float
+        Smallest ``|value|`` answered as a change, in the unit of ``value``.
+    up, down, same : str
+        Lower-case keywords of the option for an increase, a decrease and no change.
+
+    Returns
+    -------
+    int
+        Index of the option naming the direction; ``NO_ANSWER`` (-1) when ``value`` is not finite.
+    """
     if not math.isfinite(value):
         return NO_ANSWER
     if abs(value) < bound:
@@ -52,7 +95,24 @@ def direction(options: Sequence[str], value: float, bound: float, up: str, down:
 
 
 def tempo_relative(question, options, clips, sample_rate) -> int:
-    """Faster / slower / the same: the second sequence's tempo against the first's."""
+    """Faster / slower / the same: the second sequence's tempo against the first's.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first holds the two sequences.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     groups = two_groups(clips[0], sample_rate)
     if groups is None:
         return NO_ANSWER
@@ -62,7 +122,19 @@ def tempo_relative(question, options, clips, sample_rate) -> int:
 
 
 def bpm_bins(options: Sequence[str]) -> list[tuple[float, float]]:
-    """Each option's BPM range from its text: ``below X`` -> (0, X), ``X to Y`` -> (X, Y), ``above X`` -> (X, inf)."""
+    """Each option's BPM range from its text: ``below X`` -> (0, X), ``X to Y`` -> (X, Y), ``above X`` -> (X, inf).
+
+    Parameters
+    ----------
+    options : sequence of str
+        The option texts.
+
+    Returns
+    -------
+    list of tuple of (float, float)
+        One ``(low, high)`` range per option in the options' unit (BPM, or events
+        per second for texture); ``(nan, nan)`` for an option without one.
+    """
     out = []
     for text in options:
         nums = [float(v) for v in _NUMBER.findall(text)]
@@ -79,7 +151,24 @@ def bpm_bins(options: Sequence[str]) -> list[tuple[float, float]]:
 
 
 def tempo_absolute(question, options, clips, sample_rate) -> int:
-    """The option whose BPM range holds the clip's measured tempo."""
+    """The option whose BPM range holds the clip's measured tempo.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first is measured.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when nothing is measured or no option matches.
+    """
     bpm = ioi_tempo_bpm(onset_times(mono(clips[0]), sample_rate))
     if not math.isfinite(bpm):
         return NO_ANSWER

@@ -30,8 +30,8 @@ question, the option texts, the decoded clips and the channel layout -- never ``
     side counts :data:`SAME_SIDE_WEIGHT` as much. Click trains are read click by click
     (:func:`click_cues`: each click's first 3 ms is its direct sound). Other layouts (tetra,
     mono) get the level trend only, so a pass is always answered as approaching or receding
-    there. On 50 items per level (seed 0): 98, 96, 88, 88, 72 % at 2, 1.4, 1, 0.6, 0.3 m/s
-    (was 88, 80, 80, 76, 58 %): slow radial paths move the received level by ~1-2 dB.
+    there. On 50 items per level (seed 0): 98, 96, 88, 88, 72 % at 2, 1.4, 1, 0.6, 0.3 m/s:
+    slow radial paths move the received level by ~1-2 dB.
 """
 
 from __future__ import annotations
@@ -66,13 +66,38 @@ def parse_order(text: str) -> tuple[int, int, int] | None:
     (2, 3, 1)
     >>> parse_order("Unable to determine") is None
     True
+
+    Parameters
+    ----------
+    text : str
+        One option text.
+
+    Returns
+    -------
+    tuple of (int, int, int) or None
+        The three clip numbers in the order named; None when the text names none.
     """
     m = _ORDER.search(text)
     return (int(m[1]), int(m[2]), int(m[3])) if m else None
 
 
 def window_feature(x: np.ndarray, sample_rate: int, feature: str) -> float:
-    """One scalar of a mono window: ``centroid`` (log2 Hz), ``level`` or ``peak`` (dB)."""
+    """One scalar of a mono window: ``centroid`` (log2 Hz), ``level`` or ``peak`` (dB).
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A mono window.
+    sample_rate : int
+        Sampling rate (Hz).
+    feature : {'centroid', 'level', 'peak'}
+        Which scalar to measure.
+
+    Returns
+    -------
+    float
+        Centroid in log2 Hz (nan on silence), or level / peak short-frame level in dB re full scale.
+    """
     if feature == "level":
         return 10.0 * math.log10(float(np.mean(x**2)) + 1e-30)
     if feature == "peak":
@@ -93,6 +118,19 @@ def feature_tracks(clip: np.ndarray, sample_rate: int) -> dict[str, np.ndarray] 
     The clip is high-passed at :data:`HIGHPASS_HZ` first: the sub-audio content of pink
     noise makes short-window levels and centroids swing by several dB / octaves. A silent
     clip (a process that has died out) reads :data:`SILENT_DB` and has no centroid.
+
+    Parameters
+    ----------
+    clip : ndarray, shape (channels, samples) or (samples,)
+        One clip; its channels are averaged.
+    sample_rate : int
+        Sampling rate (Hz).
+
+    Returns
+    -------
+    dict of str to ndarray or None
+        Each of :data:`REORDER_FEATURES` to its sub-window values, shape
+        (sub-windows,); None when the clip is too short.
     """
     from scipy.signal import butter, sosfilt
 
@@ -114,7 +152,18 @@ def feature_tracks(clip: np.ndarray, sample_rate: int) -> dict[str, np.ndarray] 
 
 
 def monotonicity(v: np.ndarray) -> float:
-    """|Spearman correlation| of ``v`` with its index (ties: average ranks), plus a 1e-3 Pearson tie-break."""
+    """|Spearman correlation| of ``v`` with its index (ties: average ranks), plus a 1e-3 Pearson tie-break.
+
+    Parameters
+    ----------
+    v : ndarray, shape (n,)
+        A sequence of feature values.
+
+    Returns
+    -------
+    float
+        In [0, 1.001]; 0 for fewer than 3 values, a non-finite value or a constant sequence.
+    """
     from scipy.stats import rankdata
 
     if v.size < 3 or not np.all(np.isfinite(v)) or np.ptp(v) == 0:
@@ -126,7 +175,21 @@ def monotonicity(v: np.ndarray) -> float:
 
 
 def reorder(clips: Sequence[np.ndarray], sample_rate: int) -> tuple[tuple[int, ...], str, float] | None:
-    """Best chronological order (0-based clip indices), the feature that set it and its score."""
+    """Best chronological order (0-based clip indices), the feature that set it and its score.
+
+    Parameters
+    ----------
+    clips : sequence of ndarray, each shape (channels, samples)
+        The item's clips.
+    sample_rate : int
+        Sampling rate (Hz).
+
+    Returns
+    -------
+    tuple of (tuple of int, str, float) or None
+        The order (0-based clip indices, earliest first), the feature
+        that set it and its :func:`monotonicity` score; None when a clip is too short.
+    """
     tracks = [feature_tracks(c, sample_rate) for c in clips]
     if len(tracks) < 2 or any(t is None for t in tracks):
         return None
@@ -146,7 +209,20 @@ SHIFT_MIN_CENTS = 20.0  # ... and their shifts must differ this much to set an o
 def shifted_copies(clips: Sequence[np.ndarray], sample_rate: int) -> tuple[int, ...] | None:
     """The order (0-based, lowest first) of clips that are one sound moved in pitch -- each clip's
     log-spectrum matches the first's, shifted (:func:`auralgen.measure.pitch.spectral_shift`) --
-    or None when they are not (a level process, or different sounds)."""
+    or None when they are not (a level process, or different sounds).
+
+    Parameters
+    ----------
+    clips : sequence of ndarray, each shape (channels, samples)
+        The item's clips.
+    sample_rate : int
+        Sampling rate (Hz).
+
+    Returns
+    -------
+    tuple of int or None
+        0-based clip indices, lowest pitch first; None when the clips are not shifted copies.
+    """
     from auralgen.measure.pitch import spectral_shift
 
     mono = [
@@ -161,6 +237,24 @@ def shifted_copies(clips: Sequence[np.ndarray], sample_rate: int) -> tuple[int, 
 
 
 def temporal_reorder(question, options, clips, sample_rate) -> int:
+    """The option naming the clips' chronological order: pitch-shifted copies by their shift, else by feature trends.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips (three), each a part of the process.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when no order is measured or no option names it.
+    """
     copies = shifted_copies(clips, sample_rate)
     found = (copies,) if copies is not None else reorder(clips, sample_rate)
     if found is None:
@@ -195,6 +289,18 @@ def active_span(x: np.ndarray, sample_rate: int) -> tuple[int, int] | None:
     The energy envelope is smoothed over :data:`EDGE_SMOOTH_S` (a click train reads as a
     continuous sound) and the steepest rise and the steepest later drop are the edges: when
     the source stops, the direct sound stops at once and only the decaying tail is left.
+
+    Parameters
+    ----------
+    x : ndarray, shape (channels, samples)
+        The clip.
+    sample_rate : int
+        Sampling rate (Hz).
+
+    Returns
+    -------
+    tuple of (int, int) or None
+        Onset and offset (samples); None when no span of at least four windows is found.
     """
     p = np.sum(x**2, axis=0)
     f = max(1, int(0.005 * sample_rate))
@@ -233,8 +339,21 @@ def _lateral(seg: np.ndarray, sample_rate: int, layout: str) -> float:
 def motion_cues(clip: np.ndarray, sample_rate: int, layout: str) -> dict[str, float] | None:
     """End-minus-start changes of the lateral cue and the level over the sound's edges.
 
-    Returns ``{"lateral": ..., "level_db": ...}`` (``lateral`` is NaN for layouts without
-    a lateral cue), or ``None`` when no sound is found.
+    Parameters
+    ----------
+    clip : ndarray, shape (channels, samples) or (samples,)
+        The clip.
+    sample_rate : int
+        Sampling rate (Hz).
+    layout : str
+        ``binaural``, ``foa`` (every FOA layout, as :func:`trajectory` passes it) or another (level cue only).
+
+    Returns
+    -------
+    dict of str to float or None
+        End minus start of the lateral cue (``lateral``: ITD in s, + = left ear leads, or the FOA lateral
+        component) and of the level (``level_db``, dB), and the lateral cue at each end (``lateral_start``,
+        ``lateral_end``); the lateral values are nan for layouts without a lateral cue. None when no sound is found.
     """
     x = np.asarray(clip, dtype=np.float64)
     x = x[None] if x.ndim == 1 else x
@@ -285,6 +404,20 @@ def click_cues(x: np.ndarray, sample_rate: int, layout: str) -> dict[str, float]
     the loudest; a reverberant tail decays smoothly and has no such peaks). Clicks are the frames
     :data:`CLICK_CREST_DB` above the median, at least :data:`CLICK_GAP_S` apart; the cues are the
     medians over the first and last :data:`EDGE_FRACTION` of them.
+
+    Parameters
+    ----------
+    x : ndarray, shape (channels, samples)
+        The clip.
+    sample_rate : int
+        Sampling rate (Hz).
+    layout : str
+        ``binaural``, ``foa`` (every FOA layout, as :func:`trajectory` passes it) or another (level cue only).
+
+    Returns
+    -------
+    dict of str to float or None
+        As :func:`motion_cues`; None when the sound is not impulsive or has fewer than four clicks.
     """
     f = max(1, int(0.001 * sample_rate))
     p = np.mean(x**2, axis=0)
@@ -319,6 +452,26 @@ def click_cues(x: np.ndarray, sample_rate: int, layout: str) -> dict[str, float]
 
 
 def trajectory(question, options, clips, sample_rate, layout=None) -> int:
+    """Left to right, right to left, approaching or receding: the larger normalised change of the motion cues.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first is measured.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+    layout : str or None, optional
+        The row's channel layout; inferred from the channels when None.
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     layout = layout or infer_layout(clips[0])
     layout = "foa" if layout.startswith("foa") else layout
     cues = motion_cues(clips[0], sample_rate, layout)

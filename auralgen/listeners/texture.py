@@ -23,7 +23,24 @@ DENSITY_BOUND_PERCENT = 2.0
 
 
 def texture_relative(question, options: Sequence[str], clips, sample_rate) -> int:
-    """Denser / sparser / the same: the second texture's density against the first's."""
+    """Denser / sparser / the same: the second texture's density against the first's.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first holds the two textures.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     t = grain_times(mono(clips[0]), sample_rate)
     if t.size < 4:
         return NO_ANSWER
@@ -34,7 +51,24 @@ def texture_relative(question, options: Sequence[str], clips, sample_rate) -> in
 
 
 def texture_absolute(question, options: Sequence[str], clips, sample_rate) -> int:
-    """The option whose range of events per second holds the texture's measured density."""
+    """The option whose range of events per second holds the texture's measured density.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first is measured.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when nothing is measured or no option matches.
+    """
     d = density_hz(grain_times(mono(clips[0]), sample_rate))
     if not math.isfinite(d):
         return NO_ANSWER

@@ -21,7 +21,24 @@ SAME_BOUND_DB = 0.8
 
 
 def timbre_relative(question, options: Sequence[str], clips, sample_rate) -> int:
-    """ "Same" or "different" instrument from the two notes' timbre distance."""
+    """ "Same" or "different" instrument from the two notes' timbre distance.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first holds the two notes.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     x = mono(clips[0])
     spans = note_spans(x, sample_rate, want=2)
     if len(spans) < 2:
@@ -31,7 +48,24 @@ def timbre_relative(question, options: Sequence[str], clips, sample_rate) -> int
 
 
 def timbre_absolute(question, options: Sequence[str], clips, sample_rate) -> int:
-    """The family whose template cepstrum is nearest to the note's."""
+    """The family whose template cepstrum is nearest to the note's.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first is measured.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     x = mono(clips[0])
     spans = note_spans(x, sample_rate, want=1)
     if not spans:

@@ -35,6 +35,24 @@ F0_WINDOW_S = 0.25
 
 
 def pitch_relative(question, options, clips, sample_rate) -> int:
+    """Higher, lower or the same: the second sound's f0 against the first's, in cents (:data:`JND`).
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first holds the two sounds.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     x = mono(clips[0])
     spans = sound_segments(x, sample_rate)
     if len(spans) < 2:
@@ -50,6 +68,24 @@ def pitch_relative(question, options, clips, sample_rate) -> int:
 
 
 def loudness_relative(question, options, clips, sample_rate) -> int:
+    """Louder, softer or the same: the second sound's steady RMS level against the first's, in dB (:data:`JND`).
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first holds the two sounds.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     x = mono(clips[0])
     spans = sound_segments(x, sample_rate)
     if len(spans) < 2:
@@ -59,6 +95,24 @@ def loudness_relative(question, options, clips, sample_rate) -> int:
 
 
 def duration_relative(question, options, clips, sample_rate) -> int:
+    """Longer, shorter or the same: the second sound's active span against the first's (:data:`JND`).
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first holds the two sounds.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     spans = sound_segments(mono(clips[0]), sample_rate)
     if len(spans) < 2 or min(b - a for a, b in spans) <= 0:
         return no_answer(options)
@@ -79,6 +133,16 @@ def duration_bins(options: Sequence[str]) -> dict[int, tuple[float, float]]:
     --------
     >>> duration_bins(["Shorter than 0.5 s", "Between 0.5 s and 1 s", "Longer than 1 s"])
     {0: (0.0, 0.5), 1: (0.5, 1.0), 2: (1.0, inf)}
+
+    Parameters
+    ----------
+    options : sequence of str
+        The option texts (durations in s or ms).
+
+    Returns
+    -------
+    dict of int to tuple of float
+        Option index to its ``(low, high)`` range in seconds.
     """
     return range_bins(options, _seconds)
 
@@ -88,6 +152,24 @@ def _seconds(text: str) -> list[float]:
 
 
 def duration_absolute(question, options, clips, sample_rate) -> int:
+    """The option whose duration range (s) holds the sound's span (first onset to last offset), or the nearest.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first is measured.
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     found = segments(mono(clips[0]), sample_rate)
     bins = duration_bins(options)
     if not found or not bins:
@@ -100,6 +182,21 @@ def peak_prominence_db(x: np.ndarray, sample_rate: int, *, fmin_hz: float = 15.0
 
     On white (dither) noise the maximum over ~10^4-10^5 bins sits ~12-13 dB above the median;
     a 1 s tone at the audiogram's quietest levels stands 40 dB or more above it.
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A mono stretch of audio.
+    sample_rate : int
+        Sampling rate of ``x`` (Hz).
+    fmin_hz : float, optional
+        Lowest frequency looked at (Hz).
+
+    Returns
+    -------
+    float
+        The peak bin's power over the median bin power (dB); ``-inf`` on silence or under 16 samples,
+        ``inf`` over a zero median.
     """
     n = x.shape[-1]
     if n < 16:
@@ -114,6 +211,24 @@ def peak_prominence_db(x: np.ndarray, sample_rate: int, *, fmin_hz: float = 15.0
 
 
 def audiogram(question, options, clips, sample_rate) -> int:
+    """Which interval holds the tone (first or second half of the clip), or none: the stronger narrowband peak.
+
+    Parameters
+    ----------
+    question : str
+        The item's question text (not read).
+    options : list of str
+        The option texts, in canonical order.
+    clips : list of ndarray, each shape (channels, samples)
+        The item's decoded clips; the first holds the two intervals (its halves).
+    sample_rate : int
+        Sampling rate of the clips (Hz).
+
+    Returns
+    -------
+    int
+        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    """
     x = mono(clips[0])
     half = x.size // 2
     prom = [peak_prominence_db(part, sample_rate) for part in (x[:half], x[half : 2 * half])]

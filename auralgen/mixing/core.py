@@ -75,7 +75,25 @@ class ComponentRecord:
 
 @dataclass(frozen=True)
 class MixInfo:
-    """The full recipe of a mix (JSON-able through :meth:`to_dict`)."""
+    """The full recipe of a mix (JSON-able through :meth:`to_dict`).
+
+    Attributes
+    ----------
+    sample_rate : int
+        Sampling rate of the mix (Hz).
+    n_samples, n_channels : int
+        Length (samples) and channel count of the mix.
+    level_mode : str
+        The level rule, ``"lufs"`` or ``"db"`` (see the module docstring).
+    max_peak : float
+        Highest allowed absolute sample value of the mix (linear full scale, 0 < max_peak <= 1).
+    peak_before : float
+        Peak of the sum before the global gain (linear full scale).
+    global_gain_db : float
+        The one gain applied to the whole sum (dB, <= 0).
+    components : tuple of ComponentRecord
+        What was done with each component, in the order given.
+    """
 
     sample_rate: int
     n_samples: int
@@ -88,19 +106,50 @@ class MixInfo:
 
     @property
     def duration_s(self) -> float:
+        """Length of the mix (s)."""
         return self.n_samples / self.sample_rate
 
     def output_levels(self) -> list[float]:
-        """Each component's level as it sits in the output (after the global gain)."""
+        """Each component's level as it sits in the output (after the global gain).
+
+        Returns
+        -------
+        list of float
+            One level per component (LUFS or dBFS RMS, by ``level_mode``), in component order.
+        """
         return [c.measured_level + self.global_gain_db for c in self.components]
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as plain JSON-able values.
+
+        Returns
+        -------
+        dict of str to Any
+            The fields by name; ``components`` is a list of dicts of :class:`ComponentRecord` fields.
+        """
         d = asdict(self)
         d["components"] = [asdict(c) for c in self.components]
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MixInfo:
+        """Rebuild a record from :meth:`to_dict` output (e.g. read back from an item's JSON params).
+
+        Parameters
+        ----------
+        d : dict of str to Any
+            The record's fields by name, ``components`` a list of dicts.
+
+        Returns
+        -------
+        MixInfo
+            The record, equal to the one ``d`` was made from.
+
+        Raises
+        ------
+        ParameterError
+            When a field is missing or unknown.
+        """
         try:
             comps = tuple(ComponentRecord(**c) for c in d["components"])
             return cls(**{**d, "components": comps})
@@ -111,7 +160,25 @@ class MixInfo:
 
 
 def as_component(x, key: str = "component") -> np.ndarray:
-    """``x`` as a finite, non-empty float64 ``[channels, n]`` array (1-D is mono)."""
+    """``x`` as a finite, non-empty float64 ``[channels, n]`` array (1-D is mono).
+
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        One clip.
+    key : str, optional
+        Its name in error messages.
+
+    Returns
+    -------
+    ndarray, shape (channels, samples), float64
+        The clip; a 1-D input becomes one channel.
+
+    Raises
+    ------
+    ParameterError
+        When ``x`` is not 1-D or 2-D, is empty, or has a non-finite sample.
+    """
     arr = np.asarray(x, dtype=np.float64)
     if arr.ndim == 1:
         arr = arr[None, :]
@@ -127,14 +194,17 @@ def component_level(x, sample_rate: int, *, level_mode: str = "lufs") -> float:
 
     Parameters
     ----------
-    x : np.ndarray [shape=(n,) or (channels, n)]
-    sample_rate : int > 0
-    level_mode : {"lufs", "db"}
+    x : ndarray, shape (samples,) or (channels, samples)
+        One component.
+    sample_rate : int
+        Sampling rate of ``x`` (Hz, > 0).
+    level_mode : {"lufs", "db"}, optional
+        ``"lufs"``: BS.1770 integrated loudness (LUFS); ``"db"``: RMS level (dBFS).
 
     Returns
     -------
     float
-        ``-inf`` for silence.
+        The level in LUFS or dBFS; ``-inf`` for silence.
 
     Examples
     --------
@@ -182,25 +252,33 @@ def mix(
 
     Parameters
     ----------
-    components : sequence of np.ndarray [shape=(channels, n_i) or (n_i,)]
+    components : sequence of ndarray, each shape (channels, samples) or (samples,)
         Raw clips, same rate and channel count; not modified.
-    sample_rate : int > 0
-        Sampling rate in Hz.
-    onsets_s : sequence of float >= 0
-        Start of each component in the mix (s); rounded to whole samples.
+    sample_rate : int
+        Sampling rate (Hz, > 0).
+    onsets_s : sequence of float
+        Start of each component in the mix (s, >= 0); rounded to whole samples.
     levels : sequence of float
         Target level of each component: LUFS (``level_mode="lufs"``) or dBFS RMS (``"db"``).
-    level_mode : {"lufs", "db"}
+    level_mode : {"lufs", "db"}, optional
         Level rule (see the module docstring).
-    duration_s : float > 0, optional
-        Mix length (s); default: up to the last offset. Every component must fit.
-    max_peak : float, 0 < max_peak <= 1
-        If the summed mix peaks above this, the whole mix is scaled down to it (recorded
-        as ``MixInfo.global_gain_db``); otherwise the global gain is 0 dB.
+    duration_s : float or None, optional
+        Mix length (s, > 0); default: up to the last offset. Every component must fit.
+    max_peak : float, optional
+        Linear full scale, 0 < max_peak <= 1 (default -1 dBFS). If the summed mix peaks above this, the
+        whole mix is scaled down to it (recorded as ``MixInfo.global_gain_db``); otherwise the global gain is 0 dB.
 
     Returns
     -------
-    (np.ndarray [shape=(channels, n), dtype=float32], MixInfo)
+    mixed : ndarray, shape (channels, samples), float32
+        The mix, its peak at most ``max_peak``.
+    info : MixInfo
+        The recipe: each component's onset, gain and levels, and the global gain.
+
+    Raises
+    ------
+    ParameterError
+        On a bad argument, a silent component, or a component that does not fit in ``duration_s``.
 
     Examples
     --------
@@ -299,14 +377,15 @@ def render_mix(components, info: MixInfo | dict) -> np.ndarray:
 
     Parameters
     ----------
-    components : sequence of np.ndarray
+    components : sequence of ndarray, each shape (channels, samples) or (samples,)
         The same raw components that were given to :func:`mix`.
     info : MixInfo or dict
         The record (``MixInfo.to_dict()`` output is accepted, e.g. from JSON params).
 
     Returns
     -------
-    np.ndarray [shape=(channels, n), dtype=float32]
+    ndarray, shape (channels, samples), float32
+        The mix, bit-identical to the array :func:`mix` returned with ``info``.
     """
     if not isinstance(info, MixInfo):
         info = MixInfo.from_dict(info)

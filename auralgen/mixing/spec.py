@@ -73,8 +73,26 @@ class MixSpec:
 
     @classmethod
     def from_config(cls, key: str, cfg) -> MixSpec:
-        """Validate a ``conf/mixing`` mapping (``key`` names it in messages); a key left out
-        takes its default (:data:`DEFAULT_MIXING`)."""
+        """Validate a ``conf/mixing`` mapping; a key left out takes its default (:data:`DEFAULT_MIXING`).
+
+        Parameters
+        ----------
+        key : str
+            The config key of the mapping (e.g. ``task.mixing``), named in error messages.
+        cfg : Mapping
+            The mixing config: keys of :data:`FIELDS`; a distribution value is a number,
+            ``[low, high]`` or ``{dist: ...}``.
+
+        Returns
+        -------
+        MixSpec
+            The validated spec, checked to fit two events in ``clip_s``.
+
+        Raises
+        ------
+        ParameterError
+            One line naming the bad key, its value and what is allowed.
+        """
         if not hasattr(cfg, "keys"):
             raise ParameterError(f"{key}={cfg!r} is not a mapping; allowed: a mapping with keys {', '.join(FIELDS)}")
         unknown = [k for k in cfg.keys() if k not in FIELDS]
@@ -110,7 +128,18 @@ class MixSpec:
 
     # -- bounds -------------------------------------------------------------------------
     def longest_timeline_s(self, n_events: int) -> float:
-        """Worst-case span of ``n_events`` events from 0 (lead-in included)."""
+        """Worst-case span of ``n_events`` events from 0 (lead-in included).
+
+        Parameters
+        ----------
+        n_events : int
+            Number of events on the timeline.
+
+        Returns
+        -------
+        float
+            The longest span any draw can reach (s).
+        """
         lead, dur = self.lead_s.support()[1], self.duration_s.support()[1]
         if self.timing == "free":
             return dur
@@ -119,6 +148,21 @@ class MixSpec:
         return lead + n_events * dur - (n_events - 1) * self.overlap_s.support()[0]
 
     def check_fits(self, key: str, n_events: int) -> None:
+        """Refuse a spec whose worst-case timeline of ``n_events`` events overruns ``clip_s``.
+
+        Parameters
+        ----------
+        key : str
+            The config key of the spec, named in error messages.
+        n_events : int
+            Number of events on the timeline.
+
+        Raises
+        ------
+        ParameterError
+            When the worst case exceeds ``clip_s``, or (``timing="overlap"``) an overlap can reach
+            the shortest duration.
+        """
         worst = self.longest_timeline_s(n_events)
         if worst > self.clip_s + 1e-9:
             raise ParameterError(
@@ -133,15 +177,55 @@ class MixSpec:
 
     # -- sampling -----------------------------------------------------------------------
     def sample_levels(self, rng: np.random.Generator, n_events: int) -> list[float]:
-        """Absolute levels: one event (index 0) at the reference, the others relative to it."""
+        """Absolute levels: one event (index 0) at the reference, the others relative to it.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The item's generator.
+        n_events : int
+            Number of events.
+
+        Returns
+        -------
+        list of float
+            One level per event (LUFS or dBFS RMS, by ``level_mode``); the first is the reference.
+        """
         ref = float(self.reference_level.sample(rng))
         return [ref] + [ref + float(self.relative_level.sample(rng)) for _ in range(n_events - 1)]
 
     def sample_durations(self, rng: np.random.Generator, n_events: int) -> list[float]:
+        """Each event's length, drawn from ``duration_s``.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The item's generator.
+        n_events : int
+            Number of events.
+
+        Returns
+        -------
+        list of float
+            One duration per event (s).
+        """
         return [float(self.duration_s.sample(rng)) for _ in range(n_events)]
 
     def sample_onsets(self, rng: np.random.Generator, durations_s) -> list[float]:
-        """Onsets of events of ``durations_s`` (in timeline order) by ``timing``."""
+        """Onsets of events of ``durations_s`` (in timeline order) by ``timing``.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The item's generator.
+        durations_s : sequence of float
+            Each event's length (s), in timeline order.
+
+        Returns
+        -------
+        list of float
+            One onset per event (s from the start of the clip).
+        """
         if self.timing == "free":
             return [float(rng.uniform(0.0, max(self.clip_s - d, 0.0))) for d in durations_s]
         onsets, t = [], float(self.lead_s.sample(rng))
@@ -154,7 +238,20 @@ class MixSpec:
         return onsets
 
     def sample(self, rng: np.random.Generator, n_events: int) -> dict[str, list[float]]:
-        """Levels, durations and onsets of ``n_events`` events (JSON-able lists)."""
+        """Levels, durations and onsets of ``n_events`` events (JSON-able lists).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The item's generator.
+        n_events : int
+            Number of events.
+
+        Returns
+        -------
+        dict of str to list of float
+            ``levels`` (LUFS or dBFS RMS), ``durations_s`` and ``onsets_s`` (s), one value per event.
+        """
         levels = self.sample_levels(rng, n_events)
         durations = self.sample_durations(rng, n_events)
         return {"levels": levels, "durations_s": durations, "onsets_s": self.sample_onsets(rng, durations)}

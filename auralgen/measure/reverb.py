@@ -55,9 +55,8 @@ def decay_rt60_s(
 
     ``x`` is ``[n]`` or ``[channels, n]`` (channel energies summed); the stretch is
     backward-integrated and T20 (``decay_db`` = 20; 30 for T30; EDT: ``start_db=0, decay_db=10``) fitted from
-    ``start_db`` (-5 dB) as in
-    :func:`auralgen.measure.room.rt60_schroeder`, which raises when the stretch does not decay
-    ``decay_db + 15`` dB (a sound still playing, or a noise floor).
+    ``start_db`` (-5 dB) as in :func:`auralgen.measure.room.rt60_schroeder`, which raises when the stretch
+    does not decay ``decay_db - start_db + 10`` dB (35 dB for T20; a sound still playing, or a noise floor).
 
     Parameters
     ----------

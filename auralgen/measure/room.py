@@ -67,8 +67,8 @@ def rt60_schroeder(rir, sample_rate, *, decay_db: float = 20.0, start_db: float 
     Raises
     ------
     ParameterError
-        If the 10 ms energy envelope does not fall ``decay_db + 15`` dB below its maximum
-        (the decay curve bends near a noise floor or a truncation).
+        If the 10 ms energy envelope does not fall ``decay_db - start_db + 10`` dB (35 dB for T20) below
+        its maximum (the decay curve bends near a noise floor or a truncation).
 
     Examples
     --------

@@ -15,7 +15,18 @@ PLATEAU_FRACTION = 0.95  # envelope samples within this fraction of the maximum 
 
 
 def amplitude_envelope(x) -> np.ndarray:
-    """Hilbert envelope ``|x + j H{x}|`` of ``x`` (``[n]``; channels averaged)."""
+    """Hilbert envelope ``|x + j H{x}|`` of ``x`` (``[n]``; channels averaged).
+
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The signal, at least 2 samples; channels are averaged first.
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The envelope, linear (same scale as ``x``).
+    """
     arr = as_mono(x, min_samples=2)
     n = arr.shape[0]
     return np.abs(hilbert(arr, N=next_fast_len(n)))[:n]
@@ -39,6 +50,15 @@ def rise_time_s(x, sample_rate, *, low: float = 0.1, high: float = 0.9) -> float
     median of the envelope samples within :data:`PLATEAU_FRACTION` of its maximum (the sustain,
     which is the peak for an attack-sustain-release sound, without the overshoot a fast ramp
     leaves). ``x`` holds one sound: a little silence before it, then the sound.
+
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The sound; channels are averaged.
+    sample_rate : float
+        Sample rate of ``x`` in Hz.
+    low, high : float, optional
+        The start and end of the rise as fractions of the steady level, ``0 < low < high < 1``.
 
     Returns
     -------

@@ -98,12 +98,18 @@ def match_known_source(
     hrirs : np.ndarray [shape=(k, 2, taps)]
         The set the clip was rendered with, at the clip's rate.
     directions_deg : np.ndarray [shape=(k, 2)]
-    max_lag : float >= 0
-        The arrival is searched within +-``max_lag`` samples of that alignment, in steps of
-        ``lag_step`` samples (fractional delays by a linear phase); each direction keeps its best lag.
+        ``(azimuth, elevation)`` of each HRIR pair in degrees.
+    max_lag, lag_step : float
+        The arrival is searched within +-``max_lag`` (>= 0) samples of that alignment, in steps of
+        ``lag_step`` (> 0) samples (fractional delays by a linear phase); each direction keeps its best.
     lag : float
         A known delay (samples, fractional) of the arrival after that alignment: the search is
         centred on it (with ``max_lag=0`` the one lag evaluated: one inverse FFT per direction).
+
+    Returns
+    -------
+    DirectionMatch
+        The best direction, its residual and the best residual more than 20 degrees away.
 
     Examples
     --------
@@ -144,6 +150,20 @@ def match_cross_relation(x, hrirs, directions_deg) -> DirectionMatch:
     frequency (0 = the cross relation holds exactly). ``x`` should start where the sound starts
     (silence before it), so the window's edge does not break the relation.
 
+    Parameters
+    ----------
+    x : array_like, shape (2, samples)
+        Left and right ear, at least 8 samples, a window holding the direct sound only.
+    hrirs : array_like, shape (k, 2, taps)
+        The HRIR pairs (left, right) to score, at the clip's rate.
+    directions_deg : array_like, shape (k, 2)
+        ``(azimuth, elevation)`` of each pair in degrees.
+
+    Returns
+    -------
+    DirectionMatch
+        The best direction, its residual and the best residual more than 20 degrees away.
+
     Examples
     --------
     >>> rng = np.random.default_rng(1)
@@ -169,9 +189,26 @@ def deconvolve(x, dry, *, n_out: int, regularisation: float = 1e-3) -> tuple[np.
     """Impulse responses from a recording ``x`` of a known ``dry`` signal (Wiener deconvolution).
 
     ``H = X S* / (|S|^2 + r max|S|^2)`` with ``r = regularisation``: where the source has no
-    energy the estimate is 0. Returns ``(h [channels, n_out], kernel [nfft])``: ``h`` is the true
-    response seen through ``kernel``, the zero-phase filter ``|S|^2 / (|S|^2 + r max|S|^2)``
-    (index 0 = lag 0, negative lags wrap to the end), to be applied to templates compared with ``h``.
+    energy the estimate is 0.
+
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The recording.
+    dry : array_like
+        The source signal (flattened), not silent, aligned so that lag 0 is sample 0 of ``x``.
+    n_out : int
+        Length of the returned responses in samples; >= 1.
+    regularisation : float, optional
+        ``r`` above, relative to the source's peak power.
+
+    Returns
+    -------
+    h : ndarray, shape (channels, n_out), float64
+        The responses: the true ones seen through ``kernel``.
+    kernel : ndarray, shape (nfft,), float64
+        The zero-phase filter ``|S|^2 / (|S|^2 + r max|S|^2)`` (index 0 = lag 0, negative lags wrap
+        to the end), to be applied to templates compared with ``h``.
 
     Examples
     --------

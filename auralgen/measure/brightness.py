@@ -20,6 +20,15 @@ def spectral_centroid_hz(x, sample_rate, *, fmin_hz: float = MIN_CENTROID_FREQ_H
     ``sum(f |X(f)|) / sum(|X(f)|)`` over bins ``f >= fmin_hz`` (magnitude weighting, as
     librosa's ``spectral_centroid``, here over one long frame). Pass the steady part of one sound.
 
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The sound, at least 16 samples; channels are averaged.
+    sample_rate : float
+        Sample rate of ``x`` in Hz.
+    fmin_hz : float, optional
+        Bins below this frequency (Hz) are left out; ``0 <= fmin_hz < sample_rate / 2``.
+
     Returns
     -------
     float

@@ -16,6 +16,22 @@ from auralgen.core.errors import ParameterError
 def as_signal(x, name: str = "x", *, ndim: tuple[int, ...] = (1, 2), min_samples: int = 1) -> np.ndarray:
     """Return ``x`` as a finite float64 array ``[n]`` or ``[channels, n]``.
 
+    Parameters
+    ----------
+    x : array_like
+        The signal: real numbers, shape ``(samples,)`` or ``(channels, samples)``.
+    name : str, optional
+        The argument's name, quoted in the error message.
+    ndim : tuple of int, optional
+        The allowed numbers of dimensions.
+    min_samples : int, optional
+        The fewest samples allowed per channel.
+
+    Returns
+    -------
+    ndarray, float64
+        ``x`` with its shape unchanged (no copy when it already is float64).
+
     Raises
     ------
     ParameterError
@@ -37,24 +53,83 @@ def as_signal(x, name: str = "x", *, ndim: tuple[int, ...] = (1, 2), min_samples
 
 
 def as_mono(x, name: str = "x", *, min_samples: int = 1) -> np.ndarray:
-    """Validate ``x`` and average channels-first input ``[channels, n]`` to ``[n]``."""
+    """Validate ``x`` and average channels-first input ``[channels, n]`` to ``[n]``.
+
+    Parameters
+    ----------
+    x : array_like
+        The signal, shape ``(samples,)`` or ``(channels, samples)``.
+    name : str, optional
+        The argument's name, quoted in the error message.
+    min_samples : int, optional
+        The fewest samples allowed per channel.
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        ``x`` itself when mono, else the mean over channels.
+    """
     arr = as_signal(x, name, min_samples=min_samples)
     return arr.mean(axis=0) if arr.ndim == 2 else arr
 
 
 def as_channels(x, name: str = "x", *, min_samples: int = 1) -> np.ndarray:
-    """Validate ``x`` and return it channels-first ``[channels, n]`` (mono becomes one channel)."""
+    """Validate ``x`` and return it channels-first ``[channels, n]`` (mono becomes one channel).
+
+    Parameters
+    ----------
+    x : array_like
+        The signal, shape ``(samples,)`` or ``(channels, samples)``.
+    name : str, optional
+        The argument's name, quoted in the error message.
+    min_samples : int, optional
+        The fewest samples allowed per channel.
+
+    Returns
+    -------
+    ndarray, shape (channels, samples), float64
+        ``x``, with a leading axis of length 1 added to mono input.
+    """
     arr = as_signal(x, name, min_samples=min_samples)
     return arr[np.newaxis] if arr.ndim == 1 else arr
 
 
 def check_rate(sample_rate) -> float:
-    """Return ``sample_rate`` as float after checking it is finite and > 0 (:func:`check_positive`)."""
+    """Return ``sample_rate`` as float after checking it is finite and > 0 (:func:`check_positive`).
+
+    Parameters
+    ----------
+    sample_rate : float
+        The sample rate in Hz.
+
+    Returns
+    -------
+    float
+        ``sample_rate`` in Hz.
+    """
     return check_positive("sample_rate", sample_rate)
 
 
 def check_positive(key: str, value) -> float:
-    """Return ``value`` as float after checking it is finite and > 0."""
+    """Return ``value`` as float after checking it is finite and > 0.
+
+    Parameters
+    ----------
+    key : str
+        The parameter's name, quoted in the error message.
+    value : float
+        The value to check (anything :class:`float` accepts).
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    ParameterError
+        If ``value`` is not a number, not finite or not > 0.
+    """
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -65,7 +140,27 @@ def check_positive(key: str, value) -> float:
 
 
 def check_band(key: str, low, high, sample_rate: float) -> tuple[float, float]:
-    """Check ``0 <= low < high <= sample_rate / 2`` and return the pair as floats."""
+    """Check ``0 <= low < high <= sample_rate / 2`` and return the pair as floats.
+
+    Parameters
+    ----------
+    key : str
+        The parameter's name, quoted in the error message.
+    low, high : float
+        The band edges in Hz.
+    sample_rate : float
+        The sample rate in Hz (the upper edge may reach its half, the Nyquist frequency).
+
+    Returns
+    -------
+    tuple of (float, float)
+        ``(low, high)`` in Hz.
+
+    Raises
+    ------
+    ParameterError
+        If an edge is not finite or the band is empty or outside ``[0, sample_rate / 2]``.
+    """
     lo, hi = float(low), float(high)
     nyq = sample_rate / 2.0
     if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 <= lo < hi <= nyq):
@@ -74,19 +169,54 @@ def check_band(key: str, low, high, sample_rate: float) -> tuple[float, float]:
 
 
 def db_power(power: float) -> float:
-    """``10 log10(power)``, ``-inf`` for zero power."""
+    """``10 log10(power)``, ``-inf`` for zero power.
+
+    Parameters
+    ----------
+    power : float
+        A power (mean square), linear.
+
+    Returns
+    -------
+    float
+        The power in dB; ``-inf`` when ``power <= 0``.
+    """
     return 10.0 * math.log10(power) if power > 0 else -math.inf
 
 
 def moving_average(x: np.ndarray, width: int) -> np.ndarray:
-    """Centred moving average of ``x`` (last axis) over ``width`` samples, same length, zero padded."""
+    """Centred moving average of ``x`` over ``width`` samples, same length, zero padded.
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        The signal (1-D: the padding and the running sum treat the array as flat).
+    width : int
+        The window length in samples; values below 1 count as 1.
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The mean of the ``width`` samples around each sample (samples beyond the ends count as 0).
+    """
     width = max(int(width), 1)
     c = np.cumsum(np.pad(x, (width // 2 + 1, width - width // 2 - 1)))
     return (c[width:] - c[:-width]) / width
 
 
 def parabolic_offset(y_m1: float, y_0: float, y_p1: float) -> float:
-    """Vertex offset in [-0.5, 0.5] of the parabola through three equally spaced points."""
+    """Vertex offset in [-0.5, 0.5] of the parabola through three equally spaced points.
+
+    Parameters
+    ----------
+    y_m1, y_0, y_p1 : float
+        The values at offsets -1, 0 and +1 (e.g. three neighbouring spectrum bins).
+
+    Returns
+    -------
+    float
+        The vertex's offset from the middle point, in steps, clipped to [-0.5, 0.5]; 0 for a line.
+    """
     den = y_m1 - 2.0 * y_0 + y_p1
     if den == 0:
         return 0.0

@@ -28,6 +28,16 @@ def level_db_rms(x) -> float:
 
     Convention: RMS 1.0 is 0 dBFS, so a full-scale sine reads -3.01 dBFS.
 
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The signal, full scale 1.0.
+
+    Returns
+    -------
+    float
+        The level in dB FS (RMS convention); ``-inf`` for silence.
+
     Examples
     --------
     >>> round(level_db_rms(np.full(100, 0.1)), 6)
@@ -39,6 +49,23 @@ def level_db_rms(x) -> float:
 
 def level_db_spl(x, *, full_scale_db_spl: float) -> float:
     """Level in dB SPL, with the convention RMS 1.0 = ``full_scale_db_spl`` dB SPL.
+
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The signal, full scale 1.0.
+    full_scale_db_spl : float
+        The calibration: dB SPL of a signal with RMS 1.0.
+
+    Returns
+    -------
+    float
+        The level in dB SPL; ``-inf`` for silence.
+
+    Raises
+    ------
+    ParameterError
+        If ``full_scale_db_spl`` is not finite.
 
     Examples
     --------
@@ -73,17 +100,29 @@ def segments(
 ) -> list[Segment]:
     """Active-sound segments from the short-time energy envelope.
 
-    The energy (summed over channels) is smoothed over ``frame_s``; samples within
-    ``threshold_db`` of the envelope's peak are active, and gaps shorter than
-    ``min_gap_s`` are bridged. Each edge is then placed where a one-sided ``frame_s``
-    mean (trailing for onsets, leading for offsets) crosses a level 20 dB lower (but
-    10 dB above the clip's noise floor): abrupt edges land within a few samples, 10 ms
-    raised-cosine ramps within ~1 ms of the ramp's start / end.
+    The energy (summed over channels) is smoothed over ``frame_s``; samples within ``threshold_db``
+    of the envelope's peak are active, and gaps shorter than ``min_gap_s`` are bridged. Each edge is
+    then placed where a one-sided ``frame_s`` mean (trailing for onsets, leading for offsets) crosses
+    a level 20 dB lower (but 10 dB above the clip's noise floor): abrupt edges land within a few
+    samples, 10 ms raised-cosine ramps within ~1 ms of the ramp's start / end.
+
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The signal.
+    sample_rate : float
+        Sample rate of ``x`` in Hz.
+    threshold_db : float, optional
+        Activity threshold in dB relative to the envelope's peak; < 0.
+    min_gap_s : float, optional
+        Gaps shorter than this (seconds) are bridged; >= 0.
+    frame_s : float, optional
+        Smoothing and edge-refinement window in seconds; > 0.
 
     Returns
     -------
-    list[Segment]
-        In time order; empty for silence.
+    list of Segment
+        Onset and offset (seconds) of each segment, in time order; empty for silence.
 
     Examples
     --------
@@ -232,6 +271,22 @@ def tone_presence(x, sample_rate, freq_hz, *, snr_threshold_db: float = 13.0) ->
     ~e^-20). With 2 s halves at 48 kHz this finds tones ~40 dB below the broadband noise,
     e.g. below one 24-bit LSB after TPDF dither.
 
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The clip, at least 256 samples; its two halves are measured separately (channels summed in power).
+    sample_rate : float
+        Sample rate of ``x`` in Hz.
+    freq_hz : float
+        The tone's frequency in Hz; ``0 < freq_hz < sample_rate / 2``.
+    snr_threshold_db : float, optional
+        A half holds the tone when its narrowband SNR exceeds this (dB).
+
+    Returns
+    -------
+    TonePresence
+        Level (dB FS) and SNR (dB) of each half, and the verdict.
+
     Examples
     --------
     >>> sr = 8000; t = np.arange(sr) / sr
@@ -261,6 +316,22 @@ AUDIBLE_FLOOR_DBFS = -100.0
 def loudest_frame_db(x, sample_rate: int, *, frame_s: float = 0.05) -> float:
     """Level in dBFS of the loudest ``frame_s`` frame (non-overlapping, channels averaged); ``-inf`` for silence.
 
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The signal, full scale 1.0.
+    sample_rate : int
+        Sample rate of ``x`` in Hz.
+    frame_s : float, optional
+        Frame length in seconds (a trailing partial frame is left out unless ``x`` is shorter than one frame).
+
+    Returns
+    -------
+    float
+        The loudest frame's mean power in dB FS (RMS convention); ``-inf`` for silence.
+
+    Examples
+    --------
     >>> x = np.zeros(16000); x[8000:8800] = 0.1
     >>> round(loudest_frame_db(x, 16000), 6)
     -20.0
@@ -274,11 +345,29 @@ def loudest_frame_db(x, sample_rate: int, *, frame_s: float = 0.05) -> float:
 
 
 def clip_audibility(clips, sample_rate: int, *, full_scale_db_spl: float | None = None) -> dict:
-    """Whether every clip of an item can be heard: its loudest 50 ms is not digital silence, at most
-    :data:`AUDIBLE_SPREAD_DB` below the loudest clip's and above :data:`AUDIBLE_FLOOR_DB_SPL`
-    (:data:`AUDIBLE_FLOOR_DBFS` without a calibration). Returns the ``measured`` record
-    ``{"loudest_50ms_dbfs": [per clip], "floor_dbfs", "spread_db", "ok"}``.
+    """Whether every clip of an item can be heard, as the item's ``measured`` record.
 
+    A clip is audible when its loudest 50 ms is not digital silence, at most :data:`AUDIBLE_SPREAD_DB`
+    below the loudest clip's and above :data:`AUDIBLE_FLOOR_DB_SPL` (:data:`AUDIBLE_FLOOR_DBFS`
+    without a calibration).
+
+    Parameters
+    ----------
+    clips : sequence of array_like
+        The item's clips, each shape ``(samples,)`` or ``(channels, samples)``, full scale 1.0.
+    sample_rate : int
+        Sample rate of the clips in Hz.
+    full_scale_db_spl : float or None, optional
+        The calibration (dB SPL of RMS 1.0); ``None`` for an uncalibrated item.
+
+    Returns
+    -------
+    dict
+        ``loudest_50ms_dbfs`` (list of float or None, per clip, dB FS), ``floor_dbfs`` (float), ``spread_db``
+        (float) and ``ok`` (bool).
+
+    Examples
+    --------
     >>> quiet = np.zeros(8000); quiet[:800] = 1e-4
     >>> clip_audibility([np.full(8000, 0.1), quiet], 16000)["ok"]  # 60 dB below the other clip
     False

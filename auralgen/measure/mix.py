@@ -58,11 +58,12 @@ def mixture_components(x, references, sample_rate) -> list[MixtureComponent]:
     references : list of np.ndarray [shape=(m_i,)]
         The unscaled component signals.
     sample_rate : float > 0
+        Sample rate of the mix and the references in Hz.
 
     Returns
     -------
-    list[MixtureComponent]
-        In the order of ``references``.
+    list of MixtureComponent
+        Onset (seconds) and gain (dB) of each reference, in the order of ``references``.
 
     Examples
     --------

@@ -55,17 +55,18 @@ def onset_times(
     x : np.ndarray [shape=(n,) or (channels, n)]
         The clip (channels are averaged).
     sample_rate : float > 0
-        Hz.
+        Sample rate of ``x`` in Hz.
     threshold_db : float < 0
-        Activity threshold relative to the envelope peak.
+        Activity threshold in dB relative to the envelope peak.
     min_gap_s : float >= 0
-        Shortest silence that separates two events.
+        Shortest silence (seconds) that separates two events.
     frame_s : float > 0
-        Envelope smoothing.
+        Envelope smoothing in seconds.
 
     Returns
     -------
     np.ndarray [shape=(events,), dtype=float64]
+        Onset times in seconds from the start of ``x``; empty for silence.
     """
     sr = check_rate(sample_rate)
     y = as_mono(x)
@@ -107,6 +108,18 @@ def _refined_onsets(power: np.ndarray, starts: np.ndarray, hop: int, edge: float
 def event_groups(onsets_s, *, split_gap_s: float) -> list[np.ndarray]:
     """``onsets_s`` split where consecutive onsets are more than ``split_gap_s`` apart.
 
+    Parameters
+    ----------
+    onsets_s : array_like, shape (events,)
+        Onset times in seconds, increasing.
+    split_gap_s : float
+        A gap (seconds) longer than this between consecutive onsets starts a new group; > 0.
+
+    Returns
+    -------
+    list of ndarray
+        The groups of onset times (seconds, float64), in order; empty for no onsets.
+
     Examples
     --------
     >>> [g.tolist() for g in event_groups([0.0, 0.2, 0.4, 2.0, 2.1], split_gap_s=1.0)]
@@ -124,6 +137,16 @@ def ioi_tempo_bpm(onsets_s) -> float:
     """Tempo (events per minute) of an isochronous sequence: ``60 / IOI`` with the IOI the
     least-squares slope of onset time against onset number; NaN with fewer than 2 onsets.
 
+    Parameters
+    ----------
+    onsets_s : array_like, shape (events,)
+        Onset times in seconds, increasing.
+
+    Returns
+    -------
+    float
+        Tempo in events per minute; NaN with fewer than 2 onsets or a non-increasing fit.
+
     Examples
     --------
     >>> round(ioi_tempo_bpm([0.25, 0.75, 1.25]), 3)
@@ -140,7 +163,18 @@ def ioi_tempo_bpm(onsets_s) -> float:
 
 
 def ioi_regularity(onsets_s) -> float:
-    """Largest deviation (s) of an onset from the least-squares isochronous grid (0 with < 3 onsets)."""
+    """Largest deviation (s) of an onset from the least-squares isochronous grid (0 with < 3 onsets).
+
+    Parameters
+    ----------
+    onsets_s : array_like, shape (events,)
+        Onset times in seconds, increasing.
+
+    Returns
+    -------
+    float
+        The largest absolute deviation in seconds; 0 with fewer than 3 onsets.
+    """
     t = np.asarray(onsets_s, dtype=np.float64)
     if t.size < 3:
         return 0.0
@@ -150,7 +184,22 @@ def ioi_regularity(onsets_s) -> float:
 
 
 def onset_strength(x, sample_rate, *, hop_s: float = ENVELOPE_HOP_S) -> np.ndarray:
-    """Half-wave rectified rise of the log energy envelope (dB per hop), one value per hop."""
+    """Half-wave rectified rise of the log energy envelope (dB per hop), one value per hop.
+
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The clip; channels are averaged.
+    sample_rate : float
+        Sample rate of ``x`` in Hz.
+    hop_s : float, optional
+        Hop in seconds (rounded to whole samples); the energy is averaged over two hops.
+
+    Returns
+    -------
+    ndarray, shape (ceil(samples / hop),), float64
+        The rise in dB from the previous hop, floored at 0.
+    """
     sr = check_rate(sample_rate)
     y = as_mono(x)
     hop = max(int(round(check_positive("hop_s", hop_s) * sr)), 1)
@@ -165,6 +214,22 @@ def autocorr_tempo_bpm(x, sample_rate, *, min_bpm: float, max_bpm: float, hop_s:
 
     The autocorrelation of a pulse train also peaks at multiples of its period; a lag range
     narrower than an octave (``max_bpm < 2 * min_bpm``) keeps only the fundamental.
+
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The clip; channels are averaged.
+    sample_rate : float
+        Sample rate of ``x`` in Hz.
+    min_bpm, max_bpm : float
+        The tempo range searched, events per minute; ``0 < min_bpm < max_bpm``.
+    hop_s : float, optional
+        Hop of the onset-strength envelope in seconds.
+
+    Returns
+    -------
+    float
+        Tempo in events per minute; NaN when the clip is too short for ``min_bpm`` or has no positive peak.
     """
     lo, hi = check_positive("min_bpm", min_bpm), check_positive("max_bpm", max_bpm)
     if hi <= lo:

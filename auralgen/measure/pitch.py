@@ -24,6 +24,18 @@ _VOICED_FLOOR_DB = -30.0  # frames quieter than the loudest frame by more than t
 def cents(f_a_hz, f_b_hz) -> float:
     """Interval from ``f_a_hz`` to ``f_b_hz`` in cents, ``1200 log2(f_b / f_a)``.
 
+    Parameters
+    ----------
+    f_a_hz : float
+        The lower reference frequency in Hz; > 0.
+    f_b_hz : float
+        The other frequency in Hz; > 0.
+
+    Returns
+    -------
+    float
+        The interval in cents (positive when ``f_b_hz`` is higher).
+
     Examples
     --------
     >>> round(cents(440.0, 880.0), 6)
@@ -148,9 +160,9 @@ def f0_hz(x, sample_rate, *, fmin_hz: float = 50.0, fmax_hz: float | None = None
     x : np.ndarray [shape=(n,) or (channels, n)]
         Signal; channels are averaged.
     sample_rate : float > 0
-        Hz.
+        Sample rate of ``x`` in Hz.
     fmin_hz, fmax_hz : float
-        Search range; ``fmax_hz`` defaults to ``sample_rate / 4``.
+        Search range in Hz; ``fmax_hz`` defaults to ``sample_rate / 4``.
 
     Returns
     -------
@@ -217,6 +229,22 @@ def dominant_freq_hz(x, sample_rate, *, fmin_hz: float = 20.0, fmax_hz: float | 
     Hann window, 4x zero-padded FFT, parabolic interpolation of the log power spectrum;
     channels' power spectra are summed. Relative error on a 1 s tone is ~1e-5.
 
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The signal, at least 4 samples.
+    sample_rate : float
+        Sample rate of ``x`` in Hz.
+    fmin_hz : float, optional
+        Lower edge of the search band in Hz.
+    fmax_hz : float or None, optional
+        Upper edge in Hz; ``None`` for ``sample_rate / 2``.
+
+    Returns
+    -------
+    float
+        The peak frequency in Hz; ``nan`` when the band holds no power.
+
     Examples
     --------
     >>> sr = 8000; t = np.arange(sr) / sr
@@ -254,13 +282,23 @@ def freq_track(
 
     Parameters
     ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The signal, at least one frame long; channels' power spectra are summed.
+    sample_rate : float
+        Sample rate of ``x`` in Hz.
     frame_s : float > 0
-        Analysis frame length (s); the frequency precision grows with it, the time
-        resolution shrinks.
+        Analysis frame length (s); the frequency precision grows with it, the time resolution shrinks.
     hop_s : float > 0, optional
         Frame step (s); default ``frame_s / 2``.
+    fmin_hz, fmax_hz : float, optional
+        Search band in Hz; ``fmax_hz=None`` for ``sample_rate / 2``.
     floor_db : float
-        Frames whose energy is more than this below the loudest frame get ``nan``.
+        Frames whose energy is more than this (dB) below the loudest frame get ``nan``.
+
+    Returns
+    -------
+    FreqTrack
+        Frame centres (seconds) and the peak frequency of each frame (Hz).
 
     Examples
     --------
@@ -296,18 +334,58 @@ SHIFT_FLOOR = 1e-3  # log-spectra floored 60 dB below their peak (silence carrie
 
 
 def spectral_shift_cents(reference, x, sample_rate, *, max_cents: float = 1200.0, fmin_hz: float = 60.0) -> float:
-    """How far (cents) ``x``'s spectrum sits above ``reference``'s (:func:`spectral_shift`)."""
+    """How far (cents) ``x``'s spectrum sits above ``reference``'s (:func:`spectral_shift`).
+
+    Parameters
+    ----------
+    reference : array_like, shape (samples,) or (channels, samples)
+        The unshifted sound, at least 64 samples; channels are averaged.
+    x : array_like, shape (samples,) or (channels, samples)
+        The shifted sound, at least 64 samples; channels are averaged.
+    sample_rate : float
+        Sample rate of both in Hz.
+    max_cents : float, optional
+        The search range, +- cents.
+    fmin_hz : float, optional
+        Lowest frequency (Hz) of the compared spectra; the highest is ``0.45 * sample_rate``.
+
+    Returns
+    -------
+    float
+        The shift in cents, a multiple of 5 (positive: ``x`` is higher).
+    """
     return spectral_shift(reference, x, sample_rate, max_cents=max_cents, fmin_hz=fmin_hz)[0]
 
 
 def spectral_shift(
     reference, x, sample_rate, *, max_cents: float = 1200.0, fmin_hz: float = 60.0
 ) -> tuple[float, float]:
-    """How far (cents) ``x``'s spectrum sits above ``reference``'s: the lag of the largest
-    cross-correlation of their log-frequency, log-magnitude spectra, searched within
-    ``+-max_cents``. Works for any sound a pitch shifter moved (a drum as well as a note), where an
-    f0 tracker needs a pitch; 5-cent resolution. Returns ``(cents, match)``, ``match`` the
-    correlation coefficient of the two log-spectra at that lag (1: one is the other, shifted)."""
+    """How far (cents) ``x``'s spectrum sits above ``reference``'s, and how well the shifted spectra match.
+
+    The shift is the lag of the largest cross-correlation of their log-frequency, log-magnitude
+    spectra, searched within ``+-max_cents``. Works for any sound a pitch shifter moved (a drum as
+    well as a note), where an f0 tracker needs a pitch; 5-cent resolution.
+
+    Parameters
+    ----------
+    reference : array_like, shape (samples,) or (channels, samples)
+        The unshifted sound, at least 64 samples; channels are averaged.
+    x : array_like, shape (samples,) or (channels, samples)
+        The shifted sound, at least 64 samples; channels are averaged.
+    sample_rate : float
+        Sample rate of both in Hz.
+    max_cents : float, optional
+        The search range, +- cents.
+    fmin_hz : float, optional
+        Lowest frequency (Hz) of the compared spectra; the highest is ``0.45 * sample_rate``.
+
+    Returns
+    -------
+    cents : float
+        The shift in cents, a multiple of 5 (positive: ``x`` is higher).
+    match : float
+        Correlation coefficient of the two log-spectra at that shift (1: one is the other, shifted).
+    """
     from auralgen.measure.common import as_mono, check_rate
 
     sr = check_rate(sample_rate)

@@ -55,9 +55,33 @@ def decay_rt60_s(
 
     ``x`` is ``[n]`` or ``[channels, n]`` (channel energies summed); the stretch is
     backward-integrated and T20 (``decay_db`` = 20; 30 for T30; EDT: ``start_db=0, decay_db=10``) fitted from
-    ``start_db`` (-5 dB) as in
-    :func:`auralgen.measure.room.rt60_schroeder`, which raises when the stretch does not decay
-    ``decay_db + 15`` dB (a sound still playing, or a noise floor).
+    ``start_db`` (-5 dB) as in :func:`auralgen.measure.room.rt60_schroeder`, which raises when the stretch
+    does not decay ``decay_db - start_db + 10`` dB (35 dB for T20; a sound still playing, or a noise floor).
+
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The clip.
+    sample_rate : float
+        Sample rate of ``x`` in Hz.
+    start : int
+        First sample of the decay (index into ``x``).
+    stop : int or None, optional
+        End of the decay (exclusive sample index); ``None`` for the end of ``x``.
+    decay_db : float, optional
+        Evaluation range in dB, in [10, 50].
+    start_db : float, optional
+        Where the fit starts on the decay curve, dB in [-10, 0].
+
+    Returns
+    -------
+    float
+        The reverberation time in seconds (extrapolated to a 60 dB decay).
+
+    Raises
+    ------
+    ParameterError
+        If the stretch is shorter than 2 samples or does not decay far enough to fit.
     """
     sr = check_rate(sample_rate)
     seg = as_channels(x)[:, int(start) : stop]
@@ -67,8 +91,34 @@ def decay_rt60_s(
 
 
 def decay_start(x, sample_rate, start: int, stop: int | None = None, *, near_db: float = NEAR_MAX_DB) -> int:
-    """Sample index (in ``x``) where the sound in ``x[..., start:stop]`` starts to decay: the end of
-    the last :data:`ENVELOPE_S` window whose energy is within ``near_db`` of the stretch's maximum."""
+    """Sample index (in ``x``) where the sound in ``x[..., start:stop]`` starts to decay.
+
+    That is the end of the last :data:`ENVELOPE_S` window whose energy is within ``near_db`` of the
+    stretch's maximum.
+
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The clip (channel energies summed).
+    sample_rate : float
+        Sample rate of ``x`` in Hz.
+    start : int
+        First sample of the searched stretch.
+    stop : int or None, optional
+        End of the stretch (exclusive); ``None`` for the end of ``x``.
+    near_db : float, optional
+        How far (dB) below the stretch's maximum still counts as the sound playing; > 0.
+
+    Returns
+    -------
+    int
+        The sample index in ``x`` where the decay begins.
+
+    Raises
+    ------
+    ParameterError
+        If the stretch is empty or silent.
+    """
     sr = check_rate(sample_rate)
     env = _envelope_db(x, sr, int(start), stop)
     last = int(np.flatnonzero(env >= env.max() - check_positive("near_db", near_db))[-1])
@@ -76,11 +126,35 @@ def decay_start(x, sample_rate, start: int, stop: int | None = None, *, near_db:
 
 
 def rises(x, sample_rate, *, rise_db: float = RISE_DB, n: int | None = None) -> list[int]:
-    """Onsets (sample indices, in time order) of the sounds of ``x``: where the envelope first stands
-    ``rise_db`` above its minimum over the preceding :data:`RISE_LOOKBACK_S` (and within ``rise_db``
-    of the clip's maximum); onsets within :data:`MIN_SOUND_S` of the previous one are dropped. With
-    ``n``, the ``n`` onsets that rise highest above their preceding minimum: a sound that starts
-    out of silence, rather than a click of a train rising out of the decay of the click before."""
+    """Onsets (sample indices, in time order) of the sounds of ``x``.
+
+    An onset is where the envelope first stands ``rise_db`` above its minimum over the preceding
+    :data:`RISE_LOOKBACK_S` (and within ``rise_db`` of the clip's maximum); onsets within
+    :data:`MIN_SOUND_S` of the previous one are dropped. With ``n``, the ``n`` onsets that rise highest
+    above their preceding minimum: a sound that starts out of silence, rather than a click of a train
+    rising out of the decay of the click before.
+
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The clip (channel energies summed).
+    sample_rate : float
+        Sample rate of ``x`` in Hz.
+    rise_db : float, optional
+        The jump in dB above the preceding minimum that makes an onset.
+    n : int or None, optional
+        Keep only the ``n`` highest-rising onsets; ``None`` keeps all.
+
+    Returns
+    -------
+    list of int
+        Onset sample indices in ``x``, increasing.
+
+    Raises
+    ------
+    ParameterError
+        If ``x`` is silent.
+    """
     sr = check_rate(sample_rate)
     env = _envelope_db(x, sr, 0, None)
     back = max(int(RISE_LOOKBACK_S * sr), 1)

@@ -17,6 +17,21 @@ def energy_decay_db(rir) -> np.ndarray:
     """Schroeder backward-integrated energy decay curve (dB, 0 at the start) of ``rir`` ``[n]`` or ``[ch, n]``.
 
     Channels' energies are summed.
+
+    Parameters
+    ----------
+    rir : array_like, shape (samples,) or (channels, samples)
+        The impulse response.
+
+    Returns
+    -------
+    ndarray, shape (samples,), float64
+        The decay curve in dB re its start (0 at sample 0, ``-inf`` after the last non-zero sample).
+
+    Raises
+    ------
+    ParameterError
+        If ``rir`` is all zeros.
     """
     energy = np.sum(as_channels(rir, "rir") ** 2, axis=0)
     edc = np.cumsum(energy[::-1])[::-1]
@@ -37,16 +52,23 @@ def rt60_schroeder(rir, sample_rate, *, decay_db: float = 20.0, start_db: float 
     ----------
     rir : np.ndarray [shape=(n,) or (channels, n)]
         Impulse response; channel energies are summed.
+    sample_rate : float > 0
+        Sample rate of ``rir`` in Hz.
     decay_db : float in [10, 50]
-        Evaluation range.
+        Evaluation range in dB.
     start_db : float in [-10, 0]
-        Where the fit starts on the decay curve.
+        Where the fit starts on the decay curve, dB re its start.
+
+    Returns
+    -------
+    float
+        The reverberation time in seconds (the fitted slope extrapolated to a 60 dB decay).
 
     Raises
     ------
     ParameterError
-        If the 10 ms energy envelope does not fall ``decay_db + 15`` dB below its maximum
-        (the decay curve bends near a noise floor or a truncation).
+        If the 10 ms energy envelope does not fall ``decay_db - start_db + 10`` dB (35 dB for T20) below
+        its maximum (the decay curve bends near a noise floor or a truncation).
 
     Examples
     --------
@@ -93,6 +115,25 @@ def drr_db(rir, sample_rate, *, direct_window_s: float = 0.0025) -> float:
     Direct energy = energy within ``direct_window_s`` either side of the first peak (the
     first sample within 6 dB of the maximum, moved to its local maximum); reverberant
     energy = all the rest. Channels contribute their own direct and reverberant energies.
+
+    Parameters
+    ----------
+    rir : array_like, shape (samples,) or (channels, samples)
+        The impulse response.
+    sample_rate : float
+        Sample rate of ``rir`` in Hz.
+    direct_window_s : float, optional
+        Half-width in seconds of the window around the first peak counted as direct sound; > 0.
+
+    Returns
+    -------
+    float
+        The ratio in dB; ``inf`` when all the energy is direct.
+
+    Raises
+    ------
+    ParameterError
+        If ``rir`` is all zeros.
 
     Examples
     --------

@@ -88,12 +88,17 @@ def itd_ild(left, right, sample_rate, *, max_itd_s: float = 1e-3) -> tuple[float
     ----------
     left, right : np.ndarray [shape=(n,)]
         Ear signals of equal length.
+    sample_rate : float > 0
+        Sample rate of both in Hz.
     max_itd_s : float > 0
         Largest |ITD| searched (s).
 
     Returns
     -------
-    (itd_s, ild_db) : tuple[float, float]
+    itd_s : float
+        Interaural time difference in seconds, positive when the left ear leads.
+    ild_db : float
+        Interaural level difference in dB, positive when the left ear is louder.
 
     Examples
     --------
@@ -130,18 +135,31 @@ def doa_array(
 ) -> float:
     """Azimuth (deg, auralgen convention) of one far-field source seen by a microphone array.
 
-    Uses ``pyroomacoustics.doa`` (``"SRP"`` = SRP-PHAT, ``"MUSIC"``) on the horizontal
-    projection of the array, so the source is assumed near ear level. pyroomacoustics
-    measures azimuth counter-clockwise from its x axis towards the source; with the mic
-    positions given in the listener frame (x ahead, y left) that is the auralgen azimuth.
+    Uses ``pyroomacoustics.doa`` on the horizontal projection of the array, so the source is assumed
+    near ear level. pyroomacoustics measures azimuth counter-clockwise from its x axis towards the
+    source; with the mic positions given in the listener frame (x ahead, y left) that is the auralgen azimuth.
 
     Parameters
     ----------
     x : np.ndarray [shape=(n_mics, n)]
+        The microphone signals, at least 2 mics and ``nfft`` samples.
     mic_positions_m : np.ndarray [shape=(n_mics, 3)]
         Listener frame (x ahead, y left, z up), metres.
+    sample_rate : float > 0
+        Sample rate of ``x`` in Hz.
+    method : {"SRP", "MUSIC"}
+        The pyroomacoustics DOA algorithm (``"SRP"``: SRP-PHAT).
     freq_range : (float, float)
         Band used (Hz).
+    nfft : int >= 16
+        STFT frame length in samples (Hann window, hop ``nfft // 2``).
+    grid_step_deg, c_m_s : float
+        Azimuth grid step of the search (degrees, > 0) and the speed of sound (m/s).
+
+    Returns
+    -------
+    float
+        The azimuth in degrees, [-180, 180), counter-clockwise from the front.
 
     Examples
     --------
@@ -157,6 +175,17 @@ def doa_array(
 
     sr = check_rate(sample_rate)
     xc = _as_signal_2d(x)
+    pos, (f_lo, f_hi), nfft = _doa_inputs(xc, mic_positions_m, sr, method, freq_range, nfft)
+    step = check_positive("grid_step_deg", grid_step_deg)
+    stft = _stft(xc, nfft)
+    grid = np.radians(np.arange(0.0, 360.0, step))
+    doa = pra.doa.algorithms[method](pos[:, :2].T, sr, nfft, c=float(c_m_s), num_src=1, azimuth=grid)
+    doa.locate_sources(np.transpose(stft, (0, 2, 1)), num_src=1, freq_range=[f_lo, f_hi])
+    return float(wrap_azimuth_deg(np.degrees(doa.azimuth_recon[0])))
+
+
+def _doa_inputs(xc: np.ndarray, mic_positions_m, sr: float, method: str, freq_range, nfft) -> tuple:
+    """:func:`doa_array`'s checks, in order: ``(positions [mics, 3], (f_lo, f_hi) Hz, nfft)``."""
     pos = np.asarray(mic_positions_m, dtype=float)
     if pos.ndim != 2 or pos.shape[1] != 3 or pos.shape[0] != xc.shape[0] or not np.all(np.isfinite(pos)):
         raise ParameterError(f"mic_positions_m must be finite [n_mics={xc.shape[0]}, 3]; got shape {pos.shape}")
@@ -164,19 +193,19 @@ def doa_array(
         raise ParameterError(f"x must have >= 2 microphones; got {xc.shape[0]}")
     if method not in _DOA_METHODS:
         raise ParameterError(f"method={method!r} is not supported; allowed: {_DOA_METHODS}")
-    f_lo, f_hi = check_band("freq_range", *freq_range, sr)
+    band = check_band("freq_range", *freq_range, sr)
     nfft = int(nfft)
     if nfft < 16 or xc.shape[1] < nfft:
         raise ParameterError(f"nfft={nfft!r} must be >= 16 and <= the signal length {xc.shape[1]}")
-    step = check_positive("grid_step_deg", grid_step_deg)
+    return pos, band, nfft
+
+
+def _stft(xc: np.ndarray, nfft: int) -> np.ndarray:
+    """STFT ``[mics, frames, bins]`` of ``xc [mics, n]``: Hann frames of ``nfft`` samples, hop ``nfft // 2``."""
     hop = nfft // 2
     n_frames = 1 + (xc.shape[1] - nfft) // hop
     idx = np.arange(n_frames)[:, None] * hop + np.arange(nfft)[None, :]
-    stft = np.fft.rfft(xc[:, idx] * np.hanning(nfft + 2)[1:-1], axis=-1)  # [mics, frames, bins]
-    grid = np.radians(np.arange(0.0, 360.0, step))
-    doa = pra.doa.algorithms[method](pos[:, :2].T, sr, nfft, c=float(c_m_s), num_src=1, azimuth=grid)
-    doa.locate_sources(np.transpose(stft, (0, 2, 1)), num_src=1, freq_range=[f_lo, f_hi])
-    return float(wrap_azimuth_deg(np.degrees(doa.azimuth_recon[0])))
+    return np.fft.rfft(xc[:, idx] * np.hanning(nfft + 2)[1:-1], axis=-1)
 
 
 def _as_signal_2d(x) -> np.ndarray:
@@ -193,6 +222,27 @@ def doa_foa(x, sample_rate=None, *, freq_range: tuple[float, float] | None = Non
     Channels are W, Y, Z, X (ACN 0..3). The time-averaged active intensity
     ``I ~ mean(W * [X, Y, Z])`` points towards the source. With ``freq_range`` (needs
     ``sample_rate``) the channels are first band-passed in the frequency domain.
+
+    Parameters
+    ----------
+    x : array_like, shape (4, samples)
+        First-order ambisonics, ACN channel order (W, Y, Z, X), SN3D.
+    sample_rate : float or None, optional
+        Sample rate of ``x`` in Hz; needed only with ``freq_range``.
+    freq_range : tuple of (float, float) or None, optional
+        Band (Hz) the channels are limited to first; ``None`` uses the whole band.
+
+    Returns
+    -------
+    azimuth_deg : float
+        Azimuth in degrees, [-180, 180), counter-clockwise from the front.
+    elevation_deg : float
+        Elevation in degrees, positive up.
+
+    Raises
+    ------
+    ParameterError
+        If ``x`` is not 4-channel, carries no directional energy, or ``freq_range`` comes without ``sample_rate``.
 
     Examples
     --------
@@ -243,7 +293,22 @@ def srp_phat_direction(
     Parameters
     ----------
     x : np.ndarray [shape=(n_mics, n)]
-    mic_positions_m : np.ndarray [shape=(n_mics, 3)], listener frame (x ahead, y left, z up)
+        The microphone signals, at least 2 mics.
+    mic_positions_m : np.ndarray [shape=(n_mics, 3)]
+        Microphone positions in the listener frame (x ahead, y left, z up), metres.
+    sample_rate : float > 0
+        Sample rate of ``x`` in Hz.
+    freq_range : (float, float)
+        Band used (Hz).
+    grid_step_deg, c_m_s : float
+        Step of the azimuth and elevation grid (degrees, > 0) and the speed of sound (m/s).
+
+    Returns
+    -------
+    azimuth_deg : float
+        Azimuth in degrees, [-180, 180), counter-clockwise from the front.
+    elevation_deg : float
+        Elevation in degrees, positive up (0 for a planar array).
 
     Examples
     --------
@@ -264,6 +329,12 @@ def srp_phat_direction(
         )
     f_lo, f_hi = check_band("freq_range", *freq_range, sr)
     step = check_positive("grid_step_deg", grid_step_deg)
+    spec, f_band = _phat_spectra(xc, sr, f_lo, f_hi)
+    return _srp_grid(spec, pos, 2.0 * np.pi * f_band / float(c_m_s), step)
+
+
+def _phat_spectra(xc: np.ndarray, sr: float, f_lo: float, f_hi: float) -> tuple[np.ndarray, np.ndarray]:
+    """PHAT-weighted spectra ``[mics, bins]`` of ``xc`` over ``[f_lo, f_hi]`` Hz and those bins' frequencies."""
     nfft = max(64, 1 << int(math.ceil(math.log2(2 * xc.shape[1]))))
     f = np.fft.rfftfreq(nfft, 1.0 / sr)
     band = (f >= f_lo) & (f <= f_hi)
@@ -271,8 +342,7 @@ def srp_phat_direction(
     mag = np.abs(spec)
     if not np.any(mag):
         raise ParameterError("x carries no energy in freq_range; allowed: a window holding the direct sound")
-    spec = spec / np.maximum(mag, 1e-12 * mag.max())
-    return _srp_grid(spec, pos, 2.0 * np.pi * f[band] / float(c_m_s), step)
+    return spec / np.maximum(mag, 1e-12 * mag.max()), f[band]
 
 
 def _srp_grid(spec: np.ndarray, pos: np.ndarray, k: np.ndarray, step: float) -> tuple[float, float]:

@@ -22,6 +22,18 @@ MIN_GAP_S = 0.002  # stretches closer than this are one grain
 def grain_times(x, sample_rate) -> np.ndarray:
     """Times (s) of the grains in ``x``: energy centroids of the active stretches.
 
+    Parameters
+    ----------
+    x : array_like, shape (samples,) or (channels, samples)
+        The texture; channels are averaged.
+    sample_rate : float
+        Sample rate of ``x`` in Hz.
+
+    Returns
+    -------
+    ndarray, shape (grains,), float64
+        Grain times in seconds from the start of ``x``, increasing; empty for silence.
+
     Examples
     --------
     >>> x = np.zeros(8000); x[1000:1040] = 1.0; x[3000:3040] = 1.0  # centroids: samples 1019.5 and 3019.5
@@ -46,7 +58,18 @@ def grain_times(x, sample_rate) -> np.ndarray:
 
 
 def density_hz(times) -> float:
-    """Events per second between the first and the last grain (NaN for fewer than 2)."""
+    """Events per second between the first and the last grain (NaN for fewer than 2).
+
+    Parameters
+    ----------
+    times : array_like, shape (grains,)
+        Grain times in seconds, increasing (as :func:`grain_times` returns them).
+
+    Returns
+    -------
+    float
+        Events per second; NaN for fewer than 2 grains or no time between the first and the last.
+    """
     t = np.asarray(times, dtype=np.float64)
     if t.size < 2 or t[-1] <= t[0]:
         return math.nan

@@ -50,7 +50,22 @@ class Backend(Protocol):
 
     def supports(self, room: RoomSpec, receiver: Receiver | None, mode: str) -> str | None:
         """None if this backend renders ``receiver`` (None: bare omni points) in ``room`` in ``mode``;
-        else why not, as the allowed-values part of a one-line error."""
+        else why not, as the allowed-values part of a one-line error.
+
+        Parameters
+        ----------
+        room : RoomSpec
+            The room.
+        receiver : Receiver or None
+            The receiver; ``None`` for bare omni points.
+        mode : str
+            One of :attr:`modes`.
+
+        Returns
+        -------
+        str or None
+            ``None`` when supported, else the reason.
+        """
         ...
 
     def rir(
@@ -63,7 +78,28 @@ class Backend(Protocol):
         mode: str,
         rng: np.random.Generator | None,
     ) -> np.ndarray:
-        """RIRs ``[n_mics, n]`` float64 from ``src [3]`` to ``mics [n_mics, 3]`` (validated by the caller)."""
+        """RIRs ``[n_mics, n]`` float64 from ``src [3]`` to ``mics [n_mics, 3]`` (validated by the caller).
+
+        Parameters
+        ----------
+        room : RoomSpec
+            The room (validated).
+        src : ndarray, shape (3,)
+            Source position in the room frame, metres.
+        mics : ndarray, shape (n_mics, 3)
+            Microphone positions in the room frame, metres.
+        sample_rate : int
+            Sample rate in Hz.
+        mode : str
+            One of :attr:`modes`.
+        rng : numpy.random.Generator or None
+            Draws the random part of ``hybrid`` responses; ``None`` in exact mode.
+
+        Returns
+        -------
+        ndarray, shape (n_mics, n_samples), float64
+            One response per microphone, zero-padded to the longest.
+        """
         ...
 
 
@@ -74,6 +110,22 @@ class FastBackend:
     modes: ClassVar[tuple[str, ...]] = ("exact", "hybrid")
 
     def supports(self, room: RoomSpec, receiver: Receiver | None, mode: str) -> str | None:
+        """:meth:`Backend.supports`: every receiver, but no air absorption.
+
+        Parameters
+        ----------
+        room : RoomSpec
+            The room.
+        receiver : Receiver or None
+            The receiver; ``None`` for bare omni points.
+        mode : str
+            One of :attr:`modes`.
+
+        Returns
+        -------
+        str or None
+            ``None`` when supported, else the reason.
+        """
         if room.air_absorption:
             return (
                 "air_absorption=True is not modelled by backend='fast'; allowed: air_absorption=false or backend='pra'"
@@ -81,6 +133,28 @@ class FastBackend:
         return None
 
     def rir(self, room, src, mics, *, sample_rate: int, mode: str, rng) -> np.ndarray:
+        """:meth:`Backend.rir` by the image-source engine (``hybrid``: then an energy-matched noise tail).
+
+        Parameters
+        ----------
+        room : RoomSpec
+            The room (validated).
+        src : ndarray, shape (3,)
+            Source position in the room frame, metres.
+        mics : ndarray, shape (n_mics, 3)
+            Microphone positions in the room frame, metres.
+        sample_rate : int
+            Sample rate in Hz.
+        mode : str
+            One of :attr:`modes`.
+        rng : numpy.random.Generator or None
+            Draws the hybrid noise tail; ``None`` in exact mode.
+
+        Returns
+        -------
+        ndarray, shape (n_mics, n_samples), float64
+            One response per microphone, zero-padded to the longest.
+        """
         if mode == "hybrid":
             from auralgen.rooms.hybrid import compute_rir_hybrid
 
@@ -97,6 +171,22 @@ class PraBackend:
     modes: ClassVar[tuple[str, ...]] = ("exact", "hybrid")
 
     def supports(self, room: RoomSpec, receiver: Receiver | None, mode: str) -> str | None:
+        """:meth:`Backend.supports`: any room, omni arrays only.
+
+        Parameters
+        ----------
+        room : RoomSpec
+            The room.
+        receiver : Receiver or None
+            The receiver; ``None`` for bare omni points.
+        mode : str
+            One of :attr:`modes`.
+
+        Returns
+        -------
+        str or None
+            ``None`` when supported, else the reason.
+        """
         if receiver is not None and receiver.mic_positions_m() is None:
             return (
                 f"backend='pra' cannot render a {receiver.layout} receiver; allowed: fast (or an omni array with pra)"
@@ -104,6 +194,28 @@ class PraBackend:
         return None
 
     def rir(self, room, src, mics, *, sample_rate: int, mode: str, rng) -> np.ndarray:
+        """:meth:`Backend.rir` by :func:`~auralgen.rooms.pra_backend.compute_rir_pra`.
+
+        Parameters
+        ----------
+        room : RoomSpec
+            The room (validated).
+        src : ndarray, shape (3,)
+            Source position in the room frame, metres.
+        mics : ndarray, shape (n_mics, 3)
+            Microphone positions in the room frame, metres.
+        sample_rate : int
+            Sample rate in Hz.
+        mode : str
+            One of :attr:`modes`.
+        rng : numpy.random.Generator or None
+            Draws the ray tracer's seed in hybrid mode; ``None`` in exact mode.
+
+        Returns
+        -------
+        ndarray, shape (n_mics, n_samples), float64
+            One response per microphone, zero-padded to the longest.
+        """
         from auralgen.rooms.pra_backend import compute_rir_pra
 
         return compute_rir_pra(room, src, mics, sample_rate=sample_rate, mode=mode, rng=rng)
@@ -122,6 +234,24 @@ def check_backend(
     ``key`` prefixes the config keys in errors (``"task.azimuth_absolute."``). Raises
     :class:`ParameterError`: ``<key>backend='gpu' is unknown; allowed: fast, pra``,
     ``<key>mode='x' is unknown; allowed: exact, hybrid`` or the backend's own reason.
+
+    Parameters
+    ----------
+    backend : str
+        A name in :data:`BACKENDS`.
+    mode : str
+        A mode of that backend.
+    room : RoomSpec
+        The room to render.
+    receiver : Receiver or None, optional
+        The receiver to render (``None``: bare omni points).
+    key : str, optional
+        Prefix of the config keys named in errors.
+
+    Returns
+    -------
+    Backend
+        The registered backend instance.
     """
     b = BACKENDS.get(backend, key=f"{key}backend")
     if mode not in b.modes:

@@ -40,7 +40,18 @@ from auralgen.rooms.spec import RoomSpec
 
 
 def pad_stack(rirs: list[np.ndarray]) -> np.ndarray:
-    """Zero-pad 1-D responses to the longest and stack: ``[n, max_len]`` float64."""
+    """Zero-pad 1-D responses to the longest and stack: ``[n, max_len]`` float64.
+
+    Parameters
+    ----------
+    rirs : list of ndarray
+        Responses, each shape ``(n_i,)``; at least one.
+
+    Returns
+    -------
+    ndarray, shape (len(rirs), max n_i), float64
+        The responses, zero-padded at the end.
+    """
     n = max(r.shape[-1] for r in rirs)
     out = np.zeros((len(rirs), n))
     for i, r in enumerate(rirs):
@@ -49,10 +60,34 @@ def pad_stack(rirs: list[np.ndarray]) -> np.ndarray:
 
 
 def render_order_raw(room: RoomSpec, source_m, mics_m, *, sample_rate: int, max_orders, n_lens, max_dists_m) -> list:
-    """Unfiltered responses of the microphones ``mics_m [n, 3]``: microphone ``m``'s has ``n_lens[m]`` samples
-    from all images of order <= ``max_orders[m]`` closer than ``max_dists_m[m]``. Microphones with the same
-    order share one pass of the image kernel and one batch of FFTs (the group's longest length sets the FFT
-    size). Returns a list of ``[n_lens[m]]`` arrays."""
+    """Unfiltered responses of the microphones ``mics_m [n, 3]``, each from its own set of images.
+
+    Microphone ``m``'s has ``n_lens[m]`` samples from all images of order <= ``max_orders[m]`` closer
+    than ``max_dists_m[m]``. Microphones with the same order share one pass of the image kernel and
+    one batch of FFTs (the group's longest length sets the FFT size).
+
+    Parameters
+    ----------
+    room : RoomSpec
+        The room.
+    source_m : array_like, shape (3,)
+        Source position in the room frame, metres.
+    mics_m : array_like, shape (n_mics, 3)
+        Microphone positions in the room frame, metres.
+    sample_rate : int
+        Sample rate in Hz.
+    max_orders : array_like of int, shape (n_mics,)
+        Highest image order per microphone.
+    n_lens : array_like of int, shape (n_mics,)
+        Response length per microphone in samples.
+    max_dists_m : array_like of float, shape (n_mics,)
+        Images at this distance (metres) or farther are left out, per microphone.
+
+    Returns
+    -------
+    list of ndarray
+        Per microphone a ``(n_lens[m],)`` float64 response: no high-pass applied.
+    """
     mics = np.ascontiguousarray(np.asarray(mics_m, dtype=float).reshape(-1, 3))
     orders, lens = np.asarray(max_orders, dtype=np.int64), np.asarray(n_lens, dtype=np.int64)
     dists = np.asarray(max_dists_m, dtype=float)
@@ -86,6 +121,22 @@ def compute_rir_fast(room: RoomSpec, source_m, mics_m, *, sample_rate: int) -> n
 
     Each microphone's response has pyroomacoustics' own length (from its farthest
     image) and is high-passed at that length; shorter ones are zero-padded.
+
+    Parameters
+    ----------
+    room : RoomSpec
+        The room (validated); its image order is :func:`~auralgen.rooms.images.max_order_for`.
+    source_m : array_like, shape (3,)
+        Source position in the room frame, metres.
+    mics_m : array_like, shape (n_mics, 3) or (3,)
+        Microphone positions in the room frame, metres.
+    sample_rate : int
+        Sample rate in Hz.
+
+    Returns
+    -------
+    ndarray, shape (n_mics, n_samples), float64
+        One response per microphone (direct sound at 1 m has amplitude 1), zero-padded to the longest.
     """
     fs = int(sample_rate)
     order = max_order_for(room, fs)

@@ -131,6 +131,16 @@ class Hrtf:
         """This set at ``sample_rate`` (``scipy.signal.resample_poly``), cached per rate.
 
         The tap count becomes ``ceil(taps * sample_rate / self.sample_rate)``.
+
+        Parameters
+        ----------
+        sample_rate : int
+            The new sample rate in Hz; > 0.
+
+        Returns
+        -------
+        Hrtf
+            The resampled set (``self`` when the rate is already ``sample_rate``).
         """
         sample_rate = int(sample_rate)
         if sample_rate <= 0:
@@ -150,6 +160,18 @@ class Hrtf:
 
         Vectorised over broadcastable ``az_deg`` / ``el_deg``; returns an int array of their
         broadcast shape (a 0-d array for scalars).
+
+        Parameters
+        ----------
+        az_deg : float or array_like
+            Azimuth(s) in degrees, counter-clockwise from the front (+90 = left).
+        el_deg : float or array_like
+            Elevation(s) in degrees, positive up; broadcast against ``az_deg``.
+
+        Returns
+        -------
+        ndarray of intp
+            Row indices into :attr:`directions_deg` and :attr:`hrirs`.
         """
         if "tree" not in self._cache:
             self._cache["tree"] = scipy.spatial.cKDTree(az_el_to_unit(*self.directions_deg.T))
@@ -220,6 +242,11 @@ def default_kemar_path() -> Path:
 
     ``$AURALGEN_CACHE_DIR/hrtf/`` if that variable is set, else
     ``${XDG_CACHE_HOME:-~/.cache}/auralgen/hrtf/``.
+
+    Returns
+    -------
+    Path
+        The KEMAR file's path (it need not exist).
     """
     return _cache_dir() / "hrtf" / KEMAR_FILENAME
 
@@ -301,7 +328,24 @@ def fetch(dest=None, *, force: bool = False, quiet: bool = True) -> Path:
     checks its SHA-256 and writes it atomically to ``dest`` (default
     :func:`default_kemar_path`). Nothing from slab is installed or imported.
 
-    Returns the destination path (immediately, if it already holds the right file).
+    Parameters
+    ----------
+    dest : str or Path, optional
+        The output file; default :func:`default_kemar_path`.
+    force : bool, optional
+        Download even when ``dest`` already holds the right file.
+    quiet : bool, optional
+        Capture pip's output (its last error line goes into the error message).
+
+    Returns
+    -------
+    Path
+        The destination path (returned at once when it already holds the right file).
+
+    Raises
+    ------
+    AuralgenError
+        If pip fails, yields no slab wheel, or the extracted file's SHA-256 is not the pinned one.
     """
     dest = Path(default_kemar_path() if dest is None else dest)
     if not force and dest.is_file() and hashlib.sha256(dest.read_bytes()).hexdigest() == KEMAR_SHA256:
@@ -329,7 +373,18 @@ def fetch(dest=None, *, force: bool = False, quiet: bool = True) -> Path:
 
 
 def main(argv=None) -> int:
-    """CLI: ``python -m auralgen.rooms.hrtf fetch [--dest PATH] [--force]``."""
+    """CLI: ``python -m auralgen.rooms.hrtf fetch [--dest PATH] [--force]``.
+
+    Parameters
+    ----------
+    argv : list of str or None, optional
+        The command-line arguments; ``None`` reads ``sys.argv``.
+
+    Returns
+    -------
+    int
+        Exit status: 0 on success (the path is printed), 1 when the fetch failed.
+    """
     parser = argparse.ArgumentParser(prog="python -m auralgen.rooms.hrtf", description="HRTF data management")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("fetch", help="download the MIT KEMAR HRIRs (from the slab wheel on PyPI)")

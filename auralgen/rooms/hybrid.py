@@ -171,10 +171,31 @@ def _tail_model(
 def tail_statistics(room: RoomSpec, t_s, *, sample_rate: int, max_order: int, source_m=None, mics_m=None):
     """Expected value and variance per sample of the exact image-source response at times ``t_s`` (s).
 
-    Returns ``(mean [n_mics, n], var [n_mics, n])`` (``n_mics = 1`` and no coherence
-    correction without ``source_m``/``mics_m``). All image gains are positive, so the
-    response has a slowly varying mean (low-frequency content, only partly removed by the
-    10 Hz high-pass) on top of the fluctuating part.
+    ``n_mics = 1`` and no coherence correction without ``source_m``/``mics_m``. All image gains are
+    positive, so the response has a slowly varying mean (low-frequency content, only partly removed
+    by the 10 Hz high-pass) on top of the fluctuating part.
+
+    Parameters
+    ----------
+    room : RoomSpec
+        The room.
+    t_s : array_like, shape (n,)
+        Times in seconds (negative times count as 0).
+    sample_rate : int
+        Sample rate in Hz.
+    max_order : int
+        Image-source order of the exact response (directions run out of images after it).
+    source_m : array_like, shape (3,), optional
+        Source position in the room frame, metres; with ``mics_m``, turns on the coherence correction.
+    mics_m : array_like, shape (n_mics, 3), optional
+        Microphone positions in the room frame, metres.
+
+    Returns
+    -------
+    mean : ndarray, shape (n_mics, n), float64
+        Expected response amplitude per sample (linear, direct sound at 1 m = 1).
+    var : ndarray, shape (n_mics, n), float64
+        Variance of the response per sample (amplitude squared).
     """
     t_s = np.asarray(t_s, dtype=float)
     tail = _tail_model(
@@ -238,6 +259,11 @@ def compute_rir_hybrid(
         Draws the tail noise: one ``standard_normal((n_mics, n_samples))`` call.
     mixing_time : float (s) or None
         Tail start after each microphone's direct sound; default :func:`mixing_time_s`.
+
+    Returns
+    -------
+    np.ndarray, shape (n_mics, n_samples), float64
+        One response per microphone (direct sound at 1 m has amplitude 1), high-passed at 10 Hz.
     """
     fs = int(sample_rate)
     c = float(room.c_m_s)

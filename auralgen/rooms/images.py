@@ -64,7 +64,18 @@ class ImageSources:
 
 
 def spreading_gain(dist_m):
-    """Free-field amplitude of a unit source at ``dist_m`` (m): ``1 / dist`` (pyroomacoustics convention)."""
+    """Free-field amplitude of a unit source at ``dist_m`` (m): ``1 / dist`` (pyroomacoustics convention).
+
+    Parameters
+    ----------
+    dist_m : float or array_like
+        Distance(s) from the source in metres, > 0.
+
+    Returns
+    -------
+    ndarray, float64
+        ``1 / dist_m``, same shape as ``dist_m`` (a numpy float for a scalar).
+    """
     return 1.0 / np.asarray(dist_m, dtype=float)
 
 
@@ -83,12 +94,16 @@ def image_sources(room: RoomSpec, source_m, *, max_order: int) -> ImageSources:
     Parameters
     ----------
     room : RoomSpec
+        The room; its ``dims_m`` and wall absorption are read.
     source_m : array_like [3], room frame (m)
+        The source position.
     max_order : int >= 0
+        Highest number of reflections, at most 1000.
 
     Returns
     -------
-    ImageSources with ``(2/3)(2N^3 + 3N^2 + 4N) + 1`` images for ``N = max_order``.
+    ImageSources
+        Positions (m), gains and orders of the ``(2/3)(2N^3 + 3N^2 + 4N) + 1`` images for ``N = max_order``.
     """
     check_range("max_order", int(max_order), low=0, high=1000)
     pos, gains, orders = _k._enumerate_images(*_axis_tables(room, source_m, int(max_order)), int(max_order))
@@ -108,6 +123,18 @@ def max_order_for(room: RoomSpec, sample_rate: int) -> int:
     ``inverse_sabine`` rule ``ceil(c * RT60 / R - 1)`` with ``R`` the smallest
     ``Li Lj / hypot(Li, Lj)``, so that every reflection arriving within RT60
     (:func:`rir_length` samples at ``sample_rate``) is present.
+
+    Parameters
+    ----------
+    room : RoomSpec
+        The room; its ``max_order``, else its reverberation time, decides.
+    sample_rate : int
+        Sample rate in Hz, in [1000, 384000] (checked only; the order does not depend on it).
+
+    Returns
+    -------
+    int
+        The image-source order, >= 0.
     """
     check_range("sample_rate", int(sample_rate), low=1000, high=384000)
     if room.max_order is not None:
@@ -123,6 +150,20 @@ def rir_length(room: RoomSpec, sample_rate: int, *, max_distance_m=None) -> int:
 
     ``N = ceil(fs * (d / c + fdl2 / fs) + fdl2 + 1) + 1``. Without ``max_distance_m``,
     ``d = c * RT60`` (the room's reverberation time; the room diagonal if anechoic).
+
+    Parameters
+    ----------
+    room : RoomSpec
+        The room; its ``c_m_s`` (and, without ``max_distance_m``, its reverberation time) are read.
+    sample_rate : int
+        Sample rate in Hz.
+    max_distance_m : float or None, optional
+        Distance of the farthest image in metres; ``None`` for ``c * RT60``.
+
+    Returns
+    -------
+    int
+        The response length in samples.
     """
     if max_distance_m is None:
         rt60 = reverberation_time_s(room)
@@ -256,13 +297,22 @@ def render_omni(
     Parameters
     ----------
     images : ImageSources
+        The images to render.
     mic_m : array_like [3], room frame (m)
+        The microphone position, >= 1 mm from every image.
     sample_rate : int (Hz)
+        Sample rate, in [1000, 384000].
     c_m_s : float (m/s)
+        Speed of sound, in [200, 500].
     n_samples : int or None
         Output length. None = pyroomacoustics' length for the farthest image. When given,
         later arrivals are cut and the high-pass runs over exactly ``n_samples`` (so the
         renders of disjoint image subsets add up to the render of their union).
+
+    Returns
+    -------
+    np.ndarray, shape (n_samples,), float64
+        The impulse response (direct sound at 1 m has amplitude 1).
     """
     mic = _check_render_args(mic_m, sample_rate, c_m_s, n_samples)
     pos = np.ascontiguousarray(np.asarray(images.positions_m, dtype=float).reshape(-1, 3))

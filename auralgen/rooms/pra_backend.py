@@ -103,9 +103,28 @@ def compute_rir_pra(
 ) -> np.ndarray:
     """RIRs ``[n_mics, n_samples]`` float64 from ``pra.ShoeBox`` (inputs assumed validated).
 
-    ``mode='exact'``: image sources up to :func:`~auralgen.rooms.images.max_order_for`.
-    ``mode='hybrid'``: image sources up to ``ism_order`` (default 3) plus pyroomacoustics'
-    ray tracer, every wall with scattering :data:`HYBRID_SCATTERING`, seeded from ``rng``.
+    ``mode='exact'``: image sources up to :func:`~auralgen.rooms.images.max_order_for`. ``mode='hybrid'``:
+    image sources up to ``ism_order`` plus the ray tracer, every wall with scattering :data:`HYBRID_SCATTERING`.
+
+    Parameters
+    ----------
+    room : RoomSpec
+        The room (validated).
+    source_m : array_like, shape (3,)
+        Source position in the room frame, metres.
+    mics_m : array_like, shape (n_mics, 3) or (3,)
+        Microphone positions in the room frame, metres.
+    sample_rate : int
+        Sample rate in Hz.
+    mode : {"exact", "hybrid"}, optional
+        Image sources only, or low-order image sources plus the ray tracer.
+    rng, ism_order : numpy.random.Generator or None, int or None, optional
+        Hybrid mode only: seeds the ray tracer (``None``: seed 0) and the image order (``None``: 3).
+
+    Returns
+    -------
+    ndarray, shape (n_mics, n_samples), float64
+        One response per microphone, zero-padded to the longest.
     """
     fs = int(sample_rate)
     mics = np.asarray(mics_m, dtype=float).reshape(-1, 3)

@@ -60,7 +60,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -72,6 +72,7 @@ from auralgen.core.registry import Registry
 from auralgen.measure.geometry import az_el_to_unit, direction_of, listener_to_room
 from auralgen.rooms import _receiver_kernels as _rk
 from auralgen.rooms import images as _images
+from auralgen.rooms._receiver_checks import _KEY, _check_render_args, _finite, _fit, _store_length, _vector3
 from auralgen.rooms.hrtf import Hrtf, load_kemar
 from auralgen.rooms.images import render_omni
 
@@ -92,48 +93,9 @@ __all__ = [
 
 HRTF_SETS: Registry[Callable[[], Hrtf]] = Registry("receiver.hrtf")  # name -> loader of the set
 HRTF_SETS.register("mit_kemar")(load_kemar)
-_KEY = "receiver"
 _MAX_MICS = 64
 #: half the ear distance of a binaural head, and the radius of the FOA tail points (m)
 TAIL_POINT_OFFSET_M = 0.0875
-
-
-def _finite(key: str, value) -> float:
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{_KEY}.{key}={value!r} is not a number; allowed: a finite float") from None
-    if not math.isfinite(out):
-        raise ParameterError(f"{_KEY}.{key}={value!r} is not finite; allowed: a finite float")
-    return out
-
-
-def _store_length(receiver, key: str, *, high: float) -> None:
-    """Check the receiver's length field ``key`` (m, in ``(0, high]``) and store it as a float."""
-    check_range(f"{_KEY}.{key}", _finite(key, getattr(receiver, key)), low=0.0, high=high, low_open=True)
-    object.__setattr__(receiver, key, float(getattr(receiver, key)))
-
-
-def _vector3(key: str, value) -> tuple[float, float, float]:
-    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)) or len(value) != 3:
-        raise ParameterError(f"{_KEY}.{key}={value!r} is not a 3-vector; allowed: [x, y, z] in metres")
-    return tuple(_finite(key, v) for v in value)
-
-
-def _fit(x: np.ndarray, n_samples: int) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float64).ravel()
-    if x.shape[0] >= n_samples:
-        return x[:n_samples]
-    return np.pad(x, (0, n_samples - x.shape[0]))
-
-
-def _check_render_args(sample_rate, c_m_s, n_samples) -> tuple[int, float, int]:
-    if isinstance(sample_rate, bool) or int(sample_rate) != sample_rate or sample_rate <= 0:
-        raise ParameterError(f"sample_rate={sample_rate!r}; allowed: an integer > 0")
-    check_range("c_m_s", c_m_s, low=0, low_open=True)
-    if isinstance(n_samples, bool) or int(n_samples) != n_samples or n_samples <= 0:
-        raise ParameterError(f"n_samples={n_samples!r}; allowed: an integer > 0")
-    return int(sample_rate), float(c_m_s), int(n_samples)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -173,11 +135,39 @@ class Receiver:
         raise NotImplementedError
 
     def directions_of(self, points_m) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(azimuth_deg, elevation_deg, distance_m)`` of room-frame points seen by this receiver."""
+        """``(azimuth_deg, elevation_deg, distance_m)`` of room-frame points seen by this receiver.
+
+        Parameters
+        ----------
+        points_m : array_like, shape (..., 3)
+            Point(s) in the room frame, metres.
+
+        Returns
+        -------
+        tuple of ndarray, each shape (...)
+            Azimuth (degrees, counter-clockwise from the look direction), elevation (degrees, up) and distance (m).
+        """
         return direction_of(points_m, self.position_m, self.yaw_deg, self.pitch_deg)
 
     def render(self, images, *, sample_rate: int, c_m_s: float, n_samples: int) -> np.ndarray:
-        """Multichannel RIR of ``images``: float64 ``[num_channels, n_samples]``."""
+        """Multichannel RIR of ``images``: float64 ``[num_channels, n_samples]``.
+
+        Parameters
+        ----------
+        images : ImageSources
+            The image sources to render.
+        sample_rate : int
+            Sample rate in Hz.
+        c_m_s : float
+            Speed of sound in m/s.
+        n_samples : int
+            Output length in samples.
+
+        Returns
+        -------
+        ndarray, shape (num_channels, n_samples), float64
+            The receiver's channels, in :attr:`layout` order.
+        """
         raise NotImplementedError
 
     # -- capabilities: what a backend, the scene and the tasks may ask instead of the type --------
@@ -202,11 +192,23 @@ class Receiver:
         raise NotImplementedError
 
     def diffuse_gains(self) -> np.ndarray:
-        """Per-channel gain ``[num_channels]`` of an omni diffuse tail (1: the channel is a pressure)."""
+        """Per-channel gain ``[num_channels]`` of an omni diffuse tail (1: the channel is a pressure).
+
+        Returns
+        -------
+        ndarray, shape (num_channels,), float64
+            Linear amplitude gains.
+        """
         return np.ones(self.num_channels)
 
     def to_config(self) -> dict:
-        """JSON-able mapping that :func:`receiver_from_config` turns back into this receiver."""
+        """JSON-able mapping that :func:`receiver_from_config` turns back into this receiver.
+
+        Returns
+        -------
+        dict
+            ``type`` and every dataclass field (tuples as lists).
+        """
         out = {"type": self.name}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
@@ -335,7 +337,18 @@ class Circular(OmniArray):
 
 
 def foa_weights(az_deg, el_deg) -> np.ndarray:
-    """ACN/SN3D first-order encoding gains ``[4, ...]`` (W, Y, Z, X) of directions in degrees."""
+    """ACN/SN3D first-order encoding gains ``[4, ...]`` (W, Y, Z, X) of directions in degrees.
+
+    Parameters
+    ----------
+    az_deg, el_deg : float or array_like
+        Azimuth (counter-clockwise from the front) and elevation (up) in degrees; same shape.
+
+    Returns
+    -------
+    ndarray, shape (4, ...), float64
+        Gains of W, Y, Z, X for each direction.
+    """
     az, el = np.radians(az_deg), np.radians(el_deg)
     return np.stack([np.ones_like(az), np.sin(az) * np.cos(el), np.sin(el), np.cos(az) * np.cos(el)])
 
@@ -432,7 +445,18 @@ class Binaural(Receiver):
         return self.ear_positions_m()
 
     def hrtf_at(self, sample_rate: int) -> Hrtf:
-        """The HRIRs this receiver applies at ``sample_rate`` (resampled, trimmed, normalised)."""
+        """The HRIRs this receiver applies at ``sample_rate`` (resampled, trimmed, normalised).
+
+        Parameters
+        ----------
+        sample_rate : int
+            Sample rate in Hz.
+
+        Returns
+        -------
+        Hrtf
+            The set at ``sample_rate`` (cached per set and rate).
+        """
         return _binaural_hrtf(self.hrtf, int(sample_rate))
 
     def render(self, images, *, sample_rate: int, c_m_s: float, n_samples: int) -> np.ndarray:
@@ -532,6 +556,18 @@ def receiver_from_config(mapping, *, key: str = _KEY) -> Receiver:
     ``type`` is a key of :data:`RECEIVERS`; the other keys are the dataclass fields
     (``position_m``, ``yaw_deg``, ``pitch_deg`` and the type's own). Any invalid entry raises
     :class:`~auralgen.core.errors.ParameterError` naming ``<key>.<field>``, the value and what is allowed.
+
+    Parameters
+    ----------
+    mapping : Mapping
+        The receiver's config: ``type`` and field values.
+    key : str, optional
+        The config key named in errors.
+
+    Returns
+    -------
+    Receiver
+        The validated receiver.
 
     Examples
     --------

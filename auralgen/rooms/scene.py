@@ -52,15 +52,25 @@ def spatial_rir(
     Parameters
     ----------
     room : RoomSpec
+        The room.
     source_m : array_like [3], room frame (m)
-    receiver : Receiver (its ``position_m`` is inside the room)
+        The source position, >= 0.1 m from every wall.
+    receiver : Receiver
+        The receiver; its ``position_m`` is >= 0.1 m from every wall.
     sample_rate : int (Hz)
-    mode : str in the backend's ``modes`` ({"exact", "hybrid"})
-    rng : np.random.Generator, required for ``hybrid`` (draws the tail noise)
-    backend : str in :data:`auralgen.rooms.backends.BACKENDS` ({"fast", "pra"})
-        Omni arrays (``receiver.mic_positions_m()``) go to the backend mic by mic. Directional
-        receivers need every image source's direction, which the fast engine provides; a
-        backend that cannot serve them says so in ``supports`` (``pra``).
+        Sample rate of the response.
+    mode : {"exact", "hybrid"}
+        One of the backend's ``modes``.
+    rng : np.random.Generator or None
+        Draws the tail noise; required for ``hybrid``.
+    backend : {"fast", "pra"}
+        A name in :data:`auralgen.rooms.backends.BACKENDS`. Omni arrays go to the backend mic by
+        mic; directional receivers need every image's direction, which only ``fast`` provides.
+
+    Returns
+    -------
+    np.ndarray, shape (receiver.num_channels, n), float64
+        The response (direct sound at 1 m has amplitude 1 in an omni channel).
     """
     src = check_position(source_m, room, "source_m")
     check_position(receiver.position_m, room, "receiver.position_m")
@@ -76,6 +86,13 @@ def spatial_rir(
             room, sample_rate, max_distance_m=float(np.max(np.linalg.norm(images.positions_m - head, axis=1)))
         )
         return receiver.render(images, sample_rate=sample_rate, c_m_s=room.c_m_s, n_samples=n)
+    return _early_and_tail(room, src, receiver, order, sample_rate=sample_rate, rng=rng)
+
+
+def _early_and_tail(room: RoomSpec, src: np.ndarray, receiver: Receiver, order: int, *, sample_rate: int, rng):
+    """A directional receiver's hybrid response: the early images through the receiver, crossfaded at the
+    mixing time into the fast engine's omni tails at :meth:`Receiver.tail_points_m`."""
+    head = np.asarray(receiver.position_m, dtype=float)
     c = room.c_m_s
     t_dir = float(np.linalg.norm(src - head)) / c
     t_mix = mixing_time_s(room)
@@ -104,7 +121,9 @@ def convolve(signal: np.ndarray, rir: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     signal : np.ndarray, shape (n,)
+        The dry signal.
     rir : np.ndarray, shape (ch, m)
+        The multichannel impulse response (same sample rate).
 
     Returns
     -------
@@ -139,6 +158,7 @@ def expected_drr_db(room: RoomSpec, distance_m: float) -> float:
     Parameters
     ----------
     room : RoomSpec
+        The room; its ``volume_m3`` and ``rt60_s`` are read.
     distance_m : float > 0
         Source-receiver distance (m).
 

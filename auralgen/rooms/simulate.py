@@ -44,17 +44,29 @@ def compute_rir(
     Parameters
     ----------
     room : RoomSpec
-    source_m : array_like [3], room frame (m), >= 0.1 m from every wall
-    mics_m : array_like [n_mics, 3] (or [3]), room frame (m), >= 0.1 m from every wall
-    sample_rate : int (Hz)
-    backend : str in :data:`auralgen.rooms.backends.BACKENDS` ({"fast", "pra"})
-    mode : str in the backend's ``modes`` ({"exact", "hybrid"})
-    rng : np.random.Generator
+        The room (validated here).
+    source_m : array_like, shape (3,)
+        Source position in the room frame, metres, >= 0.1 m from every wall.
+    mics_m : array_like, shape (n_mics, 3) or (3,)
+        Microphone positions in the room frame, metres, >= 0.1 m from every wall and >= 0.01 m from the source.
+    sample_rate : int
+        Sample rate in Hz, in [1000, 384000].
+    backend : {"fast", "pra"}
+        A name in :data:`auralgen.rooms.backends.BACKENDS`.
+    mode : {"exact", "hybrid"}
+        One of the backend's ``modes``.
+    rng : numpy.random.Generator or None
         Required for ``mode="hybrid"`` (tail noise / ray tracer); unused in exact mode.
 
     Returns
     -------
-    np.ndarray [n_mics, n_samples] float64
+    np.ndarray, shape (n_mics, n_samples), float64
+        One response per microphone (direct sound at 1 m has amplitude 1), zero-padded to the longest.
+
+    Raises
+    ------
+    ParameterError
+        If a value is out of range, a position is outside the room or the backend cannot render the room.
     """
     room.validate()
     engine = check_backend(backend, mode, room)

@@ -55,7 +55,13 @@ BACKENDS: Registry = Registry("backend", modules={"fast": "auralgen.rooms.backen
 
 
 def all_modes() -> tuple[str, ...]:
-    """Every mode some backend renders, in first-seen order (``("exact", "hybrid")``)."""
+    """Every mode some backend renders, in first-seen order (``("exact", "hybrid")``).
+
+    Returns
+    -------
+    tuple of str
+        The mode names, each once.
+    """
     return tuple(dict.fromkeys(m for b in BACKENDS.values() for m in b.modes))
 
 
@@ -88,7 +94,19 @@ class RoomSpec:
     max_order: int | None = None
 
     def validate(self) -> RoomSpec:
-        """Return ``self`` or raise :class:`ParameterError` naming key, value and allowed range."""
+        """Return ``self`` or raise :class:`ParameterError` naming key, value and allowed range.
+
+        Returns
+        -------
+        RoomSpec
+            ``self``, unchanged, when every field is valid.
+
+        Raises
+        ------
+        ParameterError
+            If a field is out of range, both ``rt60_s`` and ``materials`` are given, the RT60 is
+            unreachable in this room, or the materials give an RT60 over :data:`MAX_RT60_S`.
+        """
         dims = np.asarray(self.dims_m, dtype=float) if _is_seq(self.dims_m) else None
         if dims is None or dims.shape != (3,) or not np.all(np.isfinite(dims)) or np.any(dims <= 0):
             raise ParameterError(f"dims_m={self.dims_m!r} is invalid; allowed: three finite lengths > 0 (m)")
@@ -133,7 +151,13 @@ class RoomSpec:
         return 2.0 * (lx * ly + lx * lz + ly * lz)
 
     def to_dict(self) -> dict:
-        """A JSON-able dict (the recipe); :func:`room_from_config` reads it back."""
+        """A JSON-able dict (the recipe); :func:`room_from_config` reads it back.
+
+        Returns
+        -------
+        dict
+            The six fields by name, as plain floats, bools, lists and dicts.
+        """
         mats = self.materials
         if isinstance(mats, Mapping):
             mats = {k: float(v) for k, v in mats.items()}
@@ -199,6 +223,7 @@ def inverse_sabine_absorption(room: RoomSpec, rt60_s: float) -> float:
     Parameters
     ----------
     room : RoomSpec
+        The room; its ``volume_m3``, ``surface_m2`` and ``c_m_s`` are read.
     rt60_s : float > 0
         Target reverberation time (s).
 
@@ -256,7 +281,9 @@ def reverberation_time_s(room: RoomSpec, *, formula: str = "sabine") -> float:
     Parameters
     ----------
     room : RoomSpec
+        The room; its ``rt60_s``, walls and ``c_m_s`` are read.
     formula : {"sabine", "eyring"}
+        Sabine (the target ``rt60_s`` when set) or Eyring (always from the walls).
 
     Returns
     -------
@@ -286,6 +313,7 @@ def check_position(pos_m, room: RoomSpec, key: str) -> np.ndarray:
     pos_m : sequence of 3 float
         Position in the room frame (m).
     room : RoomSpec
+        The room; its ``dims_m`` are read.
     key : str
         The config key named in the error.
 
@@ -326,6 +354,7 @@ def fits_distance(room: RoomSpec, listener, distance_m: float, *, direction=None
     Parameters
     ----------
     room : RoomSpec
+        The room; its ``dims_m`` are read.
     listener : sequence of 3 float
         Listener position in the room frame (m).
     distance_m : float
@@ -336,6 +365,7 @@ def fits_distance(room: RoomSpec, listener, distance_m: float, *, direction=None
     Returns
     -------
     bool
+        True when the point (or, without ``direction``, some point) fits.
     """
     lo = np.full(3, WALL_MARGIN_M)
     hi = np.asarray(room.dims_m, dtype=float) - WALL_MARGIN_M
@@ -372,6 +402,13 @@ def room_from_config(mapping: Mapping) -> RoomSpec:
     Returns
     -------
     RoomSpec
+        The validated room.
+
+    Raises
+    ------
+    ParameterError
+        If ``mapping`` is not a mapping, names an unknown key or a task key, lacks ``dims_m``, or a value
+        is out of range.
 
     Examples
     --------
@@ -421,7 +458,13 @@ def _room_files() -> dict[str, Path]:
 
 
 def room_names() -> list[str]:
-    """Every room a task can name: ``conf/room/<name>.yaml`` and the user folder's (:data:`ROOMS_DIR_ENV`)."""
+    """Every room a task can name: ``conf/room/<name>.yaml`` and the user folder's (:data:`ROOMS_DIR_ENV`).
+
+    Returns
+    -------
+    list of str
+        The room names, sorted.
+    """
     return sorted(_room_files())
 
 
@@ -437,6 +480,7 @@ def load_preset(name: str) -> RoomSpec:
     Returns
     -------
     RoomSpec
+        The validated room.
 
     Examples
     --------

@@ -1,45 +1,34 @@
 """Moving sources: trajectories in a room, and their rendering through any receiver.
 
 A :class:`Trajectory` is a frozen, JSON-able path at constant speed in the room frame of
-:mod:`auralgen.measure.geometry` (metres; azimuth + = the listener's left):
+:mod:`auralgen.measure.geometry` (metres; azimuth + = the listener's left): ``linear``, ``points_m = (start, end)``;
+``polyline``, ``points_m = (p0, p1, ..., pk)`` travelled at constant speed (a turn); ``arc``, ``points_m = (centre,)``,
+a horizontal circle of ``radius_m`` at the centre's height, from room-frame angle ``start_deg`` (counter-clockwise
+from +x) through ``sweep_deg`` (+ = counter-clockwise seen from above).
 
-- ``linear``: ``points_m = (start, end)``;
-- ``polyline``: ``points_m = (p0, p1, ..., pk)``, travelled at constant speed (a turn);
-- ``arc``: ``points_m = (centre,)``, a horizontal circle of ``radius_m`` at the centre's
-  height, from room-frame angle ``start_deg`` (counter-clockwise from +x) through ``sweep_deg``
-  (+ = counter-clockwise seen from above).
-
-Before ``t = 0`` and after ``duration_s`` the source rests at its end points. Builders in
-listener terms: :func:`linear`, :func:`radial` (:func:`approach`, :func:`recede`), :func:`pass_by`,
-:func:`arc_around`, :func:`turn`. :meth:`Trajectory.check_in` validates a path against a room:
-every point stays >= 0.1 m (:data:`~auralgen.rooms.spec.WALL_MARGIN_M`) from every wall and
-the speed is at most ``max_speed_m_s`` (default :data:`MAX_SPEED_M_S` = 3 m/s).
+Before ``t = 0`` and after ``duration_s`` the source rests at its end points. Builders in listener terms:
+:func:`linear`, :func:`radial` (:func:`approach`, :func:`recede`), :func:`pass_by`, :func:`arc_around`, :func:`turn`.
+:meth:`Trajectory.check_in` keeps every point >= 0.1 m (:data:`~auralgen.rooms.spec.WALL_MARGIN_M`) from every wall
+and the speed <= ``max_speed_m_s`` (default :data:`MAX_SPEED_M_S` = 3 m/s).
 
 Rendering (:func:`render_moving`), per receiver channel point:
 
-- **early part**, physically: the source and its image sources up to ``early_order`` (the
-  image of a moving point in a shoebox is the mirrored moving point). For every image and
-  output sample the dry signal is read at the *retarded* time ``tau = t - r(tau) / c``
-  (fixed-point iteration, 3 steps, error < 1e-6 sample) with pyroomacoustics' fractional-delay
-  table and scaled by ``gain / r(tau)`` — so the Doppler shift ``c / (c -+ v_radial)`` and the
-  1/r level follow the geometry. The convective amplification ``(1 - M cos)^-2`` of a moving
-  monopole is left out (< 2 % in amplitude at 3 m/s). Timing, amplitude and the 10 Hz
-  high-pass follow :mod:`auralgen.rooms.images`, so a source at rest renders as the static
-  image-source response convolved with the signal.
-- **late part** (``late=True`` and a reverberant room): the static hybrid response
-  (:func:`auralgen.rooms.scene.spatial_rir`, ``mode="hybrid"``) of the path's *midpoint* (half
-  the duration), faded in by a raised-cosine over ``XFADE_S`` from the mixing time after the
-  midpoint's direct sound, convolved with the signal. The diffuse tail carries no direction,
-  so freezing it at the midpoint is a small error; images of order <= ``early_order`` that
-  arrive after the mixing time are counted in both parts (a small energy excess), and
-  images of order > ``early_order`` arriving before it are missing.
+- **early part**, physically: the source and its images up to ``early_order`` (a moving point's image in a shoebox is
+  the mirrored moving point). Per image and output sample the dry signal is read at the *retarded* time
+  ``tau = t - r(tau) / c`` (3 fixed-point steps, error < 1e-6 sample) through pyroomacoustics' fractional-delay table
+  and scaled by ``gain / r(tau)``: the Doppler shift ``c / (c -+ v_radial)`` and the 1/r level follow the geometry;
+  the convective amplification ``(1 - M cos)^-2`` of a moving monopole is left out (< 2 % at 3 m/s). Timing, amplitude
+  and high-pass as in :mod:`auralgen.rooms.images`: at rest, the static response convolved with the signal.
+- **late part** (``late``, reverberant room): the static hybrid response (:func:`~auralgen.rooms.scene.spatial_rir`)
+  of the path's *midpoint*, faded in by a raised-cosine over ``XFADE_S`` from the mixing time after its direct sound,
+  convolved with the signal. The diffuse tail carries no direction, so freezing it at the midpoint is a small error;
+  images of order <= ``early_order`` arriving after the mixing time count in both parts (a small energy excess),
+  those of higher order arriving before it are missing.
 
-Receivers: omni arrays read once per microphone; :class:`~auralgen.rooms.receivers.FOA`
-applies W, Y, Z, X gains of each image's direction per *sample*; :class:`Binaural` chooses,
-per image and per block of ``BLOCK_S`` (8 ms), the nearest HRIR direction at the block
-centre, and crossfades blocks with sin^2 windows of twice that length (they sum to one), each
-windowed segment being convolved with its HRIR pair in full: a smooth, click-free change
-of direction, exact for a source at rest.
+Receivers: omni arrays read once per microphone; :class:`~auralgen.rooms.receivers.FOA` applies W, Y, Z, X gains of
+each image's direction per *sample*; :class:`Binaural` picks, per image and block of ``BLOCK_S`` (8 ms), the nearest
+HRIR direction at the block centre and crossfades blocks with sin^2 windows twice as long (summing to one), each
+windowed segment convolved with its HRIR pair in full: a click-free change of direction, exact for a source at rest.
 """
 
 from __future__ import annotations
@@ -173,7 +162,18 @@ class Trajectory:
         return self.length_m / self.duration_s
 
     def position_at(self, t_s) -> np.ndarray:
-        """Positions ``[n, 3]`` (room frame, m) at times ``t_s`` (s; clamped to the path's ends)."""
+        """Positions ``[n, 3]`` (room frame, m) at times ``t_s`` (s; clamped to the path's ends).
+
+        Parameters
+        ----------
+        t_s : float or array_like
+            Time(s) in seconds from the start of the path (flattened).
+
+        Returns
+        -------
+        ndarray, shape (n, 3), float64
+            One room-frame position (m) per time.
+        """
         t = np.clip(np.atleast_1d(np.asarray(t_s, dtype=float)).ravel(), 0.0, self.duration_s)
         u = t / self.duration_s  # fraction of the path travelled
         if self.kind == "arc":
@@ -196,7 +196,13 @@ class Trajectory:
         return np.stack([np.interp(u, cum, pts[:, d]) for d in range(3)], axis=1)
 
     def outline_m(self) -> np.ndarray:
-        """Points ``[k, 3]`` whose bounding box is the path's (vertices, or a dense arc)."""
+        """Points ``[k, 3]`` whose bounding box is the path's (vertices, or a dense arc).
+
+        Returns
+        -------
+        ndarray, shape (k, 3), float64
+            Room-frame points (m).
+        """
         if self.kind != "arc":
             return np.asarray(self.points_m)
         n = max(2, int(math.ceil(abs(self.sweep_deg) / _ARC_CHECK_STEP_DEG)) + 1)
@@ -215,8 +221,18 @@ class Trajectory:
         return pts
 
     def check_in(self, room: RoomSpec, *, max_speed_m_s: float = MAX_SPEED_M_S) -> Trajectory:
-        """Return ``self`` or raise :class:`ParameterError` if any point of the path is < 0.1 m
-        from a wall (or outside the room), or the speed exceeds ``max_speed_m_s`` (m/s)."""
+        """Return ``self`` or raise :class:`ParameterError` if any point of the path is < 0.1 m from a wall.
+
+        Parameters
+        ----------
+        room, max_speed_m_s : RoomSpec, float
+            The room (its ``dims_m``) and the speed limit (m/s).
+
+        Returns
+        -------
+        Trajectory
+            ``self``, when the path stays inside the room and no faster than ``max_speed_m_s``.
+        """
         speed = self.speed_m_s
         if speed > max_speed_m_s:
             raise ParameterError(
@@ -240,7 +256,13 @@ class Trajectory:
 
     # -- serialisation -----------------------------------------------------------------
     def to_dict(self) -> dict:
-        """JSON-able dict; :meth:`from_dict` reads it back."""
+        """JSON-able dict; :meth:`from_dict` reads it back.
+
+        Returns
+        -------
+        dict
+            ``kind``, ``points_m``, ``duration_s`` (and the arc's ``radius_m``, ``start_deg``, ``sweep_deg``).
+        """
         out = {"kind": self.kind, "points_m": [list(p) for p in self.points_m], "duration_s": self.duration_s}
         if self.kind == "arc":
             out.update(radius_m=self.radius_m, start_deg=self.start_deg, sweep_deg=self.sweep_deg)
@@ -248,6 +270,18 @@ class Trajectory:
 
     @classmethod
     def from_dict(cls, mapping) -> Trajectory:
+        """The trajectory a :meth:`to_dict` mapping describes.
+
+        Parameters
+        ----------
+        mapping : Mapping
+            ``kind``, ``points_m`` and ``duration_s``, optionally ``radius_m``, ``start_deg``, ``sweep_deg``.
+
+        Returns
+        -------
+        Trajectory
+            The validated trajectory.
+        """
         keys = ("kind", "points_m", "duration_s", "radius_m", "start_deg", "sweep_deg")
         if not hasattr(mapping, "keys"):
             raise ParameterError(f"trajectory={mapping!r} is invalid; allowed: a mapping with keys {list(keys)}")
@@ -285,6 +319,7 @@ def linear(start_m, end_m, *, duration_s: float | None = None, speed_m_s: float 
     Returns
     -------
     Trajectory
+        The validated path.
     """
     a, b = _point("start_m", start_m), _point("end_m", end_m)
     return Trajectory("linear", (a, b), _duration(math.dist(a, b), duration_s, speed_m_s))
@@ -311,27 +346,25 @@ def radial(
     duration_s: float | None = None,
     speed_m_s: float | None = None,
 ) -> Trajectory:
-    """Radial path along ``(azimuth, elevation)`` from the listener's view, from ``start_distance_m``
-    to ``end_distance_m``.
+    """Radial path along ``(azimuth, elevation)`` seen by the listener, ``start_distance_m`` to ``end_distance_m``.
 
     Parameters
     ----------
-    listener_m : sequence of 3 float
-        Listener position in the room frame (m).
+    listener_m, yaw_deg : sequence of 3 float, float
+        Listener position in the room frame (m) and its yaw in the room (deg).
     direction : {"approach", "recede"}
         Toward the listener (``end < start``) or away from it (``end > start``).
     azimuth_deg, elevation_deg : float
         Direction of the path from the listener (deg, listener frame).
     start_distance_m, end_distance_m : float > 0
         Distances from the listener at the start and the end (m).
-    yaw_deg : float
-        Listener's yaw in the room (deg).
     duration_s, speed_m_s : float > 0, exactly one of them
         Travel time (s) or constant speed (m/s).
 
     Returns
     -------
     Trajectory
+        The validated path.
     """
     if direction not in _RADIAL:
         raise ParameterError(f"direction={direction!r} is invalid; allowed: one of {sorted(_RADIAL)}")
@@ -346,12 +379,34 @@ def radial(
 
 
 def approach(listener_m, **path: float | None) -> Trajectory:
-    """Radial path toward the listener (``end < start``): :func:`radial` with ``direction="approach"``."""
+    """Radial path toward the listener (``end < start``): :func:`radial` with ``direction="approach"``.
+
+    Parameters
+    ----------
+    listener_m, **path
+        As :func:`radial` (whose ``direction`` this sets).
+
+    Returns
+    -------
+    Trajectory
+        The validated path.
+    """
     return radial(listener_m, direction="approach", **path)
 
 
 def recede(listener_m, **path: float | None) -> Trajectory:
-    """Radial path away from the listener (``end > start``): :func:`radial` with ``direction="recede"``."""
+    """Radial path away from the listener (``end > start``): :func:`radial` with ``direction="recede"``.
+
+    Parameters
+    ----------
+    listener_m, **path
+        As :func:`radial` (whose ``direction`` this sets).
+
+    Returns
+    -------
+    Trajectory
+        The validated path.
+    """
     return radial(listener_m, direction="recede", **path)
 
 
@@ -369,31 +424,27 @@ def pass_by(
 ) -> Trajectory:
     """Straight pass, horizontal, perpendicular to the line of sight at ``closest_azimuth_deg``.
 
-    The point of closest approach is ``closest_distance_m`` away; the path is ``length_m``
-    long, centred on it shifted by ``offset_m`` along the direction of travel. ``ccw``: the
-    source moves counter-clockwise seen from above, i.e. its azimuth increases (a pass in
-    front goes right to left, a pass behind left to right).
+    The point of closest approach is ``closest_distance_m`` away; the path is ``length_m`` long, centred on it
+    shifted by ``offset_m`` along the direction of travel. ``ccw``: the source moves counter-clockwise seen from
+    above, i.e. its azimuth increases (a pass in front goes right to left, a pass behind left to right).
 
     Parameters
     ----------
-    listener_m : sequence of 3 float
-        Listener position in the room frame (m).
-    closest_azimuth_deg : float
-        Azimuth of the point of closest approach (deg, listener frame).
-    closest_distance_m, length_m : float > 0
-        Distance at closest approach and path length (m).
+    listener_m, yaw_deg : sequence of 3 float, float
+        Listener position in the room frame (m) and its yaw in the room (deg).
+    closest_azimuth_deg, closest_distance_m : float
+        Azimuth (deg, listener frame) and distance (m, > 0) of the point of closest approach.
+    length_m, offset_m : float
+        Path length (m, > 0) and shift of its centre along the direction of travel (m).
     ccw : bool
         Direction of travel (counter-clockwise seen from above).
-    offset_m : float
-        Shift of the path's centre along the direction of travel (m).
-    yaw_deg : float
-        Listener's yaw in the room (deg).
     duration_s, speed_m_s : float > 0, exactly one of them
         Travel time (s) or constant speed (m/s).
 
     Returns
     -------
     Trajectory
+        The validated path.
     """
     d = _float("closest_distance_m", closest_distance_m, low=0.0, low_open=True)
     half = 0.5 * _float("length_m", length_m, low=0.0, low_open=True)
@@ -416,21 +467,16 @@ def arc_around(
     duration_s: float | None = None,
     speed_m_s: float | None = None,
 ) -> Trajectory:
-    """Circle (part) around the listener: ``radius_m``, from ``start_azimuth_deg`` through ``sweep_deg``
-    (+ = counter-clockwise seen from above, i.e. toward the listener's left from the front).
+    """Circle (part) around the listener: ``radius_m``, from ``start_azimuth_deg`` through ``sweep_deg``.
 
     Parameters
     ----------
-    listener_m : sequence of 3 float
-        Listener position in the room frame (m).
-    radius_m : float > 0
-        Radius (m).
-    start_azimuth_deg : float
-        Start direction (deg, listener frame).
+    listener_m, yaw_deg : sequence of 3 float, float
+        Listener position in the room frame (m) and its yaw in the room (deg).
+    radius_m, start_azimuth_deg : float
+        Radius (m, > 0) and start direction (deg, listener frame).
     sweep_deg : float in [-3600, 3600]
-        Angle travelled (deg).
-    yaw_deg : float
-        Listener's yaw in the room (deg).
+        Angle travelled (deg; + = counter-clockwise seen from above, toward the listener's left from the front).
     height_m : float, optional
         Height of the circle (m); default the listener's.
     duration_s, speed_m_s : float > 0, exactly one of them
@@ -439,6 +485,7 @@ def arc_around(
     Returns
     -------
     Trajectory
+        The validated path.
     """
     lis = np.asarray(_point("listener_m", listener_m))
     centre = (float(lis[0]), float(lis[1]), float(lis[2] if height_m is None else height_m))
@@ -468,6 +515,7 @@ def turn(start_m, corner_m, end_m, *, duration_s: float | None = None, speed_m_s
     Returns
     -------
     Trajectory
+        The validated path.
     """
     pts = (_point("start_m", start_m), _point("corner_m", corner_m), _point("end_m", end_m))
     length = math.dist(pts[0], pts[1]) + math.dist(pts[1], pts[2])
@@ -494,26 +542,23 @@ def render_moving(
     Parameters
     ----------
     signal : np.ndarray [n_sig]
-        Dry source signal; sample ``k`` is emitted at ``k / sample_rate`` s, i.e. at
-        ``trajectory.position_at(k / sample_rate)``.
-    trajectory : Trajectory
-        Checked against the room (:meth:`Trajectory.check_in`) and against every receiving
-        point (never closer than :data:`MIN_RECEIVER_DISTANCE_M`).
-    room : RoomSpec
-    receiver : Receiver (mono, stereo, tetra, circular, FOA, binaural)
-    sample_rate : int (Hz)
+        Dry source signal; sample ``k`` is emitted at ``trajectory.position_at(k / sample_rate)``.
+    trajectory, max_speed_m_s : Trajectory, float
+        Checked by :meth:`Trajectory.check_in` (<= ``max_speed_m_s`` m/s); >= :data:`MIN_RECEIVER_DISTANCE_M` from mics.
+    room, receiver : RoomSpec, Receiver
+        The room, and any receiver (mono, stereo, tetra, circular, FOA, binaural).
+    sample_rate : int
+        Sample rate of ``signal`` and the output in Hz.
     early_order : int in [0, 3]
         Image order rendered with motion (0 = direct path only); capped at the room's order.
-    late : bool
-        Add the static hybrid tail of the path's midpoint (see module doc); needs ``rng``.
-    rng : np.random.Generator
-        Draws the tail noise (unused without a tail).
+    late, rng : bool, np.random.Generator
+        Add the static hybrid tail of the path's midpoint (see module doc), its noise drawn from ``rng``.
 
     Returns
     -------
-    ``n = n_sig + ceil(fs * r_max / c) + 2 * fdl2 + 1`` (early part: every image's last
-    sample) or the tail's length ``n_sig + len(rir) - 1`` if longer. The output sample ``n``
-    is heard at ``(n - 40) / fs`` s (the static renders' 40-sample filter offset).
+    np.ndarray, shape (receiver.num_channels, n), float64
+        ``n = n_sig + ceil(fs * r_max / c) + 2 * fdl2 + 1`` (early part: every image's last sample) or the
+        tail's length ``n_sig + len(rir) - 1`` if longer. Output sample ``n`` is heard at ``(n - 40) / fs`` s.
 
     Examples
     --------

@@ -141,7 +141,7 @@ class Schedule:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Whose order it is (the id seeds the permutation).
 
         Returns
         -------
@@ -158,7 +158,7 @@ class Schedule:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Who sees the trial (the id seeds the permutation, with ``track`` and ``trial``).
         track : str
             The track (or block) name the trial belongs to.
         trial : int
@@ -259,7 +259,7 @@ class Schedule:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Who is screened (the id seeds the trial).
         k : int
             The screening trial's index.
 

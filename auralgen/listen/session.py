@@ -50,7 +50,7 @@ class Session:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Whose screen to show.
 
         Returns
         -------
@@ -142,7 +142,7 @@ class Session:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Whose track it is.
         name : str
             An adaptive track's name.
         rows : list of dict
@@ -188,7 +188,7 @@ class Session:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Who consented.
         """
         self.store.update_participant(pid, consented=time.time())
 
@@ -198,7 +198,7 @@ class Session:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Who set the volume.
         """
         with self._lock:
             if self.store.participant(pid)["consented"] is not None:
@@ -211,7 +211,7 @@ class Session:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Who answered.
         token : str
             The pending trial's opaque id; any other token stores nothing.
         choice : int
@@ -260,7 +260,7 @@ class Session:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Who asks for the audio; another participant's trial gives None.
         token : str
             A trial's opaque id.
 

@@ -99,7 +99,8 @@ class Stimulus:
 
 class Schedule:
     """The trials a study can ask (see the module docstring); loading checks every fixed item fits the
-    study's audio format and makes one practice item per task."""
+    study's audio format and makes one practice item per task. A ``pid`` argument is a participant's id
+    (:meth:`~auralgen.listen.store.Store.create_participant`)."""
 
     def __init__(self, study: StudyConfig):
         self.study = study

@@ -34,7 +34,8 @@ FINISHED = "Thank you, you have finished. You may close this page."
 
 
 class Session:
-    """The participants of one study (see the module docstring); thread-safe."""
+    """The participants of one study (see the module docstring); thread-safe. A ``pid`` argument is a
+    participant's id (:meth:`~auralgen.listen.store.Store.create_participant`)."""
 
     def __init__(self, schedule: Schedule, store: Store, *, cache_size: int = 64):
         self.schedule, self.store, self.study = schedule, store, schedule.study

@@ -161,7 +161,7 @@ def levels_text(task) -> str:
     Parameters
     ----------
     task : Task
-        A built task; its design gives the level values and units.
+        A built task, whose design gives the level values and units.
 
     Returns
     -------

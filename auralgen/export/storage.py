@@ -99,7 +99,8 @@ def filesystem(url: str):
 class Bucket:
     """A dataset prefix in object storage, with a local staging folder for files being written.
 
-    ``rel`` paths are relative to the prefix (``data/<task>/<split>-....parquet``)."""
+    Every method's ``rel`` names an object by its path relative to the prefix
+    (``data/<task>/<split>-....parquet``); :meth:`key` gives its full key."""
 
     def __init__(self, url: str, staging: str | os.PathLike):
         self.url = url.rstrip("/")
@@ -127,7 +128,7 @@ class Bucket:
         Parameters
         ----------
         rel : str
-            A path relative to the prefix.
+            The object to look for.
 
         Returns
         -------
@@ -142,7 +143,7 @@ class Bucket:
         Parameters
         ----------
         rel : str
-            A path relative to the prefix.
+            The object to read.
 
         Returns
         -------
@@ -158,7 +159,7 @@ class Bucket:
         Parameters
         ----------
         rel : str
-            A path relative to the prefix.
+            The object to write.
         text : str
             The object's content, written as UTF-8.
         """
@@ -170,7 +171,7 @@ class Bucket:
         Parameters
         ----------
         rel : str
-            A path relative to the prefix.
+            The object to write.
         data : Any
             A JSON-able value (sets and tuples are written as lists).
         """
@@ -194,7 +195,7 @@ class Bucket:
         Parameters
         ----------
         rel : str
-            A path relative to the prefix.
+            The object to delete.
         """
         if self.fs.exists(self.key(rel)):
             self.fs.rm_file(self.key(rel))
@@ -205,7 +206,7 @@ class Bucket:
         Parameters
         ----------
         rel : str
-            A path relative to the prefix.
+            The object to hash.
 
         Returns
         -------
@@ -224,7 +225,7 @@ class Bucket:
         Parameters
         ----------
         rel : str
-            A path relative to the prefix.
+            The object to open.
 
         Returns
         -------

@@ -172,7 +172,7 @@ def report_table(report: dict) -> str:
     Parameters
     ----------
     report : dict
-        A study report, as :func:`study_report` returns it.
+        The study report to print (:func:`study_report`).
 
     Returns
     -------

@@ -99,7 +99,8 @@ class Stimulus:
 
 class Schedule:
     """The trials a study can ask (see the module docstring); loading checks every fixed item fits the
-    study's audio format and makes one practice item per task."""
+    study's audio format and makes one practice item per task. A ``pid`` argument is a participant's id
+    (:meth:`~auralgen.listen.store.Store.create_participant`)."""
 
     def __init__(self, study: StudyConfig):
         self.study = study
@@ -141,7 +142,7 @@ class Schedule:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Whose order it is (the id seeds the permutation).
 
         Returns
         -------
@@ -158,7 +159,7 @@ class Schedule:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Who sees the trial (the id seeds the permutation, with ``track`` and ``trial``).
         track : str
             The track (or block) name the trial belongs to.
         trial : int
@@ -259,7 +260,7 @@ class Schedule:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Who is screened (the id seeds the trial).
         k : int
             The screening trial's index.
 

@@ -34,7 +34,8 @@ FINISHED = "Thank you, you have finished. You may close this page."
 
 
 class Session:
-    """The participants of one study (see the module docstring); thread-safe."""
+    """The participants of one study (see the module docstring); thread-safe. A ``pid`` argument is a
+    participant's id (:meth:`~auralgen.listen.store.Store.create_participant`)."""
 
     def __init__(self, schedule: Schedule, store: Store, *, cache_size: int = 64):
         self.schedule, self.store, self.study = schedule, store, schedule.study
@@ -50,7 +51,7 @@ class Session:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Whose screen to show.
 
         Returns
         -------
@@ -142,7 +143,7 @@ class Session:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Whose track it is.
         name : str
             An adaptive track's name.
         rows : list of dict
@@ -188,7 +189,7 @@ class Session:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Who consented.
         """
         self.store.update_participant(pid, consented=time.time())
 
@@ -198,7 +199,7 @@ class Session:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Who set the volume.
         """
         with self._lock:
             if self.store.participant(pid)["consented"] is not None:
@@ -211,7 +212,7 @@ class Session:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Who answered.
         token : str
             The pending trial's opaque id; any other token stores nothing.
         choice : int
@@ -260,7 +261,7 @@ class Session:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Who asks for the audio; another participant's trial gives None.
         token : str
             A trial's opaque id.
 

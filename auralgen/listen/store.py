@@ -135,7 +135,7 @@ class Store:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            An id :meth:`create_participant` returned.
 
         Returns
         -------
@@ -165,7 +165,7 @@ class Store:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Whose row to change.
         **values
             Column name to new value (names are not checked: callers pass fixed names only).
         """
@@ -179,7 +179,7 @@ class Store:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Whose pending trial to find.
 
         Returns
         -------
@@ -195,7 +195,7 @@ class Store:
         Parameters
         ----------
         pid : str
-            The participant's id.
+            Whose trial it is.
         values : dict
             The trial's columns of :data:`TRIAL_COLUMNS` besides ``pid``, ``seq`` and ``shown_at``
             (at least ``phase``, ``trial``, ``options``, ``truth`` and a unique ``token``).
@@ -259,7 +259,7 @@ class Store:
         Parameters
         ----------
         token : str
-            The trial's opaque id.
+            Which trial to look up.
 
         Returns
         -------

@@ -252,10 +252,8 @@ class Palette(Mapping[str, SoundKind]):
 
         Parameters
         ----------
-        spec : Mapping of str to Any
-            A recipe made by :meth:`draw`.
-        sample_rate : int
-            Sampling rate, in Hz.
+        spec, sample_rate
+            As in :meth:`SoundKind.render`.
         kind : str or None, optional
             The sound kind to render with; None (default) reads ``spec["kind"]``.
         key : str, optional

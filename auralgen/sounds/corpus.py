@@ -425,10 +425,8 @@ class RecordingKind:
 
         Parameters
         ----------
-        rng : numpy.random.Generator
-            The item's generator.
-        duration_s : float
-            Length of the piece, in seconds.
+        rng, duration_s
+            As in :meth:`Corpus.pick`.
         corpus : Corpus or None, optional
             The run's corpus (required).
         label : str or None, optional
@@ -478,7 +476,7 @@ def sound_name(label: str) -> str:
     Parameters
     ----------
     label : str
-        A class label.
+        A class label, words joined by ``_``.
 
     Returns
     -------

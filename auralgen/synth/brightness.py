@@ -99,11 +99,11 @@ def centroid_hz(k: np.ndarray, f0_hz: float, tilt_db_per_octave: float) -> float
     Parameters
     ----------
     k : ndarray, shape (K,)
-        Harmonic numbers (1-based).
+        Harmonic numbers (1-based) of the complex on ``f0_hz``.
     f0_hz : float
         Fundamental frequency, in Hz.
     tilt_db_per_octave : float
-        Spectral tilt, in dB per octave.
+        Spectral tilt, as in :func:`tilt_amplitudes`.
 
     Returns
     -------
@@ -119,10 +119,8 @@ def centroid_range_hz(k: np.ndarray, f0_hz: float) -> tuple[float, float]:
 
     Parameters
     ----------
-    k : ndarray, shape (K,)
-        Harmonic numbers (1-based).
-    f0_hz : float
-        Fundamental frequency, in Hz.
+    k, f0_hz
+        The harmonic complex, as in :func:`centroid_hz`.
 
     Returns
     -------
@@ -137,10 +135,8 @@ def tilt_for_centroid(k: np.ndarray, f0_hz: float, target_hz: float) -> float:
 
     Parameters
     ----------
-    k : ndarray, shape (K,)
-        Harmonic numbers (1-based).
-    f0_hz : float
-        Fundamental frequency, in Hz.
+    k, f0_hz
+        The harmonic complex, as in :func:`centroid_hz`.
     target_hz : float
         Wanted spectral centroid, in Hz.
 
@@ -268,10 +264,8 @@ def render_shelved(piece: np.ndarray, sound: dict, sample_rate: int, ramp_s: flo
         The recorded excerpt.
     sound : dict
         The recipe: ``shelf_hz`` (Hz), ``shelf_db`` (dB) and ``loudness_lufs`` (LUFS).
-    sample_rate : int
-        Sampling rate, in Hz.
-    ramp_s : float
-        Length of each raised-cosine onset and offset ramp, in seconds.
+    sample_rate, ramp_s
+        As in :func:`render_tilted`.
 
     Returns
     -------

@@ -152,12 +152,12 @@ def rms_to_db_spl(rms_value: float, *, full_scale_db_spl: float = DEFAULT_FULL_S
     rms_value : float >= 0
         RMS in digital units.
     full_scale_db_spl : float
-        dB SPL of digital RMS 1.0 (the calibration).
+        dB SPL of digital RMS 1.0: the calibration (see the module docstring).
 
     Returns
     -------
     float
-        Level in dB SPL.
+        Level in dB SPL; ``-inf`` for an RMS of 0.
 
     Examples
     --------
@@ -181,12 +181,12 @@ def db_spl_to_rms(level_db_spl: float, *, full_scale_db_spl: float = DEFAULT_FUL
     level_db_spl : float
         Level in dB SPL.
     full_scale_db_spl : float
-        dB SPL of digital RMS 1.0 (the calibration).
+        The calibration, as in :func:`rms_to_db_spl`.
 
     Returns
     -------
     float
-        RMS in digital units.
+        The RMS, in digital units, that plays at ``level_db_spl``.
 
     Examples
     --------
@@ -208,7 +208,7 @@ def set_level_db_spl(x, level_db_spl: float, *, full_scale_db_spl: float = DEFAU
     level_db_spl : float
         Target level in dB SPL.
     full_scale_db_spl : float
-        dB SPL of digital RMS 1.0.
+        The calibration, as in :func:`rms_to_db_spl`.
 
     Returns
     -------
@@ -241,7 +241,7 @@ def peak_for_db_spl_sine(level_db_spl: float, *, full_scale_db_spl: float = DEFA
     level_db_spl : float
         Level of the sine in dB SPL.
     full_scale_db_spl : float
-        dB SPL of digital RMS 1.0 (the calibration).
+        The calibration, as in :func:`rms_to_db_spl`.
 
     Returns
     -------

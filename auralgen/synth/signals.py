@@ -278,7 +278,7 @@ def sweep(
     Returns
     -------
     np.ndarray [shape=(n,), dtype=float64]
-        The chirp, ``n = round(duration_s * sample_rate)`` samples.
+        The chirp, ``n = round(duration_s * sample_rate)`` samples, peak at most ``amplitude``.
 
     Examples
     --------
@@ -341,10 +341,8 @@ def silence(duration_s: float, *, sample_rate: int) -> np.ndarray:
 
     Parameters
     ----------
-    duration_s : float >= 0
-        Duration in seconds.
-    sample_rate : int > 0
-        Sampling rate in Hz.
+    duration_s, sample_rate
+        As in :func:`n_samples`.
 
     Returns
     -------
@@ -407,7 +405,7 @@ def click_train(rate_hz: float, duration_s: float, *, sample_rate: int) -> np.nd
     rate_hz : float, 0 < rate_hz <= sample_rate / 2
         Clicks per second; the first click is at sample 0.
     duration_s : float > 0
-        Duration in seconds.
+        Length of the train in seconds.
     sample_rate : int > 0
         Sampling rate in Hz.
 
@@ -443,7 +441,7 @@ def impact(freq_hz: float, decay_s: float, duration_s: float, *, sample_rate: in
     decay_s : float > 0
         Amplitude time constant in seconds (envelope falls to 1/e; 60 dB after ``6.91 * decay_s``).
     duration_s : float > 0
-        Duration in seconds.
+        Length in seconds; the decay is cut there, not faded.
     sample_rate : int > 0
         Sampling rate in Hz.
 

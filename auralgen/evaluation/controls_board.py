@@ -23,7 +23,20 @@ __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None, *, log=print) -> int:
-    """Run the controls and store them (see the module docstring); returns the exit code."""
+    """Run the controls and store them (see the module docstring); returns the exit code.
+
+    Parameters
+    ----------
+    argv : list of str or None, optional
+        ``TRAIN TEST [--leaderboard PATH]``; None reads ``sys.argv``.
+    log : callable, optional
+        Called with each line of output (the controls' table, the leaderboard written).
+
+    Returns
+    -------
+    int
+        0 when the controls ran and were stored, 2 when a path is not a dataset.
+    """
     parser = argparse.ArgumentParser(
         prog="python -m auralgen.evaluation.controls_board",
         description="learned audio-free controls as leaderboard rows",

@@ -1,9 +1,9 @@
-"""The reply cache: one JSON line per (item, rotation), keyed ``"<id>@<rotation>"``.
+"""The reply cache: one JSON line per (item, rotation), keyed ``"<id>@r<rotation>"`` (:func:`~.prompts.cache_key`).
 
 Every reply is appended and flushed as soon as it arrives, so a killed run keeps what it
 got and the next run asks only the rest; scoring again needs no model. A line holds::
 
-    {"key": "0a2a...@2", "id": "0a2a...", "rotation": 2, "reply": "B" | null,
+    {"key": "0a2a...@r2", "id": "0a2a...", "rotation": 2, "reply": "B" | null,
      "error": null | "no reply after 5 retries: HTTP 503", "options": [...presented...],
      "truth": 1, "clip_order": [0], "latency_s": 0.41}
 
@@ -69,7 +69,7 @@ class ReplyCache:
         Parameters
         ----------
         key : str
-            ``"<item id>@<rotation>"``.
+            ``"<item id>@r<rotation>"``.
 
         Returns
         -------
@@ -92,7 +92,7 @@ class ReplyCache:
         Parameters
         ----------
         key : str
-            ``"<item id>@<rotation>"``.
+            ``"<item id>@r<rotation>"``.
 
         Returns
         -------

@@ -471,7 +471,7 @@ def config_record(run: RunConfig) -> dict[str, Any]:
     if run.seed_secret:
         d["seed"] = None
     if not run.audio.source.recorded:
-        d["audio"].pop("source")  # procedural sounds: the record (and every id) as before the source group
+        d["audio"].pop("source")  # procedural sounds: no source key, so their ids do not depend on it
     d["export"].pop("public", None)  # a second view of the same items: changes no item (nor its id)
     return d
 

@@ -121,7 +121,23 @@ TOP_KEYS = frozenset({*(f.name for f in fields(RunSettings)), "tasks", "task", "
 
 
 def check_executor(data) -> ExecutorConfig:
-    """The ``executor`` group, checked before any work (``ray`` must be importable)."""
+    """The ``executor`` group, checked before any work (``ray`` must be importable).
+
+    Parameters
+    ----------
+    data : Mapping or None
+        The composed ``executor`` node; None or empty gives the defaults (``kind=local``).
+
+    Returns
+    -------
+    ExecutorConfig
+        The checked settings.
+
+    Raises
+    ------
+    ParameterError
+        An unknown ``kind``, a ``connect_timeout_s`` that is not > 0 seconds, or ``kind=ray`` without Ray installed.
+    """
     ex = from_mapping(ExecutorConfig, data or {}, "executor")
     if ex.kind not in EXECUTOR_KINDS:
         raise ParameterError(f"executor.kind={ex.kind!r} is unsupported; allowed: {', '.join(EXECUTOR_KINDS)}")
@@ -138,6 +154,26 @@ def check_executor(data) -> ExecutorConfig:
 
 
 def build_task_config(name_key: str, data) -> TaskConfig:
+    """One task's config node, checked into its task's ``Config`` dataclass.
+
+    Parameters
+    ----------
+    name_key : str
+        Where the node sits in the config (``task`` or ``tasks.<name>``); error messages name it.
+    data : Mapping
+        The node; its ``name`` picks the task class.
+
+    Returns
+    -------
+    TaskConfig
+        The task's own ``Config`` subclass, with levels, ``items_per_level``, ``sample_rate`` (Hz) and
+        ``phrasings`` checked.
+
+    Raises
+    ------
+    ParameterError
+        An unknown task name or a value out of its allowed range.
+    """
     name = data.get("name") if hasattr(data, "get") else None
     if name not in task_names():
         raise ParameterError(f"{name_key}.name={name!r} is not a known task; allowed: {', '.join(task_names())}")
@@ -163,7 +199,23 @@ def build_task_config(name_key: str, data) -> TaskConfig:
 
 def check_splits(split) -> tuple[str, ...]:
     """Split names as Hugging Face ``datasets`` accepts them (``NamedSplit``: ``\\w+(\\.\\w+)*``), in
-    ASCII, not the reserved ``all`` (the union of every split), distinct."""
+    ASCII, not the reserved ``all`` (the union of every split), distinct.
+
+    Parameters
+    ----------
+    split : str or list of str
+        The ``split`` setting: one name or a list of names.
+
+    Returns
+    -------
+    tuple of str
+        The split names, in the order given.
+
+    Raises
+    ------
+    ParameterError
+        An empty setting, a name that is not allowed, or a repeated name.
+    """
     splits = (split,) if isinstance(split, str) else tuple(split) if isinstance(split, list) else ()
     allowed = (
         "a name or list of names of ASCII letters, digits and '_' (parts may be joined by '.'), "
@@ -180,6 +232,23 @@ def check_splits(split) -> tuple[str, ...]:
 
 
 def resolve_workers(value) -> int:
+    """The process pool size of the ``workers`` setting.
+
+    Parameters
+    ----------
+    value : int, str or None
+        An integer >= 1, or ``"auto"`` / None for the CPUs this process may run on.
+
+    Returns
+    -------
+    int
+        The number of worker processes, >= 1.
+
+    Raises
+    ------
+    ParameterError
+        Any other value.
+    """
     if value == "auto" or value is None:
         return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -191,7 +260,18 @@ def secret_seed() -> int:
     """The seed of a ``seed_secret=true`` run: the hex digits of ``$AURALGEN_SECRET_SEED`` as an integer.
 
     The value is never echoed (not in errors either); 32-64 hex digits, so the seed cannot be found
-    by trying seeds against the public files."""
+    by trying seeds against the public files.
+
+    Returns
+    -------
+    int
+        The seed, 128 to 256 bits.
+
+    Raises
+    ------
+    ParameterError
+        The variable is unset or not 32-64 hex digits.
+    """
     text = os.environ.get(SECRET_SEED_ENV, "").strip()
     if not SECRET_SEED.fullmatch(text):
         state = "is not set" if not text else f"holds {len(text)} characters that are not 32-64 hex digits"
@@ -212,7 +292,20 @@ def _seed(cfg) -> tuple[int, bool]:
 
 
 def check_takers(kind: str, task_cfgs) -> None:
-    """Every task of the run takes sounds of source ``kind`` (else a task would ignore it)."""
+    """Every task of the run takes sounds of source ``kind`` (else a task would ignore it).
+
+    Parameters
+    ----------
+    kind : str
+        The ``source`` kind of the run (e.g. ``procedural``).
+    task_cfgs : sequence of TaskConfig
+        The run's task configs.
+
+    Raises
+    ------
+    ParameterError
+        A task of the run does not take sounds of ``kind``; the message lists the tasks that do.
+    """
     refused = [tc.name for tc in task_cfgs if kind not in task_class(tc.name).takes_sources]
     if refused:
         takers = [n for n in task_names() if kind in task_class(n).takes_sources]
@@ -224,7 +317,20 @@ def check_takers(kind: str, task_cfgs) -> None:
 
 def check_full_scale(fs_db: float, task_cfgs) -> None:
     """A ``full_scale_db_spl`` other than the default needs a task that reads it: only a task about absolute
-    level (``calibrated_level``, the audiogram) does; every other task is presented at the presentation full scale."""
+    level (``calibrated_level``, the audiogram) does; every other task is presented at the presentation full scale.
+
+    Parameters
+    ----------
+    fs_db : float
+        The run's ``full_scale_db_spl``: dB SPL of a digital RMS of 1.0.
+    task_cfgs : sequence of TaskConfig
+        The run's task configs.
+
+    Raises
+    ------
+    ParameterError
+        ``fs_db`` is not the default and no task of the run is calibrated in absolute level.
+    """
     if fs_db == SETTINGS.full_scale_db_spl or any(task_class(tc.name).calibrated_level for tc in task_cfgs):
         return
     names = ", ".join(tc.name for tc in task_cfgs)
@@ -235,26 +341,19 @@ def check_full_scale(fs_db: float, task_cfgs) -> None:
     )
 
 
-def validate(cfg) -> RunConfig:
-    """Validate a composed config mapping (DictConfig or dict) into a :class:`RunConfig`."""
-    for k in cfg.keys():
-        if k not in TOP_KEYS and k != "hydra":
-            raise ParameterError(f"{k}: unknown key; allowed keys: {', '.join(sorted(TOP_KEYS))}")
-    seed, seed_secret = _seed(cfg)
-    splits = check_splits(_plain(cfg.get("split", SETTINGS.split)))
+def _audio(cfg) -> AudioConfig:
+    """The run's audio settings: ``sample_rate`` (Hz), ``full_scale_db_spl`` and the ``source`` group, checked."""
     sample_rate = _coerce("sample_rate", cfg.get("sample_rate", SETTINGS.sample_rate), int)
     if sample_rate not in SAMPLE_RATES:
         raise ParameterError(f"sample_rate={sample_rate} is unsupported; allowed: {list(SAMPLE_RATES)}")
     fs_db = _coerce("full_scale_db_spl", cfg.get("full_scale_db_spl", SETTINGS.full_scale_db_spl), float)
     if not 60.0 <= fs_db <= 200.0:
         raise ParameterError(f"full_scale_db_spl={fs_db} is out of range; allowed: 60 <= full_scale_db_spl <= 200")
-    audio = AudioConfig(sample_rate=sample_rate, full_scale_db_spl=fs_db, source=check_source(cfg.get("source")))
-    shard_size = _coerce("shard_size", cfg.get("shard_size", SETTINGS.shard_size), int)
-    if shard_size < 1:
-        raise ParameterError(f"shard_size={shard_size} is not positive; allowed: an integer >= 1")
-    max_resample = _coerce("max_resample", cfg.get("max_resample", SETTINGS.max_resample), int)
-    if max_resample < 0:
-        raise ParameterError(f"max_resample={max_resample} is negative; allowed: an integer >= 0")
+    return AudioConfig(sample_rate=sample_rate, full_scale_db_spl=fs_db, source=check_source(cfg.get("source")))
+
+
+def _task_configs(cfg, audio: AudioConfig) -> tuple[TaskConfig, ...]:
+    """The run's task configs (``task=<name>`` or the suite's ``tasks``), each checked against ``audio``."""
     task = cfg.get("task")
     if task is not None:
         task_cfgs = (build_task_config("task", task),)
@@ -264,19 +363,59 @@ def validate(cfg) -> RunConfig:
         if not task_cfgs:
             raise ParameterError("tasks is empty; allowed: a suite with at least one task, or task=<name>")
     check_takers(audio.source.kind, task_cfgs)
-    check_full_scale(fs_db, task_cfgs)
+    check_full_scale(audio.full_scale_db_spl, task_cfgs)
     for tc in task_cfgs:
         key = "task" if task is not None else f"tasks.{tc.name}"
         tc.check(task_audio(task_class(tc.name), audio), key)
-    out = _coerce("out", cfg.get("out", SETTINGS.out), str)
-    if not out.strip() or "\0" in out:
-        raise ParameterError(f"out={out!r} is empty or invalid; allowed: a directory path (out=. for the current one)")
+    return task_cfgs
+
+
+def _export(cfg, audio: AudioConfig) -> ExportConfig:
+    """The ``export`` group, checked; ``license`` resolved against the sound source's."""
     export = from_mapping(ExportConfig, cfg.get("export", {}) or {}, "export")
     if export.format not in ("parquet", "parquet+webdataset"):
         raise ParameterError(f"export.format={export.format!r} is unsupported; allowed: parquet, parquet+webdataset")
     if export.flac_bits not in (16, 24):
         raise ParameterError(f"export.flac_bits={export.flac_bits} is unsupported; allowed: 16 or 24")
-    export = dataclasses.replace(export, license=dataset_license(audio.source, export.license))
+    return dataclasses.replace(export, license=dataset_license(audio.source, export.license))
+
+
+def validate(cfg) -> RunConfig:
+    """Validate a composed config mapping (DictConfig or dict) into a :class:`RunConfig`.
+
+    Parameters
+    ----------
+    cfg : DictConfig or dict
+        The composed generation config; a missing top-level key takes its :class:`RunSettings` default.
+
+    Returns
+    -------
+    RunConfig
+        The frozen, checked run config.
+
+    Raises
+    ------
+    ParameterError
+        One line naming the first key whose value is not allowed, the value and what is allowed.
+    """
+    for k in cfg.keys():
+        if k not in TOP_KEYS and k != "hydra":
+            raise ParameterError(f"{k}: unknown key; allowed keys: {', '.join(sorted(TOP_KEYS))}")
+    seed, seed_secret = _seed(cfg)
+    splits = check_splits(_plain(cfg.get("split", SETTINGS.split)))
+    audio = _audio(cfg)
+    shard_size = _coerce("shard_size", cfg.get("shard_size", SETTINGS.shard_size), int)
+    if shard_size < 1:
+        raise ParameterError(f"shard_size={shard_size} is not positive; allowed: an integer >= 1")
+    max_resample = _coerce("max_resample", cfg.get("max_resample", SETTINGS.max_resample), int)
+    if max_resample < 0:
+        raise ParameterError(f"max_resample={max_resample} is negative; allowed: an integer >= 0")
+    task = cfg.get("task")
+    task_cfgs = _task_configs(cfg, audio)
+    out = _coerce("out", cfg.get("out", SETTINGS.out), str)
+    if not out.strip() or "\0" in out:
+        raise ParameterError(f"out={out!r} is empty or invalid; allowed: a directory path (out=. for the current one)")
+    export = _export(cfg, audio)
     suite_name = _coerce("suite_name", cfg.get("suite_name", SETTINGS.suite_name), str)
     return RunConfig(
         seed=seed,
@@ -298,19 +437,41 @@ def validate(cfg) -> RunConfig:
 
 
 def build_tasks(run: RunConfig) -> dict[str, Task]:
-    """The run's task objects, by name, in config order."""
+    """The run's task objects, by name, in config order.
+
+    Parameters
+    ----------
+    run : RunConfig
+        A validated run config.
+
+    Returns
+    -------
+    dict of str to Task
+        Task name to its task object, built from its config and the run's audio settings.
+    """
     return {tc.name: task_class(tc.name)(tc, run.audio) for tc in run.tasks}
 
 
 def config_record(run: RunConfig) -> dict[str, Any]:
-    """The resolved config as written to the manifest (runtime-only keys left out; a secret seed as None)."""
+    """The resolved config as written to the manifest (runtime-only keys left out; a secret seed as None).
+
+    Parameters
+    ----------
+    run : RunConfig
+        A validated run config.
+
+    Returns
+    -------
+    dict of str to Any
+        A JSON-able record; distributions as written in the config.
+    """
     d = as_written(dataclasses.asdict(run))  # a distribution records as written
     for k in RUNTIME_KEYS:
         d.pop(k, None)
     if run.seed_secret:
         d["seed"] = None
     if not run.audio.source.recorded:
-        d["audio"].pop("source")  # procedural sounds: the record (and every id) as before the source group
+        d["audio"].pop("source")  # procedural sounds: no source key, so their ids do not depend on it
     d["export"].pop("public", None)  # a second view of the same items: changes no item (nor its id)
     return d
 
@@ -320,7 +481,20 @@ def id_key(run: RunConfig, task: TaskConfig) -> str:
     its bytes depend on (seed, splits, audio, source, validation, FLAC bit depth) and the generator
     version. The other tasks of the run, the suite's name and the keys that only lay out the files
     (``shard_size``; of ``export``, all but ``flac_bits``) are left out, so adding a task to a suite
-    changes no item of another task."""
+    changes no item of another task.
+
+    Parameters
+    ----------
+    run : RunConfig
+        A validated run config.
+    task : TaskConfig
+        One task of ``run``.
+
+    Returns
+    -------
+    str
+        64 hex digits.
+    """
     record = config_record(run)
     for key in ("tasks", "suite", "shard_size", "export"):
         record.pop(key)
@@ -332,12 +506,34 @@ def id_key(run: RunConfig, task: TaskConfig) -> str:
 
 def seed_digest(run: RunConfig) -> str | None:
     """SHA-256 of a secret seed (None for a public one): it tells secret-seed runs apart in the
-    fingerprint without revealing the seed (128+ bits cannot be searched)."""
+    fingerprint without revealing the seed (128+ bits cannot be searched).
+
+    Parameters
+    ----------
+    run : RunConfig
+        A validated run config.
+
+    Returns
+    -------
+    str or None
+        64 hex digits, or None when the seed is public.
+    """
     return hashlib.sha256(f"auralgen/secret-seed/{run.seed:x}".encode()).hexdigest() if run.seed_secret else None
 
 
 def fingerprint(run: RunConfig) -> str:
-    """SHA-256 of the config record and the generator version: equal for runs that write the same bytes."""
+    """SHA-256 of the config record and the generator version: equal for runs that write the same bytes.
+
+    Parameters
+    ----------
+    run : RunConfig
+        A validated run config.
+
+    Returns
+    -------
+    str
+        64 hex digits.
+    """
     record = {"config": config_record(run), "version": __version__}
     if run.seed_secret:
         record["seed"] = seed_digest(run)

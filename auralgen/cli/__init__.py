@@ -19,13 +19,32 @@ COMMANDS = {
 
 
 def usage() -> str:
+    """The command's usage text.
+
+    Returns
+    -------
+    str
+        A usage line and one line per command, newline-separated.
+    """
     lines = ["usage: auralgen <command> [arguments]", "", "commands:"]
     return "\n".join(lines + [f"  {name:<9} {text}" for name, text in COMMANDS.items()])
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; returns its exit code (2 with one ``error:`` line for an unknown command,
-    130 with one line when interrupted while starting)."""
+    130 with one line when interrupted while starting).
+
+    Parameters
+    ----------
+    argv : list of str or None, optional
+        The command line after ``auralgen``: the command, then its arguments; None reads ``sys.argv``.
+
+    Returns
+    -------
+    int
+        The exit code: the subcommand's, 0 for ``--help``, 2 for a missing or unknown command, 130 when
+        interrupted.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(usage())

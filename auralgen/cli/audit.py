@@ -15,6 +15,18 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Audit the dataset the command line names, print the tables and return the exit code.
+
+    Parameters
+    ----------
+    argv : list of str or None, optional
+        The arguments after ``auralgen audit``; None reads ``sys.argv``.
+
+    Returns
+    -------
+    int
+        0 when every item passes and no control is flagged, 1 otherwise, 2 when a path is not a dataset.
+    """
     parser = argparse.ArgumentParser(prog="auralgen audit", description=__doc__.splitlines()[0])
     parser.add_argument("dataset", help="an exported dataset directory (holds data/<task>/*.parquet)")
     parser.add_argument("--json", metavar="OUT", help="also write the report as JSON to OUT")

@@ -56,7 +56,19 @@ def _resume_hint(cfg: DictConfig) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """Check every job of the command line (one ``error:`` line, exit 2), then let Hydra run it."""
+    """Check every job of the command line (one ``error:`` line, exit 2), then let Hydra run it.
+
+    Parameters
+    ----------
+    argv : list of str
+        Hydra overrides (``key=value``) and flags, after ``auralgen evaluate``.
+
+    Returns
+    -------
+    int
+        0 when every job ran; a failed job exits the process itself (2 bad input, 3 the model failed too
+        often, 130 interrupted, 75 for a full disk or quota).
+    """
     conf = str(conf_dir())
     check_command_line(argv, config_dir=conf, config_name=EVALUATE_CONFIG, validate_fn=validate_eval)
     note = tasks_deprecation(argv)

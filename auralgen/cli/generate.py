@@ -48,7 +48,18 @@ Hydra's own help (every config group and its options): auralgen generate --hydra
 
 
 def main(argv: list[str]) -> int:
-    """Check every job of the command line (one ``error:`` line, exit 2), then let Hydra run it."""
+    """Check every job of the command line (one ``error:`` line, exit 2), then let Hydra run it.
+
+    Parameters
+    ----------
+    argv : list of str
+        Hydra overrides (``key=value``) and flags, after ``auralgen generate``.
+
+    Returns
+    -------
+    int
+        0 when every job ran (or for ``--help``); a failed job exits the process itself with its non-zero code.
+    """
     if any(a in ("-h", "--help") for a in argv):
         print(HELP)
         return 0

@@ -50,6 +50,19 @@ def _report(argv: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
+    """Serve the study (``STUDY.yaml ...``) or report on it (``report STUDY.yaml ...``).
+
+    Parameters
+    ----------
+    argv : list of str
+        The arguments after ``auralgen listen``.
+
+    Returns
+    -------
+    int
+        0 when the server stopped or the report was written, 2 (one ``error:`` line) for a bad study file
+        or a missing ``auralgen[listen]`` extra.
+    """
     from auralgen.core.errors import AuralgenError
 
     try:

@@ -1,9 +1,9 @@
-"""The reply cache: one JSON line per (item, rotation), keyed ``"<id>@<rotation>"``.
+"""The reply cache: one JSON line per (item, rotation), keyed ``"<id>@r<rotation>"`` (:func:`~.prompts.cache_key`).
 
 Every reply is appended and flushed as soon as it arrives, so a killed run keeps what it
 got and the next run asks only the rest; scoring again needs no model. A line holds::
 
-    {"key": "0a2a...@2", "id": "0a2a...", "rotation": 2, "reply": "B" | null,
+    {"key": "0a2a...@r2", "id": "0a2a...", "rotation": 2, "reply": "B" | null,
      "error": null | "no reply after 5 retries: HTTP 503", "options": [...presented...],
      "truth": 1, "clip_order": [0], "latency_s": 0.41}
 
@@ -64,7 +64,18 @@ class ReplyCache:
                 line = nxt
 
     def get(self, key: str) -> dict | None:
-        """The last entry stored under ``key``, or ``None``."""
+        """The last entry stored under ``key``, or ``None``.
+
+        Parameters
+        ----------
+        key : str
+            ``"<item id>@r<rotation>"``.
+
+        Returns
+        -------
+        dict or None
+            The entry as it was put (reply, error, presented options, truth, latency in seconds), or None.
+        """
         at = self._index.get(key)
         if at is None:
             return None
@@ -76,12 +87,29 @@ class ReplyCache:
         return json.loads(self._reader.readline())
 
     def answered(self, key: str) -> bool:
-        """True when the cache holds a reply (not a failure) for ``key``."""
+        """True when the cache holds a reply (not a failure) for ``key``.
+
+        Parameters
+        ----------
+        key : str
+            ``"<item id>@r<rotation>"``.
+
+        Returns
+        -------
+        bool
+            Whether the last entry under ``key`` has a reply that is not None.
+        """
         at = self._index.get(key)
         return at is not None and at[1]
 
     def put(self, entry: dict) -> None:
-        """Append ``entry`` (must have ``key``) and flush it to disk."""
+        """Append ``entry`` (must have ``key``) and flush it to disk.
+
+        Parameters
+        ----------
+        entry : dict
+            A JSON-able cache line (see the module docstring); ``entry["key"]`` indexes it.
+        """
         if self._fh is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = open(self.path, "ab")
@@ -91,6 +119,7 @@ class ReplyCache:
         self._index[entry["key"]] = (offset, entry.get("reply") is not None)
 
     def close(self) -> None:
+        """Close the file handles (a later :meth:`get` or :meth:`put` opens them again)."""
         for fh in (self._fh, self._reader):
             if fh is not None:
                 fh.close()

@@ -47,7 +47,18 @@ RULES = ("text", "position", "guess")
 
 
 def has_answers(records: Sequence[dict]) -> bool:
-    """Whether every record carries its presented ``options`` and ``truth`` (the honest chance needs both)."""
+    """Whether every record carries its presented ``options`` and ``truth`` (the honest chance needs both).
+
+    Parameters
+    ----------
+    records : sequence of dict
+        Answer records, one per item and presentation.
+
+    Returns
+    -------
+    bool
+        True when ``records`` is non-empty and every record has both keys.
+    """
     return bool(records) and all("options" in r and "truth" in r for r in records)
 
 

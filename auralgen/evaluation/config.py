@@ -133,6 +133,16 @@ def validate_eval(cfg) -> EvalRunConfig:
     """Validate a composed ``conf/evaluate.yaml`` mapping into an :class:`EvalRunConfig`.
 
     The model section is checked by building its adapter config (no network, no process).
+
+    Parameters
+    ----------
+    cfg : DictConfig or dict
+        The composed evaluation config; a missing key takes its default.
+
+    Returns
+    -------
+    EvalRunConfig
+        The frozen, checked config.
     """
     from auralgen.evaluation.adapters import check_model_config
 
@@ -151,11 +161,7 @@ def validate_eval(cfg) -> EvalRunConfig:
     tasks, max_items = _selection(cfg)
     quest, extend = _adaptive(cfg, mode, action, tasks)
     seed = _seed(cfg.get("seed"), mode)
-    predictions = cfg.get("predictions")
-    if action == "score_predictions" and not predictions:
-        raise ParameterError(
-            "predictions=null is missing; allowed: a path to a prediction file (action=score_predictions)"
-        )
+    predictions = _predictions(cfg, action)
     out = _coerce("out", cfg.get("out", "results/run"), str)
     check_out("out", out)
     return EvalRunConfig(
@@ -183,6 +189,16 @@ def validate_eval(cfg) -> EvalRunConfig:
         replay=replay,
         seed=seed,
     )
+
+
+def _predictions(cfg, action: str):
+    """``predictions=`` as given; refused when missing for ``action=score_predictions``."""
+    predictions = cfg.get("predictions")
+    if action == "score_predictions" and not predictions:
+        raise ParameterError(
+            "predictions=null is missing; allowed: a path to a prediction file (action=score_predictions)"
+        )
+    return predictions
 
 
 def _seed(value, mode: str) -> int | None:

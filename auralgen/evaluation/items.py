@@ -106,12 +106,36 @@ Item.__doc__ = (
 
 
 def dataset_tasks(data: str | os.PathLike, split: str) -> list[str]:
-    """Task names with at least one shard of ``split`` under ``data``."""
+    """Task names with at least one shard of ``split`` under ``data``.
+
+    Parameters
+    ----------
+    data : str or PathLike
+        A dataset directory (holds ``data/<task>/<split>-*.parquet``).
+    split : str
+        A split name, e.g. ``test``.
+
+    Returns
+    -------
+    list of str
+        The task names, sorted; empty when there is no such shard.
+    """
     return sorted({Path(p).parent.name for p in glob.glob(f"{data}/data/*/{split}-*.parquet")})
 
 
 def read_manifest(data: str | os.PathLike) -> dict:
     """``<data>/manifest.json`` (written last by ``generate.py``: its presence marks a complete dataset).
+
+    Parameters
+    ----------
+    data : str or PathLike
+        A dataset directory.
+
+    Returns
+    -------
+    dict
+        The parsed manifest; its ``shards`` is a list of records with ``path`` and ``sha256`` (and ``task``,
+        ``split``).
 
     Raises
     ------
@@ -138,12 +162,37 @@ def read_manifest(data: str | os.PathLike) -> dict:
 
 
 def dataset_fingerprint(data: str | os.PathLike) -> str:
-    """SHA-256 (16 hex digits) of ``<data>/manifest.json``: it names every shard by its hash."""
+    """SHA-256 (16 hex digits) of ``<data>/manifest.json``: it names every shard by its hash.
+
+    Parameters
+    ----------
+    data : str or PathLike
+        A dataset directory.
+
+    Returns
+    -------
+    str
+        The first 16 hex digits of the manifest file's SHA-256.
+    """
     return sha256_file(Path(data) / "manifest.json")[:16]
 
 
 def verify_shards(data: str | os.PathLike, split: str, tasks) -> list[str]:
     """Paths (relative to ``data``) of the shards of ``split`` and ``tasks``, each checked against the manifest.
+
+    Parameters
+    ----------
+    data : str or PathLike
+        A dataset directory.
+    split : str
+        A split name.
+    tasks : collection of str
+        The task names whose shards are wanted.
+
+    Returns
+    -------
+    list of str
+        The manifest's shard paths of that selection, sorted, e.g. ``data/pitch_relative/test-00000.parquet``.
 
     Raises
     ------
@@ -179,7 +228,24 @@ def iter_checked(
     """The items of ``shards`` (paths relative to ``data``), each checked by :func:`check_item`, read
     :data:`READ_BATCH_ROWS` at a time through :func:`auralgen.core.schema.iter_items`; at most
     ``max_items`` per task. ``audio=False`` reads no clip's bytes (each clip is ``b""``, unchecked:
-    how many clips an item has still decides how it is presented)."""
+    how many clips an item has still decides how it is presented).
+
+    Parameters
+    ----------
+    data : str or PathLike
+        A dataset directory.
+    shards : list of str
+        Shard paths relative to ``data``, read in this order.
+    max_items : int or None, optional
+        At most this many items per task; None reads every item.
+    audio : bool, optional
+        Read and check the clips' FLAC bytes.
+
+    Yields
+    ------
+    Item
+        Each checked item, in shard order.
+    """
     count: dict[str, int] = {}
     rows = schema.iter_items(data, shards, names=_COLUMNS, batch_rows=READ_BATCH_ROWS, audio_bytes=audio)
     for row in rows:
@@ -219,6 +285,24 @@ def iter_items(
     naming the shard or the item. ``audio=False`` reads no audio (the items' clips are empty,
     unchecked): for a pass that needs the items' other fields only.
 
+    Parameters
+    ----------
+    data : str or PathLike
+        A dataset directory.
+    split : str, optional
+        The split to read.
+    tasks : sequence of str or None, optional
+        The tasks to read, in this order; None reads every task of the split (sorted by name).
+    max_items : int or None, optional
+        At most this many items per task; None reads every item.
+    audio : bool, optional
+        Read and check the clips' FLAC bytes.
+
+    Yields
+    ------
+    Item
+        Each checked item, task by task in dataset order.
+
     Raises
     ------
     ParameterError
@@ -236,7 +320,24 @@ def iter_items(
 
 
 def load_items(data: str | os.PathLike, *, split: str = "test", tasks=None, max_items: int | None = None) -> list[Item]:
-    """The list of :func:`iter_items` (every item in memory: for small selections)."""
+    """The list of :func:`iter_items` (every item in memory: for small selections).
+
+    Parameters
+    ----------
+    data : str or PathLike
+        A dataset directory.
+    split : str, optional
+        The split to read.
+    tasks : sequence of str or None, optional
+        The tasks to read; None reads every task of the split.
+    max_items : int or None, optional
+        At most this many items per task; None reads every item.
+
+    Returns
+    -------
+    list of Item
+        The checked items with their audio, in :func:`iter_items` order.
+    """
     return list(iter_items(data, split=split, tasks=tasks, max_items=max_items))
 
 
@@ -245,6 +346,22 @@ def check_item(row: dict, where: str, *, task: str | None = None, audio: bool = 
     registered one (``task``, the shard's, when given), its answer matches its options and every
     clip decodes (``audio=False``: the clips are not checked). Ids and task names become file names
     (WAVs for a model, exports): nothing else gets that far.
+
+    Parameters
+    ----------
+    row : dict
+        One shard record: column name to value.
+    where : str
+        Where the row was read, for error messages (e.g. ``shard 'data/...' row 3``).
+    task : str or None, optional
+        The task of the shard the row came from; None accepts any registered task.
+    audio : bool, optional
+        Decode every clip and check its sample rate (Hz), channel count and length.
+
+    Returns
+    -------
+    Item
+        The checked item.
 
     Raises
     ------
@@ -272,8 +389,13 @@ def check_item(row: dict, where: str, *, task: str | None = None, audio: bool = 
             f"{name} has answer={item.answer!r} but options[{item.answer_index}]={item.options[item.answer_index]!r}; "
             "allowed: answer == options[answer_index]"
         )
-    if not audio:
-        return item
+    if audio:
+        _check_clips(item, name)
+    return item
+
+
+def _check_clips(item: Item, name: str) -> None:
+    """Every clip of ``item`` decodes as FLAC at its ``sampling_rate`` with ``num_channels`` and > 0 samples."""
     if not item.clips:
         raise ParameterError(f"{name} has no audio clip; allowed: one clip or more")
     for k, data in enumerate(item.clips):
@@ -287,12 +409,28 @@ def check_item(row: dict, where: str, *, task: str | None = None, audio: bool = 
                 f"{name} audio[{k}] holds {clip.shape[0]} channel(s) x {clip.shape[1]} samples at {rate} Hz; "
                 f"allowed: {item.num_channels} channel(s), > 0 samples, at sampling_rate={item.sampling_rate}"
             )
-    return item
 
 
 def write_wav(path: str | os.PathLike, clip: np.ndarray, sample_rate: int, *, new: bool = False) -> Path:
     """Write float32 ``[channels, samples]`` as a 24-bit PCM WAV (every channel kept); with
-    ``new``, an existing file is refused (:func:`~auralgen.core.paths.create_new`), never replaced."""
+    ``new``, an existing file is refused (:func:`~auralgen.core.paths.create_new`), never replaced.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The WAV file to write; its folder is created (without ``new``).
+    clip : ndarray, shape (channels, samples)
+        Samples, full scale +-1.0 (cast to float32).
+    sample_rate : int
+        Hz.
+    new : bool, optional
+        Refuse a file that exists; without it the file is written to a temporary name and renamed.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
     path = Path(path)
     if new:
         with create_new(path) as f:
@@ -310,21 +448,62 @@ def write_wav(path: str | os.PathLike, clip: np.ndarray, sample_rate: int, *, ne
 
 
 def read_wav(path: str | os.PathLike) -> tuple[np.ndarray, int]:
-    """``(float32 [channels, samples], sample_rate)`` of a WAV file, channels preserved."""
+    """``(float32 [channels, samples], sample_rate)`` of a WAV file, channels preserved.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A WAV file.
+
+    Returns
+    -------
+    clip : ndarray, shape (channels, samples), float32
+        The samples, full scale +-1.0.
+    sample_rate : int
+        Hz.
+    """
     x, sr = sf.read(str(path), dtype="float32", always_2d=True)
     return np.ascontiguousarray(x.T), int(sr)
 
 
 def export_wav(flac: bytes, path: str | os.PathLike, *, new: bool = False) -> Path:
     """Decode one exported FLAC clip and write it as WAV at ``path`` (every channel kept; ``new``:
-    refuse an existing file)."""
+    refuse an existing file).
+
+    Parameters
+    ----------
+    flac : bytes
+        One clip's FLAC file, as stored in the ``audio`` column.
+    path : str or PathLike
+        The WAV file to write.
+    new : bool, optional
+        Refuse a file that exists.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
     clip, sr = decode_flac(flac)
     return write_wav(path, clip, sr, new=new)
 
 
 def clip_wavs(item: Item, audio_dir: str | os.PathLike) -> list[Path]:
     """WAV files of the item's clips, ``<audio_dir>/<task>/<id>-<k>.wav`` (written once, reused
-    afterwards), each checked to lie inside ``audio_dir``."""
+    afterwards), each checked to lie inside ``audio_dir``.
+
+    Parameters
+    ----------
+    item : Item
+        The item whose clips are written.
+    audio_dir : str or PathLike
+        The folder of the WAV files for the model.
+
+    Returns
+    -------
+    list of Path
+        The WAV files' resolved paths, one per clip in order.
+    """
     paths = []
     for k, data in enumerate(item.clips):
         path = inside(Path(audio_dir).parent, Path(audio_dir).name, item.task, f"{item.id}-{k}.wav")

@@ -53,10 +53,24 @@ class Judge:
         return parsed if parsed.status == "ok" else self._none
 
     def close(self):
+        """Close the judge's adapter and its reply cache."""
         self.adapter.close()
         self.cache.close()
 
 
 def make_judge(settings: EvalSettings, out: Path) -> Judge | None:
-    """The run's :class:`Judge`, or ``None`` without ``eval.judge``."""
+    """The run's :class:`Judge`, or ``None`` without ``eval.judge``.
+
+    Parameters
+    ----------
+    settings : EvalSettings
+        The ``eval`` settings: ``judge`` (a model config or None) and ``seed``.
+    out : Path
+        The run's output folder; the judge's cache is ``<out>/judge.jsonl``.
+
+    Returns
+    -------
+    Judge or None
+        The judge, or None when ``settings.judge`` is None.
+    """
     return None if settings.judge is None else Judge(settings.judge, out, seed=settings.seed)

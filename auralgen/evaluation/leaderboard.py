@@ -95,7 +95,22 @@ def _load(path: Path) -> dict:
 
 
 def update_leaderboard(path: str | os.PathLike, out: str | os.PathLike, results: dict | None) -> Path:
-    """Put ``results`` as the row of run ``out`` (``None``: remove that row), then render ``path``."""
+    """Put ``results`` as the row of run ``out`` (``None``: remove that row), then render ``path``.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The leaderboard markdown file; its store is ``<stem>.json`` beside it.
+    out : str or PathLike
+        The run's output folder; its resolved path keys the row.
+    results : dict or None
+        The run's ``results.json`` content; None removes the row (a failed run).
+
+    Returns
+    -------
+    Path
+        The leaderboard file written.
+    """
     path = Path(path)
     runs, controls = _load_store(path), _load_controls(path)
     key = str(Path(out).resolve())
@@ -110,7 +125,22 @@ def update_leaderboard(path: str | os.PathLike, out: str | os.PathLike, results:
 def update_controls(path: str | os.PathLike, report: dict, manifest_sha256: str) -> Path:
     """Store the learned controls ``report`` (``ControlsReport.to_dict()``) as tested on the dataset
     whose ``manifest.json`` has SHA-256 ``manifest_sha256`` (16 hex digits, as in a run's
-    ``dataset.manifest_sha256``), then render ``path``; runs on that dataset show them as rows."""
+    ``dataset.manifest_sha256``), then render ``path``; runs on that dataset show them as rows.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The leaderboard markdown file; its store is ``<stem>.json`` beside it.
+    report : dict
+        ``ControlsReport.to_dict()``: ``train``, ``test``, ``verdict``, ``tasks``, ``flags``, ``notes``.
+    manifest_sha256 : str
+        16 hex digits of the tested dataset's manifest (:func:`~.items.dataset_fingerprint`).
+
+    Returns
+    -------
+    Path
+        The leaderboard file written.
+    """
     path = Path(path)
     runs, controls = _load_store(path), _load_controls(path)
     controls[manifest_sha256] = {k: report[k] for k in ("train", "test", "verdict", "tasks", "flags", "notes")}
@@ -120,7 +150,22 @@ def update_controls(path: str | os.PathLike, report: dict, manifest_sha256: str)
 
 def update_adaptive(path: str | os.PathLike, out: str | os.PathLike, results: dict | None) -> Path:
     """Put the thresholds of the ``mode=adaptive`` run ``out`` (its ``adaptive.json``, with ``model``)
-    in the leaderboard's adaptive table (``results`` None, a failed run: remove its row), then render ``path``."""
+    in the leaderboard's adaptive table (``results`` None, a failed run: remove its row), then render ``path``.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The leaderboard markdown file; its store is ``<stem>.json`` beside it.
+    out : str or PathLike
+        The adaptive run's output folder; its resolved path keys the row.
+    results : dict or None
+        The run's ``adaptive.json`` content (``model``, ``tracks``); None removes the row.
+
+    Returns
+    -------
+    Path
+        The leaderboard file written.
+    """
     path = Path(path)
     store = _load(path)
     if results is None:
@@ -158,7 +203,21 @@ def _adaptive_entry(results: dict) -> dict:
 def update_human(path: str | os.PathLike, human: dict) -> Path:
     """Put the pooled thresholds of a human listening study (``auralgen listen report``: ``{"n", "tracks"}``)
     in the adaptive table -- a "human (n = N, same stimuli)" row and a model/human ratio column -- then
-    render ``path``. Without a call, no human figure other than the cited literature appears."""
+    render ``path``. Without a call, no human figure other than the cited literature appears.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The leaderboard markdown file; its store is ``<stem>.json`` beside it.
+    human : dict
+        The study's pooled entry (``auralgen.listen.report.human_entry``): ``n`` (participants) and
+        ``tracks`` (thresholds per track), optionally ``fixed`` (accuracy on a dataset's items).
+
+    Returns
+    -------
+    Path
+        The leaderboard file written.
+    """
     path = Path(path)
     store = _load(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -167,7 +226,25 @@ def update_human(path: str | os.PathLike, human: dict) -> Path:
 
 
 def rebuild_leaderboard(root: str | os.PathLike, path: str | os.PathLike) -> Path:
-    """Render ``path`` from every finished ``<root>/results.json`` and ``<root>/*/results.json``."""
+    """Render ``path`` from every finished ``<root>/results.json`` and ``<root>/*/results.json``.
+
+    Parameters
+    ----------
+    root : str or PathLike
+        A run folder, or a folder of run folders (``results.json`` and ``adaptive.json`` are read).
+    path : str or PathLike
+        The leaderboard markdown file; its store is ``<stem>.json`` beside it.
+
+    Returns
+    -------
+    Path
+        The leaderboard file written.
+
+    Raises
+    ------
+    ParameterError
+        A results file is unreadable, or ``root`` holds no finished run.
+    """
     runs = {}
     for name in sorted(glob.glob(f"{root}/results.json") + glob.glob(f"{root}/*/results.json")):
         try:
@@ -205,7 +282,22 @@ def _dataset_key(res: dict) -> str:
 
 def render_leaderboard(path: Path, runs: dict[str, dict], controls: dict[str, dict] | None = None) -> Path:
     """Write ``path``: one section per dataset key, models by macro AA (best first), then the
-    audio-free controls tested on that dataset (``controls``: see :func:`update_controls`) and chance."""
+    audio-free controls tested on that dataset (``controls``: see :func:`update_controls`) and chance.
+
+    Parameters
+    ----------
+    path : Path
+        The leaderboard markdown file; plots go to ``<stem>_plots/`` beside it.
+    runs : dict of str to dict
+        Run folder to its ``results.json`` content.
+    controls : dict of str to dict or None, optional
+        Tested dataset's manifest SHA-256 (16 hex digits) to its stored controls entry.
+
+    Returns
+    -------
+    Path
+        The leaderboard file written.
+    """
     groups: dict[str, dict[str, dict]] = defaultdict(dict)
     for out, res in runs.items():
         label = res["model"]["label"]
@@ -277,7 +369,20 @@ def adaptive_table(adaptive: dict[str, dict], human: dict | None = None) -> list
     """The thresholds of the ``mode=adaptive`` runs, one row per run and one column per track, then
     the published human threshold of each track's attribute (``[]`` without any adaptive run). With
     ``human`` (:func:`update_human`): a row of the people measured on the same stimuli and a column of
-    each model's threshold over theirs."""
+    each model's threshold over theirs.
+
+    Parameters
+    ----------
+    adaptive : dict of str to dict
+        Run folder to its stored adaptive entry (``model``, ``tracks``).
+    human : dict or None, optional
+        The stored human study (``n``, ``tracks``), or None.
+
+    Returns
+    -------
+    list of str
+        Markdown lines (a heading, the table and its sources), empty when there is nothing to show.
+    """
     if not adaptive and not human:
         return []
     people = (human or {}).get("tracks", {})
@@ -386,7 +491,19 @@ def control_rows(controls: dict) -> dict[str, dict]:
     """One row per learned control from a stored controls entry (:func:`update_controls`):
     ``{"control: <name>": {"by_task": {task: accuracy}, "macro_AA"}}``. The macro AA is the
     models' macro: accuracy pooled within each sub-category (``Task.sub_category``; an unknown task
-    is its own), then the unweighted mean over the sub-categories."""
+    is its own), then the unweighted mean over the sub-categories.
+
+    Parameters
+    ----------
+    controls : dict
+        One stored controls entry; its ``tasks`` lists per task ``task``, ``n`` and ``controls``
+        (per control ``accuracy`` and ``correct``).
+
+    Returns
+    -------
+    dict of str to dict
+        ``"control: <name>"`` to ``{"by_task": {task: accuracy in [0, 1]}, "macro_AA": float or None}``.
+    """
     out = {}
     names = [c for c in CONTROLS if any(c in t["controls"] for t in controls["tasks"])]
     for name in names:

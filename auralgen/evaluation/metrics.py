@@ -91,7 +91,11 @@ def wilson_interval(k, n, *, confidence: float = 0.95):
 
     Returns
     -------
-    (low, high) : tuple of float, or of np.ndarray when the input is an array
+    low : float or ndarray
+        Lower end of the interval, a proportion in [0, 1]; an array of the broadcast shape of ``k`` and
+        ``n`` when either is an array.
+    high : float or ndarray
+        Upper end, likewise.
 
     Examples
     --------

@@ -129,6 +129,16 @@ def _check_n_options(k: int) -> None:
 def option_letters(n_options: int) -> str:
     """Letters labelling ``n_options`` presented options.
 
+    Parameters
+    ----------
+    n_options : int
+        Number of options presented, at least 2.
+
+    Returns
+    -------
+    str
+        The first ``n_options`` capital letters, one per option in presented order.
+
     Examples
     --------
     >>> option_letters(4)
@@ -177,6 +187,20 @@ def rotate_options(options: list[str], r: int) -> tuple[list[str], list[int]]:
 
 def presented_index(canonical_index: int, r: int, n_options: int) -> int:
     """Letter position of canonical option ``canonical_index`` under rotation ``r``.
+
+    Parameters
+    ----------
+    canonical_index : int
+        Index of the option in canonical order, ``0 <= canonical_index < n_options``.
+    r : int
+        The rotation: option ``i`` is presented at position ``(i + r) % n_options``.
+    n_options : int
+        Number of options, at least 2.
+
+    Returns
+    -------
+    int
+        The presented position (0 = letter A).
 
     Examples
     --------

@@ -76,6 +76,7 @@ def plot_psychometric(
     Returns
     -------
     matplotlib.figure.Figure
+        The figure, already saved to ``path``.
     """
     fig, ax = _one_axes("fits_by_model", fits_by_model, 6.4, 4.4)
     for i, (model, fit) in enumerate(fits_by_model.items()):
@@ -122,11 +123,12 @@ def plot_audiogram(
     path : str or Path
         Output ``.png``.
     levels_by_model : mapping of str to {frequency_hz: (lowest, highest)}, optional
-        Tested levels per frequency (:func:`~auralgen.evaluation.psychometrics.level_ranges`).
+        Tested levels per frequency, dB HL (:func:`~auralgen.evaluation.psychometrics.level_ranges`).
 
     Returns
     -------
     matplotlib.figure.Figure
+        The figure, already saved to ``path``.
     """
     fig, ax = _one_axes("thresholds_by_model", thresholds_by_model, 6.4, 4.8)
     levels_by_model = levels_by_model or {}
@@ -243,7 +245,21 @@ def plot_adaptive_track(track: Mapping, path) -> Figure:
     """One ``mode=adaptive`` track (a :func:`~auralgen.evaluation.adaptive.session.track_summary`):
     left, the level asked at each trial (filled: correct, open: wrong) with the threshold and its
     95 % interval (or the bound past the hardest level); right, the posterior of the threshold.
-    Log axis for a log domain; the published human threshold, when known, as a dotted line."""
+    Log axis for a log domain; the published human threshold, when known, as a dotted line.
+
+    Parameters
+    ----------
+    track : Mapping
+        The track summary: ``levels`` and ``correct`` per trial, ``domain`` (``unit``, ``scale``),
+        ``threshold`` and ``ci95`` or ``bound``, optionally ``human_jnd`` and ``posterior_threshold``.
+    path : str or Path
+        Output ``.png``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, already saved to ``path``.
+    """
     levels, correct = list(track.get("levels") or []), list(track.get("correct") or [])
     if not levels:
         raise ParameterError(f"track {track.get('track')!r} has no trials; allowed: a track with at least one trial")

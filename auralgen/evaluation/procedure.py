@@ -47,7 +47,15 @@ class Procedure(Protocol):
         ...
 
     def update(self, level: float, correct: bool) -> None:
-        """Record the outcome of a trial at ``level``."""
+        """Record the outcome of a trial at ``level``.
+
+        Parameters
+        ----------
+        level : float
+            The level value asked, in the task's level unit.
+        correct : bool
+            Whether the answer was right.
+        """
         ...
 
     def done(self) -> bool:

@@ -74,7 +74,18 @@ def _clip_sequence(option: str) -> list[int] | None:
 
 
 def is_reorder(item: Item) -> bool:
-    """True when the item has several clips and every option is a clip sequence."""
+    """True when the item has several clips and every option is a clip sequence.
+
+    Parameters
+    ----------
+    item : Item
+        An item of a dataset.
+
+    Returns
+    -------
+    bool
+        Whether every option names each clip ``1..n`` once (``"clip 2 -> clip 1 -> clip 3"``).
+    """
     n = len(item.clips)
     if n < 2:
         return False
@@ -87,7 +98,18 @@ HOLISTIC_RUNS = 3  # STAR-Bench's run.py: "Reasoning tasks: fixed runs"
 
 def is_holistic(item: Item) -> bool:
     """True for what STAR-Bench files as holistic reasoning: reorder items (``tr``) and spatial items
-    of the spatio-temporal reasoning category (``sr``); the rest are its foundational ``pc`` items."""
+    of the spatio-temporal reasoning category (``sr``); the rest are its foundational ``pc`` items.
+
+    Parameters
+    ----------
+    item : Item
+        An item of a dataset.
+
+    Returns
+    -------
+    bool
+        Whether the item is a holistic reasoning item.
+    """
     from auralgen.tasks.base import task_class
 
     return is_reorder(item) or (item.category == "spatiotemporal_reasoning" and task_class(item.task).spatial)
@@ -96,7 +118,22 @@ def is_holistic(item: Item) -> bool:
 def n_runs(item: Item, *, rotations: int | None, reorder_runs: int) -> int:
     """How many times the item is asked: ``rotations`` if set, else as STAR-Bench's toolkit asks it
     (a reorder item ``reorder_runs`` times, at most once per clip order; another holistic item
-    :data:`HOLISTIC_RUNS` times; a foundational item once per option)."""
+    :data:`HOLISTIC_RUNS` times; a foundational item once per option).
+
+    Parameters
+    ----------
+    item : Item
+        An item of a dataset.
+    rotations : int or None
+        ``eval.rotations``: runs per item that is not a reorder item; None asks as the toolkit does.
+    reorder_runs : int
+        ``eval.reorder_runs``: clip orders asked per reorder item.
+
+    Returns
+    -------
+    int
+        The number of presentations, >= 1.
+    """
     if is_reorder(item):
         return min(reorder_runs, len(list(itertools.permutations(range(len(item.clips))))))
     if rotations is not None:
@@ -108,6 +145,18 @@ def reorder_options(item: Item) -> list[str]:
     """A reorder item's options in the toolkit's order: each option's clip numbers replaced by their
     rank in time (stored clip ``c`` happened ``rank[c]``-th), read as positions in the order shown.
 
+    Parameters
+    ----------
+    item : Item
+        A reorder item (:func:`is_reorder`).
+
+    Returns
+    -------
+    list of str
+        The options, in stored order, renumbered.
+
+    Examples
+    --------
     >>> from types import SimpleNamespace
     >>> it = SimpleNamespace(options=("Audio 2, then Audio 1", "Audio 1, then Audio 2"), answer_index=0)
     >>> reorder_options(it)  # clip 2 happened first: it is "1" in time
@@ -129,6 +178,22 @@ def reorder_clip_order(item_id: str, chronological: list[int], r: int) -> list[i
     ``(subid + r mod 6 + 0) mod 6`` of ``itertools.permutations((1, 2, 3))``; auralgen's ids make
     ``subid = crc32(item_id)``, and ``n!`` permutations of ``n`` clips generalise the 6.
 
+    Parameters
+    ----------
+    item_id : str
+        The item's id (seeds the first permutation).
+    chronological : list
+        The clips, in the order they happened.
+    r : int
+        The run index (taken modulo ``n!``).
+
+    Returns
+    -------
+    list
+        The same clips in the order shown in run ``r``.
+
+    Examples
+    --------
     >>> reorder_clip_order("x", ["a", "b", "c"], 0), reorder_clip_order("x", ["a", "b", "c"], 1)
     (['b', 'c', 'a'], ['c', 'a', 'b'])
     """
@@ -137,7 +202,25 @@ def reorder_clip_order(item_id: str, chronological: list[int], r: int) -> list[i
 
 
 def present(item: Item, r: int) -> Presentation:
-    """Options, correct index and clip order of ``item`` under run ``r``."""
+    """Options, correct index and clip order of ``item`` under run ``r``.
+
+    Parameters
+    ----------
+    item : Item
+        An item of a dataset.
+    r : int
+        The run: an option rotation, or a clip order of a reorder item.
+
+    Returns
+    -------
+    Presentation
+        What the model is shown in that run.
+
+    Raises
+    ------
+    ParameterError
+        A reorder item has no option for the clip order shown.
+    """
     n = len(item.clips)
     if is_reorder(item):
         true_seq = _clip_sequence(item.answer)  # canonical clip numbers in true temporal order
@@ -155,7 +238,24 @@ def present(item: Item, r: int) -> Presentation:
 
 
 def build_message(item: Item, p: Presentation, clip_paths: list, *, instruction: str = "") -> dict:
-    """The STAR-Bench toolkit message for ``item`` shown as ``p`` (see the module docstring)."""
+    """The STAR-Bench toolkit message for ``item`` shown as ``p`` (see the module docstring).
+
+    Parameters
+    ----------
+    item : Item
+        An item of a dataset.
+    p : Presentation
+        How the item is shown (:func:`present`).
+    clip_paths : list of str or Path
+        WAV file per canonical clip (:func:`~.items.clip_wavs`).
+    instruction : str, optional
+        Text appended after the options (``eval.instruction``).
+
+    Returns
+    -------
+    dict
+        ``{"meta": {...}, "prompts": [...]}``, the audio parts in the order shown.
+    """
     letters = string.ascii_uppercase
     text = item.question + "\n" + "".join(f"<{letters[i]}>: {opt}\n" for i, opt in enumerate(p.options))
     if instruction:
@@ -190,7 +290,19 @@ def build_message(item: Item, p: Presentation, clip_paths: list, *, instruction:
 
 def cache_key(item_id: str, rotation: int) -> str:
     """``"<id>@r<rotation>"`` -- the key of one reply in the cache. The ``r`` marks the rotation
-    convention shared with STAR-Bench (0.2.0); a cache written before it keys ``"<id>@<rotation>"``
-    under the opposite rotation and other clip orders, so its replies are not found (asked again),
-    never scored against the other presentation."""
+    convention shared with STAR-Bench: a key ``"<id>@<rotation>"`` (another convention) is never
+    matched, so such a reply is asked again, never scored against another presentation.
+
+    Parameters
+    ----------
+    item_id : str
+        The item's id.
+    rotation : int
+        The run (:attr:`Presentation.rotation`).
+
+    Returns
+    -------
+    str
+        The cache key.
+    """
     return f"{item_id}@r{rotation}"

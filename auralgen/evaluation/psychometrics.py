@@ -23,17 +23,15 @@ The **threshold** is the ``x`` at which the reported curve -- the MAP fit, whose
 and lapse included): ``weibull(threshold, ...) == criterion`` for every reported number
 (:func:`weibull_inverse`; as psignifit's own ``threshold``). Its interval is the central
 ``confidence`` credible interval of the same point over the posterior grid (``inf`` where the
-asymptote ``1 - lapse`` does not exceed the criterion). (A posterior median of that point, used
-before, is not a point of the drawn curve: with few answers per level the curve read at it gave
-0.83 or 0.91 for a criterion of 0.75.) It is reported as a number only when it lies in the
-tested range; otherwise as a bound (``threshold_bound``) with ``threshold_status``:
+asymptote ``1 - lapse`` does not exceed the criterion). It is reported as a number only when it
+lies in the tested range; otherwise as a bound (``threshold_bound``) with ``threshold_status``:
 
-- ``"ok"`` -- the median lies in ``[min x, max x]``: ``threshold`` is a number. An interval
+- ``"ok"`` -- the point lies in ``[min x, max x]``: ``threshold`` is a number. An interval
   end outside the tested range is open (``ci_low_open`` / ``ci_high_open``: "< lowest level"
   / "> highest level");
-- ``"below_range"`` -- the median lies below the lowest tested ``x`` (bound ``"below"``:
+- ``"below_range"`` -- the point lies below the lowest tested ``x`` (bound ``"below"``:
   "< lowest level");
-- ``"beyond_range"`` -- the median lies above the highest tested ``x``: no threshold within
+- ``"beyond_range"`` -- the point lies above the highest tested ``x``: no threshold within
   the tested range (bound ``"above"``; data that stay at chance end here);
 - ``"not_reached"`` -- as ``beyond_range``, with most of the posterior on asymptotes ``1 - lapse``
   at or below the criterion (the curve plateaus below it);
@@ -68,6 +66,24 @@ _ZERO_WIDTH = 1e-9  # relative: an interval narrower than this is degenerate
 
 def weibull(x, *, scale: float, slope: float, chance: float, lapse: float) -> np.ndarray:
     """Weibull psychometric function (see the module docstring).
+
+    Parameters
+    ----------
+    x : array_like of float
+        Stimulus differences, in the task's unit (cents, dB, ...); negative values count as 0.
+    scale : float
+        Position, in the unit of ``x``: where the curve has risen 63 % of its way.
+    slope : float
+        Steepness (the Weibull shape, > 0).
+    chance : float
+        Guess rate, the accuracy at ``x = 0``.
+    lapse : float
+        Share of trials lost at any difference: the asymptote is ``1 - lapse``.
+
+    Returns
+    -------
+    ndarray of float, shape of ``x``
+        Predicted proportion correct.
 
     Examples
     --------
@@ -147,18 +163,48 @@ class PsychometricFit:
         return bool(self.ci_high > max(self.x))
 
     def interval(self) -> tuple[float, float]:
-        """The reported interval, open ends as ``0`` / ``inf``; ``(nan, nan)`` without one."""
+        """The reported interval, open ends as ``0`` / ``inf``; ``(nan, nan)`` without one.
+
+        Returns
+        -------
+        low : float
+            Lower end, in the unit of ``x``; ``0`` when open.
+        high : float
+            Upper end, in the unit of ``x``; ``inf`` when open.
+        """
         if math.isnan(self.ci_low) or self.threshold_status == "undetermined":
             return math.nan, math.nan
         return (0.0 if self.ci_low_open else self.ci_low), (math.inf if self.ci_high_open else self.ci_high)
 
     def covers(self, value: float) -> bool:
-        """True when the reported interval contains ``value``."""
+        """True when the reported interval contains ``value``.
+
+        Parameters
+        ----------
+        value : float
+            A difference, in the unit of ``x`` (e.g. a simulated observer's true threshold).
+
+        Returns
+        -------
+        bool
+            ``low <= value <= high`` for :meth:`interval` (False without an interval).
+        """
         low, high = self.interval()
         return bool(low <= value <= high)
 
     def predict(self, x) -> np.ndarray:
-        """Predicted accuracy at differences ``x`` (the MAP curve)."""
+        """Predicted accuracy at differences ``x`` (the MAP curve).
+
+        Parameters
+        ----------
+        x : array_like of float
+            Stimulus differences, in the unit of the fit's ``x``.
+
+        Returns
+        -------
+        ndarray of float, shape of ``x``
+            Proportion correct in [0, 1].
+        """
         return weibull(x, scale=self.scale, slope=self.slope, chance=self.chance, lapse=self.lapse)
 
 
@@ -234,6 +280,7 @@ def fit_psychometric(
     Returns
     -------
     PsychometricFit
+        The MAP curve, its threshold (units of ``x``) or bound, and the credible interval.
 
     Examples
     --------
@@ -252,6 +299,18 @@ def fit_psychometric(
 def weibull_inverse(p: float, *, scale: float, slope: float, chance: float, lapse: float) -> float:
     """The ``x`` at which :func:`weibull` reaches ``p`` (``inf`` when its asymptote ``1 - lapse`` does
     not exceed ``p``; ``0`` at or below ``chance``).
+
+    Parameters
+    ----------
+    p : float
+        Target proportion correct.
+    scale, slope, chance, lapse : float
+        The curve's parameters, as for :func:`weibull`.
+
+    Returns
+    -------
+    float
+        The difference, in the unit of ``x``; ``nan`` when a parameter is not finite.
 
     Examples
     --------
@@ -391,6 +450,8 @@ def audiogram_thresholds(
     group_key : str, optional
         With it, a cell's accuracy is the mean of its groups' accuracies (balanced accuracy,
         e.g. over the tone positions) and the cell needs ``min_groups`` distinct groups.
+    min_groups : int >= 1
+        Distinct groups a cell needs before it can pass (with ``group_key``).
 
     Returns
     -------
@@ -451,6 +512,18 @@ def level_ranges(
     With :func:`audiogram_thresholds` it tells a bound from a threshold: a frequency whose
     threshold is its lowest level was heard at the lowest level (its threshold is at most
     that), one without a threshold was not heard at its highest level.
+
+    Parameters
+    ----------
+    records : sequence of dict
+        One per answer, with ``frequency_key`` and ``level_key``.
+    frequency_key, level_key : str, optional
+        Record keys holding the frequency in Hz and the level in dB HL.
+
+    Returns
+    -------
+    dict of float to (float, float)
+        ``{frequency_hz: (lowest, highest)}`` levels in dB HL, frequencies ascending.
 
     Examples
     --------

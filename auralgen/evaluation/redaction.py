@@ -32,7 +32,18 @@ def _query_pairs(query: str) -> list[tuple[str, str | None]]:
 
 
 def redact_url(url: str) -> str:
-    """``url`` with its user info and secret query values replaced by ``***``."""
+    """``url`` with its user info and secret query values replaced by ``***``.
+
+    Parameters
+    ----------
+    url : str
+        A URL (one that does not parse is returned as it is).
+
+    Returns
+    -------
+    str
+        The redacted URL.
+    """
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -50,7 +61,18 @@ def redact_url(url: str) -> str:
 
 
 def url_secrets(url: str) -> list[str]:
-    """The credentials ``url`` holds (user info password, or a bare user as token; secret query values)."""
+    """The credentials ``url`` holds (user info password, or a bare user as token; secret query values).
+
+    Parameters
+    ----------
+    url : str
+        A URL.
+
+    Returns
+    -------
+    list of str
+        Each secret as written and percent-decoded, longest first; empty when there is none.
+    """
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -67,7 +89,18 @@ def url_secrets(url: str) -> list[str]:
 
 
 def redact(obj):
-    """A copy of ``obj`` (str, dict, list, tuple; others unchanged) with every URL in it redacted."""
+    """A copy of ``obj`` (str, dict, list, tuple; others unchanged) with every URL in it redacted.
+
+    Parameters
+    ----------
+    obj : object
+        A string, or a config or message nested of dicts, lists and tuples.
+
+    Returns
+    -------
+    object
+        The same structure with each URL inside a string passed through :func:`redact_url`.
+    """
     if isinstance(obj, str):
         return URL.sub(lambda m: redact_url(m.group(0)), obj) if "://" in obj else obj
     if isinstance(obj, dict):
@@ -78,7 +111,20 @@ def redact(obj):
 
 
 def scrub(text: str, secrets) -> str:
-    """``text`` with every secret (4 characters or longer) replaced by ``***`` and its URLs redacted."""
+    """``text`` with every secret (4 characters or longer) replaced by ``***`` and its URLs redacted.
+
+    Parameters
+    ----------
+    text : str
+        A reply or an error message.
+    secrets : iterable of str
+        The secrets to remove (e.g. from :func:`url_secrets`); shorter than 4 characters are left.
+
+    Returns
+    -------
+    str
+        The scrubbed text.
+    """
     for s in sorted(secrets, key=len, reverse=True):
         if s and len(s) >= 4:
             text = text.replace(s, MASK)

@@ -56,7 +56,19 @@ COUNTS = ("asked", "answered", *RECORD_STATUSES, "judged", "correct")
 
 
 def accounting(records: list[dict]) -> dict:
-    """Counts and both accuracies per task and overall (see the module docstring)."""
+    """Counts and both accuracies per task and overall (see the module docstring).
+
+    Parameters
+    ----------
+    records : list of dict
+        Scoring records, one per item and presentation, with ``task``, ``status`` and ``correct``.
+
+    Returns
+    -------
+    dict
+        ``{"overall": counts, "by_task": {task: counts}}``; counts hold the :data:`COUNTS`, ``error_rate``
+        and both accuracies (proportions in [0, 1], None without a denominator).
+    """
     by_task: dict[str, dict] = defaultdict(lambda: dict.fromkeys(COUNTS, 0))
     for rec in records:
         for key in ("__all__", rec["task"]):
@@ -77,6 +89,18 @@ def accounting(records: list[dict]) -> dict:
 def safe_name(text: str) -> str:
     """``text`` as a file-name part: letters, digits, ``_``, ``-`` and ``.`` only.
 
+    Parameters
+    ----------
+    text : str
+        Any text, e.g. a task name with its unit.
+
+    Returns
+    -------
+    str
+        Runs of other characters replaced by ``_``, ends stripped of ``_`` and ``.``; ``"x"`` when nothing is left.
+
+    Examples
+    --------
     >>> safe_name("duration_relative (dB HL)")
     'duration_relative_dB_HL'
     """
@@ -88,7 +112,20 @@ def _finite(v):
 
 
 def fit_to_json(fit: PsychometricFit, unit: str) -> dict:
-    """The results record of a fit; non-finite numbers and interval ends beyond the tested range are ``null``."""
+    """The results record of a fit; non-finite numbers and interval ends beyond the tested range are ``null``.
+
+    Parameters
+    ----------
+    fit : PsychometricFit
+        A fit of :func:`~.psychometrics.fit_psychometric`.
+    unit : str
+        The unit of the fit's ``x`` (e.g. ``cents``), stored with it.
+
+    Returns
+    -------
+    dict
+        JSON-able: threshold, ``ci95``, ``ci95_open``, status, bound, the curve's parameters and the data.
+    """
     opens = [fit.ci_low_open, fit.ci_high_open] if not math.isnan(fit.ci_low) else [False, False]
     return {
         "threshold": _finite(fit.threshold),
@@ -113,7 +150,18 @@ def fit_to_json(fit: PsychometricFit, unit: str) -> dict:
 
 def fit_from_json(d: dict) -> PsychometricFit:
     """A :class:`PsychometricFit` back from :func:`fit_to_json` (for plots across runs); open interval
-    ends come back as ``0`` / ``inf``."""
+    ends come back as ``0`` / ``inf``.
+
+    Parameters
+    ----------
+    d : dict
+        A record written by :func:`fit_to_json`.
+
+    Returns
+    -------
+    PsychometricFit
+        The fit; ``null`` numbers come back as ``nan``.
+    """
     opens = d.get("ci95_open", [False, False])
 
     def num(v, default):
@@ -154,6 +202,23 @@ def psychometrics(records: list[dict], *, criterion: float, n_boot: int, seed: i
     grows as the item gets easier, e.g. the distance ratio of a distance pair in dB), else
     its ``level_value``. A task whose levels come in several units (one per sub-question)
     gets one fit per unit, keyed ``"<task> (<unit>)"``.
+
+    Parameters
+    ----------
+    records : list of dict
+        Scoring records, one per item and presentation (``task``, ``correct``, ``level_value``, ...).
+    criterion : float
+        Accuracy in (0, 1) defining the threshold.
+    n_boot : int
+        0 skips the credible intervals.
+    seed : int or None, optional
+        Unused.
+
+    Returns
+    -------
+    dict of str to dict
+        Task (or ``"<task> (<unit>)"``) to its :func:`fit_to_json` record, or a ``not_fitted`` record with
+        its ``reason``.
     """
     groups: dict[tuple[str, str], list] = defaultdict(list)
     for rec in records:
@@ -185,7 +250,13 @@ FREQUENCY_THRESHOLDS = "thresholds_by_frequency"  # the analysis a task names in
 
 
 def frequency_tasks() -> list[str]:
-    """Names of the tasks declaring the per-frequency threshold analysis (each its own results key)."""
+    """Names of the tasks declaring the per-frequency threshold analysis (each its own results key).
+
+    Returns
+    -------
+    list of str
+        Task names, in :func:`~auralgen.tasks.base.task_names` order.
+    """
     return [name for name in task_names() if FREQUENCY_THRESHOLDS in task_class(name).analyses]
 
 
@@ -196,6 +267,21 @@ def thresholds_by_frequency(records: list[dict], task: str, *, criterion: float)
     tone positions present in the cell (first half, second half, absent), reaches the
     criterion, with items at two positions at least: a bias towards one answer ("Not
     present", "first half") then scores at most 50 % and earns no threshold.
+
+    Parameters
+    ----------
+    records : list of dict
+        Scoring records, one per item and presentation (``task``, ``correct``, ``level_value``, ...).
+    task : str
+        A task of :func:`frequency_tasks`.
+    criterion : float
+        Accuracy in (0, 1) a level must reach to count as heard (``eval.criterion``).
+
+    Returns
+    -------
+    dict of str to float or None
+        Frequency in Hz (formatted ``"1000"``) to the threshold in the task's level unit (dB HL), None where
+        no level reached the criterion; empty without items of ``task``.
     """
     unit = task_class(task).level_unit
     recs = [r for r in records if r["task"] == task and r.get("level_unit") == unit and "frequency_hz" in r]
@@ -208,13 +294,37 @@ def thresholds_by_frequency(records: list[dict], task: str, *, criterion: float)
 
 
 def frequency_analyses(records: list[dict], *, criterion: float) -> dict[str, dict]:
-    """``{task: thresholds_by_frequency(...)}`` for every task of :func:`frequency_tasks`."""
+    """``{task: thresholds_by_frequency(...)}`` for every task of :func:`frequency_tasks`.
+
+    Parameters
+    ----------
+    records : list of dict
+        Scoring records, one per item and presentation (``task``, ``correct``, ``level_value``, ...).
+    criterion : float
+        Accuracy in (0, 1) a level must reach to count as heard (``eval.criterion``).
+
+    Returns
+    -------
+    dict of str to dict
+        Task name to its :func:`thresholds_by_frequency`.
+    """
     return {task: thresholds_by_frequency(records, task, criterion=criterion) for task in frequency_tasks()}
 
 
 def frequency_levels(records: list[dict]) -> dict[str, dict]:
     """``{"<task>_levels": {frequency_hz (str): [lowest, highest]}}`` tested, for every task of
-    :func:`frequency_tasks` that has items in its level unit (the items :func:`thresholds_by_frequency` reads)."""
+    :func:`frequency_tasks` that has items in its level unit (the items :func:`thresholds_by_frequency` reads).
+
+    Parameters
+    ----------
+    records : list of dict
+        Scoring records, one per item and presentation (``task``, ``correct``, ``level_value``, ...).
+
+    Returns
+    -------
+    dict of str to dict
+        ``"<task>_levels"`` to frequency in Hz (str) to ``[lowest, highest]`` level, in the task's level unit.
+    """
     out = {}
     for task in frequency_tasks():
         unit = task_class(task).level_unit
@@ -225,12 +335,38 @@ def frequency_levels(records: list[dict]) -> dict[str, dict]:
 
 
 def audiogram_levels(results: dict, task: str) -> dict[float, tuple[float, float]]:
-    """The tested level range per frequency of ``task`` from ``results`` (``{}`` when not stored)."""
+    """The tested level range per frequency of ``task`` from ``results`` (``{}`` when not stored).
+
+    Parameters
+    ----------
+    results : dict
+        A run's results (``results.json``), holding ``<task>_levels`` (:func:`frequency_levels`).
+    task : str
+        A task of :func:`frequency_tasks`.
+
+    Returns
+    -------
+    dict of float to (float, float)
+        Frequency in Hz to the lowest and highest level tested, in the task's level unit.
+    """
     return {float(f): (float(lo), float(hi)) for f, (lo, hi) in results.get(f"{task}_levels", {}).items()}
 
 
 def write_plots(results: dict, plot_dir: Path) -> list[str]:
-    """Per-task bars, psychometric curves and per-frequency thresholds of one run; returns the file names."""
+    """Per-task bars, psychometric curves and per-frequency thresholds of one run; returns the file names.
+
+    Parameters
+    ----------
+    results : dict
+        A run's results (``results.json``: ``model``, ``scores``, ``psychometric``, per-frequency keys).
+    plot_dir : Path
+        The folder the ``.png`` files are written to.
+
+    Returns
+    -------
+    list of str
+        The names of the files written, relative to ``plot_dir``.
+    """
     label = results["model"]["label"]
     written = []
     plot_task_bars({label: results["scores"]}, plot_dir / "task_bars.png")
@@ -252,6 +388,15 @@ def write_plots(results: dict, plot_dir: Path) -> list[str]:
 
 
 def write_json(path: Path, obj) -> None:
+    """Write ``obj`` as indented JSON through a temporary file renamed into place.
+
+    Parameters
+    ----------
+    path : Path
+        The JSON file.
+    obj : object
+        JSON-able; a non-finite float is refused (``ValueError``).
+    """
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
     os.replace(tmp, path)

@@ -35,6 +35,26 @@ def run(cfg: EvalRunConfig, *, executor: Executor | None = None, log=print) -> d
     """Carry out ``cfg.action``; returns the results (or a small summary) as a dict.
 
     ``executor`` prepares the messages of ``action=evaluate`` (see :func:`.session.evaluate`).
+
+    Parameters
+    ----------
+    cfg : EvalRunConfig
+        The validated evaluation config (:func:`~.config.validate_eval`).
+    executor : Executor or None, optional
+        Prepares the messages of ``action=evaluate``; None uses a serial one.
+    log : callable, optional
+        Called with each progress line.
+
+    Returns
+    -------
+    dict
+        The action's results (``results.json`` for ``evaluate`` / ``rescore``, ``adaptive.json`` for
+        ``mode=adaptive``), or a summary such as ``{"leaderboard": path}``.
+
+    Raises
+    ------
+    RunFailedError
+        The model left too many questions without a reply (``eval.max_error_rate``).
     """
     reads_only = cfg.action in ("rescore", "leaderboard") or bool(cfg.replay)
     with out_lock(str(cfg.out), create=not reads_only):  # one run at a time per out directory

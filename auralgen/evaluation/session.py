@@ -12,8 +12,8 @@ replies: the memory a run takes does not grow with the dataset, only the scoring
 (a few hundred bytes per question) do. A reply longer than ``eval.max_reply_chars`` is stored
 cut (its head and its tail) and counted (``replies.truncated`` in ``results.json``).
 
-Adaptive evaluation (a level chosen trial by trial) will not go through here but through a
-:class:`~auralgen.evaluation.procedure.Procedure`; see that module.
+Adaptive evaluation (a level chosen trial by trial, ``mode=adaptive``) does not go through here but
+through a :class:`~auralgen.evaluation.procedure.Procedure`; see that module.
 
 Failures after retries (``eval.on_error=count``, the default) are cached with
 ``reply: null``, reported under ``accounting.error`` and scored wrong; the next run asks
@@ -63,17 +63,56 @@ ERROR_POLICY = {
 
 
 def leaderboard_path(leaderboard: str | None, out: str | Path) -> Path:
-    """Where the leaderboard goes: ``leaderboard=PATH``, else ``<out>/leaderboard.md``."""
+    """Where the leaderboard goes: ``leaderboard=PATH``, else ``<out>/leaderboard.md``.
+
+    Parameters
+    ----------
+    leaderboard : str or None
+        The ``leaderboard`` setting.
+    out : str or Path
+        The run's output folder.
+
+    Returns
+    -------
+    Path
+        The leaderboard markdown file.
+    """
     return Path(leaderboard) if leaderboard else Path(out) / "leaderboard.md"
 
 
 def plan(items: list[Item], settings: EvalSettings) -> list[tuple[Item, Presentation]]:
-    """Every (item, presentation) to ask, item by item."""
+    """Every (item, presentation) to ask, item by item.
+
+    Parameters
+    ----------
+    items : list of Item
+        The items of the run.
+    settings : EvalSettings
+        The ``eval`` settings (``rotations``, ``reorder_runs``).
+
+    Returns
+    -------
+    list of (Item, Presentation)
+        One pair per question, an item's presentations in run order.
+    """
     return [(it, p) for it in items for p in presentations(it, settings)]
 
 
 def presentations(item: Item, settings: EvalSettings) -> list[Presentation]:
-    """The presentations of ``item`` asked (its rotations, or clip orders)."""
+    """The presentations of ``item`` asked (its rotations, or clip orders).
+
+    Parameters
+    ----------
+    item : Item
+        An item of the run.
+    settings : EvalSettings
+        The ``eval`` settings (``rotations``, ``reorder_runs``).
+
+    Returns
+    -------
+    list of Presentation
+        One per run ``r = 0 .. n_runs - 1`` (:func:`~.prompts.n_runs`).
+    """
     runs = n_runs(item, rotations=settings.rotations, reorder_runs=settings.reorder_runs)
     return [present(item, r) for r in range(runs)]
 
@@ -130,6 +169,16 @@ def evaluate(cfg: EvalRunConfig, *, executor: Executor | None = None, log=print)
         Default: :class:`~auralgen.execution.SerialExecutor`. The caller closes its executor.
     log : callable
         Progress lines.
+
+    Returns
+    -------
+    dict
+        The content of ``results.json`` (model, dataset, accounting, scores, psychometric fits, protocol).
+
+    Raises
+    ------
+    RunFailedError
+        More questions than ``eval.max_error_rate`` got no reply (``results.json`` is written, ``status: failed``).
     """
     s = cfg.eval
     data = local_dataset(cfg.data)  # a bucket's dataset: copied once into the local cache
@@ -319,7 +368,23 @@ def _previous_protocol(out: Path) -> dict:
 
 async def ask(adapter: Adapter, questions, n: int, cache: ReplyCache, asking: Asking, *, log=print) -> None:
     """Ask ``questions`` (``n`` pairs ``((item, presentation), message)``, taken as workers get free) with
-    ``adapter.concurrency`` requests in flight; cache every reply as it comes."""
+    ``adapter.concurrency`` requests in flight; cache every reply as it comes.
+
+    Parameters
+    ----------
+    adapter : Adapter
+        The model.
+    questions : iterable of ((Item, Presentation), dict)
+        The questions and their toolkit messages (without the answer).
+    n : int
+        How many questions ``questions`` holds (for the progress lines).
+    cache : ReplyCache
+        Where each reply (or failure) is appended.
+    asking : Asking
+        The ``eval`` settings (``on_error``, ``max_reply_chars``) and whether progress is printed.
+    log : callable, optional
+        Called with each progress line.
+    """
     s = asking.settings
     questions = iter(questions)
     done = 0
@@ -344,20 +409,7 @@ async def ask(adapter: Adapter, questions, n: int, cache: ReplyCache, asking: As
             except FatalModelError as exc:
                 stop.append(exc)
                 return
-            entry = {
-                "key": cache_key(item.id, p.rotation),
-                "id": item.id,
-                "rotation": p.rotation,
-                "reply": reply,
-                "error": error,
-                "options": p.options,
-                "truth": p.truth,
-                "clip_order": p.clip_order,
-                "latency_s": round(time.perf_counter() - t0, 4),
-            }
-            if reply is not None and reply.cut:
-                entry["reply_chars"] = reply.cut  # the length of the reply before it was cut
-            cache.put(entry)
+            cache.put(_entry(item, p, reply, error, time.perf_counter() - t0))
             done += 1
             if asking.progress and (done % step == 0 or done == n):
                 log(f"  {done}/{n}")
@@ -366,6 +418,24 @@ async def ask(adapter: Adapter, questions, n: int, cache: ReplyCache, asking: As
     await asyncio.gather(*workers)
     if stop:
         raise stop[0]
+
+
+def _entry(item: Item, p: Presentation, reply, error: str | None, latency_s: float) -> dict:
+    """The cache line of one question asked (see :mod:`.cache`)."""
+    entry = {
+        "key": cache_key(item.id, p.rotation),
+        "id": item.id,
+        "rotation": p.rotation,
+        "reply": reply,
+        "error": error,
+        "options": p.options,
+        "truth": p.truth,
+        "clip_order": p.clip_order,
+        "latency_s": round(latency_s, 4),
+    }
+    if reply is not None and reply.cut:
+        entry["reply_chars"] = reply.cut  # the length of the reply before it was cut
+    return entry
 
 
 class _Reply(str):
@@ -393,7 +463,25 @@ async def _reply(adapter: Adapter, msg: dict) -> str:
 
 
 def record(item: Item, p: Presentation, entry: dict, judge=None) -> dict:
-    """The scoring record of one cached reply (``status`` ``error`` when there is no reply)."""
+    """The scoring record of one cached reply (``status`` ``error`` when there is no reply).
+
+    Parameters
+    ----------
+    item : Item
+        The item asked.
+    p : Presentation
+        How it was shown.
+    entry : dict or None
+        Its cache entry (:meth:`~.cache.ReplyCache.get`); None or ``reply: null`` is an error answer.
+    judge : Judge or None, optional
+        Reads a reply the parser could not (``eval.judge``).
+
+    Returns
+    -------
+    dict
+        The item's record fields with ``rotation``, presented ``options`` and ``truth``, ``status``,
+        ``correct``, ``choice`` (presented index or None), ``truncated`` and, when judged, ``judged``.
+    """
     rec = item.record_fields()
     rec["rotation"] = p.rotation
     rec["options"], rec["truth"] = list(p.options), p.truth  # as presented: the honest chance reads them
@@ -412,7 +500,30 @@ def record(item: Item, p: Presentation, entry: dict, judge=None) -> dict:
 def build_results(
     records, model_desc: dict, fp: dict, *, settings: EvalSettings, data: str, split: str, dataset_items: int
 ) -> dict:
-    """``results.json`` of ``records`` asked from split ``split`` of ``data``."""
+    """``results.json`` of ``records`` asked from split ``split`` of ``data``.
+
+    Parameters
+    ----------
+    records : list of dict
+        The scoring records (:func:`record`).
+    model_desc : dict
+        The model config as written (defaults filled, no secrets), with ``label`` and ``kind``.
+    fp : dict
+        The run fingerprint (``run.json``): what the cached replies depend on.
+    settings : EvalSettings
+        The ``eval`` settings.
+    data : str
+        The dataset (a folder or a bucket URL).
+    split : str
+        The split asked.
+    dataset_items : int
+        How many items were selected.
+
+    Returns
+    -------
+    dict
+        Model, dataset (with its key), eval settings, accounting, scores, psychometric fits, per-frequency analyses.
+    """
     s = settings
     manifest = dataset_fingerprint(local_dataset(data))  # names every shard by its SHA-256
     ids = sorted({r["id"] for r in records})

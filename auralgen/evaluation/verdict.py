@@ -49,6 +49,7 @@ def is_correct(parsed: ParseResult | None, truth: int, *, file_verdict: bool | N
     Returns
     -------
     bool
+        ``file_verdict`` when given; else True only for a parsed reply (status ``ok``) naming ``truth``.
     """
     if file_verdict is not None:
         return bool(file_verdict)

@@ -207,7 +207,7 @@ class LocalPoolExecutor:
         Parameters
         ----------
         cancel : bool, optional
-            True: kill the workers at once instead of asking them to finish and exit.
+            True: terminate the workers at once (SIGTERM, then SIGKILL) instead of asking them to exit.
         """
         procs, conns = self._procs, self._conns
         self._procs, self._conns = [], []

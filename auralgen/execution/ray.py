@@ -253,7 +253,7 @@ class RayExecutor:
         return RuntimeError(f"Ray failed to run a work unit: {type(exc).__name__}: {text}")
 
     def close(self, *, cancel: bool = False) -> None:
-        """Disconnect from Ray (shutting down a local instance this executor started).
+        """Disconnect from Ray when this executor connected (a local instance it started shuts down).
 
         Parameters
         ----------

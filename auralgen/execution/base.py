@@ -13,6 +13,8 @@ from typing import Any, Protocol
 
 
 class Executor(Protocol):
+    """What every executor offers: an ordered map over work units, and a way to release its workers."""
+
     def map_ordered(
         self,
         fn: Callable[[Any], Any],
@@ -20,6 +22,32 @@ class Executor(Protocol):
         *,
         setup: Callable[[], None] | None = None,
         max_ahead: int = 32,
-    ) -> Iterator[Any]: ...
+    ) -> Iterator[Any]:
+        """Run ``fn`` on every work unit and yield the results in input order.
 
-    def close(self, *, cancel: bool = False) -> None: ...
+        Parameters
+        ----------
+        fn : callable
+            Called once per work unit, in a worker; picklable for Ray (and a pool that spawns).
+        work : iterable
+            The work units, read lazily (at most ``max_ahead`` ahead of the consumer).
+        setup : callable or None, optional
+            Called once in each worker before its first unit (e.g. to warm caches).
+        max_ahead : int, optional
+            Most units sent out but not yet yielded (at least 1); bounds memory.
+
+        Returns
+        -------
+        iterator
+            ``fn(w)`` for each unit ``w``, in the order of ``work``; the first unit that raised
+            re-raises its error here.
+        """
+
+    def close(self, *, cancel: bool = False) -> None:
+        """Release the workers.
+
+        Parameters
+        ----------
+        cancel : bool, optional
+            True: stop the work still running instead of waiting for it.
+        """

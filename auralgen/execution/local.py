@@ -119,6 +119,30 @@ class LocalPoolExecutor:
             self._conns.append(parent)
 
     def map_ordered(self, fn, work, *, setup=None, max_ahead: int = 32):
+        """Run ``fn`` on the units of ``work`` in the pool's processes (see the module docstring).
+
+        Parameters
+        ----------
+        fn : callable
+            Called once per work unit in a worker (inherited by fork, else pickled).
+        work : iterable
+            The work units, read lazily; each is pickled to its worker.
+        setup : callable or None, optional
+            Called once in each worker before its first unit.
+        max_ahead : int, optional
+            Most units sent out but not yet yielded (at least 1).
+
+        Yields
+        ------
+        object
+            ``fn(w)`` for each unit ``w``, in input order.
+
+        Raises
+        ------
+        Exception
+            The first unit's error, after the units before it finished (within :data:`GRACE_S`);
+            ``RuntimeError`` when a worker process died with units outstanding.
+        """
         self._start(fn, setup)
         units, done, failed = enumerate(work), {}, None
         busy: list[list[int]] = [[] for _ in self._procs]  # seqs sent to each worker, not yet answered
@@ -178,6 +202,13 @@ class LocalPoolExecutor:
         return first
 
     def close(self, *, cancel: bool = False) -> None:
+        """Stop the workers, bounded by :data:`KILL_WAIT_S` (then SIGTERM, then SIGKILL).
+
+        Parameters
+        ----------
+        cancel : bool, optional
+            True: terminate the workers at once (SIGTERM, then SIGKILL) instead of asking them to exit.
+        """
         procs, conns = self._procs, self._conns
         self._procs, self._conns = [], []
         if not cancel:
@@ -208,4 +239,16 @@ def _kill(procs) -> None:
 
 
 def make_executor(workers: int) -> SerialExecutor | LocalPoolExecutor:
+    """The executor for a number of worker processes.
+
+    Parameters
+    ----------
+    workers : int
+        Worker processes; 1 or less runs every unit in the calling process.
+
+    Returns
+    -------
+    SerialExecutor or LocalPoolExecutor
+        A :class:`SerialExecutor` for ``workers <= 1``, else a pool of ``workers`` processes.
+    """
     return SerialExecutor() if workers <= 1 else LocalPoolExecutor(workers)

@@ -66,7 +66,13 @@ def _run_unit(job, unit):
 
 def worker_env() -> dict[str, str]:
     """Environment of every Ray worker: one thread per room simulation and a numba cache directory
-    (the caller's ``NUMBA_CACHE_DIR`` when set, else one in each node's temporary directory)."""
+    (the caller's ``NUMBA_CACHE_DIR`` when set, else one in each node's temporary directory).
+
+    Returns
+    -------
+    dict of str to str
+        ``PRA_NUM_THREADS`` and ``NUMBA_CACHE_DIR``, for the job's ``runtime_env["env_vars"]``.
+    """
     cache = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(tempfile.gettempdir(), "auralgen-numba")
     return {"PRA_NUM_THREADS": "1", "NUMBA_CACHE_DIR": cache}
 
@@ -151,6 +157,31 @@ class RayExecutor:
         return max(1, int(self._ray.cluster_resources().get("CPU", 1) // self.num_cpus_per_task))
 
     def map_ordered(self, fn, work, *, setup=None, max_ahead: int = 32):
+        """Run ``fn`` on each unit of ``work`` as a Ray task (connects on first use).
+
+        Parameters
+        ----------
+        fn : callable
+            Called once per work unit in a Ray worker; pickled with the job.
+        work : iterable
+            The work units, read lazily; each is sent with its task.
+        setup : callable or None, optional
+            Called once per Ray worker process and call, before its first unit.
+        max_ahead : int, optional
+            Most tasks submitted but not yet yielded (at least 1).
+
+        Yields
+        ------
+        object
+            ``fn(w)`` for each unit ``w``, in input order.
+
+        Raises
+        ------
+        Exception
+            The unit's own exception, after the units before it finished (within
+            :data:`~auralgen.execution.local.GRACE_S`); ``RuntimeError`` for a Ray failure
+            (a lost worker or node once its retries are used up).
+        """
         ray = self._ray
         self._connect()
         task = ray.remote(_run_unit).options(
@@ -222,6 +253,14 @@ class RayExecutor:
         return RuntimeError(f"Ray failed to run a work unit: {type(exc).__name__}: {text}")
 
     def close(self, *, cancel: bool = False) -> None:
+        """Disconnect from Ray when this executor connected (a local instance it started shuts down).
+
+        Parameters
+        ----------
+        cancel : bool, optional
+            True: first cancel the tasks still running, for at most
+            :data:`~auralgen.execution.local.KILL_WAIT_S`.
+        """
         ray, refs = self._ray, list(self._inflight)
         self._inflight.clear()
         if cancel and refs and ray.is_initialized():
@@ -277,6 +316,11 @@ def check_reachable(address: str, timeout_s: float) -> None:
         ``host:port``, ``ray://host:port`` or ``auto``.
     timeout_s : float
         The longest wait, in seconds.
+
+    Raises
+    ------
+    ParameterError
+        ``address`` is not ``auto`` or ``host:port``, or no Ray head answers there within ``timeout_s``.
     """
     target = _bootstrap(address)
     if target is None:

@@ -104,27 +104,71 @@ ADAPTERS: Registry[type[Adapter]] = Registry(
 
 
 def register(cls):
-    """Class decorator: add an adapter to :data:`ADAPTERS` under its ``kind``."""
+    """Class decorator: add an adapter to :data:`ADAPTERS` under its ``kind``.
+
+    ``cls`` is an :class:`Adapter` subclass that sets ``kind``.
+
+    Returns
+    -------
+    type
+        ``cls`` itself, now registered.
+    """
     return ADAPTERS.register(cls)
 
 
 def letter(i: int) -> str:
-    """The option letter of index ``i`` (``0 -> "A"``)."""
+    """The option letter of index ``i`` (``0 -> "A"``).
+
+    Parameters
+    ----------
+    i : int
+        A 0-based option index, 0..25.
+
+    Returns
+    -------
+    str
+        One upper-case letter.
+    """
     return string.ascii_uppercase[i]
 
 
 def strip_answer(msg: dict) -> dict:
-    """A copy of ``msg`` without ``meta.answer`` / ``meta.answer_letter``."""
+    """A copy of ``msg`` without ``meta.answer`` / ``meta.answer_letter``.
+
+    Parameters
+    ----------
+    msg : dict
+        A toolkit message: ``{"meta": {...}, "prompts": [{"type", "value"}, ...]}``.
+
+    Returns
+    -------
+    dict
+        The same message, ``meta`` and every prompt copied, the answer keys removed.
+    """
     meta = {k: v for k, v in msg["meta"].items() if k not in ("answer", "answer_letter")}
     return {"meta": meta, "prompts": [dict(p) for p in msg["prompts"]]}
 
 
 def audio_paths(msg: dict) -> list[str]:
+    """The WAV paths of a message's audio prompts, in the order shown.
+
+    Parameters
+    ----------
+    msg : dict
+        A toolkit message: ``{"meta": {...}, "prompts": [{"type", "value"}, ...]}``.
+
+    Returns
+    -------
+    list of str
+        The ``value`` of every prompt of type ``"audio"``.
+    """
     return [p["value"] for p in msg["prompts"] if p["type"] == "audio"]
 
 
 @dataclass(frozen=True)
 class BaseConfig:
+    """The settings every adapter has: its ``kind`` (``model.kind``) and ``label`` (names its results)."""
+
     kind: str
     label: str
 
@@ -146,33 +190,101 @@ class Adapter:
 
     @classmethod
     def build(cls, cfg, **kw) -> Adapter:
-        """The adapter for ``cfg`` (an adapter kind may return another implementation, e.g. a pool)."""
+        """The adapter for ``cfg`` (an adapter kind may return another implementation, e.g. a pool).
+
+        Parameters
+        ----------
+        cfg : BaseConfig
+            The validated ``Config`` of this adapter kind.
+        **kw
+            ``seed``, ``workdir`` and ``logdir``, passed to the constructor.
+
+        Returns
+        -------
+        Adapter
+            A ready adapter.
+        """
         return cls(cfg, **kw)
 
     def generate_inner(self, msg: dict) -> str:
+        """The model's reply to one message (the toolkit's interface); subclasses implement it.
+
+        Parameters
+        ----------
+        msg : dict
+            A toolkit message without the answer: ``{"meta": {...}, "prompts": [...]}``.
+
+        Returns
+        -------
+        str
+            The raw reply text, parsed into an option later.
+
+        Raises
+        ------
+        ModelError
+            No reply to this message.
+        FatalModelError
+            The model cannot answer anything (the run stops).
+        """
         raise NotImplementedError
 
     async def agenerate(self, msg: dict) -> str:
+        """The reply to one message, awaited by the harness; by default :meth:`generate_inner`.
+
+        Parameters
+        ----------
+        msg : dict
+            A toolkit message without the answer.
+
+        Returns
+        -------
+        str
+            The raw reply text.
+        """
         return self.generate_inner(msg)
 
     def __call__(self, msg: dict) -> str:
         return self.generate_inner(msg)
 
     def describe(self) -> dict:
-        """The adapter's configuration, safe to write to disk (no secrets)."""
+        """The adapter's configuration, safe to write to disk (no secrets).
+
+        Returns
+        -------
+        dict
+            The ``Config`` fields by name (a wrapper adds its inner model's).
+        """
         return asdict(self.cfg)
 
     def late_errors(self) -> dict[str, str]:
-        """``{unique_id: reason}`` of replies already returned that turned out invalid (e.g. answered twice)."""
+        """Replies already returned that turned out invalid (e.g. answered twice).
+
+        Returns
+        -------
+        dict of str to str
+            ``unique_id`` of the message to the reason; empty by default.
+        """
         return {}
 
     def take_usage(self) -> dict | None:
-        """The tokens the server reported since the last call (``prompt_tokens``, ``completion_tokens``,
-        ``total_tokens``, summed), then forgets them; None when the model reports none."""
+        """The tokens the server reported since the last call, then forgets them.
+
+        Returns
+        -------
+        dict or None
+            ``prompt_tokens``, ``completion_tokens`` and ``total_tokens``, summed; None when the
+            model reports none.
+        """
         return None
 
     def protocol_report(self) -> dict:
-        """Counts of what the model sent besides its replies (written to ``results.json``)."""
+        """Counts of what the model sent besides its replies (written to ``results.json``).
+
+        Returns
+        -------
+        dict
+            Counter name to count (e.g. stray stdout lines); empty by default.
+        """
         return {}
 
     def close(self) -> None:
@@ -183,7 +295,27 @@ class Adapter:
 
 
 def check_model_config(model: dict, key: str = "model", *, kinds=None):
-    """Validate a model mapping into its adapter's ``Config`` (no process, no network)."""
+    """Validate a model mapping into its adapter's ``Config`` (no process, no network).
+
+    Parameters
+    ----------
+    model : dict
+        The model mapping, e.g. ``{"kind": "openai", "base_url": ..., "name": ...}``.
+    key : str, optional
+        The config key ``model`` sits at, used in error messages (e.g. ``model.inner``).
+    kinds : sequence of str or None, optional
+        The ``kind`` values allowed here (default: every registered adapter).
+
+    Returns
+    -------
+    BaseConfig
+        The adapter kind's ``Config``, ``label`` defaulting to the kind.
+
+    Raises
+    ------
+    ParameterError
+        ``model`` is not a mapping, its kind is unknown or not allowed, or a value is out of range.
+    """
     registry = ADAPTERS
     if not hasattr(model, "keys"):
         raise ParameterError(f"{key}={model!r} is not a mapping; allowed: a model config (model=random, ...)")
@@ -202,6 +334,25 @@ def check_model_config(model: dict, key: str = "model", *, kinds=None):
 
 
 def build_adapter(model: dict, *, key: str = "model", seed: int = 0, workdir=".", logdir=None) -> Adapter:
-    """Build the adapter a model mapping describes (``model.kind`` selects the class)."""
+    """Build the adapter a model mapping describes (``model.kind`` selects the class).
+
+    Parameters
+    ----------
+    model : dict
+        The model mapping (see :func:`check_model_config`).
+    key : str, optional
+        The config key ``model`` sits at, used in error messages.
+    seed : int, optional
+        The run's seed, for adapters that draw (``random``, ``text_prior``, ``noise``).
+    workdir : str or PathLike, optional
+        Folder for scratch files (e.g. the noise control's WAVs).
+    logdir : str or PathLike or None, optional
+        Folder for logs kept with the results (default: ``workdir``).
+
+    Returns
+    -------
+    Adapter
+        The adapter, ready to answer.
+    """
     cfg = check_model_config(model, key)
     return ADAPTERS.get(cfg.kind).build(cfg, seed=seed, workdir=workdir, logdir=logdir)

@@ -53,7 +53,19 @@ class Reply(NamedTuple):
 
 
 def frame_reply(line: str) -> Reply | None:
-    """The :class:`Reply` a stdout line carries, or ``None`` when it is not a reply (to be logged)."""
+    """The :class:`Reply` a stdout line carries, or ``None`` when it is not a reply (to be logged).
+
+    Parameters
+    ----------
+    line : str
+        One line of the program's stdout.
+
+    Returns
+    -------
+    Reply or None
+        The reply (its ``error`` set for an ``"error"`` reply or one without a string ``"reply"``);
+        None for a line that is not JSON or carries no usable ``"id"``.
+    """
     try:
         obj = json.loads(line)
     except ValueError:
@@ -101,6 +113,20 @@ class CommandAdapter(Adapter):
 
     @staticmethod
     def check_config(cfg, key: str = "model") -> None:
+        """Refuse an empty command or an out-of-range setting (no process started).
+
+        Parameters
+        ----------
+        cfg : CommandAdapter.Config
+            The command adapter's settings.
+        key : str, optional
+            The config key, used in error messages.
+
+        Raises
+        ------
+        ParameterError
+            The setting that is wrong and what is allowed.
+        """
         if not cfg.cmd.strip():
             raise ParameterError(f"{key}.cmd='' is empty; allowed: a command line, e.g. {key}.cmd='python my_model.py'")
         if not cfg.timeout_s > 0:

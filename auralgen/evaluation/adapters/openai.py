@@ -144,7 +144,20 @@ class OpenAIAdapter(Adapter):
 
     @staticmethod
     def check_config(cfg, key: str = "model") -> None:
-        """Raise ParameterError on a bad URL, name or numeric setting (no network)."""
+        """Raise ParameterError on a bad URL, name or numeric setting (no network).
+
+        Parameters
+        ----------
+        cfg : OpenAIAdapter.Config
+            The adapter's settings.
+        key : str, optional
+            The config key, used in error messages.
+
+        Raises
+        ------
+        ParameterError
+            The setting that is wrong and what is allowed.
+        """
         try:
             url = urlsplit(cfg.base_url)
             url.port  # noqa: B018  (raises on a bad port)
@@ -208,7 +221,24 @@ class OpenAIAdapter(Adapter):
     # -- payload ---------------------------------------------------------------------------
 
     def payload(self, msg: dict) -> bytes:
-        """The JSON body of the request for ``msg`` (audio inlined as base64 WAV)."""
+        """The JSON body of the request for ``msg`` (audio inlined as base64 WAV).
+
+        Parameters
+        ----------
+        msg : dict
+            A toolkit message without the answer; its audio parts are WAV paths, read here.
+
+        Returns
+        -------
+        bytes
+            A UTF-8 chat-completions request: model name, messages, temperature, ``max_tokens``
+            and ``extra_body``.
+
+        Raises
+        ------
+        ParameterError
+            A prompt of a type other than ``text`` or ``audio``.
+        """
         content = []
         for p in msg["prompts"]:
             if p["type"] == "audio":

@@ -72,35 +72,100 @@ class LevelDomain:
         return 1.0 if self.easier == "larger" else -1.0
 
     def to_axis(self, value):
-        """The internal axis ``u`` of ``value`` (larger = easier)."""
+        """The internal axis ``u`` of ``value`` (larger = easier).
+
+        Parameters
+        ----------
+        value : float or array_like
+            Level value(s) in :attr:`unit` (positive on a log domain).
+
+        Returns
+        -------
+        float or ndarray
+            ``+-log10(value)`` (log) or ``+-value`` (lin), same shape as ``value``.
+        """
         v = np.asarray(value, dtype=float)
         u = self.sign * (np.log10(v) if self.scale == "log" else v)
         return float(u) if u.ndim == 0 else u
 
     def to_value(self, u):
-        """The level value of axis point ``u`` (inverse of :meth:`to_axis`)."""
+        """The level value of axis point ``u`` (inverse of :meth:`to_axis`).
+
+        Parameters
+        ----------
+        u : float or array_like
+            Point(s) on the internal axis.
+
+        Returns
+        -------
+        float or ndarray
+            Level value(s) in :attr:`unit`, same shape as ``u``.
+        """
         u = np.asarray(u, dtype=float) * self.sign
         v = 10.0**u if self.scale == "log" else u
         return float(v) if v.ndim == 0 else v
 
     def axis(self, n: int) -> np.ndarray:
-        """``n`` evenly spaced axis points from the hardest to the easiest value."""
+        """``n`` evenly spaced axis points from the hardest to the easiest value.
+
+        Parameters
+        ----------
+        n : int
+            Number of points.
+
+        Returns
+        -------
+        ndarray, shape (n,), float64
+            Increasing axis points ``u``, the domain's ends included.
+        """
         ends = sorted((self.to_axis(self.low), self.to_axis(self.high)))
         return np.linspace(ends[0], ends[1], int(n))
 
     def hard_value(self) -> float:
+        """The hardest value of the domain.
+
+        Returns
+        -------
+        float
+            ``low`` when larger is easier, else ``high`` (in :attr:`unit`).
+        """
         return self.low if self.easier == "larger" else self.high
 
     def easy_value(self) -> float:
+        """The easiest value of the domain.
+
+        Returns
+        -------
+        float
+            ``high`` when larger is easier, else ``low`` (in :attr:`unit`).
+        """
         return self.high if self.easier == "larger" else self.low
 
     def to_dict(self) -> dict:
+        """The domain as JSON-able fields.
+
+        Returns
+        -------
+        dict
+            ``low``, ``high``, ``unit``, ``scale`` and ``easier``.
+        """
         return {"low": self.low, "high": self.high, "unit": self.unit, "scale": self.scale, "easier": self.easier}
 
 
 def easier_end(task) -> str | None:
     """``"larger"`` or ``"smaller"``: which end of ``task``'s level values is easier (its ``easier``, else
-    from ``audit.listener_easiest``); None when the task states neither."""
+    from ``audit.listener_easiest``); None when the task states neither.
+
+    Parameters
+    ----------
+    task : Task or type
+        A task (or task class).
+
+    Returns
+    -------
+    str or None
+        ``"larger"``, ``"smaller"`` or None.
+    """
     easier = getattr(task, "easier", None)
     if easier is not None:
         return easier
@@ -109,6 +174,19 @@ def easier_end(task) -> str | None:
 
 def domain_for(task, *, extend: float = 16.0) -> LevelDomain:
     """The :class:`LevelDomain` of ``task`` by the rule of the module docstring.
+
+    Parameters
+    ----------
+    task : Task
+        A configured task.
+    extend : float, optional
+        How far the range reaches past the grid's hard end, when that is the small end: a factor
+        (log scale), or ``extend - 1`` grid spans but not below ``low / extend`` (lin scale); >= 1.
+
+    Returns
+    -------
+    LevelDomain
+        Values in the task's level unit, their scale and easier end.
 
     Raises
     ------

@@ -14,7 +14,19 @@ from typing import Any
 
 def human_jnd(task) -> dict[str, Any]:
     """``human_jnd``, ``human_jnd_unit`` and ``human_jnd_source`` of ``task`` (empty when it states
-    none or its unit is not the task's level unit)."""
+    none or its unit is not the task's level unit).
+
+    Parameters
+    ----------
+    task : Task
+        A task; its ``human_threshold`` is ``(value, unit, source)`` or None.
+
+    Returns
+    -------
+    dict
+        ``human_jnd`` (float, in the task's level unit), ``human_jnd_unit`` (str) and ``human_jnd_source``
+        (str, the citation); empty when there is none to show.
+    """
     known = getattr(task, "human_threshold", None)
     if known is None or known[1] != task.level_unit:
         return {}

@@ -61,13 +61,38 @@ class SimulatedObserver:
         return self.domain.to_axis(self.threshold) - math.log10(-math.log(q)) / self.slope
 
     def p_correct(self, value: float) -> float:
+        """The probability of a correct answer at ``value``.
+
+        Parameters
+        ----------
+        value : float
+            A level value in the domain's unit.
+
+        Returns
+        -------
+        float
+            Between ``chance`` and ``1 - lapse``; ``criterion`` at :attr:`threshold`.
+        """
         u = self.domain.to_axis(value)
         f = 1.0 - math.exp(-(10.0 ** (self.slope * (u - self.scale_axis))))
         return self.chance + (1.0 - self.chance - self.lapse) * f
 
     def respond(self, trial: int, value: float) -> dict:
         """The record of trial ``trial`` at ``value``: correct with probability :meth:`p_correct`
-        (the draw depends on ``(seed, trial)`` only)."""
+        (the draw depends on ``(seed, trial)`` only).
+
+        Parameters
+        ----------
+        trial : int
+            The trial's index in its track.
+        value : float
+            The level value asked, in the domain's unit.
+
+        Returns
+        -------
+        dict
+            ``trial``, ``level_value`` and ``correct`` (bool).
+        """
         u = np.random.default_rng([self.seed, trial]).random()
         return {"trial": trial, "level_value": float(value), "correct": bool(u < self.p_correct(value))}
 

@@ -65,7 +65,18 @@ class QuestSettings:
     max_questions: int = 0  # the whole run (every track, answered or not): stop asking after this many; 0 = no cap
 
     def check(self, key: str = "adaptive") -> None:
-        """Refuse a setting out of range (one line naming it and what is allowed)."""
+        """Refuse a setting out of range (one line naming it and what is allowed).
+
+        Parameters
+        ----------
+        key : str, optional
+            The config key of these settings, named in the error.
+
+        Raises
+        ------
+        ParameterError
+            The first setting out of range.
+        """
         rules = [
             (self.n_levels >= 3, f"{key}.n_levels={self.n_levels!r}; allowed: >= 3"),
             (self.n_thresholds >= 3, f"{key}.n_thresholds={self.n_thresholds!r}; allowed: >= 3"),
@@ -155,16 +166,37 @@ class QuestPlusProcedure:
 
     # -- Procedure --------------------------------------------------------------------------
     def next_level(self) -> float:
-        """The value (level unit) of least expected posterior entropy after the next trial."""
+        """The value (level unit) of least expected posterior entropy after the next trial.
+
+        Returns
+        -------
+        float
+            One of the stimulus grid's values, in the domain's unit.
+        """
         return self.domain.to_value(self._qp.next_stim["intensity"])
 
     def update(self, level: float, correct: bool) -> None:
-        """Record the outcome at ``level`` (snapped to the nearest stimulus of the grid)."""
+        """Record the outcome at ``level`` (snapped to the nearest stimulus of the grid).
+
+        Parameters
+        ----------
+        level : float
+            The value asked, in the domain's unit.
+        correct : bool
+            Whether the answer was right.
+        """
         u = self.stimuli[int(np.argmin(np.abs(self.stimuli - self.domain.to_axis(level))))]
         self._qp.update(stim={"intensity": u}, outcome={"response": "Correct" if correct else "Incorrect"})
         self.n_trials += 1
 
     def done(self) -> bool:
+        """Whether the stop rule holds (see the module docstring).
+
+        Returns
+        -------
+        bool
+            True at ``max_trials``, or from ``min_trials`` on once the 95 % interval is narrow enough.
+        """
         if self.n_trials >= self.settings.max_trials:
             return True
         if self.n_trials < self.settings.min_trials:
@@ -178,7 +210,14 @@ class QuestPlusProcedure:
         return self.settings.ci_width > 0 and high - low <= self.settings.ci_width
 
     def estimate(self) -> ThresholdEstimate:
-        """Posterior median and 95 % interval of the criterion threshold (see the module docstring)."""
+        """Posterior median and 95 % interval of the criterion threshold (see the module docstring).
+
+        Returns
+        -------
+        ThresholdEstimate
+            Threshold and interval in the domain's unit (``inf`` when beyond the range); ``posterior``
+            holds ``status``, ``slope_mean``, ``lapse_mean``, ``scale_median`` and the domain.
+        """
         post = np.asarray(self._qp.posterior.values, dtype=float).reshape(self._u_crit.shape)
         u, w = self._u_crit.ravel(), post.ravel()
         q025, q50, q975 = _weighted_quantiles(u, w, (0.025, 0.5, 0.975), order=self._order)
@@ -206,7 +245,13 @@ class QuestPlusProcedure:
         return ThresholdEstimate(self._value(q50), (ends[0], ends[1]), self.n_trials, summary)
 
     def marginal(self) -> dict:
-        """The posterior of the criterion threshold on a coarse value grid (for reports and plots)."""
+        """The posterior of the criterion threshold on a coarse value grid (for reports and plots).
+
+        Returns
+        -------
+        dict
+            ``value``: 40 bin centres in the domain's unit; ``mass``: the posterior mass of each (sums to 1).
+        """
         post = np.asarray(self._qp.posterior.values, dtype=float).reshape(self._u_crit.shape).ravel()
         edges = np.linspace(self.thresholds[0], self.thresholds[-1], 41)
         mass, _ = np.histogram(np.clip(self._u_crit.ravel(), edges[0], edges[-1]), bins=edges, weights=post)

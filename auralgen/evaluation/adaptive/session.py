@@ -32,10 +32,7 @@ differs), so the thresholds can be recomputed with no model.
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -46,10 +43,11 @@ from auralgen.tasks.base import Task
 from auralgen.tasks.design import track_tasks
 
 from ..procedure import Procedure
+from ._run_dir import appender, prepare_out, run_stamp, write_report
 from .domain import domain_for
 from .jnd import human_jnd
 from .quest import QuestPlusProcedure, QuestSettings
-from .trials import TrialAsker, make_trial_item, read_trials, trial_presentation, trial_record
+from .trials import TrialAsker, make_trial_item, trial_presentation, trial_record
 
 __all__ = [
     "Budget",
@@ -69,7 +67,18 @@ ANSWERS = ("correct", "wrong")  # the outcomes that reach the posterior
 
 def outcome(rec: dict) -> str:
     """A record's outcome: ``correct``, ``wrong``, ``error`` or ``unanswered`` (see :func:`.trials.trial_outcome`);
-    a record without one (a simulated observer's) is an answer."""
+    a record without one (a simulated observer's) is an answer.
+
+    Parameters
+    ----------
+    rec : dict
+        A trial record (:func:`.trials.trial_record`, or an observer's with ``correct`` only).
+
+    Returns
+    -------
+    str
+        ``correct``, ``wrong``, ``error`` or ``unanswered``.
+    """
     return rec.get("outcome") or ("correct" if rec["correct"] else "wrong")
 
 
@@ -93,7 +102,20 @@ class Budget:
     def of(cls, settings: QuestSettings, max_error_rate: float = 0.5) -> Budget:
         """The budget of a run with ``settings``: as many errors per track as keep a track run to its
         ``max_trials`` answers within ``max_error_rate`` (at most 4x ``max_trials``), as many unanswered
-        questions as ``max_trials``, ``patience`` = ``max(min_trials, 10)``."""
+        questions as ``max_trials``, ``patience`` = ``max(min_trials, 10)``.
+
+        Parameters
+        ----------
+        settings : QuestSettings
+            The procedure's settings (``max_trials``, ``min_trials``, ``max_questions``).
+        max_error_rate : float, optional
+            Share of questions without reply the run tolerates (0..1).
+
+        Returns
+        -------
+        Budget
+            The run's budget.
+        """
         r = float(max_error_rate)
         errors = 4 * settings.max_trials if r >= 0.8 else math.ceil(settings.max_trials * r / (1.0 - r))
         return cls(
@@ -119,7 +141,25 @@ class TrackResult:
 def run_track(
     name: str, procedure: Procedure, respond: Callable[[int, float], dict], *, budget: Budget | None = None
 ) -> TrackResult:
-    """Run ``procedure`` to its stop rule; ``respond(trial, value)`` returns a record with ``correct``."""
+    """Run ``procedure`` to its stop rule; ``respond(trial, value)`` returns a record with ``correct``.
+
+    Parameters
+    ----------
+    name : str
+        The track's name.
+    procedure : Procedure
+        The adaptive procedure (e.g. :class:`~.quest.QuestPlusProcedure`).
+    respond : callable
+        ``respond(trial, value) -> record``: the outcome of question ``trial`` (int) at ``value``
+        (float, the task's level unit); the record has ``correct`` and may have ``outcome``.
+    budget : Budget or None, optional
+        When a track stops for want of answers, and the run's question cap (default :class:`Budget`).
+
+    Returns
+    -------
+    TrackResult
+        The procedure, the records of its questions and why it stopped early (if it did).
+    """
     return run_interleaved([(name, procedure, respond)], budget=budget)[0]
 
 
@@ -142,7 +182,20 @@ def run_interleaved(
     """Run several tracks interleaved: one question of each unfinished track in turn, until every
     procedure is done or has stopped (:class:`Budget`). Each track's values, items and estimate are
     those it would have alone (its items are seeded by track and question); only the order in which
-    the model meets them changes. Only answers (``correct``/``wrong``) update a procedure."""
+    the model meets them changes. Only answers (``correct``/``wrong``) update a procedure.
+
+    Parameters
+    ----------
+    tracks : list of tuple of (str, Procedure, callable)
+        ``(name, procedure, respond)`` per track, as :func:`run_track` takes them.
+    budget : Budget or None, optional
+        When a track stops for want of answers, and the run's question cap (default :class:`Budget`).
+
+    Returns
+    -------
+    list of TrackResult
+        One per track, in the order given.
+    """
     budget = budget or Budget()
     records: list[list[dict]] = [[] for _ in tracks]
     stopped: list[str | None] = [None] * len(tracks)
@@ -216,7 +269,19 @@ def _check_replay(old: dict | None, new: dict) -> None:
 def track_summary(result: TrackResult) -> dict:
     """The JSON-able report of one track: threshold, 95 % interval, answered trials, status, the questions
     asked and how they ended, the track of values and outcomes of the answers; ``reason`` says why a track
-    reports no threshold."""
+    reports no threshold.
+
+    Parameters
+    ----------
+    result : TrackResult
+        A finished track.
+
+    Returns
+    -------
+    dict
+        ``threshold`` and ``ci95`` (level unit; None for no number), ``n_trials``, ``status``, ``questions``,
+        ``stopped``, ``tokens``, ``answer_bias``, ``levels``, ``correct``, the procedure's posterior summary.
+    """
     est = result.procedure.estimate()
     kinds = [outcome(r) for r in result.records]
     answers = [r for r, k in zip(result.records, kinds) if k in ANSWERS]
@@ -240,29 +305,36 @@ def track_summary(result: TrackResult) -> dict:
     }
     if hasattr(result.procedure, "marginal"):
         summary["posterior_threshold"] = result.procedure.marginal()
+    summary.update(_no_number(result, summary))
+    if summary["threshold"] is None and "bound" not in summary:
+        summary["reason"] = summary.get("message", "") + _bias_note(summary["answer_bias"])
+    return summary
+
+
+def _no_number(result: TrackResult, summary: dict) -> dict:
+    """What replaces a track's threshold when it may not report one: a track stopped for want of answers,
+    or a bound where the threshold lies past the hardest level tested; empty otherwise."""
     domain = getattr(result.procedure, "domain", None)
     if result.stopped in ("errors", "unanswered"):  # too few answers: no number
         q = summary["questions"]
         what = "no reply (errors)" if result.stopped == "errors" else "no single option named (unanswered)"
-        summary.update(
+        return dict(
             threshold=None,
             ci95=[None, None],
             status="stopped",
             message=f"no threshold: {q[result.stopped if result.stopped == 'unanswered' else 'error']} of "
             f"{q['asked']} questions got {what}",
         )
-    elif summary.get("status") == "below_range" and domain is not None:  # a bound, never a number past the data
+    if summary.get("status") == "below_range" and domain is not None:  # a bound, never a number past the data
         hard = domain.hard_value()
         side = "below" if domain.easier == "larger" else "above"
-        summary.update(
+        return dict(
             threshold=None,
             bound=hard,
             bound_side="<" if side == "below" else ">",
             message=f"{side} {hard:g} {domain.unit} (the hardest level tested)",
         )
-    if summary["threshold"] is None and "bound" not in summary:
-        summary["reason"] = summary.get("message", "") + _bias_note(summary["answer_bias"])
-    return summary
+    return {}
 
 
 def _tokens(records: list[dict]) -> dict | None:
@@ -285,7 +357,18 @@ def _choice(rec: dict) -> tuple[str | None, int | None]:
 
 def answer_bias(answers: list[dict]) -> dict | None:
     """The commonest option text and presented position among a track's answers, with their shares
-    (a model that always says "the same" or always picks the first option shows here; None without answers)."""
+    (a model that always says "the same" or always picks the first option shows here; None without answers).
+
+    Parameters
+    ----------
+    answers : list of dict
+        The records of a track's answers (``correct`` or ``wrong``).
+
+    Returns
+    -------
+    dict or None
+        ``text``, ``text_share``, ``position`` (0-based, as presented), ``position_share`` and ``answers``.
+    """
     picks = [_choice(r) for r in answers]
     texts = [t for t, _ in picks if t is not None]
     spots = [k for _, k in picks if k is not None]
@@ -320,7 +403,20 @@ def _bias_note(bias: dict | None) -> str:
 
 def run_failure(results: list[TrackResult], max_error_rate: float) -> str | None:
     """Why a run's thresholds cannot be published: more than ``max_error_rate`` of its questions (or all of
-    them) got no reply -- as in grid mode; None otherwise."""
+    them) got no reply -- as in grid mode; None otherwise.
+
+    Parameters
+    ----------
+    results : list of TrackResult
+        Every track of the run.
+    max_error_rate : float
+        Largest share of questions without reply (0..1).
+
+    Returns
+    -------
+    str or None
+        The reason, naming the counts and the rate.
+    """
     kinds = [outcome(r) for res in results for r in res.records]
     asked, errors = len(kinds), kinds.count("error")
     if asked and (errors == asked or errors / asked > max_error_rate):
@@ -329,69 +425,6 @@ def run_failure(results: list[TrackResult], max_error_rate: float) -> str | None
             f"eval.max_error_rate={max_error_rate:g}, or every question failed)"
         )
     return None
-
-
-STAMP = "adaptive_run.json"  # what a run's trials depend on: a continued run must match it
-
-
-def _prepare_out(out: Path, stamp: dict, *, replay: bool, overwrite: bool, log) -> dict:
-    """The stored records to start from (``{}`` for a fresh run); sets ``out`` up for the run."""
-    trials = out / "trials.jsonl"
-    if replay:
-        stored = read_trials(trials)
-        if not (out / "adaptive.json").is_file():
-            raise ParameterError(
-                f"replay=true: out={str(out)!r} holds a partial run ({len(stored)} questions, no adaptive.json); "
-                "allowed: the same command without replay=true continues it"
-            )
-        return stored
-    if overwrite:
-        for name in ("trials.jsonl", "adaptive.json", STAMP):
-            (out / name).unlink(missing_ok=True)
-        shutil.rmtree(out / "plots", ignore_errors=True)
-    out.mkdir(parents=True, exist_ok=True)
-    if not trials.exists():
-        trials.write_text("", encoding="utf-8")
-        write_json(out / STAMP, stamp)
-        return {}
-    _check_stamp(out, stamp)
-    stored = read_trials(trials, cut_partial=True)
-    (out / "adaptive.json").unlink(missing_ok=True)  # written again when the run ends
-    log(f"continuing the tracks from the {len(stored)} questions stored in {str(trials)!r}")
-    return stored
-
-
-def _check_stamp(out: Path, stamp: dict) -> None:
-    path = out / STAMP
-    try:
-        old = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        old = None
-    if not isinstance(old, dict):
-        raise ParameterError(
-            f"out={str(out)!r} holds trials.jsonl without a readable {STAMP}; allowed: overwrite=true or a new out"
-        )
-    for key in stamp:
-        if old.get(key) != stamp[key]:
-            raise ParameterError(
-                f"out={str(out)!r} holds trials of another run ({key} was {old.get(key)!r}, now {stamp[key]!r}); "
-                "allowed: the same command to continue it, overwrite=true, or a new out"
-            )
-
-
-def _stamp(tasks: list[Task], seed: int, settings: QuestSettings, extend: float, model: dict | None) -> dict:
-    from ..adapters.base import RUNTIME_MODEL_KEYS
-
-    model = {k: v for k, v in (model or {}).items() if k not in RUNTIME_MODEL_KEYS}
-    return plain(
-        {
-            "tasks": [t.name for t in tasks],
-            "seed": seed,
-            "settings": {k: v for k, v in asdict(settings).items() if k != "max_questions"},
-            "extend": extend,
-            "model": model,
-        }
-    )
 
 
 def run_adaptive(
@@ -410,23 +443,58 @@ def run_adaptive(
     max_error_rate: float = 0.5,
     log=print,
 ) -> dict:
-    """One QUEST+ track per task against ``adapter`` (or the stored replies with ``replay``); see the
-    module docstring.
+    """One QUEST+ track per task against ``adapter``, or replayed from ``trials.jsonl`` (see the module docstring).
 
-    Returns the results written to ``<out>/adaptive.json``: ``{"tracks": {task: track_summary}, "seed",
-    "settings", "status", ...}``. Raises :class:`~auralgen.evaluation.adapters.base.RunFailedError`
-    (after writing ``adaptive.json``) when more than ``max_error_rate`` of the questions got no reply.
+    Parameters
+    ----------
+    tasks : list of Task
+        Configured tasks, each run as its tracks (:func:`~auralgen.tasks.design.track_tasks`).
+    adapter : Adapter or None, optional
+        The model asked; None only with ``replay``.
+    out : str or Path
+        The run folder: ``trials.jsonl``, ``adaptive_run.json``, ``adaptive.json``, ``plots/``.
+    seed : int, optional
+        Seeds every trial's item, with its track and index.
+    settings : QuestSettings or None, optional
+        The procedure's grids and stop rule (default :class:`~.quest.QuestSettings`).
+    extend : float, optional
+        How far each domain reaches past its grid's hard end (:func:`~.domain.domain_for`).
+    instruction : str, optional
+        Text appended to every question.
+    keep_audio : bool, optional
+        Keep the trials' WAV files under ``<out>/audio``.
+    replay, overwrite : bool, optional
+        ``replay``: ask nothing, take every reply from ``trials.jsonl`` and write nothing; ``overwrite``:
+        delete a previous run's files in ``out`` and start afresh.
+    model : dict or None, optional
+        The model mapping, recorded: a continued run must have the same (runtime keys aside).
+    max_error_rate : float, optional
+        Largest share of questions without reply (0..1); above it, ``RunFailedError`` after writing the report.
+    log : callable, optional
+        Called with each progress line (str).
+
+    Returns
+    -------
+    dict
+        What ``<out>/adaptive.json`` holds: ``tracks`` (name to :func:`track_summary`), ``seed``, ``status``, ...
     """
-    out = Path(out)
-    settings = settings or QuestSettings()
+    out, settings = Path(out), settings or QuestSettings()
     if not replay and adapter is None:
         raise ParameterError("run_adaptive: no model; allowed: an adapter, or replay=True with a recorded run")
-    stored = _prepare_out(
-        out, _stamp(tasks, seed, settings, extend, model), replay=replay, overwrite=overwrite, log=log
-    )
+    stored = prepare_out(out, run_stamp(tasks, seed, settings, extend, model), replay, overwrite, log)
     asker = None if replay else TrialAsker(adapter, out, instruction=instruction, keep_audio=keep_audio)
-    sink = (lambda rec: None) if replay else _appender(out / "trials.jsonl")
     plan = [(name, sub) for task in tasks for name, sub in track_tasks(task)]
+    runs = _run_plan(plan, asker, stored, out, seed, extend, settings, Budget.of(settings, max_error_rate))
+    head = {"seed": seed, "extend": extend, "settings": plain(asdict(settings)), "replay": replay, "model": model or {}}
+    return _finish(out, plan, runs, head, max_error_rate, log)
+
+
+def _run_plan(
+    plan: list, asker, stored: dict, out: Path, seed: int, extend: float, settings: QuestSettings, budget: Budget
+) -> list[TrackResult]:
+    """Every ``(track name, task)`` of ``plan`` as a QUEST+ track on the task's domain, run interleaved; new
+    records appended to ``<out>/trials.jsonl`` (none without ``asker``: a replay); ``asker`` closed at the end."""
+    sink = (lambda rec: None) if asker is None else appender(out / "trials.jsonl")
     try:
         tracks = [
             (
@@ -436,16 +504,21 @@ def run_adaptive(
             )
             for name, sub in plan
         ]
-        runs = run_interleaved(tracks, budget=Budget.of(settings, max_error_rate))
+        return run_interleaved(tracks, budget=budget)
     finally:
         if asker is not None:
             asker.close()
+
+
+def _finish(out: Path, plan: list, runs: list[TrackResult], head: dict, max_error_rate: float, log) -> dict:
+    """The run's results, logged and (unless replayed) written to ``out``; a RunFailedError when more than
+    ``max_error_rate`` of the questions got no reply."""
     summaries = {name: {**track_summary(result), **human_jnd(sub)} for (name, sub), result in zip(plan, runs)}
     _log_tracks(summaries, dict(plan), log)
     failure = run_failure(runs, max_error_rate)
-    results = _results(summaries, seed, extend, settings, replay, model, failure)
-    if not replay:
-        _write_report(out, results)
+    results = _results(summaries, head, failure)
+    if not head["replay"]:
+        write_report(out, results)
     if failure is not None:
         from ..adapters.base import RunFailedError
 
@@ -453,15 +526,11 @@ def run_adaptive(
     return results
 
 
-def _results(tracks: dict, seed: int, extend: float, settings: QuestSettings, replay: bool, model, failure) -> dict:
-    """The content of ``adaptive.json``: the track summaries, what they depend on and the run's status."""
+def _results(tracks: dict, head: dict, failure: str | None) -> dict:
+    """The content of ``adaptive.json``: the track summaries, what they depend on (``head``) and the run's status."""
     return {
         "tracks": tracks,
-        "seed": seed,
-        "extend": extend,
-        "settings": plain(asdict(settings)),
-        "replay": replay,
-        "model": model or {},
+        **head,
         "status": "failed" if failure else "ok",
         **({"failure": failure} if failure else {}),
     }
@@ -482,33 +551,28 @@ def _log_tracks(tracks: dict, subs: dict, log) -> None:
         log(f"{name}: {shown}, {t['n_trials']} trials{extra}{human}")
 
 
-def _write_report(out: Path, results: dict) -> None:
-    """``adaptive.json`` and one figure per track with answers."""
-    from auralgen.evaluation.plots import plot_adaptive_track
-
-    write_json(out / "adaptive.json", results)
-    for name, t in results["tracks"].items():
-        if t["levels"]:
-            plot_adaptive_track(t, out / "plots" / f"adaptive_{name.replace('@', '_')}.png")
-
-
-def write_json(path: Path, obj: dict) -> None:
-    """``obj`` as indented, key-sorted JSON at ``path`` (written to a temporary name, then renamed)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def _appender(path: Path) -> Callable[[dict], None]:
-    def append(rec: dict) -> None:
-        with path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(rec, sort_keys=True) + "\n")
-
-    return append
-
-
 def build_task(name: str, audio=None, **overrides) -> Task:
-    """Task ``name`` with its default config (plus ``overrides``), validated -- for library callers and tests."""
+    """Task ``name`` with its default config (plus ``overrides``), validated -- for library callers and tests.
+
+    Parameters
+    ----------
+    name : str
+        A registered task name.
+    audio : AudioConfig or None, optional
+        Sample rate, full-scale level and sound source (default :class:`~auralgen.tasks.base.AudioConfig`).
+    **overrides
+        Fields of the task's ``Config`` to change.
+
+    Returns
+    -------
+    Task
+        The configured task.
+
+    Raises
+    ------
+    ParameterError
+        An override out of its allowed range.
+    """
     from auralgen.tasks.base import AudioConfig, task_class
 
     cls = task_class(name)

@@ -34,15 +34,29 @@ def adaptive_runs(observer: SimulatedObserver, settings: QuestSettings, *, n_run
     ``threshold``; where it is ``inf`` (an observer with no threshold) a run is covered when it reports none.
     Runs ``2k`` and ``2k + 1`` are a test-retest pair (two seeds, one observer): ``retest_agree`` is the
     share of pairs whose 95 % intervals overlap, ``retest_log10_median`` the median ``|log10|`` ratio of
-    their thresholds. ``reasons`` counts why runs reported no threshold."""
+    their thresholds. ``no_threshold`` counts why runs reported none.
+
+    Parameters
+    ----------
+    observer : SimulatedObserver
+        The simulated observer (its true threshold, slope, lapse and guess rate).
+    settings : QuestSettings
+        The procedure's grids and stop rule.
+    n_runs : int
+        Tracks to run (run ``r`` seeded from ``(seed, r)``).
+    seed : int, optional
+        The base seed.
+
+    Returns
+    -------
+    dict
+        ``coverage``, ``bias_log10_median``, ``trials_median``, ``ci_ratio_median``, ``retest_agree``, ...
+    """
     truth = getattr(observer, "true_threshold", observer.threshold)
     covered, bias, trials, asked, ratios, numbers, reasons, ests = [], [], [], [], [], 0, {}, []
     for r in range(n_runs):
         obs = replace(observer, seed=int(np.random.SeedSequence([seed, r]).generate_state(1)[0]))
-        proc = QuestPlusProcedure(obs.domain, chance=obs.chance, settings=settings)
-        result = run_track("sim", proc, obs.respond, budget=Budget.of(settings))
-        summary = track_summary(result)
-        est = proc.estimate()
+        summary, est = _simulated_track(obs, settings)
         low, high = (math.inf, math.inf) if summary["threshold"] is None else est.ci95
         covered.append(summary["threshold"] is None if math.isinf(truth) else low <= truth <= high)
         trials.append(est.n_trials)
@@ -75,6 +89,13 @@ def adaptive_runs(observer: SimulatedObserver, settings: QuestSettings, *, n_run
     }
 
 
+def _simulated_track(obs: SimulatedObserver, settings: QuestSettings):
+    """``(track_summary, estimate)`` of one QUEST+ track answered by ``obs``."""
+    proc = QuestPlusProcedure(obs.domain, chance=obs.chance, settings=settings)
+    result = run_track("sim", proc, obs.respond, budget=Budget.of(settings))
+    return track_summary(result), proc.estimate()
+
+
 def _retest(ests: list[tuple]) -> dict:
     """Test-retest of consecutive pairs of runs (see :func:`adaptive_runs`)."""
     pairs = [(a, b) for a, b in zip(ests[0::2], ests[1::2]) if a[0] is not None and b[0] is not None]
@@ -99,7 +120,31 @@ def grid_runs(
     n_boot: int = 100,
     seed: int = 0,
 ) -> dict:
-    """Summary of ``n_runs`` fixed-grid measurements of ``observer`` (``n_per_level`` trials per value of ``grid``)."""
+    """Summary of ``n_runs`` fixed-grid measurements of ``observer`` (``n_per_level`` trials per value of ``grid``).
+
+    Parameters
+    ----------
+    observer : SimulatedObserver
+        The simulated observer (its true threshold, slope, lapse and guess rate).
+    grid : sequence of float
+        The level values (the observer's unit); values <= 0 are left out.
+    n_per_level : int
+        Trials per positive grid value.
+    n_runs : int
+        Measurements to simulate (run ``r`` seeded from ``(seed, r, 1)``).
+    max_lapse : float
+        Largest lapse rate the fit may use (:func:`~auralgen.evaluation.psychometrics.fit_psychometric`).
+    n_boot : int, optional
+        Bootstrap resamples of each fit's interval.
+    seed : int, optional
+        The base seed.
+
+    Returns
+    -------
+    dict
+        ``n_per_level``, ``trials`` (per measurement), ``runs``, ``ci_ratio_median`` (median 95 %
+        interval high / low) and ``coverage`` (share of intervals holding the true threshold).
+    """
     grid = np.asarray([v for v in grid if v > 0], dtype=float)
     n = np.full(grid.size, int(n_per_level))
     p = np.array([observer.p_correct(v) for v in grid])
@@ -127,7 +172,22 @@ def trials_ratio(adaptive: dict, grid_table: list[dict]) -> dict:
 
     Each grid row ``(N, r)`` predicts the trials for the target ratio ``R`` by the ``1/sqrt(N)``
     law of an interval's log-width: ``N * (log r / log R) ** 2``; the estimate is the prediction of
-    the row nearest the target (a row on each side of it brackets the estimate)."""
+    the row nearest the target (a row on each side of it brackets the estimate).
+
+    Parameters
+    ----------
+    adaptive : dict
+        An :func:`adaptive_runs` summary (``ci_ratio_median``, ``trials_median``).
+    grid_table : list of dict
+        :func:`grid_runs` summaries at several ``n_per_level``.
+
+    Returns
+    -------
+    dict
+        ``target_ci_ratio``, ``grid_trials`` (predicted), ``factor`` (grid over adaptive trials) and
+        ``from_row`` (the ``n_per_level`` used); ``grid_trials`` and ``factor`` None when no row or
+        target is usable.
+    """
     target = adaptive["ci_ratio_median"]
     rows = [g for g in grid_table if math.isfinite(g["ci_ratio_median"]) and g["ci_ratio_median"] > 1]
     if not rows or not math.isfinite(target) or target <= 1:
@@ -187,6 +247,23 @@ def design_bound(observer: SimulatedObserver, grid, stimuli, *, lapse_free: bool
     more. ``factor`` = grid variance / best variance, the trials ratio at equal interval width.
     Asymptotic, so at a true lapse of 0 (a bound of its prior) a free lapse is not a regular parameter:
     then ``factor`` is ``None`` and ``why`` says so.
+
+    Parameters
+    ----------
+    observer : SimulatedObserver
+        The simulated observer (its true threshold, slope, lapse and guess rate).
+    grid : sequence of float
+        The fixed grid's level values; values <= 0 are left out.
+    stimuli : sequence of float
+        The values an adaptive procedure may place trials at.
+    lapse_free : bool, optional
+        Whether the lapse rate is estimated (else known).
+
+    Returns
+    -------
+    dict
+        ``grid_var`` and ``best_var`` (per-trial variance of ``u_c``, axis units squared), ``factor``;
+        or these None and ``why``.
     """
     if lapse_free and observer.lapse <= 0:
         return {

@@ -57,7 +57,18 @@ class TrialItem:
 
 
 def trial_split(track: str) -> str:
-    """The ``split`` key of a track's random streams (never a dataset split name)."""
+    """The ``split`` key of a track's random streams (never a dataset split name).
+
+    Parameters
+    ----------
+    track : str
+        The track's name: the task's, or e.g. ``audiogram@1000Hz`` for one of a task's several tracks.
+
+    Returns
+    -------
+    str
+        ``"adaptive:<track>"``.
+    """
     return f"adaptive:{track}"
 
 
@@ -74,6 +85,30 @@ def make_trial_item(
 ) -> TrialItem:
     """The item of trial ``trial`` of ``track`` at level ``value`` (see the module docstring).
 
+    Parameters
+    ----------
+    task : Task
+        A configured task that samples at any value.
+    value : float
+        The level value asked, in the task's level unit.
+    seed : int
+        The run's seed.
+    track : str
+        The track's name.
+    trial : int
+        The question's index in its track.
+    validate : bool, optional
+        Measure each draw and redraw until the measurement supports the label.
+    max_resample : int, optional
+        Redraws allowed after the first draw.
+    flac_bits : int, optional
+        Bit depth of the FLAC clips (16 or 24).
+
+    Returns
+    -------
+    TrialItem
+        The item (id ``<track>-<seed>-<trial>``, level -1), its ``params`` and ``measured``.
+
     Raises
     ------
     ParameterError
@@ -81,6 +116,16 @@ def make_trial_item(
     """
     split = trial_split(track)
     rng = item_rng(seed, split, task.name, trial)
+    params, clips, measured = _valid_draw(task, rng, value, trial, validate=validate, max_resample=max_resample)
+    qa = task.qa(params, rng, slot=answer_slot(seed, split, task.name, trial, task.n_choices))
+    return TrialItem(
+        _trial_row(task, f"{track}-{seed}-{trial:04d}", value, split, params, clips, qa, flac_bits), params, measured
+    )
+
+
+def _valid_draw(task: Task, rng, value: float, trial: int, *, validate: bool, max_resample: int):
+    """``(params, clips, measured)`` of the first draw at ``value`` that renders and (``validate``) measures
+    as labelled; a :class:`ParameterError` when none of ``max_resample + 1`` does."""
     level = Level(None, float(value))
     for _ in range(max_resample + 1):
         params = task.sample(rng, level)
@@ -90,16 +135,18 @@ def make_trial_item(
             continue
         measured = task.check(params, clips) if validate else {}
         if not validate or measured["valid"]:
-            break
-    else:
-        raise ParameterError(
-            f"task {task.name} at {value:g} {task.level_unit} (trial {trial}): no draw of {max_resample + 1} passed "
-            "its measurement; allowed: a value inside the task's domain where items render as labelled"
-        )
-    qa = task.qa(params, rng, slot=answer_slot(seed, split, task.name, trial, task.n_choices))
+            return params, clips, measured
+    raise ParameterError(
+        f"task {task.name} at {value:g} {task.level_unit} (trial {trial}): no draw of {max_resample + 1} passed "
+        "its measurement; allowed: a value inside the task's domain where items render as labelled"
+    )
+
+
+def _trial_row(task: Task, item_id: str, value: float, split: str, params: dict, clips, qa, flac_bits: int) -> Item:
+    """The evaluation :class:`Item` of a trial's draw (level -1: off the grid)."""
     sr = int(params.get("sample_rate_hz", task.sample_rate))
-    item = Item(
-        id=f"{track}-{seed}-{trial:04d}",
+    return Item(
+        id=item_id,
         task=task.name,
         category=task.category,
         sub_category=task.sub_category,
@@ -119,11 +166,23 @@ def make_trial_item(
         params=json.dumps(params),
         split=split,
     )
-    return TrialItem(item, params, measured)
 
 
 def trial_presentation(item: Item, trial: int) -> Presentation:
-    """How trial ``trial`` shows ``item``: its options rotated by ``trial % n_options``."""
+    """How trial ``trial`` shows ``item``: its options rotated by ``trial % n_options``.
+
+    Parameters
+    ----------
+    item : Item
+        The trial's item.
+    trial : int
+        The question's index in its track.
+
+    Returns
+    -------
+    Presentation
+        The rotated options and the presented index of the answer.
+    """
     return present(item, trial % len(item.options))
 
 
@@ -137,7 +196,24 @@ class TrialAsker:
 
     def ask(self, item: Item, p: Presentation) -> tuple[str | None, str | None, dict | None]:
         """``(reply, error, usage)``: the model's reply, or None and why there is none; the tokens the
-        server reported for it (:meth:`~auralgen.evaluation.adapters.base.Adapter.take_usage`; None if none)."""
+        server reported for it (:meth:`~auralgen.evaluation.adapters.base.Adapter.take_usage`; None if none).
+
+        Parameters
+        ----------
+        item : Item
+            The trial's item; its clips are written as WAV under ``<out>/audio``.
+        p : Presentation
+            How the item is shown (:func:`trial_presentation`).
+
+        Returns
+        -------
+        reply : str or None
+            The model's reply text; None when there is none.
+        error : str or None
+            Why there is no reply (a :class:`~auralgen.evaluation.adapters.base.ModelError`'s text).
+        usage : dict or None
+            The tokens the server reported for this question.
+        """
         paths = clip_wavs(item, self.out / "audio")
         msg = strip_answer(build_message(item, p, paths, instruction=self.instruction))
         try:
@@ -149,6 +225,7 @@ class TrialAsker:
         return reply, None, self.adapter.take_usage()
 
     def close(self) -> None:
+        """Remove ``<out>/audio`` unless ``keep_audio``."""
         if not self.keep_audio:
             shutil.rmtree(self.out / "audio", ignore_errors=True)
 
@@ -157,7 +234,22 @@ def trial_outcome(error: str | None, parsed, correct: bool) -> str:
     """``"correct"`` or ``"wrong"`` (by ``correct``, the verdict) for an answer (a reply naming one
     option); ``"error"`` when the model gave no reply (an error, a refusal by error, a timeout);
     ``"unanswered"`` when its reply names no single option (unparseable, a refusal in words, several
-    options). Only answers reach the posterior."""
+    options). Only answers reach the posterior.
+
+    Parameters
+    ----------
+    error : str or None
+        Why the model gave no reply, or None.
+    parsed : ParseResult or None
+        The reply read by :func:`~auralgen.evaluation.parsing.extract_choice`; None without a reply.
+    correct : bool
+        The verdict of the reply.
+
+    Returns
+    -------
+    str
+        ``correct``, ``wrong``, ``error`` or ``unanswered``.
+    """
     if error is not None or parsed is None:
         return "error"
     if parsed.status != "ok":
@@ -176,22 +268,36 @@ def trial_record(
     usage: dict | None = None,
 ) -> dict:
     """The ``trials.jsonl`` line of one asked trial: ``outcome`` (:func:`trial_outcome`) and ``correct``
-    (False unless the reply names the right option)."""
-    item = made.item
+    (False unless the reply names the right option).
+
+    Parameters
+    ----------
+    track : str
+        The track's name.
+    trial : int
+        The question's index in its track.
+    made : TrialItem
+        The trial's item and what it was made from.
+    p : Presentation
+        How the item was shown.
+    reply : str or None
+        The model's reply; None when there is none.
+    error : str or None
+        Why there is no reply, or None.
+    usage : dict or None, optional
+        The tokens the server reported for the question.
+
+    Returns
+    -------
+    dict
+        The record: the item's recipe, measurements and clip hashes, the presentation, ``reply``,
+        ``parsed``, ``correct``, ``outcome`` and ``usage``.
+    """
     parsed = extract_choice(reply, p.options) if reply is not None else None
     record = {
         "track": track,
         "trial": trial,
-        "id": item.id,
-        "task": item.task,
-        "level_value": item.level_value,
-        "level_unit": item.level_unit,
-        "params": made.params,
-        "measured": made.measured,
-        "audio_sha256": [hashlib.sha256(c).hexdigest() for c in item.clips],
-        "question": item.question,
-        "options": list(item.options),
-        "answer_index": item.answer_index,
+        **_item_fields(made),
         "rotation": p.rotation,
         "presented": p.options,
         "truth": p.truth,
@@ -206,11 +312,44 @@ def trial_record(
     return record
 
 
+def _item_fields(made: TrialItem) -> dict:
+    """What a trial record holds of its item: enough to regenerate and audit it."""
+    item = made.item
+    return {
+        "id": item.id,
+        "task": item.task,
+        "level_value": item.level_value,
+        "level_unit": item.level_unit,
+        "params": made.params,
+        "measured": made.measured,
+        "audio_sha256": [hashlib.sha256(c).hexdigest() for c in item.clips],
+        "question": item.question,
+        "options": list(item.options),
+        "answer_index": item.answer_index,
+    }
+
+
 def read_trials(path: str | Path, *, cut_partial: bool = False) -> dict[tuple[str, int], dict]:
     """The records of a ``trials.jsonl`` by ``(track, trial)`` (a later line replaces an earlier one).
 
-    ``cut_partial``: a last line without its newline (the process was killed while writing it) is cut
-    off the file, so the run can continue from the complete lines."""
+    Parameters
+    ----------
+    path : str or Path
+        The ``trials.jsonl`` of a run.
+    cut_partial : bool, optional
+        Cut a last line without its newline (the process was killed while writing it) off the file,
+        so the run can continue from the complete lines.
+
+    Returns
+    -------
+    dict of (str, int) to dict
+        ``(track, trial)`` to its record.
+
+    Raises
+    ------
+    ParameterError
+        The file does not exist, or a line is not a trial record.
+    """
     path = Path(path)
     if not path.is_file():
         raise ParameterError(f"replay: {str(path)!r} does not exist; allowed: the trials.jsonl of an earlier run")

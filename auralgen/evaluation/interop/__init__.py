@@ -42,14 +42,49 @@ EXPORTERS = {
 def prediction_records(
     rows: list[dict], fmt: str, *, path: str = "predictions", field: str | None = None
 ) -> list[dict]:
-    """Scoring records read by the answer parser from STAR-Bench or MMAR/MMAU prediction rows."""
+    """Scoring records read by the answer parser from STAR-Bench or MMAR/MMAU prediction rows.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Prediction rows, one run each.
+    fmt : str
+        ``starbench``, ``mmar`` or ``mmau``.
+    path : str, optional
+        The rows' source, named in error messages.
+    field : str or None, optional
+        The row key holding the reply (None: the format's own, see :func:`.mmar.pick_field`).
+
+    Returns
+    -------
+    list of dict
+        One scoring record per row (id, task, rotation, parse status, ``correct``, options, ...).
+    """
     if fmt == "starbench":
         return starbench.records(rows, path, field)[0]
     return mmar.records(rows, fmt, path, mmar.pick_field(rows, field, path))[0]
 
 
 def score_predictions_file(cfg: EvalRunConfig, *, log=print) -> dict:
-    """``action=score_predictions``: score ``cfg.predictions`` into ``<out>/results.json``."""
+    """``action=score_predictions``: score ``cfg.predictions`` into ``<out>/results.json``.
+
+    Parameters
+    ----------
+    cfg : EvalRunConfig
+        The run config: ``predictions``, ``predictions_format``, ``prediction_field``, ``scorer``, ``out``.
+    log : callable, optional
+        Called with the one-line summary (str).
+
+    Returns
+    -------
+    dict
+        The ``results.json`` content.
+
+    Raises
+    ------
+    ParameterError
+        A scorer the format has no verdict for, or a row that lacks a field or whose answer is not an option.
+    """
     job = Predictions(cfg.predictions, cfg.predictions_format, cfg.prediction_field, cfg.scorer, Path(cfg.out))
     if job.format == "sonicbench":
         return sonicbench.score_file(job, log)
@@ -62,6 +97,19 @@ def score_predictions_file(cfg: EvalRunConfig, *, log=print) -> dict:
 
 
 def export_split(cfg: EvalRunConfig, *, log=print) -> dict:
-    """``action=export``: write ``cfg.split`` of ``cfg.data`` in ``cfg.export_format``'s layout."""
+    """``action=export``: write ``cfg.split`` of ``cfg.data`` in ``cfg.export_format``'s layout.
+
+    Parameters
+    ----------
+    cfg : EvalRunConfig
+        The run config: ``data``, ``split``, ``tasks``, ``max_items``, ``export_format``, ``out``.
+    log : callable, optional
+        Called with the one-line summary (str).
+
+    Returns
+    -------
+    dict
+        The export's summary: ``items`` written, ``format``, ``out`` and the items ``skipped`` by reason.
+    """
     items = load_items(cfg.data, split=cfg.split, tasks=cfg.tasks, max_items=cfg.max_items)
     return EXPORTERS[cfg.export_format](items, Path(cfg.out), log)

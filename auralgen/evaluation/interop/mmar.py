@@ -58,14 +58,40 @@ LAYERS = {"foundational_perception": "Signal Layer"}  # every other category: "P
 
 
 def layer(item) -> str:
-    """The MMAR layer an item is counted under."""
+    """The MMAR layer an item is counted under.
+
+    Parameters
+    ----------
+    item : Item
+        An evaluation item.
+
+    Returns
+    -------
+    str
+        ``Signal Layer`` or ``Perception Layer``.
+    """
     if task_class(item.task).spatial:
         return "Perception Layer"
     return LAYERS.get(item.category, "Perception Layer")
 
 
 def one_clip(items, peer: str) -> tuple[list, dict[str, int]]:
-    """The items with one clip, and the others counted by reason (MMAR and MMAU hold one audio per item)."""
+    """The items with one clip, and the others counted by reason (MMAR and MMAU hold one audio per item).
+
+    Parameters
+    ----------
+    items : iterable of Item
+        The split's items (:class:`~auralgen.evaluation.items.Item`), as loaded for evaluation.
+    peer : str
+        The peer's name, for the reason text.
+
+    Returns
+    -------
+    kept : list of Item
+        The items with one clip.
+    skipped : dict of str to int
+        Reason to number of items skipped.
+    """
     kept, skipped = [], {}
     for it in items:
         if len(it.clips) != 1:
@@ -90,7 +116,22 @@ def _clip_rows(kept, out: Path, audio: tuple[str, str], fields: Callable[[Any], 
 
 
 def export(items, out: Path, log) -> dict:
-    """Write the one-clip items of ``items`` in MMAR's layout; items with several clips are skipped and counted."""
+    """Write the one-clip items of ``items`` in MMAR's layout; items with several clips are skipped and counted.
+
+    Parameters
+    ----------
+    items : iterable of Item
+        The split's items (:class:`~auralgen.evaluation.items.Item`), as loaded for evaluation.
+    out : Path
+        The export folder (the peer's dataset root); existing files are never overwritten.
+    log : callable
+        Called with the one-line summary (str).
+
+    Returns
+    -------
+    dict
+        ``items``, ``format``, ``out`` and ``skipped`` by reason.
+    """
     kept, skipped = one_clip(items, "MMAR")
     rows = _clip_rows(
         kept,
@@ -119,6 +160,18 @@ def difficulty_of(items) -> dict[str, str]:
     the easier end (the task's :func:`~auralgen.evaluation.adaptive.domain.easier_end`; larger when it
     states none), split in thirds (value at rank ``k`` of ``n``: ``DIFFICULTIES[3 * k // n]``).
 
+    Parameters
+    ----------
+    items : iterable of Item
+        Items with ``id``, ``task`` and ``level_value``.
+
+    Returns
+    -------
+    dict of str to str
+        Item id to ``easy``, ``medium`` or ``hard``.
+
+    Examples
+    --------
     >>> from types import SimpleNamespace
     >>> its = [SimpleNamespace(id=str(v), task="pitch_relative", level_value=v) for v in (0, 25, 50, 100, 200, 400)]
     >>> list(difficulty_of(its).values())
@@ -137,7 +190,22 @@ def difficulty_of(items) -> dict[str, str]:
 
 
 def export_mmau(items, out: Path, log) -> dict:
-    """Write the one-clip items of ``items`` as MMAU's test file (see the module docstring)."""
+    """Write the one-clip items of ``items`` as MMAU's test file (see the module docstring).
+
+    Parameters
+    ----------
+    items : iterable of Item
+        The split's items (:class:`~auralgen.evaluation.items.Item`), as loaded for evaluation.
+    out : Path
+        The export folder (the peer's dataset root); existing files are never overwritten.
+    log : callable
+        Called with the one-line summary (str).
+
+    Returns
+    -------
+    dict
+        ``items``, ``format``, ``out``, ``difficulty`` (items per third) and ``skipped`` by reason.
+    """
     kept, skipped = one_clip(items, "MMAU")
     difficulty = difficulty_of(kept)
     rows = _clip_rows(
@@ -170,7 +238,22 @@ def _tokens(text: str) -> set[str]:
 
 
 def token_match(answer: str, reply: str, choices: list[str]) -> bool:
-    """MMAR's / MMAU's string-match verdict (see the module docstring)."""
+    """MMAR's / MMAU's string-match verdict (see the module docstring).
+
+    Parameters
+    ----------
+    answer : str
+        The right choice's text.
+    reply : str
+        The model's reply.
+    choices : list of str
+        Every choice's text.
+
+    Returns
+    -------
+    bool
+        Whether the reply's tokens hold every answer token and no token only wrong choices have.
+    """
     said, right = _tokens(reply), _tokens(answer)
     if not said:
         return False
@@ -179,7 +262,27 @@ def token_match(answer: str, reply: str, choices: list[str]) -> bool:
 
 
 def pick_field(rows: list[dict], field: str | None, path: str) -> str:
-    """The key that holds the replies: ``field``, else the first of :data:`FIELDS` the file has."""
+    """The key that holds the replies: ``field``, else the first of :data:`FIELDS` the file has.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The file's rows (:func:`~auralgen.evaluation.interop.common.read_predictions`).
+    field : str or None
+        ``prediction_field=`` (None: look for :data:`FIELDS`).
+    path : str
+        The file, named in the error.
+
+    Returns
+    -------
+    str
+        The reply's key.
+
+    Raises
+    ------
+    ParameterError
+        ``field`` is unset and no row has any of :data:`FIELDS`.
+    """
     if field:
         return field
     found = next((f for f in FIELDS if any(f in r for r in rows)), None)
@@ -191,7 +294,35 @@ def pick_field(rows: list[dict], field: str | None, path: str) -> str:
 
 
 def records(rows: list[dict], fmt: str, path: str, field: str, *, skip_missing: bool = False):
-    """``(records read by the parser, token-match verdicts, rows left out for lacking the reply)``."""
+    """``(records read by the parser, token-match verdicts, rows left out for lacking the reply)``.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The file's rows (:func:`~auralgen.evaluation.interop.common.read_predictions`).
+    fmt : str
+        ``mmar`` or ``mmau``, the task name of last resort.
+    path : str
+        The file, named in errors.
+    field : str
+        The row key holding the reply.
+    skip_missing : bool, optional
+        Leave out rows without ``field`` (as MMAR's and MMAU's scripts do) instead of refusing them.
+
+    Returns
+    -------
+    records : list of dict
+        One scoring record per row kept.
+    toolkit : list of bool
+        The token-match verdict per record.
+    left_out : int
+        Rows left out for lacking ``field``.
+
+    Raises
+    ------
+    ParameterError
+        A row lacks a field, or its answer is not among its choices.
+    """
     recs, toolkit, left_out = [], [], 0
     for n, row in enumerate(rows, 1):
         where = f"{path} entry {n}"
@@ -222,7 +353,22 @@ def records(rows: list[dict], fmt: str, path: str, field: str, *, skip_missing: 
 
 
 def score_file(job: Predictions, rows: list[dict], log) -> dict:
-    """``action=score_predictions`` for an MMAR / MMAU prediction file."""
+    """``action=score_predictions`` for an MMAR / MMAU prediction file.
+
+    Parameters
+    ----------
+    job : Predictions
+        The prediction file, its format, reply field, scorer and output folder.
+    rows : list of dict
+        The file's rows (:func:`~auralgen.evaluation.interop.common.read_predictions`).
+    log : callable
+        Called with the one-line summary (str).
+
+    Returns
+    -------
+    dict
+        The ``results.json`` content (``scores``, ``accounting``, the other verdicts beside).
+    """
     field = pick_field(rows, job.field, job.path)
     if job.scorer == "file":
         raise ParameterError(

@@ -116,13 +116,37 @@ _FOR = re.compile(r"'A'\s*for\s*([\w.-]+)\s*,\s*'B'\s*for\s*([\w.-]+)")
 
 
 def prompt_of(question: str, options) -> str:
-    """SonicBench's prompt shape: the question, what each letter stands for, its closing instruction."""
+    """SonicBench's prompt shape: the question, what each letter stands for, its closing instruction.
+
+    Parameters
+    ----------
+    question : str
+        The question.
+    options : sequence of str
+        The answers, in letter order.
+
+    Returns
+    -------
+    str
+        The prompt, e.g. ``"<question> Answer 'A' for ..., 'B' for ..."`` and the instruction.
+    """
     said = ", ".join(f"'{LETTERS[i]}' for {o}" for i, o in enumerate(options))
     return f"{question} Answer {said}. Only answer 'A' or 'B'. {CLOSING}"
 
 
 def second_onset_s(params: dict) -> float | None:
-    """Where the second of an item's two sounds (or sequences, or textures) starts, in seconds."""
+    """Where the second of an item's two sounds (or sequences, or textures) starts, in seconds.
+
+    Parameters
+    ----------
+    params : dict
+        The item's recipe (``params``).
+
+    Returns
+    -------
+    float or None
+        The onset in seconds from the clip's start; None when the recipe holds no two timed parts.
+    """
     for key, field in (("sounds", "onset_s"), ("sequences", "onsets_s"), ("textures", "start_s")):
         parts = params.get(key)
         if isinstance(parts, list) and len(parts) == 2 and isinstance(parts[1], dict) and field in parts[1]:
@@ -177,7 +201,18 @@ def _recognition(it) -> BinaryForm | str:
 
 
 def binary_form(it) -> BinaryForm | str:
-    """SonicBench's form of item ``it`` (see the module docstring), or why it has none."""
+    """SonicBench's form of item ``it`` (see the module docstring), or why it has none.
+
+    Parameters
+    ----------
+    it : Item
+        An evaluation item.
+
+    Returns
+    -------
+    BinaryForm or str
+        The binary form, or the reason it has none.
+    """
     if it.task in COMPARE:
         return _comparison(it)
     if it.task in RECOGNISE or it.task == "azimuth_absolute":
@@ -194,7 +229,22 @@ def _per_task(skipped: dict[str, int]) -> dict[str, int]:
 
 
 def export(items, out: Path, log) -> dict:
-    """Write the items that have a binary form in SonicBench's layout (see the module docstring)."""
+    """Write the items that have a binary form in SonicBench's layout (see the module docstring).
+
+    Parameters
+    ----------
+    items : iterable of Item
+        The split's items (:class:`~auralgen.evaluation.items.Item`), as loaded for evaluation.
+    out : Path
+        The export folder (the peer's dataset root); existing files are never overwritten.
+    log : callable
+        Called with the one-line summary (str).
+
+    Returns
+    -------
+    dict
+        ``items``, ``format``, ``out``, ``files`` (rows per result file) and ``skipped`` by reason.
+    """
     files: dict[str, list] = {}
     skipped: dict[str, int] = {}
     for it in items:
@@ -239,7 +289,23 @@ def export(items, out: Path, log) -> dict:
 
 
 def result_files(path: str) -> list[Path]:
-    """One result file, or the ``*_recog.jsonl`` / ``*_comparison.jsonl`` files of a system's directory."""
+    """One result file, or the ``*_recog.jsonl`` / ``*_comparison.jsonl`` files of a system's directory.
+
+    Parameters
+    ----------
+    path : str
+        A result file or a folder of them.
+
+    Returns
+    -------
+    list of Path
+        The files to score.
+
+    Raises
+    ------
+    ParameterError
+        ``path`` is a folder holding no result file.
+    """
     p = Path(path)
     if p.is_dir():
         found = sorted(p.glob("*_recog.jsonl")) + sorted(p.glob("*_comparison.jsonl"))
@@ -253,7 +319,22 @@ def result_files(path: str) -> list[Path]:
 
 
 def options_of(row: dict, attr: str, paradigm: str) -> list[str]:
-    """What the letters stand for (see the module docstring)."""
+    """What the letters stand for (see the module docstring).
+
+    Parameters
+    ----------
+    row : dict
+        One result row.
+    attr : str
+        The SonicBench attribute, e.g. ``pitch``.
+    paradigm : str
+        ``recog`` or ``comparison``.
+
+    Returns
+    -------
+    list of str
+        The options in letter order.
+    """
     if row.get("options"):
         return list(row["options"])
     prompt = str(row.get("prompt", ""))
@@ -266,7 +347,20 @@ def options_of(row: dict, attr: str, paradigm: str) -> list[str]:
 
 
 def score_file(job: Predictions, log) -> dict:
-    """``action=score_predictions`` for SonicBench result files."""
+    """``action=score_predictions`` for SonicBench result files.
+
+    Parameters
+    ----------
+    job : Predictions
+        The prediction file, its format, reply field, scorer and output folder.
+    log : callable
+        Called with the one-line summary (str).
+
+    Returns
+    -------
+    dict
+        The ``results.json`` content (``scores``, ``accounting``, the other verdicts beside).
+    """
     if job.scorer == "mmar":
         raise ParameterError("scorer=mmar with predictions_format=sonicbench; allowed: parser or file")
     field = job.field or "prediction"

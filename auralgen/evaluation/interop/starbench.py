@@ -82,7 +82,18 @@ CAPTION = "One continuous sound, cut into three equal segments."
 
 
 def place(item) -> str:
-    """Which meta_info file (by its alias) ``item`` belongs in."""
+    """Which meta_info file (by its alias) ``item`` belongs in.
+
+    Parameters
+    ----------
+    item : Item
+        An evaluation item.
+
+    Returns
+    -------
+    str
+        ``tr`` (reorder), ``sr`` (spatio-temporal reasoning), ``pc_sp`` or ``pc_nsp``.
+    """
     if is_reorder(item):
         return "tr"
     spatial = task_class(item.task).spatial
@@ -111,7 +122,22 @@ def _clip_order(option: str) -> list[int]:
 def clip_order(item_id: str, chronological: list[int], r: int) -> list[int]:
     """The item's clips (stored numbers, 1-based) in the order the toolkit shows them in run ``r``:
     ``chronological`` (the stored numbers in the order they happened) permuted as the toolkit does,
-    which is auralgen's own evaluator's order (:func:`~auralgen.evaluation.prompts.reorder_clip_order`)."""
+    which is auralgen's own evaluator's order (:func:`~auralgen.evaluation.prompts.reorder_clip_order`).
+
+    Parameters
+    ----------
+    item_id : str
+        The item's id (seeds the round-robin offset).
+    chronological : list of int
+        The stored clip numbers (1-based) in the order the sounds happened.
+    r : int
+        The run (rotation) index.
+
+    Returns
+    -------
+    list of int
+        The stored clip numbers in the order shown.
+    """
     return reorder_clip_order(item_id, chronological, r)
 
 
@@ -148,7 +174,22 @@ def _spatial_row(it, out: Path) -> tuple[dict, bool]:
 
 
 def export(items, out: Path, log) -> dict:
-    """Write ``items`` in the toolkit's layout under ``out`` (see the module docstring)."""
+    """Write ``items`` in the toolkit's layout under ``out`` (see the module docstring).
+
+    Parameters
+    ----------
+    items : iterable of Item
+        The split's items (:class:`~auralgen.evaluation.items.Item`), as loaded for evaluation.
+    out : Path
+        The export folder (the peer's dataset root); existing files are never overwritten.
+    log : callable
+        Called with the one-line summary (str).
+
+    Returns
+    -------
+    dict
+        ``items``, ``format``, ``out``, ``files`` (rows per alias), ``sr_ch_split`` and ``skipped`` by reason.
+    """
     rows: dict[str, list] = {k: [] for k in ("pc_sp", "pc_nsp", "tr", "sr")}
     skipped: dict[str, int] = {}
     split_files = 0
@@ -195,7 +236,20 @@ def export(items, out: Path, log) -> dict:
 
 
 def alias_of(path: str, rows: list[dict]) -> tuple[str, str]:
-    """``(alias, how it was found)`` of an ``infer_results.jsonl``."""
+    """``(alias, how it was found)`` of an ``infer_results.jsonl``.
+
+    Parameters
+    ----------
+    path : str
+        The file; its parent folder's name is the alias when it is one.
+    rows : list of dict
+        The file's rows.
+
+    Returns
+    -------
+    tuple of (str, str)
+        The alias (a key of :data:`ALIASES`) and how it was found.
+    """
     parent = Path(path).parent.name.lower()
     if parent in ALIASES:
         return parent, "directory name"
@@ -205,7 +259,29 @@ def alias_of(path: str, rows: list[dict]) -> tuple[str, str]:
 
 
 def records(rows: list[dict], path: str, field: str | None) -> tuple[list[dict], list[bool]]:
-    """Scoring records read by the parser, and the file's own ``is_correct`` per row."""
+    """Scoring records read by the parser, and the file's own ``is_correct`` per row.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The file's rows (:func:`~auralgen.evaluation.interop.common.read_predictions`).
+    path : str
+        The file, named in errors.
+    field : str or None
+        The row key holding the reply (None: ``model_response``).
+
+    Returns
+    -------
+    records : list of dict
+        One scoring record per row (a response ``"ERROR: ..."`` is an error).
+    toolkit : list of bool or None
+        The row's ``is_correct``, None where the row has none.
+
+    Raises
+    ------
+    ParameterError
+        A row lacks a field, or its answer is not among its options.
+    """
     field = field or "model_response"
     recs, toolkit = [], []
     for n, row in enumerate(rows, 1):
@@ -256,7 +332,22 @@ def _groups(rows: list[dict], key: str) -> dict[str, list[dict]]:
 
 
 def performance(rows: list[dict], verdicts: list[bool], alias: str) -> dict:
-    """``performance.json`` as the toolkit's ``evaluate`` computes it for ``alias``, from ``verdicts``."""
+    """``performance.json`` as the toolkit's ``evaluate`` computes it for ``alias``, from ``verdicts``.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The file's rows (:func:`~auralgen.evaluation.interop.common.read_predictions`).
+    verdicts : list of bool
+        The verdict per row.
+    alias : str
+        A key of :data:`ALIASES`.
+
+    Returns
+    -------
+    dict
+        ``Total``, ``By Category``, ``By Sub-category``: AA and ACR as ``"12.34%"`` strings, with counts.
+    """
     rows = [dict(r, is_correct=bool(v)) for r, v in zip(rows, verdicts, strict=True)]
 
     def m(group):
@@ -299,7 +390,22 @@ def performance(rows: list[dict], verdicts: list[bool], alias: str) -> dict:
 
 
 def score_file(job: Predictions, rows: list[dict], log) -> dict:
-    """``action=score_predictions`` for a STAR-Bench ``infer_results.jsonl``."""
+    """``action=score_predictions`` for a STAR-Bench ``infer_results.jsonl``.
+
+    Parameters
+    ----------
+    job : Predictions
+        The prediction file, its format, reply field, scorer and output folder.
+    rows : list of dict
+        The file's rows (:func:`~auralgen.evaluation.interop.common.read_predictions`).
+    log : callable
+        Called with the one-line summary (str).
+
+    Returns
+    -------
+    dict
+        The ``results.json`` content (``scores``, ``accounting``, the other verdicts beside).
+    """
     recs, toolkit = records(rows, job.path, job.field)
     missing = sum(t is None for t in toolkit)
     if job.scorer == "file" and missing:

@@ -1,4 +1,4 @@
-"""Architecture checks that ratchet (issue 11, REDESIGN §2c and §3a): import layers and unit sizes.
+"""Architecture checks that ratchet: import layers and unit sizes.
 
 Both lists below only shrink. An import the layers forbid, or a function or module over the size
 limit, fails here unless it is listed; a listed entry that is fixed must be deleted from its list

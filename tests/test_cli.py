@@ -159,7 +159,7 @@ def test_out_a_symlink_to_nothing_is_one_line_exit_2(tmp_path):
 
 
 def test_overwrite_in_a_user_folder_deletes_nothing(tmp_path):
-    """issue 19's example: out=. overwrite=true in a folder of the user's files."""
+    """out=. overwrite=true in a folder of the user's files."""
     (tmp_path / "data" / "raw").mkdir(parents=True)
     (tmp_path / "data" / "raw" / "recordings.txt").write_text("mine")
     (tmp_path / "README.md").write_text("# mine")

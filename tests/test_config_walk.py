@@ -1,4 +1,4 @@
-"""No override is silently ignored (issue 10 item 3): every key of the composed config, changed,
+"""No override is silently ignored: every key of the composed config, changed,
 either changes the plan or the output, or is refused in one line.
 
 For each leaf key (top level on the ``tones`` suite, every ``tasks.<name>.*`` of the default

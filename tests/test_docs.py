@@ -145,3 +145,28 @@ def test_the_adaptive_tables_are_those_of_their_results_files():
         },
     }
     assert "| 160 trials | 3.07x (known) | 2.80x | 91% | 0.950 | 160 | 1.90 | met |" in bench.markdown(record)
+
+
+def _docstrings(path):
+    """``(line, text)`` of every docstring of one Python file (module, classes, functions)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node, clean=False)
+            if doc:
+                yield (node.body[0].lineno, doc)
+
+
+def test_docstrings_hold_no_issue_number():
+    """Docstrings of the package, the tests and the benchmarks speak to users: no issue numbers."""
+    files = [p for folder in ("auralgen", "tests", "bench") for p in sorted((ROOT / folder).rglob("*.py"))]
+    assert len(files) > 300
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {m.group(0)!r}"
+        for path in files
+        for line, doc in _docstrings(path)
+        for m in FORBIDDEN["issue reference"].finditer(doc)
+    ]
+    assert not found, "\n".join(found)

@@ -1,4 +1,4 @@
-"""Generation under faults (issue 10 items 1 and 6): an error inside a worker, Ctrl-C and a killed
+"""Generation under faults: an error inside a worker, Ctrl-C and a killed
 run each end in bounded time with one line, and leave ``out`` resumable to the same bytes.
 
 The failing task lives in ``tests/support/failing_task.py`` (registered only by the driver

@@ -1,4 +1,4 @@
-"""Every registered task is complete, and no task is named outside auralgen/tasks/ (issue 11, REDESIGN §2a, §4).
+"""Every registered task is complete, and no task is named outside auralgen/tasks/.
 
 Generic checks that run over the ``TASKS`` registry, so a new task module is tested without being
 listed anywhere: its metadata, audit expectations and listener decision are declared, its config

@@ -1,4 +1,4 @@
-"""Proof of the redesign's claim (issue 11): a task is one class and one config.
+"""A task is one class and one config.
 
 The task below is defined entirely in this test -- nothing else in the repository names it --
 and is registered for the test's duration. It is then generated, audited, exported and

@@ -1,4 +1,4 @@
-"""auralgen installs like a library (issue 11 item 5): a wheel, installed elsewhere, works from any folder.
+"""auralgen installs like a library: a wheel, installed elsewhere, works from any folder.
 
 The wheel is built from a copy of the files a build needs (pyproject.toml, setup.py, README.md,
 auralgen/, conf/), installed with ``pip install --no-deps --target``, and run from another folder

@@ -1,4 +1,4 @@
-"""Adaptive evaluation (issue 18): domain rule, QUEST+ on simulated observers, real trials, replay."""
+"""Adaptive evaluation: domain rule, QUEST+ on simulated observers, real trials, replay."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The learned audio-free controls beside the models (issue 12): stored in the leaderboard and shown
+"""The learned audio-free controls beside the models: stored in the leaderboard and shown
 as one row per control in the table of every run on the dataset they were tested on."""
 
 import re

@@ -191,7 +191,7 @@ def test_wilson_bad_input(k, n, kw, match):
         wilson_interval(k, n, **kw)
 
 
-# --- honest chance: the best audio-free rule (issue 12) --------------------------------------------
+# --- honest chance: the best audio-free rule -----------------------------------------------------
 
 
 def presented(item, options, answer, *, rotations=None, task="t", level=0, correct=True):

@@ -1,4 +1,4 @@
-"""executor=ray on a real two-node Ray cluster on 127.0.0.1 (issue 17): the same bytes as the local pool,
+"""executor=ray on a real two-node Ray cluster on 127.0.0.1: the same bytes as the local pool,
 a killed Ray worker is retried with no row lost or duplicated, a bad item stops the run with the local
 one-line error within 10 s, Ctrl-C cancels the tasks, and the cluster leaves no process behind.
 
@@ -193,7 +193,7 @@ def test_an_open_connection_is_used_setup_runs_once_per_process_and_cancel_stops
         ray.shutdown()
 
 
-# ---- evaluation: the command adapter as a Ray actor pool (issue 17, point 4) -------------------------
+# ---- evaluation: the command adapter as a Ray actor pool --------------------------------------------
 
 POOL_MODEL = """import json, os, sys, zlib
 open(sys.argv[1], "a").write(f"{os.getpid()}\\n")  # one line per start: the model loads once per replica

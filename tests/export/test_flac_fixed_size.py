@@ -1,4 +1,4 @@
-"""FLAC byte size carries nothing but the clip's shape (issue 12, content proxies): every file is
+"""FLAC byte size carries nothing but the clip's shape (no content proxy): every file is
 padded to the verbatim bound, STREAMINFO's content fields are zeroed, decoding is unchanged."""
 
 import io

@@ -1,4 +1,4 @@
-"""The public export (issue 12): shards with only what a model may see, and a card naming the rest."""
+"""The public export: shards with only what a model may see, and a card naming the rest."""
 
 import glob
 

@@ -1,4 +1,4 @@
-"""Balanced answer texts (issue 12 point 1): the plan deals every item its answer text, the item
+"""Balanced answer texts: the plan deals every item its answer text, the item
 factory draws until the answer is the dealt one, the same for any worker count."""
 
 from collections import Counter

@@ -1,4 +1,4 @@
-"""Ids carry no answer and differ between configs; a secret seed is never written (issue 12 point 1, ids)."""
+"""Ids carry no answer and differ between configs; a secret seed is never written."""
 
 import hashlib
 import json

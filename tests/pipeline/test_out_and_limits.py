@@ -1,4 +1,4 @@
-"""What ``out`` may hold and what one run may ask for (issue 19 items 1 and 6, issue 10 item 4):
+"""What ``out`` may hold and what one run may ask for:
 overwrite removes only what an auralgen run recorded; absurd seeds, plans, split names and out
 paths are refused in one line before anything is written."""
 

@@ -1,4 +1,4 @@
-"""Recorded sources (issue 14): the audiofolder / HF readers, the license rule, and the two-interval
+"""Recorded sources: the audiofolder / HF readers, the license rule, and the two-interval
 tasks built from a user's clips with every label measured after the transform.
 
 The recordings are ``tests/data/real_sounds`` (24 samples of the MIT-licensed Fluid R3 SoundFont,

@@ -1,4 +1,4 @@
-"""Sampled instruments (issue 14, ``source=soundfont``): notes of a General MIDI SoundFont rendered by
+"""Sampled instruments (``source=soundfont``): notes of a General MIDI SoundFont rendered by
 FluidSynth, labelled by instrument, played at the shifted pitch, and measured like any recording.
 
 The tests that render need FluidSynth and Debian's Fluid R3 SoundFont, which ``make soundfont``

@@ -1,4 +1,4 @@
-"""Each task's eval_fields(params) equals what evaluation/items.py sniffed from params before (issue 11, step 8)."""
+"""Each task's eval_fields(params) equals what evaluation/items.py sniffed from params before."""
 
 import numpy as np
 import pytest
@@ -26,7 +26,7 @@ def items(name: str):
         yield task, task.design.draw(task.sample, np.random.default_rng(level), level, 0, "train", ("train",))
 
 
-# the tasks that existed when eval_fields replaced the sniffing (issue 11); later tasks state their fields directly
+# the tasks that existed when eval_fields replaced the sniffing; later tasks state their fields directly
 ISSUE_11_TASKS = (
     "audiogram",
     "azimuth_absolute",

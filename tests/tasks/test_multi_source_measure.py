@@ -1,4 +1,4 @@
-"""multi_source_relation (issue 12 point 3): each named source's measured onset, level and position
+"""multi_source_relation: each named source's measured onset, level and position
 against the label; an item whose measurement contradicts it is not valid."""
 
 import numpy as np

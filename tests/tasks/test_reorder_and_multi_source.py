@@ -55,7 +55,7 @@ def test_reorder_segments_are_consecutive_pieces_of_one_process(process):
 @pytest.mark.parametrize("process", PROCESSES)
 def test_reorder_segment_level_follows_the_order_only_in_the_level_processes(process):
     """Sweep, filling and scale segments share one RMS (their order is spectral); approaching and
-    bouncing keep their level change, which is their cue (issue 12: no level proxy of the order)."""
+    bouncing keep their level change, which is their cue (no level proxy of the order)."""
     from auralgen.tasks.temporal_reorder import LEVEL_CUE
 
     p = next(

@@ -1,4 +1,4 @@
-"""Issue 12: a level is the difference the item actually has; distance cues carry distance_relative;
+"""A level is the difference the item actually has; distance cues carry distance_relative;
 the audiogram's labels are physical presence at a sample rate that represents every probe."""
 
 import math

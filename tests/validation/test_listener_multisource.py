@@ -1,4 +1,4 @@
-"""multi_source_relation's reference listener (issue 12 point 4): each source's direction read from the
+"""multi_source_relation's reference listener: each source's direction read from the
 mix -- the first to enter from its onset, the noise after the harmonic tone from the residual of the
 tone's prediction, the click train from its averaged clicks -- and, for closer, each one's direct level."""
 

@@ -32,6 +32,8 @@ from auralgen.tasks.base import TASKS, AudioConfig, Task, task_class
 _COLUMNS = eval_columns()  # the columns of the item schema the evaluator reads
 READ_BATCH_ROWS = 64  # rows decoded from a shard at a time
 
+MAX_OPTIONS = 26  # an option is named by a letter A..Z
+
 
 @functools.cache
 def _task(name: str) -> Task:
@@ -380,8 +382,11 @@ def check_item(row: dict, where: str, *, task: str | None = None, audio: bool = 
             f"{name} is malformed ({type(exc).__name__}: {exc}); allowed: a row generate.py wrote"
         ) from None
     n = len(item.options)
-    if n < 2 or len(set(item.options)) != n:
-        raise ParameterError(f"{name} has options={list(item.options)!r}; allowed: at least 2 distinct options")
+    if not 2 <= n <= MAX_OPTIONS or len(set(item.options)) != n:
+        raise ParameterError(
+            f"{name} has options={list(item.options)[:30]!r}; allowed: 2 to {MAX_OPTIONS} distinct options "
+            "(one letter each)"
+        )
     if not 0 <= item.answer_index < n:
         raise ParameterError(f"{name} has answer_index={item.answer_index}, out of range; allowed: 0..{n - 1}")
     if item.answer != item.options[item.answer_index]:

@@ -73,7 +73,11 @@ CASES = {
     "answer not the indexed option": (lambda ds: rewrite(ds, edit_row(answer="Louder")), "answer='Louder' but options"),
     "duplicate options": (
         lambda ds: rewrite(ds, edit_row(options=["Higher", "Higher", "Lower", "Same"])),
-        "allowed: at least 2 distinct options",
+        "allowed: 2 to 26 distinct options",
+    ),
+    "more options than letters": (
+        lambda ds: rewrite(ds, edit_row(options=[f"Option {k}" for k in range(27)], answer="Option 0", answer_index=0)),
+        "allowed: 2 to 26 distinct options (one letter each)",
     ),
     "unlisted shard": (
         lambda ds: shutil.copy(ds / SHARD, ds / SHARD.replace("00000-of", "00009-of")),

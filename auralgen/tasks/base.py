@@ -440,7 +440,8 @@ class Task:
         rng : numpy.random.Generator
             The item's random stream; the only source of randomness.
         level : int or Level
-            A grid index or a :class:`Level` (see :meth:`as_level`); read ``value``, in ``level_unit``.
+            A grid index or a :class:`Level` (see :meth:`as_level`; ``index`` is None off the grid, in an
+            adaptive trial); read ``value``, in ``level_unit``, never ``cfg.levels[index]``.
 
         Returns
         -------
@@ -461,8 +462,14 @@ class Task:
         Returns
         -------
         list of ndarray
-            One or more clips, each shape (channels, samples), float32, digital full scale 1.0, at
+            One or more clips, each shape (channels, samples), float32, within digital full scale
+            [-1, 1] (``params["full_scale_db_spl"]`` is the dB SPL of RMS 1.0), at
             ``params["sample_rate_hz"]``; channels as :meth:`channel_layout` names them.
+
+        Raises
+        ------
+        auralgen.core.errors.Redraw
+            This draw cannot become a valid item (e.g. it would clip); the generator draws it again.
         """
         raise NotImplementedError
 
@@ -481,7 +488,8 @@ class Task:
         Returns
         -------
         QA
-            ``n_choices`` options with the answer at ``slot``.
+            ``n_choices`` options with the answer at ``slot``; the answer text follows from ``params``
+            alone (the plan probes it with ``slot=0`` to deal answer texts).
         """
         raise NotImplementedError
 
@@ -523,7 +531,8 @@ class Task:
         Returns
         -------
         Measurement
-            Measured-vs-expected records and the verdict: valid only when the label is confirmed.
+            The measured-vs-expected records (``measured``, ``expected``, ``tolerance`` in the unit its key
+            names, ``ok``) and the verdict: valid only when the measurement confirms the label.
         """
         raise NotImplementedError
 

@@ -277,7 +277,7 @@ class Design:
         Parameters
         ----------
         sample : callable
-            The task's ``sample(rng, level)``, returning ``params``.
+            The task's ``sample(rng, level)`` (``Generator``, :class:`Level`) -> ``params``.
         rng : numpy.random.Generator
             The item's random stream.
         level : int
@@ -321,7 +321,7 @@ class Design:
         Returns
         -------
         dict of str to Any or None
-            The domain (``low``/``high`` in the level unit, ``scale`` and ``easier`` as strings), or None.
+            ``low``/``high`` (level unit), ``scale`` (``lin``/``log``), ``easier`` (``larger``/``smaller``); or None.
         """
         return None
 

@@ -18,7 +18,21 @@ PRE_ONSET_S = 0.01  # silence before each sound included in its rise-time window
 
 def check_attack(cfg, audio: AudioConfig, key: str, shortest_s: float, longest_s: float, *, relative: bool) -> None:
     """Config checks of the attack tasks: rise times ``shortest_s..longest_s`` measurable and fitting the
-    sounds with a steady part of at least one BS.1770 block, carrier below Nyquist, loudness, clip length."""
+    sounds with a steady part of at least one BS.1770 block, carrier below Nyquist, loudness, clip length.
+
+    Parameters
+    ----------
+    cfg : TaskConfig
+        An attack task's config.
+    audio : AudioConfig
+        The audio settings the task renders with.
+    key : str
+        The task's config path, for messages.
+    shortest_s, longest_s : float
+        The shortest and longest rise time the config asks for, seconds.
+    relative : bool
+        A two-sound (relative) task.
+    """
     _timbre_onset.check_common(cfg, key, relative=relative)
     sr = int(cfg.sample_rate or audio.sample_rate)
     freq = _sounds.dist(f"{key}.freq_hz", cfg.freq_hz, low=1e-9)
@@ -44,11 +58,36 @@ def check_attack(cfg, audio: AudioConfig, key: str, shortest_s: float, longest_s
 
 
 def render_attack_clip(params) -> np.ndarray:
+    """The clip of an attack item: each tone with its linear onset ramp at its onset in silence.
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe (``sample_rate_hz``, ``clip_s``, ``sounds``).
+
+    Returns
+    -------
+    ndarray, shape (1, samples)
+        float32.
+    """
     return _timbre_onset.render_placed(params, attack_synth.render_attack)
 
 
 def measured_rises(params, x: np.ndarray) -> list[float]:
-    """Each sound's measured rise time (s), from :data:`PRE_ONSET_S` before its onset to its end."""
+    """Each sound's measured rise time (s), from :data:`PRE_ONSET_S` before its onset to its end.
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe.
+    x : ndarray, shape (samples,)
+        The mono clip, float64.
+
+    Returns
+    -------
+    list of float
+        Seconds, one per sound.
+    """
     sr = int(params["sample_rate_hz"])
     pre = n_samples(PRE_ONSET_S, sr)
     return [rise_time_s(x[max(a - pre, 0) : b], sr) for a, b in _timbre_onset.sound_spans(params)]
@@ -56,7 +95,20 @@ def measured_rises(params, x: np.ndarray) -> list[float]:
 
 def steady_loudness(params, x: np.ndarray) -> list[float]:
     """Each sound's loudness (LUFS) over its steady part: the same stretch after every sound's onset,
-    from the end of the longest ramp to the start of the release."""
+    from the end of the longest ramp to the start of the release.
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe.
+    x : ndarray, shape (samples,)
+        The mono clip, float64.
+
+    Returns
+    -------
+    list of float
+        LUFS, one per sound.
+    """
     sr = int(params["sample_rate_hz"])
     skip = max(int(math.ceil(s["rise_s"] / attack_synth.RISE_SPAN * sr)) for s in params["sounds"])
     return [

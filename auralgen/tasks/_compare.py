@@ -92,19 +92,43 @@ class CompareConfig(TaskConfig):
         )
 
     def freq_factor(self) -> float:
-        """The highest tone of a pair over its base frequency."""
+        """The highest tone of a pair over its base frequency (a hook: 1.0 unless the task moves frequency).
+
+        Returns
+        -------
+        float
+            A ratio >= 1, e.g. ``2 ** (max cents / 2400)`` for a pitch pair centred on the base.
+        """
         return 1.0
 
     def level_headroom(self) -> float:
-        """dB the louder sound of a pair may lie above ``level_db_spl``."""
+        """dB the louder sound of a pair may lie above ``level_db_spl`` (a hook: 0 unless the task moves level).
+
+        Returns
+        -------
+        float
+            dB, >= 0.
+        """
         return 0.0
 
     def shortest_factor(self) -> float:
-        """The shortest sound of a pair over the shortest ``tone_s``."""
+        """The shortest sound of a pair over the shortest ``tone_s`` (a hook: 1.0 unless the task moves duration).
+
+        Returns
+        -------
+        float
+            A ratio in (0, 1].
+        """
         return 1.0
 
     def longest_pair_s(self) -> float:
-        """The longest two sounds of a pair together (s)."""
+        """The longest two sounds of a pair together (a hook: twice the longest ``tone_s`` here).
+
+        Returns
+        -------
+        float
+            Seconds.
+        """
         return 2 * _sounds.max_of(_sounds.dist("tone_s", self.tone_s))
 
 
@@ -237,6 +261,25 @@ class CompareTask(PairQuestion, Task):
         }
 
     def make_pair(self, rng, base: dict, direction: str, value: float) -> tuple[dict, dict, dict]:
+        """The two sounds of a pair differing by ``value`` in ``direction`` (every subclass implements it).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The item's random stream (after the base sound's draws).
+        base : dict
+            The sound both share: a synthetic stimulus (``kind``, ``freq_hz``, ...) or a recording's piece.
+        direction : str
+            ``up`` (the second is the larger), ``down`` or ``same``.
+        value : float
+            The level: the difference, in the task's ``level_unit``, >= 0.
+
+        Returns
+        -------
+        tuple of (dict, dict, dict)
+            The first and second sound (each with ``duration_s`` and ``level_db_spl``; onsets are set
+            afterwards) and extra params fields (e.g. ``base_freq_hz``).
+        """
         raise NotImplementedError
 
     def max_source_s(self) -> float:

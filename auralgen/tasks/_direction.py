@@ -57,7 +57,20 @@ DIFFERENT_MIN_SHARE = 0.5  # a "different" pair: measured separation >= this sha
 
 
 def first_reflection_delay_s(params: dict[str, Any], sound: dict[str, Any]) -> float:
-    """Extra path (s) of the sound's earliest first-order wall image over its direct path."""
+    """Extra path (s) of the sound's earliest first-order wall image over its direct path.
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe (``room_dims_m``, ``listener_m``, ``room_spec.c_m_s``).
+    sound : dict of str to Any
+        One entry of ``params["sounds"]`` (its ``position_m``, ``distance_m``, ``onset_s``, ``source``).
+
+    Returns
+    -------
+    float
+        Seconds by which the first reflection trails the direct sound.
+    """
     dims = np.asarray(params["room_dims_m"], dtype=float)
     src = np.asarray(sound["position_m"], dtype=float)
     head = np.asarray(params["listener_m"], dtype=float)
@@ -78,6 +91,21 @@ def direct_response(params: dict[str, Any], clip: np.ndarray, sound: dict[str, A
     ``h`` starts :data:`TEMPLATE_PRE` samples before the nominal arrival (the omni arrival time at
     the receiver centre plus the fractional-delay filter's centre); ``kernel`` is the zero-phase
     source kernel the deconvolution leaves in ``h`` (apply it to any template compared with ``h``).
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe.
+    clip : ndarray, shape (channels, samples)
+        The rendered clip.
+    sound : dict of str to Any
+        One entry of ``params["sounds"]`` (its ``position_m``, ``distance_m``, ``onset_s``, ``source``).
+
+    Returns
+    -------
+    tuple of (ndarray, ndarray, float) or None
+        ``h`` shape (channels, window samples), ``kernel`` shape (window samples + :data:`TEMPLATE_RING`),
+        and the arrival's fractional part, samples.
     """
     from auralgen.measure.binaural import deconvolve
 
@@ -99,7 +127,22 @@ def direct_response(params: dict[str, Any], clip: np.ndarray, sound: dict[str, A
 
 def measure_direction(params: dict[str, Any], clip: np.ndarray, sound: dict[str, Any]) -> dict[str, Any] | None:
     """The sound's measured direction (``azimuth_deg``, ``elevation_deg``, ``method``; the template
-    observer adds its ``residual`` and ``runner_up``), or ``None`` when it cannot be measured."""
+    observer adds its ``residual`` and ``runner_up``), or ``None`` when it cannot be measured.
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe.
+    clip : ndarray, shape (channels, samples)
+        The rendered clip.
+    sound : dict of str to Any
+        One entry of ``params["sounds"]`` (its ``position_m``, ``distance_m``, ``onset_s``, ``source``).
+
+    Returns
+    -------
+    dict of str to Any or None
+        Azimuth and elevation in degrees (the convention of :mod:`auralgen.rooms.geometry`) and ``method``.
+    """
     from auralgen.measure.binaural import match_known_source
     from auralgen.measure.spatial import doa_foa, srp_phat_direction
 
@@ -128,25 +171,83 @@ def measure_direction(params: dict[str, Any], clip: np.ndarray, sound: dict[str,
 
 
 def angle_deg(a: dict[str, Any], b: dict[str, Any]) -> float:
-    """Great-circle angle (deg) between two records with ``azimuth_deg`` / ``elevation_deg``."""
+    """Great-circle angle (deg) between two records with ``azimuth_deg`` / ``elevation_deg``.
+
+    Parameters
+    ----------
+    a, b : dict of str to Any
+        Directions, degrees.
+
+    Returns
+    -------
+    float
+        Degrees, in [0, 180].
+
+    Examples
+    --------
+    >>> round(angle_deg({"azimuth_deg": 0, "elevation_deg": 0}, {"azimuth_deg": 90, "elevation_deg": 0}), 6)
+    90.0
+    """
     u = az_el_to_unit(a["azimuth_deg"], a["elevation_deg"])
     v = az_el_to_unit(b["azimuth_deg"], b["elevation_deg"])
     return math.degrees(math.acos(float(np.clip(u @ v, -1.0, 1.0))))
 
 
 def quadrant_of(azimuth_deg: float) -> str:
-    """``front_left`` / ``front_right`` / ``back_left`` / ``back_right`` of an azimuth (deg)."""
+    """``front_left`` / ``front_right`` / ``back_left`` / ``back_right`` of an azimuth (deg).
+
+    Parameters
+    ----------
+    azimuth_deg : float
+        Degrees, counter-clockwise from the front (positive = left).
+
+    Returns
+    -------
+    str
+        The quadrant.
+
+    Examples
+    --------
+    >>> quadrant_of(30.0), quadrant_of(-120.0)
+    ('front_left', 'back_right')
+    """
     return f"{'front' if abs(azimuth_deg) < 90.0 else 'back'}_{'left' if azimuth_deg > 0 else 'right'}"
 
 
 def measured_sounds(params: dict[str, Any], clips) -> list[dict[str, Any] | None]:
-    """:func:`measure_direction` of every sound of the item (``None`` where unmeasurable)."""
+    """:func:`measure_direction` of every sound of the item (``None`` where unmeasurable).
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe.
+    clips : list of ndarray
+        The rendered clip, shape (channels, samples).
+
+    Returns
+    -------
+    list of (dict of str to Any or None)
+        One record per entry of ``params["sounds"]``.
+    """
     return [measure_direction(params, clips[0], s) for s in params["sounds"]]
 
 
 def pair_check(params: dict[str, Any], clips) -> dict[str, Any]:
     """Relative tasks: the measured angle between the two sounds confirms "same" (below
-    :data:`SAME_MAX_DEG`) or "different" (at least :data:`DIFFERENT_MIN_SHARE` of ``separation_deg``)."""
+    :data:`SAME_MAX_DEG`) or "different" (at least :data:`DIFFERENT_MIN_SHARE` of ``separation_deg``).
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe.
+    clips : list of ndarray
+        The rendered clip, shape (channels, samples).
+
+    Returns
+    -------
+    dict of str to Any
+        The ``separation_deg`` check (degrees), the ``sounds`` records and ``valid``.
+    """
     recs = measured_sounds(params, clips)
     if any(r is None for r in recs):
         return {"sounds": recs, "valid": False, "note": "a direct-sound window is too short to measure"}
@@ -160,7 +261,20 @@ def pair_check(params: dict[str, Any], clips) -> dict[str, Any]:
 
 
 def quadrant_check(params: dict[str, Any], clips) -> dict[str, Any]:
-    """azimuth_absolute: the measured direction lies in the labelled quadrant."""
+    """azimuth_absolute: the measured direction lies in the labelled quadrant.
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe.
+    clips : list of ndarray
+        The rendered clip, shape (channels, samples).
+
+    Returns
+    -------
+    dict of str to Any
+        The ``quadrant`` check, the ``sounds`` records and ``valid``.
+    """
     (rec,) = measured_sounds(params, clips)
     got = None if rec is None else quadrant_of(rec["azimuth_deg"])
     ok = got == params["quadrant"]
@@ -168,12 +282,38 @@ def quadrant_check(params: dict[str, Any], clips) -> dict[str, Any]:
 
 
 def elevation_class_of(elevation_deg: float, margin_deg: float) -> str:
-    """``above`` / ``below`` beyond half the item's elevation magnitude, else ``ear``."""
+    """``above`` / ``below`` beyond half the item's elevation magnitude, else ``ear``.
+
+    Parameters
+    ----------
+    elevation_deg : float
+        Measured elevation, degrees (+90 above).
+    margin_deg : float
+        The item's elevation magnitude, degrees.
+
+    Returns
+    -------
+    str
+        ``above``, ``below`` or ``ear``.
+    """
     return "above" if elevation_deg >= margin_deg / 2 else "below" if elevation_deg <= -margin_deg / 2 else "ear"
 
 
 def elevation_check(params: dict[str, Any], clips) -> dict[str, Any]:
-    """elevation_absolute: the measured elevation is in the labelled class (split at half the level)."""
+    """elevation_absolute: the measured elevation is in the labelled class (split at half the level).
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe.
+    clips : list of ndarray
+        The rendered clip, shape (channels, samples).
+
+    Returns
+    -------
+    dict of str to Any
+        The ``elevation_class`` check, the ``sounds`` records and ``valid``.
+    """
     (rec,) = measured_sounds(params, clips)
     got = None if rec is None else elevation_class_of(rec["elevation_deg"], params["margin_deg"])
     ok = got == params["elevation_class"]
@@ -190,7 +330,18 @@ class DirectionClasses:
     class_key: ClassVar[str]
 
     def draw_class(self, rng: np.random.Generator) -> str:
-        """A class key, drawn uniformly (one draw)."""
+        """A class key, drawn uniformly (one draw).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The item's random stream.
+
+        Returns
+        -------
+        str
+            A key of ``classes``.
+        """
         return list(self.classes)[int(rng.integers(len(self.classes)))]
 
     def qa(self, params, rng, *, slot):
@@ -211,7 +362,18 @@ class DirectionConfig(SpatialConfig):
         check_spatial(self, audio, key, max_distance_m=2 * max_distance(self.distance_m))
 
     def check_levels(self, key: str) -> None:
-        """Refuse a level outside the task's range (each direction task states its own)."""
+        """Refuse a level outside the task's range (each direction task states its own).
+
+        Parameters
+        ----------
+        key : str
+            The task's config path, for the message.
+
+        Raises
+        ------
+        ParameterError
+            A level (degrees) is outside the task's range.
+        """
         raise NotImplementedError
 
 

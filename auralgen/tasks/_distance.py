@@ -15,12 +15,41 @@ TOLERANCE_DB = 4.0  # received level vs the statistical (direct + reverberant) p
 
 
 def expected_received_db(params, sound) -> float:
-    """Statistical received level (dB SPL): direct 1/r^2 plus the diffuse field (1/r_c^2) re 1 m."""
+    """Statistical received level (dB SPL): direct 1/r^2 plus the diffuse field (1/r_c^2) re 1 m.
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe (its room).
+    sound : dict of str to Any
+        One entry of ``params["sounds"]``: ``level_db_spl`` (dB SPL at 1 m) and ``distance_m`` (metres).
+
+    Returns
+    -------
+    float
+        dB SPL at the receiver.
+    """
     rc = critical_distance_m(room_of(params))
     return sound["level_db_spl"] + 10 * math.log10(1 / sound["distance_m"] ** 2 + (0 if math.isinf(rc) else 1 / rc**2))
 
 
 def received_db(params, clips, sound) -> float:
+    """The sound's measured level in the clip over its dry duration from its onset (dB SPL, channels pooled).
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe (``sample_rate_hz``, ``full_scale_db_spl``).
+    clips : list of ndarray
+        The rendered clip, shape (channels, samples).
+    sound : dict of str to Any
+        One entry of ``params["sounds"]`` (``onset_s``, ``source.duration_s``).
+
+    Returns
+    -------
+    float
+        dB SPL.
+    """
     from auralgen.measure import level_db_spl
 
     sr = params["sample_rate_hz"]
@@ -30,6 +59,21 @@ def received_db(params, clips, sound) -> float:
 
 
 def level_check(params, clips) -> dict:
+    """Every sound's received level (:func:`received_db`) within :data:`TOLERANCE_DB` of the prediction
+    (:func:`expected_received_db`).
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe.
+    clips : list of ndarray
+        The rendered clip, shape (channels, samples).
+
+    Returns
+    -------
+    dict
+        ``received_level_db_spl`` (one check record per sound, dB SPL) and ``valid``.
+    """
     recs, ok = [], True
     for s in params["sounds"]:
         got, want = received_db(params, clips, s), expected_received_db(params, s)

@@ -87,7 +87,28 @@ def draw_spectrum(
     rng: np.random.Generator, stimuli, freq, n_harmonics: int, kind: str | None = None, *, source=None
 ) -> dict[str, Any]:
     """A ``tones`` stimulus recipe shared by every event of a sequence (of ``kind`` when given); with
-    a recorded ``source``, a recording whose events each start at the file's start (its attack)."""
+    a recorded ``source``, a recording whose events each start at the file's start (its attack).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The item's random stream.
+    stimuli : sequence of str
+        The stimulus kinds to draw from.
+    freq : Dist
+        The (fundamental) frequency's distribution, Hz.
+    n_harmonics : int
+        Harmonics of a ``harmonic`` stimulus.
+    kind : str or None, optional
+        The kind, not drawn.
+    source : SourceConfig or None, optional
+        The run's ``source`` settings; a recorded one replaces the synthetic stimulus.
+
+    Returns
+    -------
+    dict of str to Any
+        The spectral recipe (``kind``, ``freq_hz`` in Hz, ... or a recording's entry), no timing or level.
+    """
     if source is not None and source.recorded:
         return _sounds.draw_clip(rng, source, 0.0, at_start=True)
     return _sounds.draw_sound(rng, stimuli, freq, n_harmonics, kind)
@@ -107,7 +128,32 @@ def pulse_train(
     """Isochronous pulses at ``bpm`` inside ``[start_s, start_s + window_s]``, the first one a
     uniformly drawn fraction of an interval after ``start_s`` (one draw); each pulse lasts
     ``duty`` of the interval plus one ramp (its two raised-cosine ramps hold the energy of one
-    ramp, so its energy is that of ``duty`` of the interval at full level) and ends inside the window."""
+    ramp, so its energy is that of ``duty`` of the interval at full level) and ends inside the window
+    (ParameterError when it holds fewer than :data:`MIN_PULSES`).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Draws the grid's phase (one draw).
+    spectrum : dict
+        The events' spectral recipe (:func:`draw_spectrum`).
+    bpm : float
+        Tempo, pulses per minute.
+    start_s, window_s : float
+        The window's start and length, seconds.
+    duty : float
+        Sounding fraction of each interval.
+    level_db_spl : float
+        Every pulse's level, dB SPL.
+    ramp_s : float
+        Onset/offset ramp, seconds.
+
+    Returns
+    -------
+    dict of str to Any
+        The sequence: ``spectrum``, ``n_events`` and per event ``onsets_s`` (seconds), ``durations_s``
+        (seconds) and ``levels_db_spl`` (dB SPL), plus ``bpm``, ``ioi_s`` and ``duty``.
+    """
     ioi = 60.0 / bpm
     pulse = duty * ioi + ramp_s
     phase = float(rng.uniform(0.0, 1.0)) * ioi
@@ -147,7 +193,31 @@ def event_run(
     (uniform, ``n`` draws), rescaled to sum to ``total_s``, plus one ramp each (two raised-cosine
     ramps hold the energy of one ramp), so the run's energy is that of ``total_s`` at full level
     for every ``n``. Every event has the same level: a per-event rove would make the loudest
-    event (the clip's peak) grow with the count."""
+    event (the clip's peak) grow with the count.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Draws the duration jitter (``n`` draws).
+    spectrum : dict
+        The events' spectral recipe (:func:`draw_spectrum`).
+    n : int
+        Number of events.
+    gap_s, start_s, total_s : float
+        Silence between events, first onset, and the events' summed duration before ramps, seconds.
+    jitter : float
+        Relative duration jitter, in [0, 1).
+    level_db_spl : float
+        Every event's level, dB SPL.
+    ramp_s : float
+        Onset/offset ramp, seconds.
+
+    Returns
+    -------
+    dict of str to Any
+        The sequence: ``spectrum``, ``n_events`` and per event ``onsets_s`` (seconds), ``durations_s``
+        (seconds) and ``levels_db_spl`` (dB SPL), plus ``gap_s`` and ``total_s``.
+    """
     factors = 1.0 + rng.uniform(-jitter, jitter, n)
     durations = (total_s * factors / factors.sum() + ramp_s).tolist()
     levels = [float(level_db_spl)] * n
@@ -177,18 +247,70 @@ def counted_run(
     total_s: float,
     level_db_spl: float,
 ) -> dict[str, Any]:
-    """:func:`event_run` with the jitter and ramp of a counting task's ``cfg``."""
+    """:func:`event_run` with the jitter and ramp of a counting task's ``cfg``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The item's random stream.
+    spectrum : dict
+        The events' spectral recipe.
+    cfg : CountsConfig
+        The task's config (``jitter``, ``ramp_s``).
+    n : int
+        Number of events.
+    gap_s, start_s, total_s : float
+        Silence between events, first onset and summed duration, seconds.
+    level_db_spl : float
+        Every event's level, dB SPL.
+
+    Returns
+    -------
+    dict of str to Any
+        The sequence (:func:`event_run`).
+    """
     timing = {"gap_s": gap_s, "start_s": start_s, "total_s": total_s, "jitter": cfg.jitter}
     return event_run(rng, spectrum, n=n, **timing, level_db_spl=level_db_spl, ramp_s=cfg.ramp_s)
 
 
 def run_span_s(total_s: float, n: int, gap_s: float, ramp_s: float) -> float:
-    """Length of an :func:`event_run`: its sounding time, one ramp per event and its ``n - 1`` gaps."""
+    """Length of an :func:`event_run`: its sounding time, one ramp per event and its ``n - 1`` gaps.
+
+    Parameters
+    ----------
+    total_s : float
+        Summed duration of the events before ramps, seconds.
+    n : int
+        Number of events.
+    gap_s, ramp_s : float
+        Gap and ramp, seconds.
+
+    Returns
+    -------
+    float
+        Seconds, first onset to last offset.
+
+    Examples
+    --------
+    >>> round(run_span_s(0.5, 3, 0.1, 0.005), 6)
+    0.715
+    """
     return total_s + n * ramp_s + (n - 1) * gap_s
 
 
 def end_s(sequence: dict) -> float:
-    """When the last event of ``sequence`` ends."""
+    """When the last event of ``sequence`` ends.
+
+    Parameters
+    ----------
+    sequence : dict
+        A sequence (``onsets_s``, ``durations_s``).
+
+    Returns
+    -------
+    float
+        Seconds from the clip's start.
+    """
     return sequence["onsets_s"][-1] + sequence["durations_s"][-1]
 
 
@@ -197,7 +319,18 @@ SPECTRAL_KEYS = ("kind", "freq_hz", "n_harmonics", "noise_seed", "color", *RECIP
 
 
 def sounds_of(sequence: dict) -> list[dict[str, Any]]:
-    """The ``_sounds`` dicts of a sequence's events (noise event ``k`` seeded ``noise_seed + k``)."""
+    """The ``_sounds`` dicts of a sequence's events (noise event ``k`` seeded ``noise_seed + k``).
+
+    Parameters
+    ----------
+    sequence : dict
+        A sequence (spectral recipe and per-event timing and levels).
+
+    Returns
+    -------
+    list of dict of str to Any
+        One sound per event (``onset_s``, ``duration_s`` in seconds, ``level_db_spl`` in dB SPL).
+    """
     spectral = {k: sequence[k] for k in SPECTRAL_KEYS if k in sequence}
     out = []
     for k, (t, d, lv) in enumerate(zip(sequence["onsets_s"], sequence["durations_s"], sequence["levels_db_spl"])):
@@ -209,14 +342,40 @@ def sounds_of(sequence: dict) -> list[dict[str, Any]]:
 
 
 def render_sequences(params: dict[str, Any]) -> list[np.ndarray]:
-    """The clip ``[1, n]`` float32 of ``params['sequences']`` (one clip)."""
+    """The clip ``[1, n]`` float32 of ``params['sequences']`` (one clip).
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        ``sample_rate_hz``, ``full_scale_db_spl``, ``clip_s``, ``ramp_s`` and ``sequences``.
+
+    Returns
+    -------
+    list of ndarray
+        One clip, shape (1, samples), float32.
+    """
     sounds = [s for seq in params["sequences"] for s in sounds_of(seq)]
     return [_sounds.render_sounds({**params, "sounds": sounds})]
 
 
 def check_spectrum(key: str, cfg, audio) -> None:
     """Stimuli known, harmonics below Nyquist, and the loudest event below full scale for the
-    stimulus' crest factor."""
+    stimulus' crest factor.
+
+    Parameters
+    ----------
+    key : str
+        The task's config path, for messages.
+    cfg : EventsConfig
+        The task's config (with its ``level_db_spl``).
+    audio : AudioConfig
+        The audio settings the task renders with.
+
+    Raises
+    ------
+    ParameterError
+        A value is out of range (one line naming key, value and what is allowed).
+    """
     _sounds.check_stimuli(f"{key}.stimuli", cfg.stimuli)
     recorded = _sounds.check_recorded(key, cfg, audio)
     require(cfg.n_harmonics >= 1, f"{key}.n_harmonics={cfg.n_harmonics} is too small; allowed: >= 1")
@@ -242,7 +401,22 @@ def check_spectrum(key: str, cfg, audio) -> None:
 
 
 def check_counts(key: str, cfg, *, largest_gap_s: float) -> float:
-    """Counts, jitter, ramps and gaps of an event-run config; returns the longest run (s)."""
+    """Counts, jitter, ramps and gaps of an event-run config; returns the longest run (s).
+
+    Parameters
+    ----------
+    key : str
+        The task's config path, for messages.
+    cfg : CountsConfig
+        The task's config.
+    largest_gap_s : float
+        The longest gap between events any level asks for, seconds.
+
+    Returns
+    -------
+    float
+        The longest run, seconds (:func:`run_span_s` at ``max_count``).
+    """
     require(
         1 <= cfg.min_count < cfg.max_count,
         f"{key}.min_count={cfg.min_count}, max_count={cfg.max_count}; allowed: 1 <= min_count < max_count",

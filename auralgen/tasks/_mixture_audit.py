@@ -61,7 +61,18 @@ def _cue_row(sub: str, cue: str, field_: str, pick, items: list[dict], n_tests: 
 
 
 def role_audit(params_list: list[dict]) -> dict[str, Any]:
-    """``{"cues": [row per sub-question and cue]}``, or ``{"skipped": why}`` with too few items."""
+    """``{"cues": [row per sub-question and cue]}``, or ``{"skipped": why}`` with too few items.
+
+    Parameters
+    ----------
+    params_list : list of dict
+        Every mixture item's ``params``.
+
+    Returns
+    -------
+    dict of str to Any
+        The report entry: per row ``sub_question``, ``cue``, ``n``, ``rate``, ``chance``, ``p`` and ``flag``.
+    """
     rows = []
     for sub, cues in ROLE_CUES.items():
         items = [p for p in params_list if p.get("sub_question") == sub and isinstance(p.get("answer"), int)]

@@ -92,7 +92,26 @@ def check_reverb(
 ) -> None:
     """Config checks shared by the reverberation tasks: the spatial ones (rooms, receiver, sources,
     distances), the loudness, every target RT60 in ``[lowest_s, highest_s]`` reachable in every
-    room, and the clip holding ``n_sounds`` slots of the longest sound and decay."""
+    room, and the clip holding ``n_sounds`` slots of the longest sound and decay.
+
+    Parameters
+    ----------
+    cfg : ReverbConfig
+        The task's config.
+    audio : AudioConfig
+        The audio settings the task renders with.
+    key : str
+        The task's config path, for messages.
+    n_sounds : int
+        Sounds per clip, each in its own slot.
+    lowest_s, highest_s : float
+        The shortest and longest target RT60 the config asks for, seconds.
+
+    Raises
+    ------
+    ParameterError
+        A value is out of range (one line naming key, value and what is allowed).
+    """
     check_spatial(cfg, audio, key, max_distance_m=_sounds.max_of(_sounds.dist(f"{key}.distance_m", cfg.distance_m)))
     loud = _sounds.max_of(_sounds.dist(f"{key}.loudness_lufs", cfg.loudness_lufs))
     require(
@@ -110,7 +129,20 @@ def check_reverb(
 
 
 def slot_needed_s(cfg: ReverbConfig, rt60_s: float) -> float:
-    """A slot's length for the longest sound, the propagation delay and a decay of ``rt60_s``."""
+    """A slot's length for the longest sound, the propagation delay and a decay of ``rt60_s``.
+
+    Parameters
+    ----------
+    cfg : ReverbConfig
+        The task's config (its longest ``source_s`` and ``distance_m``).
+    rt60_s : float
+        Reverberation time, seconds.
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
     longest = _sounds.max_of(_sounds.dist("source_s", cfg.source_s))
     return (
         longest + _sounds.max_of(_sounds.dist("distance_m", cfg.distance_m)) / SPEED_OF_SOUND_M_S + TAIL_RT60 * rt60_s
@@ -118,12 +150,38 @@ def slot_needed_s(cfg: ReverbConfig, rt60_s: float) -> float:
 
 
 def slot_s(cfg: ReverbConfig, n_sounds: int) -> float:
-    """Each sound's slot (s): the clip after the longest lead-in, shared equally."""
+    """Each sound's slot (s): the clip after the longest lead-in, shared equally.
+
+    Parameters
+    ----------
+    cfg : ReverbConfig
+        The task's config (``clip_s``, ``lead_s``).
+    n_sounds : int
+        Sounds per clip.
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
     return (cfg.clip_s - _sounds.max_of(_sounds.dist("lead_s", cfg.lead_s))) / n_sounds
 
 
 def longest_rt60_s(cfg: ReverbConfig, n_sounds: int) -> float:
-    """The longest reverberation time whose decay fits a slot of this config."""
+    """The longest reverberation time whose decay fits a slot of this config.
+
+    Parameters
+    ----------
+    cfg : ReverbConfig
+        The task's config.
+    n_sounds : int
+        Sounds per clip.
+
+    Returns
+    -------
+    float
+        RT60, seconds.
+    """
     return (slot_s(cfg, n_sounds) - slot_needed_s(cfg, 0.0)) / TAIL_RT60
 
 
@@ -138,7 +196,20 @@ class ReverbTask(SpatialTask):
         self.loudness = _sounds.dist("loudness_lufs", cfg.loudness_lufs)
 
     def check_rt60(self, values: list[float], what: str) -> None:
-        """Refuse (adaptive) levels whose reverberation times do not fit the slots."""
+        """Refuse (adaptive) levels whose reverberation times do not fit the slots.
+
+        Parameters
+        ----------
+        values : list of float
+            Target RT60s, seconds.
+        what : str
+            What asks for them, for the message (e.g. ``level``).
+
+        Raises
+        ------
+        ParameterError
+            The longest is above :func:`longest_rt60_s`.
+        """
         top = longest_rt60_s(self.cfg, self.n_sounds)
         if max(values) > top:
             raise ParameterError(
@@ -147,7 +218,23 @@ class ReverbTask(SpatialTask):
             )
 
     def base_params(self, rng: np.random.Generator, rt60s: list[float], **extra) -> dict[str, Any]:
-        """Geometry, source, loudness and slots of an item whose sounds have target RT60s ``rt60s``."""
+        """Geometry, source, loudness and slots of an item whose sounds have target RT60s ``rt60s``.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The item's random stream.
+        rt60s : list of float
+            One target RT60 per sound, seconds, in slot order.
+        **extra
+            Further params fields (e.g. the answer's), stored before ``sounds``.
+
+        Returns
+        -------
+        dict of str to Any
+            The item's recipe: geometry (metres, degrees), ``source``, ``rir_seed``, ``loudness_lufs`` (LUFS),
+            ``slot_s`` and ``sounds`` (each ``onset_s`` and ``rt60_s``, seconds).
+        """
         self.check_rt60(rt60s, "level")
         d = float(self.distance.sample(rng))
         geo = self.place(rng, [(float(rng.uniform(-180.0, 180.0)), 0.0, d)])
@@ -185,7 +272,23 @@ class ReverbTask(SpatialTask):
 
     def sound_record(self, params, clips, sound) -> dict[str, Any]:
         """One sound measured in the clip: its decay's T20 from where its dry sound ends, its
-        loudness; and, on the impulse response it was rendered with, T20 and DRR (for the record)."""
+        loudness; and, on the impulse response it was rendered with, T20 and DRR (for the record).
+
+        Parameters
+        ----------
+        params : dict of str to Any
+            The item's recipe.
+        clips : list of ndarray
+            The rendered clip, shape (channels, samples).
+        sound : dict of str to Any
+            One entry of ``params["sounds"]``.
+
+        Returns
+        -------
+        dict of str to Any
+            ``rt60_s`` (clip T20, s; NaN if unmeasurable), ``loudness_lufs`` (LUFS), ``rir_rt60_s`` (s),
+            ``drr_db`` (dB) and ``nominal_rt60_s`` (the room's solved RT60, s).
+        """
         sr = params["sample_rate_hz"]
         a = n_samples(sound["onset_s"], sr)
         stop = a + n_samples(params["slot_s"], sr)
@@ -206,7 +309,24 @@ class ReverbTask(SpatialTask):
 
 def decay_estimates(x: np.ndarray, params: dict[str, Any], onset: int = 0, stop: int | None = None) -> dict[str, float]:
     """T20, T30 and EDT (s; nan where the decay cannot carry one) of the sound starting at sample
-    ``onset`` of ``x`` ``[channels, n]``, read after its dry sound ends (:func:`decay_offset`)."""
+    ``onset`` of ``x`` ``[channels, n]``, read after its dry sound ends (:func:`decay_offset`).
+
+    Parameters
+    ----------
+    x : ndarray, shape (channels, samples)
+        The clip.
+    params : dict of str to Any
+        The item's recipe.
+    onset : int, optional
+        The sound's onset, samples.
+    stop : int or None, optional
+        Where the decay ends (its slot's end), samples; None: the clip's end.
+
+    Returns
+    -------
+    dict of str to float
+        ``t20_s``, ``t30_s`` and ``edt_s``, seconds (see :data:`ESTIMATORS`).
+    """
     sr, start = params["sample_rate_hz"], onset + decay_offset(params)
     out = {}
     for name, (start_db, decay_db) in ESTIMATORS.items():
@@ -218,12 +338,36 @@ def decay_estimates(x: np.ndarray, params: dict[str, Any], onset: int = 0, stop:
 
 
 def finite(value: float, digits: int = 4) -> float | None:
-    """``value`` rounded for the ``measured`` column, None when it could not be measured (nan)."""
+    """``value`` rounded for the ``measured`` column, None when it could not be measured (nan).
+
+    Parameters
+    ----------
+    value : float
+        A measurement.
+    digits : int, optional
+        Decimal digits kept.
+
+    Returns
+    -------
+    float or None
+        The rounded value, or None for NaN or infinity.
+    """
     return round(float(value), digits) if math.isfinite(value) else None
 
 
 def decay_offset(params: dict[str, Any]) -> int:
-    """Samples from a sound's onset to where its dry sound's end reaches the receiver (the decay's start)."""
+    """Samples from a sound's onset to where its dry sound's end reaches the receiver (the decay's start).
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe (``source.duration_s``, ``distance_m``, ``sample_rate_hz``).
+
+    Returns
+    -------
+    int
+        Samples: the dry sound, the travel time and the fractional-delay filter's lead.
+    """
     sr = params["sample_rate_hz"]
     dry_n = n_samples(params["source"]["duration_s"], sr)
     return dry_n + int(round(params["distance_m"] / SPEED_OF_SOUND_M_S * sr)) + FDL2
@@ -238,7 +382,21 @@ class Solved(NamedTuple):
 
 
 def calibrated(params: dict[str, Any], target_s: float) -> Solved:
-    """The sound of ``params`` in its room, with the absorption solved so that its clip T20 is ``target_s``."""
+    """The sound of ``params`` in its room, with the absorption solved so that its clip T20 is ``target_s``.
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe (only its geometry, source and seeds are read: the solution is cached by them).
+    target_s : float
+        The target T20 of the clip, seconds.
+
+    Returns
+    -------
+    Solved
+        The room's nominal RT60 (s), the sound in the room ``[channels, slot samples]`` (unscaled), its
+        clip T20 (s), and the impulse response's T20 (s) and DRR (dB).
+    """
     keys = (
         "sample_rate_hz",
         "slot_s",
@@ -318,7 +476,20 @@ def _solve(key: str, target_s: float) -> Solved:
 
 def loud_sound(params: dict[str, Any], target_s: float) -> np.ndarray:
     """The solved sound scaled to the item's integrated loudness (LUFS). BS.1770's absolute gate
-    (-70 LUFS) lets a scaled decay gain or lose blocks, so the scaling is repeated until it holds."""
+    (-70 LUFS) lets a scaled decay gain or lose blocks, so the scaling is repeated until it holds.
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe (``loudness_lufs``, ``sample_rate_hz`` and what :func:`calibrated` reads).
+    target_s : float
+        The sound's target T20, seconds.
+
+    Returns
+    -------
+    ndarray, shape (channels, slot samples)
+        The sound and its decay, at ``params["loudness_lufs"]`` LUFS.
+    """
     sr, want = params["sample_rate_hz"], params["loudness_lufs"]
     wet = calibrated(params, target_s).wet
     for _ in range(LOUDNESS_STEPS):

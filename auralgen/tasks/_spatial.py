@@ -81,7 +81,14 @@ class SpatialConfig(TaskConfig):
     ramp_s: float = 0.01
 
     def cue_needs(self) -> dict[str, str]:
-        """Direction cues (keys of :data:`CUE_NAMES`) the task's answers need, each with what needs it."""
+        """Direction cues (keys of :data:`CUE_NAMES`) the task's answers need, each with what needs it
+        (a hook: none here; a receiver layout that lacks a needed cue is refused at config time).
+
+        Returns
+        -------
+        dict of str to str
+            Cue name to what needs it, e.g. ``{"vertical": "telling positions on the median plane apart"}``.
+        """
         return {}
 
 

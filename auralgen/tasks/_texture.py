@@ -36,7 +36,17 @@ def check_grains(
 ) -> None:
     """Grain kinds, tone below Nyquist, grains separated at the densest rate, at least
     :data:`~auralgen.synth.textures.MIN_GRAINS` in a window at the sparsest (``window``: the config key
-    and the shortest window, default ``window_s``), loudness below clipping."""
+    and the shortest window, default ``window_s``), loudness below clipping.
+
+    Parameters
+    ----------
+    cfg, audio, key
+        The task's config, its audio settings and its config path (for messages).
+    densest_hz, sparsest_hz : float
+        The highest and lowest grain rate the config asks for, grains per second.
+    window : tuple of (str, float) or None, optional
+        The config key of the window and its shortest length, seconds.
+    """
     bad = [k for k in cfg.grain_kinds if k not in textures.GRAIN_KINDS]
     require(
         cfg.grain_kinds and not bad,
@@ -73,20 +83,59 @@ def check_grains(
 
 
 def draw_grain(rng: np.random.Generator, kinds, freq, grain) -> dict[str, Any]:
-    """The grain shared by a texture (pair). Draws: kind, frequency, size."""
+    """The grain shared by a texture (pair). Draws: kind, frequency, size.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The item's random stream.
+    kinds : sequence of str
+        Grain kinds to draw from.
+    freq, grain : Dist
+        The grain's frequency (Hz) and length (seconds) distributions.
+
+    Returns
+    -------
+    dict of str to Any
+        ``kind``, ``freq_hz`` (Hz) and ``grain_s`` (seconds).
+    """
     kind = Choice(tuple(kinds)).sample(rng)
     return {"kind": kind, "freq_hz": float(freq.sample(rng)), "grain_s": float(grain.sample(rng))}
 
 
 def render_textures(params: dict[str, Any]) -> list[np.ndarray]:
-    """The clip ``[1, n]`` float32 of ``params['textures']`` placed at their ``start_s``."""
+    """The clip ``[1, n]`` float32 of ``params['textures']`` placed at their ``start_s``.
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        ``sample_rate_hz``, ``clip_s`` (seconds) and ``textures`` (each with ``start_s``, seconds).
+
+    Returns
+    -------
+    list of ndarray
+        One clip, shape (1, samples), float32.
+    """
     sr = int(params["sample_rate_hz"])
     segs = [(textures.render_texture(t, sr), n_samples(t["start_s"], sr)) for t in params["textures"]]
     return [place(segs, n_samples(params["clip_s"], sr))[None, :].astype(np.float32)]
 
 
 def texture_samples(params: dict[str, Any], clip: np.ndarray) -> list[np.ndarray]:
-    """Each texture's window of ``clip``."""
+    """Each texture's window of ``clip``.
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        ``sample_rate_hz`` and ``textures`` (``start_s``, ``window_s``, seconds).
+    clip : ndarray, shape (1, samples)
+        The rendered clip (flattened).
+
+    Returns
+    -------
+    list of ndarray
+        One float64 array, shape (samples,), per texture.
+    """
     sr = int(params["sample_rate_hz"])
     x = np.asarray(clip, dtype=np.float64).reshape(-1)
     return [
@@ -96,7 +145,22 @@ def texture_samples(params: dict[str, Any], clip: np.ndarray) -> list[np.ndarray
 
 
 def measure_window(x: np.ndarray, texture: dict, sr: int) -> tuple[float, bool]:
-    """A window's measured density and whether its grain count and loudness match the recipe."""
+    """A window's measured density and whether its grain count and loudness match the recipe.
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        The texture's window.
+    texture : dict
+        Its recipe (``n_grains``, ``loudness_lufs``).
+    sr : int
+        Sample rate, Hz.
+
+    Returns
+    -------
+    tuple of (float, bool)
+        Grains per second, and whether the count and the loudness (within ``TOLERANCE_LU``) match.
+    """
     from auralgen.measure.texture import density_hz, grain_times
 
     t = grain_times(x, sr)

@@ -44,7 +44,18 @@ class TonePairConfig(TaskConfig):
 
 
 def sound_spans(params) -> list[tuple[int, int]]:
-    """Sample ranges ``(start, stop)`` of each whole sound of ``params['sounds']``."""
+    """Sample ranges ``(start, stop)`` of each whole sound of ``params['sounds']``.
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        ``sample_rate_hz`` and ``sounds`` (``onset_s``, ``duration_s``, seconds).
+
+    Returns
+    -------
+    list of (int, int)
+        Sample indices of the clip, one pair per sound.
+    """
     sr = int(params["sample_rate_hz"])
     out = []
     for s in params["sounds"]:
@@ -54,7 +65,20 @@ def sound_spans(params) -> list[tuple[int, int]]:
 
 
 def render_placed(params, render_one: Callable[[dict, int], np.ndarray]) -> np.ndarray:
-    """The clip ``[1, n]`` float32: each sound (``render_one(sound, sample_rate)``) at its onset in silence."""
+    """The clip ``[1, n]`` float32: each sound (``render_one(sound, sample_rate)``) at its onset in silence.
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        ``sample_rate_hz``, ``clip_s`` and ``sounds``.
+    render_one : callable
+        ``(sound, sample_rate) -> ndarray``, one sound's 1-D samples.
+
+    Returns
+    -------
+    ndarray, shape (1, samples)
+        float32.
+    """
     sr = int(params["sample_rate_hz"])
     segs = [(render_one(s, sr), a) for s, (a, _) in zip(params["sounds"], sound_spans(params))]
     return place(segs, n_samples(params["clip_s"], sr))[None, :].astype(np.float32)
@@ -62,7 +86,23 @@ def render_placed(params, render_one: Callable[[dict, int], np.ndarray]) -> np.n
 
 def signed_percent(first: float, second: float) -> float:
     """``100 * (larger / smaller - 1)``, positive when ``second`` is the larger, negative otherwise
-    (nan if either <= 0)."""
+    (nan if either <= 0).
+
+    Parameters
+    ----------
+    first, second : float
+        Two positive values of one unit.
+
+    Returns
+    -------
+    float
+        Percent.
+
+    Examples
+    --------
+    >>> signed_percent(100.0, 125.0), signed_percent(125.0, 100.0)
+    (25.0, -25.0)
+    """
     if not (first > 0 and second > 0):
         return math.nan
     ratio = second / first
@@ -70,7 +110,17 @@ def signed_percent(first: float, second: float) -> float:
 
 
 def check_common(cfg, key: str, *, relative: bool) -> None:
-    """Durations, loudness and (relative tasks) the two-interval clip length of a config."""
+    """Durations, loudness and (relative tasks) the two-interval clip length of a config.
+
+    Parameters
+    ----------
+    cfg : TaskConfig
+        A brightness or attack task's config.
+    key : str
+        Its config path, for messages.
+    relative : bool
+        A two-sound (relative) task: its sounds are roved apart and need a gap.
+    """
     names = ("tone_s", "gap_s", "lead_s") if relative else ("tone_s", "lead_s")
     for name in names:
         _sounds.dist(f"{key}.{name}", getattr(cfg, name), low=1e-9 if name == "tone_s" else 0.0)
@@ -93,7 +143,17 @@ def check_common(cfg, key: str, *, relative: bool) -> None:
 
 def check_brightness(cfg, audio: AudioConfig, key: str, lowest_hz: float, highest_hz: float, *, relative: bool) -> None:
     """Config checks of the brightness tasks: the sample rate, harmonics below Nyquist, every centroid in
-    ``[lowest_hz, highest_hz]`` reachable at both ends of the F0 range, ramps, loudness, clip length."""
+    ``[lowest_hz, highest_hz]`` reachable at both ends of the F0 range, ramps, loudness, clip length.
+
+    Parameters
+    ----------
+    cfg, audio, key
+        The task's config, its audio settings and its config path (for messages).
+    lowest_hz, highest_hz : float
+        The lowest and highest spectral centroid the config asks for, Hz.
+    relative : bool
+        A two-sound (relative) task.
+    """
     check_common(cfg, key, relative=relative)
     sr = int(cfg.sample_rate or audio.sample_rate)
     require(sr >= MIN_SAMPLE_RATE, f"{key}.sample_rate={sr} is too low for brightness; allowed: >= {MIN_SAMPLE_RATE}")

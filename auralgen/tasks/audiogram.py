@@ -106,6 +106,18 @@ def cells(freqs: tuple[float, ...]) -> tuple[tuple[float, str], ...]:
     multiple of 3 that covers only a third of the cells, so each later round of
     ``lcm(n_freqs, 3)`` cells shifts the position by one and every cell is listed once.
 
+    Parameters
+    ----------
+    freqs : tuple of float
+        The level's tone frequencies, Hz.
+
+    Returns
+    -------
+    tuple of (float, str)
+        ``3 * len(freqs)`` cells ``(frequency in Hz, position)``, position one of :data:`POSITIONS`.
+
+    Examples
+    --------
     >>> cells((500, 1000))
     ((500.0, 'first'), (1000.0, 'second'), (500.0, 'absent'), (1000.0, 'first'), (500.0, 'second'), (1000.0, 'absent'))
     """
@@ -188,6 +200,18 @@ class Audiogram(Task):
     )
 
     def is_probe(self, level: int) -> bool:
+        """Whether grid level ``level`` is a probe level (appended after the dB HL levels, in dB SPL).
+
+        Parameters
+        ----------
+        level : int
+            A grid index.
+
+        Returns
+        -------
+        bool
+            True for an index past ``cfg.levels``.
+        """
         return level >= len(self.cfg.levels)
 
     def sample(self, rng: np.random.Generator, level: int | Level) -> dict[str, Any]:

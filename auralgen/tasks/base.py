@@ -10,12 +10,9 @@ declared by its ``Design`` class attribute (:mod:`auralgen.tasks.design`).
 
 from __future__ import annotations
 
-import functools
 import json
-import math
-import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -26,19 +23,35 @@ from auralgen.core.constants import (  # noqa: F401  (SAMPLE_RATES: re-exported)
     PRESENTATION_FULL_SCALE_DB_SPL,
     SAMPLE_RATES,
 )
-from auralgen.core.errors import ParameterError
-from auralgen.core.mapping import is_num, plain
 from auralgen.core.qa import QA, arrange, pick_question
 from auralgen.core.random import Dist
 from auralgen.core.registry import Registry
 from auralgen.sounds.corpus import SOURCE_KINDS, SourceConfig
+from auralgen.tasks._config_checks import (  # noqa: F401  (re-exported: task modules import them from here)
+    MAX_DURATION_S,
+    check_durations,
+    check_levels,
+    check_unused,
+    config_fields,
+    dist_fields,
+    require,
+)
+from auralgen.tasks._dataset_check import DatasetCheck
 from auralgen.tasks.design import Design, Level, LevelGrid, deal  # noqa: F401  (Level, deal: re-exported)
 
 RECORDED_TOO = SOURCE_KINDS  # takes_sources of a task that draws recorded sounds as well
 
 
 def check_task_complete(name: str, cls: type[Task]) -> None:
-    """Refuse, at import, a task class missing a piece every task needs (names what is missing)."""
+    """Refuse, at import, a task class missing a piece every task needs (TypeError naming what is missing).
+
+    Parameters
+    ----------
+    name : str
+        The task's registry name (its module name).
+    cls : type of Task
+        The task class being registered.
+    """
     missing = [
         a
         for a in ("name", "sub_category", "attribute", "regime", "level_unit", "n_choices", "questions")
@@ -84,23 +97,6 @@ def check_task_complete(name: str, cls: type[Task]) -> None:
 TASKS: Registry[type[Task]] = Registry(
     "task", package="auralgen.tasks", exclude=("base", "design"), validate=check_task_complete
 )
-
-
-class DatasetCheck:
-    """A check the dataset audit runs over all items of one task (``AuditSpec.dataset_checks``).
-
-    The audit makes one instance per task, calls :meth:`observe` with each item's ``params``
-    and then :meth:`finish`, which returns the report entry (stored under ``name``) and one
-    line per problem found (each becomes a flag of the audit).
-    """
-
-    name: ClassVar[str]
-
-    def observe(self, params: dict[str, Any]) -> None:
-        raise NotImplementedError
-
-    def finish(self) -> tuple[dict[str, Any], list[str]]:
-        raise NotImplementedError
 
 
 @dataclass(frozen=True)
@@ -183,8 +179,6 @@ DISTANCE_CUE_FEATURES = (
     "row.flac_bytes",
 )
 
-MAX_DURATION_S = 60.0  # longest value of any duration (``*_s``) field of a task config
-
 
 @dataclass(frozen=True)
 class Measurement:
@@ -209,21 +203,52 @@ class Measurement:
 
     @classmethod
     def from_dict(cls, measured: Mapping[str, Any]) -> Measurement:
-        """Split a task's measurement dict into checks (records with ``measured`` and ``expected``) and extra."""
+        """Split a task's measurement dict into checks (records with ``measured`` and ``expected``) and extra.
+
+        Parameters
+        ----------
+        measured : Mapping of str to Any
+            The task's measurements, optionally with a boolean ``valid`` (default True).
+
+        Returns
+        -------
+        Measurement
+            The same measurements, keeping their key order for :meth:`to_dict`.
+        """
         checks = {k: v for k, v in measured.items() if k != "valid" and _is_check(v)}
         extra = {k: v for k, v in measured.items() if k != "valid" and k not in checks}
         return cls(checks, extra, measured.get("valid", True), tuple(measured))
 
     def to_dict(self) -> dict[str, Any]:
+        """Checks, extra and ``valid`` merged at the top level, in the order the task wrote them.
+
+        Returns
+        -------
+        dict of str to Any
+            The ``measured`` column's content (JSON-able).
+        """
         merged = {**self.checks, **self.extra, "valid": self.valid}
         keys = [k for k in self.order if k in merged] + [k for k in merged if k not in self.order]
         return {k: merged[k] for k in keys}
 
     def to_json(self) -> str:
+        """:meth:`to_dict` as JSON with sorted keys.
+
+        Returns
+        -------
+        str
+            The ``measured`` column as it is stored.
+        """
         return json.dumps(self.to_dict(), sort_keys=True)
 
     def worst_error(self) -> float:
-        """Largest ``|measured - expected|`` over the numeric checks (0 without any)."""
+        """Largest ``|measured - expected|`` over the numeric checks.
+
+        Returns
+        -------
+        float
+            The error, in the unit of its check; 0.0 without a numeric check.
+        """
         errs = [
             abs(c["measured"] - c["expected"])
             for c in self.checks.values()
@@ -238,6 +263,18 @@ def task_audio(cls: type, audio: AudioConfig) -> AudioConfig:
     (``cls.presentation_full_scale_db_spl``: :data:`~auralgen.core.constants.PRESENTATION_FULL_SCALE_DB_SPL`
     unless the task needs more headroom).
 
+    Parameters
+    ----------
+    audio : AudioConfig
+        The run's audio settings.
+
+    Returns
+    -------
+    AudioConfig
+        ``audio``, or a copy with ``full_scale_db_spl`` (dB SPL of digital RMS 1.0) replaced.
+
+    Examples
+    --------
     >>> task_audio(Task, AudioConfig()).full_scale_db_spl, AudioConfig().full_scale_db_spl
     (100.0, 136.0)
     """
@@ -288,86 +325,78 @@ class TaskConfig:
         """Validate the config before any work; ``key`` is the config path for messages (e.g.
         ``tasks.pitch_relative``). Checks shared by every task (durations, see
         :func:`check_durations`; fields it does not use left at their defaults), then the task's
-        own :meth:`check_task`."""
+        own :meth:`check_task`. A bad value raises ParameterError: one line naming key, value and what is allowed.
+
+        Parameters
+        ----------
+        audio : AudioConfig
+            The audio settings the task renders with (see :func:`task_audio`).
+        key : str
+            The config path of the task, e.g. ``tasks.pitch_relative``.
+        """
         check_durations(self, key)
         check_unused(self, key)
         self.check_task(audio, key)
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
-        """Task-specific validation (subclasses override it)."""
+        """Task-specific validation, raising ParameterError as :meth:`check` (the base accepts everything).
 
-
-@functools.cache
-def dist_fields(cls: type) -> tuple[str, ...]:
-    """The names of the fields of config class ``cls`` annotated :class:`~auralgen.core.random.Dist`."""
-    hints = typing.get_type_hints(cls)
-    return tuple(f.name for f in fields(cls) if hints[f.name] is Dist)
-
-
-def _numbers(value) -> list:
-    """Every number inside a config value: a number, a list, or a distribution (mapping or Dist)."""
-    if isinstance(value, Dist):
-        return _numbers(value.plain)
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return []
-    if isinstance(value, (int, float)):
-        return [value]
-    if hasattr(value, "keys"):
-        return [v for k in value.keys() if k != "dist" for v in _numbers(value[k])]
-    if isinstance(value, (list, tuple)):
-        return [v for item in value for v in _numbers(item)]
-    return []
-
-
-def check_unused(cfg: TaskConfig, key: str) -> None:
-    """Refuse a changed value in a field the task never reads (``cfg.unused_fields``)."""
-    defaults = {f.name: f.default for f in fields(cfg)}
-    for name, why in cfg.unused_fields.items():
-        value = getattr(cfg, name)
-        if plain(value) != plain(defaults[name]):
-            raise ParameterError(
-                f"{key}.{name}={value!r} is not used by {cfg.name} ({why}); allowed: leave it out (default "
-                f"{defaults[name]!r})"
-            )
-
-
-def check_durations(cfg: TaskConfig, key: str) -> None:
-    """Every duration field (a name ending in ``_s``) holds finite values of at least 0 and at most
-    :data:`MAX_DURATION_S`, so no clip asks for an absurd allocation (``clip_s=1e9`` would be
-    116 TiB): a clip is a few such durations long, at most a few minutes of samples."""
-    for f in fields(cfg):
-        if not f.name.endswith("_s"):
-            continue
-        for v in _numbers(getattr(cfg, f.name)):
-            require(
-                not v < 0,
-                f"{key}.{f.name}={getattr(cfg, f.name)!r} holds {v!r}, a negative duration; allowed: finite values "
-                f"within [0, {MAX_DURATION_S:g}] s",
-            )
-            require(
-                math.isfinite(v) and v <= MAX_DURATION_S,
-                f"{key}.{f.name}={getattr(cfg, f.name)!r} holds {v!r}, beyond the longest duration; allowed: finite "
-                f"values <= {MAX_DURATION_S:g} s",
-            )
+        Parameters
+        ----------
+        audio : AudioConfig
+            The audio settings the task renders with.
+        key : str
+            The config path of the task, e.g. ``tasks.pitch_relative``.
+        """
 
 
 def register(cls: type[Task]) -> type[Task]:
-    """Class decorator: add a task to :data:`TASKS` under its ``name``."""
+    """Class decorator: add task class ``cls`` to :data:`TASKS` under its ``name`` (vetted by
+    :func:`check_task_complete`).
+
+    Returns
+    -------
+    type of Task
+        ``cls`` itself.
+    """
     return TASKS.register(cls)
 
 
 def task_names() -> list[str]:
-    """Every task's name, without importing them: a task lives in the module of its name."""
+    """Every task's name, without importing them: a task lives in the module of its name.
+
+    Returns
+    -------
+    list of str
+        The task names, e.g. ``pitch_relative``.
+    """
     return TASKS.names()
 
 
 def task_class(name: str) -> type[Task]:
-    """The class of task ``name``, importing only its module (a tone run never loads the room code)."""
+    """The class of task ``name``, importing only its module (a tone run never loads the room code).
+
+    Parameters
+    ----------
+    name : str
+        A task name, e.g. ``pitch_relative``.
+
+    Returns
+    -------
+    type of Task
+        The registered class.
+    """
     return TASKS.get(name)
 
 
 def load_tasks() -> Registry[type[Task]]:
-    """Import every module of :mod:`auralgen.tasks` so each registers itself."""
+    """Import every module of :mod:`auralgen.tasks` so each registers itself.
+
+    Returns
+    -------
+    Registry of type of Task
+        :data:`TASKS`, now holding every task.
+    """
     TASKS.load_all()
     return TASKS
 
@@ -420,35 +449,143 @@ class Task:
         self.design = self.Design.of(self)
 
     def as_level(self, level: int | Level) -> Level:
-        """``level`` as a :class:`Level`: a grid index ``i`` becomes the design's ``Level(i, value)``."""
+        """``level`` as a :class:`Level`: a grid index ``i`` becomes the design's ``Level(i, value)``.
+
+        Parameters
+        ----------
+        level : int or Level
+            A grid index, or a :class:`Level` (returned as is).
+
+        Returns
+        -------
+        Level
+            The level with its value in the task's ``level_unit``.
+        """
         if isinstance(level, Level):
             return level
         return self.design.level(int(level))
 
     def sample(self, rng: np.random.Generator, level: int | Level) -> dict[str, Any]:
-        """The ``params`` of one item at ``level`` (a grid index or a :class:`Level`)."""
+        """The ``params`` of one item at ``level`` (subclasses implement it).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The item's random stream; the only source of randomness.
+        level : int or Level
+            A grid index or a :class:`Level` (see :meth:`as_level`; ``index`` is None off the grid, in an
+            adaptive trial); read ``value``, in ``level_unit``, never ``cfg.levels[index]``.
+
+        Returns
+        -------
+        dict of str to Any
+            The JSON-able recipe: every sampled value, with units in the names (``*_hz``, ``*_s``, ``*_db``,
+            ``*_m``, ``*_deg``) and ``sample_rate_hz``; :meth:`render` needs nothing else.
+        """
         raise NotImplementedError
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
+        """The item's audio from its recipe alone, bit for bit the same every time (subclasses implement it).
+
+        Parameters
+        ----------
+        params : dict of str to Any
+            The recipe :meth:`sample` returned.
+
+        Returns
+        -------
+        list of ndarray
+            One or more clips, each shape (channels, samples), float32, within digital full scale
+            [-1, 1] (``params["full_scale_db_spl"]`` is the dB SPL of RMS 1.0), at
+            ``params["sample_rate_hz"]``; channels as :meth:`channel_layout` names them.
+
+        Raises
+        ------
+        auralgen.core.errors.Redraw
+            This draw cannot become a valid item (e.g. it would clip); the generator draws it again.
+        """
         raise NotImplementedError
 
     def qa(self, params: dict[str, Any], rng: np.random.Generator, *, slot: int) -> QA:
+        """The item's question, options and answer (subclasses implement it, usually with :meth:`make_qa`).
+
+        Parameters
+        ----------
+        params : dict of str to Any
+            The recipe :meth:`sample` returned.
+        rng : numpy.random.Generator
+            The item's random stream (after :meth:`sample`): picks the phrasing and the distractors' order.
+        slot : int
+            The answer's index among the options, in ``[0, n_choices)``, assigned by the pipeline.
+
+        Returns
+        -------
+        QA
+            ``n_choices`` options with the answer at ``slot``; the answer text follows from ``params``
+            alone (the plan probes it with ``slot=0`` to deal answer texts).
+        """
         raise NotImplementedError
 
     def make_qa(self, answer: str, choices, rng: np.random.Generator, *, slot: int, templates=None) -> QA:
         """The item's QA: ``answer`` at ``slot`` among ``choices`` (the others shuffled around it) and a question
-        drawn from ``templates`` (default: the task's)."""
+        drawn from ``templates`` (default: the task's).
+
+        Parameters
+        ----------
+        answer : str
+            The answer text.
+        choices : iterable of str
+            The option texts; ``answer`` may be among them (it is placed once).
+        rng : numpy.random.Generator
+            Shuffles the distractors and picks the question.
+        slot : int
+            The answer's index among the options.
+        templates : sequence of str, optional
+            Question texts to pick from (default: ``questions``, limited by ``cfg.phrasings``).
+
+        Returns
+        -------
+        QA
+            Question, options and answer index.
+        """
         options, index = arrange(answer, [c for c in choices if c != answer], slot=slot, rng=rng)
         return QA(pick_question(templates or self.questions, self.cfg.phrasings, rng), options, index)
 
     def measure(self, params: dict[str, Any], clips: list[np.ndarray]) -> Measurement:
-        """Measure the rendered audio against what ``params`` asked for (subclasses implement it)."""
+        """Measure the rendered audio against what ``params`` asked for (subclasses implement it).
+
+        Parameters
+        ----------
+        params : dict of str to Any
+            The recipe.
+        clips : list of ndarray
+            :meth:`render`'s clips, each shape (channels, samples), float32.
+
+        Returns
+        -------
+        Measurement
+            The measured-vs-expected records (``measured``, ``expected``, ``tolerance`` in the unit its key
+            names, ``ok``) and the verdict: valid only when the measurement confirms the label.
+        """
         raise NotImplementedError
 
     def check(self, params: dict[str, Any], clips: list[np.ndarray]) -> dict[str, Any]:
         """:meth:`measure` as the JSON-able dict the ``measured`` column stores (with a boolean ``valid``),
         with the ``audible`` record of :func:`~auralgen.measure.level.clip_audibility` where
-        :attr:`clips_heard`: an item with a silent or near-silent clip is not valid."""
+        :attr:`clips_heard`: an item with a silent or near-silent clip is not valid.
+
+        Parameters
+        ----------
+        params : dict of str to Any
+            The recipe.
+        clips : list of ndarray
+            :meth:`render`'s clips, each shape (channels, samples), float32.
+
+        Returns
+        -------
+        dict of str to Any
+            The ``measured`` column, with a boolean ``valid``.
+        """
         out = self.measure(params, clips).to_dict()
         if not self.clips_heard:
             return out
@@ -459,34 +596,33 @@ class Task:
         return {**out, "audible": audible, "valid": bool(out["valid"]) and audible["ok"]}
 
     def channel_layout(self, params: dict[str, Any]) -> str:
+        """The channel layout of the item's clips (the ``channel_layout`` column).
+
+        Parameters
+        ----------
+        params : dict of str to Any
+            The recipe.
+
+        Returns
+        -------
+        str
+            ``mono`` here; a spatial task names its receiver's (``stereo``, ``binaural``, ``foa_acn_sn3d``, ...).
+        """
         return "mono"
 
     def eval_fields(self, params: dict[str, Any]) -> dict[str, float | str]:
         """Fields the evaluation adds to an item's record from its ``params``: ``difference`` and
         ``difference_unit`` (the physical stimulus difference, larger = easier) for a psychometric
-        fit on it; ``frequency_hz`` and ``tone_position`` for a per-frequency analysis. None by default."""
+        fit on it; ``frequency_hz`` and ``tone_position`` for a per-frequency analysis.
+
+        Parameters
+        ----------
+        params : dict of str to Any
+            The item's recipe.
+
+        Returns
+        -------
+        dict of str to float or str
+            The fields; empty here.
+        """
         return {}
-
-
-def check_levels(key: str, levels: tuple) -> None:
-    """Levels: a non-empty list of numbers, strictly monotonic (increasing or decreasing)."""
-    if len(levels) == 0:
-        raise ParameterError(f"{key}=[] is empty; allowed: a non-empty list of numbers")
-    for v in levels:
-        if not is_num(v) or not math.isfinite(v):
-            raise ParameterError(f"{key}={list(levels)!r} holds {v!r}; allowed: finite numbers only")
-    diffs = [b - a for a, b in zip(levels, levels[1:])]
-    if not (all(d > 0 for d in diffs) or all(d < 0 for d in diffs)):
-        raise ParameterError(
-            f"{key}={list(levels)!r} is not monotonic; allowed: strictly increasing or decreasing values"
-        )
-
-
-def config_fields(cls: type[TaskConfig]) -> list[str]:
-    return [f.name for f in fields(cls)]
-
-
-def require(cond: bool, message: str) -> None:
-    """Raise ParameterError(message) unless ``cond``; message names key, value and what is allowed."""
-    if not cond:
-        raise ParameterError(message)

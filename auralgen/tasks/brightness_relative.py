@@ -221,7 +221,26 @@ class BrightnessRelative(CompareTask):
 def shelf_gain_db(piece: np.ndarray, sample_rate: int, ramp: int, corner_hz: float, target_hz: float) -> float:
     """The high-shelf gain (dB, within :data:`auralgen.synth.brightness.SHELF_RANGE_DB`) that puts the
     centroid of ``piece``'s steady part (``ramp`` samples off each end) at ``target_hz``; the nearer
-    end of the range when no gain reaches it (the measurement then rejects the item)."""
+    end of the range when no gain reaches it (the measurement then rejects the item).
+
+    Parameters
+    ----------
+    piece : ndarray, shape (samples,)
+        The mono recording piece, digital full scale 1.0.
+    sample_rate : int
+        Hz.
+    ramp : int
+        Samples left out at each end (the onset and offset ramps).
+    corner_hz : float
+        The shelf's corner frequency, Hz.
+    target_hz : float
+        The wanted spectral centroid, Hz.
+
+    Returns
+    -------
+    float
+        The shelf gain, dB (0.0 when the piece's centroid already is ``target_hz`` or the target is not finite).
+    """
     from scipy.optimize import brentq
 
     def err(g: float) -> float:

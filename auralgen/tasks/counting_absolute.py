@@ -98,6 +98,13 @@ class CountingAbsolute(_events.EventSequences, Task):
         return self.cfg.max_count - self.cfg.min_count + 1
 
     def labels(self) -> list[str]:
+        """The option texts: every count from ``cfg.min_count`` to ``cfg.max_count``.
+
+        Returns
+        -------
+        list of str
+            The counts as decimal texts, ascending.
+        """
         return [str(n) for n in range(self.cfg.min_count, self.cfg.max_count + 1)]
 
     def sample(self, rng: np.random.Generator, level) -> dict[str, Any]:

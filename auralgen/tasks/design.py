@@ -24,8 +24,6 @@ kind                levels
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
@@ -34,6 +32,7 @@ import numpy as np
 
 from auralgen.core.errors import ParameterError
 from auralgen.core.random import owner
+from auralgen.tasks._tuples import deal, freeze
 
 MAX_SPLIT_DRAWS = 64  # per split: draws allowed to find a parameter tuple owned by this split
 TaskLike = Any  # an auralgen.tasks.base.Task (not imported: the base module imports this one)
@@ -71,17 +70,6 @@ class LevelInfo(NamedTuple):
 Sampler = Callable[[np.random.Generator, Level], dict[str, Any]]
 
 
-def freeze(value: Any) -> Any:
-    """``value`` as a hashable, rounding floats to 9 significant digits (a parameter tuple's part)."""
-    if isinstance(value, float):
-        return float(f"{value:.9g}")
-    if isinstance(value, (list, tuple)):
-        return tuple(freeze(v) for v in value)
-    if isinstance(value, dict):
-        return tuple(sorted((k, freeze(v)) for k, v in value.items()))
-    return value
-
-
 class Design:
     """Base of the design kinds. A kind implements the first four methods; the rest have defaults
     (every option may be the answer, no listed answer texts, redraws for the split, one adaptive
@@ -92,32 +80,115 @@ class Design:
 
     @classmethod
     def of(cls, task: TaskLike) -> Design:
-        """The design of ``task`` (from its config and class attributes)."""
+        """The design of ``task`` (from its config and class attributes); each kind implements it.
+
+        Parameters
+        ----------
+        task : Task
+            The task, with its ``cfg`` and class attributes (``name``, ``attribute``, ``level_unit``, ...).
+
+        Returns
+        -------
+        Design
+            The task's design.
+        """
         raise NotImplementedError
 
     def n_levels(self) -> int:
+        """How many grid levels the design has (each kind implements it).
+
+        Returns
+        -------
+        int
+            The number of levels; grid indices run over ``range(n_levels())``.
+        """
         raise NotImplementedError
 
     def items_at(self, level: int) -> int:
-        """Items at grid level ``level``."""
+        """Items at grid level ``level`` in each split (each kind implements it).
+
+        Parameters
+        ----------
+        level : int
+            A grid index.
+
+        Returns
+        -------
+        int
+            The number of items, >= 0.
+        """
         raise NotImplementedError
 
     def level_value(self, level: int) -> float:
+        """The value of grid level ``level`` (each kind implements it).
+
+        Parameters
+        ----------
+        level : int
+            A grid index.
+
+        Returns
+        -------
+        float
+            The value, in the level's unit (:meth:`level_info`), e.g. cents, dB, percent, degrees, metres.
+        """
         raise NotImplementedError
 
     def level_info(self, level: int) -> LevelInfo:
+        """What the row schema writes for items of grid level ``level`` (each kind implements it).
+
+        Parameters
+        ----------
+        level : int
+            A grid index.
+
+        Returns
+        -------
+        LevelInfo
+            The level's ``attribute``, ``regime`` and ``unit``.
+        """
         raise NotImplementedError
 
     def n_items(self) -> int:
-        """Items of one split."""
+        """Items of one split.
+
+        Returns
+        -------
+        int
+            The sum of :meth:`items_at` over the levels.
+        """
         return sum(self.items_at(level) for level in range(self.n_levels()))
 
     def level(self, index: int, k: int | None = None) -> Level:
-        """The :class:`Level` of the ``k``-th item of grid level ``index`` (``k=None``: any item)."""
+        """The :class:`Level` of the ``k``-th item of grid level ``index`` (``k=None``: any item).
+
+        Parameters
+        ----------
+        index : int
+            A grid index.
+        k : int or None, optional
+            The item's place within the level, from 0.
+
+        Returns
+        -------
+        Level
+            The level with its value (:meth:`level_value`).
+        """
         return Level(int(index), self.level_value(index), k)
 
     def grid_index(self, level: Level) -> int:
-        """The grid index of ``level``, for a task that picks what it asks by it (ParameterError off the grid)."""
+        """The grid index of ``level``, for a task that picks what it asks by it (ParameterError off the grid).
+
+        Parameters
+        ----------
+        level : Level
+            A level on the grid or off it (an adaptive trial).
+
+        Returns
+        -------
+        int
+            ``level.index``.
+        """
         if level.index is None:
             raise ParameterError(
                 f"task {self.task} level value {level.value!r} has no grid index; "
@@ -127,24 +198,72 @@ class Design:
 
     def expected_answers(self, level_value: float, options: list[str]) -> set[str]:
         """The option texts that can be the answer of an item at ``level_value`` (the plan deals them,
-        the audit checks every answer is one). Default: every option."""
+        the audit checks every answer is one). Default: every option.
+
+        Parameters
+        ----------
+        level_value : float
+            The level's value, in its unit.
+        options : list of str
+            The option texts of an item there.
+
+        Returns
+        -------
+        set of str
+            The subset of ``options`` that may be the answer.
+        """
         return set(options)
 
     def answer_texts(self, level: int) -> dict[str, str] | None:
         """For a level whose option texts vary from item to item (sound names): every text that can be
         the answer there, mapped to its group (e.g. a pair's unordered members, or a relation's side),
-        so the plan deals the texts, and their groups, equally often. None: such a level is not dealt."""
+        so the plan deals the texts, and their groups, equally often. None: such a level is not dealt.
+
+        Parameters
+        ----------
+        level : int
+            A grid index.
+
+        Returns
+        -------
+        dict of str to str or None
+            Answer text to its group, or None (the default).
+        """
         return None
 
     def param_key(self, params: dict[str, Any]) -> tuple:
-        """The item's parameter tuple, which no two splits share."""
+        """The item's parameter tuple, which no two splits share.
+
+        Parameters
+        ----------
+        params : dict of str to Any
+            The item's recipe.
+
+        Returns
+        -------
+        tuple
+            The values of ``key_fields`` through :func:`freeze` (all fields, sorted by name, when None).
+        """
         names = self.key_fields or tuple(sorted(params))
         return tuple(freeze(params[k]) for k in names)
 
     def capacity_error(self, splits: tuple[str, ...], key: str) -> str | None:
         """Why some item of some split cannot find a parameter tuple owned by its split, as one line
         naming task, level, tuples available and needed and the override that fixes it; None when every
-        item can (continuous parameters never run out). Called at plan time, before any rendering."""
+        item can (continuous parameters never run out). Called at plan time, before any rendering.
+
+        Parameters
+        ----------
+        splits : tuple of str
+            The run's split names.
+        key : str
+            The task's config path for the message, e.g. ``tasks.audiogram``.
+
+        Returns
+        -------
+        str or None
+            The one-line reason, or None (the default).
+        """
         return None
 
     def draw(
@@ -152,7 +271,29 @@ class Design:
     ) -> dict[str, Any]:
         """The ``params`` of the ``k``-th item of grid ``level`` in ``split``: ``sample`` is drawn again
         until the item's parameter tuple is owned by ``split`` (:func:`auralgen.core.random.owner`), so
-        no tuple appears in two splits. The item's place ``k`` steers the first draws."""
+        no tuple appears in two splits. The item's place ``k`` steers the first draws. ParameterError when
+        ``MAX_SPLIT_DRAWS * len(splits)`` draws find none.
+
+        Parameters
+        ----------
+        sample : callable
+            The task's ``sample(rng, level)`` (``Generator``, :class:`Level`) -> ``params``.
+        rng : numpy.random.Generator
+            The item's random stream.
+        level : int
+            A grid index.
+        k : int or None
+            The item's place within the level (None: not given).
+        split : str
+            The item's split.
+        splits : tuple of str
+            The run's split names.
+
+        Returns
+        -------
+        dict of str to Any
+            The item's recipe.
+        """
         for attempt in range(MAX_SPLIT_DRAWS * len(splits)):
             params = sample(rng, self.level(level, k if attempt < MAX_SPLIT_DRAWS // 2 else None))
             if owner(self.param_key(params), tuple(splits)) == split:
@@ -164,18 +305,41 @@ class Design:
 
     def adaptive_tracks(self) -> tuple[tuple[str, dict[str, Any]], ...]:
         """The tracks ``mode=adaptive`` runs, each ``(track name, config changes)``: one, the task
-        itself, unless the task measures several thresholds (the audiogram: one per frequency)."""
+        itself, unless the task measures several thresholds (the audiogram: one per frequency).
+
+        Returns
+        -------
+        tuple of (str, dict of str to Any)
+            ``(track name, config field -> value)`` per track; here ``((task name, {}),)``.
+        """
         return ((self.task, {}),)
 
     def adaptive_axis(self) -> dict[str, Any] | None:
         """The level domain of an adaptive track when the design states its own (``low``, ``high``,
-        ``scale``, ``easier``); None: the rule of :mod:`auralgen.evaluation.adaptive.domain`."""
+        ``scale``, ``easier``); None: the rule of :mod:`auralgen.evaluation.adaptive.domain`.
+
+        Returns
+        -------
+        dict of str to Any or None
+            ``low``/``high`` (level unit), ``scale`` (``lin``/``log``), ``easier`` (``larger``/``smaller``); or None.
+        """
         return None
 
 
 def track_tasks(task: TaskLike) -> list[tuple[str, TaskLike]]:
     """The adaptive tracks of ``task`` as ``(track name, task)``: the task itself, or a copy with the
-    track's config changes (:meth:`Design.adaptive_tracks`)."""
+    track's config changes (:meth:`Design.adaptive_tracks`).
+
+    Parameters
+    ----------
+    task : Task
+        A task instance.
+
+    Returns
+    -------
+    list of (str, Task)
+        One pair per track, in the design's order.
+    """
     return [
         (name, type(task)(replace(task.cfg, **changes), task.audio) if changes else task)
         for name, changes in task.design.adaptive_tracks()
@@ -280,7 +444,18 @@ class SubQuestions(Design):
         return LevelInfo(attribute, self.regime, unit)
 
     def sub(self, level: Level) -> str:
-        """The sub-question of ``level`` (by its grid index: ParameterError off the grid)."""
+        """The sub-question of ``level`` (by its grid index: ParameterError off the grid).
+
+        Parameters
+        ----------
+        level : Level
+            A level on the grid.
+
+        Returns
+        -------
+        str
+            The sub-question's name, a key of ``info``.
+        """
         return self.grid[self.grid_index(level)][0]
 
     def answer_texts(self, level: int) -> dict[str, str] | None:
@@ -337,13 +512,42 @@ class Cells(Design):
         return Level(int(index), self.level_value(index), k, cell)
 
     def cell_key(self, level: int, cell: tuple) -> tuple:
+        """The parameter tuple of an item of ``level`` in ``cell`` (its cell fields, level value and unit).
+
+        Parameters
+        ----------
+        level : int
+            A grid index.
+        cell : tuple
+            One of the level's cells, values in the order of ``cell_fields``.
+
+        Returns
+        -------
+        tuple
+            The frozen parameter tuple.
+        """
         lv = self.levels[level]
         params = {**dict(zip(self.cell_fields, cell)), "level_value": lv.value, "level_unit": lv.info.unit}
         return self.param_key(params)
 
     def owned_cells(self, level: int, split: str, splits: tuple[str, ...]) -> list[tuple]:
         """The cells of ``level`` whose parameter tuple belongs to ``split`` (balanced, see :func:`deal`),
-        worked out once per design."""
+        worked out once per design.
+
+        Parameters
+        ----------
+        level : int
+            A grid index.
+        split : str
+            The split asked about.
+        splits : tuple of str
+            The run's split names.
+
+        Returns
+        -------
+        list of tuple
+            The split's cells, in the level's order (a copy).
+        """
         key = (int(level), split, tuple(splits))
         if key not in self._owned:
             cells = self.levels[level].cells
@@ -378,35 +582,6 @@ class Cells(Design):
 
     def adaptive_axis(self) -> dict[str, Any] | None:
         return self.axis
-
-
-def _score(split: str, key: tuple) -> bytes:
-    blob = json.dumps(key, sort_keys=True, default=str)
-    return hashlib.sha256(f"{split}|{blob}".encode()).digest()
-
-
-def deal(keys, splits: tuple[str, ...]) -> dict[tuple, str]:
-    """The owning split of each of a finite set of parameter tuples, balanced.
-
-    Rendezvous hashing with bounded loads: each split may own ``n // S`` tuples (one more for
-    the first ``n % S`` splits in hash order); taken in hash order, each tuple goes to the
-    split of highest score (as in :func:`auralgen.core.random.owner`) that still has room. So every
-    split owns at least one tuple when ``n >= S``, and a single split owns them all.
-
-    Examples
-    --------
-    >>> sorted(deal([(1,), (2,), (3,)], ("train", "test")).values())
-    ['test', 'train', 'train']
-    """
-    keys = sorted(set(keys), key=lambda key: _score("", key))
-    ranked = sorted(splits, key=lambda s: hashlib.sha256(s.encode()).digest())
-    room = {s: len(keys) // len(splits) + (i < len(keys) % len(splits)) for i, s in enumerate(ranked)}
-    owners = {}
-    for key in keys:
-        best = max((s for s in splits if room[s] > 0), key=lambda s: _score(s, key))
-        room[best] -= 1
-        owners[key] = best
-    return owners
 
 
 __all__ = [

@@ -115,6 +115,13 @@ class DistanceAbsolute(AbsoluteLocalisation):
         return len(self.cfg.bins_m) + 1
 
     def labels(self) -> list[str]:
+        """The option texts, one per distance bin of ``cfg.bins_m``, nearest first, each naming its range.
+
+        Returns
+        -------
+        list of str
+            ``len(cfg.bins_m) + 1`` texts, e.g. ``Near (0-1 m)``, ``Medium (1-4.5 m)``, ``Far (more than 4.5 m)``.
+        """
         b = self.cfg.bins_m
         return (
             [f"Near (0-{b[0]:g} m)"]

@@ -162,7 +162,20 @@ class DistanceRelative(RelativeLocalisation):
 
 
 def rendered_drr_db(params: dict[str, Any], sound: dict[str, Any]) -> float:
-    """DRR (dB, channels pooled) of the impulse response ``sound`` was rendered with."""
+    """DRR (dB, channels pooled) of the impulse response ``sound`` was rendered with.
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe (room, receiver, ``sample_rate_hz``, ``mode``, ``backend``).
+    sound : dict of str to Any
+        One entry of ``params["sounds"]``: its ``position_m`` (metres) and ``rir_seed``.
+
+    Returns
+    -------
+    float
+        The direct-to-reverberant ratio of the re-computed impulse response, dB.
+    """
     from auralgen.measure import drr_db
     from auralgen.rooms.receivers import receiver_from_config
     from auralgen.rooms.scene import spatial_rir

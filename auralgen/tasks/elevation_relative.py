@@ -21,7 +21,18 @@ ANSWERS = {"same": "Same position", "different": "Different positions"}
 
 
 def arc_to_direction(phi_deg: float) -> tuple[float, float]:
-    """(azimuth, elevation) of arc angle ``phi_deg`` on the median plane."""
+    """(azimuth, elevation) of arc angle ``phi_deg`` on the median plane.
+
+    Parameters
+    ----------
+    phi_deg : float
+        Degrees along the median plane from straight ahead at ear level: 90 overhead, 180 straight behind.
+
+    Returns
+    -------
+    tuple of (float, float)
+        ``(azimuth_deg, elevation_deg)``: azimuth 0 (front) up to 90, else 180 (behind), elevation in degrees.
+    """
     return (0.0, phi_deg) if phi_deg <= 90 else (180.0, 180.0 - phi_deg)
 
 

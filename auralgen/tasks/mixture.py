@@ -131,6 +131,23 @@ def _kinds(cfg: MixtureConfig, audio: AudioConfig, key: str) -> list[str]:
 
 
 def validate_config(cfg: MixtureConfig, audio: AudioConfig, key: str) -> None:
+    """The mixture config's checks (:meth:`MixtureConfig.check_task`): sub-questions, their level lists,
+    sample rate, sound kinds (or the corpus' classes) and the mixing settings.
+
+    Parameters
+    ----------
+    cfg : MixtureConfig
+        The config.
+    audio : AudioConfig
+        The audio settings the task renders with.
+    key : str
+        The config path of the task, e.g. ``tasks.mixture``, for messages.
+
+    Raises
+    ------
+    ParameterError
+        A value is out of range (one line naming key, value and what is allowed).
+    """
     from auralgen.tasks.base import check_levels
 
     subs = list(cfg.sub_questions)
@@ -165,6 +182,11 @@ def validate_config(cfg: MixtureConfig, audio: AudioConfig, key: str) -> None:
         f"{list(CONTINUOUS)}",
     )
     require(cfg.onset_spread_s >= 0, f"{key}.onset_spread_s={cfg.onset_spread_s} is negative; allowed: >= 0")
+    _check_timeline(cfg, key, subs, n)
+
+
+def _check_timeline(cfg: MixtureConfig, key: str, subs: list[str], n: list[int]) -> None:
+    """The mixing settings, and that every sub-question's timeline fits the clip (part of :func:`validate_config`)."""
     spec = MixSpec.from_config(f"{key}.mixing", cfg.mixing)
     spec.check_fits(f"{key}.mixing", max(n) if "count" in subs else 3)
     d_lo, d_hi = spec.duration_s.support()
@@ -371,8 +393,20 @@ class Mixture(Task):
 
 def count_levels(levels: list[float], ref: float) -> list[float]:
     """The count sub-question's levels shifted together so their power sum is the drawn ``ref``:
-    the mix's loudness follows the roved reference, not the number of sounds (before, the clip's
-    RMS rose ~1.8 dB per added sound, a level proxy of the count). Relative levels are unchanged.
+    the mix's loudness follows the roved reference, not the number of sounds (otherwise the clip's
+    RMS would rise ~1.8 dB per added sound, a level proxy of the count). Relative levels are unchanged.
+
+    Parameters
+    ----------
+    levels : list of float
+        The sounds' levels, LUFS (dB FS RMS under the mix's ``level_mode`` ``db``).
+    ref : float
+        The drawn reference level, same unit.
+
+    Returns
+    -------
+    list of float
+        The levels, each shifted by the same amount, same unit.
 
     Examples
     --------
@@ -386,9 +420,20 @@ def count_levels(levels: list[float], ref: float) -> list[float]:
 def check_mixture(params: dict[str, Any], clip: np.ndarray) -> dict[str, Any]:
     """Decompose the mix with the re-rendered sounds as references and test the label.
 
-    Per sound: onset (cross-correlation) and output level (reference level plus the
-    least-squares gain) must match ``params["mix"]`` within 1 ms and 0.5 LU; then the
-    sub-question's answer is recomputed from the *measured* values.
+    Per sound: onset (cross-correlation) and output level (reference level plus the least-squares gain)
+    must match ``params["mix"]`` within 1 ms and 0.5 LU; the answer is then recomputed from the *measured* values.
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe (``sounds``, ``mix``, ``sub_question``, ``difference``, ``answer``, ``sample_rate_hz``).
+    clip : ndarray, shape (channels, samples)
+        The rendered mix.
+
+    Returns
+    -------
+    dict of str to Any
+        Onsets (s), levels (LUFS or dB), the checks (``difference`` in LU or s), ``label_ok`` and ``valid``.
     """
     from auralgen.measure import mixture_components
 
@@ -417,13 +462,7 @@ def check_mixture(params: dict[str, Any], clip: np.ndarray) -> dict[str, Any]:
         out["difference"] = within("difference", onsets[order[1]] - onsets[order[0]], value, TOL_S)
         label_ok = order[0] == ans
     elif sub == "count":
-        mono = np.asarray(clip, dtype=np.float64).mean(axis=0)
-        model = np.zeros_like(mono)
-        for r, c in zip(refs, found, strict=True):
-            a = int(round(c.onset_s * sr))
-            model[a : a + len(r)] += r * 10.0 ** (c.gain_db / 20.0)
-        resid = float(np.sum((mono - model) ** 2)) / max(float(np.sum(mono**2)), 1e-30)
-        resid_db = 10.0 * math.log10(max(resid, 1e-30))
+        resid_db = _residual_db(clip, refs, found, sr)
         out["residual_db"] = round(resid_db, 2)
         out["difference"] = within("difference", max(levels) - min(levels), value, TOL_LU)
         label_ok = len(found) == ans and resid_db <= RESIDUAL_DB
@@ -438,6 +477,18 @@ def check_mixture(params: dict[str, Any], clip: np.ndarray) -> dict[str, Any]:
     out["label_ok"] = bool(label_ok)
     out["valid"] = bool(ok)
     return out
+
+
+def _residual_db(clip: np.ndarray, refs: list[np.ndarray], found: list, sr: int) -> float:
+    """Energy of the channel-averaged ``clip`` left after removing the ``found`` components of ``refs``
+    (each at its onset and gain), dB re the clip's energy."""
+    mono = np.asarray(clip, dtype=np.float64).mean(axis=0)
+    model = np.zeros_like(mono)
+    for r, c in zip(refs, found, strict=True):
+        a = int(round(c.onset_s * sr))
+        model[a : a + len(r)] += r * 10.0 ** (c.gain_db / 20.0)
+    resid = float(np.sum((mono - model) ** 2)) / max(float(np.sum(mono**2)), 1e-30)
+    return 10.0 * math.log10(max(resid, 1e-30))
 
 
 __all__ = ["Mixture", "MixtureConfig", "check_mixture"]

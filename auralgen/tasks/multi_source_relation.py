@@ -306,7 +306,23 @@ class MultiSourceRelation(LocalisationTask):
         )
 
     def relation_check(self, params, solos, sources) -> tuple[bool, dict[str, Any]]:
-        """Whether the measured positions carry the labelled relation, and what was measured."""
+        """Whether the measured positions carry the labelled relation, and what was measured.
+
+        Parameters
+        ----------
+        params : dict of str to Any
+            The item's recipe (``relation``, ``answer_sound`` or ``side``, ``sounds``).
+        solos : list of ndarray
+            Each source rendered alone, shape (channels, samples), float64.
+        sources : list of dict
+            Each source's :func:`source_record` (its measured ``direction`` in degrees, or None).
+
+        Returns
+        -------
+        tuple of (bool, dict of str to Any)
+            Whether the relation holds, and the measurements it rests on (e.g. ``itd_ms``, ``ild_db``,
+            ``arrival_delay_ms``, ``side``).
+        """
         rel, ans = params["relation"], params.get("answer_sound")
         dirs = [r["direction"] for r in sources]
         if rel in ("left", "left_of") and is_binaural(params):
@@ -342,7 +358,24 @@ def entry_times(first_s: float, kinds: list[str], gaps: list[float], recorded: b
     permutation, so the order says nothing about the answer): the periodic tone first, whose ongoing
     part a listener can predict and remove, the noise, which nothing predicts, before the sounds
     whose direction a listener reads from repeated or known waveforms. Recorded classes enter in
-    their drawn order."""
+    their drawn order.
+
+    Parameters
+    ----------
+    first_s : float
+        Onset of the first sound to enter, seconds.
+    kinds : list of str
+        Each sound's kind (or recorded class), in the order of ``params["sounds"]``.
+    gaps : list of float
+        Seconds between successive entries, ``len(kinds) - 1`` of them.
+    recorded : bool
+        The sounds are recordings (they enter in their drawn order).
+
+    Returns
+    -------
+    list of float
+        Each sound's onset, seconds, in the order of ``kinds``.
+    """
     order = (
         list(range(len(kinds))) if recorded else sorted(range(len(kinds)), key=lambda i: ENTRY_ORDER.index(kinds[i]))
     )
@@ -355,7 +388,18 @@ def entry_times(first_s: float, kinds: list[str], gaps: list[float], recorded: b
 
 
 def source_name(src: dict[str, Any]) -> str:
-    """The option text of a source: its class for a recording ("the snare drum"), else the kind's name."""
+    """The option text of a source: its class for a recording ("the snare drum"), else the kind's name.
+
+    Parameters
+    ----------
+    src : dict of str to Any
+        A sound's ``source`` entry (its ``kind``, and ``label`` for a recording).
+
+    Returns
+    -------
+    str
+        The name the options use.
+    """
     return sound_name(src["label"]) if src["kind"] == "recording" else NAMES[src["kind"]]
 
 
@@ -363,7 +407,23 @@ def source_record(params, sound, solo: np.ndarray) -> dict[str, Any]:
     """One named source, rendered alone: its measured onset (the direct sound's arrival, where the
     solo first rises within :data:`ONSET_FLOOR_DB` of its loudest 1 ms) against ``onset_s`` plus the
     travel time, its received level against the recipe (the roved received level, or the statistical
-    level at its distance for ``closer``), and its direction (:func:`~auralgen.tasks._direction.measure_direction`)."""
+    level at its distance for ``closer``), and its direction (:func:`~auralgen.tasks._direction.measure_direction`).
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe.
+    sound : dict of str to Any
+        One entry of ``params["sounds"]`` (``onset_s``, ``distance_m``, ``level_db_spl``, ``source``).
+    solo : ndarray, shape (channels, samples)
+        That sound rendered alone, float64.
+
+    Returns
+    -------
+    dict of str to Any
+        ``kind``, the ``onset_s`` (seconds) and ``level_db_spl`` (dB SPL) check records, and ``direction``
+        (``azimuth_deg``, ``elevation_deg``) or None where the direct sound is too short to measure.
+    """
     from auralgen.measure import level_db_spl
     from auralgen.rooms.images import FDL2
     from auralgen.tasks._direction import measure_direction
@@ -405,7 +465,22 @@ def arrival_delay_s(params, sound, solo: np.ndarray) -> float:
     """Delay (s) of the direct sound in ``sound``'s solo render: where the solo's power (both ears)
     first comes within :data:`ARRIVAL_FLOOR_DB` of its highest in the direct-path span, less where the
     dry signal's own power does so (its ramp and waveform) and the delay filter's lead. The direct
-    sound arrives first; a reflection can be stronger (a far source), so the strongest arrival is not it."""
+    sound arrives first; a reflection can be stronger (a far source), so the strongest arrival is not it.
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe (``sample_rate_hz``, ``ramp_s``).
+    sound : dict of str to Any
+        One entry of ``params["sounds"]`` (``onset_s``, ``source``).
+    solo : ndarray, shape (channels, samples)
+        That sound rendered alone.
+
+    Returns
+    -------
+    float
+        The direct sound's travel time, seconds.
+    """
     from scipy.signal import butter, sosfilt
 
     from auralgen.rooms.images import FDL2

@@ -108,10 +108,23 @@ class ReverberationAbsolute(_reverb.ReverbTask):
     )
 
     def edges(self) -> tuple[float, ...]:
-        """Class boundaries with the outer ends (0 and the longest reverberation time a slot holds)."""
+        """Class boundaries with the outer ends (0 and the longest reverberation time a slot holds).
+
+        Returns
+        -------
+        tuple of float
+            Four edges in seconds of RT60, ascending.
+        """
         return (0.0, *self.cfg.bins_s, _reverb.longest_rt60_s(self.cfg, 1))
 
     def bin_labels(self) -> list[str]:
+        """The option texts, one per class (dry, room, hall), each naming its RT60 range in seconds.
+
+        Returns
+        -------
+        list of str
+            Three texts, shortest reverberation first.
+        """
         lo, hi = self.cfg.bins_s
         return [
             f"{CLASS_NAMES[0]}: reverberation time below {edge_text(lo, 's')}",

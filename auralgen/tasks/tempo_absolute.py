@@ -84,9 +84,33 @@ def pulses_in_span(
 ) -> dict[str, Any]:
     """Isochronous pulses at ``bpm`` (onsets from 0) whose span, first onset to last offset, is a whole
     number of intervals next to ``span_s``: the one below or the one above, drawn (one draw) so that
-    the span's mean is ``span_s`` whatever the interval (plain rounding favoured the longer span at
+    the span's mean is ``span_s`` whatever the interval (plain rounding would favour the longer span at
     slow tempi); at least :data:`~auralgen.tasks._events.MIN_PULSES` pulses. The span is drawn, not
-    the window, so lead and trail silences do not grow with the interval."""
+    the window, so lead and trail silences do not grow with the interval.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Draws the span (one uniform draw).
+    spectrum : dict
+        The pulses' sound fields (kind, frequency, ...), copied into the result.
+    bpm : float
+        Tempo, beats per minute.
+    span_s : float
+        Mean span, first onset to last offset, seconds.
+    duty : float
+        Sounding fraction of each inter-onset interval, in (0, 0.5] (the config bounds it).
+    level_db_spl : float
+        Level of every pulse, dB SPL.
+    ramp_s : float
+        Onset/offset ramp, seconds (added to each pulse's duration).
+
+    Returns
+    -------
+    dict of str to Any
+        ``spectrum`` plus ``bpm``, ``ioi_s``, ``duty``, ``n_events``, ``onsets_s`` (from 0, seconds),
+        ``durations_s`` (seconds) and ``levels_db_spl`` (dB SPL), one entry per pulse.
+    """
     ioi = 60.0 / bpm
     pulse = duty * ioi + ramp_s
     n = max(_events.MIN_PULSES, int(math.floor((span_s - pulse) / ioi + float(rng.uniform()))) + 1)

@@ -49,6 +49,18 @@ TIMING_FACTS = (
 
 
 def order_text(order: tuple[int, ...]) -> str:
+    """The option text of a chronological order of the three clips.
+
+    Parameters
+    ----------
+    order : tuple of int
+        Clip numbers, 1-based, earliest first.
+
+    Returns
+    -------
+    str
+        E.g. ``Audio 2, then Audio 1, then Audio 3``.
+    """
     return f"Audio {order[0]}, then Audio {order[1]}, then Audio {order[2]}"  # clips are labelled "Audio k:" when asked
 
 
@@ -153,7 +165,18 @@ class TemporalReorder(Task):
         return clips
 
     def chronological(self, params) -> tuple[int, ...]:
-        """Clip numbers (1-based) in chronological order: segment j is in clip shuffle.index(j)."""
+        """Clip numbers (1-based) in chronological order: segment j is in clip shuffle.index(j).
+
+        Parameters
+        ----------
+        params : dict of str to Any
+            The item's recipe (its ``shuffle``).
+
+        Returns
+        -------
+        tuple of int
+            Three clip numbers, earliest segment first.
+        """
         return tuple(params["shuffle"].index(j) + 1 for j in range(3))
 
     def qa(self, params, rng, *, slot):
@@ -181,7 +204,23 @@ class TemporalReorder(Task):
 
 
 def process_feature(process: str, x: np.ndarray, sr: int) -> float:
-    """A scalar that moves monotonically along the process: spectral centroid, or level."""
+    """A scalar that moves monotonically along the process: spectral centroid, or level.
+
+    Parameters
+    ----------
+    process : str
+        The process (one of the task's ``processes``).
+    x : ndarray, shape (samples,)
+        One mono clip.
+    sr : int
+        Sample rate, Hz.
+
+    Returns
+    -------
+    float
+        Mean power in dB re digital full scale for ``approaching`` and ``bouncing``, else log2 of the
+        spectral centroid in Hz (octaves).
+    """
     if process in ("approaching", "bouncing"):
         return 10 * math.log10(float(np.mean(x**2)) + 1e-30)
     spec = np.abs(np.fft.rfft(x * np.hanning(len(x)))) ** 2

@@ -62,7 +62,22 @@ class TimbreAbsoluteConfig(TaskConfig):
 def share_percent(ceps, family: str, foil: str) -> float:
     """The share (percent) of ``family`` in a cepstrum on the morph toward ``foil``: 100 minus its
     projection on the line from the family's template to the foil's, in percent of their distance
-    (the part of a deviation across that line, which does not move the note toward either, is left out)."""
+    (the part of a deviation across that line, which does not move the note toward either, is left out).
+
+    Parameters
+    ----------
+    ceps : array_like, shape (n_coefficients,)
+        A note's mel cepstrum, as the family templates of :data:`auralgen.synth.instruments.FAMILIES`.
+    family : str
+        The labelled family.
+    foil : str
+        The family the note is morphed toward.
+
+    Returns
+    -------
+    float
+        Percent: 100 at the family's template, 0 at the foil's.
+    """
     t, o = np.asarray(instruments.FAMILIES[family]), np.asarray(instruments.FAMILIES[foil])
     return float(100.0 * (1.0 - np.dot(np.asarray(ceps) - t, o - t) / np.dot(o - t, o - t)))
 

@@ -351,7 +351,21 @@ def _direct_level_db(x: np.ndarray, params, edge: str) -> tuple[float, float]:
 
 
 def motion_check(params, clips) -> dict[str, Any]:
-    """Measure whether the rendered audio moves as ``params['motion']`` says (see module doc)."""
+    """Measure whether the rendered audio moves as ``params['motion']`` says (see module doc).
+
+    Parameters
+    ----------
+    params : dict of str to Any
+        The item's recipe (``motion``, ``receiver``, ``path_length_m``, ``sample_rate_hz``).
+    clips : list of ndarray
+        The rendered clip, shape (channels, samples).
+
+    Returns
+    -------
+    dict of str to Any
+        ``motion``, the start and end measurements (ITD in ms, FOA lateral ratio, or direct level in dB
+        and delay in ms) and ``valid``.
+    """
     sr = params["sample_rate_hz"]
     x = clips[0].astype(np.float64)
     first, last = _edges(params)

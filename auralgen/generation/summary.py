@@ -59,8 +59,8 @@ def shard_levels(stats: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def summarise(records: list[dict[str, Any]], tasks) -> dict[str, Any]:
-    """Aggregate the per-level stats of all shards (:func:`shard_levels`; a journal written before them
-    holds per-item ``items``) into the validation report.
+    """Aggregate the per-level stats of all shards (:func:`shard_levels`; a record without ``levels``
+    holds per-item ``items`` instead) into the validation report.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""``python -m auralgen.validation <dataset dir>``: the former spelling of ``auralgen audit``
+"""``python -m auralgen.validation <dataset dir>``: the same audit as ``auralgen audit``
 (auralgen/cli/audit.py); the report's text tables are ``AuditReport.table()`` (validation/report.py).
 
 ``python -m auralgen.validation controls TRAIN TEST [--json OUT]``: the learned controls
@@ -17,7 +17,18 @@ from pathlib import Path
 
 
 def controls(argv: list[str]) -> int:
-    """The ``controls`` subcommand (see the module docstring)."""
+    """The ``controls`` subcommand (see the module docstring).
+
+    Parameters
+    ----------
+    argv : list of str
+        The arguments after ``controls``: ``TRAIN TEST [--json OUT]``.
+
+    Returns
+    -------
+    int
+        The exit code: 0 clean, 1 flagged or too few items, 2 when a path is not a dataset.
+    """
     parser = argparse.ArgumentParser(
         prog="python -m auralgen.validation controls",
         description="learned audio-free controls: train on TRAIN, test on TEST",

@@ -38,7 +38,7 @@ def check_item_id(value, where: str) -> str:
     value : object
         The ``id`` read from a row.
     where : str
-        Which row of which file, quoted in the error (e.g. ``"row 3 of shard 'x.parquet'"``).
+        Which row of which file, quoted in the error.
 
     Returns
     -------

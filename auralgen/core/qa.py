@@ -23,12 +23,15 @@ SLOT_STREAM = 7  # independent RNG stream used only for slot assignment
 
 @dataclass(frozen=True)
 class QA:
+    """An item's question, its options in canonical order and the index of the correct one."""
+
     question: str
     options: tuple[str, ...]
     answer_index: int
 
     @property
     def answer(self) -> str:
+        """The correct option's text."""
         return self.options[self.answer_index]
 
 

@@ -178,7 +178,7 @@ class Registry(Mapping[str, T], Generic[T]):
         Returns
         -------
         list of str
-            Sorted, or registered entries first in registration order when ``sort`` is False.
+            Sorted; when ``sort`` is False, registered entries in registration order, then the others.
         """
         lazy = set(self._package_names()) | set(self.modules) | set(self._entry_point_map())
         found = list(self._entries) + [n for n in lazy if n not in self._entries]

@@ -23,6 +23,8 @@ MAX_PLAN_ITEMS = 10_000_000  # items one run may plan (a typo such as items_per_
 
 @dataclass(frozen=True)
 class ItemSpec:
+    """One planned item: its task, split, index within them, level, place ``k`` in the level and dealt answer."""
+
     task: str
     split: str
     index: int
@@ -71,6 +73,8 @@ class PlannedItems(Sequence):
 
 @dataclass(frozen=True)
 class ShardPlan:
+    """One shard of the plan: its path relative to ``out``, its task and split, and its items."""
+
     path: str
     task: str
     split: str

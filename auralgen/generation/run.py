@@ -384,8 +384,9 @@ def run(run_cfg: RunConfig, *, executor: Executor | None = None, log=print) -> d
     Raises
     ------
     AuralgenError
-        Bad input (a ``ParameterError``) or a failed export; :class:`~auralgen.generation.item.ItemError`
-        names the item that failed.
+        Bad input (a ``ParameterError``) or a failed export.
+    ItemError
+        An item failed to render (:class:`~auralgen.generation.item.ItemError` names it and the cause).
     """
     tasks = build_tasks(run_cfg)
     shards = checked_plan(run_cfg, tasks)

@@ -294,7 +294,7 @@ def task_controls(
     -------
     dict
         ``task``, ``n``, ``n_train``, the stated, balanced and honest chance and ``mde`` (fractions),
-        ``controls`` (per control: correct, accuracy, 95 % ``ci``, chance, excess, Holm ``p``) and
+        ``controls`` (per control: correct, accuracy, 95 % ``ci``, chance, excess, ``p`` before Holm) and
         ``status`` (``fail``, ``too few items`` or ``clean``).
     """
     n = len(test)

@@ -70,8 +70,8 @@ def features(item, params: dict) -> dict[str, Any]:
     Returns
     -------
     dict of str to float or str
-        ``<params path>``, ``delta.<key>`` (last sound minus first), ``row.*`` and ``audio.*`` of the
-        first clip, channels averaged (levels in dB FS, times in seconds); numbers as float.
+        ``<params path>``, ``delta.<key>`` (last sound minus first), ``row.*`` and ``audio.*`` (the first
+        clip, channels averaged; levels in dB FS, times in seconds); numbers as float, the rest as str.
     """
     row = item.row
     out: dict[str, Any] = {k: v for k, v in scalars(params) if k}

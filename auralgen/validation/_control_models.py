@@ -379,6 +379,7 @@ class Nuisance(Metadata):
 
     @staticmethod
     def allowed(task: str, name: str) -> bool:
+        """Whether nuisance feature ``name`` may be used for ``task`` (:func:`auralgen.validation.nuisance.usable`)."""
         return nuisance.usable(task, name)
 
 

@@ -39,6 +39,18 @@ def reason(exc: BaseException, name: str) -> str:
     """``exc``'s message on one line, an object's repr in it (``<_io.BytesIO object at 0x...>``,
     what soundfile says of in-memory bytes) replaced by ``name``, the thing the user knows.
 
+    Parameters
+    ----------
+    exc : BaseException
+        The error whose message is reported.
+    name : str
+        What to show instead of an object's repr, e.g. the quoted file name.
+
+    Returns
+    -------
+    str
+        The message on one line (runs of whitespace collapsed to one space).
+
     Examples
     --------
     >>> reason(RuntimeError("Error opening <_io.BytesIO object at 0x7f3a>: bad"), "'a.wav'")
@@ -57,6 +69,19 @@ def environment_error(exc: BaseException, out: str) -> str | None:
     """The one line for an error of the machine rather than of the input (disk full, quota
     exceeded) writing under ``out``, else None. The exit code for it is :data:`EXIT_ENVIRONMENT`.
 
+    Parameters
+    ----------
+    exc : BaseException
+        The error raised while writing.
+    out : str
+        The output folder being written, named in the line.
+
+    Returns
+    -------
+    str or None
+        ``"error: environment: ..."`` for an ``OSError`` with errno ENOSPC or EDQUOT, else None
+        (the error is the input's or a bug's, reported elsewhere).
+
     Examples
     --------
     >>> print(environment_error(OSError(28, "No space left on device"), "data/x"))  # doctest: +NORMALIZE_WHITESPACE
@@ -74,6 +99,27 @@ def environment_error(exc: BaseException, out: str) -> str | None:
 
 def check_range(key: str, value, *, low=None, high=None, low_open=False, high_open=False):
     """Raise ParameterError unless ``low <= value <= high`` (bounds optionally open).
+
+    Parameters
+    ----------
+    key : str
+        The config key or argument name quoted in the error.
+    value : float or int
+        The value to check (any type ordered against the bounds).
+    low, high : float or int or None, optional
+        The bounds, in the value's own unit; None means unbounded on that side.
+    low_open, high_open : bool, optional
+        Whether the bound itself is excluded (``value > low`` rather than ``>=``).
+
+    Returns
+    -------
+    float or int
+        ``value`` unchanged.
+
+    Raises
+    ------
+    ParameterError
+        When ``value`` lies outside the bounds; the message names the key, the value and the range.
 
     Examples
     --------

@@ -12,6 +12,23 @@ def jsonl_rows(text: str, where: str) -> list[Any]:
     """The JSON value of every non-blank line of ``text``; a line that is not JSON is one error
     naming ``where`` (the config key and file) and the line number.
 
+    Parameters
+    ----------
+    text : str
+        The file's text, one JSON value per line; blank lines are skipped.
+    where : str
+        What the text is, quoted in an error (e.g. ``"predictions='p.jsonl'"``).
+
+    Returns
+    -------
+    list
+        The decoded values, in line order.
+
+    Raises
+    ------
+    ParameterError
+        When a non-blank line is not JSON.
+
     Examples
     --------
     >>> jsonl_rows('{"a": 1}\\n\\n{"a": 2}\\n', "metadata.jsonl")

@@ -20,11 +20,45 @@ from auralgen.core.random import Dist
 
 
 def is_num(v) -> bool:
+    """Whether ``v`` is a finite real number (an ``int`` or ``float``, not a ``bool``).
+
+    Parameters
+    ----------
+    v : object
+        Any value.
+
+    Returns
+    -------
+    bool
+        True for a finite ``int`` or ``float`` that is not a ``bool``.
+    """
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def coerce(key: str, value, annotation):
-    """Coerce one config value to the field's annotation, or raise ParameterError."""
+    """Coerce one config value to the field's annotation, or raise ParameterError.
+
+    Parameters
+    ----------
+    key : str
+        The dotted config key, quoted in an error.
+    value : object
+        The value as read (a plain value or an OmegaConf node).
+    annotation : type
+        The field's resolved annotation: ``bool``, ``int``, ``float``, ``str``, a tuple or dict type,
+        :class:`~auralgen.core.random.Dist`, ``Any`` or an optional (``X | None``) of one of these.
+
+    Returns
+    -------
+    object
+        The value as that type: a whole float becomes ``int``, a list a ``tuple``, a ``Dist`` field its
+        parsed distribution, containers plain lists and dicts.
+
+    Raises
+    ------
+    ParameterError
+        When the value cannot be read as the annotation.
+    """
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
@@ -64,7 +98,19 @@ def coerce(key: str, value, annotation):
 
 
 def plain(value):
-    """OmegaConf containers -> plain python (lists, dicts); a :class:`~auralgen.core.random.Dist` -> its plain form."""
+    """OmegaConf containers -> plain python (lists, dicts); a :class:`~auralgen.core.random.Dist` -> its plain form.
+
+    Parameters
+    ----------
+    value : object
+        A scalar, mapping, sequence (any non-string iterable) or distribution, nested to any depth.
+
+    Returns
+    -------
+    object
+        The same data with every mapping a ``dict`` of str keys and every sequence a ``list``; scalars
+        unchanged.
+    """
     if isinstance(value, Dist):
         return plain(value.plain)
     if hasattr(value, "keys"):
@@ -77,6 +123,22 @@ def plain(value):
 def did_you_mean(name, known, prefix: str = "") -> str:
     """``" (did you mean '<prefix>x'?)"`` for the known name x closest to a misspelt ``name``, else ``""``.
 
+    Parameters
+    ----------
+    name : str
+        The name given (converted with ``str``).
+    known : iterable of str
+        The names allowed.
+    prefix : str, optional
+        Put before the suggested name, e.g. ``"task="``.
+
+    Returns
+    -------
+    str
+        The hint, starting with a space, or ``""`` when no known name is close (difflib ratio < 0.75).
+
+    Examples
+    --------
     >>> did_you_mean("itmes_per_level", ["levels", "items_per_level"])
     " (did you mean 'items_per_level'?)"
     >>> did_you_mean("zzz", ["levels"])
@@ -87,7 +149,30 @@ def did_you_mean(name, known, prefix: str = "") -> str:
 
 
 def from_mapping(cls, data, key: str, **extra):
-    """Build dataclass ``cls`` from ``data``; unknown or missing keys are errors."""
+    """Build dataclass ``cls`` from ``data``; unknown or missing keys are errors.
+
+    Each field's annotation on ``cls`` (a dataclass type) says how its value is coerced (:func:`coerce`).
+
+    Parameters
+    ----------
+    data : mapping
+        The field values by name (a dict or an OmegaConf node).
+    key : str
+        The config key of ``data``, prefixed to each field's key in an error.
+    **extra
+        Field values given directly; they are not coerced and override ``data``.
+
+    Returns
+    -------
+    object
+        An instance of ``cls``.
+
+    Raises
+    ------
+    ParameterError
+        When ``data`` is not a mapping, holds an unknown key, misses a required field or a value does
+        not coerce.
+    """
     if not hasattr(data, "keys"):
         raise ParameterError(f"{key}={data!r} is not a mapping; allowed: a mapping of {cls.__name__} fields")
     hints = typing.get_type_hints(cls)

@@ -56,6 +56,17 @@ def use_shared_cache(environ: MutableMapping[str, str] = os.environ) -> str:
     Child processes (the local pool's workers, a Ray job's driver) inherit the variable. When numba
     was imported before auralgen it has already read its configuration, so its ``CACHE_DIR`` is set
     too (a kernel decorated afterwards, as auralgen's are, caches there).
+
+    Parameters
+    ----------
+    environ : mapping of str to str, optional
+        The environment to read and set (default: ``os.environ``; numba's own configuration is updated
+        only for that one).
+
+    Returns
+    -------
+    str
+        The cache folder in use: the user's ``NUMBA_CACHE_DIR``, else :func:`default_cache_dir`.
     """
     current = environ.get(ENV_VAR)
     if current:

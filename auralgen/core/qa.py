@@ -23,12 +23,15 @@ SLOT_STREAM = 7  # independent RNG stream used only for slot assignment
 
 @dataclass(frozen=True)
 class QA:
+    """An item's question, its options in canonical order and the index of the correct one."""
+
     question: str
     options: tuple[str, ...]
     answer_index: int
 
     @property
     def answer(self) -> str:
+        """The correct option's text."""
         return self.options[self.answer_index]
 
 
@@ -38,6 +41,29 @@ def answer_slot(seed: int, split: str, task: str, index: int, n_choices: int) ->
     Items come in blocks of ``n_choices``; each block uses every slot exactly once,
     in an order drawn from the block's own stream. So over any prefix of items, each
     slot's count differs from uniform by at most one.
+
+    Parameters
+    ----------
+    seed : int
+        The run's seed.
+    split : str
+        The split name, e.g. ``"test"``.
+    task : str
+        The task name.
+    index : int
+        The item's index within its task and split.
+    n_choices : int
+        The number of options, >= 1.
+
+    Returns
+    -------
+    int
+        The answer's slot, in ``0 .. n_choices - 1``.
+
+    Raises
+    ------
+    ParameterError
+        When ``n_choices < 1``.
     """
     if n_choices < 1:
         raise ParameterError(f"n_choices={n_choices} is too small; allowed: >= 1")
@@ -49,7 +75,28 @@ def answer_slot(seed: int, split: str, task: str, index: int, n_choices: int) ->
 def arrange(answer: str, distractors: Sequence[str], *, slot: int, rng: np.random.Generator):
     """Options with ``answer`` at ``slot``, distractors shuffled around it.
 
-    Returns ``(options, answer_index)``.
+    Parameters
+    ----------
+    answer : str
+        The correct option's text.
+    distractors : sequence of str
+        The wrong options' texts, distinct from each other and from ``answer``.
+    slot : int
+        Where the answer goes, in ``0 .. len(distractors)`` (usually :func:`answer_slot`).
+    rng : numpy.random.Generator
+        Draws the distractors' order (one permutation).
+
+    Returns
+    -------
+    options : tuple of str
+        ``len(distractors) + 1`` option texts.
+    answer_index : int
+        Index of ``answer`` in ``options`` (equal to ``slot``).
+
+    Raises
+    ------
+    ParameterError
+        When ``slot`` is out of range or an option text repeats.
     """
     n = len(distractors) + 1
     if not 0 <= slot < n:
@@ -62,6 +109,23 @@ def arrange(answer: str, distractors: Sequence[str], *, slot: int, rng: np.rando
 
 
 def pick_question(templates: Sequence[str], phrasings, rng: np.random.Generator, **fields) -> str:
-    """One phrasing from ``templates`` (restricted to indices ``phrasings`` if given), filled with ``fields``."""
+    """One phrasing from ``templates`` (restricted to indices ``phrasings`` if given), filled with ``fields``.
+
+    Parameters
+    ----------
+    templates : sequence of str
+        Question templates in :meth:`str.format` syntax.
+    phrasings : sequence of int or None
+        Indices into ``templates`` allowed (None: all).
+    rng : numpy.random.Generator
+        Draws the phrasing (one integer).
+    **fields
+        The values the template's placeholders name.
+
+    Returns
+    -------
+    str
+        The question text.
+    """
     allowed = list(range(len(templates))) if phrasings is None else list(phrasings)
     return templates[allowed[int(rng.integers(len(allowed)))]].format(**fields)

@@ -10,25 +10,56 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from auralgen.core._distributions import (  # noqa: F401 - re-exported: configs and tasks import them from here
+    DISTRIBUTIONS,
+    Choice,
+    Const,
+    LogUniform,
+    Normal,
+    TruncNormal,
+    Uniform,
+    _key,
+)
 from auralgen.core.errors import ParameterError
-from auralgen.core.registry import Registry
 
 
 def stable_id(name: str) -> int:
-    """A stable 32-bit integer for a name (CRC32 of its UTF-8 bytes)."""
+    """A stable 32-bit integer for a name (CRC32 of its UTF-8 bytes).
+
+    Parameters
+    ----------
+    name : str
+        A task or split name.
+
+    Returns
+    -------
+    int
+        In ``0 .. 2**32 - 1``, the same on every machine and Python version.
+    """
     return zlib.crc32(name.encode("utf-8"))
 
 
 def owner(key: tuple, splits: tuple[str, ...]) -> str:
-    """The split that owns a parameter tuple (rendezvous hashing): tuples never repeat across splits."""
+    """The split that owns a parameter tuple (rendezvous hashing): tuples never repeat across splits.
+
+    Parameters
+    ----------
+    key : tuple
+        The parameter tuple (JSON-able; other values hash by ``str``).
+    splits : tuple of str
+        The candidate splits.
+
+    Returns
+    -------
+    str
+        The split whose SHA-256 of ``split|key`` is largest (the only split when there is one).
+    """
     if len(splits) == 1:
         return splits[0]
     blob = json.dumps(key, sort_keys=True, default=str)
@@ -38,130 +69,26 @@ def owner(key: tuple, splits: tuple[str, ...]) -> str:
 def item_rng(seed: int, split: str, task: str, index: int, *, stream: int = 0) -> np.random.Generator:
     """The generator of one item: independent of worker count, order and shard size.
 
-    ``stream`` selects an independent sub-stream of the same item (0 = sampling).
+    Parameters
+    ----------
+    seed : int
+        The run's seed.
+    split : str
+        The split name (hashed with :func:`stable_id`).
+    task : str
+        The task name (hashed with :func:`stable_id`).
+    index : int
+        The item's index (or another coordinate, e.g. a block of items).
+    stream : int, optional
+        An independent sub-stream of the same item (0 = sampling).
+
+    Returns
+    -------
+    numpy.random.Generator
+        Seeded by ``SeedSequence(seed, spawn_key=(split id, task id, index, stream))``.
     """
     key = (stable_id(split), stable_id(task), int(index), int(stream))
     return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=key))
-
-
-DISTRIBUTIONS: Registry[type] = Registry("dist")  # ``{dist: <name>, ...}`` in a config -> class
-
-
-def _key(name: str, value: Any) -> str:
-    return f"{name}={value!r}"
-
-
-@DISTRIBUTIONS.register("const")
-@dataclass(frozen=True)
-class Const:
-    value: float
-
-    def validate(self, name: str) -> None:
-        return None
-
-    def sample(self, rng: np.random.Generator) -> float:
-        return self.value
-
-    def support(self) -> tuple[float, float]:
-        return self.value, self.value
-
-
-@DISTRIBUTIONS.register("choice")
-@dataclass(frozen=True)
-class Choice:
-    values: tuple
-
-    def validate(self, name: str) -> None:
-        if len(self.values) == 0:
-            raise ParameterError(f"{_key(name, list(self.values))} is empty; allowed: a non-empty list")
-
-    def sample(self, rng: np.random.Generator):
-        return self.values[int(rng.integers(len(self.values)))]
-
-    def support(self) -> tuple[float, float]:
-        return min(self.values), max(self.values)
-
-
-@DISTRIBUTIONS.register("uniform")
-@dataclass(frozen=True)
-class Uniform:
-    low: float
-    high: float
-
-    def validate(self, name: str) -> None:
-        if not self.low <= self.high:
-            raise ParameterError(
-                f"{_key(name, [self.low, self.high])} has low > high; allowed: [low, high] with low <= high"
-            )
-
-    def sample(self, rng: np.random.Generator) -> float:
-        return float(rng.uniform(self.low, self.high))
-
-    def support(self) -> tuple[float, float]:
-        return self.low, self.high
-
-
-@DISTRIBUTIONS.register("loguniform")
-@dataclass(frozen=True)
-class LogUniform:
-    low: float
-    high: float
-
-    def validate(self, name: str) -> None:
-        if not 0 < self.low <= self.high:
-            raise ParameterError(
-                f"{_key(name, [self.low, self.high])} is not a positive range; "
-                "allowed: [low, high] with 0 < low <= high"
-            )
-
-    def sample(self, rng: np.random.Generator) -> float:
-        return float(math.exp(rng.uniform(math.log(self.low), math.log(self.high))))
-
-    def support(self) -> tuple[float, float]:
-        return self.low, self.high
-
-
-@DISTRIBUTIONS.register("normal")
-@dataclass(frozen=True)
-class Normal:
-    mean: float
-    std: float
-
-    def validate(self, name: str) -> None:
-        if self.std < 0:
-            raise ParameterError(f"{name}.std={self.std!r} is negative; allowed: >= 0")
-
-    def sample(self, rng: np.random.Generator) -> float:
-        return float(rng.normal(self.mean, self.std))
-
-    def support(self) -> tuple[float, float]:
-        return (self.mean, self.mean) if self.std == 0 else (-math.inf, math.inf)
-
-
-@DISTRIBUTIONS.register("truncnorm")
-@dataclass(frozen=True)
-class TruncNormal:
-    mean: float
-    std: float
-    low: float
-    high: float
-
-    def validate(self, name: str) -> None:
-        Normal(self.mean, self.std).validate(name)
-        Uniform(self.low, self.high).validate(name)
-
-    def sample(self, rng: np.random.Generator) -> float:
-        # Inverse-CDF sampling: one uniform draw per sample, so streams stay aligned.
-        from scipy.stats import truncnorm
-
-        if self.std == 0:
-            return float(min(max(self.mean, self.low), self.high))
-        a, b = (self.low - self.mean) / self.std, (self.high - self.mean) / self.std
-        u = rng.uniform()
-        return float(truncnorm.ppf(u, a, b, loc=self.mean, scale=self.std))
-
-    def support(self) -> tuple[float, float]:
-        return self.low, self.high
 
 
 def as_distribution(name: str, spec: Any):
@@ -169,6 +96,23 @@ def as_distribution(name: str, spec: Any):
 
     Accepted forms: a number (``Const``), ``[low, high]`` (``Uniform``), or a mapping
     ``{dist: uniform|loguniform|choice|const|normal|truncnorm, ...fields}``.
+
+    Parameters
+    ----------
+    name : str
+        The config key, quoted in an error.
+    spec : int, float, sequence or mapping
+        The config value, in the quantity's own unit.
+
+    Returns
+    -------
+    Const, Uniform, LogUniform, Choice, Normal or TruncNormal
+        The validated distribution.
+
+    Raises
+    ------
+    ParameterError
+        When ``spec`` has none of these forms, names an unknown kind or wrong fields, or fails validation.
 
     Examples
     --------
@@ -203,14 +147,43 @@ def as_distribution(name: str, spec: Any):
 
 
 def is_number(value: Any) -> bool:
-    """Whether ``value`` is an int or a float (not a bool)."""
+    """Whether ``value`` is an int or a float (not a bool).
+
+    Parameters
+    ----------
+    value : object
+        Any value.
+
+    Returns
+    -------
+    bool
+        True for an ``int`` or ``float`` that is not a ``bool`` (NaN and inf included).
+    """
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def bounded(key: str, spec: Any, *, low: float | None = None, high: float | None = None):
     """:func:`as_distribution` whose whole support (``dist.support()``) lies in ``[low, high]``.
 
-    ``spec`` may be a :class:`Dist` already parsed: its distribution is checked the same way.
+    Parameters
+    ----------
+    key : str
+        The config key, quoted in an error.
+    spec : object
+        What :func:`as_distribution` accepts, or a :class:`Dist` already parsed (then only its support
+        is checked).
+    low, high : float or None, optional
+        The bounds of the allowed values, in the quantity's unit; None is unbounded.
+
+    Returns
+    -------
+    Const, Uniform, LogUniform, Choice, Normal or TruncNormal
+        The distribution.
+
+    Raises
+    ------
+    ParameterError
+        When ``spec`` is not a distribution, a choice holds non-numbers, or the support leaves ``[low, high]``.
 
     Examples
     --------
@@ -262,7 +235,20 @@ class Dist:
     def parse(cls, key: str, value: Any) -> Dist:
         """The distribution of config value ``value`` (``key`` names it in a refusal); a Dist as it is.
 
-        A distribution field holds a quantity: a ``choice`` of anything but numbers is refused."""
+        A distribution field holds a quantity: a ``choice`` of anything but numbers is refused.
+
+        Parameters
+        ----------
+        key : str
+            The config key, quoted in an error.
+        value : object
+            What :func:`as_distribution` accepts (OmegaConf nodes included), or a Dist.
+
+        Returns
+        -------
+        Dist
+            The parsed value, recording ``value`` as written.
+        """
         if isinstance(value, Dist):
             return value
         written = _written(value)
@@ -273,7 +259,18 @@ class Dist:
 
     @classmethod
     def of(cls, value: Any) -> Dist:
-        """A field default: :meth:`parse` of a value written in Python."""
+        """A field default: :meth:`parse` of a value written in Python.
+
+        Parameters
+        ----------
+        value : object
+            A number, ``(low, high)`` or a ``{"dist": ...}`` dict.
+
+        Returns
+        -------
+        Dist
+            The parsed default.
+        """
         return cls.parse("value", value)
 
     @property
@@ -292,9 +289,28 @@ class Dist:
         return self.dist.support()[1]
 
     def support(self) -> tuple[float, float]:
+        """The smallest and largest value a draw can take.
+
+        Returns
+        -------
+        tuple of float
+            ``(low, high)``; infinite for an untruncated normal.
+        """
         return self.dist.support()
 
     def sample(self, rng: np.random.Generator):
+        """One draw of the distribution.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The item's generator.
+
+        Returns
+        -------
+        float or object
+            The value (a ``choice`` returns one of its values as written).
+        """
         return self.dist.sample(rng)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -341,7 +357,18 @@ def _listed(value: Any) -> Any:
 
 def as_written(value: Any) -> Any:
     """``value`` with every :class:`Dist` inside (dicts, lists, tuples) replaced by its plain form: a
-    config record as JSON takes it."""
+    config record as JSON takes it.
+
+    Parameters
+    ----------
+    value : object
+        A config record, nested to any depth.
+
+    Returns
+    -------
+    object
+        The same structure (dicts, lists and tuples kept as such) with Dists as written.
+    """
     if isinstance(value, Dist):
         return value.plain
     if isinstance(value, dict):

@@ -89,7 +89,25 @@ class Registry(Mapping[str, T], Generic[T]):
     def register(self, name: str | T | None = None) -> Any:
         """Decorator storing an object under ``name`` (default: its ``attr``): ``@R.register``,
         ``@R.register()`` or ``@R.register("name")``. A second, different object under a taken
-        name is refused (the same class re-executed, e.g. by a reload, replaces itself)."""
+        name is refused (the same class re-executed, e.g. by a reload, replaces itself).
+
+        Parameters
+        ----------
+        name : str or object or None, optional
+            The entry's name; None takes it from the object's ``attr``; an object (bare ``@R.register``)
+            registers that object under its ``attr``.
+
+        Returns
+        -------
+        callable or object
+            The decorator, which stores and returns the object unchanged (the object itself for a bare
+            ``@R.register``).
+
+        Raises
+        ------
+        ParameterError
+            When the name is taken by a different object, or ``validate`` refuses the entry.
+        """
         if name is not None and not isinstance(name, str):
             return self.register()(name)
 
@@ -109,15 +127,45 @@ class Registry(Mapping[str, T], Generic[T]):
         return deco
 
     def unregister(self, name: str) -> None:
-        """Remove a registered entry (tests that register a throw-away one)."""
+        """Remove a registered entry (tests that register a throw-away one).
+
+        Parameters
+        ----------
+        name : str
+            The entry's name.
+
+        Raises
+        ------
+        UnknownNameError
+            When no entry of that name is registered (a lazy one not imported yet counts as absent).
+        """
         if name not in self._entries:
             raise self._unknown(name, None)
         del self._entries[name]
 
     # -- looking up ---------------------------------------------------------------------------
     def get(self, name: str, *, key: str | None = None) -> T:  # type: ignore[override]
-        """The entry ``name``, importing only the module that registers it. ``key`` names the
-        config path in the error (default ``kind``)."""
+        """The entry ``name``, importing only the module that registers it.
+
+        Parameters
+        ----------
+        name : str
+            The entry's name.
+        key : str, optional
+            The config path quoted in the error (default: the registry's ``kind``).
+
+        Returns
+        -------
+        object
+            The registered entry.
+
+        Raises
+        ------
+        UnknownNameError
+            When no entry, registered or importable, has that name.
+        ParameterError
+            When the module expected to register ``name`` registers no such entry.
+        """
         if isinstance(name, str) and name not in self._entries:
             self._load(name)
         if not isinstance(name, str) or name not in self._entries:
@@ -125,13 +173,25 @@ class Registry(Mapping[str, T], Generic[T]):
         return self._entries[name]
 
     def names(self) -> list[str]:
-        """Every entry's name, registered or importable, without importing anything."""
+        """Every entry's name, registered or importable, without importing anything.
+
+        Returns
+        -------
+        list of str
+            Sorted; when ``sort`` is False, registered entries in registration order, then the others.
+        """
         lazy = set(self._package_names()) | set(self.modules) | set(self._entry_point_map())
         found = list(self._entries) + [n for n in lazy if n not in self._entries]
         return sorted(found) if self.sort else found
 
     def load_all(self) -> dict[str, T]:
-        """Import every entry; ``{name: entry}``."""
+        """Import every entry.
+
+        Returns
+        -------
+        dict of str to object
+            ``{name: entry}`` in :meth:`names` order.
+        """
         return {name: self.get(name) for name in self.names()}
 
     def __getitem__(self, name: str) -> T:

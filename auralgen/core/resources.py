@@ -41,5 +41,16 @@ def conf_dir() -> Path:
 
 
 def conf_path(*parts: str) -> Path:
-    """A file or folder below :func:`conf_dir`, e.g. ``conf_path("room", "hall.yaml")``."""
+    """A file or folder below :func:`conf_dir`, e.g. ``conf_path("room", "hall.yaml")``.
+
+    Parameters
+    ----------
+    *parts : str
+        Path components below the configuration folder.
+
+    Returns
+    -------
+    Path
+        The joined path (not checked to exist).
+    """
     return conf_dir().joinpath(*parts)

@@ -52,8 +52,31 @@ class Column(NamedTuple):
 
 
 def column(arrow: str, doc: str, *, eval: bool = True, unit: str = "", public: bool = False) -> Any:
-    """A :class:`Row` field carrying its column metadata (Arrow type, card doc, unit, eval flag, and
-    ``public``: whether a model may see it -- only public columns go to the public export)."""
+    """A :class:`Row` field carrying its column metadata.
+
+    Parameters
+    ----------
+    arrow : str
+        The Arrow type, one of :data:`ARROW_TYPES`.
+    doc : str
+        The dataset card's description; may hold ``{units}`` and ``{bits}``.
+    eval : bool, optional
+        Whether the evaluator reads the column (default True).
+    unit : str, optional
+        The column's unit as the card states it (e.g. ``"Hz"``; default none).
+    public : bool, optional
+        Whether a model may see it: only public columns go to the public export (default False).
+
+    Returns
+    -------
+    dataclasses.Field
+        The field, its metadata holding these five values.
+
+    Raises
+    ------
+    ValueError
+        When ``arrow`` is not a known type (a programming error, not user input).
+    """
     if arrow not in ARROW_TYPES:
         raise ValueError(f"column type {arrow!r} is unknown; allowed: {', '.join(ARROW_TYPES)}")
     return dataclasses.field(metadata={"arrow": arrow, "doc": doc, "eval": eval, "unit": unit, "public": public})
@@ -97,12 +120,24 @@ class Row:
     generator_version: str = column("string", "auralgen version", eval=False, public=True)
 
     def to_record(self) -> dict[str, Any]:
-        """The row as a ``{column: value}`` dict in column order (values not copied)."""
+        """The row as a ``{column: value}`` dict in column order (values not copied).
+
+        Returns
+        -------
+        dict of str to object
+            One entry per column of :func:`columns`.
+        """
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
 def columns() -> list[Column]:
-    """Every column of :class:`Row`, in order."""
+    """Every column of :class:`Row`, in order.
+
+    Returns
+    -------
+    list of Column
+        One per field of :class:`Row`, in field order.
+    """
     return [
         Column(
             f.name, f.metadata["arrow"], f.metadata["doc"], f.metadata["eval"], f.metadata["unit"], f.metadata["public"]
@@ -112,12 +147,24 @@ def columns() -> list[Column]:
 
 
 def public_columns() -> tuple[str, ...]:
-    """Names of the columns a model may see (``public=True``), in order: the public export holds only these."""
+    """Names of the columns a model may see (``public=True``), in order: the public export holds only these.
+
+    Returns
+    -------
+    tuple of str
+        Column names in :func:`columns` order.
+    """
     return tuple(c.name for c in columns() if c.public)
 
 
 def eval_columns() -> tuple[str, ...]:
-    """Names of the columns the evaluator reads (``eval=True``), in order."""
+    """Names of the columns the evaluator reads (``eval=True``), in order.
+
+    Returns
+    -------
+    tuple of str
+        Column names in :func:`columns` order.
+    """
     return tuple(c.name for c in columns() if c.eval)
 
 
@@ -133,7 +180,23 @@ PYTHON_TYPES = {
 
 
 def python_type(name: str) -> type:
-    """The Python type a column's values are read as (lists as tuples)."""
+    """The Python type a column's values are read as (lists as tuples).
+
+    Parameters
+    ----------
+    name : str
+        A column name of :class:`Row`.
+
+    Returns
+    -------
+    type
+        ``str``, ``int``, ``float``, ``bool`` or ``tuple``.
+
+    Raises
+    ------
+    StopIteration
+        When ``name`` is not a column.
+    """
     return PYTHON_TYPES[next(c.arrow for c in columns() if c.name == name)]
 
 
@@ -151,10 +214,25 @@ def iter_items(
 ) -> Iterator[ShardRow]:
     """Every row of ``shards`` (paths relative to ``root``), in order, ``batch_rows`` at a time.
 
-    ``names`` (columns to read; default: every column of :class:`Row` the shard holds) are checked
-    against each shard's schema before it is read. ``audio_bytes=False`` reads the clips' paths but
-    not their bytes (each clip of ``audio`` is ``{"bytes": b"", "path": ...}``) where the shard has
-    generate.py's layout, so a pass that needs no audio reads little.
+    Parameters
+    ----------
+    root : str or Path
+        The dataset folder.
+    shards : iterable of str
+        Parquet shard paths relative to ``root``, read in this order.
+    names : iterable of str, optional
+        Columns to read, checked against each shard's schema before it is read (default: every
+        column of :class:`Row` the shard holds).
+    batch_rows : int, optional
+        Rows per record batch read (default 64); a shard is never held whole.
+    audio_bytes : bool, optional
+        False reads the clips' paths but not their bytes (each clip of ``audio`` is
+        ``{"bytes": b"", "path": ...}``) where the shard has generate.py's layout.
+
+    Yields
+    ------
+    ShardRow
+        The shard (as given), the row's index in it and its ``{column: value}`` record.
 
     Raises
     ------

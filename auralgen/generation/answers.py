@@ -46,12 +46,55 @@ class LevelTexts:
 
 def draw_rng(seed: int, split: str, task: str, index: int, draw: int) -> np.random.Generator:
     """The generator of draw ``draw`` of an item: an accepted item's bytes depend on its
-    coordinates and the number of its draw only."""
+    coordinates and the number of its draw only.
+
+    Parameters
+    ----------
+    seed : int
+        The run's seed.
+    split : str
+        The split name.
+    task : str
+        The task name.
+    index : int
+        The item's index within its task and split.
+    draw : int
+        The draw number, 0 for the first.
+
+    Returns
+    -------
+    numpy.random.Generator
+        :func:`~auralgen.core.random.item_rng` of the item on stream ``DRAW_STREAM + draw``.
+    """
     return item_rng(seed, split, task, index, stream=DRAW_STREAM + int(draw))
 
 
 def level_texts(task: Task, seed: int, split: str, splits: tuple[str, ...], level: int) -> LevelTexts:
-    """The option texts that can be the answer at ``level`` (sorted), found from :data:`PROBES` draws."""
+    """The option texts that can be the answer at ``level`` (sorted), found from :data:`PROBES` draws.
+
+    Parameters
+    ----------
+    task : Task
+        The task, configured.
+    seed : int
+        The run's seed.
+    split : str
+        The split name.
+    splits : tuple of str
+        Every split of the run (a draw's parameter tuple must be owned by ``split``).
+    level : int
+        The level index.
+
+    Returns
+    -------
+    LevelTexts
+        The texts to deal at the level, or None as ``texts`` with the reason it is not dealt.
+
+    Raises
+    ------
+    ParameterError
+        When a probe's answer is not among the texts the design's ``answer_texts`` lists.
+    """
     answers, option_sets = [], set()
     for j in range(PROBES):
         rng = item_rng(seed, split, task.name, level, stream=PROBE_STREAM + j)
@@ -98,23 +141,59 @@ class Deal:
     n_items: int
 
     def level_of(self, index: int) -> int:
-        """The level of plan index ``index`` (a level with no items is skipped)."""
+        """The level of plan index ``index`` (a level with no items is skipped).
+
+        Parameters
+        ----------
+        index : int
+            The item's index within its task and split, in ``0 .. n_items - 1``.
+
+        Returns
+        -------
+        int
+            The level index.
+        """
         return bisect_right(self.starts, index) - 1
 
     def target(self, level: int, index: int) -> str | None:
-        """The dealt text of the item at plan ``index`` of ``level`` (None: not dealt)."""
+        """The dealt text of the item at plan ``index`` of ``level`` (None: not dealt).
+
+        Parameters
+        ----------
+        level : int
+            The item's level (:meth:`level_of` of ``index``).
+        index : int
+            The item's index within its task and split.
+
+        Returns
+        -------
+        str or None
+            The answer text the item must have, or None when the level is not dealt.
+        """
         codes = self.codes[level]
         return None if codes is None else self.levels[level].texts[codes[index - self.starts[level]]]
 
     def targets(self) -> list[str | None]:
-        """Every item's dealt text, in plan order."""
+        """Every item's dealt text, in plan order.
+
+        Returns
+        -------
+        list of str or None
+            ``n_items`` entries; None for the items of a level that is not dealt.
+        """
         out: list[str | None] = []
         for lt, codes, n in zip(self.levels, self.codes, self.sizes()):
             out += [None] * n if codes is None else [lt.texts[c] for c in codes.tolist()]
         return out
 
     def sizes(self) -> list[int]:
-        """Items per level."""
+        """Items per level.
+
+        Returns
+        -------
+        list of int
+            One count per level, in level order.
+        """
         return [b - a for a, b in zip(self.starts, (*self.starts[1:], self.n_items))]
 
 
@@ -154,7 +233,24 @@ def _level_codes(
 
 
 def dealt(task: Task, seed: int, split: str, splits: tuple[str, ...]) -> Deal:
-    """The :class:`Deal` of ``task`` in ``split``: work per level, not per item."""
+    """The :class:`Deal` of ``task`` in ``split``: work per level, not per item.
+
+    Parameters
+    ----------
+    task : Task
+        The task, configured.
+    seed : int
+        The run's seed.
+    split : str
+        The split name.
+    splits : tuple of str
+        Every split of the run (a draw's parameter tuple must be owned by ``split``).
+
+    Returns
+    -------
+    Deal
+        Every level's texts and the seeded deal of its items.
+    """
     totals: Counter[str] = Counter()
     found, starts, codes, at = [], [], [], 0
     for level in range(task.design.n_levels()):
@@ -173,6 +269,25 @@ def dealt(task: Task, seed: int, split: str, splits: tuple[str, ...]) -> Deal:
 
 def deal(task: Task, seed: int, split: str, splits: tuple[str, ...]) -> tuple[list[str | None], list[LevelTexts]]:
     """The dealt answer text of every item of ``task`` in ``split``, in plan order (None: not dealt),
-    and each level's :class:`LevelTexts`."""
+    and each level's :class:`LevelTexts`.
+
+    Parameters
+    ----------
+    task : Task
+        The task, configured.
+    seed : int
+        The run's seed.
+    split : str
+        The split name.
+    splits : tuple of str
+        Every split of the run (a draw's parameter tuple must be owned by ``split``).
+
+    Returns
+    -------
+    targets : list of str or None
+        :meth:`Deal.targets`.
+    levels : list of LevelTexts
+        One per level.
+    """
     d = dealt(task, seed, split, splits)
     return d.targets(), list(d.levels)

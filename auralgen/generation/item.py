@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from auralgen import __version__
 from auralgen.config import RunConfig, build_tasks, id_key
 from auralgen.core.errors import AuralgenError, ParameterError, Redraw
@@ -43,12 +41,30 @@ class ItemResult:
     seconds: float
 
     def to_wire(self) -> dict[str, Any]:
-        """The plain dict a worker sends back: ``{"row": record or None, "stat": ..., "seconds": ...}``."""
+        """The plain dict a worker sends back: ``{"row": record or None, "stat": ..., "seconds": ...}``.
+
+        Returns
+        -------
+        dict of str to object
+            ``row`` as :meth:`Row.to_record` (None when dropped), ``stat`` and ``seconds`` as held.
+        """
         return {"row": None if self.row is None else self.row.to_record(), "stat": self.stat, "seconds": self.seconds}
 
 
 def worst_error(measured: dict[str, Any]) -> float:
-    """Largest |measured - expected| over a check's records (0 if it has none)."""
+    """Largest |measured - expected| over a check's records (0 if it has none).
+
+    Parameters
+    ----------
+    measured : dict of str to object
+        The item's check records; those with a numeric ``measured`` and an ``expected`` count.
+
+    Returns
+    -------
+    float
+        The largest absolute error, in each record's own unit (cents, dB, seconds, ...), so only
+        comparable within one task.
+    """
     worst = 0.0
     for rec in measured.values():
         if isinstance(rec, dict) and isinstance(rec.get("measured"), (int, float)) and "expected" in rec:
@@ -89,6 +105,7 @@ def _draw_valid(task: Task, spec: ItemSpec, splits, *, seed: int, validate: bool
 
     Returns the :class:`Draw`; its ``redraws`` count the failed checks (:func:`failed_checks`; a draw may
     fail several); its ``reason`` says why the item is dropped, or is None."""
+    splits = tuple(splits or (spec.split,))  # default: the item's split alone
     slot = answer_slot(seed, spec.split, spec.task, spec.index, task.n_choices)
     redraws: dict[str, int] = {}
     resampled, misses, draw = 0, 0, 0
@@ -129,6 +146,19 @@ def source_files_of(params: Any) -> list[str]:
     """The source files an item's ``params`` name (a recording's ``file``, a ``sources_dir`` file's
     name), in order, each once.
 
+    Parameters
+    ----------
+    params : object
+        An item's ``params``, nested dicts and lists.
+
+    Returns
+    -------
+    list of str
+        The files in the order found: a recording's ``file`` (when it carries a ``sha256``) as written,
+        a ``{"kind": "file", "path": ...}`` entry's base name.
+
+    Examples
+    --------
     >>> source_files_of({"a": {"file": "dog/1.wav", "sha256": "ab"}, "b": [{"kind": "file", "path": "/x/y.wav"}]})
     ['dog/1.wav', 'y.wav']
     """
@@ -154,6 +184,18 @@ def failed_checks(measured: dict) -> list[str]:
     """Names of the checks of a ``measured`` record that failed: entries (or lists of entries) whose
     ``ok`` is false; else the record's ``note`` (why nothing could be measured), or ``"valid"``.
 
+    Parameters
+    ----------
+    measured : dict
+        An item's check records, with its ``valid`` verdict.
+
+    Returns
+    -------
+    list of str
+        The failed checks' names, sorted; never empty.
+
+    Examples
+    --------
     >>> failed_checks({"pitch": {"ok": True}, "level": [{"ok": True}, {"ok": False}], "valid": False})
     ['level']
     >>> failed_checks({"sounds": [None], "valid": False, "note": "no onset found"})
@@ -174,10 +216,7 @@ def failed_checks(measured: dict) -> list[str]:
 def _row(
     task: Task,
     spec: ItemSpec,
-    params,
-    clips: list[np.ndarray],
-    measured,
-    qa,
+    drawn: Draw,
     *,
     seed: int,
     validate: bool,
@@ -186,6 +225,8 @@ def _row(
     seed_secret: bool,
     fixed_size: bool = True,
 ) -> Row:
+    """The :class:`Row` of an accepted draw: its QA, FLAC-encoded clips, params and measurements."""
+    params, clips, measured, qa = drawn.params, drawn.clips, drawn.measured, drawn.qa
     attribute, regime, unit = task.design.level_info(spec.level)
     value = task.design.level_value(spec.level)
     iid = item_id(fp, seed, spec)
@@ -220,6 +261,20 @@ def _row(
     )
 
 
+def _stat(task: Task, spec: ItemSpec, drawn: Draw) -> dict[str, Any]:
+    """An item's record for the validation report: its coordinates, redraws, drop reason and worst error."""
+    return {
+        "task": spec.task,
+        "split": spec.split,
+        "level": spec.level,
+        "level_value": task.design.level_value(spec.level),
+        "resampled": drawn.resampled,
+        "redraws": drawn.redraws,
+        "dropped": drawn.reason,
+        "worst_error": worst_error(drawn.measured) if drawn.measured else 0.0,
+    }
+
+
 def make_row(
     task: Task,
     spec: ItemSpec,
@@ -233,34 +288,45 @@ def make_row(
     seed_secret: bool = False,
     fixed_size: bool = True,
 ) -> ItemResult:
-    """Make the item ``spec`` of ``task``: its parameters are owned by ``spec.split`` among ``splits``
-    (default: that split alone); with ``validate``, an item whose measurement does not support its
-    label is drawn again, at most ``max_resample`` times, then dropped (``row`` is None). ``fp`` (the
-    task's :func:`~auralgen.config.id_key`) keys the id; ``seed_secret`` writes :data:`SECRET_SEED_COLUMN`
-    as the seed."""
+    """Make the item ``spec`` of ``task``: draw, render, measure, ask and encode it.
+
+    Parameters
+    ----------
+    task : Task
+        The item's task, configured.
+    spec : ItemSpec
+        The item's coordinates and dealt answer text (ParameterError if no draw in :data:`MAX_ANSWER_DRAWS` has it).
+    seed : int
+        The run's seed.
+    splits : tuple of str, optional
+        The run's splits; the parameters are owned by ``spec.split`` among them (default: that split alone).
+    validate : bool, optional
+        Measure the label; an item whose measurement does not support it is drawn again.
+    max_resample : int, optional
+        Redraws allowed for a failed measurement before the item is dropped.
+    flac_bits : int, optional
+        FLAC bit depth of the clips (16 or 24).
+    fp : str, optional
+        The task's :func:`~auralgen.config.id_key`, which keys the item's id.
+    seed_secret : bool, optional
+        Write :data:`SECRET_SEED_COLUMN` as the row's seed.
+    fixed_size : bool, optional
+        Pad each FLAC to a size set by its length and channels alone (:func:`~auralgen.export.audio.encode_flac`).
+
+    Returns
+    -------
+    ItemResult
+        The row (None when dropped), the item's stats and the seconds it took.
+    """
     t0 = time.perf_counter()
-    splits = tuple(splits or (spec.split,))
     drawn = _draw_valid(task, spec, splits, seed=seed, validate=validate, max_resample=max_resample)
-    value = task.design.level_value(spec.level)
-    stat = {
-        "task": spec.task,
-        "split": spec.split,
-        "level": spec.level,
-        "level_value": value,
-        "resampled": drawn.resampled,
-        "redraws": drawn.redraws,
-        "dropped": drawn.reason,
-        "worst_error": worst_error(drawn.measured) if drawn.measured else 0.0,
-    }
+    stat = _stat(task, spec, drawn)
     if drawn.reason is not None:
         return ItemResult(None, stat, time.perf_counter() - t0)
     row = _row(
         task,
         spec,
-        drawn.params,
-        drawn.clips,
-        drawn.measured,
-        drawn.qa,
+        drawn,
         seed=seed,
         validate=validate,
         flac_bits=flac_bits,
@@ -310,6 +376,21 @@ class ItemError(Exception):
 
     @classmethod
     def of(cls, spec: ItemSpec, exc: BaseException) -> ItemError:
+        """The error of item ``spec`` caused by ``exc``.
+
+        Parameters
+        ----------
+        spec : ItemSpec
+            The item that failed.
+        exc : BaseException
+            What it raised; a ``source_files`` attribute on it names the recordings being rendered.
+
+        Returns
+        -------
+        ItemError
+            The cause on one line (prefixed by the exception type unless it is an
+            :class:`~auralgen.core.errors.AuralgenError`) with the worker's traceback.
+        """
         text = " ".join(str(exc).split()) or type(exc).__name__
         cause = text if isinstance(exc, AuralgenError) else f"{type(exc).__name__}: {text}"
         files = getattr(exc, "source_files", None)

@@ -23,6 +23,8 @@ MAX_PLAN_ITEMS = 10_000_000  # items one run may plan (a typo such as items_per_
 
 @dataclass(frozen=True)
 class ItemSpec:
+    """One planned item: its task, split, index within them, level, place ``k`` in the level and dealt answer."""
+
     task: str
     split: str
     index: int
@@ -71,6 +73,8 @@ class PlannedItems(Sequence):
 
 @dataclass(frozen=True)
 class ShardPlan:
+    """One shard of the plan: its path relative to ``out``, its task and split, and its items."""
+
     path: str
     task: str
     split: str
@@ -84,7 +88,21 @@ def _task_key(run: RunConfig, name: str) -> str:
 
 def plan(run: RunConfig, tasks: dict[str, Task]) -> list[ShardPlan]:
     """Every item of the run, grouped into shards of at most ``run.shard_size`` items (work per
-    level and per shard, not per item)."""
+    level and per shard, not per item).
+
+    Parameters
+    ----------
+    run : RunConfig
+        The validated run config (seed, splits, shard size).
+    tasks : dict of str to Task
+        The run's tasks by name, configured.
+
+    Returns
+    -------
+    list of ShardPlan
+        Per task (in ``tasks`` order), per split, the shards in index order; a split with no items
+        still has one (empty) shard.
+    """
     shards = []
     for name, task in tasks.items():
         for split in run.splits:
@@ -98,7 +116,20 @@ def plan(run: RunConfig, tasks: dict[str, Task]) -> list[ShardPlan]:
 
 
 def check_capacity(run: RunConfig, tasks: dict[str, Task]) -> None:
-    """Refuse, before any rendering, a plan whose items cannot all find a parameter tuple of their split."""
+    """Refuse, before any rendering, a plan whose items cannot all find a parameter tuple of their split.
+
+    Parameters
+    ----------
+    run : RunConfig
+        The validated run config (seed, splits, shard size).
+    tasks : dict of str to Task
+        The run's tasks by name, configured.
+
+    Raises
+    ------
+    ParameterError
+        The first task's capacity problem, naming its config key.
+    """
     for name, task in tasks.items():
         problem = task.design.capacity_error(run.splits, _task_key(run, name))
         if problem:
@@ -106,7 +137,25 @@ def check_capacity(run: RunConfig, tasks: dict[str, Task]) -> None:
 
 
 def count_items(run: RunConfig, tasks: dict[str, Task]) -> int:
-    """Items the plan will hold, counted without building it; refuses more than :data:`MAX_PLAN_ITEMS`."""
+    """Items the plan will hold, counted without building it; refuses more than :data:`MAX_PLAN_ITEMS`.
+
+    Parameters
+    ----------
+    run : RunConfig
+        The validated run config (seed, splits, shard size).
+    tasks : dict of str to Task
+        The run's tasks by name, configured.
+
+    Returns
+    -------
+    int
+        Items over every task and split.
+
+    Raises
+    ------
+    ParameterError
+        When the running total exceeds :data:`MAX_PLAN_ITEMS`, naming the task's ``items_per_level``.
+    """
     total = 0
     for name, task in tasks.items():
         n = task.design.n_items() * len(run.splits)
@@ -124,5 +173,20 @@ def item_id(fp: str, seed: int, spec: ItemSpec) -> str:
     """Opaque id: a hash of the task's id key ``fp`` (:func:`~auralgen.config.id_key`) and the item's
     coordinates. It carries no parameter value or answer, differs between configs of the task (e.g. the
     same item at 16 and 48 kHz) but not with the other tasks of the run, and with a secret seed cannot be
-    recomputed from the public files."""
+    recomputed from the public files.
+
+    Parameters
+    ----------
+    fp : str
+        The task's id key.
+    seed : int
+        The run's seed (the secret one when the seed is withheld).
+    spec : ItemSpec
+        The item's coordinates (task, split, index).
+
+    Returns
+    -------
+    str
+        20 lowercase hex digits: the start of the SHA-256 of ``fp/seed/split/task/index``.
+    """
     return hashlib.sha256(f"{fp}/{seed}/{spec.split}/{spec.task}/{spec.index}".encode()).hexdigest()[:20]

@@ -51,7 +51,13 @@ def tune_allocator() -> bool:
     unmaps many of them, so every use page-faults anew. Measured with ``bench_generation``'s
     ``items_per_second`` in one process, three runs per tone task: the audiogram 249-266 -> 317-334
     items/s, the other tone tasks 2-5 % faster; the peak memory of bench_generation's 20,004-item run
-    is unchanged (448 MB). Returns whether glibc took both settings (False elsewhere: no effect)."""
+    is unchanged (448 MB).
+
+    Returns
+    -------
+    bool
+        Whether glibc took both settings (False elsewhere: no effect).
+    """
     try:
         libc = ctypes.CDLL("libc.so.6")
     except OSError:
@@ -88,7 +94,26 @@ def _batches(todo: list[ShardPlan]):
 
 
 def checked_plan(run_cfg: RunConfig, tasks: dict[str, Task]) -> list[ShardPlan]:
-    """The run's plan, after every check made before any work: capacity, plan size, ``out`` path."""
+    """The run's plan, after every check made before any work: capacity, plan size, ``out`` path.
+
+    Parameters
+    ----------
+    run_cfg : RunConfig
+        The validated run config.
+    tasks : dict of str to Task
+        The run's tasks by name (:func:`~auralgen.config.build_tasks`).
+
+    Returns
+    -------
+    list of ShardPlan
+        :func:`~auralgen.generation.plan.plan` of the run.
+
+    Raises
+    ------
+    ParameterError
+        When a check fails: capacity, plan size, an ``out`` path that is unusable, or a public export
+        into a bucket.
+    """
     check_capacity(run_cfg, tasks)
     count_items(run_cfg, tasks)
     shards = plan(run_cfg, tasks)
@@ -106,7 +131,23 @@ def checked_plan(run_cfg: RunConfig, tasks: dict[str, Task]) -> list[ShardPlan]:
 
 def preflight(cfg) -> RunConfig:
     """Every check made before any work, for one job's composed config: the config itself, the
-    capacity of each task, the size of the plan and the ``out`` path. Returns the RunConfig."""
+    capacity of each task, the size of the plan and the ``out`` path.
+
+    Parameters
+    ----------
+    cfg : mapping
+        The job's composed config (a DictConfig or dict).
+
+    Returns
+    -------
+    RunConfig
+        The validated config.
+
+    Raises
+    ------
+    ParameterError
+        The first check that fails, on one line.
+    """
     from auralgen.config import validate
 
     run_cfg = validate(cfg)
@@ -143,7 +184,20 @@ def _write_shard(out: Path, sh: ShardPlan, results, bar, seconds: dict[str, floa
 
 
 def default_executor(run_cfg: RunConfig, n_items: int) -> Executor:
-    """The run's ``executor`` group: a Ray cluster, or serial / a local pool of ``workers`` (at most ``n_items``)."""
+    """The run's ``executor`` group: a Ray cluster, or serial / a local pool of ``workers`` (at most ``n_items``).
+
+    Parameters
+    ----------
+    run_cfg : RunConfig
+        The validated run config.
+    n_items : int
+        Items to render; a local pool gets no more workers than that (at least one).
+
+    Returns
+    -------
+    Executor
+        A ``RayExecutor`` for ``executor.kind=ray``, else :func:`~auralgen.execution.make_executor`'s.
+    """
     ex = run_cfg.executor
     if ex.kind == "ray":
         from auralgen.execution.ray import RayExecutor
@@ -197,10 +251,29 @@ class Interrupts:
         raise KeyboardInterrupt
 
     def check(self) -> None:
+        """Raise KeyboardInterrupt if SIGINT was seen (again, when a finalizer swallowed it).
+
+        Raises
+        ------
+        KeyboardInterrupt
+            When SIGINT was seen since the context was entered.
+        """
         if self.seen:
             raise KeyboardInterrupt
 
     def checked(self, results):
+        """``results``, with :meth:`check` before each is passed on.
+
+        Parameters
+        ----------
+        results : iterable
+            Batches or shard records from an executor.
+
+        Yields
+        ------
+        object
+            Each item of ``results``, in order.
+        """
         for batch in results:
             self.check()
             yield batch
@@ -292,7 +365,29 @@ def run(run_cfg: RunConfig, *, executor: Executor | None = None, log=print) -> d
     Finished shards of an earlier run of the same config are kept (resume). ``executor`` renders
     the items (default: serial for ``workers=1``, else a local process pool); it is closed at the end.
     A second run into the same ``out`` while this one is writing is refused
-    (:func:`~auralgen.export.manifest.out_lock`)."""
+    (:func:`~auralgen.export.manifest.out_lock`).
+
+    Parameters
+    ----------
+    run_cfg : RunConfig
+        The validated run config.
+    executor : Executor, optional
+        Renders the items (default: :func:`default_executor`); closed at the end.
+    log : callable, optional
+        Receives the summary table and progress lines (default: ``print``).
+
+    Returns
+    -------
+    dict of str to object
+        The manifest written to ``manifest.json``.
+
+    Raises
+    ------
+    AuralgenError
+        Bad input (a ``ParameterError``) or a failed export.
+    ItemError
+        An item failed to render (:class:`~auralgen.generation.item.ItemError` names it and the cause).
+    """
     tasks = build_tasks(run_cfg)
     shards = checked_plan(run_cfg, tasks)
     if executor is None and run_cfg.executor.kind == "ray":  # a dead cluster address: refused before any write
@@ -345,8 +440,20 @@ def _public_files(run_cfg: RunConfig, shards: list[ShardPlan]) -> list[str]:
 def seed_commitment(run_cfg: RunConfig, journal: dict[str, Any]) -> dict[str, Any]:
     """For a secret seed, the manifest's ``seed_commitment``: ``sha256`` of ``"<salt>:<seed in hex>"``
     and the ``salt`` (16 random bytes, drawn once and kept in the journal so a resumed run writes the
-    same). Whoever holds the seed can later prove which one it was; nobody else learns it. ``{}`` for a
-    public seed."""
+    same). Whoever holds the seed can later prove which one it was; nobody else learns it.
+
+    Parameters
+    ----------
+    run_cfg : RunConfig
+        The validated run config.
+    journal : dict of str to object
+        The run's journal, holding ``seed_salt`` for a secret seed.
+
+    Returns
+    -------
+    dict of str to object
+        ``{"seed_commitment": {"sha256", "salt", "of"}}``, or ``{}`` for a public seed.
+    """
     if not run_cfg.seed_secret:
         return {}
     salt = journal["seed_salt"]
@@ -362,7 +469,18 @@ def seed_commitment(run_cfg: RunConfig, journal: dict[str, Any]) -> dict[str, An
 
 def source_record(source) -> dict[str, Any] | None:
     """What the card says of a recorded source (None for procedural sounds): every file the run
-    could draw with its license and attribution, and the files left out with the reason."""
+    could draw with its license and attribution, and the files left out with the reason.
+
+    Parameters
+    ----------
+    source : SourceConfig
+        The run's ``audio.source``.
+
+    Returns
+    -------
+    dict of str to object or None
+        ``kind``, ``root``, ``files`` (one row per file) and ``skipped``; None for procedural sounds.
+    """
     if not source.recorded:
         return None
     from auralgen.sounds.corpus import load_corpus
@@ -434,7 +552,22 @@ def run_reported(run_cfg: RunConfig, *, executor: Executor | None = None, log=pr
     """:func:`run` for a command line. Returns the exit code: 0 done; on failure one line
     ``error: ...`` on stderr and 2 (bad input), 1 (internal error), 75 (disk full or quota
     exceeded: :data:`~auralgen.core.errors.EXIT_ENVIRONMENT`) or 130 (interrupted).
-    Finished shards are kept, so the same command resumes."""
+    Finished shards are kept, so the same command resumes.
+
+    Parameters
+    ----------
+    run_cfg : RunConfig
+        The validated run config.
+    executor : Executor, optional
+        As for :func:`run`.
+    log : callable, optional
+        As for :func:`run`.
+
+    Returns
+    -------
+    int
+        The exit code: 0, 1, 2, 75 or 130.
+    """
     import traceback
 
     resume = "; finished shards are kept: rerun the same command to resume"

@@ -10,7 +10,21 @@ from typing import Any
 def shard_levels(stats: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The per-item stats of one shard, aggregated per task, split and level: what the journal keeps of a
     finished shard (a few records per shard, not one per item, so the journal of a million-item run
-    stays small and its rewrite after every shard cheap). :func:`summarise` adds these up."""
+    stays small and its rewrite after every shard cheap). :func:`summarise` adds these up.
+
+    Parameters
+    ----------
+    stats : list of dict
+        One ``ItemResult.stat`` per item: task, split, level, level_value, resampled, redraws, dropped
+        (the reason, or None) and worst_error.
+
+    Returns
+    -------
+    list of dict
+        One record per (task, split, level) in order of first appearance: counts of items, passed,
+        resampled and dropped, the worst error (in the level's check unit), drop reasons and redraws
+        by check.
+    """
     rows: dict[tuple, dict[str, Any]] = {}
     for st in stats:
         key = (st["task"], st["split"], st["level"])
@@ -45,8 +59,23 @@ def shard_levels(stats: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def summarise(records: list[dict[str, Any]], tasks) -> dict[str, Any]:
-    """Aggregate the per-level stats of all shards (:func:`shard_levels`; a journal written before them
-    holds per-item ``items``) into the validation report."""
+    """Aggregate the per-level stats of all shards (:func:`shard_levels`; a record without ``levels``
+    holds per-item ``items`` instead) into the validation report.
+
+    Parameters
+    ----------
+    records : list of dict
+        The journal records of the run's shards.
+    tasks : mapping of str to Task
+        The run's tasks by name (for each level's unit; a task not given gets ``""``).
+
+    Returns
+    -------
+    dict of str to object
+        ``levels`` (per task, split and level, sorted), ``totals`` (items, written, resampled,
+        dropped), ``drop_reasons`` (``"task: reason"`` to count) and ``redraw_reasons`` (per task,
+        check to count).
+    """
     rows: dict[tuple, dict[str, Any]] = {}
     reasons: dict[str, int] = defaultdict(int)
     redraws: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -89,7 +118,24 @@ def summary_table(report: dict[str, Any], seconds: dict[str, float], wall_s: flo
 
     Per task, ``worker time`` is the wall time its items took, added up over all workers (``seconds``):
     more than the run's wall time when several workers run; ``items/s per worker`` divides by it. The
-    last line gives the run's own wall time and rate."""
+    last line gives the run's own wall time and rate.
+
+    Parameters
+    ----------
+    report : dict of str to object
+        :func:`summarise`'s report.
+    seconds : dict of str to float
+        Worker time per task, in seconds (a task resumed from finished shards has none).
+    wall_s : float
+        The run's wall time, in seconds.
+    rendered : int
+        Items rendered by this run (resumed shards excluded).
+
+    Returns
+    -------
+    str
+        The table, lines joined by newlines, without a trailing newline.
+    """
     head = (
         f"{'task':<20} {'split':<8} {'level':>10} {'unit':<8} {'items':>6} {'passed':>6} {'resamp':>6} "
         f"{'dropped':>7} {'worst err':>9}"

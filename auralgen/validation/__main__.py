@@ -1,4 +1,4 @@
-"""``python -m auralgen.validation <dataset dir>``: the former spelling of ``auralgen audit``
+"""``python -m auralgen.validation <dataset dir>``: the same audit as ``auralgen audit``
 (auralgen/cli/audit.py); the report's text tables are ``AuditReport.table()`` (validation/report.py).
 
 ``python -m auralgen.validation controls TRAIN TEST [--json OUT]``: the learned controls

@@ -82,7 +82,19 @@ def audit_dataset(path, *, listen: bool = True) -> AuditReport:
 
 def default_checks(*, listen: bool = True) -> list[Check]:
     """The audit's checks, in the order they observe a row (so the order of an item's reasons)
-    and finish (so the order of the report's flags: balance, shortcuts, listener)."""
+    and finish (so the order of the report's flags: balance, shortcuts, listener).
+
+    Parameters
+    ----------
+    listen : bool, optional
+        Add the reference listener's accuracy check (default True).
+
+    Returns
+    -------
+    list of Check
+        Fresh check objects: label, identity, audio, answer balance, the tasks' dataset checks,
+        feature shortcuts and (with ``listen``) listener accuracy.
+    """
     checks = [LabelCheck(), IdentityCheck(), AudioCheck(), AnswerBalance(), TaskDatasetChecks(), FeatureShortcuts()]
     if listen:
         from auralgen.validation import listener
@@ -100,7 +112,18 @@ class ListenerAccuracy(Check):
         self.heard: dict[tuple, list] = defaultdict(lambda: [0, 0, None, None])  # n, correct, value, unit
 
     def listens(self, seen: Observed) -> bool:
-        """Whether the row's task is known and binds a listener (``Task.listener`` is not None)."""
+        """Whether the row's task is known and binds a listener (``Task.listener`` is not None).
+
+        Parameters
+        ----------
+        seen : Observed
+            The row as the checks see it.
+
+        Returns
+        -------
+        bool
+            True when the reference listener can answer the row's task.
+        """
         name = seen.row["task"]
         return name in TASKS and task_class(name).listener is not None
 

@@ -23,29 +23,54 @@ def _chi2(counts: list[int]) -> tuple[float, int]:
     return float(sum((c - e) ** 2 / e for c in counts)), k - 1
 
 
+def _answer_test(name: str, by_level, expected, unexpected_rows) -> tuple[float, list[str], Counter]:
+    """Task ``name``'s answers per level against each item's expected set: the chi-square p summed
+    over its levels (1.0 when no level has two expected answers), its unexpected answers
+    (``"level L: 'text'"``) and its answer counts."""
+    total_stat, total_dof, unexpected, answer_counts = 0.0, 0, [], Counter()
+    for (t, level), ctr in sorted(by_level.items()):
+        if t != name:
+            continue
+        answer_counts.update(ctr)
+        unexpected += [f"level {level}: {a!r}" for a in dict.fromkeys(unexpected_rows.get((t, level), []))]
+        exp = expected.get((t, level))
+        if exp and len(exp) >= 2:
+            total_stat += float(sum((ctr.get(a, 0) - e) ** 2 / e for a, e in sorted(exp.items())))
+            total_dof += len(exp) - 1
+    p_opt = float(stats.chi2.sf(total_stat, total_dof)) if total_dof else 1.0
+    return p_opt, unexpected, answer_counts
+
+
 def balance(report, positions, n_positions, by_level, expected, unexpected_rows) -> None:
     """Answer positions (chi-square vs uniform) and answers per level vs each item's expected set.
 
     An item spreads its weight evenly over the answers it could have had (its own options, or
     "The same" alone at a zero difference), so tasks whose option texts vary per item (the
-    mixture's sound names) are tested against what their items actually offered.
+    mixture's sound names) are tested against what their items actually offered. Each task's
+    result goes to ``report.balance``; a p below :data:`BALANCE_ALPHA`, or an unexpected answer,
+    adds a flag to ``report.flags``.
+
+    Parameters
+    ----------
+    report : AuditReport
+        Receives the results and flags.
+    positions : dict of str to Counter
+        Per task, the count of each ``answer_index``.
+    n_positions : dict of str to int
+        Per task, the options per item (the most seen).
+    by_level : dict of (str, int) to Counter
+        Per ``(task, level)``, the count of each answer text.
+    expected : dict of (str, int) to Counter
+        Per ``(task, level)``, each answer text's expected count (fractional weights).
+    unexpected_rows : dict of (str, int) to list of str
+        Per ``(task, level)``, the answers of rows that were not among their expected answers.
     """
     for name in sorted(positions):
         k = n_positions[name]
         counts = [positions[name].get(i, 0) for i in range(k)]
         stat, dof = _chi2(counts)
         p_pos = float(stats.chi2.sf(stat, dof)) if dof else 1.0
-        total_stat, total_dof, unexpected, answer_counts = 0.0, 0, [], Counter()
-        for (t, level), ctr in sorted(by_level.items()):
-            if t != name:
-                continue
-            answer_counts.update(ctr)
-            unexpected += [f"level {level}: {a!r}" for a in dict.fromkeys(unexpected_rows.get((t, level), []))]
-            exp = expected.get((t, level))
-            if exp and len(exp) >= 2:
-                total_stat += float(sum((ctr.get(a, 0) - e) ** 2 / e for a, e in sorted(exp.items())))
-                total_dof += len(exp) - 1
-        p_opt = float(stats.chi2.sf(total_stat, total_dof)) if total_dof else 1.0
+        p_opt, unexpected, answer_counts = _answer_test(name, by_level, expected, unexpected_rows)
         report.balance[name] = {
             "positions": counts,
             "position_p": p_pos,

@@ -51,7 +51,26 @@ def _tokens(text: str) -> list[str]:
 
 
 def leaks(row: dict, paths: list[str], shard: str, params: dict) -> list[str]:
-    """What the id, clip paths and shard name give away: answer text or parameter values."""
+    """What the id, clip paths and shard name give away: answer text or parameter values.
+
+    Parameters
+    ----------
+    row : dict
+        The row's columns (``id``, ``task``, ``split``, ``answer``, ``level_value``).
+    paths : list of str
+        The clips' ``path`` values; generate.py's ``<id>-<k>.flac`` counts as the id alone.
+    shard : str
+        The shard's path relative to the dataset; its name counts only when it is not the canonical
+        ``<task>/<split>-NNNNN-of-NNNNN.parquet``.
+    params : dict
+        The row's parsed ``params``; every scalar in it is looked for.
+
+    Returns
+    -------
+    list of str
+        ``"answer 'text'"`` and ``"key=value"`` entries for what appears (a number written to the
+        same precision with at least two significant digits); empty when nothing leaks.
+    """
     name = Path(shard).name
     m = _SHARD.match(name)
     canonical = m and m["split"] == row.get("split") and Path(shard).parent.name == row["task"]
@@ -76,7 +95,25 @@ def leaks(row: dict, paths: list[str], shard: str, params: dict) -> list[str]:
 
 
 def silent(clips: list[np.ndarray], sample_rate: int, params: dict) -> str | None:
-    """Why the item is silent, or None. Loudness expected from ``params['sounds']`` when present."""
+    """Why the item is silent, or None. Loudness expected from ``params['sounds']`` when present.
+
+    Parameters
+    ----------
+    clips : list of ndarray
+        The decoded clips, each shape ``(channels, samples)``, float, full scale 1.0.
+    sample_rate : int
+        In Hz (sets the 50 ms frame).
+    params : dict
+        The row's ``params``; ``sounds[*].level_db_spl`` and ``full_scale_db_spl`` (dB SPL) give the
+        expected level.
+
+    Returns
+    -------
+    str or None
+        Digital silence, a loudest 50 ms frame more than :data:`SILENT_DB_BELOW` dB under the loudest
+        sound asked for (dB FS, mean power over channels), or a peak under :data:`SILENT_PEAK_DBFS`
+        when ``params`` carry no level; None when the audio is audible.
+    """
     if all(not np.any(c) for c in clips):
         return "digital silence"
     frame = max(1, int(0.05 * sample_rate))

@@ -57,20 +57,27 @@ from __future__ import annotations
 
 import json
 import math
-import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
-from fnmatch import fnmatch
-from functools import cache
 from typing import Any
 
 import numpy as np
-from scipy import optimize
 
-from auralgen.core.errors import AuralgenError
-from auralgen.tasks.base import task_class
-from auralgen.validation import nuisance
-from auralgen.validation.nuisance import nuisance_features
+from auralgen.validation._control_models import (  # noqa: F401 - re-exported
+    CONTENT,
+    K_CHOICES,
+    L2,
+    MODELS,
+    Metadata,
+    Nuisance,
+    OptionText,
+    PositionPrior,
+    Sample,
+    TextPrior,
+    content_features,
+    usable,
+)
+from auralgen.validation.nuisance import declared_for, nuisance_features
 from auralgen.validation.read import Decoded, iter_decoded
 from auralgen.validation.stats import ALPHA, POWER, holm, min_detectable_effect, p_above, wilson
 
@@ -78,35 +85,24 @@ CONTROLS = ("text_prior", "option_text", "metadata", "position_prior", "nuisance
 PRIORS = ("text_prior", "position_prior")  # judged against the stated chance (audit "prior"); the others: "control"
 MARGIN = 0.02  # a control may exceed its chance by this much (2 pp) ...
 MIN_ITEMS = 200  # test items per task below which a task is never called clean
-K_CHOICES = (1, 3, 9, 27)  # the metadata model's k, chosen by leave-one-out on the training set
-L2 = 1.0  # the option-text model's ridge penalty (on the summed log-likelihood)
-_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?")
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One item as the controls see it: no audio content, no params, no level.
-
-    ``meta``: the metadata features (name -> float), see :func:`metadata`.
-    """
-
-    task: str
-    question: str
-    options: tuple[str, ...]
-    answer: int
-    meta: dict[str, float]
-    audio: dict[str, float] = field(default_factory=dict)  # the audio-nuisance features (validation.nuisance)
-
-    @property
-    def template(self) -> str:
-        """The question with its numbers masked (``#``): the question template."""
-        return _NUMBER.sub("#", self.question)
 
 
 def metadata(item: Decoded) -> dict[str, float]:
     """Everything about an item but its audio content: clip count, rate, channels, and per clip
-    ``dur_s``, ``bytes`` (FLAC), ``rms_db``, ``peak_db`` and the clip's rank by each of them."""
+    ``dur_s``, ``bytes`` (FLAC), ``rms_db``, ``peak_db`` and the clip's rank by each of them.
+
+    Parameters
+    ----------
+    item : Decoded
+        The row with its decoded clips (each shape ``(channels, samples)``).
+
+    Returns
+    -------
+    dict of str to float
+        ``n_clips``, ``sample_rate`` (Hz), ``bytes``, ``channels``, and per clip i ``clip<i>.dur_s``
+        (seconds), ``clip<i>.bytes``, ``clip<i>.rms_db`` and ``clip<i>.peak_db`` (dB FS, -300 for
+        silence), each with its ``_rank`` among the clips (0 = smallest).
+    """
     clips = item.clips or []
     out = {
         "n_clips": float(len(clips)),
@@ -130,45 +126,27 @@ def metadata(item: Decoded) -> dict[str, float]:
     return out
 
 
-# per-clip audio-content features of :func:`metadata` -> the audit feature each one measures
-CONTENT = {"rms_db": "audio.rms_dbfs", "peak_db": "audio.peak_dbfs"}
-
-
-@cache
-def content_features(task: str) -> frozenset[str]:
-    """The audio-content features (keys of :data:`CONTENT`) the metadata model may use for ``task``:
-    those whose audit feature matches none of the task's ``AuditSpec.target_features`` (all of them
-    for a task the registry does not know).
-
-    Examples
-    --------
-    >>> sorted(content_features("pitch_relative")), sorted(content_features("audiogram"))
-    (['peak_db', 'rms_db'], [])
-    """
-    try:
-        targets = task_class(task).audit.target_features
-    except (AuralgenError, KeyError, ImportError):
-        targets = ()
-    return frozenset(k for k, feature in CONTENT.items() if not any(fnmatch(feature, p) for p in targets))
-
-
-def usable(task: str, name: str) -> bool:
-    """Whether metadata feature ``name`` (e.g. ``clip1.rms_db_rank``) may be used for ``task``."""
-    base = name.split(".", 1)[-1].removesuffix("_rank")
-    return base not in CONTENT or base in content_features(task)
-
-
 def samples(path) -> list[Sample]:
     """Every item of the dataset at ``path`` as a :class:`Sample` (audio decoded once, then dropped).
 
     An item's audio-nuisance features leave out those its task declares as cues of that item alone
     (``AuditSpec.cues_when``, :func:`auralgen.validation.nuisance.declared_for`); the model reads a
     left-out feature as 0 there.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An exported dataset directory.
+
+    Returns
+    -------
+    list of Sample
+        In shard order, with their metadata and audio-nuisance features.
     """
     out = []
     for item in iter_decoded(path):
         row = item.row
-        item_cues = nuisance.declared_for(row["task"], _params(row))
+        item_cues = declared_for(row["task"], _params(row))
         audio = nuisance_features(item.clips, item.sample_rate)
         out.append(
             Sample(
@@ -190,176 +168,6 @@ def _params(row: dict) -> dict | None:
     except (TypeError, ValueError):
         return None
     return params if isinstance(params, dict) else None
-
-
-# --- the four controls: fit(train samples of one task), predict(sample) -> option index -------------
-
-
-def _argmax(scores) -> int:
-    """Index of the highest score; ties go to the lowest index (deterministic)."""
-    return int(np.argmax(np.asarray(scores, dtype=np.float64)))
-
-
-class TextPrior:
-    """(a) The option text most often right in training (per question template, else per task);
-    a text's score is its smoothed rate of being right when offered, ``(right + 1) / (offered + 2)``."""
-
-    def fit(self, train: list[Sample]) -> TextPrior:
-        self.right, self.offered = Counter(), Counter()
-        for s in train:
-            for key in (s.template, None):
-                self.offered.update((key, o) for o in s.options)
-                self.right[(key, s.options[s.answer])] += 1
-        self.templates = {s.template for s in train}
-        return self
-
-    def scores(self, s: Sample) -> list[float]:
-        key = s.template if s.template in self.templates else None
-        return [(self.right[(key, o)] + 1) / (self.offered[(key, o)] + 2) for o in s.options]
-
-    def predict(self, s: Sample) -> int:
-        return _argmax(self.scores(s))
-
-
-class PositionPrior:
-    """(d) The answer position most often right in training (among the item's positions)."""
-
-    def fit(self, train: list[Sample]) -> PositionPrior:
-        self.counts = Counter(s.answer for s in train)
-        return self
-
-    def predict(self, s: Sample) -> int:
-        return _argmax([self.counts[i] for i in range(len(s.options))])
-
-
-def _pair_tokens(question: str, option: str) -> list[str]:
-    """Token features of one (question, option) pair: option words, the whole option, and
-    question word x option word pairs (lower case, numbers kept as words)."""
-    q, o = set(_WORD.findall(question.lower())), sorted(set(_WORD.findall(option.lower())))
-    return [f"o:{w}" for w in o] + [f"O:{option.strip().lower()}"] + [f"q:{a}|o:{b}" for a in sorted(q) for b in o]
-
-
-class OptionText:
-    """(b) A conditional-logit choice model: ``P(option j) = softmax_j(w . phi(question, option_j))``
-    with binary token features ``phi`` (:func:`_pair_tokens`), fitted by L-BFGS with an L2 penalty."""
-
-    def fit(self, train: list[Sample]) -> OptionText:
-        vocab = sorted({t for s in train for o in s.options for t in _pair_tokens(s.question, o)})
-        self.index = {t: i for i, t in enumerate(vocab)}
-        x, groups, answers = self._design(train)
-        w0 = np.zeros(len(vocab))
-        if len(vocab) and train:
-            res = optimize.minimize(
-                _logit_loss, w0, args=(x, groups, answers), jac=True, method="L-BFGS-B", options={"maxiter": 200}
-            )
-            w0 = res.x
-        self.w = w0
-        return self
-
-    def _design(self, data: list[Sample]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Rows = (item, option) pairs: features, the item's row offsets, the answer's row."""
-        rows = [(s, o) for s in data for o in s.options]
-        x = np.zeros((len(rows), len(self.index)))
-        for r, (s, o) in enumerate(rows):
-            cols = [self.index[t] for t in _pair_tokens(s.question, o) if t in self.index]
-            x[r, cols] = 1.0
-        sizes = np.array([len(s.options) for s in data], dtype=np.int64)
-        groups = np.concatenate([[0], np.cumsum(sizes)])
-        answers = groups[:-1] + np.array([s.answer for s in data], dtype=np.int64)
-        return x, groups, answers
-
-    def predict(self, s: Sample) -> int:
-        x, _, _ = self._design([s])
-        return _argmax(x @ self.w)
-
-
-def _logit_loss(w: np.ndarray, x: np.ndarray, groups: np.ndarray, answers: np.ndarray):
-    """Negative conditional log-likelihood + ``L2/2 |w|^2`` and its gradient (rows of one item are
-    contiguous: ``groups`` holds their offsets)."""
-    z = x @ w
-    starts, sizes = groups[:-1], np.diff(groups)
-    z = z - np.repeat(np.maximum.reduceat(z, starts), sizes)
-    e = np.exp(z)
-    total = np.add.reduceat(e, starts)
-    grad_z = e / np.repeat(total, sizes)
-    grad_z[answers] -= 1.0
-    loss = float(np.sum(np.log(total)) - np.sum(z[answers]))
-    return loss + 0.5 * L2 * float(w @ w), x.T @ grad_z + L2 * w
-
-
-class Metadata:
-    """(c) k nearest neighbours on the standardised metadata features (:func:`metadata`, those
-    :func:`usable` for the task), voting
-    for the answer text among the item's options; k from ``K_CHOICES`` by leave-one-out accuracy on
-    the training set; ties go to the text prior's order, then the lowest index. Features constant in
-    training are dropped; with none left the model is the text prior (k = 0)."""
-
-    source = "meta"  # the Sample field read
-
-    @staticmethod
-    def allowed(task: str, name: str) -> bool:
-        return usable(task, name)
-
-    def fit(self, train: list[Sample]) -> Metadata:
-        self.names = sorted({k for s in train for k in getattr(s, self.source) if self.allowed(s.task, k)})
-        x = self._matrix(train)
-        keep = x.std(axis=0) > 0  # a feature constant in training says nothing (all of them: the text prior)
-        self.names = [n for n, k in zip(self.names, keep, strict=True) if k]
-        x = x[:, keep]
-        self.mean, self.std = x.mean(axis=0), x.std(axis=0)
-        self.x, self.train = (x - self.mean) / self.std, train
-        self.prior = TextPrior().fit(train)
-        if not self.names:
-            self.k = 0
-            return self
-        d = _sq_distances(self.x, self.x)
-        np.fill_diagonal(d, np.inf)
-        order = np.argsort(d, axis=1, kind="stable")
-        best = max(
-            K_CHOICES, key=lambda k: (sum(self._vote(s, order[i, :k]) == s.answer for i, s in enumerate(train)), -k)
-        )
-        self.k = min(best, max(len(train) - 1, 1))
-        return self
-
-    def _matrix(self, data: list[Sample]) -> np.ndarray:
-        return np.array(
-            [[getattr(s, self.source).get(k, 0.0) for k in self.names] for s in data], dtype=np.float64
-        ).reshape(len(data), len(self.names))
-
-    def _vote(self, s: Sample, neighbours) -> int:
-        votes = Counter(self.train[j].options[self.train[j].answer] for j in neighbours)
-        prior = self.prior.scores(s)
-        return _argmax([votes[o] + 1e-3 * p for o, p in zip(s.options, prior, strict=True)])
-
-    def predict(self, s: Sample) -> int:
-        d = _sq_distances((self._matrix([s]) - self.mean) / self.std, self.x)[0]
-        return self._vote(s, np.argsort(d, kind="stable")[: self.k])
-
-
-def _sq_distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Squared Euclidean distances ``[len(a), len(b)]``."""
-    return np.maximum((a**2).sum(1)[:, None] + (b**2).sum(1)[None, :] - 2 * a @ b.T, 0.0)
-
-
-class Nuisance(Metadata):
-    """(e) the audio-nuisance control: the same k-nearest-neighbour vote on the level, loudness and
-    timing facts of :func:`~auralgen.validation.nuisance.nuisance_features` (per clip and per part),
-    leaving out those the task declares as its cue (:func:`auralgen.validation.nuisance.usable`)."""
-
-    source = "audio"
-
-    @staticmethod
-    def allowed(task: str, name: str) -> bool:
-        return nuisance.usable(task, name)
-
-
-MODELS = {
-    "text_prior": TextPrior,
-    "option_text": OptionText,
-    "metadata": Metadata,
-    "position_prior": PositionPrior,
-    "nuisance": Nuisance,
-}
 
 
 # --- the audit -----------------------------------------------------------------------------------
@@ -390,6 +198,13 @@ class ControlsReport:
         return self.verdict == "clean"
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-able data.
+
+        Returns
+        -------
+        dict of str to object
+            Every field, with ``verdict`` and ``ok``.
+        """
         return {
             "train": self.train,
             "test": self.test,
@@ -401,7 +216,13 @@ class ControlsReport:
         }
 
     def table(self) -> str:
-        """The per-task table: controls' accuracy against the chance levels, n and MDE."""
+        """The per-task table: controls' accuracy against the chance levels, n and MDE.
+
+        Returns
+        -------
+        str
+            The headline with the verdict, one line per task, the flags, notes and a column legend.
+        """
         short = {
             "text_prior": "text",
             "option_text": "words",
@@ -472,7 +293,26 @@ def audit_controls(train_dir, test_dir, *, min_items: int = MIN_ITEMS) -> Contro
 def task_controls(
     name: str, train: list[Sample], test: list[Sample], report: ControlsReport, *, min_items: int = MIN_ITEMS
 ) -> dict:
-    """One task's row of the report (and its flags added to ``report``)."""
+    """One task's row of the report (and its flags added to ``report``).
+
+    Parameters
+    ----------
+    name : str
+        The task name.
+    train, test : list of Sample
+        The task's training and test items.
+    report : ControlsReport
+        Receives the task's flags.
+    min_items : int, optional
+        Test items needed before a flag (or "clean") is called.
+
+    Returns
+    -------
+    dict
+        ``task``, ``n``, ``n_train``, the stated, balanced and honest chance and ``mde`` (fractions),
+        ``controls`` (per control: correct, accuracy, 95 % ``ci``, chance, excess, ``p`` before Holm) and
+        ``status`` (``fail``, ``too few items`` or ``clean``).
+    """
     n = len(test)
     correct = {
         c: sum(m.predict(s) == s.answer for s in test) for c, m in ((c, MODELS[c]().fit(train)) for c in CONTROLS)
@@ -503,6 +343,14 @@ def task_controls(
             "p": p_above(correct[c], n, ref + MARGIN),
         }
     flagged = holm({c: v["p"] for c, v in row["controls"].items()}) if n >= min_items else set()
+    _add_flags(report, row, flagged)
+    row["status"] = "fail" if flagged else ("too few items" if n < min_items else "clean")
+    return row
+
+
+def _add_flags(report: ControlsReport, row: dict, flagged: set[str]) -> None:
+    """Add a flag to ``report`` for each control of the task's ``row`` in ``flagged``, in :data:`CONTROLS` order."""
+    name, n = row["task"], row["n"]
     for c in CONTROLS:
         if c in flagged:
             v, audit = row["controls"][c], "prior" if c in PRIORS else "control"
@@ -515,5 +363,3 @@ def task_controls(
                     f"+ {MARGIN:.0%} (Holm p={v['p']:.2g})",
                 }
             )
-    row["status"] = "fail" if flagged else ("too few items" if n < min_items else "clean")
-    return row

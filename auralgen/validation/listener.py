@@ -35,7 +35,18 @@ Listener = Callable[..., int]
 
 
 def listener_of(task: str) -> Listener | None:
-    """The listener task ``task`` binds (``None``: the task declares none, or is unknown)."""
+    """The listener task ``task`` binds (``None``: the task declares none, or is unknown).
+
+    Parameters
+    ----------
+    task : str
+        The task name (anything else gives None).
+
+    Returns
+    -------
+    callable or None
+        ``listener(question, options, clips, sample_rate[, layout=])`` returning an option index.
+    """
     if not isinstance(task, str) or task not in TASKS:
         return None
     return task_class(task).listener
@@ -79,12 +90,13 @@ def answer(
     task : str
         Task name; its class's ``listener`` answers.
     question : str
+        The question text (the mixture and multi-source listeners read which sub-question it asks).
     options : sequence of str
         The option texts as stored (canonical order).
     clips : sequence of np.ndarray [shape=(channels, samples)]
         Decoded audio.
     sample_rate : int > 0
-        Hz.
+        In Hz.
     layout : str, optional
         The row's ``channel_layout`` (``binaural``, ``foa_acn_sn3d``, ``tetra``, ...); spatial
         listeners infer it from the channels when it is not given.
@@ -94,6 +106,11 @@ def answer(
     int
         The chosen option; ``-1`` (:data:`auralgen.listeners.common.NO_ANSWER`, scored wrong) when
         nothing can be measured.
+
+    Raises
+    ------
+    ParameterError
+        When the task binds no listener or ``options`` is empty.
     """
     fn = listener_of(task)
     if fn is None:

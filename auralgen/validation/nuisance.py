@@ -126,6 +126,7 @@ def nuisance_features(clips, sample_rate: int) -> dict[str, float]:
     Returns
     -------
     dict of str to float
+        :func:`clip_features` of clip k under ``clip{k}.<feature>``; empty for no clips.
 
     Examples
     --------
@@ -145,6 +146,18 @@ def declared(task: str) -> frozenset[str]:
     """The nuisance features (names of :data:`AUDIT_FEATURE`) ``task`` declares as its cue: those whose
     audit feature matches one of its ``AuditSpec.target_features`` (none for a task the registry does not know).
 
+    Parameters
+    ----------
+    task : str
+        The task name.
+
+    Returns
+    -------
+    frozenset of str
+        Keys of :data:`AUDIT_FEATURE`.
+
+    Examples
+    --------
     >>> sorted(declared("pitch_relative"))
     []
     >>> {"rms_dbfs", "peak_dbfs"} <= declared("loudness_relative")
@@ -188,5 +201,18 @@ def declared_for(task: str, params: dict | None) -> frozenset[str]:
 
 
 def usable(task: str, name: str) -> bool:
-    """Whether feature ``name`` (e.g. ``clip1.lead_s``) may be used by the nuisance control for ``task``."""
+    """Whether feature ``name`` (e.g. ``clip1.lead_s``) may be used by the nuisance control for ``task``.
+
+    Parameters
+    ----------
+    task : str
+        The task name.
+    name : str
+        A key of :func:`nuisance_features`.
+
+    Returns
+    -------
+    bool
+        False when the feature is one the task declares as its cue (:func:`declared`).
+    """
     return name.split(".", 1)[-1] not in declared(task)

@@ -106,7 +106,27 @@ def iter_decoded(path, *, batch_rows: int = 16) -> Iterator[Decoded]:
 
 
 def run_config_of(manifest: dict, path) -> RunConfig:
-    """The run config recorded in a manifest (its ``config`` record), validated again; ``out`` is ``path``."""
+    """The run config recorded in a manifest (its ``config`` record), validated again; ``out`` is ``path``.
+
+    Parameters
+    ----------
+    manifest : dict
+        The dataset's parsed ``manifest.json``.
+    path : str or os.PathLike
+        The dataset directory.
+
+    Returns
+    -------
+    RunConfig
+        The config that generated the dataset, with one worker and no progress bar.
+
+    Raises
+    ------
+    KeyError
+        When the manifest lacks a key of the config record.
+    ParameterError
+        When the recorded config does not validate (e.g. written by another version).
+    """
     c = manifest["config"]
     mapping = {
         "seed": c["seed"],
@@ -129,7 +149,21 @@ def run_config_of(manifest: dict, path) -> RunConfig:
 
 
 def tasks_for(path) -> tuple[dict[str, Task], list[str]]:
-    """Task objects of the dataset (from its manifest's config) and notes on how they were built."""
+    """Task objects of the dataset (from its manifest's config) and notes on how they were built.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The dataset directory.
+
+    Returns
+    -------
+    tasks : dict of str to Task
+        The run's tasks by name; every registered task at its default config when the manifest is
+        missing or unusable.
+    notes : list of str
+        Empty when the rebuilt config's fingerprint matches the manifest's; else why it may differ.
+    """
     mf = Path(path) / "manifest.json"
     try:
         manifest = json.loads(mf.read_text(encoding="utf-8"))
@@ -164,7 +198,20 @@ class Observed:
 
 
 def observe(item: Decoded, tasks: dict[str, Task]) -> Observed:
-    """Parse one row's ``params`` and look up its task; problems of the row itself are ``bad_row``."""
+    """Parse one row's ``params`` and look up its task; problems of the row itself are ``bad_row``.
+
+    Parameters
+    ----------
+    item : Decoded
+        The row as read.
+    tasks : dict of str to Task
+        The dataset's tasks by name (:func:`tasks_for`).
+
+    Returns
+    -------
+    Observed
+        The row with its task (None: unknown), ``params`` (None: not JSON) and ``bad_row`` problems.
+    """
     task = tasks.get(item.row["task"])
     problems = [("bad_row", item.error)] if item.error else []
     if task is None:
@@ -182,7 +229,19 @@ class Check:
     the row's problems to ``seen.problems``; :meth:`finish` adds what it found to the report."""
 
     def observe(self, seen: Observed) -> None:
-        """Look at one row (default: nothing)."""
+        """Look at one row (default: nothing).
+
+        Parameters
+        ----------
+        seen : Observed
+            The row; append ``(reason, detail)`` to ``seen.problems`` to fail it.
+        """
 
     def finish(self, report) -> None:
-        """Add the dataset-wide result to ``report`` (an ``AuditReport``; default: nothing)."""
+        """Add the dataset-wide result to ``report`` (default: nothing).
+
+        Parameters
+        ----------
+        report : AuditReport
+            The audit's report, after every row was observed.
+        """

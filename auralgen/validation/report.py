@@ -28,10 +28,30 @@ class AuditReport:
         return not self.failures and not self.flags
 
     def reasons_of(self, item_id: str) -> set[str]:
+        """The reasons item ``item_id`` failed.
+
+        Parameters
+        ----------
+        item_id : str
+            The item's ``id``.
+
+        Returns
+        -------
+        set of str
+            Its failure reasons (e.g. ``label``, ``clipped``); empty when it passed.
+        """
         return {r for f in self.failures if f["id"] == item_id for r in f["reasons"]}
 
     def fail(self, item, problems: list[tuple[str, str]]) -> None:
-        """Record the ``(reason, detail)`` problems of one item (``read.Decoded``) as its failure."""
+        """Record the ``(reason, detail)`` problems of one item as its failure.
+
+        Parameters
+        ----------
+        item : Decoded
+            The row (:class:`~auralgen.validation.read.Decoded`).
+        problems : list of (str, str)
+            ``(reason, detail)`` pairs in the order found; a reason is listed once.
+        """
         row = item.row
         reasons = list(dict.fromkeys(code for code, _ in problems))
         self.failures.append(
@@ -47,9 +67,27 @@ class AuditReport:
         )
 
     def flag(self, audit: str, task: str, detail: str) -> None:
+        """Record a dataset-wide finding (a flag makes the report not ``ok``).
+
+        Parameters
+        ----------
+        audit : str
+            The audit that raised it, e.g. ``"listener"``.
+        task : str
+            The task it concerns.
+        detail : str
+            What was found, on one line.
+        """
         self.flags.append({"audit": audit, "task": task, "detail": detail})
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-able data (what the audit writes as JSON).
+
+        Returns
+        -------
+        dict of str to object
+            Every field, with ``ok``.
+        """
         return {
             "path": self.path,
             "ok": self.ok,
@@ -63,7 +101,13 @@ class AuditReport:
         }
 
     def table(self) -> str:
-        """The human-readable tables: failures, flags, balance, shortcuts, listener accuracy."""
+        """The human-readable tables: failures, flags, balance, shortcuts, listener accuracy.
+
+        Returns
+        -------
+        str
+            A headline (items, failing, flags, OK or FAIL), then each non-empty section.
+        """
         out = [
             f"audit of {self.path}: {self.items} items, {len(self.failures)} failing, {len(self.flags)} flags -> "
             f"{'OK' if self.ok else 'FAIL'}"

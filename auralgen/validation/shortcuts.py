@@ -32,7 +32,20 @@ TREE_DEPTH = 2  # a depth-2 tree on one feature: at most 4 intervals
 
 
 def scalars(value, prefix: str = "") -> Iterator[tuple[str, Any]]:
-    """``(dotted.path, leaf)`` of nested dicts and short lists (at most 16 entries are walked)."""
+    """``(dotted.path, leaf)`` of nested dicts and short lists (at most 16 entries are walked).
+
+    Parameters
+    ----------
+    value : object
+        Nested dicts, lists and tuples; a list of more than 16 entries is skipped whole.
+    prefix : str, optional
+        The path of ``value`` itself (default: the root, ``""``).
+
+    Yields
+    ------
+    tuple of (str, object)
+        A leaf's dotted path (list entries by index, e.g. ``sounds.0.freq_hz``) and the leaf.
+    """
     if isinstance(value, dict):
         for k, v in value.items():
             yield from scalars(v, f"{prefix}.{k}" if prefix else str(k))
@@ -45,8 +58,21 @@ def scalars(value, prefix: str = "") -> Iterator[tuple[str, Any]]:
 
 
 def features(item, params: dict) -> dict[str, Any]:
-    """Every candidate shortcut of one item (a ``read.Decoded``): params scalars, pairwise deltas,
-    row and audio facts."""
+    """Every candidate shortcut of one item: params scalars, pairwise deltas, row and audio facts.
+
+    Parameters
+    ----------
+    item : Decoded
+        The row with its decoded clips (each shape ``(channels, samples)``; at least one clip).
+    params : dict
+        The row's parsed ``params``.
+
+    Returns
+    -------
+    dict of str to float or str
+        ``<params path>``, ``delta.<key>`` (last sound minus first), ``row.*`` and ``audio.*`` (the first
+        clip, channels averaged; levels in dB FS, times in seconds); numbers as float, the rest as str.
+    """
     row = item.row
     out: dict[str, Any] = {k: v for k, v in scalars(params) if k}
     sounds = (

@@ -154,15 +154,13 @@ def match_cross_relation(x, hrirs, directions_deg) -> DirectionMatch:
     ----------
     x : array_like, shape (2, samples)
         Left and right ear, at least 8 samples, a window holding the direct sound only.
-    hrirs : array_like, shape (k, 2, taps)
-        The HRIR pairs (left, right) to score, at the clip's rate.
-    directions_deg : array_like, shape (k, 2)
-        ``(azimuth, elevation)`` of each pair in degrees.
+    hrirs, directions_deg
+        The HRIR pairs (left, right) to score and their directions, as in :func:`match_known_source`.
 
     Returns
     -------
     DirectionMatch
-        The best direction, its residual and the best residual more than 20 degrees away.
+        As for :func:`match_known_source`, the residual being the cross relation's.
 
     Examples
     --------

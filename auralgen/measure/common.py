@@ -57,12 +57,8 @@ def as_mono(x, name: str = "x", *, min_samples: int = 1) -> np.ndarray:
 
     Parameters
     ----------
-    x : array_like
-        The signal, shape ``(samples,)`` or ``(channels, samples)``.
-    name : str, optional
-        The argument's name, quoted in the error message.
-    min_samples : int, optional
-        The fewest samples allowed per channel.
+    x, name, min_samples
+        As in :func:`as_signal` (``x`` 1-D or 2-D).
 
     Returns
     -------
@@ -78,12 +74,8 @@ def as_channels(x, name: str = "x", *, min_samples: int = 1) -> np.ndarray:
 
     Parameters
     ----------
-    x : array_like
-        The signal, shape ``(samples,)`` or ``(channels, samples)``.
-    name : str, optional
-        The argument's name, quoted in the error message.
-    min_samples : int, optional
-        The fewest samples allowed per channel.
+    x, name, min_samples
+        As in :func:`as_signal`.
 
     Returns
     -------

@@ -124,10 +124,8 @@ def listener_to_room(points_l, listener_m, yaw_deg: float = 0.0, pitch_deg: floa
     ----------
     points_l : array_like, shape (..., 3)
         Point(s) in the listener frame (x ahead, y left, z up), metres.
-    listener_m : array_like, shape (3,)
-        Listener position in the room frame, metres.
-    yaw_deg, pitch_deg : float, optional
-        Listener orientation in degrees (see :func:`rotation_matrix`).
+    listener_m, yaw_deg, pitch_deg
+        The listener, as in :func:`room_to_listener`.
 
     Returns
     -------
@@ -142,12 +140,8 @@ def direction_of(points_m, listener_m, yaw_deg: float = 0.0, pitch_deg: float = 
 
     Parameters
     ----------
-    points_m : array_like, shape (..., 3)
-        Point(s) in the room frame, metres.
-    listener_m : array_like, shape (3,)
-        Listener position in the room frame, metres.
-    yaw_deg, pitch_deg : float, optional
-        Listener orientation in degrees (see :func:`rotation_matrix`).
+    points_m, listener_m, yaw_deg, pitch_deg
+        As in :func:`room_to_listener`.
 
     Returns
     -------

@@ -168,7 +168,7 @@ def ioi_regularity(onsets_s) -> float:
     Parameters
     ----------
     onsets_s : array_like, shape (events,)
-        Onset times in seconds, increasing.
+        As in :func:`ioi_tempo_bpm`.
 
     Returns
     -------
@@ -217,14 +217,10 @@ def autocorr_tempo_bpm(x, sample_rate, *, min_bpm: float, max_bpm: float, hop_s:
 
     Parameters
     ----------
-    x : array_like, shape (samples,) or (channels, samples)
-        The clip; channels are averaged.
-    sample_rate : float
-        Sample rate of ``x`` in Hz.
+    x, sample_rate, hop_s
+        As in :func:`onset_strength`.
     min_bpm, max_bpm : float
         The tempo range searched, events per minute; ``0 < min_bpm < max_bpm``.
-    hop_s : float, optional
-        Hop of the onset-strength envelope in seconds.
 
     Returns
     -------

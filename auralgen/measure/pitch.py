@@ -338,21 +338,13 @@ def spectral_shift_cents(reference, x, sample_rate, *, max_cents: float = 1200.0
 
     Parameters
     ----------
-    reference : array_like, shape (samples,) or (channels, samples)
-        The unshifted sound, at least 64 samples; channels are averaged.
-    x : array_like, shape (samples,) or (channels, samples)
-        The shifted sound, at least 64 samples; channels are averaged.
-    sample_rate : float
-        Sample rate of both in Hz.
-    max_cents : float, optional
-        The search range, +- cents.
-    fmin_hz : float, optional
-        Lowest frequency (Hz) of the compared spectra; the highest is ``0.45 * sample_rate``.
+    reference, x, sample_rate, max_cents, fmin_hz
+        As in :func:`spectral_shift`.
 
     Returns
     -------
     float
-        The shift in cents, a multiple of 5 (positive: ``x`` is higher).
+        The shift in cents: the first value :func:`spectral_shift` returns.
     """
     return spectral_shift(reference, x, sample_rate, max_cents=max_cents, fmin_hz=fmin_hz)[0]
 

@@ -61,7 +61,7 @@ def decay_rt60_s(
     Parameters
     ----------
     x : array_like, shape (samples,) or (channels, samples)
-        The clip.
+        The clip (channel energies summed).
     sample_rate : float
         Sample rate of ``x`` in Hz.
     start : int
@@ -98,10 +98,8 @@ def decay_start(x, sample_rate, start: int, stop: int | None = None, *, near_db:
 
     Parameters
     ----------
-    x : array_like, shape (samples,) or (channels, samples)
-        The clip (channel energies summed).
-    sample_rate : float
-        Sample rate of ``x`` in Hz.
+    x, sample_rate
+        As in :func:`decay_rt60_s`.
     start : int
         First sample of the searched stretch.
     stop : int or None, optional
@@ -136,10 +134,8 @@ def rises(x, sample_rate, *, rise_db: float = RISE_DB, n: int | None = None) -> 
 
     Parameters
     ----------
-    x : array_like, shape (samples,) or (channels, samples)
-        The clip (channel energies summed).
-    sample_rate : float
-        Sample rate of ``x`` in Hz.
+    x, sample_rate
+        As in :func:`decay_rt60_s`.
     rise_db : float, optional
         The jump in dB above the preceding minimum that makes an onset.
     n : int or None, optional

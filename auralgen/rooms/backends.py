@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 import numpy as np
 
+from auralgen.core.docstrings import sections
 from auralgen.core.errors import ParameterError
 from auralgen.rooms.spec import BACKENDS, RoomSpec
 
@@ -39,6 +40,41 @@ if TYPE_CHECKING:
     from auralgen.rooms.receivers import Receiver
 
 __all__ = ["BACKENDS", "Backend", "FastBackend", "PraBackend", "check_backend"]
+
+#: the sections of every backend's :meth:`Backend.supports`
+_SUPPORTS = """
+Parameters
+----------
+room : RoomSpec
+    The room.
+receiver : Receiver or None
+    The receiver; ``None`` for bare omni points.
+mode : str
+    One of :attr:`modes`.
+
+Returns
+-------
+str or None
+    ``None`` when supported, else the reason.
+"""
+
+#: the sections of every backend's :meth:`Backend.rir`; ``{rng}`` says what ``rng`` draws
+_RIR = """
+Parameters
+----------
+room, src, mics, sample_rate
+    As ``room, source_m, mics_m, sample_rate`` of :func:`~auralgen.rooms.simulate.compute_rir`
+    (validated by the caller); ``src`` shape (3,), ``mics`` shape (n_mics, 3).
+mode : str
+    One of :attr:`modes`.
+rng : numpy.random.Generator or None
+    {rng}; ``None`` in exact mode.
+
+Returns
+-------
+ndarray, shape (n_mics, n_samples), float64
+    One response per microphone, zero-padded to the longest.
+"""
 
 
 class Backend(Protocol):
@@ -48,26 +84,14 @@ class Backend(Protocol):
     #: every ``mode`` this backend renders (the one list of allowed modes)
     modes: ClassVar[tuple[str, ...]]
 
+    @sections(_SUPPORTS)
     def supports(self, room: RoomSpec, receiver: Receiver | None, mode: str) -> str | None:
         """None if this backend renders ``receiver`` (None: bare omni points) in ``room`` in ``mode``;
         else why not, as the allowed-values part of a one-line error.
-
-        Parameters
-        ----------
-        room : RoomSpec
-            The room.
-        receiver : Receiver or None
-            The receiver; ``None`` for bare omni points.
-        mode : str
-            One of :attr:`modes`.
-
-        Returns
-        -------
-        str or None
-            ``None`` when supported, else the reason.
         """
         ...
 
+    @sections(_RIR, rng="Draws the random part of ``hybrid`` responses")
     def rir(
         self,
         room: RoomSpec,
@@ -78,28 +102,7 @@ class Backend(Protocol):
         mode: str,
         rng: np.random.Generator | None,
     ) -> np.ndarray:
-        """RIRs ``[n_mics, n]`` float64 from ``src [3]`` to ``mics [n_mics, 3]`` (validated by the caller).
-
-        Parameters
-        ----------
-        room : RoomSpec
-            The room (validated).
-        src : ndarray, shape (3,)
-            Source position in the room frame, metres.
-        mics : ndarray, shape (n_mics, 3)
-            Microphone positions in the room frame, metres.
-        sample_rate : int
-            Sample rate in Hz.
-        mode : str
-            One of :attr:`modes`.
-        rng : numpy.random.Generator or None
-            Draws the random part of ``hybrid`` responses; ``None`` in exact mode.
-
-        Returns
-        -------
-        ndarray, shape (n_mics, n_samples), float64
-            One response per microphone, zero-padded to the longest.
-        """
+        """RIRs ``[n_mics, n]`` float64 from ``src [3]`` to ``mics [n_mics, 3]``."""
         ...
 
 
@@ -109,52 +112,18 @@ class FastBackend:
     name: ClassVar[str] = "fast"
     modes: ClassVar[tuple[str, ...]] = ("exact", "hybrid")
 
+    @sections(_SUPPORTS)
     def supports(self, room: RoomSpec, receiver: Receiver | None, mode: str) -> str | None:
-        """:meth:`Backend.supports`: every receiver, but no air absorption.
-
-        Parameters
-        ----------
-        room : RoomSpec
-            The room.
-        receiver : Receiver or None
-            The receiver; ``None`` for bare omni points.
-        mode : str
-            One of :attr:`modes`.
-
-        Returns
-        -------
-        str or None
-            ``None`` when supported, else the reason.
-        """
+        """:meth:`Backend.supports`: every receiver, but no air absorption."""
         if room.air_absorption:
             return (
                 "air_absorption=True is not modelled by backend='fast'; allowed: air_absorption=false or backend='pra'"
             )
         return None
 
+    @sections(_RIR, rng="Draws the hybrid noise tail")
     def rir(self, room, src, mics, *, sample_rate: int, mode: str, rng) -> np.ndarray:
-        """:meth:`Backend.rir` by the image-source engine (``hybrid``: then an energy-matched noise tail).
-
-        Parameters
-        ----------
-        room : RoomSpec
-            The room (validated).
-        src : ndarray, shape (3,)
-            Source position in the room frame, metres.
-        mics : ndarray, shape (n_mics, 3)
-            Microphone positions in the room frame, metres.
-        sample_rate : int
-            Sample rate in Hz.
-        mode : str
-            One of :attr:`modes`.
-        rng : numpy.random.Generator or None
-            Draws the hybrid noise tail; ``None`` in exact mode.
-
-        Returns
-        -------
-        ndarray, shape (n_mics, n_samples), float64
-            One response per microphone, zero-padded to the longest.
-        """
+        """:meth:`Backend.rir` by the image-source engine (``hybrid``: then an energy-matched noise tail)."""
         if mode == "hybrid":
             from auralgen.rooms.hybrid import compute_rir_hybrid
 
@@ -170,52 +139,18 @@ class PraBackend:
     name: ClassVar[str] = "pra"
     modes: ClassVar[tuple[str, ...]] = ("exact", "hybrid")
 
+    @sections(_SUPPORTS)
     def supports(self, room: RoomSpec, receiver: Receiver | None, mode: str) -> str | None:
-        """:meth:`Backend.supports`: any room, omni arrays only.
-
-        Parameters
-        ----------
-        room : RoomSpec
-            The room.
-        receiver : Receiver or None
-            The receiver; ``None`` for bare omni points.
-        mode : str
-            One of :attr:`modes`.
-
-        Returns
-        -------
-        str or None
-            ``None`` when supported, else the reason.
-        """
+        """:meth:`Backend.supports`: any room, omni arrays only."""
         if receiver is not None and receiver.mic_positions_m() is None:
             return (
                 f"backend='pra' cannot render a {receiver.layout} receiver; allowed: fast (or an omni array with pra)"
             )
         return None
 
+    @sections(_RIR, rng="Draws the ray tracer's seed in hybrid mode")
     def rir(self, room, src, mics, *, sample_rate: int, mode: str, rng) -> np.ndarray:
-        """:meth:`Backend.rir` by :func:`~auralgen.rooms.pra_backend.compute_rir_pra`.
-
-        Parameters
-        ----------
-        room : RoomSpec
-            The room (validated).
-        src : ndarray, shape (3,)
-            Source position in the room frame, metres.
-        mics : ndarray, shape (n_mics, 3)
-            Microphone positions in the room frame, metres.
-        sample_rate : int
-            Sample rate in Hz.
-        mode : str
-            One of :attr:`modes`.
-        rng : numpy.random.Generator or None
-            Draws the ray tracer's seed in hybrid mode; ``None`` in exact mode.
-
-        Returns
-        -------
-        ndarray, shape (n_mics, n_samples), float64
-            One response per microphone, zero-padded to the longest.
-        """
+        """:meth:`Backend.rir` by :func:`~auralgen.rooms.pra_backend.compute_rir_pra`."""
         from auralgen.rooms.pra_backend import compute_rir_pra
 
         return compute_rir_pra(room, src, mics, sample_rate=sample_rate, mode=mode, rng=rng)

@@ -68,14 +68,8 @@ def render_order_raw(room: RoomSpec, source_m, mics_m, *, sample_rate: int, max_
 
     Parameters
     ----------
-    room : RoomSpec
-        The room.
-    source_m : array_like, shape (3,)
-        Source position in the room frame, metres.
-    mics_m : array_like, shape (n_mics, 3)
-        Microphone positions in the room frame, metres.
-    sample_rate : int
-        Sample rate in Hz.
+    room, source_m, mics_m, sample_rate
+        As :func:`auralgen.rooms.simulate.compute_rir` (assumed validated).
     max_orders : array_like of int, shape (n_mics,)
         Highest image order per microphone.
     n_lens : array_like of int, shape (n_mics,)
@@ -124,14 +118,9 @@ def compute_rir_fast(room: RoomSpec, source_m, mics_m, *, sample_rate: int) -> n
 
     Parameters
     ----------
-    room : RoomSpec
-        The room (validated); its image order is :func:`~auralgen.rooms.images.max_order_for`.
-    source_m : array_like, shape (3,)
-        Source position in the room frame, metres.
-    mics_m : array_like, shape (n_mics, 3) or (3,)
-        Microphone positions in the room frame, metres.
-    sample_rate : int
-        Sample rate in Hz.
+    room, source_m, mics_m, sample_rate
+        As :func:`auralgen.rooms.simulate.compute_rir` (assumed validated); the image order is
+        :func:`~auralgen.rooms.images.max_order_for` of ``room`` and ``sample_rate``.
 
     Returns
     -------

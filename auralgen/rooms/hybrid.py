@@ -341,10 +341,8 @@ def drr_db(rir, sample_rate: int, direct_delay_samples: float, *, window_ms: flo
 
     Parameters
     ----------
-    rir : array_like, shape (n,)
-        Impulse response (any shape is flattened).
-    sample_rate : int
-        Sample rate (Hz).
+    rir, sample_rate
+        As in :func:`schroeder_rt60`.
     direct_delay_samples : float
         Arrival of the direct sound (samples).
     window_ms : float

@@ -108,14 +108,8 @@ def compute_rir_pra(
 
     Parameters
     ----------
-    room : RoomSpec
-        The room (validated).
-    source_m : array_like, shape (3,)
-        Source position in the room frame, metres.
-    mics_m : array_like, shape (n_mics, 3) or (3,)
-        Microphone positions in the room frame, metres.
-    sample_rate : int
-        Sample rate in Hz.
+    room, source_m, mics_m, sample_rate
+        As :func:`auralgen.rooms.simulate.compute_rir` (assumed validated).
     mode : {"exact", "hybrid"}, optional
         Image sources only, or low-order image sources plus the ray tracer.
     rng, ism_order : numpy.random.Generator or None, int or None, optional

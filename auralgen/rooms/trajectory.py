@@ -319,7 +319,7 @@ def linear(start_m, end_m, *, duration_s: float | None = None, speed_m_s: float 
     Returns
     -------
     Trajectory
-        The validated path.
+        The ``linear`` path, validated.
     """
     a, b = _point("start_m", start_m), _point("end_m", end_m)
     return Trajectory("linear", (a, b), _duration(math.dist(a, b), duration_s, speed_m_s))
@@ -358,13 +358,13 @@ def radial(
         Direction of the path from the listener (deg, listener frame).
     start_distance_m, end_distance_m : float > 0
         Distances from the listener at the start and the end (m).
-    duration_s, speed_m_s : float > 0, exactly one of them
-        Travel time (s) or constant speed (m/s).
+    duration_s, speed_m_s : float
+        As in :func:`linear`.
 
     Returns
     -------
     Trajectory
-        The validated path.
+        A ``linear`` path along the line of sight, validated.
     """
     if direction not in _RADIAL:
         raise ParameterError(f"direction={direction!r} is invalid; allowed: one of {sorted(_RADIAL)}")
@@ -389,7 +389,7 @@ def approach(listener_m, **path: float | None) -> Trajectory:
     Returns
     -------
     Trajectory
-        The validated path.
+        The path toward the listener.
     """
     return radial(listener_m, direction="approach", **path)
 
@@ -400,12 +400,12 @@ def recede(listener_m, **path: float | None) -> Trajectory:
     Parameters
     ----------
     listener_m, **path
-        As :func:`radial` (whose ``direction`` this sets).
+        As :func:`approach`.
 
     Returns
     -------
     Trajectory
-        The validated path.
+        The path away from the listener.
     """
     return radial(listener_m, direction="recede", **path)
 
@@ -431,20 +431,20 @@ def pass_by(
     Parameters
     ----------
     listener_m, yaw_deg : sequence of 3 float, float
-        Listener position in the room frame (m) and its yaw in the room (deg).
+        As in :func:`radial`.
     closest_azimuth_deg, closest_distance_m : float
         Azimuth (deg, listener frame) and distance (m, > 0) of the point of closest approach.
     length_m, offset_m : float
         Path length (m, > 0) and shift of its centre along the direction of travel (m).
     ccw : bool
         Direction of travel (counter-clockwise seen from above).
-    duration_s, speed_m_s : float > 0, exactly one of them
-        Travel time (s) or constant speed (m/s).
+    duration_s, speed_m_s : float
+        As in :func:`linear`.
 
     Returns
     -------
     Trajectory
-        The validated path.
+        A horizontal ``linear`` path, validated.
     """
     d = _float("closest_distance_m", closest_distance_m, low=0.0, low_open=True)
     half = 0.5 * _float("length_m", length_m, low=0.0, low_open=True)
@@ -472,20 +472,20 @@ def arc_around(
     Parameters
     ----------
     listener_m, yaw_deg : sequence of 3 float, float
-        Listener position in the room frame (m) and its yaw in the room (deg).
+        As in :func:`radial`.
     radius_m, start_azimuth_deg : float
         Radius (m, > 0) and start direction (deg, listener frame).
     sweep_deg : float in [-3600, 3600]
         Angle travelled (deg; + = counter-clockwise seen from above, toward the listener's left from the front).
     height_m : float, optional
         Height of the circle (m); default the listener's.
-    duration_s, speed_m_s : float > 0, exactly one of them
-        Travel time (s) or constant speed (m/s).
+    duration_s, speed_m_s : float
+        As in :func:`linear`.
 
     Returns
     -------
     Trajectory
-        The validated path.
+        An ``arc`` around the listener, validated.
     """
     lis = np.asarray(_point("listener_m", listener_m))
     centre = (float(lis[0]), float(lis[1]), float(lis[2] if height_m is None else height_m))
@@ -509,13 +509,13 @@ def turn(start_m, corner_m, end_m, *, duration_s: float | None = None, speed_m_s
     ----------
     start_m, corner_m, end_m : sequence of 3 float
         Points in the room frame (m).
-    duration_s, speed_m_s : float > 0, exactly one of them
-        Travel time (s) or constant speed (m/s).
+    duration_s, speed_m_s : float
+        As in :func:`linear`.
 
     Returns
     -------
     Trajectory
-        The validated path.
+        A ``polyline`` of two legs, validated.
     """
     pts = (_point("start_m", start_m), _point("corner_m", corner_m), _point("end_m", end_m))
     length = math.dist(pts[0], pts[1]) + math.dist(pts[1], pts[2])

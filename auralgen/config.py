@@ -442,7 +442,7 @@ def build_tasks(run: RunConfig) -> dict[str, Task]:
     Parameters
     ----------
     run : RunConfig
-        A validated run config.
+        A run config from :func:`validate`; its ``tasks`` and ``audio`` are read.
 
     Returns
     -------
@@ -458,7 +458,7 @@ def config_record(run: RunConfig) -> dict[str, Any]:
     Parameters
     ----------
     run : RunConfig
-        A validated run config.
+        A run config from :func:`validate`.
 
     Returns
     -------
@@ -486,7 +486,7 @@ def id_key(run: RunConfig, task: TaskConfig) -> str:
     Parameters
     ----------
     run : RunConfig
-        A validated run config.
+        The run ``task`` belongs to.
     task : TaskConfig
         One task of ``run``.
 
@@ -511,7 +511,7 @@ def seed_digest(run: RunConfig) -> str | None:
     Parameters
     ----------
     run : RunConfig
-        A validated run config.
+        The run; only its ``seed`` and ``seed_secret`` are read.
 
     Returns
     -------
@@ -527,7 +527,7 @@ def fingerprint(run: RunConfig) -> str:
     Parameters
     ----------
     run : RunConfig
-        A validated run config.
+        The run; its :func:`config_record` (and :func:`seed_digest`) are hashed.
 
     Returns
     -------

@@ -324,7 +324,7 @@ def check_full_scale(fs_db: float, task_cfgs) -> None:
     fs_db : float
         The run's ``full_scale_db_spl``: dB SPL of a digital RMS of 1.0.
     task_cfgs : sequence of TaskConfig
-        The run's task configs.
+        As in :func:`check_takers`.
 
     Raises
     ------

@@ -324,7 +324,7 @@ def check_full_scale(fs_db: float, task_cfgs) -> None:
     fs_db : float
         The run's ``full_scale_db_spl``: dB SPL of a digital RMS of 1.0.
     task_cfgs : sequence of TaskConfig
-        The run's task configs.
+        As in :func:`check_takers`.
 
     Raises
     ------
@@ -442,7 +442,7 @@ def build_tasks(run: RunConfig) -> dict[str, Task]:
     Parameters
     ----------
     run : RunConfig
-        A validated run config.
+        A run config from :func:`validate`; its ``tasks`` and ``audio`` are read.
 
     Returns
     -------
@@ -458,7 +458,7 @@ def config_record(run: RunConfig) -> dict[str, Any]:
     Parameters
     ----------
     run : RunConfig
-        A validated run config.
+        A run config from :func:`validate`.
 
     Returns
     -------
@@ -486,7 +486,7 @@ def id_key(run: RunConfig, task: TaskConfig) -> str:
     Parameters
     ----------
     run : RunConfig
-        A validated run config.
+        The run ``task`` belongs to.
     task : TaskConfig
         One task of ``run``.
 
@@ -511,7 +511,7 @@ def seed_digest(run: RunConfig) -> str | None:
     Parameters
     ----------
     run : RunConfig
-        A validated run config.
+        The run; only its ``seed`` and ``seed_secret`` are read.
 
     Returns
     -------
@@ -527,7 +527,7 @@ def fingerprint(run: RunConfig) -> str:
     Parameters
     ----------
     run : RunConfig
-        A validated run config.
+        The run; its :func:`config_record` (and :func:`seed_digest`) are hashed.
 
     Returns
     -------

@@ -69,7 +69,7 @@ class ReplyCache:
         Parameters
         ----------
         key : str
-            ``"<item id>@r<rotation>"``.
+            ``"<item id>@r<rotation>"``, as :func:`~.prompts.cache_key` builds it.
 
         Returns
         -------
@@ -92,7 +92,7 @@ class ReplyCache:
         Parameters
         ----------
         key : str
-            ``"<item id>@r<rotation>"``.
+            As in :meth:`get`.
 
         Returns
         -------

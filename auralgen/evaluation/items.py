@@ -113,7 +113,7 @@ def dataset_tasks(data: str | os.PathLike, split: str) -> list[str]:
     Parameters
     ----------
     data : str or PathLike
-        A dataset directory (holds ``data/<task>/<split>-*.parquet``).
+        As in :func:`read_manifest`.
     split : str
         A split name, e.g. ``test``.
 
@@ -131,7 +131,8 @@ def read_manifest(data: str | os.PathLike) -> dict:
     Parameters
     ----------
     data : str or PathLike
-        A dataset directory.
+        A dataset directory, as ``generate.py`` writes it: ``manifest.json`` and the shards
+        ``data/<task>/<split>-*.parquet``.
 
     Returns
     -------
@@ -169,12 +170,12 @@ def dataset_fingerprint(data: str | os.PathLike) -> str:
     Parameters
     ----------
     data : str or PathLike
-        A dataset directory.
+        As in :func:`read_manifest`.
 
     Returns
     -------
     str
-        The first 16 hex digits of the manifest file's SHA-256.
+        16 hex digits, e.g. a run's ``dataset.manifest_sha256``.
     """
     return sha256_file(Path(data) / "manifest.json")[:16]
 
@@ -184,10 +185,8 @@ def verify_shards(data: str | os.PathLike, split: str, tasks) -> list[str]:
 
     Parameters
     ----------
-    data : str or PathLike
-        A dataset directory.
-    split : str
-        A split name.
+    data, split
+        As in :func:`dataset_tasks`.
     tasks : collection of str
         The task names whose shards are wanted.
 
@@ -235,13 +234,11 @@ def iter_checked(
     Parameters
     ----------
     data : str or PathLike
-        A dataset directory.
+        As in :func:`read_manifest`.
     shards : list of str
         Shard paths relative to ``data``, read in this order.
-    max_items : int or None, optional
-        At most this many items per task; None reads every item.
-    audio : bool, optional
-        Read and check the clips' FLAC bytes.
+    max_items, audio : optional
+        As in :func:`iter_items`.
 
     Yields
     ------
@@ -290,9 +287,9 @@ def iter_items(
     Parameters
     ----------
     data : str or PathLike
-        A dataset directory.
+        As in :func:`read_manifest`.
     split : str, optional
-        The split to read.
+        The split to read, e.g. ``test``.
     tasks : sequence of str or None, optional
         The tasks to read, in this order; None reads every task of the split (sorted by name).
     max_items : int or None, optional
@@ -326,14 +323,8 @@ def load_items(data: str | os.PathLike, *, split: str = "test", tasks=None, max_
 
     Parameters
     ----------
-    data : str or PathLike
-        A dataset directory.
-    split : str, optional
-        The split to read.
-    tasks : sequence of str or None, optional
-        The tasks to read; None reads every task of the split.
-    max_items : int or None, optional
-        At most this many items per task; None reads every item.
+    data, split, tasks, max_items
+        As in :func:`iter_items` (the audio is always read).
 
     Returns
     -------

@@ -109,7 +109,7 @@ def update_leaderboard(path: str | os.PathLike, out: str | os.PathLike, results:
     Returns
     -------
     Path
-        The leaderboard file written.
+        ``path``, rendered with or without the run's row.
     """
     path = Path(path)
     runs, controls = _load_store(path), _load_controls(path)
@@ -130,7 +130,7 @@ def update_controls(path: str | os.PathLike, report: dict, manifest_sha256: str)
     Parameters
     ----------
     path : str or PathLike
-        The leaderboard markdown file; its store is ``<stem>.json`` beside it.
+        As in :func:`update_leaderboard`.
     report : dict
         ``ControlsReport.to_dict()``: ``train``, ``test``, ``verdict``, ``tasks``, ``flags``, ``notes``.
     manifest_sha256 : str
@@ -139,7 +139,7 @@ def update_controls(path: str | os.PathLike, report: dict, manifest_sha256: str)
     Returns
     -------
     Path
-        The leaderboard file written.
+        ``path``, rendered with the controls' rows.
     """
     path = Path(path)
     runs, controls = _load_store(path), _load_controls(path)
@@ -155,7 +155,7 @@ def update_adaptive(path: str | os.PathLike, out: str | os.PathLike, results: di
     Parameters
     ----------
     path : str or PathLike
-        The leaderboard markdown file; its store is ``<stem>.json`` beside it.
+        As in :func:`update_leaderboard`.
     out : str or PathLike
         The adaptive run's output folder; its resolved path keys the row.
     results : dict or None
@@ -164,7 +164,7 @@ def update_adaptive(path: str | os.PathLike, out: str | os.PathLike, results: di
     Returns
     -------
     Path
-        The leaderboard file written.
+        ``path``, rendered with the run's adaptive row.
     """
     path = Path(path)
     store = _load(path)
@@ -208,7 +208,7 @@ def update_human(path: str | os.PathLike, human: dict) -> Path:
     Parameters
     ----------
     path : str or PathLike
-        The leaderboard markdown file; its store is ``<stem>.json`` beside it.
+        As in :func:`update_leaderboard`.
     human : dict
         The study's pooled entry (``auralgen.listen.report.human_entry``): ``n`` (participants) and
         ``tracks`` (thresholds per track), optionally ``fixed`` (accuracy on a dataset's items).
@@ -216,7 +216,7 @@ def update_human(path: str | os.PathLike, human: dict) -> Path:
     Returns
     -------
     Path
-        The leaderboard file written.
+        ``path``, rendered with the human row and ratio column.
     """
     path = Path(path)
     store = _load(path)
@@ -233,12 +233,12 @@ def rebuild_leaderboard(root: str | os.PathLike, path: str | os.PathLike) -> Pat
     root : str or PathLike
         A run folder, or a folder of run folders (``results.json`` and ``adaptive.json`` are read).
     path : str or PathLike
-        The leaderboard markdown file; its store is ``<stem>.json`` beside it.
+        As in :func:`update_leaderboard`.
 
     Returns
     -------
     Path
-        The leaderboard file written.
+        ``path``, rendered from the runs found under ``root``.
 
     Raises
     ------
@@ -296,7 +296,7 @@ def render_leaderboard(path: Path, runs: dict[str, dict], controls: dict[str, di
     Returns
     -------
     Path
-        The leaderboard file written.
+        ``path``, the file written.
     """
     groups: dict[str, dict[str, dict]] = defaultdict(dict)
     for out, res in runs.items():

@@ -257,7 +257,7 @@ def score(records: Sequence[dict]) -> dict:
     Parameters
     ----------
     records : sequence of dict
-        One dict per answer; keys as in the module docstring.
+        The answer records (one per item and rotation), with the keys the module docstring lists.
 
     Returns
     -------

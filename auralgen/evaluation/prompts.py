@@ -79,7 +79,7 @@ def is_reorder(item: Item) -> bool:
     Parameters
     ----------
     item : Item
-        An item of a dataset.
+        An item of a dataset (:class:`~.items.Item`).
 
     Returns
     -------
@@ -103,7 +103,7 @@ def is_holistic(item: Item) -> bool:
     Parameters
     ----------
     item : Item
-        An item of a dataset.
+        As in :func:`is_reorder`.
 
     Returns
     -------

@@ -298,10 +298,8 @@ def frequency_analyses(records: list[dict], *, criterion: float) -> dict[str, di
 
     Parameters
     ----------
-    records : list of dict
-        Scoring records, one per item and presentation (``task``, ``correct``, ``level_value``, ...).
-    criterion : float
-        Accuracy in (0, 1) a level must reach to count as heard (``eval.criterion``).
+    records, criterion
+        As in :func:`thresholds_by_frequency`.
 
     Returns
     -------
@@ -318,7 +316,7 @@ def frequency_levels(records: list[dict]) -> dict[str, dict]:
     Parameters
     ----------
     records : list of dict
-        Scoring records, one per item and presentation (``task``, ``correct``, ``level_value``, ...).
+        As in :func:`thresholds_by_frequency`.
 
     Returns
     -------

@@ -106,7 +106,7 @@ def presentations(item: Item, settings: EvalSettings) -> list[Presentation]:
     item : Item
         An item of the run.
     settings : EvalSettings
-        The ``eval`` settings (``rotations``, ``reorder_runs``).
+        As in :func:`plan`.
 
     Returns
     -------

@@ -123,14 +123,9 @@ class LocalPoolExecutor:
 
         Parameters
         ----------
-        fn : callable
-            Called once per work unit in a worker (inherited by fork, else pickled).
-        work : iterable
-            The work units, read lazily; each is pickled to its worker.
-        setup : callable or None, optional
-            Called once in each worker before its first unit.
-        max_ahead : int, optional
-            Most units sent out but not yet yielded (at least 1).
+        fn, work, setup, max_ahead
+            As for :meth:`~auralgen.execution.base.Executor.map_ordered`; the workers inherit
+            ``fn`` and ``setup`` by fork (else they are pickled), and each unit is pickled to its worker.
 
         Yields
         ------

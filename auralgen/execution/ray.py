@@ -161,19 +161,15 @@ class RayExecutor:
 
         Parameters
         ----------
-        fn : callable
-            Called once per work unit in a Ray worker; pickled with the job.
-        work : iterable
-            The work units, read lazily; each is sent with its task.
-        setup : callable or None, optional
-            Called once per Ray worker process and call, before its first unit.
-        max_ahead : int, optional
-            Most tasks submitted but not yet yielded (at least 1).
+        fn, work, setup, max_ahead
+            As for :meth:`~auralgen.execution.base.Executor.map_ordered`, with Ray tasks for workers:
+            ``fn`` and ``setup`` are pickled with the job, each unit is sent with its task, ``setup``
+            runs once per Ray worker process and call, and ``max_ahead`` bounds the tasks submitted.
 
         Yields
         ------
         object
-            ``fn(w)`` for each unit ``w``, in input order.
+            ``fn(w)`` for each unit ``w``, in input order, whatever order the tasks finish in.
 
         Raises
         ------

@@ -155,7 +155,7 @@ def audio_paths(msg: dict) -> list[str]:
     Parameters
     ----------
     msg : dict
-        A toolkit message: ``{"meta": {...}, "prompts": [{"type", "value"}, ...]}``.
+        A toolkit message, as for :func:`strip_answer`.
 
     Returns
     -------
@@ -205,6 +205,26 @@ class Adapter:
             A ready adapter.
         """
         return cls(cfg, **kw)
+
+    @staticmethod
+    def check_config(cfg, key: str = "model") -> None:
+        """Refuse settings this adapter kind cannot run with, before any work (no process, no network).
+
+        :func:`check_model_config` calls it once the mapping is read into ``Config``; the base
+        accepts every setting.
+
+        Parameters
+        ----------
+        cfg : BaseConfig
+            The adapter kind's ``Config``.
+        key : str, optional
+            The config key the settings sit at, used in error messages (e.g. ``model.inner``).
+
+        Raises
+        ------
+        ParameterError
+            The setting that is wrong and what is allowed.
+        """
 
     def generate_inner(self, msg: dict) -> str:
         """The model's reply to one message (the toolkit's interface); subclasses implement it.
@@ -326,8 +346,7 @@ def check_model_config(model: dict, key: str = "model", *, kinds=None):
     data = dict(model)
     data.setdefault("label", kind)
     cfg = from_mapping(registry[kind].Config, data, key)
-    if hasattr(registry[kind], "check_config"):
-        registry[kind].check_config(cfg, key)  # e.g. a wrapper checks its inner model here
+    registry[kind].check_config(cfg, key)  # e.g. a wrapper checks its inner model here
     if not cfg.label or any(c in cfg.label for c in "/\\ \n"):
         raise ParameterError(f"{key}.label={cfg.label!r} is invalid; allowed: a name without '/', '\\' or spaces")
     return cfg

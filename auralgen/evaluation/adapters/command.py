@@ -102,6 +102,9 @@ class CommandAdapter(Adapter):
 
     @dataclass(frozen=True)
     class Config(BaseConfig):
+        """``model=command``'s settings (``conf/model/command.yaml``): the command and its limits;
+        with ``ray_address`` set, ``replicas`` copies of it run as a Ray actor pool."""
+
         cmd: str = ""
         timeout_s: float = 120.0
         concurrency: int = 1
@@ -113,20 +116,7 @@ class CommandAdapter(Adapter):
 
     @staticmethod
     def check_config(cfg, key: str = "model") -> None:
-        """Refuse an empty command or an out-of-range setting (no process started).
-
-        Parameters
-        ----------
-        cfg : CommandAdapter.Config
-            The command adapter's settings.
-        key : str, optional
-            The config key, used in error messages.
-
-        Raises
-        ------
-        ParameterError
-            The setting that is wrong and what is allowed.
-        """
+        """Refuse an empty command or an out-of-range setting (no process started)."""
         if not cfg.cmd.strip():
             raise ParameterError(f"{key}.cmd='' is empty; allowed: a command line, e.g. {key}.cmd='python my_model.py'")
         if not cfg.timeout_s > 0:

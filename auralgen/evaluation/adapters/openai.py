@@ -124,10 +124,15 @@ class _Deadline:
 
 @register
 class OpenAIAdapter(Adapter):
+    """A model behind an OpenAI-compatible chat-completions server (see the module docstring)."""
+
     kind = "openai"
 
     @dataclass(frozen=True)
     class Config(BaseConfig):
+        """``model=openai``'s settings (``conf/model/openai.yaml``): the server and the served model,
+        the request limits and retries, and what every request asks for (sampling, system prompt)."""
+
         base_url: str = ""
         name: str = ""
         api_key_env: str = "OPENAI_API_KEY"
@@ -144,20 +149,7 @@ class OpenAIAdapter(Adapter):
 
     @staticmethod
     def check_config(cfg, key: str = "model") -> None:
-        """Raise ParameterError on a bad URL, name or numeric setting (no network).
-
-        Parameters
-        ----------
-        cfg : OpenAIAdapter.Config
-            The adapter's settings.
-        key : str, optional
-            The config key, used in error messages.
-
-        Raises
-        ------
-        ParameterError
-            The setting that is wrong and what is allowed.
-        """
+        """Raise ParameterError on a bad URL, name or numeric setting (no network)."""
         try:
             url = urlsplit(cfg.base_url)
             url.port  # noqa: B018  (raises on a bad port)

@@ -94,7 +94,7 @@ def make_trial_item(
     seed : int
         The run's seed.
     track : str
-        The track's name.
+        The track's name (:func:`trial_split`).
     trial : int
         The question's index in its track.
     validate : bool, optional
@@ -176,7 +176,7 @@ def trial_presentation(item: Item, trial: int) -> Presentation:
     item : Item
         The trial's item.
     trial : int
-        The question's index in its track.
+        The question's index in its track (as for :func:`make_trial_item`).
 
     Returns
     -------
@@ -272,10 +272,8 @@ def trial_record(
 
     Parameters
     ----------
-    track : str
-        The track's name.
-    trial : int
-        The question's index in its track.
+    track, trial : str, int
+        The track and the question's index in it, as for :func:`make_trial_item`.
     made : TrialItem
         The trial's item and what it was made from.
     p : Presentation

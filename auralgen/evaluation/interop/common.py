@@ -43,6 +43,47 @@ class Predictions:
     out: Path
 
 
+EXPORT = """
+Parameters
+----------
+items : iterable of Item
+    The split's items (:class:`~auralgen.evaluation.items.Item`), as loaded for evaluation.
+out : Path
+    The export folder (the peer's dataset root); existing files are never overwritten.
+log : callable
+    Called with the one-line summary (str).
+
+Returns
+-------
+dict
+    The summary: ``items`` (how many were written), ``format``, ``out``, ``skipped`` (the items
+    left out, counted by reason){also}.
+"""
+"""The sections of every toolkit's ``export`` (:func:`~auralgen.core.docstrings.sections`); ``also``
+names the summary keys that toolkit adds."""
+
+SCORE = """
+Parameters
+----------
+job : Predictions
+    The prediction file, its format, reply field, scorer and output folder.{rows}
+log : callable
+    Called with the one-line summary (str).
+
+Returns
+-------
+dict
+    The ``results.json`` content, as :func:`~auralgen.evaluation.interop.common.write_results`
+    writes it (``scores``, ``accounting``, the other verdicts beside).
+"""
+"""The sections of every toolkit's ``score_file``; ``rows`` is :data:`ROWS` where it takes the
+rows read already, else empty."""
+
+ROWS = """
+rows : list of dict
+    The file's rows, as :func:`~auralgen.evaluation.interop.common.read_predictions` reads them."""
+
+
 def export_clip(flac: bytes, out: Path, rel: str) -> None:
     """An export's WAV at ``out/rel`` (``rel`` built from checked ids and task names): refused when
     it would lie outside ``out`` or exists already (an export never overwrites a file).
@@ -64,10 +105,8 @@ def export_text(out: Path, rel: str, text: str) -> None:
 
     Parameters
     ----------
-    out : Path
-        The export folder.
-    rel : str
-        The file's path relative to ``out``.
+    out, rel : Path, str
+        Where the file goes, as for :func:`export_clip`.
     text : str
         The content, written as UTF-8.
     """
@@ -80,10 +119,8 @@ def export_json(out: Path, rel: str, obj) -> None:
 
     Parameters
     ----------
-    out : Path
-        The export folder.
-    rel : str
-        The file's path relative to ``out``.
+    out, rel : Path, str
+        Where the file goes, as for :func:`export_clip`.
     obj : object
         JSON-able content (no NaN), indented by 2.
     """

@@ -47,10 +47,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from auralgen.core.docstrings import sections
 from auralgen.core.errors import ParameterError
 from auralgen.tasks.base import task_class
 
-from .common import Predictions, export_clip, export_json, export_text, need, parsed_record, write_results
+from .common import (
+    EXPORT,
+    ROWS,
+    SCORE,
+    Predictions,
+    export_clip,
+    export_json,
+    export_text,
+    need,
+    parsed_record,
+    write_results,
+)
 
 FIELDS = ("model_prediction", "answer_prediction", "model_output")
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -63,7 +75,7 @@ def layer(item) -> str:
     Parameters
     ----------
     item : Item
-        An evaluation item.
+        An evaluation item (its task and ``category`` decide).
 
     Returns
     -------
@@ -115,23 +127,9 @@ def _clip_rows(kept, out: Path, audio: tuple[str, str], fields: Callable[[Any], 
     return rows
 
 
+@sections(EXPORT, also="")
 def export(items, out: Path, log) -> dict:
-    """Write the one-clip items of ``items`` in MMAR's layout; items with several clips are skipped and counted.
-
-    Parameters
-    ----------
-    items : iterable of Item
-        The split's items (:class:`~auralgen.evaluation.items.Item`), as loaded for evaluation.
-    out : Path
-        The export folder (the peer's dataset root); existing files are never overwritten.
-    log : callable
-        Called with the one-line summary (str).
-
-    Returns
-    -------
-    dict
-        ``items``, ``format``, ``out`` and ``skipped`` by reason.
-    """
+    """Write the one-clip items of ``items`` in MMAR's layout; items with several clips are skipped and counted."""
     kept, skipped = one_clip(items, "MMAR")
     rows = _clip_rows(
         kept,
@@ -189,23 +187,9 @@ def difficulty_of(items) -> dict[str, str]:
     return {it.id: rank[it.task][float(it.level_value)] for it in items}
 
 
+@sections(EXPORT, also=", ``difficulty`` (items per third)")
 def export_mmau(items, out: Path, log) -> dict:
-    """Write the one-clip items of ``items`` as MMAU's test file (see the module docstring).
-
-    Parameters
-    ----------
-    items : iterable of Item
-        The split's items (:class:`~auralgen.evaluation.items.Item`), as loaded for evaluation.
-    out : Path
-        The export folder (the peer's dataset root); existing files are never overwritten.
-    log : callable
-        Called with the one-line summary (str).
-
-    Returns
-    -------
-    dict
-        ``items``, ``format``, ``out``, ``difficulty`` (items per third) and ``skipped`` by reason.
-    """
+    """Write the one-clip items of ``items`` as MMAU's test file (see the module docstring)."""
     kept, skipped = one_clip(items, "MMAU")
     difficulty = difficulty_of(kept)
     rows = _clip_rows(
@@ -352,23 +336,9 @@ def records(rows: list[dict], fmt: str, path: str, field: str, *, skip_missing: 
     return recs, toolkit, left_out
 
 
+@sections(SCORE, rows=ROWS)
 def score_file(job: Predictions, rows: list[dict], log) -> dict:
-    """``action=score_predictions`` for an MMAR / MMAU prediction file.
-
-    Parameters
-    ----------
-    job : Predictions
-        The prediction file, its format, reply field, scorer and output folder.
-    rows : list of dict
-        The file's rows (:func:`~auralgen.evaluation.interop.common.read_predictions`).
-    log : callable
-        Called with the one-line summary (str).
-
-    Returns
-    -------
-    dict
-        The ``results.json`` content (``scores``, ``accounting``, the other verdicts beside).
-    """
+    """``action=score_predictions`` for an MMAR / MMAU prediction file."""
     field = pick_field(rows, job.field, job.path)
     if job.scorer == "file":
         raise ParameterError(

@@ -47,12 +47,13 @@ from pathlib import Path
 
 import numpy as np
 
+from auralgen.core.docstrings import sections
 from auralgen.core.errors import ParameterError
 from auralgen.core.paths import inside
 from auralgen.export.audio import decode_flac
 
 from ..items import write_wav
-from .common import Predictions, export_text, need, parsed_record, read_predictions, write_results
+from .common import EXPORT, SCORE, Predictions, export_text, need, parsed_record, read_predictions, write_results
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 CLOSING = "Do not add any explanation, punctuation, or extra text."
@@ -228,23 +229,9 @@ def _per_task(skipped: dict[str, int]) -> dict[str, int]:
     return counts
 
 
+@sections(EXPORT, also=", ``files`` (rows per result file)")
 def export(items, out: Path, log) -> dict:
-    """Write the items that have a binary form in SonicBench's layout (see the module docstring).
-
-    Parameters
-    ----------
-    items : iterable of Item
-        The split's items (:class:`~auralgen.evaluation.items.Item`), as loaded for evaluation.
-    out : Path
-        The export folder (the peer's dataset root); existing files are never overwritten.
-    log : callable
-        Called with the one-line summary (str).
-
-    Returns
-    -------
-    dict
-        ``items``, ``format``, ``out``, ``files`` (rows per result file) and ``skipped`` by reason.
-    """
+    """Write the items that have a binary form in SonicBench's layout (see the module docstring)."""
     files: dict[str, list] = {}
     skipped: dict[str, int] = {}
     for it in items:
@@ -346,21 +333,9 @@ def options_of(row: dict, attr: str, paradigm: str) -> list[str]:
     return list(RECOG_OPTIONS.get(attr, ["the first option", "the second option"]))
 
 
+@sections(SCORE, rows="")
 def score_file(job: Predictions, log) -> dict:
-    """``action=score_predictions`` for SonicBench result files.
-
-    Parameters
-    ----------
-    job : Predictions
-        The prediction file, its format, reply field, scorer and output folder.
-    log : callable
-        Called with the one-line summary (str).
-
-    Returns
-    -------
-    dict
-        The ``results.json`` content (``scores``, ``accounting``, the other verdicts beside).
-    """
+    """``action=score_predictions`` for SonicBench result files."""
     if job.scorer == "mmar":
         raise ParameterError("scorer=mmar with predictions_format=sonicbench; allowed: parser or file")
     field = job.field or "prediction"

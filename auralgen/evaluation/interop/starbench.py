@@ -49,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
+from auralgen.core.docstrings import sections
 from auralgen.core.errors import ParameterError
 from auralgen.core.paths import inside
 from auralgen.export.audio import decode_flac
@@ -57,7 +58,7 @@ from auralgen.tasks.base import task_class
 from ..items import write_wav
 from ..prompts import is_reorder, reorder_clip_order
 from ..verdict import is_correct
-from .common import Predictions, export_clip, export_json, need, parsed_record, write_results
+from .common import EXPORT, ROWS, SCORE, Predictions, export_clip, export_json, need, parsed_record, write_results
 
 FILES = {
     "pc": "foundation_perception.json",
@@ -87,7 +88,7 @@ def place(item) -> str:
     Parameters
     ----------
     item : Item
-        An evaluation item.
+        An evaluation item (whether it is a reorder item, its task and ``category`` decide).
 
     Returns
     -------
@@ -173,23 +174,9 @@ def _spatial_row(it, out: Path) -> tuple[dict, bool]:
     return _row(it, it.options, it.answer, paths), True
 
 
+@sections(EXPORT, also=", ``files`` (rows per alias), ``sr_ch_split``")
 def export(items, out: Path, log) -> dict:
-    """Write ``items`` in the toolkit's layout under ``out`` (see the module docstring).
-
-    Parameters
-    ----------
-    items : iterable of Item
-        The split's items (:class:`~auralgen.evaluation.items.Item`), as loaded for evaluation.
-    out : Path
-        The export folder (the peer's dataset root); existing files are never overwritten.
-    log : callable
-        Called with the one-line summary (str).
-
-    Returns
-    -------
-    dict
-        ``items``, ``format``, ``out``, ``files`` (rows per alias), ``sr_ch_split`` and ``skipped`` by reason.
-    """
+    """Write ``items`` in the toolkit's layout under ``out`` (see the module docstring)."""
     rows: dict[str, list] = {k: [] for k in ("pc_sp", "pc_nsp", "tr", "sr")}
     skipped: dict[str, int] = {}
     split_files = 0
@@ -389,23 +376,9 @@ def performance(rows: list[dict], verdicts: list[bool], alias: str) -> dict:
     return {"By Sub-category": by_sub, "By Category": by_cat, "Total": total}
 
 
+@sections(SCORE, rows=ROWS)
 def score_file(job: Predictions, rows: list[dict], log) -> dict:
-    """``action=score_predictions`` for a STAR-Bench ``infer_results.jsonl``.
-
-    Parameters
-    ----------
-    job : Predictions
-        The prediction file, its format, reply field, scorer and output folder.
-    rows : list of dict
-        The file's rows (:func:`~auralgen.evaluation.interop.common.read_predictions`).
-    log : callable
-        Called with the one-line summary (str).
-
-    Returns
-    -------
-    dict
-        The ``results.json`` content (``scores``, ``accounting``, the other verdicts beside).
-    """
+    """``action=score_predictions`` for a STAR-Bench ``infer_results.jsonl``."""
     recs, toolkit = records(rows, job.path, job.field)
     missing = sum(t is None for t in toolkit)
     if job.scorer == "file" and missing:

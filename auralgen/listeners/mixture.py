@@ -26,7 +26,7 @@ import re
 
 import numpy as np
 
-from auralgen.listeners.common import mono, no_answer
+from auralgen.listeners.common import listener_doc, mono, no_answer
 from auralgen.listeners.kinds import WORDS, classify
 from auralgen.listeners.presence import kinds_present
 from auralgen.measure import segments
@@ -225,26 +225,12 @@ def overlap_kinds(x: np.ndarray, sample_rate: int) -> tuple[str, ...] | None:
     return ("alone", *alone) if len(alone) == 1 else None
 
 
+@listener_doc(
+    question="; it names the sub-question (:func:`sub_question`)",
+    none="nothing can be measured or the options name recorded classes",
+)
 def mixture(question, options, clips, sample_rate) -> int:
-    """Answer one of the mixture's sub-questions (count, first, louder, overlap) from the clip.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text; it names the sub-question (:func:`sub_question`).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first is measured.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when nothing can be measured or the options
-        name recorded classes.
-    """
+    """Answer one of the mixture's sub-questions (count, first, louder, overlap) from the clip."""
     sub = sub_question(question)
     if sub == "count":
         counts = count_options(options)

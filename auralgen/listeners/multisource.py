@@ -65,8 +65,8 @@ from auralgen.listeners._multisource import (
     _spikes,
     _through,
 )
-from auralgen.listeners.common import NO_ANSWER, option_index
-from auralgen.listeners.spatial import DIRECT_PRE, binaural_direction, direct_onsets
+from auralgen.listeners.common import NO_ANSWER, listener_doc, option_index
+from auralgen.listeners.spatial import DIRECT_PRE, HRTF, binaural_direction, direct_onsets
 from auralgen.measure.binaural import match_known_source
 from auralgen.synth import apply_ramps, harmonic_complex, n_samples, noise
 from auralgen.synth.palette import (
@@ -100,34 +100,23 @@ KNOWN_LAG_S = (0.0005, 0.0015, 0.00003125)  # ... an impulse at its start, arriv
 SIDE_TEXTS = {"left": "to the left of", "right": "to the right of", "same": "in the same direction as"}
 
 
+@listener_doc(
+    "the first, binaural, is measured",
+    """
+    layout : str or None, optional
+        The row's channel layout; anything but ``binaural`` is not answered.
+    tetra_offsets_m : ndarray or None, optional
+        Bound by the task for every direction listener (not read).
+    """,
+    HRTF,
+    question="; it names the relation and, for a side question, the two sources",
+)
 def multi_source_relation(
     question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None, hrtf=None
 ) -> int:
     """The option naming the source that the measured directions make furthest left / highest, or whose
     direct level is highest (closest), or A's side of B; :data:`NO_ANSWER` where the relation, the sounds
-    or the layout are not readable.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text; it names the relation and, for a side question, the two sources.
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first, binaural, is measured.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-    layout : str or None, optional
-        The row's channel layout; anything but ``binaural`` is not answered.
-    tetra_offsets_m : ndarray or None, optional
-        Bound by the task for every direction listener (not read).
-    hrtf : Hrtf or callable or None, optional
-        The HRTF set, or ``hrtf(sample_rate) -> Hrtf``; None answers ``NO_ANSWER``.
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    or the layout are not readable, or without ``hrtf``.
     """
     x = np.asarray(clips[0], dtype=np.float64)
     if hrtf is None or x.ndim != 2 or x.shape[0] != 2 or (layout not in (None, "binaural")):

@@ -414,7 +414,7 @@ def distance_bins(options: Sequence[str]) -> dict[int, tuple[float, float]]:
     Parameters
     ----------
     options : sequence of str
-        The option texts.
+        The option texts; a range reads "X-Y m" or "more than X m" (also "over", "beyond").
 
     Returns
     -------

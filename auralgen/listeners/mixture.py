@@ -77,12 +77,12 @@ def count_options(options) -> dict[int, int]:
     Parameters
     ----------
     options : sequence of str
-        The option texts.
+        The option texts; any that is not a plain integer is left out.
 
     Returns
     -------
     dict of int to int
-        Option index to the count it states; options that are not a plain integer are left out.
+        Option index to the count it states.
     """
     out = {}
     for i, text in enumerate(options):
@@ -98,10 +98,8 @@ def count_kinds(x: np.ndarray, sample_rate: int) -> int:
 
     Parameters
     ----------
-    x : ndarray, shape (samples,)
-        A mono clip (the channel mean).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
+    x, sample_rate
+        The mono clip and its sampling rate (Hz), as :func:`~auralgen.listeners.presence.kinds_present` takes them.
 
     Returns
     -------
@@ -117,7 +115,7 @@ def option_kinds(options) -> list[tuple[str, ...]] | None:
     Parameters
     ----------
     options : sequence of str
-        The option texts.
+        The option texts; a kind is named by its word in :data:`~auralgen.listeners.kinds.WORDS`.
 
     Returns
     -------
@@ -148,10 +146,8 @@ def first_stretch(x: np.ndarray, sample_rate: int) -> np.ndarray:
 
     Parameters
     ----------
-    x : ndarray, shape (samples,)
-        A mono clip (the channel mean).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
+    x, sample_rate
+        The mix as one channel (the channel mean) and its sampling rate (Hz).
 
     Returns
     -------
@@ -177,10 +173,8 @@ def loudest_window(x: np.ndarray, sample_rate: int) -> np.ndarray:
 
     Parameters
     ----------
-    x : ndarray, shape (samples,)
-        A mono clip (the channel mean).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
+    x, sample_rate
+        As for :func:`first_stretch`.
 
     Returns
     -------
@@ -199,10 +193,8 @@ def overlap_kinds(x: np.ndarray, sample_rate: int) -> tuple[str, ...] | None:
 
     Parameters
     ----------
-    x : ndarray, shape (samples,)
-        A mono clip (the channel mean).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
+    x, sample_rate
+        The mono mix and its sampling rate (Hz), as for :func:`first_stretch`.
 
     Returns
     -------

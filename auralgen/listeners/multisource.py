@@ -186,14 +186,8 @@ def source_directions(x: np.ndarray, sample_rate: int, kinds, hrtf) -> dict[str,
 
     Parameters
     ----------
-    x : ndarray, shape (2, samples)
-        The binaural clip (left, right).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
-    kinds : sequence of str
-        Palette kinds to read (``'harmonic'``, ``'noise'``, ``'clicks'``).
-    hrtf : Hrtf
-        The HRTF set the item was rendered with, at ``sample_rate``.
+    x, sample_rate, kinds, hrtf
+        As for :func:`read_sources`.
 
     Returns
     -------
@@ -331,10 +325,8 @@ def entry_after_tone(
 
     Parameters
     ----------
-    x : ndarray, shape (2, samples)
-        The binaural clip (left, right).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
+    x, sample_rate
+        The binaural clip and its sampling rate (Hz), as for :func:`read_sources`.
     tone_onset : int
         Onset of the harmonic tone (samples).
     f0 : float or None, optional
@@ -390,7 +382,7 @@ def tone_model(f0: float, sample_rate: int, n: int) -> np.ndarray:
     f0 : float
         Fundamental frequency of the harmonic tone (Hz).
     sample_rate : int
-        Sampling rate of ``x`` (Hz).
+        Sampling rate (Hz).
     n : int
         Number of samples.
 
@@ -413,14 +405,10 @@ def tone_level(x: np.ndarray, sample_rate: int, onset: int, f0: float, hrir: np.
 
     Parameters
     ----------
-    x : ndarray, shape (2, samples)
-        The binaural clip (left, right).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
-    onset : int
-        Detected onset of the tone (samples).
+    x, sample_rate, onset
+        The binaural clip, its sampling rate (Hz) and the tone's detected onset (samples).
     f0 : float
-        Fundamental frequency of the harmonic tone (Hz).
+        The tone's f0 (Hz).
     hrir : ndarray, shape (2, taps)
         The HRIR pair of the source's measured direction.
 
@@ -459,16 +447,10 @@ def noise_level(x: np.ndarray, sample_rate: int, entry: int, f0: float, hrir: np
 
     Parameters
     ----------
-    x : ndarray, shape (2, samples)
-        The binaural clip (left, right).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
+    x, sample_rate, f0, hrir
+        As for :func:`tone_level`.
     entry : int
         Detected entry of the noise (samples).
-    f0 : float
-        Fundamental frequency of the harmonic tone (Hz).
-    hrir : ndarray, shape (2, taps)
-        The HRIR pair of the source's measured direction.
 
     Returns
     -------
@@ -498,10 +480,8 @@ def click_average(x: np.ndarray, sample_rate: int, after: int) -> tuple[np.ndarr
 
     Parameters
     ----------
-    x : ndarray, shape (2, samples)
-        The binaural clip (left, right).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
+    x, sample_rate
+        The binaural clip (left, right) and its sampling rate (Hz).
     after : int
         Sample after which the click train enters.
 
@@ -540,14 +520,10 @@ def read_clicks(
 
     Parameters
     ----------
-    x : ndarray, shape (2, samples)
-        The binaural clip (left, right).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
-    after : int
-        Sample after which the click train enters.
+    x, sample_rate, after
+        As for :func:`click_average`.
     hrtf : Hrtf
-        The HRTF set the item was rendered with, at ``sample_rate``.
+        The HRTF set, at ``sample_rate``.
     levels : bool
         Also read the train's direct level.
     known : bool, optional

@@ -63,7 +63,7 @@ def bpm_bins(options: Sequence[str]) -> list[tuple[float, float]]:
     Parameters
     ----------
     options : sequence of str
-        The option texts.
+        The option texts, e.g. "Below 80 BPM", "80 to 120 BPM", "Above 120 BPM".
 
     Returns
     -------

@@ -204,7 +204,7 @@ def sound_excess_db(clip: np.ndarray, sample_rate: int, *, want: int) -> list[fl
     Parameters
     ----------
     clip : ndarray, shape (channels, samples) or (samples,)
-        One clip.
+        One clip; its channels' powers are averaged.
     sample_rate : int
         Sampling rate (Hz).
     want : int
@@ -248,12 +248,8 @@ def sound_drrs_db(clip: np.ndarray, sample_rate: int, *, want: int) -> list[floa
 
     Parameters
     ----------
-    clip : ndarray, shape (channels, samples) or (samples,)
-        One clip.
-    sample_rate : int
-        Sampling rate (Hz).
-    want : int
-        How many sounds the clip holds.
+    clip, sample_rate, want
+        As for :func:`sound_excess_db`.
 
     Returns
     -------
@@ -362,10 +358,8 @@ def pair_excess_db(
 
     Parameters
     ----------
-    clip : ndarray, shape (channels, samples) or (samples,)
-        One clip.
-    sample_rate : int
-        Sampling rate (Hz).
+    clip, sample_rate
+        As for :func:`sound_excess_db`.
     onsets : tuple of (int, int) or None, optional
         The two direct sounds' arrivals (samples), when known.
 

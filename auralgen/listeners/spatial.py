@@ -252,7 +252,7 @@ def background_power(clip: np.ndarray, onset: int, sample_rate: int) -> float:
     clip : ndarray, shape (channels, samples)
         One clip.
     onset : int
-        Onset of a sound (samples).
+        Onset of a sound (samples); the background is measured before it.
     sample_rate : int
         Sampling rate (Hz).
 
@@ -316,10 +316,8 @@ def direction(
 
     Parameters
     ----------
-    w : ndarray, shape (channels, samples)
-        An onset window (:func:`onset_windows`).
-    sample_rate : int
-        Sampling rate (Hz).
+    w, sample_rate
+        As for :func:`band_levels_db`.
     layout : str
         The channel layout (``foa_acn_sn3d`` or ``tetra``; others give None).
     tetra_offsets_m : ndarray, shape (4, 3), optional

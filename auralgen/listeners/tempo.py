@@ -30,7 +30,7 @@ def two_groups(clip: np.ndarray, sample_rate: int) -> tuple[np.ndarray, np.ndarr
     Parameters
     ----------
     clip : ndarray, shape (channels, samples) or (samples,)
-        One clip; its channels are averaged.
+        One clip; onsets are found on its channel mean.
     sample_rate : int
         Sampling rate of ``clip`` (Hz).
 

@@ -213,10 +213,8 @@ def shifted_copies(clips: Sequence[np.ndarray], sample_rate: int) -> tuple[int, 
 
     Parameters
     ----------
-    clips : sequence of ndarray, each shape (channels, samples)
-        The item's clips.
-    sample_rate : int
-        Sampling rate (Hz).
+    clips, sample_rate
+        As for :func:`reorder`.
 
     Returns
     -------
@@ -391,12 +389,8 @@ def click_cues(x: np.ndarray, sample_rate: int, layout: str) -> dict[str, float]
 
     Parameters
     ----------
-    x : ndarray, shape (channels, samples)
-        The clip.
-    sample_rate : int
-        Sampling rate (Hz).
-    layout : str
-        ``binaural``, ``foa`` (every FOA layout, as :func:`trajectory` passes it) or another (level cue only).
+    x, sample_rate, layout
+        As for :func:`motion_cues` (``x`` of shape (channels, samples)).
 
     Returns
     -------

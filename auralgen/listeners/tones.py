@@ -35,19 +35,25 @@ PEAK_PROMINENCE_DB = 20.0  # narrowband peak over the spectrum's median (dither-
 F0_WINDOW_S = 0.25
 
 
+def _two_sounds(clip, sample_rate: int, measure) -> list[float] | None:
+    """``measure(x, span)`` of each of the clip's two sounds (``x`` its channel mean); None with fewer."""
+    x = mono(clip)
+    spans = sound_segments(x, sample_rate)
+    return [measure(x, span) for span in spans] if len(spans) == 2 else None
+
+
+def _middle_f0(x: np.ndarray, span: tuple[int, int], sample_rate: int) -> float:
+    """f0 (Hz) over the :data:`F0_WINDOW_S` around the middle of ``span`` (all of it when shorter)."""
+    a, b = span
+    mid, h = (a + b) // 2, min(int(F0_WINDOW_S * sample_rate / 2), (b - a) // 2)
+    return f0_hz(x[mid - h : mid + h], sample_rate)
+
+
 @listener_doc("the first holds the two sounds")
 def pitch_relative(question, options, clips, sample_rate) -> int:
     """Higher, lower or the same: the second sound's f0 against the first's, in cents (:data:`JND`)."""
-    x = mono(clips[0])
-    spans = sound_segments(x, sample_rate)
-    if len(spans) < 2:
-        return no_answer(options)
-    half = int(F0_WINDOW_S * sample_rate / 2)
-    f = []
-    for a, b in spans:
-        mid, h = (a + b) // 2, min(half, (b - a) // 2)
-        f.append(f0_hz(x[mid - h : mid + h], sample_rate))
-    if not all(math.isfinite(v) and v > 0 for v in f):
+    f = _two_sounds(clips[0], sample_rate, lambda x, span: _middle_f0(x, span, sample_rate))
+    if f is None or not all(math.isfinite(v) and v > 0 for v in f):
         return no_answer(options)
     return compare(options, 1200.0 * math.log2(f[1] / f[0]), JND["pitch_cents"], "higher", "lower", "same")
 
@@ -55,11 +61,9 @@ def pitch_relative(question, options, clips, sample_rate) -> int:
 @listener_doc("the first holds the two sounds")
 def loudness_relative(question, options, clips, sample_rate) -> int:
     """Louder, softer or the same: the second sound's steady RMS level against the first's, in dB (:data:`JND`)."""
-    x = mono(clips[0])
-    spans = sound_segments(x, sample_rate)
-    if len(spans) < 2:
+    lv = _two_sounds(clips[0], sample_rate, lambda x, span: level_db_rms(steady(x, span)))
+    if lv is None:
         return no_answer(options)
-    lv = [level_db_rms(steady(x, s)) for s in spans]
     return compare(options, lv[1] - lv[0], JND["level_db"], "louder", "softer", "same")
 
 

@@ -13,7 +13,7 @@ import math
 import re
 
 from auralgen.listeners.brightness import value_bins
-from auralgen.listeners.common import compare, mono, nearest_bin, sound_segments
+from auralgen.listeners.common import compare, listener_doc, mono, nearest_bin, sound_segments
 from auralgen.measure.attack import rise_time_s
 
 PRE_ONSET_S = 0.02
@@ -45,49 +45,17 @@ def rise_times_s(clip, sample_rate: int, *, want: int = 2) -> list[float]:
     return [rise_time_s(x[s:b], sample_rate) for s, (_, b) in zip(starts, spans)]
 
 
+@listener_doc("the first holds the two sounds")
 def attack_relative(question, options, clips, sample_rate) -> int:
-    """Sharper, softer or the same: the second sound's rise time against the first's.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first holds the two sounds.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
+    """Sharper, softer or the same: the second sound's rise time against the first's."""
     r = rise_times_s(clips[0], sample_rate)
     ratio = math.log(r[0] / r[1]) if len(r) == 2 and all(v > 0 for v in r) else math.nan  # > 0: second sharper
     return compare(options, ratio, math.log1p(JND_RATIO), "more sharply", "more softly", "same")
 
 
+@listener_doc()
 def attack_absolute(question, options, clips, sample_rate) -> int:
-    """The option whose rise-time range (ms) holds the clip's measured rise time.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first is measured.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
+    """The option whose rise-time range (ms) holds the clip's measured rise time."""
     r = rise_times_s(clips[0], sample_rate, want=1)
     bins = value_bins(options, _MS)
     if not r or not bins or not r[0] > 0:

@@ -12,7 +12,15 @@ import math
 import re
 from collections.abc import Sequence
 
-from auralgen.listeners.common import compare, mono, nearest_bin, range_bins, sound_segments, steady
+from auralgen.listeners.common import (
+    compare,
+    listener_doc,
+    mono,
+    nearest_bin,
+    range_bins,
+    sound_segments,
+    steady,
+)
 from auralgen.measure import segments
 from auralgen.measure.brightness import spectral_centroid_hz
 
@@ -70,48 +78,16 @@ def centroid_difference_percent(clip, sample_rate: int) -> float:
     return 100.0 * math.log(c[1] / c[0]) if all(v > 0 for v in c) else math.nan
 
 
+@listener_doc("the first holds the two sounds")
 def brightness_relative(question, options, clips, sample_rate) -> int:
-    """Brighter, darker or the same: the second sound's spectral centroid against the first's.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first holds the two sounds.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
+    """Brighter, darker or the same: the second sound's spectral centroid against the first's."""
     diff = centroid_difference_percent(clips[0], sample_rate)
     return compare(options, diff, math.log1p(JND_PERCENT / 100.0) * 100.0, "brighter", "darker", "same")
 
 
+@listener_doc()
 def brightness_absolute(question, options, clips, sample_rate) -> int:
-    """The option whose centroid range (Hz) holds the clip's measured spectral centroid, or the nearest.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first is measured.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
+    """The option whose centroid range (Hz) holds the clip's measured spectral centroid, or the nearest."""
     x = mono(clips[0])
     found = segments(x, sample_rate)
     bins = value_bins(options)

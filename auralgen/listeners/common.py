@@ -1,21 +1,71 @@
-"""What every listener shares: finding options by their text, cutting a clip into sounds.
+"""What every listener shares: its signature, finding options by their text, cutting a clip into sounds.
 
 The listener sees what a model sees -- the question, the option texts and the decoded clips --
-and never ``params``; it picks the option whose text names the measured answer.
+and never ``params``; it picks the option whose text names the measured answer. Every listener
+takes the same four arguments (and some a receiver's ``layout``): :data:`LISTENER` documents them
+once and :func:`listener_doc` appends that documentation to each listener's docstring.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from auralgen.core.docstrings import sections
 from auralgen.measure import segments
 
 NO_ANSWER = -1  # what a listener returns when the audio gives it nothing to measure (scored wrong, never a guess)
 SEGMENT_THRESHOLDS_DB = (-30.0, -50.0, -70.0)  # tried in turn until two sounds are found
 STEADY_FRACTION = 0.8  # central part of a segment analysed for level / pitch
+LISTENER = """
+Parameters
+----------
+question : str
+    The item's question text{question}.
+options : list of str
+    The option texts, in canonical order.
+clips : list of ndarray, each shape (channels, samples)
+    The item's decoded clips; {clips}.
+sample_rate : int
+    Sampling rate of the clips (Hz).{more}
+
+Returns
+-------
+int
+    Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when {none}.
+"""
+"""The sections every listener's docstring ends with (filled in by :func:`listener_doc`)."""
+
+
+def listener_doc(
+    clips: str = "the first is measured",
+    *more: str,
+    question: str = " (not read)",
+    none: str = "the audio gives nothing to measure",
+) -> Callable:
+    """A decorator ending a listener's docstring with :data:`LISTENER`, the arguments every listener takes.
+
+    Parameters
+    ----------
+    clips : str, optional
+        What the listener reads in the clips, e.g. "the first holds the two sounds".
+    *more : str
+        Numpydoc entries of the listener's further parameters (e.g. ``layout``), one string each.
+    question : str, optional
+        Appended to "The item's question text": whether and how the listener reads it.
+    none : str, optional
+        When the listener answers ``NO_ANSWER``.
+
+    Returns
+    -------
+    callable
+        The decorator (:func:`auralgen.core.docstrings.sections`).
+    """
+    extra = "".join("\n" + inspect.cleandoc(m) for m in more)
+    return sections(LISTENER, clips=clips, more=extra, question=question, none=none)
 
 
 def option_index(options: Sequence[str], *keywords: str) -> int:

@@ -9,58 +9,26 @@ from __future__ import annotations
 
 import re
 
-from auralgen.listeners.common import mono
-from auralgen.listeners.tempo import NO_ANSWER, direction, two_groups
+from auralgen.listeners.common import NO_ANSWER, compare, listener_doc, mono
+from auralgen.listeners.tempo import two_groups
 from auralgen.measure.onsets import onset_times
 
 _INT = re.compile(r"\d+")
 
 
+@listener_doc("the first holds the two sequences")
 def counting_relative(question, options, clips, sample_rate) -> int:
-    """More / fewer / the same: the second sequence's count against the first's.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first holds the two sequences.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
+    """More / fewer / the same: the second sequence's count against the first's."""
     groups = two_groups(clips[0], sample_rate)
     if groups is None:
         return NO_ANSWER
     a, b = (g.size for g in groups)
-    return direction(options, float(b - a), 0.5, "more", "fewer", "same")
+    return compare(options, float(b - a), 0.5, "more", "fewer", "same")
 
 
+@listener_doc(none="no option states the count")
 def counting_absolute(question, options, clips, sample_rate) -> int:
-    """The option whose number is the count of onsets in the clip.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first is measured.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when no option states the count.
-    """
+    """The option whose number is the count of onsets in the clip."""
     n = int(onset_times(mono(clips[0]), sample_rate).size)
     for i, text in enumerate(options):
         found = _INT.findall(text)

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from auralgen.listeners.common import copy_search, no_answer, option_index
+from auralgen.listeners.common import copy_search, listener_doc, no_answer, option_index
 
 FRAME_S = 0.005  # envelope frames (s)
 SMOOTH_S = 0.04  # envelope smoothing for the offset change point (bridges click gaps)
@@ -54,6 +54,10 @@ STEADY_START_S = 0.05  # the steady window starts this long after the onset ...
 STEADY_END_S = 0.02  # ... and ends this long before the offset (the ramps)
 # the task's room (hall preset: 25 x 16 x 10 m, RT60 1.8 s): critical distance sqrt(A / (16 pi)), A = 0.161 V / T
 CRITICAL_DISTANCE_M = math.sqrt(0.161 * 25.0 * 16.0 * 10.0 / 1.8 / (16 * math.pi))
+LAYOUT_UNREAD = """
+layout : str or None, optional
+    The row's channel layout (not read: the DRR needs no direction).
+"""
 
 
 def _envelope(x: np.ndarray, sample_rate: int) -> tuple[np.ndarray, int]:
@@ -200,7 +204,7 @@ def sound_excess_db(clip: np.ndarray, sample_rate: int, *, want: int) -> list[fl
     Parameters
     ----------
     clip : ndarray, shape (channels, samples) or (samples,)
-        One clip.
+        One clip; its channels' powers are averaged.
     sample_rate : int
         Sampling rate (Hz).
     want : int
@@ -244,12 +248,8 @@ def sound_drrs_db(clip: np.ndarray, sample_rate: int, *, want: int) -> list[floa
 
     Parameters
     ----------
-    clip : ndarray, shape (channels, samples) or (samples,)
-        One clip.
-    sample_rate : int
-        Sampling rate (Hz).
-    want : int
-        How many sounds the clip holds.
+    clip, sample_rate, want
+        As for :func:`sound_excess_db`.
 
     Returns
     -------
@@ -358,10 +358,8 @@ def pair_excess_db(
 
     Parameters
     ----------
-    clip : ndarray, shape (channels, samples) or (samples,)
-        One clip.
-    sample_rate : int
-        Sampling rate (Hz).
+    clip, sample_rate
+        As for :func:`sound_excess_db`.
     onsets : tuple of (int, int) or None, optional
         The two direct sounds' arrivals (samples), when known.
 
@@ -395,27 +393,9 @@ def pair_excess_db(
     return tuple(10 * math.log10(max(pi, ri * 1e-3) / ri) for pi, ri in zip(p, r))  # type: ignore[return-value]
 
 
+@listener_doc("the first holds the two copies", LAYOUT_UNREAD)
 def distance_relative(question, options, clips, sample_rate, layout=None) -> int:
-    """The sound whose steady power stands higher above its own reverberant tail is the closer one.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first holds the two copies.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-    layout : str or None, optional
-        The row's channel layout (not read: the DRR needs no direction).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
+    """The sound whose steady power stands higher above its own reverberant tail is the closer one."""
     excess = pair_excess_db(clips[0], sample_rate)
     if excess is None:
         return no_answer(options)
@@ -428,7 +408,7 @@ def distance_bins(options: Sequence[str]) -> dict[int, tuple[float, float]]:
     Parameters
     ----------
     options : sequence of str
-        The option texts.
+        The option texts; a range reads "X-Y m" or "more than X m" (also "over", "beyond").
 
     Returns
     -------
@@ -447,27 +427,9 @@ def distance_bins(options: Sequence[str]) -> dict[int, tuple[float, float]]:
     return out
 
 
+@listener_doc("the first is measured", LAYOUT_UNREAD)
 def distance_absolute(question, options, clips, sample_rate, layout=None) -> int:
-    """Distance from the DRR and the room's critical distance: ``r = r_c 10^(-DRR / 20)``.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first is measured.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-    layout : str or None, optional
-        The row's channel layout (not read: the DRR needs no direction).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
+    """Distance from the DRR and the room's critical distance: ``r = r_c 10^(-DRR / 20)``."""
     bins = distance_bins(options)
     drrs = sound_drrs_db(clips[0], sample_rate, want=1)
     if not bins or drrs is None:

@@ -26,7 +26,7 @@ import re
 
 import numpy as np
 
-from auralgen.listeners.common import mono, no_answer
+from auralgen.listeners.common import listener_doc, mono, no_answer
 from auralgen.listeners.kinds import WORDS, classify
 from auralgen.listeners.presence import kinds_present
 from auralgen.measure import segments
@@ -77,12 +77,12 @@ def count_options(options) -> dict[int, int]:
     Parameters
     ----------
     options : sequence of str
-        The option texts.
+        The option texts; any that is not a plain integer is left out.
 
     Returns
     -------
     dict of int to int
-        Option index to the count it states; options that are not a plain integer are left out.
+        Option index to the count it states.
     """
     out = {}
     for i, text in enumerate(options):
@@ -98,10 +98,8 @@ def count_kinds(x: np.ndarray, sample_rate: int) -> int:
 
     Parameters
     ----------
-    x : ndarray, shape (samples,)
-        A mono clip (the channel mean).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
+    x, sample_rate
+        The mono clip and its sampling rate (Hz), as :func:`~auralgen.listeners.presence.kinds_present` takes them.
 
     Returns
     -------
@@ -117,7 +115,7 @@ def option_kinds(options) -> list[tuple[str, ...]] | None:
     Parameters
     ----------
     options : sequence of str
-        The option texts.
+        The option texts; a kind is named by its word in :data:`~auralgen.listeners.kinds.WORDS`.
 
     Returns
     -------
@@ -148,10 +146,8 @@ def first_stretch(x: np.ndarray, sample_rate: int) -> np.ndarray:
 
     Parameters
     ----------
-    x : ndarray, shape (samples,)
-        A mono clip (the channel mean).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
+    x, sample_rate
+        The mix as one channel (the channel mean) and its sampling rate (Hz).
 
     Returns
     -------
@@ -177,10 +173,8 @@ def loudest_window(x: np.ndarray, sample_rate: int) -> np.ndarray:
 
     Parameters
     ----------
-    x : ndarray, shape (samples,)
-        A mono clip (the channel mean).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
+    x, sample_rate
+        As for :func:`first_stretch`.
 
     Returns
     -------
@@ -199,10 +193,8 @@ def overlap_kinds(x: np.ndarray, sample_rate: int) -> tuple[str, ...] | None:
 
     Parameters
     ----------
-    x : ndarray, shape (samples,)
-        A mono clip (the channel mean).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
+    x, sample_rate
+        The mono mix and its sampling rate (Hz), as for :func:`first_stretch`.
 
     Returns
     -------
@@ -225,26 +217,12 @@ def overlap_kinds(x: np.ndarray, sample_rate: int) -> tuple[str, ...] | None:
     return ("alone", *alone) if len(alone) == 1 else None
 
 
+@listener_doc(
+    question="; it names the sub-question (:func:`sub_question`)",
+    none="nothing can be measured or the options name recorded classes",
+)
 def mixture(question, options, clips, sample_rate) -> int:
-    """Answer one of the mixture's sub-questions (count, first, louder, overlap) from the clip.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text; it names the sub-question (:func:`sub_question`).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first is measured.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when nothing can be measured or the options
-        name recorded classes.
-    """
+    """Answer one of the mixture's sub-questions (count, first, louder, overlap) from the clip."""
     sub = sub_question(question)
     if sub == "count":
         counts = count_options(options)

@@ -65,8 +65,8 @@ from auralgen.listeners._multisource import (
     _spikes,
     _through,
 )
-from auralgen.listeners.common import NO_ANSWER, option_index
-from auralgen.listeners.spatial import DIRECT_PRE, binaural_direction, direct_onsets
+from auralgen.listeners.common import NO_ANSWER, listener_doc, option_index
+from auralgen.listeners.spatial import DIRECT_PRE, HRTF, binaural_direction, direct_onsets
 from auralgen.measure.binaural import match_known_source
 from auralgen.synth import apply_ramps, harmonic_complex, n_samples, noise
 from auralgen.synth.palette import (
@@ -100,34 +100,23 @@ KNOWN_LAG_S = (0.0005, 0.0015, 0.00003125)  # ... an impulse at its start, arriv
 SIDE_TEXTS = {"left": "to the left of", "right": "to the right of", "same": "in the same direction as"}
 
 
+@listener_doc(
+    "the first, binaural, is measured",
+    """
+    layout : str or None, optional
+        The row's channel layout; anything but ``binaural`` is not answered.
+    tetra_offsets_m : ndarray or None, optional
+        Bound by the task for every direction listener (not read).
+    """,
+    HRTF,
+    question="; it names the relation and, for a side question, the two sources",
+)
 def multi_source_relation(
     question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None, hrtf=None
 ) -> int:
     """The option naming the source that the measured directions make furthest left / highest, or whose
     direct level is highest (closest), or A's side of B; :data:`NO_ANSWER` where the relation, the sounds
-    or the layout are not readable.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text; it names the relation and, for a side question, the two sources.
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first, binaural, is measured.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-    layout : str or None, optional
-        The row's channel layout; anything but ``binaural`` is not answered.
-    tetra_offsets_m : ndarray or None, optional
-        Bound by the task for every direction listener (not read).
-    hrtf : Hrtf or callable or None, optional
-        The HRTF set, or ``hrtf(sample_rate) -> Hrtf``; None answers ``NO_ANSWER``.
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    or the layout are not readable, or without ``hrtf``.
     """
     x = np.asarray(clips[0], dtype=np.float64)
     if hrtf is None or x.ndim != 2 or x.shape[0] != 2 or (layout not in (None, "binaural")):
@@ -197,14 +186,8 @@ def source_directions(x: np.ndarray, sample_rate: int, kinds, hrtf) -> dict[str,
 
     Parameters
     ----------
-    x : ndarray, shape (2, samples)
-        The binaural clip (left, right).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
-    kinds : sequence of str
-        Palette kinds to read (``'harmonic'``, ``'noise'``, ``'clicks'``).
-    hrtf : Hrtf
-        The HRTF set the item was rendered with, at ``sample_rate``.
+    x, sample_rate, kinds, hrtf
+        As for :func:`read_sources`.
 
     Returns
     -------
@@ -342,10 +325,8 @@ def entry_after_tone(
 
     Parameters
     ----------
-    x : ndarray, shape (2, samples)
-        The binaural clip (left, right).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
+    x, sample_rate
+        The binaural clip and its sampling rate (Hz), as for :func:`read_sources`.
     tone_onset : int
         Onset of the harmonic tone (samples).
     f0 : float or None, optional
@@ -401,7 +382,7 @@ def tone_model(f0: float, sample_rate: int, n: int) -> np.ndarray:
     f0 : float
         Fundamental frequency of the harmonic tone (Hz).
     sample_rate : int
-        Sampling rate of ``x`` (Hz).
+        Sampling rate (Hz).
     n : int
         Number of samples.
 
@@ -424,14 +405,10 @@ def tone_level(x: np.ndarray, sample_rate: int, onset: int, f0: float, hrir: np.
 
     Parameters
     ----------
-    x : ndarray, shape (2, samples)
-        The binaural clip (left, right).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
-    onset : int
-        Detected onset of the tone (samples).
+    x, sample_rate, onset
+        The binaural clip, its sampling rate (Hz) and the tone's detected onset (samples).
     f0 : float
-        Fundamental frequency of the harmonic tone (Hz).
+        The tone's f0 (Hz).
     hrir : ndarray, shape (2, taps)
         The HRIR pair of the source's measured direction.
 
@@ -470,16 +447,10 @@ def noise_level(x: np.ndarray, sample_rate: int, entry: int, f0: float, hrir: np
 
     Parameters
     ----------
-    x : ndarray, shape (2, samples)
-        The binaural clip (left, right).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
+    x, sample_rate, f0, hrir
+        As for :func:`tone_level`.
     entry : int
         Detected entry of the noise (samples).
-    f0 : float
-        Fundamental frequency of the harmonic tone (Hz).
-    hrir : ndarray, shape (2, taps)
-        The HRIR pair of the source's measured direction.
 
     Returns
     -------
@@ -509,10 +480,8 @@ def click_average(x: np.ndarray, sample_rate: int, after: int) -> tuple[np.ndarr
 
     Parameters
     ----------
-    x : ndarray, shape (2, samples)
-        The binaural clip (left, right).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
+    x, sample_rate
+        The binaural clip (left, right) and its sampling rate (Hz).
     after : int
         Sample after which the click train enters.
 
@@ -551,14 +520,10 @@ def read_clicks(
 
     Parameters
     ----------
-    x : ndarray, shape (2, samples)
-        The binaural clip (left, right).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
-    after : int
-        Sample after which the click train enters.
+    x, sample_rate, after
+        As for :func:`click_average`.
     hrtf : Hrtf
-        The HRTF set the item was rendered with, at ``sample_rate``.
+        The HRTF set, at ``sample_rate``.
     levels : bool
         Also read the train's direct level.
     known : bool, optional

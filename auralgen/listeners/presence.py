@@ -36,6 +36,7 @@ import numpy as np
 from scipy.ndimage import maximum_filter, maximum_filter1d, median_filter, minimum_filter1d, uniform_filter1d
 from scipy.signal import butter, find_peaks, sosfiltfilt, stft
 
+from auralgen.core.docstrings import sections
 from auralgen.listeners.kinds import KINDS
 from auralgen.synth import impact, palette
 
@@ -53,6 +54,20 @@ SWEEP_SHIFT_BINS = (5, 25)  # ... while moving this many 1/24-octave bins over t
 HARMONICS_MIN, PEAK_DB = 4, 10.0
 PRESENCE_FLOOR_DB = 45.0  # frames this far under the clip's loudest are not looked at
 KNOCK_FLOOR_DB = 30.0  # a knock's energy at least this far under the loudest 16 ms held for half the decay time
+DETECTOR = """
+Parameters
+----------
+x : ndarray, shape (samples,)
+    A mono clip, scaled so that its loudest 16 ms have power 1 (as :func:`kinds_present` does).
+sample_rate : int
+    Sampling rate of ``x`` (Hz).
+
+Returns
+-------
+bool
+    Whether {what} is present.
+"""
+"""The sections of every detector's docstring (:func:`~auralgen.core.docstrings.sections`)."""
 
 
 def kinds_present(x: np.ndarray, sample_rate: int) -> tuple[str, ...]:
@@ -144,7 +159,7 @@ def click_pulses(x: np.ndarray, sample_rate: int) -> tuple[int, np.ndarray, np.n
     Parameters
     ----------
     x : ndarray, shape (samples,)
-        A mono clip, scaled so that its loudest 16 ms have power 1 (as :func:`kinds_present` does).
+        A mono clip, scaled as :func:`kinds_present` scales it.
     sample_rate : int
         Sampling rate of ``x`` (Hz).
 
@@ -182,10 +197,8 @@ def remove_clicks(x: np.ndarray, sample_rate: int) -> tuple[np.ndarray, bool]:
 
     Parameters
     ----------
-    x : ndarray, shape (samples,)
-        A mono clip, scaled so that its loudest 16 ms have power 1 (as :func:`kinds_present` does).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
+    x, sample_rate
+        The scaled mono clip and its sampling rate (Hz), as for :func:`click_pulses`.
 
     Returns
     -------
@@ -212,21 +225,9 @@ def _knocks(sample_rate: int) -> tuple[np.ndarray, ...]:
     return tuple(k / np.sqrt(k @ k) for k in kernels)  # unit energy: a knock's peak output is its energy
 
 
+@sections(DETECTOR, what="a knock train")
 def has_knocks(x: np.ndarray, sample_rate: int) -> bool:
-    """Two decaying knock-filter peaks one knock period apart (see the module docstring).
-
-    Parameters
-    ----------
-    x : ndarray, shape (samples,)
-        A mono clip, scaled so that its loudest 16 ms have power 1 (as :func:`kinds_present` does).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
-
-    Returns
-    -------
-    bool
-        Whether a knock train is present.
-    """
+    """Two decaying knock-filter peaks one knock period apart (see the module docstring)."""
     low = sosfiltfilt(butter(8, 1000.0, "low", fs=sample_rate, output="sos"), x)
     frame = 5 * sample_rate // 1000  # 5 ms
     dbs = _frames_db(_correlate(low, list(_knocks(sample_rate))) ** 2, frame)
@@ -250,21 +251,9 @@ def has_knocks(x: np.ndarray, sample_rate: int) -> bool:
     return False
 
 
+@sections(DETECTOR, what="a noise burst")
 def has_noise(x: np.ndarray, sample_rate: int) -> bool:
-    """Broadband power over :data:`NOISE_BAND_HZ` held for :data:`NOISE_HOLD_S`.
-
-    Parameters
-    ----------
-    x : ndarray, shape (samples,)
-        A mono clip, scaled so that its loudest 16 ms have power 1 (as :func:`kinds_present` does).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
-
-    Returns
-    -------
-    bool
-        Whether a noise burst is present.
-    """
+    """Broadband power over :data:`NOISE_BAND_HZ` held for :data:`NOISE_HOLD_S`."""
     f, p = _power(x, sample_rate, 0.016, 0.004)
     band = (f >= NOISE_BAND_HZ[0]) & (f <= min(NOISE_BAND_HZ[1], 0.47 * sample_rate))
     db = 10 * np.log10(np.median(p[:, band], axis=1) + 1e-30)
@@ -272,21 +261,9 @@ def has_noise(x: np.ndarray, sample_rate: int) -> bool:
     return db.size >= hold and float(minimum_filter1d(db, hold, mode="nearest").max()) >= NOISE_DB
 
 
+@sections(DETECTOR, what="a rising sweep")
 def has_sweep(x: np.ndarray, sample_rate: int) -> bool:
-    """A peak rising steadily through :data:`SWEEP_FRAMES` frames (see the module docstring).
-
-    Parameters
-    ----------
-    x : ndarray, shape (samples,)
-        A mono clip, scaled so that its loudest 16 ms have power 1 (as :func:`kinds_present` does).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
-
-    Returns
-    -------
-    bool
-        Whether a rising sweep is present.
-    """
+    """A peak rising steadily through :data:`SWEEP_FRAMES` frames (see the module docstring)."""
     f, p = _power(x, sample_rate, 0.032, 0.008)
     db = 10 * np.log10(p + 1e-12)
     axis = 700.0 * 2.0 ** (np.arange(int(np.log2(6500.0 / 700.0) * 24)) / 24)
@@ -311,21 +288,9 @@ def has_sweep(x: np.ndarray, sample_rate: int) -> bool:
     return False
 
 
+@sections(DETECTOR, what="a harmonic tone")
 def has_harmonic(x: np.ndarray, sample_rate: int) -> bool:
-    """:data:`HARMONICS_MIN` of the six harmonics of one palette fundamental in three frames in a row.
-
-    Parameters
-    ----------
-    x : ndarray, shape (samples,)
-        A mono clip, scaled so that its loudest 16 ms have power 1 (as :func:`kinds_present` does).
-    sample_rate : int
-        Sampling rate of ``x`` (Hz).
-
-    Returns
-    -------
-    bool
-        Whether a harmonic tone is present.
-    """
+    """:data:`HARMONICS_MIN` of the six harmonics of one palette fundamental in three frames in a row."""
     f, p = _power(x, sample_rate, 0.128, 0.032)
     db = 10 * np.log10(p + 1e-12)
     width = 2 * int(80.0 / f[1]) + 1  # the neighbourhood: +-80 Hz

@@ -20,7 +20,7 @@ import numpy as np
 
 from auralgen.core.errors import ParameterError
 from auralgen.listeners.brightness import value_bins
-from auralgen.listeners.common import compare, nearest_bin, no_answer
+from auralgen.listeners.common import compare, listener_doc, nearest_bin, no_answer
 from auralgen.measure.reverb import ENVELOPE_S, decay_rt60_s, decay_start, rises
 
 # the listener's own threshold: above its error on identical sounds (~0.3 %), below the hardest default level (5 %)
@@ -81,48 +81,16 @@ def rt60_difference_percent(clip, sample_rate: int) -> float:
     return 100.0 * math.log(t[1] / t[0]) if len(t) == 2 and all(v > 0 for v in t) else math.nan
 
 
+@listener_doc("the first holds the two sounds")
 def reverberation_relative(question, options, clips, sample_rate) -> int:
-    """More, less or equally reverberant: the second sound's T20 against the first's.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first holds the two sounds.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
+    """More, less or equally reverberant: the second sound's T20 against the first's."""
     diff = rt60_difference_percent(clips[0], sample_rate)
     return compare(options, diff, math.log1p(JND_PERCENT / 100.0) * 100.0, "more", "less", "equally")
 
 
+@listener_doc()
 def reverberation_absolute(question, options, clips, sample_rate) -> int:
-    """The option whose reverberation-time range (s) holds the clip's measured T20, or the nearest.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first is measured.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
+    """The option whose reverberation-time range (s) holds the clip's measured T20, or the nearest."""
     bins = value_bins(options, _SECONDS)
     t = sound_rt60s(clips[0], sample_rate, want=1)
     if not bins or not t or not t[0] > 0:

@@ -36,7 +36,7 @@ import math
 import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
-from auralgen.listeners.common import copy_search, no_answer, option_index
+from auralgen.listeners.common import copy_search, listener_doc, no_answer, option_index
 from auralgen.measure import doa_foa, itd_ild
 from auralgen.measure.binaural import match_cross_relation
 from auralgen.measure.geometry import az_el_to_unit, unit_to_az_el
@@ -62,6 +62,20 @@ SPATIAL_JND = {
 }
 ELEVATION_CLASS_DEG = 10.0  # FOA/tetra: |elevation| above this is above / below
 BANDS_HZ = (500.0, 1000.0, 2000.0, 3000.0, 4000.0, 5000.0, 6000.0, 7000.0)
+# the receiver arguments of the direction listeners, documented once (:func:`~auralgen.listeners.common.listener_doc`)
+LAYOUT_READ = """
+layout : str or None, optional
+    The row's channel layout; inferred from the channels when None
+    (:func:`~auralgen.listeners.spatial.infer_layout`).
+"""
+TETRA = """
+tetra_offsets_m : ndarray, shape (4, 3), optional
+    The tetra array's mic offsets (m), bound by the task.
+"""
+HRTF = """
+hrtf : Hrtf or callable or None, optional
+    The HRTF set the clip was rendered with (or ``hrtf(sample_rate) -> Hrtf``).
+"""
 
 
 # -- layout ----------------------------------------------------------------------------------
@@ -238,7 +252,7 @@ def background_power(clip: np.ndarray, onset: int, sample_rate: int) -> float:
     clip : ndarray, shape (channels, samples)
         One clip.
     onset : int
-        Onset of a sound (samples).
+        Onset of a sound (samples); the background is measured before it.
     sample_rate : int
         Sampling rate (Hz).
 
@@ -302,10 +316,8 @@ def direction(
 
     Parameters
     ----------
-    w : ndarray, shape (channels, samples)
-        An onset window (:func:`onset_windows`).
-    sample_rate : int
-        Sampling rate (Hz).
+    w, sample_rate
+        As for :func:`band_levels_db`.
     layout : str
         The channel layout (``foa_acn_sn3d`` or ``tetra``; others give None).
     tetra_offsets_m : ndarray, shape (4, 3), optional
@@ -423,33 +435,11 @@ def _binaural_single(clips, sample_rate, hrtf) -> tuple[float, float] | None:
     return binaural_direction(x, ons[0], sample_rate, _hrtf_of(hrtf, sample_rate)) if ons else None
 
 
+@listener_doc("the first is measured", LAYOUT_READ, TETRA, HRTF)
 def azimuth_absolute(question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None, hrtf=None) -> int:
     """The quadrant (front/back, left/right) of the sound's measured direction.
 
-    ``hrtf``: the binaural set the clip was rendered with (or a callable of the sample rate
-    returning it); without it a binaural clip's front/back is guessed "front".
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first is measured.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-    layout : str or None, optional
-        The row's channel layout; inferred from the channels when None (:func:`infer_layout`).
-    tetra_offsets_m : ndarray, shape (4, 3), optional
-        The tetra array's mic offsets (m), bound by the task.
-    hrtf : Hrtf or callable or None, optional
-        The binaural set (or ``hrtf(sample_rate) -> Hrtf``).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    Without ``hrtf`` a binaural clip's front/back is guessed "front".
     """
     layout = layout or infer_layout(clips[0])
     if layout == "binaural" and hrtf is not None:
@@ -468,32 +458,11 @@ def azimuth_absolute(question, options, clips, sample_rate, layout=None, *, tetr
     return _quadrant(options, abs(d[0]) < 90.0, d[0] > 0)
 
 
+@listener_doc("the first is measured", LAYOUT_READ, TETRA, HRTF)
 def elevation_absolute(question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None, hrtf=None) -> int:
     """Above, at or below ear level: the measured elevation against +-:data:`ELEVATION_CLASS_DEG`.
 
-    ``hrtf``: as for :func:`azimuth_absolute`; without it a binaural clip is answered "ear level".
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first is measured.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-    layout : str or None, optional
-        The row's channel layout; inferred from the channels when None (:func:`infer_layout`).
-    tetra_offsets_m : ndarray, shape (4, 3), optional
-        The tetra array's mic offsets (m), bound by the task.
-    hrtf : Hrtf or callable or None, optional
-        The binaural set (or ``hrtf(sample_rate) -> Hrtf``).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
+    Without ``hrtf`` a binaural clip is answered "ear level".
     """
     layout = layout or infer_layout(clips[0])
     if layout == "binaural":
@@ -554,29 +523,9 @@ def binaural_differ(a: np.ndarray, b: np.ndarray, sample_rate: int) -> bool:
     return best < SAME_CORRELATION
 
 
+@listener_doc("the first holds the two sounds", LAYOUT_READ, TETRA)
 def relative_direction(question, options, clips, sample_rate, layout=None, *, tetra_offsets_m=None) -> int:
-    """Same or different position: the two sounds' onset windows compared (see :func:`binaural_differ`).
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first holds the two sounds.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-    layout : str or None, optional
-        The row's channel layout; inferred from the channels when None (:func:`infer_layout`).
-    tetra_offsets_m : ndarray, shape (4, 3), optional
-        The tetra array's mic offsets (m), bound by the task.
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
+    """Same or different position: the two sounds' onset windows compared (see :func:`binaural_differ`)."""
     layout = layout or infer_layout(clips[0])
     ws = _windows(clips, sample_rate, 2, PAIR_WINDOW_S if layout == "binaural" else ONSET_WINDOW_S)
     if ws is None:

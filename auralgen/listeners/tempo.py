@@ -14,36 +14,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from auralgen.listeners.common import mono
+from auralgen.listeners.common import NO_ANSWER, compare, listener_doc, mono
 from auralgen.measure.onsets import ioi_tempo_bpm, onset_times
 
-NO_ANSWER = -1  # no measurable answer: scored wrong, never a guess
 # the listener's decision bound (percent): below the tasks' hardest non-zero level (3 %) and the
 # human tempo-discrimination JND of ~2-5 % (Drake & Botte 1993), so its accuracy per level is
 # the physical-solvability curve
 TEMPO_JND_PERCENT = 1.0
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
-
-
-def find_option(options: Sequence[str], keyword: str) -> int:
-    """Index of the first option containing ``keyword`` (case-insensitive); :data:`NO_ANSWER` if none.
-
-    Parameters
-    ----------
-    options : sequence of str
-        The option texts.
-    keyword : str
-        Lower-case text to look for.
-
-    Returns
-    -------
-    int
-        Index of the first option containing ``keyword``; ``NO_ANSWER`` (-1) when none does.
-    """
-    for i, text in enumerate(options):
-        if keyword in text.lower():
-            return i
-    return NO_ANSWER
 
 
 def two_groups(clip: np.ndarray, sample_rate: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -52,7 +30,7 @@ def two_groups(clip: np.ndarray, sample_rate: int) -> tuple[np.ndarray, np.ndarr
     Parameters
     ----------
     clip : ndarray, shape (channels, samples) or (samples,)
-        One clip; its channels are averaged.
+        One clip; onsets are found on its channel mean.
     sample_rate : int
         Sampling rate of ``clip`` (Hz).
 
@@ -68,57 +46,15 @@ def two_groups(clip: np.ndarray, sample_rate: int) -> tuple[np.ndarray, np.ndarr
     return t[:cut], t[cut:]
 
 
-def direction(options: Sequence[str], value: float, bound: float, up: str, down: str, same: str) -> int:
-    """The option naming ``up`` (value > bound), ``down`` (value < -bound) or ``same``.
-
-    Parameters
-    ----------
-    options : sequence of str
-        The option texts.
-    value : float
-        The measured change, second against first (e.g. percent); nan when unmeasured.
-    bound : float
-        Smallest ``|value|`` answered as a change, in the unit of ``value``.
-    up, down, same : str
-        Lower-case keywords of the option for an increase, a decrease and no change.
-
-    Returns
-    -------
-    int
-        Index of the option naming the direction; ``NO_ANSWER`` (-1) when ``value`` is not finite.
-    """
-    if not math.isfinite(value):
-        return NO_ANSWER
-    if abs(value) < bound:
-        return find_option(options, same)
-    return find_option(options, up if value > 0 else down)
-
-
+@listener_doc("the first holds the two sequences")
 def tempo_relative(question, options, clips, sample_rate) -> int:
-    """Faster / slower / the same: the second sequence's tempo against the first's.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first holds the two sequences.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
+    """Faster / slower / the same: the second sequence's tempo against the first's."""
     groups = two_groups(clips[0], sample_rate)
     if groups is None:
         return NO_ANSWER
     a, b = (ioi_tempo_bpm(g) for g in groups)
     change = 100.0 * (b / a - 1.0) if a > 0 else math.nan
-    return direction(options, change, TEMPO_JND_PERCENT, "faster", "slower", "same")
+    return compare(options, change, TEMPO_JND_PERCENT, "faster", "slower", "same")
 
 
 def bpm_bins(options: Sequence[str]) -> list[tuple[float, float]]:
@@ -127,7 +63,7 @@ def bpm_bins(options: Sequence[str]) -> list[tuple[float, float]]:
     Parameters
     ----------
     options : sequence of str
-        The option texts.
+        The option texts, e.g. "Below 80 BPM", "80 to 120 BPM", "Above 120 BPM".
 
     Returns
     -------
@@ -150,29 +86,30 @@ def bpm_bins(options: Sequence[str]) -> list[tuple[float, float]]:
     return out
 
 
-def tempo_absolute(question, options, clips, sample_rate) -> int:
-    """The option whose BPM range holds the clip's measured tempo.
+def option_in_range(options: Sequence[str], value: float) -> int:
+    """The first option whose range (:func:`bpm_bins`) holds ``value``: ``low <= value < high``.
 
     Parameters
     ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first is measured.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
+    options : sequence of str
+        The option texts.
+    value : float
+        The measured value, in the options' unit; nan when unmeasured.
 
     Returns
     -------
     int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when nothing is measured or no option matches.
+        Index of that option; ``NO_ANSWER`` (-1) when ``value`` is not finite or no range holds it.
     """
-    bpm = ioi_tempo_bpm(onset_times(mono(clips[0]), sample_rate))
-    if not math.isfinite(bpm):
+    if not math.isfinite(value):
         return NO_ANSWER
     for i, (lo, hi) in enumerate(bpm_bins(options)):
-        if lo <= bpm < hi:
+        if lo <= value < hi:
             return i
     return NO_ANSWER
+
+
+@listener_doc(none="nothing is measured or no option matches")
+def tempo_absolute(question, options, clips, sample_rate) -> int:
+    """The option whose BPM range holds the clip's measured tempo."""
+    return option_in_range(options, ioi_tempo_bpm(onset_times(mono(clips[0]), sample_rate)))

@@ -43,8 +43,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from auralgen.listeners.common import no_answer, option_index
-from auralgen.listeners.spatial import infer_layout
+from auralgen.listeners.common import listener_doc, no_answer, option_index
+from auralgen.listeners.spatial import LAYOUT_READ, infer_layout
 from auralgen.measure import itd_ild
 
 # -- temporal_reorder ------------------------------------------------------------------------
@@ -213,10 +213,8 @@ def shifted_copies(clips: Sequence[np.ndarray], sample_rate: int) -> tuple[int, 
 
     Parameters
     ----------
-    clips : sequence of ndarray, each shape (channels, samples)
-        The item's clips.
-    sample_rate : int
-        Sampling rate (Hz).
+    clips, sample_rate
+        As for :func:`reorder`.
 
     Returns
     -------
@@ -236,25 +234,9 @@ def shifted_copies(clips: Sequence[np.ndarray], sample_rate: int) -> tuple[int, 
     return tuple(int(k) for k in np.argsort([c for c, _ in found], kind="stable"))
 
 
+@listener_doc("three, each a part of the process", none="no order is measured or no option names it")
 def temporal_reorder(question, options, clips, sample_rate) -> int:
-    """The option naming the clips' chronological order: pitch-shifted copies by their shift, else by feature trends.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips (three), each a part of the process.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when no order is measured or no option names it.
-    """
+    """The option naming the clips' chronological order: pitch-shifted copies by their shift, else by feature trends."""
     copies = shifted_copies(clips, sample_rate)
     found = (copies,) if copies is not None else reorder(clips, sample_rate)
     if found is None:
@@ -407,12 +389,8 @@ def click_cues(x: np.ndarray, sample_rate: int, layout: str) -> dict[str, float]
 
     Parameters
     ----------
-    x : ndarray, shape (channels, samples)
-        The clip.
-    sample_rate : int
-        Sampling rate (Hz).
-    layout : str
-        ``binaural``, ``foa`` (every FOA layout, as :func:`trajectory` passes it) or another (level cue only).
+    x, sample_rate, layout
+        As for :func:`motion_cues` (``x`` of shape (channels, samples)).
 
     Returns
     -------
@@ -451,27 +429,9 @@ def click_cues(x: np.ndarray, sample_rate: int, layout: str) -> dict[str, float]
     return _cues(first, last, level, sample_rate, layout)
 
 
+@listener_doc("the first is measured", LAYOUT_READ)
 def trajectory(question, options, clips, sample_rate, layout=None) -> int:
-    """Left to right, right to left, approaching or receding: the larger normalised change of the motion cues.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first is measured.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-    layout : str or None, optional
-        The row's channel layout; inferred from the channels when None.
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
+    """Left to right, right to left, approaching or receding: the larger normalised change of the motion cues."""
     layout = layout or infer_layout(clips[0])
     layout = "foa" if layout.startswith("foa") else layout
     cues = motion_cues(clips[0], sample_rate, layout)

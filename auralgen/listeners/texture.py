@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from auralgen.listeners.common import mono
-from auralgen.listeners.tempo import NO_ANSWER, bpm_bins, direction
+from auralgen.listeners.common import NO_ANSWER, compare, listener_doc, mono
+from auralgen.listeners.tempo import option_in_range
 from auralgen.measure.texture import density_hz, grain_times
 
 # decision bound (percent): below the hardest non-zero level of texture_relative (8 %) and the
@@ -22,57 +22,19 @@ from auralgen.measure.texture import density_hz, grain_times
 DENSITY_BOUND_PERCENT = 2.0
 
 
+@listener_doc("the first holds the two textures")
 def texture_relative(question, options: Sequence[str], clips, sample_rate) -> int:
-    """Denser / sparser / the same: the second texture's density against the first's.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first holds the two textures.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
+    """Denser / sparser / the same: the second texture's density against the first's."""
     t = grain_times(mono(clips[0]), sample_rate)
     if t.size < 4:
         return NO_ANSWER
     cut = int(np.argmax(np.diff(t))) + 1
     a, b = density_hz(t[:cut]), density_hz(t[cut:])
     change = 100.0 * (b / a - 1.0) if a > 0 else math.nan
-    return direction(options, change, DENSITY_BOUND_PERCENT, "denser", "sparser", "same")
+    return compare(options, change, DENSITY_BOUND_PERCENT, "denser", "sparser", "same")
 
 
+@listener_doc(none="nothing is measured or no option matches")
 def texture_absolute(question, options: Sequence[str], clips, sample_rate) -> int:
-    """The option whose range of events per second holds the texture's measured density.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first is measured.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when nothing is measured or no option matches.
-    """
-    d = density_hz(grain_times(mono(clips[0]), sample_rate))
-    if not math.isfinite(d):
-        return NO_ANSWER
-    for i, (lo, hi) in enumerate(bpm_bins(options)):
-        if lo <= d < hi:
-            return i
-    return NO_ANSWER
+    """The option whose range of events per second holds the texture's measured density."""
+    return option_in_range(options, density_hz(grain_times(mono(clips[0]), sample_rate)))

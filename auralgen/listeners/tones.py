@@ -15,6 +15,7 @@ import numpy as np
 
 from auralgen.listeners.common import (
     compare,
+    listener_doc,
     mono,
     nearest_bin,
     no_answer,
@@ -34,85 +35,41 @@ PEAK_PROMINENCE_DB = 20.0  # narrowband peak over the spectrum's median (dither-
 F0_WINDOW_S = 0.25
 
 
-def pitch_relative(question, options, clips, sample_rate) -> int:
-    """Higher, lower or the same: the second sound's f0 against the first's, in cents (:data:`JND`).
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first holds the two sounds.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
-    x = mono(clips[0])
+def _two_sounds(clip, sample_rate: int, measure) -> list[float] | None:
+    """``measure(x, span)`` of each of the clip's two sounds (``x`` its channel mean); None with fewer."""
+    x = mono(clip)
     spans = sound_segments(x, sample_rate)
-    if len(spans) < 2:
-        return no_answer(options)
-    half = int(F0_WINDOW_S * sample_rate / 2)
-    f = []
-    for a, b in spans:
-        mid, h = (a + b) // 2, min(half, (b - a) // 2)
-        f.append(f0_hz(x[mid - h : mid + h], sample_rate))
-    if not all(math.isfinite(v) and v > 0 for v in f):
+    return [measure(x, span) for span in spans] if len(spans) == 2 else None
+
+
+def _middle_f0(x: np.ndarray, span: tuple[int, int], sample_rate: int) -> float:
+    """f0 (Hz) over the :data:`F0_WINDOW_S` around the middle of ``span`` (all of it when shorter)."""
+    a, b = span
+    mid, h = (a + b) // 2, min(int(F0_WINDOW_S * sample_rate / 2), (b - a) // 2)
+    return f0_hz(x[mid - h : mid + h], sample_rate)
+
+
+@listener_doc("the first holds the two sounds")
+def pitch_relative(question, options, clips, sample_rate) -> int:
+    """Higher, lower or the same: the second sound's f0 against the first's, in cents (:data:`JND`)."""
+    f = _two_sounds(clips[0], sample_rate, lambda x, span: _middle_f0(x, span, sample_rate))
+    if f is None or not all(math.isfinite(v) and v > 0 for v in f):
         return no_answer(options)
     return compare(options, 1200.0 * math.log2(f[1] / f[0]), JND["pitch_cents"], "higher", "lower", "same")
 
 
+@listener_doc("the first holds the two sounds")
 def loudness_relative(question, options, clips, sample_rate) -> int:
-    """Louder, softer or the same: the second sound's steady RMS level against the first's, in dB (:data:`JND`).
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first holds the two sounds.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
-    x = mono(clips[0])
-    spans = sound_segments(x, sample_rate)
-    if len(spans) < 2:
+    """Louder, softer or the same: the second sound's steady RMS level against the first's, in dB (:data:`JND`)."""
+    lv = _two_sounds(clips[0], sample_rate, lambda x, span: level_db_rms(steady(x, span)))
+    if lv is None:
         return no_answer(options)
-    lv = [level_db_rms(steady(x, s)) for s in spans]
     return compare(options, lv[1] - lv[0], JND["level_db"], "louder", "softer", "same")
 
 
+@listener_doc("the first holds the two sounds")
 def duration_relative(question, options, clips, sample_rate) -> int:
-    """Longer, shorter or the same: the second sound's active span against the first's (:data:`JND`).
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first holds the two sounds.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
+    """Longer, shorter or the same: the second sound's active span against the first's (:data:`JND`)."""
     spans = sound_segments(mono(clips[0]), sample_rate)
     if len(spans) < 2 or min(b - a for a, b in spans) <= 0:
         return no_answer(options)
@@ -151,25 +108,9 @@ def _seconds(text: str) -> list[float]:
     return [float(v) / (1000.0 if unit == "ms" else 1.0) for v, unit in _NUMBER.findall(text)]
 
 
+@listener_doc()
 def duration_absolute(question, options, clips, sample_rate) -> int:
-    """The option whose duration range (s) holds the sound's span (first onset to last offset), or the nearest.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first is measured.
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
+    """The option whose duration range (s) holds the sound's span (first onset to last offset), or the nearest."""
     found = segments(mono(clips[0]), sample_rate)
     bins = duration_bins(options)
     if not found or not bins:
@@ -210,25 +151,9 @@ def peak_prominence_db(x: np.ndarray, sample_rate: int, *, fmin_hz: float = 15.0
     return math.inf if floor <= 0 else 10.0 * math.log10(peak / floor)
 
 
+@listener_doc("the first holds the two intervals (its halves)")
 def audiogram(question, options, clips, sample_rate) -> int:
-    """Which interval holds the tone (first or second half of the clip), or none: the stronger narrowband peak.
-
-    Parameters
-    ----------
-    question : str
-        The item's question text (not read).
-    options : list of str
-        The option texts, in canonical order.
-    clips : list of ndarray, each shape (channels, samples)
-        The item's decoded clips; the first holds the two intervals (its halves).
-    sample_rate : int
-        Sampling rate of the clips (Hz).
-
-    Returns
-    -------
-    int
-        Index into ``options`` of the answer; ``NO_ANSWER`` (-1) when the audio gives nothing to measure.
-    """
+    """Which interval holds the tone (first or second half of the clip), or none: the stronger narrowband peak."""
     x = mono(clips[0])
     half = x.size // 2
     prom = [peak_prominence_db(part, sample_rate) for part in (x[:half], x[half : 2 * half])]

@@ -133,7 +133,7 @@ class MixSpec:
         Parameters
         ----------
         n_events : int
-            Number of events on the timeline.
+            How many events the timeline holds (>= 1).
 
         Returns
         -------
@@ -155,7 +155,7 @@ class MixSpec:
         key : str
             The config key of the spec, named in error messages.
         n_events : int
-            Number of events on the timeline.
+            As for :meth:`longest_timeline_s`.
 
         Raises
         ------
@@ -181,10 +181,8 @@ class MixSpec:
 
         Parameters
         ----------
-        rng : numpy.random.Generator
-            The item's generator.
-        n_events : int
-            Number of events.
+        rng, n_events
+            As for :meth:`sample`.
 
         Returns
         -------
@@ -199,10 +197,8 @@ class MixSpec:
 
         Parameters
         ----------
-        rng : numpy.random.Generator
-            The item's generator.
-        n_events : int
-            Number of events.
+        rng, n_events
+            The item's generator and the number of events, as for :meth:`sample`.
 
         Returns
         -------
@@ -217,7 +213,7 @@ class MixSpec:
         Parameters
         ----------
         rng : numpy.random.Generator
-            The item's generator.
+            The item's generator (:meth:`sample`).
         durations_s : sequence of float
             Each event's length (s), in timeline order.
 

@@ -51,7 +51,9 @@ class AttackAbsoluteConfig(OneToneConfig):
 @register
 class AttackAbsolute(BinnedAbsoluteTask):
     name = "attack_absolute"
-    audit = AuditSpec(("bin", "edge_side", "sounds.0.rise_s", "audio.rms_dbfs"))
+    # a slower linear rise holds less energy below the same steady level: the RMS, and the crest factor
+    # (peak over RMS, which no level roving moves), follow the rise time
+    audit = AuditSpec(("bin", "edge_side", "sounds.0.rise_s", "audio.rms_dbfs", "audio.crest_db"))
     listener = staticmethod(listen.attack_absolute)
     attribute = "attack"
     easier = "larger"

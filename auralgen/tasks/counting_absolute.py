@@ -65,6 +65,10 @@ class CountingAbsolute(_events.EventSequences, Task):
             "audio.last_offset_s",
             "audio.delta_duration_s",
             "audio.delta_level_db",
+            # the span holds the n events and their n - 1 silent gaps, each as long as the level: at one gap
+            # it grows with the count. With the gap fixed by the level, either the span or the sounding time
+            # must follow the count; the sounding time is held fixed (drawn independently of the count)
+            "audio.span_s",
         ),
     )
     listener = staticmethod(listen.counting_absolute)

@@ -95,7 +95,16 @@ class DurationAbsolute(BinnedAbsoluteTask):
             "sounds.0.duration_s",
             "audio.active_s",
             "audio.last_offset_s",
+            # the one sound's span and its segment's length are its duration; at one level a longer tone holds
+            # more energy in the fixed clip, so the clip's RMS and its crest factor (peak over RMS) follow it, its
+            # BS.1770 loudness integrates the tone over 400 ms blocks (temporal integration), and the fixed onset
+            # and offset ramps are a larger share of a shorter tone (its segment's RMS against its peak)
+            "audio.span_s",
+            "audio.delta_duration_s",
             "audio.rms_dbfs",
+            "audio.crest_db",
+            "audio.loudness_lufs",
+            "audio.delta_level_db",
             "row.flac_bytes",
         ),
     )

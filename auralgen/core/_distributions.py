@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from auralgen.core.docstrings import sections
 from auralgen.core.errors import ParameterError
 from auralgen.core.registry import Registry
 
@@ -22,6 +23,37 @@ DISTRIBUTIONS: Registry[type] = Registry("dist")  # ``{dist: <name>, ...}`` in a
 
 def _key(name: str, value: Any) -> str:
     return f"{name}={value!r}"
+
+
+# The sections of the three methods every kind has, written once (``sections`` fills in what differs).
+VALIDATE = """
+Parameters
+----------
+name : str
+    The config key, quoted in an error.
+
+Raises
+------
+ParameterError
+    When the kind's fields are refused, naming ``name``, the value and what is allowed.
+"""
+SAMPLE = """
+Parameters
+----------
+rng : numpy.random.Generator
+    The item's generator; {draws}.
+
+Returns
+-------
+{type}
+    {value}
+"""
+SUPPORT = """
+Returns
+-------
+tuple of float
+    {support}
+"""
 
 
 @DISTRIBUTIONS.register("const")
@@ -37,33 +69,18 @@ class Const:
         Parameters
         ----------
         name : str
-            The config key, quoted in an error.
+            Not read.
         """
         return None
 
+    @sections(SAMPLE, draws="not drawn from", type="float", value="``value``.")
     def sample(self, rng: np.random.Generator) -> float:
-        """The constant (no draw).
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-            Not drawn from.
-
-        Returns
-        -------
-        float
-            ``value``.
-        """
+        """The constant (no draw)."""
         return self.value
 
+    @sections(SUPPORT, support="``(value, value)``.")
     def support(self) -> tuple[float, float]:
-        """The smallest and largest value a draw can take.
-
-        Returns
-        -------
-        tuple of float
-            ``(value, value)``.
-        """
+        """The smallest and largest value a draw can take."""
         return self.value, self.value
 
 
@@ -74,40 +91,20 @@ class Choice:
 
     values: tuple
 
+    @sections(VALIDATE)
     def validate(self, name: str) -> None:
-        """Refuse an empty list of values.
-
-        Parameters
-        ----------
-        name : str
-            The config key, quoted in an error.
-        """
+        """Refuse an empty list of values."""
         if len(self.values) == 0:
             raise ParameterError(f"{_key(name, list(self.values))} is empty; allowed: a non-empty list")
 
+    @sections(SAMPLE, draws="draws one integer", type="object", value="An element of ``values``.")
     def sample(self, rng: np.random.Generator):
-        """One of ``values``, each equally likely.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-            Draws one integer.
-
-        Returns
-        -------
-        object
-            An element of ``values``.
-        """
+        """One of ``values``, each equally likely."""
         return self.values[int(rng.integers(len(self.values)))]
 
+    @sections(SUPPORT, support="``(min(values), max(values))``.")
     def support(self) -> tuple[float, float]:
-        """The smallest and largest value a draw can take.
-
-        Returns
-        -------
-        tuple of float
-            ``(min(values), max(values))``.
-        """
+        """The smallest and largest value a draw can take."""
         return min(self.values), max(self.values)
 
 
@@ -119,42 +116,22 @@ class Uniform:
     low: float
     high: float
 
+    @sections(VALIDATE)
     def validate(self, name: str) -> None:
-        """Refuse ``low > high``.
-
-        Parameters
-        ----------
-        name : str
-            The config key, quoted in an error.
-        """
+        """Refuse ``low > high``."""
         if not self.low <= self.high:
             raise ParameterError(
                 f"{_key(name, [self.low, self.high])} has low > high; allowed: [low, high] with low <= high"
             )
 
+    @sections(SAMPLE, draws="draws one uniform", type="float", value="The draw.")
     def sample(self, rng: np.random.Generator) -> float:
-        """One draw, uniform on ``[low, high)``.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-            Draws one uniform.
-
-        Returns
-        -------
-        float
-            The value.
-        """
+        """One draw, uniform on ``[low, high)``."""
         return float(rng.uniform(self.low, self.high))
 
+    @sections(SUPPORT, support="``(low, high)``.")
     def support(self) -> tuple[float, float]:
-        """The smallest and largest value a draw can take.
-
-        Returns
-        -------
-        tuple of float
-            ``(low, high)``.
-        """
+        """The smallest and largest value a draw can take."""
         return self.low, self.high
 
 
@@ -166,43 +143,23 @@ class LogUniform:
     low: float
     high: float
 
+    @sections(VALIDATE)
     def validate(self, name: str) -> None:
-        """Refuse a range that is not positive (``0 < low <= high``).
-
-        Parameters
-        ----------
-        name : str
-            The config key, quoted in an error.
-        """
+        """Refuse a range that is not positive (``0 < low <= high``)."""
         if not 0 < self.low <= self.high:
             raise ParameterError(
                 f"{_key(name, [self.low, self.high])} is not a positive range; "
                 "allowed: [low, high] with 0 < low <= high"
             )
 
+    @sections(SAMPLE, draws="draws one uniform", type="float", value="The draw.")
     def sample(self, rng: np.random.Generator) -> float:
-        """One draw whose logarithm is uniform on ``[log low, log high)``.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-            Draws one uniform.
-
-        Returns
-        -------
-        float
-            The value.
-        """
+        """One draw whose logarithm is uniform on ``[log low, log high)``."""
         return float(math.exp(rng.uniform(math.log(self.low), math.log(self.high))))
 
+    @sections(SUPPORT, support="``(low, high)``.")
     def support(self) -> tuple[float, float]:
-        """The smallest and largest value a draw can take.
-
-        Returns
-        -------
-        tuple of float
-            ``(low, high)``.
-        """
+        """The smallest and largest value a draw can take."""
         return self.low, self.high
 
 
@@ -214,40 +171,20 @@ class Normal:
     mean: float
     std: float
 
+    @sections(VALIDATE)
     def validate(self, name: str) -> None:
-        """Refuse a negative ``std``.
-
-        Parameters
-        ----------
-        name : str
-            The config key, quoted in an error.
-        """
+        """Refuse a negative ``std``."""
         if self.std < 0:
             raise ParameterError(f"{name}.std={self.std!r} is negative; allowed: >= 0")
 
+    @sections(SAMPLE, draws="draws one normal", type="float", value="The draw.")
     def sample(self, rng: np.random.Generator) -> float:
-        """One draw from the normal distribution.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-            Draws one normal.
-
-        Returns
-        -------
-        float
-            The value.
-        """
+        """One draw from the normal distribution."""
         return float(rng.normal(self.mean, self.std))
 
+    @sections(SUPPORT, support="``(mean, mean)`` when ``std`` is 0, else ``(-inf, inf)``.")
     def support(self) -> tuple[float, float]:
-        """The smallest and largest value a draw can take.
-
-        Returns
-        -------
-        tuple of float
-            ``(mean, mean)`` when ``std`` is 0, else ``(-inf, inf)``.
-        """
+        """The smallest and largest value a draw can take."""
         return (self.mean, self.mean) if self.std == 0 else (-math.inf, math.inf)
 
 
@@ -261,30 +198,20 @@ class TruncNormal:
     low: float
     high: float
 
+    @sections(VALIDATE)
     def validate(self, name: str) -> None:
-        """Refuse a negative ``std`` or ``low > high``.
-
-        Parameters
-        ----------
-        name : str
-            The config key, quoted in an error.
-        """
+        """Refuse a negative ``std`` or ``low > high``."""
         Normal(self.mean, self.std).validate(name)
         Uniform(self.low, self.high).validate(name)
 
+    @sections(
+        SAMPLE,
+        draws="draws one uniform (none when ``std`` is 0)",
+        type="float",
+        value="The draw; ``mean`` clipped to the range when ``std`` is 0.",
+    )
     def sample(self, rng: np.random.Generator) -> float:
-        """One draw from the normal truncated to ``[low, high]`` (inverse CDF).
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-            Draws one uniform (none when ``std`` is 0).
-
-        Returns
-        -------
-        float
-            The value; ``mean`` clipped to the range when ``std`` is 0.
-        """
+        """One draw from the normal truncated to ``[low, high]`` (inverse CDF)."""
         # Inverse-CDF sampling: one uniform draw per sample, so streams stay aligned.
         from scipy.stats import truncnorm
 
@@ -294,12 +221,7 @@ class TruncNormal:
         u = rng.uniform()
         return float(truncnorm.ppf(u, a, b, loc=self.mean, scale=self.std))
 
+    @sections(SUPPORT, support="``(low, high)``.")
     def support(self) -> tuple[float, float]:
-        """The smallest and largest value a draw can take.
-
-        Returns
-        -------
-        tuple of float
-            ``(low, high)``.
-        """
+        """The smallest and largest value a draw can take."""
         return self.low, self.high

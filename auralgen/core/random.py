@@ -18,6 +18,8 @@ import numpy as np
 
 from auralgen.core._distributions import (  # noqa: F401 - re-exported: configs and tasks import them from here
     DISTRIBUTIONS,
+    SAMPLE,
+    SUPPORT,
     Choice,
     Const,
     LogUniform,
@@ -26,6 +28,7 @@ from auralgen.core._distributions import (  # noqa: F401 - re-exported: configs 
     Uniform,
     _key,
 )
+from auralgen.core.docstrings import sections
 from auralgen.core.errors import ParameterError
 
 
@@ -288,29 +291,19 @@ class Dist:
         """The largest value a draw can take."""
         return self.dist.support()[1]
 
+    @sections(SUPPORT, support="``(low, high)``; infinite for an untruncated normal.")
     def support(self) -> tuple[float, float]:
-        """The smallest and largest value a draw can take.
-
-        Returns
-        -------
-        tuple of float
-            ``(low, high)``; infinite for an untruncated normal.
-        """
+        """The smallest and largest value a draw can take."""
         return self.dist.support()
 
+    @sections(
+        SAMPLE,
+        draws="as many draws as the kind takes",
+        type="float or object",
+        value="The draw (a ``choice`` returns one of its values as written).",
+    )
     def sample(self, rng: np.random.Generator):
-        """One draw of the distribution.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-            The item's generator.
-
-        Returns
-        -------
-        float or object
-            The value (a ``choice`` returns one of its values as written).
-        """
+        """One draw of the distribution."""
         return self.dist.sample(rng)
 
     def __setattr__(self, name: str, value: Any) -> None:

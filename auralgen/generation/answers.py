@@ -237,14 +237,8 @@ def dealt(task: Task, seed: int, split: str, splits: tuple[str, ...]) -> Deal:
 
     Parameters
     ----------
-    task : Task
-        The task, configured.
-    seed : int
-        The run's seed.
-    split : str
-        The split name.
-    splits : tuple of str
-        Every split of the run (a draw's parameter tuple must be owned by ``split``).
+    task, seed, split, splits : Task, int, str, tuple of str
+        As in :func:`level_texts`.
 
     Returns
     -------
@@ -273,14 +267,8 @@ def deal(task: Task, seed: int, split: str, splits: tuple[str, ...]) -> tuple[li
 
     Parameters
     ----------
-    task : Task
-        The task, configured.
-    seed : int
-        The run's seed.
-    split : str
-        The split name.
-    splits : tuple of str
-        Every split of the run (a draw's parameter tuple must be owned by ``split``).
+    task, seed, split, splits : Task, int, str, tuple of str
+        As in :func:`dealt`, whose :class:`Deal` this unpacks.
 
     Returns
     -------

@@ -120,10 +120,8 @@ def check_capacity(run: RunConfig, tasks: dict[str, Task]) -> None:
 
     Parameters
     ----------
-    run : RunConfig
-        The validated run config (seed, splits, shard size).
-    tasks : dict of str to Task
-        The run's tasks by name, configured.
+    run, tasks : RunConfig, dict of str to Task
+        As in :func:`plan`.
 
     Raises
     ------
@@ -141,10 +139,8 @@ def count_items(run: RunConfig, tasks: dict[str, Task]) -> int:
 
     Parameters
     ----------
-    run : RunConfig
-        The validated run config (seed, splits, shard size).
-    tasks : dict of str to Task
-        The run's tasks by name, configured.
+    run, tasks : RunConfig, dict of str to Task
+        As in :func:`plan`.
 
     Returns
     -------

@@ -18,6 +18,7 @@ from functools import cache
 import numpy as np
 from scipy import optimize
 
+from auralgen.core.docstrings import sections
 from auralgen.core.errors import AuralgenError
 from auralgen.tasks.base import task_class
 from auralgen.validation import nuisance
@@ -61,7 +62,7 @@ def content_features(task: str) -> frozenset[str]:
     Parameters
     ----------
     task : str
-        The task name.
+        The task name, as for :func:`auralgen.validation.nuisance.declared` (the nuisance counterpart).
 
     Returns
     -------
@@ -85,10 +86,9 @@ def usable(task: str, name: str) -> bool:
 
     Parameters
     ----------
-    task : str
-        The task name.
-    name : str
-        A key of :func:`~auralgen.validation.controls.metadata`.
+    task, name : str
+        As in :func:`auralgen.validation.nuisance.usable`, ``name`` a key of
+        :func:`~auralgen.validation.controls.metadata`.
 
     Returns
     -------
@@ -101,6 +101,30 @@ def usable(task: str, name: str) -> bool:
 
 # --- the five controls: fit(train samples of one task), predict(sample) -> option index -------------
 
+# The sections of every control's ``fit`` and ``predict``, written once (``sections`` names the model).
+FIT = """
+Parameters
+----------
+train : list of Sample
+    The training items of one task.
+
+Returns
+-------
+{model}
+    This model, fitted.
+"""
+PREDICT = """
+Parameters
+----------
+s : Sample
+    A test item of the task the model was fitted on.
+
+Returns
+-------
+int
+    The predicted answer's index in ``s.options``.
+"""
+
 
 def _argmax(scores) -> int:
     """Index of the highest score; ties go to the lowest index (deterministic)."""
@@ -111,19 +135,9 @@ class TextPrior:
     """(a) The option text most often right in training (per question template, else per task);
     a text's score is its smoothed rate of being right when offered, ``(right + 1) / (offered + 2)``."""
 
+    @sections(FIT, model="TextPrior")
     def fit(self, train: list[Sample]) -> TextPrior:
-        """Count, per question template and over the task, how often each text is offered and right.
-
-        Parameters
-        ----------
-        train : list of Sample
-            The training items of one task.
-
-        Returns
-        -------
-        TextPrior
-            This model, fitted.
-        """
+        """Count, per question template and over the task, how often each text is offered and right."""
         self.right, self.offered = Counter(), Counter()
         for s in train:
             for key in (s.template, None):
@@ -148,54 +162,24 @@ class TextPrior:
         key = s.template if s.template in self.templates else None
         return [(self.right[(key, o)] + 1) / (self.offered[(key, o)] + 2) for o in s.options]
 
+    @sections(PREDICT)
     def predict(self, s: Sample) -> int:
-        """The option with the highest :meth:`scores` (ties: the lowest index).
-
-        Parameters
-        ----------
-        s : Sample
-            A test item of the task the model was fitted on.
-
-        Returns
-        -------
-        int
-            The predicted answer's index in ``s.options``.
-        """
+        """The option with the highest :meth:`scores` (ties: the lowest index)."""
         return _argmax(self.scores(s))
 
 
 class PositionPrior:
     """(d) The answer position most often right in training (among the item's positions)."""
 
+    @sections(FIT, model="PositionPrior")
     def fit(self, train: list[Sample]) -> PositionPrior:
-        """Count how often each answer position is right.
-
-        Parameters
-        ----------
-        train : list of Sample
-            The training items of one task.
-
-        Returns
-        -------
-        PositionPrior
-            This model, fitted.
-        """
+        """Count how often each answer position is right."""
         self.counts = Counter(s.answer for s in train)
         return self
 
+    @sections(PREDICT)
     def predict(self, s: Sample) -> int:
-        """The position most often right in training among ``s``'s positions (ties: the lowest).
-
-        Parameters
-        ----------
-        s : Sample
-            A test item of the task the model was fitted on.
-
-        Returns
-        -------
-        int
-            The predicted answer's index in ``s.options``.
-        """
+        """The position most often right in training among ``s``'s positions (ties: the lowest)."""
         return _argmax([self.counts[i] for i in range(len(s.options))])
 
 
@@ -210,19 +194,9 @@ class OptionText:
     """(b) A conditional-logit choice model: ``P(option j) = softmax_j(w . phi(question, option_j))``
     with binary token features ``phi`` (:func:`_pair_tokens`), fitted by L-BFGS with an L2 penalty."""
 
+    @sections(FIT, model="OptionText")
     def fit(self, train: list[Sample]) -> OptionText:
-        """Fit the token weights (at most 200 L-BFGS iterations; all zero without tokens or items).
-
-        Parameters
-        ----------
-        train : list of Sample
-            The training items of one task.
-
-        Returns
-        -------
-        OptionText
-            This model, fitted.
-        """
+        """Fit the token weights (at most 200 L-BFGS iterations; all zero without tokens or items)."""
         vocab = sorted({t for s in train for o in s.options for t in _pair_tokens(s.question, o)})
         self.index = {t: i for i, t in enumerate(vocab)}
         x, groups, answers = self._design(train)
@@ -247,19 +221,9 @@ class OptionText:
         answers = groups[:-1] + np.array([s.answer for s in data], dtype=np.int64)
         return x, groups, answers
 
+    @sections(PREDICT)
     def predict(self, s: Sample) -> int:
-        """The option of highest utility ``w . phi`` (tokens unseen in training count nothing).
-
-        Parameters
-        ----------
-        s : Sample
-            A test item of the task the model was fitted on.
-
-        Returns
-        -------
-        int
-            The predicted answer's index in ``s.options``.
-        """
+        """The option of highest utility ``w . phi`` (tokens unseen in training count nothing)."""
         x, _, _ = self._design([s])
         return _argmax(x @ self.w)
 
@@ -293,10 +257,8 @@ class Metadata:
 
         Parameters
         ----------
-        task : str
-            The task name.
-        name : str
-            A feature name of the model's ``source`` field.
+        task, name : str
+            As in :func:`usable`, ``name`` a key of the model's ``source`` field.
 
         Returns
         -------
@@ -305,19 +267,9 @@ class Metadata:
         """
         return usable(task, name)
 
+    @sections(FIT, model="Metadata")
     def fit(self, train: list[Sample]) -> Metadata:
-        """Standardise the allowed, non-constant features and choose k by leave-one-out.
-
-        Parameters
-        ----------
-        train : list of Sample
-            The training items of one task.
-
-        Returns
-        -------
-        Metadata
-            This model, fitted.
-        """
+        """Standardise the allowed, non-constant features and choose k by leave-one-out."""
         self.names = sorted({k for s in train for k in getattr(s, self.source) if self.allowed(s.task, k)})
         x = self._matrix(train)
         keep = x.std(axis=0) > 0  # a feature constant in training says nothing (all of them: the text prior)
@@ -348,19 +300,9 @@ class Metadata:
         prior = self.prior.scores(s)
         return _argmax([votes[o] + 1e-3 * p for o, p in zip(s.options, prior, strict=True)])
 
+    @sections(PREDICT)
     def predict(self, s: Sample) -> int:
-        """The answer text most voted by the k nearest training items, among ``s``'s options.
-
-        Parameters
-        ----------
-        s : Sample
-            A test item of the task the model was fitted on.
-
-        Returns
-        -------
-        int
-            The predicted answer's index in ``s.options``.
-        """
+        """The answer text most voted by the k nearest training items, among ``s``'s options."""
         d = _sq_distances((self._matrix([s]) - self.mean) / self.std, self.x)[0]
         return self._vote(s, np.argsort(d, kind="stable")[: self.k])
 

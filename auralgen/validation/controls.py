@@ -136,7 +136,7 @@ def samples(path) -> list[Sample]:
     Parameters
     ----------
     path : str or os.PathLike
-        An exported dataset directory.
+        An exported dataset directory, as :func:`auralgen.validation.read.iter_decoded` reads it.
 
     Returns
     -------

@@ -77,7 +77,7 @@ def iter_decoded(path, *, batch_rows: int = 16) -> Iterator[Decoded]:
     Parameters
     ----------
     path : str or os.PathLike
-        An exported dataset directory.
+        As in :func:`dataset_shards`.
     batch_rows : int > 0
         Rows read at a time.
 

@@ -99,10 +99,8 @@ def steady_loudness(params, x: np.ndarray) -> list[float]:
 
     Parameters
     ----------
-    params : dict of str to Any
-        The item's recipe.
-    x : ndarray, shape (samples,)
-        The mono clip, float64.
+    params, x
+        As in :func:`measured_rises`.
 
     Returns
     -------

@@ -245,10 +245,8 @@ def check_margins(key: str, levels) -> float:
 
     Parameters
     ----------
-    key : str
-        The task's config path, for the message.
-    levels : sequence of float
-        The margins, percent.
+    key, levels
+        As in :func:`check_three_bins`.
 
     Returns
     -------
@@ -305,14 +303,8 @@ def check_room(key: str, levels, bins, unit: str) -> None:
 
     Parameters
     ----------
-    key : str
-        The task's config path, for the message.
-    levels : sequence of float
-        The margins, percent.
-    bins : sequence of float
-        The inner edges, increasing, in ``unit``.
-    unit : str
-        The edges' unit, for the message.
+    key, levels, bins, unit
+        As in :func:`check_bins`.
     """
     m = 1 + max(levels) / 100.0
     for lo, hi in zip(bins, bins[1:]):
@@ -329,16 +321,12 @@ def check_bins(key: str, name: str, bins, levels, unit: str) -> float:
 
     Parameters
     ----------
-    key : str
-        The task's config path, for messages.
-    name : str
-        The config field of the edges.
+    key, name
+        As in :func:`check_three_bins`.
     bins : sequence of float
-        The inner edges, in ``unit``.
-    levels : sequence of float
-        The margins, percent.
-    unit : str
-        The edges' unit, for messages.
+        The inner edges (any number), in ``unit``.
+    levels, unit
+        As in :func:`check_three_bins`.
 
     Returns
     -------

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from auralgen.core.docstrings import sections
 from auralgen.core.random import Dist
 from auralgen.measure.geometry import az_el_to_unit
 from auralgen.rooms.images import FDL2
@@ -35,6 +36,7 @@ from auralgen.rooms.receivers import receiver_from_config
 from auralgen.sounds.spatial import source_signal
 from auralgen.tasks import _sounds
 from auralgen.tasks._spatial import SpatialConfig, check_spatial, max_distance
+from auralgen.tasks.base import MEASURED
 
 TEMPLATE_PRE = 8  # samples of the deconvolved response kept before the direct sound's nominal arrival
 TEMPLATE_RING = 32  # samples of the source kernel's pre-ringing passed with the window
@@ -131,12 +133,8 @@ def measure_direction(params: dict[str, Any], clip: np.ndarray, sound: dict[str,
 
     Parameters
     ----------
-    params : dict of str to Any
-        The item's recipe.
-    clip : ndarray, shape (channels, samples)
-        The rendered clip.
-    sound : dict of str to Any
-        One entry of ``params["sounds"]`` (its ``position_m``, ``distance_m``, ``onset_s``, ``source``).
+    params, clip, sound
+        As in :func:`direct_response`.
 
     Returns
     -------
@@ -219,10 +217,8 @@ def measured_sounds(params: dict[str, Any], clips) -> list[dict[str, Any] | None
 
     Parameters
     ----------
-    params : dict of str to Any
-        The item's recipe.
-    clips : list of ndarray
-        The rendered clip, shape (channels, samples).
+    params, clips
+        As in :func:`pair_check`.
 
     Returns
     -------
@@ -232,22 +228,10 @@ def measured_sounds(params: dict[str, Any], clips) -> list[dict[str, Any] | None
     return [measure_direction(params, clips[0], s) for s in params["sounds"]]
 
 
+@sections(MEASURED, checks="The ``separation_deg`` check (degrees), the ``sounds`` records")
 def pair_check(params: dict[str, Any], clips) -> dict[str, Any]:
     """Relative tasks: the measured angle between the two sounds confirms "same" (below
-    :data:`SAME_MAX_DEG`) or "different" (at least :data:`DIFFERENT_MIN_SHARE` of ``separation_deg``).
-
-    Parameters
-    ----------
-    params : dict of str to Any
-        The item's recipe.
-    clips : list of ndarray
-        The rendered clip, shape (channels, samples).
-
-    Returns
-    -------
-    dict of str to Any
-        The ``separation_deg`` check (degrees), the ``sounds`` records and ``valid``.
-    """
+    :data:`SAME_MAX_DEG`) or "different" (at least :data:`DIFFERENT_MIN_SHARE` of ``separation_deg``)."""
     recs = measured_sounds(params, clips)
     if any(r is None for r in recs):
         return {"sounds": recs, "valid": False, "note": "a direct-sound window is too short to measure"}
@@ -260,21 +244,9 @@ def pair_check(params: dict[str, Any], clips) -> dict[str, Any]:
     return {"separation_deg": check, "sounds": recs, "valid": bool(ok)}
 
 
+@sections(MEASURED, checks="The ``quadrant`` check, the ``sounds`` records")
 def quadrant_check(params: dict[str, Any], clips) -> dict[str, Any]:
-    """azimuth_absolute: the measured direction lies in the labelled quadrant.
-
-    Parameters
-    ----------
-    params : dict of str to Any
-        The item's recipe.
-    clips : list of ndarray
-        The rendered clip, shape (channels, samples).
-
-    Returns
-    -------
-    dict of str to Any
-        The ``quadrant`` check, the ``sounds`` records and ``valid``.
-    """
+    """azimuth_absolute: the measured direction lies in the labelled quadrant."""
     (rec,) = measured_sounds(params, clips)
     got = None if rec is None else quadrant_of(rec["azimuth_deg"])
     ok = got == params["quadrant"]
@@ -299,21 +271,9 @@ def elevation_class_of(elevation_deg: float, margin_deg: float) -> str:
     return "above" if elevation_deg >= margin_deg / 2 else "below" if elevation_deg <= -margin_deg / 2 else "ear"
 
 
+@sections(MEASURED, checks="The ``elevation_class`` check, the ``sounds`` records")
 def elevation_check(params: dict[str, Any], clips) -> dict[str, Any]:
-    """elevation_absolute: the measured elevation is in the labelled class (split at half the level).
-
-    Parameters
-    ----------
-    params : dict of str to Any
-        The item's recipe.
-    clips : list of ndarray
-        The rendered clip, shape (channels, samples).
-
-    Returns
-    -------
-    dict of str to Any
-        The ``elevation_class`` check, the ``sounds`` records and ``valid``.
-    """
+    """elevation_absolute: the measured elevation is in the labelled class (split at half the level)."""
     (rec,) = measured_sounds(params, clips)
     got = None if rec is None else elevation_class_of(rec["elevation_deg"], params["margin_deg"])
     ok = got == params["elevation_class"]

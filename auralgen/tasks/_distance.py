@@ -7,9 +7,11 @@ import math
 
 import numpy as np
 
+from auralgen.core.docstrings import sections
 from auralgen.rooms.scene import critical_distance_m
 from auralgen.tasks import _sounds
 from auralgen.tasks._spatial import room_of
+from auralgen.tasks.base import MEASURED
 
 TOLERANCE_DB = 4.0  # received level vs the statistical (direct + reverberant) prediction
 
@@ -41,7 +43,7 @@ def received_db(params, clips, sound) -> float:
     params : dict of str to Any
         The item's recipe (``sample_rate_hz``, ``full_scale_db_spl``).
     clips : list of ndarray
-        The rendered clip, shape (channels, samples).
+        The item's clips; the first, shape (channels, samples), is measured.
     sound : dict of str to Any
         One entry of ``params["sounds"]`` (``onset_s``, ``source.duration_s``).
 
@@ -58,22 +60,10 @@ def received_db(params, clips, sound) -> float:
     return level_db_spl(seg, full_scale_db_spl=params["full_scale_db_spl"])
 
 
+@sections(MEASURED, checks="``received_level_db_spl`` (one check record per sound, dB SPL)")
 def level_check(params, clips) -> dict:
     """Every sound's received level (:func:`received_db`) within :data:`TOLERANCE_DB` of the prediction
-    (:func:`expected_received_db`).
-
-    Parameters
-    ----------
-    params : dict of str to Any
-        The item's recipe.
-    clips : list of ndarray
-        The rendered clip, shape (channels, samples).
-
-    Returns
-    -------
-    dict
-        ``received_level_db_spl`` (one check record per sound, dB SPL) and ``valid``.
-    """
+    (:func:`expected_received_db`)."""
     recs, ok = [], True
     for s in params["sounds"]:
         got, want = received_db(params, clips, s), expected_received_db(params, s)

@@ -91,16 +91,8 @@ def draw_spectrum(
 
     Parameters
     ----------
-    rng : numpy.random.Generator
-        The item's random stream.
-    stimuli : sequence of str
-        The stimulus kinds to draw from.
-    freq : Dist
-        The (fundamental) frequency's distribution, Hz.
-    n_harmonics : int
-        Harmonics of a ``harmonic`` stimulus.
-    kind : str or None, optional
-        The kind, not drawn.
+    rng, stimuli, freq, n_harmonics, kind
+        As in :func:`auralgen.tasks._sounds.draw_sound`.
     source : SourceConfig or None, optional
         The run's ``source`` settings; a recorded one replaces the synthetic stimulus.
 
@@ -151,8 +143,7 @@ def pulse_train(
     Returns
     -------
     dict of str to Any
-        The sequence: ``spectrum``, ``n_events`` and per event ``onsets_s`` (seconds), ``durations_s``
-        (seconds) and ``levels_db_spl`` (dB SPL), plus ``bpm``, ``ioi_s`` and ``duty``.
+        A sequence (module docstring) of ``n_events`` pulses, with its ``bpm``, ``ioi_s`` and ``duty``.
     """
     ioi = 60.0 / bpm
     pulse = duty * ioi + ramp_s
@@ -215,8 +206,7 @@ def event_run(
     Returns
     -------
     dict of str to Any
-        The sequence: ``spectrum``, ``n_events`` and per event ``onsets_s`` (seconds), ``durations_s``
-        (seconds) and ``levels_db_spl`` (dB SPL), plus ``gap_s`` and ``total_s``.
+        A sequence like :func:`pulse_train`'s, with its ``gap_s`` and ``total_s`` in place of a tempo.
     """
     factors = 1.0 + rng.uniform(-jitter, jitter, n)
     durations = (total_s * factors / factors.sum() + ramp_s).tolist()

@@ -279,9 +279,9 @@ class ReverbTask(SpatialTask):
         params : dict of str to Any
             The item's recipe.
         clips : list of ndarray
-            The rendered clip, shape (channels, samples).
+            The item's clips; the first, shape (channels, samples), is measured.
         sound : dict of str to Any
-            One entry of ``params["sounds"]``.
+            One entry of ``params["sounds"]`` (``onset_s``, ``rt60_s``).
 
         Returns
         -------

@@ -99,7 +99,7 @@ def min_of(d) -> float:
     Parameters
     ----------
     d : Dist
-        A distribution with a bounded support.
+        As in :func:`max_of`.
 
     Returns
     -------

@@ -205,7 +205,7 @@ class Audiogram(Task):
         Parameters
         ----------
         level : int
-            A grid index.
+            A grid index: the ``cfg.levels`` first, then the probe levels.
 
         Returns
         -------

@@ -182,6 +182,23 @@ class Measurement:
         return max(errs, default=0.0)
 
 
+MEASURED = """
+Parameters
+----------
+params : dict of str to Any
+    The item's recipe.
+clips : list of ndarray
+    The item's clips, as :meth:`Task.render` returns them; the first, shape (channels, samples), is measured.
+
+Returns
+-------
+dict of str to Any
+    {checks} and a boolean ``valid``, for :meth:`Measurement.from_dict`.
+"""
+"""The sections ending the docstring of a function that measures an item for :meth:`Task.measure`
+(appended by :func:`auralgen.core.docstrings.sections`, ``checks`` naming the records it returns)."""
+
+
 def task_audio(cls: type, audio: AudioConfig) -> AudioConfig:
     """The audio settings task class ``cls`` renders with: the run's own for a task about absolute level
     (``cls.calibrated_level``), else the same with ``full_scale_db_spl`` at the presentation full scale
@@ -502,9 +519,9 @@ class Task:
         Parameters
         ----------
         params : dict of str to Any
-            The recipe.
+            As in :meth:`measure`.
         clips : list of ndarray
-            :meth:`render`'s clips, each shape (channels, samples), float32.
+            As in :meth:`measure`.
 
         Returns
         -------

@@ -110,7 +110,7 @@ class Design:
         Parameters
         ----------
         level : int
-            A grid index.
+            A grid index, in ``range(n_levels())``.
 
         Returns
         -------
@@ -125,7 +125,7 @@ class Design:
         Parameters
         ----------
         level : int
-            A grid index.
+            A grid index (an adaptive trial, off the grid, carries its own value).
 
         Returns
         -------
@@ -140,7 +140,7 @@ class Design:
         Parameters
         ----------
         level : int
-            A grid index.
+            A grid index, as in :meth:`items_at`.
 
         Returns
         -------
@@ -222,7 +222,7 @@ class Design:
         Parameters
         ----------
         level : int
-            A grid index.
+            The level of the items, a grid index.
 
         Returns
         -------
@@ -237,7 +237,7 @@ class Design:
         Parameters
         ----------
         params : dict of str to Any
-            The item's recipe.
+            The item's recipe (a draw of the task's ``sample``).
 
         Returns
         -------

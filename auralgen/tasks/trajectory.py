@@ -44,6 +44,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
+from auralgen.core.docstrings import sections
 from auralgen.core.errors import ParameterError
 from auralgen.core.random import Choice, Dist
 from auralgen.listeners import temporal as listen
@@ -56,7 +57,7 @@ from auralgen.sounds.spatial import source_signal
 from auralgen.synth.levels import db_spl_to_rms
 from auralgen.tasks import _sounds
 from auralgen.tasks._spatial import LocalisationTask, SpatialConfig, check_spatial, fits_full_scale, room_of
-from auralgen.tasks.base import DISTANCE_CUE_FEATURES, AuditSpec, Measurement, register, require
+from auralgen.tasks.base import DISTANCE_CUE_FEATURES, MEASURED, AuditSpec, Measurement, register, require
 
 ANSWERS = {
     "left_to_right": "Left to right",
@@ -350,22 +351,14 @@ def _direct_level_db(x: np.ndarray, params, edge: str) -> tuple[float, float]:
     return 20.0 * math.log10(float(np.median(amps))), float(np.median(lags)) / sr
 
 
+@sections(
+    MEASURED,
+    checks="``motion``, the start and end measurements (ITD in ms, FOA lateral ratio, or direct level in dB "
+    "and delay in ms)",
+)
 def motion_check(params, clips) -> dict[str, Any]:
-    """Measure whether the rendered audio moves as ``params['motion']`` says (see module doc).
-
-    Parameters
-    ----------
-    params : dict of str to Any
-        The item's recipe (``motion``, ``receiver``, ``path_length_m``, ``sample_rate_hz``).
-    clips : list of ndarray
-        The rendered clip, shape (channels, samples).
-
-    Returns
-    -------
-    dict of str to Any
-        ``motion``, the start and end measurements (ITD in ms, FOA lateral ratio, or direct level in dB
-        and delay in ms) and ``valid``.
-    """
+    """Measure whether the rendered audio moves as ``params['motion']`` says (see module doc), from its
+    ``motion``, ``receiver``, ``path_length_m`` and ``sample_rate_hz``."""
     sr = params["sample_rate_hz"]
     x = clips[0].astype(np.float64)
     first, last = _edges(params)

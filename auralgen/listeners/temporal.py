@@ -136,6 +136,8 @@ def feature_tracks(clip: np.ndarray, sample_rate: int) -> dict[str, np.ndarray] 
 
     x = np.asarray(clip, dtype=np.float64)
     x = x.mean(axis=0) if x.ndim == 2 else x
+    loud = np.flatnonzero(np.abs(x) >= np.max(np.abs(x), initial=0.0) * 1e-3)  # the silence around it cut (-60 dB)
+    x = x[loud[0] : loud[-1] + 1] if loud.size and np.any(x) else x
     e = int(REORDER_EDGE_S * sample_rate)
     if x.size - 2 * e < 64 * max(REORDER_SUBWINDOWS.values()):
         return None

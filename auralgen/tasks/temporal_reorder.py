@@ -9,11 +9,13 @@ Difficulty: the process's extent in percent of its full range (100 = easy, e.g. 
 sweep; 25 = a 1-octave sweep), so each segment carries less change at lower levels.
 
 Level is the order's cue only where the process is one of level (:data:`LEVEL_CUE`: the
-approaching source grows louder, the bouncing impacts decay), so only there the clips' RMS and
-peak may follow the order (declared target features). The spectral processes (sweep, filling,
-scale) have every segment at the same RMS (the whole process's), so their order is heard in the
-spectrum alone: before this, a filling vessel's segment RMS ranked its order in 91 % of items.
-Every clip has the same length (``segment_s``) and, exported, the same FLAC byte size.
+approaching source grows louder, the bouncing impacts decay), so only there the clips' level (and,
+for the bouncing impacts, their timing) may follow the order (declared cues of those items). The
+spectral processes (sweep, filling, scale, a recording) have every segment at the same integrated
+loudness (BS.1770; at one RMS a higher segment would be louder), so their order is heard in the
+spectrum alone. Every clip is ``segment_s + pad_s`` long, its segment placed at an offset drawn
+from ``[0, pad_s]`` for each clip, so no silence or onset time says which segment it holds; exported,
+every clip has the same FLAC byte size.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from auralgen.listeners import temporal as listen
 from auralgen.sounds.corpus import load_corpus
 from auralgen.sounds.processes import PROCESSES, REORDER, render_process
 from auralgen.synth import apply_ramps, n_samples
-from auralgen.synth.levels import set_level_db_spl
+from auralgen.synth.levels import loudness_lufs, set_level_db_spl
 from auralgen.tasks.base import RECORDED_TOO, AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
 
 ORDERS = tuple(itertools.permutations((1, 2, 3)))  # chronological order of the clips
@@ -72,6 +74,7 @@ class TemporalReorderConfig(TaskConfig):
     segment_s: float = 1.2
     level_db_spl: tuple[float, float] = (60.0, 70.0)
     ramp_s: float = 0.01
+    pad_s: float = 0.2  # each clip is segment_s + pad_s long, its segment at an offset drawn from [0, pad_s]
 
     def check_task(self, audio: AudioConfig, key: str) -> None:
         bad = [p for p in self.processes if p not in PROCESSES]
@@ -93,6 +96,10 @@ class TemporalReorderConfig(TaskConfig):
                 f"{key}.processes={list(self.processes)!r} does not apply with source={audio.source.kind} (the sound "
                 f"is a recording); allowed: the default {list(PROCESSES)}",
             )
+        require(
+            0.05 <= self.pad_s <= 2.0,
+            f"{key}.pad_s={self.pad_s} is out of range; allowed: 0.05 <= pad_s <= 2 (roved silence around a segment)",
+        )
         sr = self.sample_rate or audio.sample_rate
         require(sr >= 16000, f"{key}.sample_rate={sr} is too low for the processes; allowed: >= 16000")
         require(
@@ -148,6 +155,8 @@ class TemporalReorder(Task):
             "level_db_spl": float(rng.uniform(*self.cfg.level_db_spl)),
             **REORDER.draw(rng, process, key="process", segment_s=self.cfg.segment_s, **more),  # start, seed / a file
             "shuffle": shuffle,
+            "pad_s": self.cfg.pad_s,
+            "offsets_s": [float(v) for v in rng.uniform(0.0, self.cfg.pad_s, 3)],  # of clip k's segment
         }
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
@@ -156,10 +165,12 @@ class TemporalReorder(Task):
         x = set_level_db_spl(x, params["level_db_spl"], full_scale_db_spl=params["full_scale_db_spl"])
         seg = n_samples(params["segment_s"], sr)
         parts = [apply_ramps(x[i * seg : (i + 1) * seg], sample_rate=sr, ramp_s=params["ramp_s"]) for i in range(3)]
-        if params["process"] not in LEVEL_CUE:  # every clip at the segments' mean power: no level cue
-            ref = float(np.sqrt(np.mean([np.mean(p**2) for p in parts])))
-            parts = [p * (ref / max(float(np.sqrt(np.mean(p**2))), 1e-30)) for p in parts]
-        clips = [parts[k][None, :].astype(np.float32) for k in params["shuffle"]]
+        if params["process"] not in LEVEL_CUE:
+            parts = equal_loudness(parts, sr)
+        clips = [
+            placed(parts[k], n_samples(params["offsets_s"][c], sr), seg + n_samples(params["pad_s"], sr))
+            for c, k in enumerate(params["shuffle"])
+        ]
         if max(float(np.max(np.abs(c))) for c in clips) >= 1.0:
             raise ParameterError(f"level_db_spl={params['level_db_spl']:.1f} clips; allowed: lower levels")
         return clips
@@ -190,7 +201,9 @@ class TemporalReorder(Task):
 
             feats = [spectral_shift_cents(clips[0][0], c[0], sr) for c in clips]
         else:
-            feats = [process_feature(params["process"], c[0].astype(np.float64), sr) for c in clips]
+            spectral = params["process"] not in LEVEL_CUE  # a centroid of the segment alone; a level of the clip
+            mono = [c[0].astype(np.float64) for c in clips]
+            feats = [process_feature(params["process"], sounding(x) if spectral else x, sr) for x in mono]
         sign = FEATURE_DIRECTION[params["process"]]
         measured = tuple(int(k) + 1 for k in np.argsort([sign * f for f in feats], kind="stable"))
         return Measurement.from_dict(
@@ -201,6 +214,69 @@ class TemporalReorder(Task):
                 "valid": measured == self.chronological(params),
             }
         )
+
+
+def equal_loudness(parts: list[np.ndarray], sample_rate: int) -> list[np.ndarray]:
+    """The segments scaled to their mean integrated loudness (BS.1770), so that loudness says nothing of
+    the order (at one RMS a higher segment is louder: K-weighting rises above 1 kHz).
+
+    Parameters
+    ----------
+    parts : list of ndarray, each shape (samples,)
+        The segments, in chronological order.
+    sample_rate : int
+        Their sampling rate (Hz).
+
+    Returns
+    -------
+    list of ndarray
+        The same segments, each scaled by one gain.
+    """
+    loud = [loudness_lufs(p, sample_rate) for p in parts]
+    if not all(math.isfinite(v) for v in loud):  # a segment under the absolute gate: level it by RMS
+        loud = [10 * math.log10(float(np.mean(p**2)) + 1e-30) for p in parts]
+    ref = float(np.mean(loud))
+    return [p * 10 ** ((ref - v) / 20) for p, v in zip(parts, loud, strict=True)]
+
+
+def placed(part: np.ndarray, offset: int, length: int) -> np.ndarray:
+    """One clip: ``part`` at sample ``offset`` of ``length`` samples of silence, shape ``(1, length)`` float32.
+
+    Parameters
+    ----------
+    part : ndarray, shape (samples,)
+        A segment.
+    offset, length : int
+        Where it starts and how long the clip is, in samples (``offset + part.size <= length``).
+
+    Returns
+    -------
+    ndarray, shape (1, length), float32
+        The clip.
+    """
+    out = np.zeros((1, length), dtype=np.float32)
+    out[0, offset : offset + part.size] = part
+    return out
+
+
+def sounding(x: np.ndarray, floor_db: float = -60.0) -> np.ndarray:
+    """``x`` from its first to its last sample within ``floor_db`` of its peak (the segment without the silence
+    around it).
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A clip.
+    floor_db : float
+        The threshold, dB re the clip's peak.
+
+    Returns
+    -------
+    ndarray, shape (samples,)
+        The sounding stretch (``x`` itself when it is silent).
+    """
+    loud = np.flatnonzero(np.abs(x) >= np.max(np.abs(x), initial=0.0) * 10 ** (floor_db / 20))
+    return x[loud[0] : loud[-1] + 1] if loud.size and np.any(x) else x
 
 
 def process_feature(process: str, x: np.ndarray, sr: int) -> float:

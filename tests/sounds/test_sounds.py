@@ -170,14 +170,15 @@ def test_processes_draw_in_the_task_order_and_render(process, extent):
     rng = np.random.default_rng(3)
     rng.integers(len(task.cfg.processes)), rng.permutation(3), rng.uniform(*task.cfg.level_db_spl)
     assert (p["start"], p["seed"]) == (float(rng.uniform()), int(rng.integers(2**31)))
-    assert list(p)[-3:] == ["start", "seed", "shuffle"]
+    assert list(p)[-5:] == ["start", "seed", "shuffle", "pad_s", "offsets_s"]  # the clips' offsets drawn last
     p = {**p, "process": process, "extent": extent}
     x = render_process(p)
     assert x.shape == (round(3 * p["segment_s"] * p["sample_rate_hz"]),) and np.max(np.abs(x)) > 0
     clips = task.render(p)
     seg = round(p["segment_s"] * p["sample_rate_hz"])
     k = p["shuffle"].index(1)  # the clip holding the middle segment: its samples come from render_process
-    mid = clips[k][0].astype(np.float64)
+    at = round(p["offsets_s"][k] * p["sample_rate_hz"])  # where that clip places its segment
+    mid = clips[k][0, at : at + seg].astype(np.float64)
     ref = x[seg : 2 * seg]
     corr = float(np.dot(mid, ref) / (np.linalg.norm(mid) * np.linalg.norm(ref)))
     assert corr > 0.99

@@ -53,19 +53,39 @@ def test_reorder_segments_are_consecutive_pieces_of_one_process(process):
 
 
 @pytest.mark.parametrize("process", PROCESSES)
-def test_reorder_segment_level_follows_the_order_only_in_the_level_processes(process):
-    """Sweep, filling and scale segments share one RMS (their order is spectral); approaching and
-    bouncing keep their level change, which is their cue (no level proxy of the order)."""
-    from auralgen.tasks.temporal_reorder import LEVEL_CUE
+def test_reorder_segment_loudness_follows_the_order_only_in_the_level_processes(process):
+    """Sweep, filling and scale segments share one integrated loudness (their order is spectral); approaching
+    and bouncing keep their level change, which is their cue (no level proxy of the order)."""
+    from auralgen.synth.levels import loudness_lufs
+    from auralgen.tasks.temporal_reorder import LEVEL_CUE, sounding
 
     p = next(
         q
         for i in range(80)
         if (q := REORDER.sample(item_rng(2, "test", "temporal_reorder", i), 0))["process"] == process
     )
-    rms = [10 * math.log10(float(np.mean(c[0].astype(np.float64) ** 2))) for c in REORDER.render(p)]
-    spread = max(rms) - min(rms)
-    assert (spread > 1.0) if process in LEVEL_CUE else (spread < 0.001), (process, rms)
+    lufs = [loudness_lufs(sounding(c[0].astype(np.float64)), p["sample_rate_hz"]) for c in REORDER.render(p)]
+    spread = max(lufs) - min(lufs)
+    assert (spread > 1.0) if process in LEVEL_CUE else (spread < 0.05), (process, lufs)
+
+
+def test_reorder_segments_sit_at_roved_offsets_in_clips_of_one_length():
+    """Each clip holds its segment at its own drawn offset: the silence before it says nothing of the order."""
+    leads = {0: [], 2: []}
+    for i in range(60):
+        p = REORDER.sample(item_rng(3, "test", "temporal_reorder", i), 1)
+        if p["process"] in ("approaching", "bouncing"):
+            continue
+        clips = REORDER.render(p)
+        sr = p["sample_rate_hz"]
+        assert {c.shape for c in clips} == {(1, round((p["segment_s"] + p["pad_s"]) * sr))}
+        for c, seg in zip(clips, p["shuffle"], strict=True):
+            first = int(np.flatnonzero(np.abs(c[0]) > 0)[0])
+            assert abs(first - round(p["offsets_s"][list(p["shuffle"]).index(seg)] * sr)) <= 1
+            if seg in leads:
+                leads[seg].append(first / sr)
+    # the first and the last segment sit at offsets from the same range
+    assert abs(np.mean(leads[0]) - np.mean(leads[2])) < 0.06 and min(map(len, leads.values())) > 20
 
 
 def test_reorder_items_export_three_clips_in_order_and_the_harness_reorders_them(tmp_path):

@@ -94,6 +94,9 @@ class DistanceAbsolute(AbsoluteLocalisation):
             "bin",
             "sounds.*.distance_m",
             "sounds.*.drr_db_expected",
+            # the level at the listener (inverse-square law) is distance's own cue, however it is measured
+            "audio.delta_level_db",
+            "audio.loudness_lufs",
         ),
     )
     listener = staticmethod(listen.distance_absolute)

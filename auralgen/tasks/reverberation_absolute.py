@@ -84,7 +84,19 @@ class ReverberationAbsolute(_reverb.ReverbTask):
     name = "reverberation_absolute"
     n_sounds = 1
     audit = AuditSpec(
-        ("bin", "edge_side", "margin_percent", "row.level", "sounds.0.rt60_s", *REVERB_AUDIO_FEATURES),
+        (
+            "bin",
+            "edge_side",
+            "margin_percent",
+            "row.level",
+            "sounds.0.rt60_s",
+            *REVERB_AUDIO_FEATURES,
+            # one sound in a room: its span to the -60 dB point is the sound plus its decay, and the decay
+            # spreads the energy in time (a lower crest factor, a loudness the 400 ms blocks integrate longer)
+            "audio.span_s",
+            "audio.crest_db",
+            "audio.loudness_lufs",
+        ),
         listener_floor=0.95,
     )
     listener = staticmethod(listen.reverberation_absolute)

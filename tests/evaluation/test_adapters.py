@@ -179,3 +179,34 @@ def test_adapters_are_found_by_module_and_imported_only_when_asked():
     assert out[1:3] == ["False", "True"]
     with pytest.raises(ParameterError, match=r"model.kind='base' is unknown; allowed: command, constant, dsp"):
         check_model_config({"kind": "base"})
+
+
+@pytest.mark.parametrize("kind", ["text_only", "noise", "flip"])
+def test_a_wrapper_passes_on_its_inner_models_tokens_late_errors_and_protocol_counts(kind, tmp_path):
+    """What the wrapped model reports (tokens, replies found invalid later, stray output) is not lost."""
+    from auralgen.evaluation.adapters.base import Adapter, BaseConfig
+
+    class Reporting(Adapter):
+        def generate_inner(self, msg):
+            return "A"
+
+        def take_usage(self):
+            return {"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9}
+
+        def late_errors(self):
+            return {"i0@0": "answered twice"}
+
+        def protocol_report(self):
+            return {"stray_stdout_lines": 3}
+
+    inner = Reporting(BaseConfig(kind="reporting", label="inner"))
+    if kind == "flip":
+        from auralgen.evaluation.adaptive import FlipAdapter
+
+        adapter = FlipAdapter(inner, 0.5, seed=1)
+    else:
+        adapter = build_adapter({"kind": kind, "inner": {"kind": "constant"}}, workdir=tmp_path, seed=1)
+        adapter.inner = inner
+    assert adapter.take_usage() == {"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9}
+    assert adapter.late_errors() == {"i0@0": "answered twice"}
+    assert adapter.protocol_report() == {"stray_stdout_lines": 3}

@@ -98,6 +98,9 @@ class _Wrapper(Adapter):
     def late_errors(self):
         return self.inner.late_errors()
 
+    def take_usage(self):
+        return self.inner.take_usage()
+
     def protocol_report(self):
         return self.inner.protocol_report()
 

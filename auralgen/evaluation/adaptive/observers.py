@@ -200,6 +200,12 @@ class FlipAdapter(Adapter):
     def take_usage(self) -> dict | None:
         return self.inner.take_usage()
 
+    def late_errors(self) -> dict[str, str]:
+        return self.inner.late_errors()
+
+    def protocol_report(self) -> dict:
+        return self.inner.protocol_report()
+
     def describe(self) -> dict:
         return dict(self.cfg)
 

@@ -69,6 +69,11 @@ class CountingAbsolute(_events.EventSequences, Task):
             # it grows with the count. With the gap fixed by the level, either the span or the sounding time
             # must follow the count; the sounding time is held fixed (drawn independently of the count)
             "audio.span_s",
+            # each event has its onset and offset ramps: more events in the same sounding time, more of the
+            # sound in ramps, a lower RMS under the same peak (the crest factor) and less of it above the
+            # -60 dB threshold that measures the sounding time
+            "audio.crest_db",
+            "audio.active_s",
         ),
     )
     listener = staticmethod(listen.counting_absolute)

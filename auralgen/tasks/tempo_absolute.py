@@ -135,6 +135,12 @@ class TempoAbsolute(_events.EventSequences, BinnedAbsoluteTask):
             "edge_side",
             "margin_percent",
             *_events.PULSE_FEATURES,
+            # the span is a whole number of intervals plus one pulse: within its bounded range it moves in
+            # steps of one interval, coarser at a slow tempo, so its spread follows the interval; BS.1770 gates
+            # 400 ms blocks, and how many fall between pulses 0.4-1.1 s apart follows the interval too, so the
+            # gated loudness against the RMS reads the tempo
+            "audio.span_s",
+            "audio.loudness_lufs",
         ),
     )
     listener = staticmethod(listen.tempo_absolute)

@@ -88,7 +88,8 @@ class TimbreAbsolute(Task):
     # audio.rms_dbfs: at one loudness (BS.1770, the level control) a note's RMS follows its spectral envelope
     # (the K-weighting's high shelf): family means -37.8 (flute-like) to -37.0 dBFS (brass-like) over the same LUFS
     # rove, which a metadata model reading RMS uses (30.8 % against 25.9 % on 1,600 items); it measures the cue
-    audit = AuditSpec(("family", "foil", "margin_db", "notes.0.ceps.*", "audio.rms_dbfs"))
+    # notes levelled in loudness: their RMS, whole or of the one segment, follows the spectral envelope
+    audit = AuditSpec(("family", "foil", "margin_db", "notes.0.ceps.*", "audio.rms_dbfs", "audio.delta_level_db"))
     listener = staticmethod(listen.timbre_absolute)
     sub_category = "absolute_perception"
     attribute = "timbre"

@@ -157,6 +157,9 @@ class TrajectoryTask(LocalisationTask):
             "sounds.*.distance_m",
             "sounds.*.end_distance_m",
             "sounds.*.end_position_m.*",
+            # a source that approaches or recedes grows louder or quieter: its level change is the motion's cue
+            "audio.delta_level_db",
+            "audio.loudness_lufs",
         ),
         listener_floor=0.95,  # 98 % at 2 m/s on 50 items (task=trajectory task.items_per_level=50, seed 0)
     )

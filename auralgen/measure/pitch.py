@@ -382,7 +382,7 @@ def spectral_shift(
 
     sr = check_rate(sample_rate)
     a, b = as_mono(reference, "reference", min_samples=64), as_mono(x, "x", min_samples=64)
-    n_fft = 1 << 16
+    n_fft = max(1 << 16, 1 << (max(a.size, b.size) - 1).bit_length())  # every sample of a longer clip analysed
     grid = np.arange(np.log2(fmin_hz), np.log2(0.45 * sr), 1.0 / SHIFT_BINS_PER_OCTAVE)
     logs = []
     for s in (a, b):

@@ -125,3 +125,15 @@ def test_freq_track_marks_silent_frames_nan():
     times = np.array(track.times_s)
     assert np.all(np.isnan(got[times > 0.55]))
     np.testing.assert_allclose(got[times < 0.45], 800.0, rtol=1e-3)
+
+
+def test_spectral_shift_reads_every_sample_of_a_clip_longer_than_its_base_fft():
+    """A 2 s clip at 48 kHz (96,000 samples) whose sound starts after the first 65,536: its shift is found."""
+    from auralgen.measure.pitch import spectral_shift
+
+    sr, n = 48000, 96000
+    t = np.arange(n) / sr
+    ref = np.sin(2 * np.pi * 440.0 * t)
+    late = np.where(np.arange(n) >= 70000, np.sin(2 * np.pi * 440.0 * 2 ** (100 / 1200) * t), 0.0)
+    cents, match = spectral_shift(ref, late, sr)
+    assert abs(cents - 100.0) <= 5.0, (cents, match)

@@ -194,10 +194,13 @@ def python_type(name: str) -> type:
 
     Raises
     ------
-    StopIteration
+    ParameterError
         When ``name`` is not a column.
     """
-    return PYTHON_TYPES[next(c.arrow for c in columns() if c.name == name)]
+    found = [c.arrow for c in columns() if c.name == name]
+    if not found:
+        raise ParameterError(f"column {name!r} is not in the item schema; allowed: {[c.name for c in columns()]}")
+    return PYTHON_TYPES[found[0]]
 
 
 class ShardRow(NamedTuple):

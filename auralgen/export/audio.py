@@ -114,6 +114,8 @@ def encode_flac(clip: np.ndarray, sample_rate: int, *, bits: int = 24, fixed_siz
     ExportError
         If ``clip`` is not 2-D or a sample rounds outside ``[-2**(bits - 1), 2**(bits - 1) - 1]``.
     """
+    if bits not in SUBTYPES:
+        raise ExportError(f"bits={bits!r} is not a FLAC bit depth here; allowed: {sorted(SUBTYPES)}")
     frames = _grid_samples(clip, bits, shift=32 - bits)  # [samples, channels], as soundfile takes them
     buf = io.BytesIO()
     sf.write(buf, frames, int(sample_rate), format="FLAC", subtype=SUBTYPES[bits])

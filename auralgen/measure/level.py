@@ -337,6 +337,8 @@ def loudest_frame_db(x, sample_rate: int, *, frame_s: float = 0.05) -> float:
     -20.0
     """
     arr = as_channels(x).astype(np.float64)
+    if not (isinstance(frame_s, (int, float)) and math.isfinite(frame_s) and frame_s > 0):
+        raise ParameterError(f"frame_s={frame_s!r} is invalid; allowed: a duration > 0 s")
     frame = max(1, int(round(frame_s * check_rate(sample_rate))))
     n = arr.shape[-1] // frame * frame
     power = (arr**2).mean(axis=0)

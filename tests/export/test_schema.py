@@ -50,3 +50,22 @@ def test_card_column_table_comes_from_the_schema():
 def test_a_column_of_unknown_type_is_refused():
     with pytest.raises(ValueError, match="column type 'float32' is unknown; allowed: string"):
         column("float32", "x")
+
+
+def test_bad_arguments_end_in_one_line_naming_what_is_allowed():
+    """An unknown column, a FLAC bit depth soundfile does not write, a frame of no length."""
+    import numpy as np
+
+    from auralgen.core.errors import AuralgenError
+    from auralgen.core.schema import python_type
+    from auralgen.export.audio import encode_flac
+    from auralgen.measure.level import loudest_frame_db
+
+    assert python_type("answer_index") is int
+    with pytest.raises(AuralgenError, match=r"column 'nope' is not in the item schema; allowed: \['id'"):
+        python_type("nope")
+    clip = np.zeros((1, 160), dtype=np.float32)
+    with pytest.raises(AuralgenError, match=r"bits=20 is not a FLAC bit depth here; allowed: \[16, 24\]"):
+        encode_flac(clip, 16000, bits=20)
+    with pytest.raises(AuralgenError, match=r"frame_s=0 is invalid; allowed: a duration > 0 s"):
+        loudest_frame_db(clip, 16000, frame_s=0)

@@ -210,6 +210,9 @@ class MultiSourceRelation(LocalisationTask):
         "direct level against its recipe, and answers NO_ANSWER for recorded classes (naming them needs a "
         "classifier); measure confirms every named source's onset, received level and direction on its solo "
         "render, and the labelled relation among the measured positions",
+        # which sound is closest is which one is loudest at the listener: the mix's loudness, the level shape of
+        # its parts and its crest factor (a near click train sets the peak) follow the distances there
+        cues_when=(("relation", ("closer",), ("audio.loudness_lufs", "audio.crest_db", "audio.delta_level_db")),),
     )
     listener = with_tetra(multisource.multi_source_relation)
     category = "spatiotemporal_reasoning"

@@ -137,7 +137,7 @@ class Target(Protocol):
         Returns
         -------
         str
-            The directory's absolute path or the bucket URL.
+            The directory (relative to the working directory when inside it) or the bucket URL.
         """
         ...
 
@@ -187,8 +187,12 @@ class LocalTarget(Target):
         return open(self.dir / rel, "rb")
 
     def where(self) -> str:
-        """The directory's absolute path."""
-        return str(self.dir.resolve())
+        """The directory: relative to the working directory when inside it (as the user typed it), else absolute."""
+        path = self.dir.resolve()
+        try:
+            return str(path.relative_to(Path.cwd().resolve()))
+        except ValueError:
+            return str(path)
 
     def close(self) -> None:
         """Nothing to release."""

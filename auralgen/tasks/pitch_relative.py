@@ -69,10 +69,12 @@ class PitchRelative(CompareTask):
 
     def make_pair(self, rng, base, direction, cents):
         if base["kind"] == "clip":  # a recording shifted by -/+ half the difference (librosa), then measured
-            d = float(self.tone.sample(rng))
+            # each copy's length drawn on its own: a recording's decay shifted down rings a little longer above
+            # the -60 dB floor than shifted up (up to 0.1 s), which two equal cuts would let say the direction
+            da, db = float(self.tone.sample(rng)), float(self.tone.sample(rng))
             half = self.sign(direction) * cents / 2.0 + 0.0  # + 0.0: no "-0.0" in the recipe
-            a = {**base, "shift_cents": -half, "duration_s": d, "level_db_spl": float(self.level.sample(rng))}
-            b = {**base, "shift_cents": half, "duration_s": d, "level_db_spl": float(self.level.sample(rng))}
+            a = {**base, "shift_cents": -half, "duration_s": da, "level_db_spl": float(self.level.sample(rng))}
+            b = {**base, "shift_cents": half, "duration_s": db, "level_db_spl": float(self.level.sample(rng))}
             return a, b, {}
         g = base.get("freq_hz", 0.0)
         step = 2.0 ** (self.sign(direction) * cents / 2400.0)

@@ -334,3 +334,12 @@ def test_a_license_mix_is_one_line_exit_2(tmp_path):
     res = run_cli("task=loudness_relative", "source=folder", f"source.dir={mixed}", "out=ds", cwd=tmp_path)
     assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
     assert "no common one: cc-by-nc-4.0 (3 files), mit (21 files)" in res.stderr and not (tmp_path / "ds").exists()
+
+
+def test_a_recordings_two_pitch_copies_are_cut_to_lengths_drawn_apart(clip_sets):
+    """A recording shifted down rings longer above the -60 dB floor than shifted up: with equal cuts the
+    sounding lengths said the direction (70 % of 30 recorded items). Each copy's length is drawn on its own."""
+    rows = read_rows(clip_sets[2] / "pitch_relative")
+    lengths = [[s["duration_s"] for s in params_of(r)["sounds"]] for r in rows]
+    assert len(lengths) >= 10 and all(len(pair) == 2 for pair in lengths)
+    assert sum(abs(a - b) > 0.01 for a, b in lengths) >= 0.8 * len(lengths)

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import ctypes
 import multiprocessing as mp
+import numbers
 import os
 import signal
 import sys
 import threading
 import time
 
+from auralgen.core.errors import ParameterError
 from auralgen.execution.serial import SerialExecutor
 
 DEPTH = 2  # units outstanding per worker: the one it renders and the next, ready when it finishes
@@ -101,6 +103,8 @@ class LocalPoolExecutor:
     """A pool of ``workers`` processes (fork where available), one pipe each."""
 
     def __init__(self, workers: int):
+        if isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or workers < 1:
+            raise ParameterError(f"workers={workers!r} is invalid; allowed: an integer >= 1")
         self.workers = workers
         self.forks = "fork" in mp.get_all_start_methods()  # workers inherit this process's memory
         self._procs: list = []

@@ -40,3 +40,11 @@ def test_local_is_the_default_and_ray_is_one_override():
 def test_a_bad_executor_is_one_line(executor, message):
     with pytest.raises(ParameterError, match=message):
         validate({"task": {"name": "pitch_relative"}, "executor": executor})
+
+
+@pytest.mark.parametrize("workers", [0, -2, 1.5, True, "2"])
+def test_a_pool_of_no_workers_is_refused_in_one_line(workers):
+    """Built directly (the CLI sends workers <= 1 to the serial executor): 0 workers waited on nothing."""
+    with pytest.raises(ParameterError, match=r"workers=.* is invalid; allowed: an integer >= 1"):
+        LocalPoolExecutor(workers)
+    assert LocalPoolExecutor(2).workers == 2

@@ -191,7 +191,8 @@ class Session:
         pid : str
             Who consented.
         """
-        self.store.update_participant(pid, consented=time.time())
+        with self._lock:  # the store's one connection is shared with the locked volume and answer steps
+            self.store.update_participant(pid, consented=time.time())
 
     def volume(self, pid: str) -> None:
         """Record that ``pid`` set the volume (now, as Unix time); ignored before consent.

@@ -46,6 +46,7 @@ import numpy as np
 from auralgen.listeners.common import listener_doc, no_answer, option_index
 from auralgen.listeners.spatial import LAYOUT_READ, infer_layout
 from auralgen.measure import itd_ild
+from auralgen.measure.common import sounding
 
 # -- temporal_reorder ------------------------------------------------------------------------
 REORDER_FEATURES = ("centroid", "level", "peak")
@@ -135,9 +136,7 @@ def feature_tracks(clip: np.ndarray, sample_rate: int) -> dict[str, np.ndarray] 
     from scipy.signal import butter, sosfilt
 
     x = np.asarray(clip, dtype=np.float64)
-    x = x.mean(axis=0) if x.ndim == 2 else x
-    loud = np.flatnonzero(np.abs(x) >= np.max(np.abs(x), initial=0.0) * 1e-3)  # the silence around it cut (-60 dB)
-    x = x[loud[0] : loud[-1] + 1] if loud.size and np.any(x) else x
+    x = sounding(x.mean(axis=0) if x.ndim == 2 else x)  # the silence around the segment cut
     e = int(REORDER_EDGE_S * sample_rate)
     if x.size - 2 * e < 64 * max(REORDER_SUBWINDOWS.values()):
         return None

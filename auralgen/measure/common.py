@@ -213,3 +213,23 @@ def parabolic_offset(y_m1: float, y_0: float, y_p1: float) -> float:
     if den == 0:
         return 0.0
     return float(np.clip(0.5 * (y_m1 - y_p1) / den, -0.5, 0.5))
+
+
+def sounding(x: np.ndarray, floor_db: float = -60.0) -> np.ndarray:
+    """``x`` from its first to its last sample within ``floor_db`` of its peak (the segment without the silence
+    around it).
+
+    Parameters
+    ----------
+    x : ndarray, shape (samples,)
+        A clip.
+    floor_db : float
+        The threshold, dB re the clip's peak.
+
+    Returns
+    -------
+    ndarray, shape (samples,)
+        The sounding stretch (``x`` itself when it is silent).
+    """
+    loud = np.flatnonzero(np.abs(x) >= np.max(np.abs(x), initial=0.0) * 10 ** (floor_db / 20))
+    return x[loud[0] : loud[-1] + 1] if loud.size and np.any(x) else x

@@ -30,6 +30,7 @@ import numpy as np
 from auralgen.core.errors import ParameterError
 from auralgen.core.random import Choice
 from auralgen.listeners import temporal as listen
+from auralgen.measure.common import sounding
 from auralgen.sounds.corpus import load_corpus
 from auralgen.sounds.processes import PROCESSES, REORDER, render_process
 from auralgen.synth import apply_ramps, n_samples
@@ -257,26 +258,6 @@ def placed(part: np.ndarray, offset: int, length: int) -> np.ndarray:
     out = np.zeros((1, length), dtype=np.float32)
     out[0, offset : offset + part.size] = part
     return out
-
-
-def sounding(x: np.ndarray, floor_db: float = -60.0) -> np.ndarray:
-    """``x`` from its first to its last sample within ``floor_db`` of its peak (the segment without the silence
-    around it).
-
-    Parameters
-    ----------
-    x : ndarray, shape (samples,)
-        A clip.
-    floor_db : float
-        The threshold, dB re the clip's peak.
-
-    Returns
-    -------
-    ndarray, shape (samples,)
-        The sounding stretch (``x`` itself when it is silent).
-    """
-    loud = np.flatnonzero(np.abs(x) >= np.max(np.abs(x), initial=0.0) * 10 ** (floor_db / 20))
-    return x[loud[0] : loud[-1] + 1] if loud.size and np.any(x) else x
 
 
 def process_feature(process: str, x: np.ndarray, sr: int) -> float:

@@ -56,8 +56,9 @@ def test_reorder_segments_are_consecutive_pieces_of_one_process(process):
 def test_reorder_segment_loudness_follows_the_order_only_in_the_level_processes(process):
     """Sweep, filling and scale segments share one integrated loudness (their order is spectral); approaching
     and bouncing keep their level change, which is their cue (no level proxy of the order)."""
+    from auralgen.measure.common import sounding
     from auralgen.synth.levels import loudness_lufs
-    from auralgen.tasks.temporal_reorder import LEVEL_CUE, sounding
+    from auralgen.tasks.temporal_reorder import LEVEL_CUE
 
     p = next(
         q

@@ -12,15 +12,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from fnmatch import fnmatch
 from functools import cache
 
 import numpy as np
 from scipy import optimize
 
 from auralgen.core.docstrings import sections
-from auralgen.core.errors import AuralgenError
-from auralgen.tasks.base import task_class
 from auralgen.validation import nuisance
 
 K_CHOICES = (1, 3, 9, 27)  # the metadata model's k, chosen by leave-one-out on the training set
@@ -74,11 +71,8 @@ def content_features(task: str) -> frozenset[str]:
     >>> sorted(content_features("pitch_relative")), sorted(content_features("audiogram"))
     (['peak_db', 'rms_db'], [])
     """
-    try:
-        targets = task_class(task).audit.target_features
-    except (AuralgenError, KeyError, ImportError):
-        targets = ()
-    return frozenset(k for k, feature in CONTENT.items() if not any(fnmatch(feature, p) for p in targets))
+    spec = nuisance.audit_spec(task)
+    return frozenset(CONTENT) - nuisance.matching(CONTENT, spec.target_features if spec else ())
 
 
 def usable(task: str, name: str) -> bool:

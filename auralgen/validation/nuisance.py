@@ -29,6 +29,7 @@ feature (per clip k)   what                                                audit
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from fnmatch import fnmatch
 from functools import cache
 
@@ -36,7 +37,7 @@ import numpy as np
 
 from auralgen.core.errors import AuralgenError, ParameterError
 from auralgen.measure import loudness_lufs, segments
-from auralgen.tasks.base import task_class
+from auralgen.tasks.base import AuditSpec, task_class
 
 SEGMENT_DB = -60.0  # a segment sounds above this level re the clip's loudest (the shortcut audit's threshold)
 FLOOR = -300.0  # the level of digital silence, as a number
@@ -163,11 +164,8 @@ def declared(task: str) -> frozenset[str]:
     >>> {"rms_dbfs", "peak_dbfs"} <= declared("loudness_relative")
     True
     """
-    try:
-        targets = task_class(task).audit.target_features
-    except (AuralgenError, KeyError, ImportError):
-        return frozenset()
-    return frozenset(k for k, f in AUDIT_FEATURE.items() if any(fnmatch(f, p) for p in targets))
+    spec = audit_spec(task)
+    return matching(AUDIT_FEATURE, spec.target_features) if spec else frozenset()
 
 
 def declared_for(task: str, params: dict | None) -> frozenset[str]:
@@ -193,11 +191,46 @@ def declared_for(task: str, params: dict | None) -> frozenset[str]:
     >>> "lufs" in declared_for("temporal_reorder", {"process": "approaching"})
     True
     """
+    spec = audit_spec(task)
+    return matching(AUDIT_FEATURE, spec.item_cues(params)) if spec else frozenset()
+
+
+def audit_spec(task: str) -> AuditSpec | None:
+    """The ``AuditSpec`` of ``task``, None for a task the registry does not know.
+
+    Parameters
+    ----------
+    task : str
+        A task name, as a dataset row gives it.
+
+    Returns
+    -------
+    AuditSpec or None
+        The task's audit spec.
+    """
     try:
-        patterns = task_class(task).audit.item_cues(params)
+        return task_class(task).audit
     except (AuralgenError, KeyError, ImportError):
-        return frozenset()
-    return frozenset(k for k, f in AUDIT_FEATURE.items() if any(fnmatch(f, p) for p in patterns))
+        return None
+
+
+def matching(features: Mapping[str, str], patterns: Iterable[str]) -> frozenset[str]:
+    """The features whose audit feature matches one of ``patterns``.
+
+    Parameters
+    ----------
+    features : mapping of str to str
+        Feature name to the audit feature it measures (e.g. :data:`AUDIT_FEATURE`).
+    patterns : iterable of str
+        :func:`fnmatch` patterns of audit features (an ``AuditSpec``'s declared cues).
+
+    Returns
+    -------
+    frozenset of str
+        Keys of ``features``.
+    """
+    patterns = tuple(patterns)
+    return frozenset(k for k, f in features.items() if any(fnmatch(f, p) for p in patterns))
 
 
 def usable(task: str, name: str) -> bool:

@@ -32,6 +32,7 @@ import yaml
 
 from auralgen.core.constants import PLAYBACK_SAMPLE_RATES
 from auralgen.core.errors import ParameterError
+from auralgen.core.random import is_number
 from auralgen.evaluation.adaptive import QuestSettings
 from auralgen.listen.screening import TRIAL_S
 
@@ -155,7 +156,7 @@ def _adaptive(node: Any) -> AdaptiveBlock | None:
 
 def _number(value: Any) -> bool:
     """A finite int or float (not a bool, not a string)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return is_number(value) and math.isfinite(value)
 
 
 def _audio(node: Any) -> AudioFormat:

@@ -7,7 +7,7 @@ import pytest
 from auralgen.generation.run import run as generate
 from auralgen.validation.controls import CONTROLS, Nuisance, Sample, audit_controls
 from auralgen.validation.nuisance import declared, declared_for, nuisance_features, usable
-from tests.support.builders import small_run
+from tests.support.builders import params_of, read_rows, small_run
 
 SR = 16000
 TEXTS = ("Higher", "Lower", "The same")
@@ -97,8 +97,9 @@ def test_cues_of_some_items_are_left_out_of_those_items_only(tmp_path):
     args = ("task=temporal_reorder", "task.items_per_level=4", "task.processes=[approaching,bouncing,sweep]")
     generate(small_run(*args, out=tmp_path / "d"), log=lambda *_: None)
     rows = {}
-    for s, item in zip(samples(tmp_path / "d"), _params_of(tmp_path / "d"), strict=True):
-        rows.setdefault(item["process"], []).append(set(s.audio))
+    for s, row in zip(samples(tmp_path / "d"), read_rows(tmp_path / "d"), strict=True):
+        assert s.question == row["question"] and s.options == tuple(row["options"])  # the same row
+        rows.setdefault(params_of(row)["process"], []).append(set(s.audio))
     assert set(rows) == {"approaching", "bouncing", "sweep"}
     for process, keys in rows.items():
         for k in keys:
@@ -107,14 +108,6 @@ def test_cues_of_some_items_are_left_out_of_those_items_only(tmp_path):
     assert not usable("temporal_reorder", "clip0.rms_dbfs")  # declared for the whole task: left out when fitting
     assert declared_for("temporal_reorder", None) == declared_for("temporal_reorder", {"process": "bouncing"})
     assert declared_for("pitch_relative", {"process": "bouncing"}) == frozenset()
-
-
-def _params_of(path):
-    import json
-
-    from auralgen.validation.read import iter_decoded
-
-    return [json.loads(item.row["params"]) for item in iter_decoded(path)]
 
 
 def test_a_malformed_per_item_cue_declaration_is_refused():

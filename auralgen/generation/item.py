@@ -20,7 +20,7 @@ from typing import Any
 from auralgen import __version__
 from auralgen.config import RunConfig, build_tasks, id_key
 from auralgen.core.errors import AuralgenError, ParameterError, Redraw
-from auralgen.core.qa import answer_slot
+from auralgen.core.qa import QA, answer_slot
 from auralgen.core.schema import Row
 from auralgen.export.audio import encode_flac
 from auralgen.generation.answers import draw_rng
@@ -213,6 +213,52 @@ def failed_checks(measured: dict) -> list[str]:
     return [f"unmeasurable ({measured['note']})"] if measured.get("note") else ["valid"]
 
 
+def item_columns(
+    task: Task, qa: QA, params: dict, clips: list, *, flac_bits: int, paths: list | None, fixed_size: bool = True
+) -> dict[str, Any]:
+    """The columns a generated row and an adaptive trial's item fill in the same way.
+
+    Parameters
+    ----------
+    task : Task
+        The task that drew the item; its names and channel layout are copied.
+    qa : QA
+        The item's question, options and answer.
+    params : dict
+        The drawn parameters; ``sample_rate_hz`` (if present) is the clips' rate, else the task's.
+    clips : list of numpy.ndarray
+        The rendered clips, each ``(channels, samples)``.
+    flac_bits : int
+        Bits per FLAC sample (16 or 24).
+    paths : list of (str or None) or None
+        The file name recorded beside each clip's bytes; None records none for any clip.
+    fixed_size : bool, optional
+        Pad each FLAC file to its size bound (see :func:`~auralgen.export.audio.encode_flac`).
+
+    Returns
+    -------
+    dict
+        ``category``, ``sub_category``, ``question``, ``answer``, ``answer_index``, ``audio`` (a list of
+        ``{"bytes", "path"}``), ``sampling_rate``, ``num_channels`` and ``channel_layout``.
+    """
+    sr = int(params.get("sample_rate_hz", task.sample_rate))
+    paths = paths or [None] * len(clips)
+    return {
+        "category": task.category,
+        "sub_category": task.sub_category,
+        "question": qa.question,
+        "answer": qa.answer,
+        "answer_index": qa.answer_index,
+        "audio": [
+            {"bytes": encode_flac(c, sr, bits=flac_bits, fixed_size=fixed_size), "path": path}
+            for c, path in zip(clips, paths, strict=True)
+        ],
+        "sampling_rate": sr,
+        "num_channels": int(clips[0].shape[0]),
+        "channel_layout": task.channel_layout(params),
+    }
+
+
 def _row(
     task: Task,
     spec: ItemSpec,
@@ -228,36 +274,24 @@ def _row(
     """The :class:`Row` of an accepted draw: its QA, FLAC-encoded clips, params and measurements."""
     params, clips, measured, qa = drawn.params, drawn.clips, drawn.measured, drawn.qa
     attribute, regime, unit = task.design.level_info(spec.level)
-    value = task.design.level_value(spec.level)
     iid = item_id(fp, seed, spec)
-    sr = int(params.get("sample_rate_hz", task.sample_rate))
+    paths = [f"{iid}-{k}.flac" for k in range(len(clips))]
     return Row(
         id=iid,
         task=spec.task,
-        category=task.category,
-        sub_category=task.sub_category,
         attribute=attribute,
         regime=regime,
         level=spec.level,
-        level_value=value,
+        level_value=task.design.level_value(spec.level),
         level_unit=unit,
-        question=qa.question,
         options=list(qa.options),
-        answer=qa.answer,
-        answer_index=qa.answer_index,
-        audio=[
-            {"bytes": encode_flac(c, sr, bits=flac_bits, fixed_size=fixed_size), "path": f"{iid}-{k}.flac"}
-            for k, c in enumerate(clips)
-        ],
-        sampling_rate=sr,
-        num_channels=int(clips[0].shape[0]),
-        channel_layout=task.channel_layout(params),
         params=json.dumps(params, sort_keys=True),
         measured=json.dumps(measured, sort_keys=True),
         valid=bool(measured.get("valid", True)) if validate else True,
         seed=SECRET_SEED_COLUMN if seed_secret else seed,
         split=spec.split,
         generator_version=__version__,
+        **item_columns(task, qa, params, clips, flac_bits=flac_bits, paths=paths, fixed_size=fixed_size),
     )
 
 
@@ -381,9 +415,10 @@ class ItemError(Exception):
         Parameters
         ----------
         spec : ItemSpec
-            The item that failed.
+            The item that failed: its task, split, index and level become the error's coordinates.
         exc : BaseException
-            What it raised; a ``source_files`` attribute on it names the recordings being rendered.
+            What the item raised. A ``source_files`` attribute on it names the recordings being
+            rendered, which the cause then quotes unless the message names them already.
 
         Returns
         -------

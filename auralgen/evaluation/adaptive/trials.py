@@ -27,7 +27,7 @@ from pathlib import Path
 from auralgen.core.errors import ParameterError, Redraw
 from auralgen.core.qa import answer_slot
 from auralgen.core.random import item_rng
-from auralgen.export.audio import encode_flac
+from auralgen.generation.item import item_columns
 from auralgen.tasks.base import Level, Task
 
 from ..adapters import ModelError, strip_answer
@@ -144,27 +144,20 @@ def _valid_draw(task: Task, rng, value: float, trial: int, *, validate: bool, ma
 
 def _trial_row(task: Task, item_id: str, value: float, split: str, params: dict, clips, qa, flac_bits: int) -> Item:
     """The evaluation :class:`Item` of a trial's draw (level -1: off the grid)."""
-    sr = int(params.get("sample_rate_hz", task.sample_rate))
+    columns = item_columns(task, qa, params, clips, flac_bits=flac_bits, paths=None)
+    columns["audio"] = tuple(columns["audio"])
     return Item(
         id=item_id,
         task=task.name,
-        category=task.category,
-        sub_category=task.sub_category,
         attribute=task.attribute,
         regime=task.regime,
         level=-1,
         level_value=float(value),
         level_unit=task.level_unit,
-        question=qa.question,
         options=tuple(qa.options),
-        answer=qa.options[qa.answer_index],
-        answer_index=qa.answer_index,
-        audio=tuple({"bytes": encode_flac(c, sr, bits=flac_bits), "path": None} for c in clips),
-        sampling_rate=sr,
-        num_channels=int(clips[0].shape[0]),
-        channel_layout=task.channel_layout(params),
         params=json.dumps(params),
         split=split,
+        **columns,
     )
 
 

@@ -18,6 +18,7 @@ BENCHES = (
     "bench_spatial",
     "bench_receivers",
     "bench_trajectory",
+    "bench_slow_tasks",
     "bench_scoring",
     "bench_eval",
     "bench_ray",
@@ -25,7 +26,8 @@ BENCHES = (
     "bench_transforms",
     "bench_refusals",
     "bench_scale",
-)  # bench_ray: needs the ray extra; bench_adaptive: 200 simulated runs per setting, 100 per failing-observer kind
+)  # bench_slow_tasks: times the git ref scale-baseline too (a full clone); bench_ray: needs the ray extra;
+# bench_adaptive: 200 simulated runs per setting, 100 per failing-observer kind
 # (about 1 h); bench_scale: a 1 M-item plan and a 100,000-item run on 2 workers (minutes on an idle 2-core machine)
 
 

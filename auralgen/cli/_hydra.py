@@ -302,7 +302,8 @@ def refuse_task_lists(parsed) -> None:
         values = list(o.sweep_iterator()) if o.is_sweep_override() else [o.value()]
         if any(isinstance(v, (list, tuple, str)) for v in values):
             raise ParameterError(
-                f"{o.input_line} names tasks the way evaluation used to; allowed: task=<name> (one task), "
+                f"{o.input_line} names tasks as a list, but a suite's tasks are a mapping of task configs; "
+                "allowed: task=<name> (one task), "
                 "-m task=a,b (one dataset each), suite=<name>, or a suite grown with +task@tasks.<name>=<name>"
             )
 

@@ -48,10 +48,8 @@ def tune_allocator() -> bool:
     """Have glibc's allocator keep freed blocks under :data:`MMAP_THRESHOLD` for reuse instead of
     mapping each one fresh: an item allocates and frees dozens of arrays of a clip's size (256-512
     kB at 16 kHz), and glibc's default (a threshold that starts at 128 kB and only adapts) maps and
-    unmaps many of them, so every use page-faults anew. Measured with ``bench_generation``'s
-    ``items_per_second`` in one process, three runs per tone task: the audiogram 249-266 -> 317-334
-    items/s, the other tone tasks 2-5 % faster; the peak memory of bench_generation's 20,004-item run
-    is unchanged (448 MB).
+    unmaps many of them, so every use page-faults anew. ``bench/bench_generation.py`` runs with it,
+    as every generation process does.
 
     Returns
     -------

@@ -62,7 +62,8 @@ def test_generation_keeps_its_task_group_after_an_evaluation_compose():
         (
             "config",
             ["tasks=[pitch_relative]"],
-            "error: tasks=[pitch_relative] names tasks the way evaluation used to; allowed: task=<name> (one task), "
+            "error: tasks=[pitch_relative] names tasks as a list, but a suite's tasks are a mapping of task configs; "
+            "allowed: task=<name> (one task), "
             "-m task=a,b (one dataset each), suite=<name>, or a suite grown with +task@tasks.<name>=<name>",
         ),
     ],

@@ -94,7 +94,7 @@ def study_report(study: StudyConfig) -> dict:
     """
     if not study.db_path.exists():
         raise ParameterError(f"out={study.out!r} holds no listen.sqlite; allowed: the out folder of a study that ran")
-    store = Store(study.db_path)
+    store = Store(study.db_path, read_only=True)
     try:
         people = [p for p in store.participants() if p["screening_passed"] == 1]
         tracks = adaptive_tracks(study)

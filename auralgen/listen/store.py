@@ -62,14 +62,27 @@ CREATE TABLE IF NOT EXISTS trials (
 
 
 class Store:
-    """The study database (see the module docstring); safe to share between the server's threads."""
+    """The study database (see the module docstring); safe to share between the server's threads.
 
-    def __init__(self, path: str | Path):
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The SQLite file (created with its tables unless ``read_only``).
+    read_only : bool, optional
+        Open an existing database for reading only (SQLite refuses every write), as a report does.
+    """
+
+    def __init__(self, path: str | Path, *, read_only: bool = False):
         self.path = Path(path)
+        self._lock = threading.RLock()
+        if read_only:  # a report reads a study's database, even a copy on a read-only disk, and never writes it
+            uri = f"{self.path.resolve().as_uri()}?mode=ro"
+            self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+            self._db.row_factory = sqlite3.Row
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         self._db.row_factory = sqlite3.Row
-        self._lock = threading.RLock()
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")

@@ -4,15 +4,18 @@ import json
 import math
 import sqlite3
 
+import pytest
 from starlette.testclient import TestClient
 
 from auralgen.cli import main
 from auralgen.evaluation.adaptive import SimulatedObserver
 from auralgen.evaluation.adaptive.session import run_track, track_summary
 from auralgen.evaluation.leaderboard import update_adaptive
+from auralgen.listen import report as report_module
 from auralgen.listen.app import create_app
 from auralgen.listen.report import study_report
 from auralgen.listen.schedule import Schedule
+from auralgen.listen.store import Store
 from auralgen.listen.study import load_study
 from tests.listen.test_app import drive
 from tests.support.listen_server import write_study
@@ -106,3 +109,24 @@ def test_the_dataset_table_gains_the_peoples_accuracy_on_the_same_items(tmp_path
         line for line in board.read_text().splitlines() if line.startswith("| *human (n = 2, same stimuli)* | people")
     )
     assert "| 100.0 | – | 100.0 / – |" in row  # the observers answered every fixed item right
+
+
+def test_the_report_reads_the_database_without_writing_it(tmp_path, pitch_dataset, monkeypatch):
+    _, study = run_study(tmp_path, pitch_dataset)
+    opened = []
+
+    class Recorded(Store):
+        def __init__(self, path, **kw):
+            opened.append(kw.get("read_only", False))
+            super().__init__(path, **kw)
+
+    monkeypatch.setattr(report_module, "Store", Recorded)
+    assert study_report(study)["n"] == 2 and opened == [True]
+    ro = Store(study.db_path, read_only=True)
+    try:
+        assert len(ro.participants()) == 2
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            ro._write("DELETE FROM trials")
+    finally:
+        ro.close()
+    assert sqlite3.connect(study.db_path).execute("SELECT COUNT(*) FROM trials").fetchone()[0] > 0

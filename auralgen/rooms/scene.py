@@ -28,7 +28,7 @@ from auralgen.rooms.hybrid import XFADE_S, mixing_time_s
 from auralgen.rooms.images import FDL2, ImageSources, image_sources, max_order_for, rir_length
 from auralgen.rooms.receivers import TAIL_POINT_OFFSET_M, Receiver
 from auralgen.rooms.simulate import compute_rir
-from auralgen.rooms.spec import RoomSpec, check_position
+from auralgen.rooms.spec import RoomSpec, check_position, wall_absorption, wall_areas_m2
 
 __all__ = ["TAIL_POINT_OFFSET_M", "convolve", "critical_distance_m", "expected_drr_db", "spatial_rir"]
 
@@ -136,19 +136,30 @@ def convolve(signal: np.ndarray, rir: np.ndarray) -> np.ndarray:
 def critical_distance_m(room: RoomSpec) -> float:
     """Distance where direct and reverberant energy are equal (Sabine): ``sqrt(A / (16 pi))``.
 
+    The absorption area ``A`` is ``0.161 V / RT60`` for a room given by its ``rt60_s``, and the
+    walls' areas weighted by their absorption for a room given by ``materials``.
+
     Parameters
     ----------
     room : RoomSpec
-        The room; its ``volume_m3`` and ``rt60_s`` are read.
+        The room; its ``volume_m3`` and ``rt60_s``, or its walls' areas and ``materials``, are read.
 
     Returns
     -------
     float
-        Distance (m); ``inf`` without reverberation.
+        Distance (m); ``inf`` without reverberation (no RT60 and no materials, or every wall absorbing all).
     """
-    if room.rt60_s is None or room.rt60_s <= 0:
+    if room.rt60_s is not None:
+        if room.rt60_s <= 0:
+            return math.inf
+        absorption_area = 0.161 * room.volume_m3 / room.rt60_s
+    elif room.materials is not None:
+        alpha = wall_absorption(room)
+        if np.all(alpha >= 1.0):
+            return math.inf
+        absorption_area = float(np.sum(wall_areas_m2(room) * alpha))
+    else:
         return math.inf
-    absorption_area = 0.161 * room.volume_m3 / room.rt60_s
     return math.sqrt(absorption_area / (16 * math.pi))
 
 

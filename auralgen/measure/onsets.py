@@ -183,6 +183,24 @@ def ioi_regularity(onsets_s) -> float:
     return float(np.max(np.abs(t - fit)))
 
 
+def hop_samples(hop_s: float, sample_rate: int) -> int:
+    """A hop of ``hop_s`` seconds in whole samples (at least one).
+
+    Parameters
+    ----------
+    hop_s : float > 0
+        The hop (s).
+    sample_rate : int
+        Samples per second.
+
+    Returns
+    -------
+    int
+        ``round(hop_s * sample_rate)``, at least 1.
+    """
+    return max(int(round(check_positive("hop_s", hop_s) * sample_rate)), 1)
+
+
 def onset_strength(x, sample_rate, *, hop_s: float = ENVELOPE_HOP_S) -> np.ndarray:
     """Half-wave rectified rise of the log energy envelope (dB per hop), one value per hop.
 
@@ -202,7 +220,7 @@ def onset_strength(x, sample_rate, *, hop_s: float = ENVELOPE_HOP_S) -> np.ndarr
     """
     sr = check_rate(sample_rate)
     y = as_mono(x)
-    hop = max(int(round(check_positive("hop_s", hop_s) * sr)), 1)
+    hop = hop_samples(hop_s, sr)
     env = moving_average(y * y, 2 * hop)[::hop]
     db = 10.0 * np.log10(env + env.max() * 1e-6 + 1e-30)
     return np.maximum(np.diff(db, prepend=db[:1]), 0.0)
@@ -232,7 +250,7 @@ def autocorr_tempo_bpm(x, sample_rate, *, min_bpm: float, max_bpm: float, hop_s:
         raise ParameterError(f"max_bpm={max_bpm!r} <= min_bpm={min_bpm!r}; allowed: min_bpm < max_bpm")
     s = onset_strength(x, sample_rate, hop_s=hop_s)
     s = s - s.mean()
-    hop = hop_s
+    hop = hop_samples(hop_s, check_rate(sample_rate)) / sample_rate  # the hop the envelope took (whole samples)
     lag_lo, lag_hi = int(math.floor(60.0 / hi / hop)), int(math.ceil(60.0 / lo / hop))
     if lag_hi + 2 >= s.size or not np.any(s):
         return math.nan

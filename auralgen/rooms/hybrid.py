@@ -25,8 +25,6 @@ The response ends where that direction-averaged decay ``mean_u [...]`` has falle
 The two parts are joined by an energy-preserving raised-cosine crossfade (``XFADE_S``), then
 the 10 Hz high-pass of :mod:`auralgen.rooms.images` runs over the whole response. The tail
 is drawn independently per microphone (no inter-channel coherence of the diffuse field).
-
-Also here: :func:`schroeder_rt60` and :func:`drr_db` for tests and validation.
 """
 
 from __future__ import annotations
@@ -38,7 +36,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from auralgen.core.errors import ParameterError, check_range
+from auralgen.core.errors import check_range
 from auralgen.rooms import _ism_kernels as _k
 from auralgen.rooms.fast import render_order_raw
 from auralgen.rooms.images import (
@@ -295,70 +293,3 @@ def compute_rir_hybrid(
         rirs, noise, tail.grid, tail.env, tail.s_mean, tail.v_fs, tail.s_var, float(fs), FDL2, n0s, n_ends, ramp, fade
     )
     return _highpass(rirs, fs)  # one call filters every channel
-
-
-# ------------------------------------------------------------------ room-acoustic measures
-
-
-def schroeder_rt60(rir, sample_rate: int, *, db_range: tuple[float, float] | None = None) -> float:
-    """RT60 (s) from Schroeder backward integration, T30 (-5..-35 dB) extrapolated to 60 dB.
-
-    Falls back to T20 (-5..-25 dB) if the decay curve does not reach -35 dB.
-
-    Parameters
-    ----------
-    rir : array_like, shape (n,)
-        Impulse response (any shape is flattened).
-    sample_rate : int
-        Sample rate (Hz).
-    db_range : tuple of float, optional
-        ``(hi, lo)``: the fit range (dB, negative), overriding T30/T20.
-
-    Returns
-    -------
-    float
-        RT60 (s).
-    """
-    h = np.asarray(rir, dtype=float).ravel()
-    edc = np.cumsum((h**2)[::-1])[::-1]
-    if edc.size == 0 or edc[0] <= 0:
-        raise ParameterError("rir has no energy; allowed: a non-zero impulse response")
-    edc_db = 10.0 * np.log10(np.maximum(edc / edc[0], 1e-300))
-    if db_range is None:
-        db_range = (-5.0, -35.0) if edc_db.min() <= -35.0 else (-5.0, -25.0)
-    hi, lo = db_range
-    start = int(np.argmax(edc_db <= hi))
-    stop = int(np.argmax(edc_db <= lo))
-    if stop <= start + 1:
-        raise ParameterError(f"rir decays less than {abs(lo)} dB; allowed: a response with a measurable decay")
-    t = np.arange(start, stop) / sample_rate
-    slope = np.polyfit(t, edc_db[start:stop], 1)[0]
-    return float(-60.0 / slope)
-
-
-def drr_db(rir, sample_rate: int, direct_delay_samples: float, *, window_ms: float = 2.5) -> float:
-    """Direct-to-reverberant ratio: energy within ``window_ms`` of the direct sound vs the rest.
-
-    Parameters
-    ----------
-    rir, sample_rate
-        As in :func:`schroeder_rt60`.
-    direct_delay_samples : float
-        Arrival of the direct sound (samples).
-    window_ms : float
-        Half-width of the direct sound's window (ms).
-
-    Returns
-    -------
-    float
-        DRR (dB).
-    """
-    h = np.asarray(rir, dtype=float).ravel()
-    half = int(round(window_ms * 1e-3 * sample_rate))
-    centre = int(round(direct_delay_samples))
-    lo, hi = max(0, centre - half), min(h.size, centre + half + 1)
-    direct = float(np.sum(h[lo:hi] ** 2))
-    reverb = float(np.sum(h**2)) - direct
-    if direct <= 0 or reverb <= 0:
-        raise ParameterError(f"direct_delay_samples={direct_delay_samples!r} leaves no direct or no reverberant energy")
-    return 10.0 * math.log10(direct / reverb)

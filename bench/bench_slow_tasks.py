@@ -2,7 +2,8 @@
 
 trajectory, multi_source_relation and mixture (room rendering, moving sources, mixtures with a
 measurement of every part) set the bill of a large training run. Each is timed in one process
-(render + measurement + FLAC export, validation on, default config, numba caches warm) in two
+(render + measurement + FLAC export, validation on, default config, numba caches warm, one
+thread for numba, BLAS and OpenMP in both) in two
 trees alternately: this tree and the *reference tree*, the package as it was before these tasks
 were sped up (git ref ``scale-baseline``, unpacked into a temporary folder with ``git archive``).
 The same loop runs in both (each tree's own renderer, config and shard writer), so the figures
@@ -91,6 +92,8 @@ def run_child(tree: Path, task: str, n: int, cache: Path) -> dict:
         PRA_NUM_THREADS="1",
         NUMBA_NUM_THREADS="1",
         OMP_NUM_THREADS="1",
+        OPENBLAS_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
         NUMBA_CACHE_DIR=str(cache),
     )
     out = subprocess.run(

@@ -3,9 +3,8 @@
 trajectory, multi_source_relation and mixture (room rendering, moving sources, mixtures with a
 measurement of every part) set the bill of a large training run. Each is timed in one process
 (render + measurement + FLAC export, validation on, default config, numba caches warm, one
-thread for numba, BLAS and OpenMP in both) in two
-trees alternately: this tree and the *reference tree*, the package as it was before these tasks
-were sped up (git ref ``scale-baseline``, unpacked into a temporary folder with ``git archive``).
+thread for numba, BLAS and OpenMP) in two trees alternately: this tree and the *reference
+tree*, the package as it was before these tasks were sped up (git ref ``scale-baseline``, unpacked into a temporary folder with ``git archive``).
 The same loop runs in both (each tree's own renderer, config and shard writer), so the figures
 are like for like: same items, same accuracy, one thread. Each figure is the median and the
 min-max of ``--runs`` pairs; the re-draw rate (draws rejected by the measurement per item) is

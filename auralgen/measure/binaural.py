@@ -22,6 +22,7 @@ Directions follow :mod:`auralgen.measure.geometry` (azimuth 0 ahead, +90 left; e
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,6 +83,30 @@ def _unit(d: np.ndarray) -> np.ndarray:
     return np.stack([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)], axis=1)
 
 
+SPECTRA_MEMO_SIZE = 8  # HRIR sets' spectra kept per process (see _set_spectra): ~3 MB each for KEMAR at 16 kHz
+_SPECTRA: OrderedDict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+
+
+def _set_spectra(h: np.ndarray, nfft: int) -> np.ndarray:
+    """``scipy.fft.rfft(h, nfft, axis=-1)`` (read-only), kept for the last :data:`SPECTRA_MEMO_SIZE`
+    ``(set, nfft)``: every direction measurement of a process compares its window with the same cached
+    HRIR set (``Binaural.hrtf_at``) at one of a few FFT lengths, and the set's transform costs more than
+    the rest of the match. An entry holds the set itself and is used only for that very array (``is``)."""
+    key = (id(h), nfft)
+    hit = _SPECTRA.get(key)
+    if hit is not None and hit[0] is h and not h.flags.writeable:
+        _SPECTRA.move_to_end(key)
+        return hit[1]
+    hf = scipy.fft.rfft(h, nfft, axis=-1)
+    if h.flags.writeable:  # a caller's array may change between calls: not kept
+        return hf
+    hf.setflags(write=False)
+    _SPECTRA[key] = (h, hf)
+    while len(_SPECTRA) > SPECTRA_MEMO_SIZE:
+        _SPECTRA.popitem(last=False)
+    return hf
+
+
 def match_known_source(
     x, dry, hrirs, directions_deg, *, max_lag: float = 0.0, lag_step: float = 0.25, lag: float = 0.0
 ) -> DirectionMatch:
@@ -129,7 +154,7 @@ def match_known_source(
         raise ParameterError(f"max_lag={max_lag!r}, lag_step={lag_step!r}; allowed: max_lag >= 0, lag_step > 0")
     pad = int(np.ceil(max_lag + abs(lag))) + 1
     nfft = scipy.fft.next_fast_len(s.size + 2 * pad + h.shape[2] - 1, real=True)
-    hf = scipy.fft.rfft(h, nfft, axis=-1)
+    hf = _set_spectra(h, nfft)
     sf = scipy.fft.rfft(np.concatenate([np.zeros(pad), s, np.zeros(pad)]), nfft)
     omega = 2.0 * np.pi * np.fft.rfftfreq(nfft)
     energy = float(np.sum(w**2))

@@ -101,3 +101,31 @@ def test_runner_up_leaves_out_a_direction_20_deg_away_whatever_the_last_bit(az_d
     d = np.array([[0.0, 0.0], [az_deg, 0.0], [40.0, 0.0]])
     m = _best(np.array([0.0, 0.1, 0.5]), d)
     assert m.index == 0 and m.runner_up == 0.5
+
+
+def test_set_spectra_memo_returns_the_direct_transform_and_the_same_match(kemar):
+    """The kept HRIR spectra equal a fresh ``rfft`` of the set bit for bit, so a match with the memo
+    warm gives the very record a match on a writeable copy of the set (never kept) gives."""
+    import scipy.fft
+
+    from auralgen.measure import binaural
+
+    binaural._SPECTRA.clear()
+    hf = binaural._set_spectra(kemar.hrirs, 288)
+    assert np.array_equal(hf, scipy.fft.rfft(kemar.hrirs, 288, axis=-1)) and not hf.flags.writeable
+    assert binaural._set_spectra(kemar.hrirs, 288) is hf  # kept for that very (read-only) set
+    copy = np.array(kemar.hrirs)
+    assert binaural._set_spectra(copy, 288) is not hf and len(binaural._SPECTRA) == 1  # a writeable set: not kept
+    rng = np.random.default_rng(9)
+    i = int(kemar.nearest(-30.0, 10.0))
+    dry = rng.standard_normal(200)
+    for n in (30, 47, 63, 90):  # windows of a few lengths
+        x = _ears(kemar, i, dry)[:, :200][:, -n:] + 1e-4 * rng.standard_normal((2, n))
+        warm = match_known_source(x, dry, kemar.hrirs, kemar.directions_deg)
+        assert warm == match_known_source(x, dry, kemar.hrirs, kemar.directions_deg)
+        assert warm == match_known_source(x, dry, copy, kemar.directions_deg)
+        assert warm.index == i
+    assert len(binaural._SPECTRA) == 2  # 288 and the FFT length of this dry signal (the window does not set it)
+    for k in range(binaural.SPECTRA_MEMO_SIZE + 3):  # bounded
+        binaural._set_spectra(kemar.hrirs, 300 + 2 * k)
+    assert len(binaural._SPECTRA) == binaural.SPECTRA_MEMO_SIZE

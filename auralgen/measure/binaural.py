@@ -22,7 +22,6 @@ Directions follow :mod:`auralgen.measure.geometry` (azimuth 0 ahead, +90 left; e
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,30 +82,6 @@ def _unit(d: np.ndarray) -> np.ndarray:
     return np.stack([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)], axis=1)
 
 
-SPECTRA_MEMO_SIZE = 8  # HRIR sets' spectra kept per process (see _set_spectra): ~3 MB each for KEMAR at 16 kHz
-_SPECTRA: OrderedDict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
-
-
-def _set_spectra(h: np.ndarray, nfft: int) -> np.ndarray:
-    """``scipy.fft.rfft(h, nfft, axis=-1)`` (read-only), kept for the last :data:`SPECTRA_MEMO_SIZE`
-    ``(set, nfft)``: every direction measurement of a process compares its window with the same cached
-    HRIR set (``Binaural.hrtf_at``) at one of a few FFT lengths, and the set's transform costs more than
-    the rest of the match. An entry holds the set itself and is used only for that very array (``is``)."""
-    key = (id(h), nfft)
-    hit = _SPECTRA.get(key)
-    if hit is not None and hit[0] is h and not h.flags.writeable:
-        _SPECTRA.move_to_end(key)
-        return hit[1]
-    hf = scipy.fft.rfft(h, nfft, axis=-1)
-    if h.flags.writeable:  # a caller's array may change between calls: not kept
-        return hf
-    hf.setflags(write=False)
-    _SPECTRA[key] = (h, hf)
-    while len(_SPECTRA) > SPECTRA_MEMO_SIZE:
-        _SPECTRA.popitem(last=False)
-    return hf
-
-
 def match_known_source(
     x, dry, hrirs, directions_deg, *, max_lag: float = 0.0, lag_step: float = 0.25, lag: float = 0.0
 ) -> DirectionMatch:
@@ -154,14 +129,19 @@ def match_known_source(
         raise ParameterError(f"max_lag={max_lag!r}, lag_step={lag_step!r}; allowed: max_lag >= 0, lag_step > 0")
     pad = int(np.ceil(max_lag + abs(lag))) + 1
     nfft = scipy.fft.next_fast_len(s.size + 2 * pad + h.shape[2] - 1, real=True)
-    hf = _set_spectra(h, nfft)
     sf = scipy.fft.rfft(np.concatenate([np.zeros(pad), s, np.zeros(pad)]), nfft)
     omega = 2.0 * np.pi * np.fft.rfftfreq(nfft)
     energy = float(np.sum(w**2))
     end = pad + s.size
+    # the window of each template's circular convolution with the delayed signal (length nfft), as one matrix
+    # product: rows [k * 2 + ear, tap] times taps x window samples of the signal (the FFT of every template
+    # at nfft and its inverse cost ~2x more for the few samples the window keeps)
+    rows = h.reshape(-1, h.shape[2])
+    idx = (end - n + np.arange(n)[None, :] - np.arange(h.shape[2])[:, None]) % nfft
     residual = np.ones(h.shape[0])
     for shift in lag + (np.arange(-max_lag, max_lag + lag_step / 2, lag_step) if max_lag > 0 else np.zeros(1)):
-        pred = scipy.fft.irfft(hf * (sf * np.exp(-1j * omega * shift)), nfft, axis=-1)[..., end - n : end]
+        shifted = scipy.fft.irfft(sf * np.exp(-1j * omega * shift), nfft)  # the dry signal, delayed by `shift`
+        pred = (rows @ shifted[idx]).reshape(h.shape[0], 2, n)  # every template through it, in the window
         num = np.einsum("ken,en->k", pred, w)
         den = np.einsum("ken,ken->k", pred, pred)
         residual = np.minimum(residual, 1.0 - num**2 / np.maximum(den * energy, 1e-300))  # best shared gain

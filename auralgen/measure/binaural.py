@@ -82,6 +82,14 @@ def _unit(d: np.ndarray) -> np.ndarray:
     return np.stack([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)], axis=1)
 
 
+def _window_taps(taps: int, end: int, n: int, nfft: int) -> np.ndarray:
+    """``idx [taps, n]``: sample ``(end - n + j - t) mod nfft`` of a signal of length ``nfft`` at tap ``t`` and
+    window sample ``j``, so that ``templates [k, taps] @ signal[idx]`` is the window ``[end - n, end)`` of each
+    template's circular convolution with the signal: one matrix product (the FFT of every template at
+    ``nfft`` and its inverse cost ~2x more for the few samples a window keeps)."""
+    return (end - n + np.arange(n)[None, :] - np.arange(taps)[:, None]) % nfft
+
+
 def match_known_source(
     x, dry, hrirs, directions_deg, *, max_lag: float = 0.0, lag_step: float = 0.25, lag: float = 0.0
 ) -> DirectionMatch:
@@ -133,11 +141,7 @@ def match_known_source(
     omega = 2.0 * np.pi * np.fft.rfftfreq(nfft)
     energy = float(np.sum(w**2))
     end = pad + s.size
-    # the window of each template's circular convolution with the delayed signal (length nfft), as one matrix
-    # product: rows [k * 2 + ear, tap] times taps x window samples of the signal (the FFT of every template
-    # at nfft and its inverse cost ~2x more for the few samples the window keeps)
-    rows = h.reshape(-1, h.shape[2])
-    idx = (end - n + np.arange(n)[None, :] - np.arange(h.shape[2])[:, None]) % nfft
+    rows, idx = h.reshape(-1, h.shape[2]), _window_taps(h.shape[2], end, n, nfft)
     residual = np.ones(h.shape[0])
     for shift in lag + (np.arange(-max_lag, max_lag + lag_step / 2, lag_step) if max_lag > 0 else np.zeros(1)):
         shifted = scipy.fft.irfft(sf * np.exp(-1j * omega * shift), nfft)  # the dry signal, delayed by `shift`

@@ -163,6 +163,11 @@ def harmonic_complex(
     k = np.arange(1, n_harmonics + 1, dtype=np.float64)
     amps = 1.0 / k if amplitudes is None else _harmonic_vector("amplitudes", amplitudes, n_harmonics)
     phases = np.zeros(n_harmonics) if phases_rad is None else _harmonic_vector("phases_rad", phases_rad, n_harmonics)
+    return _render_harmonics(f0_hz, n, sample_rate, amps, phases, block)
+
+
+def _render_harmonics(f0_hz, n: int, sample_rate: int, amps, phases, block) -> np.ndarray:
+    """The kernel of :func:`harmonic_complex`: a sine per sample (``block=0``) or by angle addition over blocks."""
     block = check_int("block", block, low=0)
     if block:
         return _kernels._render_harmonic_blocks(f0_hz, n, sample_rate, amps, phases, block)

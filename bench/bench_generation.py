@@ -26,6 +26,7 @@ from auralgen.export.parquet import ShardWriter  # noqa: E402
 from auralgen.generation.item import Renderer  # noqa: E402
 from auralgen.generation.plan import ItemSpec  # noqa: E402
 from auralgen.generation.run import tune_allocator  # noqa: E402
+from auralgen.generation.threads import one_blas_thread  # noqa: E402
 from tests.support.builders import small_run  # noqa: E402
 
 TONE_TASKS = ("pitch_relative", "loudness_relative", "duration_relative", "duration_absolute", "audiogram")
@@ -44,6 +45,7 @@ def items_per_second(task: str, *, validate: bool, n: int = 300, overrides: tupl
     """Items per second of one process rendering, validating (or not), encoding and writing ``n`` items."""
     extra = AUDIOGRAM_16K if task == "audiogram" else ()
     tune_allocator()  # as every generation process does (generation/run.py::_init_worker)
+    one_blas_thread()  # ditto
     run = small_run(f"task={task}", *extra, *overrides, validate=str(validate).lower())
     renderer = Renderer(run)
     levels = renderer.tasks[task].design.n_levels()

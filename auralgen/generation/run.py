@@ -33,6 +33,7 @@ from auralgen.export.webdataset import TarShardWriter, tar_name
 from auralgen.generation.item import ItemError, ItemSpec, Renderer
 from auralgen.generation.plan import ShardPlan, check_capacity, count_items, plan
 from auralgen.generation.summary import shard_levels
+from auralgen.generation.threads import one_blas_thread
 from auralgen.tasks.base import Task
 
 MAX_AHEAD_PER_WORKER = 32  # rendered rows allowed to queue for the writer, per worker
@@ -71,6 +72,7 @@ def _init_worker(run: RunConfig) -> None:
     global _WORKER
     os.environ.setdefault("PRA_NUM_THREADS", "1")
     tune_allocator()
+    one_blas_thread()
     _WORKER = Renderer(run)
 
 

@@ -82,6 +82,14 @@ def _unit(d: np.ndarray) -> np.ndarray:
     return np.stack([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)], axis=1)
 
 
+def _window_taps(taps: int, end: int, n: int, nfft: int) -> np.ndarray:
+    """``idx [taps, n]``: sample ``(end - n + j - t) mod nfft`` of a signal of length ``nfft`` at tap ``t`` and
+    window sample ``j``, so that ``templates [k, taps] @ signal[idx]`` is the window ``[end - n, end)`` of each
+    template's circular convolution with the signal: one matrix product (the FFT of every template at
+    ``nfft`` and its inverse cost ~2x more for the few samples a window keeps)."""
+    return (end - n + np.arange(n)[None, :] - np.arange(taps)[:, None]) % nfft
+
+
 def match_known_source(
     x, dry, hrirs, directions_deg, *, max_lag: float = 0.0, lag_step: float = 0.25, lag: float = 0.0
 ) -> DirectionMatch:
@@ -129,14 +137,15 @@ def match_known_source(
         raise ParameterError(f"max_lag={max_lag!r}, lag_step={lag_step!r}; allowed: max_lag >= 0, lag_step > 0")
     pad = int(np.ceil(max_lag + abs(lag))) + 1
     nfft = scipy.fft.next_fast_len(s.size + 2 * pad + h.shape[2] - 1, real=True)
-    hf = scipy.fft.rfft(h, nfft, axis=-1)
     sf = scipy.fft.rfft(np.concatenate([np.zeros(pad), s, np.zeros(pad)]), nfft)
     omega = 2.0 * np.pi * np.fft.rfftfreq(nfft)
     energy = float(np.sum(w**2))
     end = pad + s.size
+    rows, idx = h.reshape(-1, h.shape[2]), _window_taps(h.shape[2], end, n, nfft)
     residual = np.ones(h.shape[0])
     for shift in lag + (np.arange(-max_lag, max_lag + lag_step / 2, lag_step) if max_lag > 0 else np.zeros(1)):
-        pred = scipy.fft.irfft(hf * (sf * np.exp(-1j * omega * shift)), nfft, axis=-1)[..., end - n : end]
+        shifted = scipy.fft.irfft(sf * np.exp(-1j * omega * shift), nfft)  # the dry signal, delayed by `shift`
+        pred = (rows @ shifted[idx]).reshape(h.shape[0], 2, n)  # every template through it, in the window
         num = np.einsum("ken,en->k", pred, w)
         den = np.einsum("ken,ken->k", pred, pred)
         residual = np.minimum(residual, 1.0 - num**2 / np.maximum(den * energy, 1e-300))  # best shared gain

@@ -112,6 +112,7 @@ def harmonic_complex(
     n_harmonics: int = 10,
     amplitudes=None,
     phases_rad=None,
+    block: int = 0,
 ) -> np.ndarray:
     """Harmonic complex ``sum_k a_k sin(2 pi k f0_hz t + phi_k)`` for ``k = 1..n_harmonics``.
 
@@ -133,6 +134,10 @@ def harmonic_complex(
         A zero removes a harmonic (e.g. a missing fundamental).
     phases_rad : array-like [shape=(n_harmonics,)], optional
         Starting phase of each harmonic in radians; default all zero (sine phase).
+    block : int >= 0
+        0 (default): one sine per sample and harmonic. ``block > 0``: the sines of each block of
+        that many samples from its first sample's by angle addition, several times faster and equal
+        within ~1e-10 of the sum's peak (the rounding of the phase ``2 pi k f0 t``, which both share).
 
     Returns
     -------
@@ -158,6 +163,14 @@ def harmonic_complex(
     k = np.arange(1, n_harmonics + 1, dtype=np.float64)
     amps = 1.0 / k if amplitudes is None else _harmonic_vector("amplitudes", amplitudes, n_harmonics)
     phases = np.zeros(n_harmonics) if phases_rad is None else _harmonic_vector("phases_rad", phases_rad, n_harmonics)
+    return _render_harmonics(f0_hz, n, sample_rate, amps, phases, block)
+
+
+def _render_harmonics(f0_hz, n: int, sample_rate: int, amps, phases, block) -> np.ndarray:
+    """The kernel of :func:`harmonic_complex`: a sine per sample (``block=0``) or by angle addition over blocks."""
+    block = check_int("block", block, low=0)
+    if block:
+        return _kernels._render_harmonic_blocks(f0_hz, n, sample_rate, amps, phases, block)
     return _kernels._render_harmonic(f0_hz, n, sample_rate, amps, phases)
 
 

@@ -67,6 +67,7 @@ SIGNAL_CASES = [
         r"n_harmonics=0 is out of range; allowed: >= 1",
     ),
     (lambda: harmonic_complex(100.0, 1.0, sample_rate=SR, n_harmonics=2.0), r"n_harmonics=2.0 is not an integer"),
+    (lambda: harmonic_complex(100.0, 1.0, sample_rate=SR, block=-1), r"block=-1 is out of range; allowed: >= 0"),
     (lambda: harmonic_complex(5000.0, 1.0, sample_rate=SR), r"f0_hz=5000.0 is out of range"),
     (
         lambda: harmonic_complex(100.0, 1.0, sample_rate=SR, n_harmonics=3, amplitudes=[1, 1]),

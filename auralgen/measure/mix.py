@@ -6,14 +6,15 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import fft as sp_fft
 from scipy import signal
-from scipy.fft import next_fast_len
 
 from auralgen.core.errors import ParameterError
 from auralgen.measure.common import as_mono, check_rate
 
 _REFINE_PASSES = 2
 _MAX_GRAM_COND = 1e10  # above this the normal equations lose digits: least squares by SVD instead
+_F32_ERROR = 1e-6  # bound on a float32 FFT correlation's error, re the product of the signals' norms (~1e-8 seen)
 
 
 @dataclass(frozen=True)
@@ -46,28 +47,38 @@ def _fit_gains(x: np.ndarray, refs: list[np.ndarray], lags: list[int]) -> np.nda
 
 
 class _Correlator:
-    """Cross-correlations of one mix with its references, from one FFT of each signal.
+    """Cross-correlations of one mix with its references, from one float32 FFT of each signal.
 
-    ``full(i)`` is ``scipy.signal.correlate(x, refs[i], mode="full")``: index ``lag + m_i - 1`` holds
+    ``mix_cc[i]`` is ``scipy.signal.correlate(x, refs[i], mode="full")``: index ``lag + m_i - 1`` holds
     ``sum_t x[t + lag] refs[i][t]``. The correlation of a placed reference ``j`` (at ``lag_j``, wholly
     inside the mix) with reference ``i`` is the reference pair's own correlation shifted by ``lag_j``,
     so the correlation of the mix minus the other fitted components needs no new transform
     (:meth:`residual`); a component clipped at an end of the mix is transformed as placed.
+
+    Single precision is used for the transforms only where it cannot change a decision: each
+    correlation comes with a bound on its rounding error (:data:`_F32_ERROR` times the norms that
+    enter it, ~100x the error measured), and :meth:`lag` recomputes in double precision, as a direct
+    correlation, whenever the peak does not beat every other lag by twice that bound.
     """
 
     def __init__(self, x: np.ndarray, refs: list[np.ndarray]):
         self.x, self.refs, self.n = x, refs, len(x)
         longest = max(len(r) for r in refs)
-        self.size = next_fast_len(max(self.n, longest) + longest - 1, real=True)
-        self.spectra = [np.fft.rfft(r, self.size) for r in refs]
-        self.conj = [np.conj(s) for s in self.spectra]
-        self.x_spectrum = np.fft.rfft(x, self.size)
-        self.mix_cc = [self._unwrap(self.x_spectrum * c, len(r), self.n) for c, r in zip(self.conj, refs)]
+        self.size = sp_fft.next_fast_len(max(self.n, longest) + longest - 1, real=True)
+        self.norms = [math.sqrt(_dot(r, r)) for r in refs]
+        self.x_norm = math.sqrt(_dot(x, x))
+        padded = np.zeros((len(refs), self.size), dtype=np.float32)
+        for row, r in zip(padded, refs, strict=True):
+            row[: len(r)] = r
+        spectra = sp_fft.rfft(padded, axis=1)
+        self.spectra, self.conj = spectra, np.conj(spectra)
+        x_spectrum = sp_fft.rfft(x.astype(np.float32), self.size)
+        circ = sp_fft.irfft(x_spectrum[None, :] * self.conj, self.size, axis=1)
+        self.mix_cc = [self._unwrapped(c, len(r), self.n) for c, r in zip(circ, refs, strict=True)]
         self.pairs: dict[tuple[int, int], np.ndarray] = {}
 
-    def _unwrap(self, product: np.ndarray, m_i: int, m_j: int) -> np.ndarray:
-        """Lags ``-(m_i - 1) .. m_j - 1`` of a circular correlation given by its spectrum ``product``."""
-        circ = np.fft.irfft(product, self.size)
+    def _unwrapped(self, circ: np.ndarray, m_i: int, m_j: int) -> np.ndarray:
+        """Lags ``-(m_i - 1) .. m_j - 1`` of the circular correlation ``circ``."""
         return np.concatenate((circ[self.size - (m_i - 1) :], circ[:m_j]))
 
     def _pair(self, j: int, i: int) -> np.ndarray:
@@ -77,35 +88,80 @@ class _Correlator:
             if (i, j) in self.pairs:
                 self.pairs[(j, i)] = self.pairs[(i, j)][::-1]
             else:
-                self.pairs[(j, i)] = self._unwrap(self.spectra[j] * self.conj[i], len(self.refs[i]), len(self.refs[j]))
+                circ = sp_fft.irfft(self.spectra[j] * self.conj[i], self.size)
+                self.pairs[(j, i)] = self._unwrapped(circ, len(self.refs[i]), len(self.refs[j]))
         return self.pairs[(j, i)]
 
-    def residual(self, i: int, lags: list[int], gains: np.ndarray) -> np.ndarray:
-        """``correlate(x - sum_{j != i} gains[j] * placed(refs[j], lags[j]), refs[i], mode="full")``."""
+    def residual(self, i: int, lags: list[int], gains) -> tuple[np.ndarray, float]:
+        """``correlate(x - sum_{j != i} gains[j] * placed(refs[j], lags[j]), refs[i], mode="full")`` and
+        the bound on its rounding error."""
         m_i, cc = len(self.refs[i]), self.mix_cc[i].copy()
+        scale = self.x_norm
         for j, (r, lag, g) in enumerate(zip(self.refs, lags, gains, strict=True)):
             if j == i:
                 continue
+            scale += abs(float(g)) * self.norms[j]
             if 0 <= lag and lag + len(r) <= self.n:
-                cc[lag : lag + m_i + len(r) - 1] -= g * self._pair(j, i)
+                cc[lag : lag + m_i + len(r) - 1] -= float(g) * self._pair(j, i)
             else:
-                placed = np.fft.rfft(_placed(r, lag, self.n), self.size)
-                cc -= g * self._unwrap(placed * self.conj[i], m_i, self.n)
-        return cc
+                placed = sp_fft.rfft(_placed(r, lag, self.n).astype(np.float32), self.size)
+                cc -= float(g) * self._unwrapped(sp_fft.irfft(placed * self.conj[i], self.size), m_i, self.n)
+        return cc, _F32_ERROR * scale * self.norms[i]
+
+    def lag(self, i: int, lags: list[int] | None = None, gains=None) -> int:
+        """The lag of ``refs[i]`` in the mix (minus the other placed references when ``lags`` are given):
+        the peak of ``|correlation|``, the same lag a double-precision direct correlation gives."""
+        if lags is None:
+            cc, bound = self.mix_cc[i], _F32_ERROR * self.x_norm * self.norms[i]
+        else:
+            cc, bound = self.residual(i, lags, gains)
+        mag = np.abs(cc)
+        k = int(np.argmax(mag))
+        peak = float(mag[k])
+        mag[k] = -1.0
+        if peak - float(np.max(mag, initial=-1.0)) > 2.0 * bound:
+            return k - (len(self.refs[i]) - 1)
+        target = self.x
+        if lags is not None:  # a near tie: decided in double precision, as a direct correlation
+            target = self.x - sum(
+                (
+                    float(g) * _placed(r, lag, self.n)
+                    for j, (r, lag, g) in enumerate(zip(self.refs, lags, gains))
+                    if j != i
+                ),
+                np.zeros(self.n),
+            )
+        return _best_lag(target, self.refs[i])
 
 
-def _lag_of(cc: np.ndarray, m: int) -> int:
-    return int(np.argmax(np.abs(cc))) - (m - 1)
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``sum(a * b)`` by numpy's pairwise summation (not BLAS, whose threads only add contention here)."""
+    return float(np.multiply(a, b).sum())
+
+
+def _span(lag: int, m: int, n: int) -> tuple[int, int]:
+    """The samples ``[a, b)`` of an ``n``-sample timeline that a reference of ``m`` samples at ``lag`` covers."""
+    return max(lag, 0), min(lag + m, n)
 
 
 def _gains(x: np.ndarray, refs: list[np.ndarray], lags: list[int]) -> np.ndarray:
-    """Least-squares gains of the placed ``refs`` in ``x``, from the normal equations (the design's
-    columns overlap only where the references do); :func:`numpy.linalg.lstsq` when they are ill-posed."""
-    design = np.stack([_placed(r, lag, len(x)) for r, lag in zip(refs, lags, strict=True)])
-    gram = design @ design.T
+    """Least-squares gains of the placed ``refs`` in ``x``, from the normal equations (each entry a dot
+    product over the samples where the placed references overlap); :func:`numpy.linalg.lstsq` when
+    they are ill-posed."""
+    n, k = len(x), len(refs)
+    spans = [_span(lag, len(r), n) for r, lag in zip(refs, lags, strict=True)]
+    gram, rhs = np.zeros((k, k)), np.zeros(k)
+    for i in range(k):
+        a_i, b_i = spans[i]
+        if b_i > a_i:
+            rhs[i] = _dot(x[a_i:b_i], refs[i][a_i - lags[i] : b_i - lags[i]])
+        for j in range(i, k):
+            a, b = max(a_i, spans[j][0]), min(b_i, spans[j][1])
+            if b > a:
+                gram[i, j] = gram[j, i] = _dot(refs[i][a - lags[i] : b - lags[i]], refs[j][a - lags[j] : b - lags[j]])
     if np.linalg.cond(gram) > _MAX_GRAM_COND:
-        return np.linalg.lstsq(design.T, x, rcond=None)[0]
-    return np.linalg.solve(gram, design @ x)
+        return _fit_gains(x, refs, lags)
+    return np.linalg.solve(gram, rhs)
 
 
 def mixture_components(x, references, sample_rate) -> list[MixtureComponent]:
@@ -150,13 +206,13 @@ def mixture_components(x, references, sample_rate) -> list[MixtureComponent]:
         if not np.any(r):
             raise ParameterError(f"references[{i}] is all zeros")
     corr = _Correlator(xm, refs)
-    lags = [_lag_of(cc, len(r)) for cc, r in zip(corr.mix_cc, refs, strict=True)]
+    lags = [corr.lag(i) for i in range(len(refs))]
     gains = _gains(xm, refs, lags)
     if len(refs) > 1:
         for _ in range(_REFINE_PASSES):
             before = list(lags)
-            for i, r in enumerate(refs):
-                lags[i] = _lag_of(corr.residual(i, lags, gains), len(r))
+            for i in range(len(refs)):
+                lags[i] = corr.lag(i, lags, gains)
             if lags == before:  # same lags give the same gains: a further pass changes nothing
                 break
             gains = _gains(xm, refs, lags)

@@ -77,9 +77,10 @@ class _Correlator:
         self.mix_cc = [self._unwrapped(c, len(r), self.n) for c, r in zip(circ, refs, strict=True)]
         self.pairs: dict[tuple[int, int], np.ndarray] = {}
 
-    def _unwrapped(self, circ: np.ndarray, m_i: int, m_j: int) -> np.ndarray:
+    @staticmethod
+    def _unwrapped(circ: np.ndarray, m_i: int, m_j: int) -> np.ndarray:
         """Lags ``-(m_i - 1) .. m_j - 1`` of the circular correlation ``circ``."""
-        return np.concatenate((circ[self.size - (m_i - 1) :], circ[:m_j]))
+        return np.concatenate((circ[len(circ) - (m_i - 1) :], circ[:m_j]))
 
     def _pair(self, j: int, i: int) -> np.ndarray:
         """``correlate(refs[j], refs[i], mode="full")``, computed once per unordered pair (the pair the
@@ -87,9 +88,11 @@ class _Correlator:
         if (j, i) not in self.pairs:
             if (i, j) in self.pairs:
                 self.pairs[(j, i)] = self.pairs[(i, j)][::-1]
-            else:
-                circ = sp_fft.irfft(self.spectra[j] * self.conj[i], self.size)
-                self.pairs[(j, i)] = self._unwrapped(circ, len(self.refs[i]), len(self.refs[j]))
+            else:  # every 2nd bin is the transform of the correlation wrapped at size / 2: exact when it fits
+                m_i, m_j = len(self.refs[i]), len(self.refs[j])
+                step = 2 if self.size % 2 == 0 and self.size // 2 >= m_i + m_j - 1 else 1
+                product = self.spectra[j, ::step] * self.conj[i, ::step]
+                self.pairs[(j, i)] = self._unwrapped(sp_fft.irfft(product, self.size // step), m_i, m_j)
         return self.pairs[(j, i)]
 
     def residual(self, i: int, lags: list[int], gains) -> tuple[np.ndarray, float]:

@@ -38,6 +38,8 @@ from typing import Any
 import numpy as np
 
 from auralgen.core.errors import ParameterError
+from auralgen.mixing._loudness import lufs_mono
+from auralgen.synth._checks import check_sample_rate
 from auralgen.synth.levels import MIN_LOUDNESS_DURATION_S, loudness_lufs
 
 LEVEL_MODES = ("lufs", "db")
@@ -224,8 +226,10 @@ def component_level(x, sample_rate: int, *, level_mode: str = "lufs") -> float:
     if arr.shape[1] < need:
         pad = need - arr.shape[1]
         arr = np.pad(arr, ((0, 0), (pad // 2, pad - pad // 2)))
+    if arr.shape[0] == 1:  # pyloudnorm's number, bit for bit, without its per-call overhead
+        return lufs_mono(arr[0], check_sample_rate(sample_rate))
     with np.errstate(divide="ignore"):
-        return loudness_lufs(arr[0] if arr.shape[0] == 1 else arr, sample_rate)
+        return loudness_lufs(arr, sample_rate)
 
 
 def _check_lengths(key: str, values, n: int) -> list[float]:

@@ -20,11 +20,17 @@ from auralgen.mixing import component_level
 from auralgen.sounds.events import synth_sound
 
 MAX_SOUNDS = 32  # recipes kept; an item has at most a handful of sounds
-_CACHE: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
+_CACHE: OrderedDict[tuple[Any, int], dict[str, Any]] = OrderedDict()
 
 
-def _key(sound: dict[str, Any], sample_rate: int) -> tuple[str, int]:
-    return json.dumps(sound, sort_keys=True), int(sample_rate)
+def _key(sound: dict[str, Any], sample_rate: int) -> tuple[Any, int]:
+    """The recipe's items (a recipe with a list or dict value: its JSON text) and the rate."""
+    try:
+        key = (tuple(sorted(sound.items())), int(sample_rate))
+        hash(key)
+    except TypeError:
+        key = (json.dumps(sound, sort_keys=True), int(sample_rate))
+    return key
 
 
 def _entry(sound: dict[str, Any], sample_rate: int) -> dict[str, Any]:

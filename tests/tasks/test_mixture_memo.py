@@ -35,3 +35,12 @@ def test_memo_is_bounded_and_keyed_by_recipe_and_rate():
     again = memo.sound(sounds[0], SR)  # evicted, recomputed: equal, not the same object
     assert again is not first and np.array_equal(again, first)
     assert len(memo.sound(sounds[0], 32000)) == 2 * len(again)
+
+
+def test_a_recipe_with_a_nested_value_is_keyed_by_its_json():
+    """A recipe whose values are not all hashable (a recorded sound's transforms) is still memoised."""
+    memo.clear()
+    key = memo._key({"kind": "recording", "transforms": [{"gain_db": -3.0}], "file": "a.wav"}, SR)
+    assert key == ('{"file": "a.wav", "kind": "recording", "transforms": [{"gain_db": -3.0}]}', SR)
+    s = draw_sound(np.random.default_rng(2), "sweep", 0.5)
+    assert memo._key(s, SR) == (tuple(sorted(s.items())), SR)

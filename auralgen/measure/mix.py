@@ -53,7 +53,8 @@ class _Correlator:
     ``sum_t x[t + lag] refs[i][t]``. The correlation of a placed reference ``j`` (at ``lag_j``, wholly
     inside the mix) with reference ``i`` is the reference pair's own correlation shifted by ``lag_j``,
     so the correlation of the mix minus the other fitted components needs no new transform
-    (:meth:`residual`); a component clipped at an end of the mix is transformed as placed.
+    (:meth:`residual`); a component clipped at an end of the mix is transformed as placed. The mix
+    is transformed over its nonzero span (lead and tail silence correlate to exactly 0).
 
     Single precision is used for the transforms only where it cannot change a decision: each
     correlation comes with a bound on its rounding error (:data:`_F32_ERROR` times the norms that
@@ -63,8 +64,11 @@ class _Correlator:
 
     def __init__(self, x: np.ndarray, refs: list[np.ndarray]):
         self.x, self.refs, self.n = x, refs, len(x)
+        nonzero = np.flatnonzero(x)
+        # the mix is transformed over its nonzero span only: every lag whose window misses it correlates to 0
+        a, b = (int(nonzero[0]), int(nonzero[-1]) + 1) if nonzero.size else (0, self.n)
         longest = max(len(r) for r in refs)
-        self.size = sp_fft.next_fast_len(max(self.n, longest) + longest - 1, real=True)
+        self.size = sp_fft.next_fast_len(max(b - a, longest) + longest - 1, real=True)
         self.norms = [math.sqrt(_dot(r, r)) for r in refs]
         self.x_norm = math.sqrt(_dot(x, x))
         padded = np.zeros((len(refs), self.size), dtype=np.float32)
@@ -72,9 +76,13 @@ class _Correlator:
             row[: len(r)] = r
         spectra = sp_fft.rfft(padded, axis=1)
         self.spectra, self.conj = spectra, np.conj(spectra)
-        x_spectrum = sp_fft.rfft(x.astype(np.float32), self.size)
+        x_spectrum = sp_fft.rfft(x[a:b].astype(np.float32), self.size)
         circ = sp_fft.irfft(x_spectrum[None, :] * self.conj, self.size, axis=1)
-        self.mix_cc = [self._unwrapped(c, len(r), self.n) for c, r in zip(circ, refs, strict=True)]
+        self.mix_cc = []
+        for c, r in zip(circ, refs, strict=True):
+            full = np.zeros(self.n + len(r) - 1, dtype=np.float32)  # index lag + m - 1, lags -(m - 1) .. n - 1
+            full[a : b + len(r) - 1] = self._unwrapped(c, len(r), b - a)
+            self.mix_cc.append(full)
         self.pairs: dict[tuple[int, int], np.ndarray] = {}
 
     @staticmethod
@@ -106,9 +114,12 @@ class _Correlator:
             scale += abs(float(g)) * self.norms[j]
             if 0 <= lag and lag + len(r) <= self.n:
                 cc[lag : lag + m_i + len(r) - 1] -= float(g) * self._pair(j, i)
-            else:
-                placed = sp_fft.rfft(_placed(r, lag, self.n).astype(np.float32), self.size)
-                cc -= float(g) * self._unwrapped(sp_fft.irfft(placed * self.conj[i], self.size), m_i, self.n)
+            else:  # clipped at an end of the mix: correlated as placed
+                size = sp_fft.next_fast_len(self.n + m_i - 1, real=True)
+                product = sp_fft.rfft(_placed(r, lag, self.n).astype(np.float32), size) * np.conj(
+                    sp_fft.rfft(self.refs[i].astype(np.float32), size)
+                )
+                cc -= float(g) * self._unwrapped(sp_fft.irfft(product, size), m_i, self.n)
         return cc, _F32_ERROR * scale * self.norms[i]
 
     def lag(self, i: int, lags: list[int] | None = None, gains=None) -> int:

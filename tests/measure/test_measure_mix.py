@@ -146,3 +146,39 @@ def test_a_near_tie_is_decided_in_double_precision_like_a_direct_correlation():
     cc, bound = corr.mix_cc[0], 1e-6 * np.linalg.norm(x) * np.linalg.norm(r)
     top = np.sort(np.abs(cc))[-2:]
     assert top[1] - top[0] < 2 * bound  # the fallback was taken
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_decomposition_of_a_mix_with_silent_ends_equals_the_direct_path(seed):
+    """A mix that is silent before its first sound and after its last (as the mixer writes it), with
+    references that end in silence (as impulsive sounds do): the mix is transformed over its nonzero
+    span only, and the lags and gains are those of the direct path."""
+    from scipy import signal
+
+    from auralgen.measure.mix import _Correlator, _placed
+
+    rng = np.random.default_rng(50 + seed)
+    sr, n = 8000, 20000
+    refs = []
+    for _ in range(int(rng.integers(2, 5))):
+        r = _ramp(rng.standard_normal(int(rng.integers(800, 3000))))
+        r[-int(rng.integers(1, 400)) :] = 0.0  # trailing silence inside the reference
+        refs.append(r)
+    start = int(rng.integers(2000, 6000))
+    lags = [start + int(rng.integers(0, 5000)) for _ in refs]
+    mix = sum(10 ** (rng.uniform(-25, 0) / 20) * _placed(r, lag, n) for r, lag in zip(refs, lags))
+    mix = mix.astype(np.float32).astype(np.float64)
+    assert not mix[: min(lags)].any() and not mix[max(lg + len(r) for r, lg in zip(refs, lags)) :].any()
+    want_lags, want_gains = _reference_path(mix, refs)
+    got = mixture_components(mix, refs, sr)
+    assert [round(c.onset_s * sr) for c in got] == want_lags == lags
+    assert [c.gain_db for c in got] == pytest.approx(list(20 * np.log10(np.abs(want_gains))), abs=1e-9)
+    corr = _Correlator(mix, refs)
+    assert corr.size < n  # the transforms are shorter than the mix itself
+    for i, r in enumerate(refs):
+        np.testing.assert_allclose(
+            corr.mix_cc[i],
+            signal.correlate(mix, r, mode="full"),
+            rtol=0,
+            atol=1e-6 * np.linalg.norm(mix) * np.linalg.norm(r),
+        )

@@ -68,6 +68,8 @@ def lufs_mono(x: np.ndarray, sample_rate: int) -> float:
         above = [j for j, lj in enumerate(blocks) if lj >= _ABSOLUTE_GATE]
         relative = _OFFSET + 10.0 * np.log10(np.mean(z[above])) - 10.0
         gated = [j for j, lj in enumerate(blocks) if lj > relative and lj > _ABSOLUTE_GATE]
-        mean = np.nan_to_num(np.mean(z[gated]))
+        mean = np.mean(z[gated])
+    if np.isnan(mean):  # no block passed the gates (what the meter's nan_to_num does; z is finite, never inf)
+        mean = np.float64(0.0)
     with np.errstate(divide="ignore"):
         return float(_OFFSET + 10.0 * np.log10(mean))

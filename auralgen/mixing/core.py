@@ -32,7 +32,7 @@ sampling rate; onsets are quantised to whole samples and recorded as
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -129,8 +129,8 @@ class MixInfo:
         dict of str to Any
             The fields by name; ``components`` is a list of dicts of :class:`ComponentRecord` fields.
         """
-        d = asdict(self)
-        d["components"] = [asdict(c) for c in self.components]
+        d = {f.name: getattr(self, f.name) for f in fields(self)}  # flat scalars: asdict's deep copy is not needed
+        d["components"] = [{f.name: getattr(c, f.name) for f in fields(c)} for c in self.components]
         return d
 
     @classmethod

@@ -227,3 +227,16 @@ def test_given_raw_levels_give_the_same_mix_as_measuring_them(level_mode):
     assert np.array_equal(y0, y1) and info1 == info0
     with pytest.raises(ParameterError, match=r"raw_levels has 2 values; allowed: one per component \(3\)"):
         mix(comps, **kw, raw_levels=raws[:2])
+
+
+def test_mix_record_to_dict_is_the_dataclass_fields():
+    """MixInfo.to_dict gives the same plain dict as dataclasses.asdict (components as a list of dicts)."""
+    from dataclasses import asdict
+
+    rng = np.random.default_rng(8)
+    comps = [synth_sound(draw_sound(rng, k, 0.5), SR) for k in ("noise", "harmonic")]
+    _, info = mix(comps, sample_rate=SR, onsets_s=[0.0, 0.3], levels=[-20.0, -26.0], duration_s=1.0)
+    want = {**asdict(info), "components": [asdict(c) for c in info.components]}
+    got = info.to_dict()
+    assert got == want and json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+    assert MixInfo.from_dict(got) == info

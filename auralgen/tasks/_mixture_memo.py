@@ -11,6 +11,7 @@ least recently used dropped first), so it holds a few items' worth of audio at m
 from __future__ import annotations
 
 import json
+import threading
 from collections import OrderedDict
 from typing import Any
 
@@ -20,6 +21,7 @@ from auralgen.mixing import component_level
 from auralgen.sounds.events import synth_sound
 
 MAX_SOUNDS = 32  # recipes kept; an item has at most a handful of sounds
+_LOCK = threading.Lock()  # an evaluation may draw items from several threads
 _CACHE: OrderedDict[tuple[Any, int], dict[str, Any]] = OrderedDict()
 
 
@@ -35,16 +37,18 @@ def _key(sound: dict[str, Any], sample_rate: int) -> tuple[Any, int]:
 
 def _entry(sound: dict[str, Any], sample_rate: int) -> dict[str, Any]:
     key = _key(sound, sample_rate)
-    hit = _CACHE.get(key)
-    if hit is not None:
-        _CACHE.move_to_end(key)
-        return hit
-    x = np.asarray(synth_sound(sound, int(sample_rate)))
+    with _LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None:
+            _CACHE.move_to_end(key)
+            return hit
+    x = np.array(synth_sound(sound, int(sample_rate)))  # a copy: a source's own cached array stays writeable
     x.setflags(write=False)
     entry: dict[str, Any] = {"signal": x, "levels": {}}
-    _CACHE[key] = entry
-    while len(_CACHE) > MAX_SOUNDS:
-        _CACHE.popitem(last=False)
+    with _LOCK:
+        _CACHE[key] = entry
+        while len(_CACHE) > MAX_SOUNDS:
+            _CACHE.popitem(last=False)
     return entry
 
 
@@ -99,4 +103,5 @@ def raw_level(sound: dict[str, Any], sample_rate: int, level_mode: str) -> float
 
 def clear() -> None:
     """Empty the memo (tests use it to compare a cold and a warm computation)."""
-    _CACHE.clear()
+    with _LOCK:
+        _CACHE.clear()

@@ -44,3 +44,15 @@ def test_a_recipe_with_a_nested_value_is_keyed_by_its_json():
     assert key == ('{"file": "a.wav", "kind": "recording", "transforms": [{"gain_db": -3.0}]}', SR)
     s = draw_sound(np.random.default_rng(2), "sweep", 0.5)
     assert memo._key(s, SR) == (tuple(sorted(s.items())), SR)
+
+
+def test_the_memo_keeps_a_copy_so_a_sources_own_array_stays_writeable(monkeypatch):
+    """A sound source that hands out its own cached array (a corpus recording) keeps it writeable."""
+    memo.clear()
+    shared = np.linspace(-0.5, 0.5, 800)
+    monkeypatch.setattr(memo, "synth_sound", lambda sound, sr: shared)
+    got = memo.sound({"kind": "recording", "file": "a.wav"}, SR)
+    assert np.array_equal(got, shared) and got is not shared
+    shared[0] = 0.25  # still writeable, and the memo's signal did not change with it
+    assert got[0] == -0.5
+    memo.clear()

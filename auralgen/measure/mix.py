@@ -6,12 +6,15 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import fft as sp_fft
 from scipy import signal
 
 from auralgen.core.errors import ParameterError
 from auralgen.measure.common import as_mono, check_rate
 
 _REFINE_PASSES = 2
+_MAX_GRAM_COND = 1e10  # above this the normal equations lose digits: least squares by SVD instead
+_F32_ERROR = 1e-6  # bound on a float32 FFT correlation's error, re the product of the signals' norms (~1e-8 seen)
 
 
 @dataclass(frozen=True)
@@ -32,13 +35,147 @@ def _placed(ref: np.ndarray, lag: int, n: int) -> np.ndarray:
 
 
 def _best_lag(target: np.ndarray, ref: np.ndarray) -> int:
+    """The lag of ``ref`` in ``target`` by a direct FFT cross-correlation (the reference path of the tests)."""
     cc = signal.correlate(target, ref, mode="full", method="fft")
     return int(np.argmax(np.abs(cc))) - (len(ref) - 1)
 
 
 def _fit_gains(x: np.ndarray, refs: list[np.ndarray], lags: list[int]) -> np.ndarray:
+    """Least-squares gains of the placed ``refs`` in ``x`` (the reference path of the tests)."""
     design = np.stack([_placed(r, lag, len(x)) for r, lag in zip(refs, lags, strict=True)], axis=1)
     return np.linalg.lstsq(design, x, rcond=None)[0]
+
+
+class _Correlator:
+    """Cross-correlations of one mix with its references, from one float32 FFT of each signal.
+
+    ``mix_cc[i]`` is ``scipy.signal.correlate(x, refs[i], mode="full")``: index ``lag + m_i - 1`` holds
+    ``sum_t x[t + lag] refs[i][t]``. The correlation of a placed reference ``j`` (at ``lag_j``, wholly
+    inside the mix) with reference ``i`` is the reference pair's own correlation shifted by ``lag_j``,
+    so the correlation of the mix minus the other fitted components needs no new transform
+    (:meth:`residual`); a component clipped at an end of the mix is transformed as placed. The mix
+    is transformed over its nonzero span (lead and tail silence correlate to exactly 0).
+
+    Single precision is used for the transforms only where it cannot change a decision: each
+    correlation comes with a bound on its rounding error (:data:`_F32_ERROR` times the norms that
+    enter it, ~100x the error measured), and :meth:`lag` recomputes in double precision, as a direct
+    correlation, whenever the peak does not beat every other lag by twice that bound.
+    """
+
+    def __init__(self, x: np.ndarray, refs: list[np.ndarray]):
+        self.x, self.refs, self.n = x, refs, len(x)
+        nonzero = np.flatnonzero(x)
+        # the mix is transformed over its nonzero span only: every lag whose window misses it correlates to 0
+        a, b = (int(nonzero[0]), int(nonzero[-1]) + 1) if nonzero.size else (0, self.n)
+        longest = max(len(r) for r in refs)
+        self.size = sp_fft.next_fast_len(max(b - a, longest) + longest - 1, real=True)
+        self.norms = [math.sqrt(_dot(r, r)) for r in refs]
+        self.x_norm = math.sqrt(_dot(x, x))
+        padded = np.zeros((len(refs), self.size), dtype=np.float32)
+        for row, r in zip(padded, refs, strict=True):
+            row[: len(r)] = r
+        spectra = sp_fft.rfft(padded, axis=1)
+        self.spectra, self.conj = spectra, np.conj(spectra)
+        x_spectrum = sp_fft.rfft(x[a:b].astype(np.float32), self.size)
+        circ = sp_fft.irfft(x_spectrum[None, :] * self.conj, self.size, axis=1)
+        self.mix_cc = []
+        for c, r in zip(circ, refs, strict=True):
+            full = np.zeros(self.n + len(r) - 1, dtype=np.float32)  # index lag + m - 1, lags -(m - 1) .. n - 1
+            full[a : b + len(r) - 1] = self._unwrapped(c, len(r), b - a)
+            self.mix_cc.append(full)
+        self.pairs: dict[tuple[int, int], np.ndarray] = {}
+
+    @staticmethod
+    def _unwrapped(circ: np.ndarray, m_i: int, m_j: int) -> np.ndarray:
+        """Lags ``-(m_i - 1) .. m_j - 1`` of the circular correlation ``circ``."""
+        return np.concatenate((circ[len(circ) - (m_i - 1) :], circ[:m_j]))
+
+    def _pair(self, j: int, i: int) -> np.ndarray:
+        """``correlate(refs[j], refs[i], mode="full")``, computed once per unordered pair (the pair the
+        other way round is the same correlation reversed)."""
+        if (j, i) not in self.pairs:
+            if (i, j) in self.pairs:
+                self.pairs[(j, i)] = self.pairs[(i, j)][::-1]
+            else:  # every 2nd bin is the transform of the correlation wrapped at size / 2: exact when it fits
+                m_i, m_j = len(self.refs[i]), len(self.refs[j])
+                step = 2 if self.size % 2 == 0 and self.size // 2 >= m_i + m_j - 1 else 1
+                product = self.spectra[j, ::step] * self.conj[i, ::step]
+                self.pairs[(j, i)] = self._unwrapped(sp_fft.irfft(product, self.size // step), m_i, m_j)
+        return self.pairs[(j, i)]
+
+    def residual(self, i: int, lags: list[int], gains) -> tuple[np.ndarray, float]:
+        """``correlate(x - sum_{j != i} gains[j] * placed(refs[j], lags[j]), refs[i], mode="full")`` and
+        the bound on its rounding error."""
+        m_i, cc = len(self.refs[i]), self.mix_cc[i].copy()
+        scale = self.x_norm
+        for j, (r, lag, g) in enumerate(zip(self.refs, lags, gains, strict=True)):
+            if j == i:
+                continue
+            scale += abs(float(g)) * self.norms[j]
+            if 0 <= lag and lag + len(r) <= self.n:
+                cc[lag : lag + m_i + len(r) - 1] -= float(g) * self._pair(j, i)
+            else:  # clipped at an end of the mix: correlated as placed
+                size = sp_fft.next_fast_len(self.n + m_i - 1, real=True)
+                product = sp_fft.rfft(_placed(r, lag, self.n).astype(np.float32), size) * np.conj(
+                    sp_fft.rfft(self.refs[i].astype(np.float32), size)
+                )
+                cc -= float(g) * self._unwrapped(sp_fft.irfft(product, size), m_i, self.n)
+        return cc, _F32_ERROR * scale * self.norms[i]
+
+    def lag(self, i: int, lags: list[int] | None = None, gains=None) -> int:
+        """The lag of ``refs[i]`` in the mix (minus the other placed references when ``lags`` are given):
+        the peak of ``|correlation|``, the same lag a double-precision direct correlation gives."""
+        if lags is None:
+            cc, bound = self.mix_cc[i], _F32_ERROR * self.x_norm * self.norms[i]
+        else:
+            cc, bound = self.residual(i, lags, gains)
+        mag = np.abs(cc)
+        k = int(np.argmax(mag))
+        peak = float(mag[k])
+        mag[k] = -1.0
+        if peak - float(np.max(mag, initial=-1.0)) > 2.0 * bound:
+            return k - (len(self.refs[i]) - 1)
+        target = self.x
+        if lags is not None:  # a near tie: decided in double precision, as a direct correlation
+            target = self.x - sum(
+                (
+                    float(g) * _placed(r, lag, self.n)
+                    for j, (r, lag, g) in enumerate(zip(self.refs, lags, gains))
+                    if j != i
+                ),
+                np.zeros(self.n),
+            )
+        return _best_lag(target, self.refs[i])
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``sum(a * b)`` by numpy's pairwise summation (not BLAS, whose threads only add contention here)."""
+    return float(np.multiply(a, b).sum())
+
+
+def _span(lag: int, m: int, n: int) -> tuple[int, int]:
+    """The samples ``[a, b)`` of an ``n``-sample timeline that a reference of ``m`` samples at ``lag`` covers."""
+    return max(lag, 0), min(lag + m, n)
+
+
+def _gains(x: np.ndarray, refs: list[np.ndarray], lags: list[int]) -> np.ndarray:
+    """Least-squares gains of the placed ``refs`` in ``x``, from the normal equations (each entry a dot
+    product over the samples where the placed references overlap); :func:`numpy.linalg.lstsq` when
+    they are ill-posed."""
+    n, k = len(x), len(refs)
+    spans = [_span(lag, len(r), n) for r, lag in zip(refs, lags, strict=True)]
+    gram, rhs = np.zeros((k, k)), np.zeros(k)
+    for i in range(k):
+        a_i, b_i = spans[i]
+        if b_i > a_i:
+            rhs[i] = _dot(x[a_i:b_i], refs[i][a_i - lags[i] : b_i - lags[i]])
+        for j in range(i, k):
+            a, b = max(a_i, spans[j][0]), min(b_i, spans[j][1])
+            if b > a:
+                gram[i, j] = gram[j, i] = _dot(refs[i][a - lags[i] : b - lags[i]], refs[j][a - lags[j] : b - lags[j]])
+    if np.linalg.cond(gram) > _MAX_GRAM_COND:
+        return _fit_gains(x, refs, lags)
+    return np.linalg.solve(gram, rhs)
 
 
 def mixture_components(x, references, sample_rate) -> list[MixtureComponent]:
@@ -82,21 +219,17 @@ def mixture_components(x, references, sample_rate) -> list[MixtureComponent]:
     for i, r in enumerate(refs):
         if not np.any(r):
             raise ParameterError(f"references[{i}] is all zeros")
-    lags = [_best_lag(xm, r) for r in refs]
-    gains = _fit_gains(xm, refs, lags)
+    corr = _Correlator(xm, refs)
+    lags = [corr.lag(i) for i in range(len(refs))]
+    gains = _gains(xm, refs, lags)
     if len(refs) > 1:
         for _ in range(_REFINE_PASSES):
-            for i, r in enumerate(refs):
-                others = sum(
-                    (
-                        g * _placed(rj, lj, len(xm))
-                        for j, (rj, lj, g) in enumerate(zip(refs, lags, gains, strict=True))
-                        if j != i
-                    ),
-                    np.zeros(len(xm)),
-                )
-                lags[i] = _best_lag(xm - others, r)
-            gains = _fit_gains(xm, refs, lags)
+            before = list(lags)
+            for i in range(len(refs)):
+                lags[i] = corr.lag(i, lags, gains)
+            if lags == before:  # same lags give the same gains: a further pass changes nothing
+                break
+            gains = _gains(xm, refs, lags)
     return [
         MixtureComponent(lag / sr, 20.0 * math.log10(abs(g)) if g != 0 else -math.inf)
         for lag, g in zip(lags, gains, strict=True)

@@ -32,12 +32,14 @@ sampling rate; onsets are quantised to whole samples and recorded as
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 
 from auralgen.core.errors import ParameterError
+from auralgen.mixing._loudness import lufs_mono
+from auralgen.synth._checks import check_sample_rate
 from auralgen.synth.levels import MIN_LOUDNESS_DURATION_S, loudness_lufs
 
 LEVEL_MODES = ("lufs", "db")
@@ -127,8 +129,8 @@ class MixInfo:
         dict of str to Any
             The fields by name; ``components`` is a list of dicts of :class:`ComponentRecord` fields.
         """
-        d = asdict(self)
-        d["components"] = [asdict(c) for c in self.components]
+        d = {f.name: getattr(self, f.name) for f in fields(self)}  # flat scalars: asdict's deep copy is not needed
+        d["components"] = [{f.name: getattr(c, f.name) for f in fields(c)} for c in self.components]
         return d
 
     @classmethod
@@ -224,8 +226,10 @@ def component_level(x, sample_rate: int, *, level_mode: str = "lufs") -> float:
     if arr.shape[1] < need:
         pad = need - arr.shape[1]
         arr = np.pad(arr, ((0, 0), (pad // 2, pad - pad // 2)))
+    if arr.shape[0] == 1:  # pyloudnorm's number, bit for bit, without its per-call overhead
+        return lufs_mono(arr[0], check_sample_rate(sample_rate))
     with np.errstate(divide="ignore"):
-        return loudness_lufs(arr[0] if arr.shape[0] == 1 else arr, sample_rate)
+        return loudness_lufs(arr, sample_rate)
 
 
 def _check_lengths(key: str, values, n: int) -> list[float]:
@@ -247,6 +251,7 @@ def mix(
     level_mode: str = "lufs",
     duration_s: float | None = None,
     max_peak: float = DEFAULT_MAX_PEAK,
+    raw_levels=None,
 ) -> tuple[np.ndarray, MixInfo]:
     """Mix ``components`` at ``levels`` starting at ``onsets_s``.
 
@@ -267,6 +272,8 @@ def mix(
     max_peak : float, optional
         Linear full scale, 0 < max_peak <= 1 (default -1 dBFS). If the summed mix peaks above this, the
         whole mix is scaled down to it (recorded as ``MixInfo.global_gain_db``); otherwise the global gain is 0 dB.
+    raw_levels : sequence of float or None, optional
+        Each component's :func:`component_level` under ``level_mode``, if already measured (default: measured here).
 
     Returns
     -------
@@ -290,10 +297,8 @@ def mix(
     ((1, 6000), [0.0, 0.25], 0.0)
     """
     comps, onsets, targets = _checked_inputs(components, sample_rate, onsets_s, levels, level_mode, max_peak)
-    records = [
-        _record(k, x, onset, target, sample_rate, level_mode)
-        for k, (x, onset, target) in enumerate(zip(comps, onsets, targets, strict=True))
-    ]
+    raws = _raw_levels(raw_levels, len(comps))
+    records = [_record(k, *a, sample_rate, level_mode) for k, a in enumerate(zip(comps, onsets, targets, raws))]
     info = _mix_info(comps, records, sample_rate, duration_s, level_mode, max_peak)
     return render_mix(comps, info), info
 
@@ -336,11 +341,23 @@ def _checked_inputs(components, sample_rate, onsets_s, levels, level_mode, max_p
     return comps, _check_lengths("onsets_s", onsets_s, len(comps)), _check_lengths("levels", levels, len(comps))
 
 
-def _record(k: int, x: np.ndarray, onset: float, target: float, sample_rate: int, level_mode: str) -> ComponentRecord:
-    """Measure component ``k`` and the gain that puts it at ``target``; its onset on the sample grid."""
+def _raw_levels(raw_levels, n: int) -> list[float | None]:
+    """The given raw levels of ``n`` components (None each when not given)."""
+    raws = [None] * n if raw_levels is None else [float(v) for v in raw_levels]
+    if len(raws) != n:
+        raise ParameterError(f"raw_levels has {len(raws)} values; allowed: one per component ({n})")
+    return raws
+
+
+def _record(
+    k: int, x: np.ndarray, onset: float, target: float, raw: float | None, sample_rate: int, level_mode: str
+) -> ComponentRecord:
+    """Measure component ``k`` (unless its level ``raw`` is given) and the gain that puts it at ``target``;
+    its onset on the sample grid."""
     if onset < 0:
         raise ParameterError(f"onsets_s[{k}]={onset!r} is negative; allowed: >= 0")
-    raw = component_level(x, sample_rate, level_mode=level_mode)
+    if raw is None:
+        raw = component_level(x, sample_rate, level_mode=level_mode)
     if not math.isfinite(raw):
         raise ParameterError(f"components[{k}] is silent (level {raw}); allowed: an audible clip")
     gain_db = target - raw

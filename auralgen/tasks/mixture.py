@@ -42,9 +42,10 @@ import numpy as np
 from auralgen.core.qa import QA
 from auralgen.core.random import Uniform
 from auralgen.listeners import mixture as listen
-from auralgen.mixing import DEFAULT_MIXING, MixInfo, MixSpec, component_level, mix, render_mix
+from auralgen.mixing import DEFAULT_MIXING, MixInfo, MixSpec, mix, render_mix
 from auralgen.sounds.corpus import NAMEABLE, load_corpus
-from auralgen.sounds.events import CONTINUOUS, EVENTS, KINDS, MIN_SAMPLE_RATE, draw_sound, event_name, synth_sound
+from auralgen.sounds.events import CONTINUOUS, EVENTS, KINDS, MIN_SAMPLE_RATE, draw_sound, event_name
+from auralgen.tasks import _mixture_memo as memo
 from auralgen.tasks._compare import within
 from auralgen.tasks._mixture_audit import MixtureRoles
 from auralgen.tasks.base import AudioConfig, AuditSpec, Measurement, Task, TaskConfig, register, require
@@ -355,21 +356,22 @@ class Mixture(Task):
 
     def _mix_info(self, sounds: list[dict[str, Any]]) -> dict[str, Any]:
         """The mixer's record of ``sounds`` (gains, peak), stored so render() replays it."""
-        spec = self.spec
+        spec, sr = self.spec, self.sample_rate
         _, info = mix(
-            [synth_sound(s, self.sample_rate) for s in sounds],
-            sample_rate=self.sample_rate,
+            [memo.sound(s, sr) for s in sounds],
+            sample_rate=sr,
             onsets_s=[s["onset_s"] for s in sounds],
             levels=[s["level"] for s in sounds],
             level_mode=spec.level_mode,
             duration_s=spec.clip_s,
             max_peak=spec.max_peak,
+            raw_levels=[memo.raw_level(s, sr, spec.level_mode) for s in sounds],
         )
         return info.to_dict()
 
     def render(self, params: dict[str, Any]) -> list[np.ndarray]:
         sr = int(params["sample_rate_hz"])
-        return [render_mix([synth_sound(s, sr) for s in params["sounds"]], params["mix"])]
+        return [render_mix([memo.sound(s, sr) for s in params["sounds"]], params["mix"])]
 
     # -- questions ----------------------------------------------------------------------
     def qa(self, params: dict[str, Any], rng: np.random.Generator, *, slot: int) -> QA:
@@ -439,10 +441,10 @@ def check_mixture(params: dict[str, Any], clip: np.ndarray) -> dict[str, Any]:
 
     sr = int(params["sample_rate_hz"])
     info = MixInfo.from_dict(params["mix"])
-    refs = [synth_sound(s, sr) for s in params["sounds"]]
+    refs = [memo.sound(s, sr) for s in params["sounds"]]
     found = mixture_components(clip, refs, sr)
     onsets = [c.onset_s for c in found]
-    levels = [component_level(r, sr, level_mode=info.level_mode) + c.gain_db for r, c in zip(refs, found, strict=True)]
+    levels = [memo.raw_level(s, sr, info.level_mode) + c.gain_db for s, c in zip(params["sounds"], found, strict=True)]
     expected_levels = info.output_levels()
     onset_err = max(abs(a - r.onset_s) for a, r in zip(onsets, info.components, strict=True))
     level_err = max(abs(a - b) if math.isfinite(a) else math.inf for a, b in zip(levels, expected_levels, strict=True))

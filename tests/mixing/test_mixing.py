@@ -212,3 +212,31 @@ def test_timelines_follow_their_timing(seed, n, timing):
         assert 0.1 <= on[0] <= 0.4 and all(0.1 <= s <= 0.4 for s in steps)
     elif timing == "overlap":
         assert 0.1 <= on[0] <= 0.4 and all(-0.4 <= s <= -0.1 for s in steps)
+
+
+@pytest.mark.parametrize("level_mode", ["lufs", "db"])
+def test_given_raw_levels_give_the_same_mix_as_measuring_them(level_mode):
+    """``raw_levels`` (each component's own level, measured before) skips that measurement only:
+    the same mix and the same record, bit for bit; a wrong count is one clear error."""
+    rng = np.random.default_rng(5)
+    comps = [synth_sound(draw_sound(rng, k, 0.6), SR) for k in ("noise", "sweep", "harmonic")]
+    kw = dict(sample_rate=SR, onsets_s=[0.1, 0.5, 1.2], levels=[-25.0, -31.0, -28.0], level_mode=level_mode)
+    y0, info0 = mix(comps, **kw)
+    raws = [component_level(c, SR, level_mode=level_mode) for c in comps]
+    y1, info1 = mix(comps, **kw, raw_levels=raws)
+    assert np.array_equal(y0, y1) and info1 == info0
+    with pytest.raises(ParameterError, match=r"raw_levels has 2 values; allowed: one per component \(3\)"):
+        mix(comps, **kw, raw_levels=raws[:2])
+
+
+def test_mix_record_to_dict_is_the_dataclass_fields():
+    """MixInfo.to_dict gives the same plain dict as dataclasses.asdict (components as a list of dicts)."""
+    from dataclasses import asdict
+
+    rng = np.random.default_rng(8)
+    comps = [synth_sound(draw_sound(rng, k, 0.5), SR) for k in ("noise", "harmonic")]
+    _, info = mix(comps, sample_rate=SR, onsets_s=[0.0, 0.3], levels=[-20.0, -26.0], duration_s=1.0)
+    want = {**asdict(info), "components": [asdict(c) for c in info.components]}
+    got = info.to_dict()
+    assert got == want and json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+    assert MixInfo.from_dict(got) == info

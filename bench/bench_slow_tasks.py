@@ -4,11 +4,12 @@ trajectory, multi_source_relation and mixture (room rendering, moving sources, m
 measurement of every part) set the bill of a large training run. Each is timed in one process
 (render + measurement + FLAC export, validation on, default config, numba caches warm, one
 thread for numba, BLAS and OpenMP) in two trees alternately: this tree and the *reference
-tree*, the package as it was before these tasks were sped up (git ref ``scale-baseline``, unpacked into a temporary folder with ``git archive``).
-The same loop runs in both (each tree's own renderer, config and shard writer), so the figures
-are like for like: same items, same accuracy, one thread. Each figure is the median and the
-min-max of ``--runs`` pairs; the re-draw rate (draws rejected by the measurement per item) is
-printed beside it, since a faster path must not reject more draws.
+tree*, the package as it was before these tasks were sped up (git ref ``scale-baseline``,
+unpacked into a temporary folder with ``git archive``). The same loop runs in both (each
+tree's own renderer, config and shard writer), so the figures are like for like: same items,
+same accuracy, one thread. Each figure is the median and the min-max of ``--runs`` pairs; the
+re-draw rate (draws rejected by the measurement per item) is printed beside it, since a faster
+path must not reject more draws.
 
     python bench/bench_slow_tasks.py [--runs 3] [--n 40] [--tasks trajectory,mixture] [--ref scale-baseline]
 
@@ -54,8 +55,13 @@ tune_allocator()
 renderer = Renderer(small_run(f"task={task}", validate="true"))
 owner = renderer.tasks[task]
 levels = getattr(owner, "design", owner).n_levels()
-for i in range(2 * levels):
-    renderer(ItemSpec(task, "test", 10_000 + i, i % levels))
+with tempfile.TemporaryDirectory() as tmp:  # warm-up: numba caches, imports (pyarrow's first write too)
+    warm = ShardWriter(Path(tmp) / "warm.parquet")
+    for i in range(2 * levels):
+        res = renderer(ItemSpec(task, "test", 10_000 + i, i % levels))
+        if res["row"] is not None:
+            warm.add(res["row"])
+    warm.close()
 redraws = 0
 with tempfile.TemporaryDirectory() as tmp:
     writer = ShardWriter(Path(tmp) / "bench.parquet")

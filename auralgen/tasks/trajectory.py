@@ -49,6 +49,7 @@ from auralgen.core.errors import ParameterError
 from auralgen.core.random import Choice, Dist
 from auralgen.listeners import temporal as listen
 from auralgen.measure.geometry import direction_of
+from auralgen.measure.spatial import itd_windows
 from auralgen.rooms.images import FDL2
 from auralgen.rooms.receivers import receiver_from_config
 from auralgen.rooms.spec import WALL_MARGIN_M, RoomSpec, load_preset
@@ -298,15 +299,11 @@ def _edges(params) -> tuple[tuple[int, int], tuple[int, int]]:
 
 
 def _median_itd_s(x: np.ndarray, span: tuple[int, int], sr: int) -> float:
-    from auralgen.measure import itd_ild
-
     w = _sounds.n_samples(WINDOW_S, sr)
-    vals = []
-    for a in range(span[0], max(span[0] + 1, span[1] - w + 1), w // 2):
-        seg = x[:, a : a + w]
-        if seg.shape[1] == w and np.all(np.sum(seg**2, axis=1) > 0):
-            vals.append(itd_ild(seg[0], seg[1], sr)[0])
-    return float(np.median(vals)) if vals else math.nan
+    starts = np.arange(span[0], max(span[0] + 1, span[1] - w + 1), w // 2)
+    vals = itd_windows(x[0], x[1], sr, starts, w)  # nan: a window past the end or silent in an ear
+    vals = vals[np.isfinite(vals)]
+    return float(np.median(vals)) if vals.size else math.nan
 
 
 def _direct_level_db(x: np.ndarray, params, edge: str) -> tuple[float, float]:

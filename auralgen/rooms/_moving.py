@@ -39,10 +39,21 @@ def sampled_path(trajectory, n: int, sample_rate: int) -> np.ndarray:
     return np.ascontiguousarray(trajectory.position_at(np.arange(n) / sample_rate))
 
 
+@functools.lru_cache(maxsize=1)
+def _flipped_kernels() -> np.ndarray:
+    """The fractional-delay phase kernels with their taps reversed (read-only): the kernel reads the
+    signal forward."""
+    out = np.ascontiguousarray(_images._phase_kernels()[:, ::-1])
+    out.flags.writeable = False
+    return out
+
+
 def _read(signal, path, affine, point, room, sample_rate, n_out):
     offsets, signs, gains = affine
+    nonzero = np.concatenate([[0], np.cumsum(signal != 0.0)]).astype(np.int64)
     return _k._render_moving_images(
         signal,
+        nonzero,
         path,
         offsets,
         signs,
@@ -52,7 +63,7 @@ def _read(signal, path, affine, point, room, sample_rate, n_out):
         float(room.c_m_s),
         FDL2,
         SINC_LUT_GRANULARITY,
-        _images._phase_kernels(),
+        _flipped_kernels(),
         int(n_out),
     )
 

@@ -1,8 +1,10 @@
 """Private numba kernels of the moving-source renderer (see :mod:`auralgen.rooms.trajectory`).
 
-One kernel: every image of a moving source, read from the dry signal with a time-varying
-fractional delay. The image of a moving point in a shoebox is the mirrored moving point,
-``image(t) = offset + sign * source(t)`` per axis, so the images share one sampled path.
+The main kernel (:func:`_render_moving_images`): every image of a moving source, read from the dry
+signal with a time-varying fractional delay; the others serve the binaural filtering of those
+images (:func:`_live_blocks`, :func:`_accumulate_spectra`, :func:`_overlap_add`). The image of a
+moving point in a shoebox is the mirrored moving point, ``image(t) = offset + sign * source(t)`` per
+axis, so the images share one sampled path.
 
 For output sample ``n`` (heard at ``t = (n - fdl2) / fs``, the same 40-sample filter offset as
 the static renders) the emission time ``tau`` solves ``tau = t - |image(tau) - mic| / c``
@@ -14,7 +16,8 @@ The signal is read at ``tau`` with pyroomacoustics' interpolated windowed-sinc t
 phase kernels of :func:`auralgen.rooms.images._phase_kernels`), indexed exactly as the
 static image-source engine places an impulse at delay ``D = n - tau fs`` samples: for a
 source at rest the read equals the convolution with the static response (up to the static
-engine's float32 rounding of the arrival time and its rank-8 basis, < 1e-6).
+engine's float32 rounding of the arrival time and its rank-8 basis, < 1e-6). The taps over a
+stretch of silence (between clicks) are skipped: their sum is zero.
 """
 
 from __future__ import annotations
@@ -141,3 +144,40 @@ def _overlap_add(out, segments, starts):
                 j = a + k
                 if 0 <= j < n:
                     out[ch, j] += segments[s, ch, k]
+
+
+@njit(cache=True)
+def _accumulate_spectra(acc, spec, hrirs, blocks, dirs):
+    """``acc[blocks[l], ear] += spec[l] * hrirs[dirs[l], ear]`` for every row ``l`` of ``spec [m, f]``:
+    blocks filtered by their HRIR pair (``hrirs [n_dirs, 2, f]``) and summed per block position."""
+    for m in range(spec.shape[0]):
+        j = blocks[m]
+        d = dirs[m]
+        for ear in range(2):
+            for f in range(spec.shape[1]):
+                acc[j, ear, f] += spec[m, f] * hrirs[d, ear, f]
+
+
+@njit(cache=True)
+def _live_blocks(y, starts, window):
+    """The windowed blocks ``y[i, a : a + len(window)] * window`` (zero outside ``y``) that are not all
+    zero, over every image ``i`` and start ``a`` in ``starts``: ``(blocks [m, len(window)], image [m],
+    block [m])``, image-major."""
+    n_img, n = y.shape
+    w = window.shape[0]
+    live = np.zeros((n_img, starts.shape[0]), dtype=np.bool_)
+    for i in range(n_img):
+        for j in range(starts.shape[0]):
+            for k in range(w):
+                t = starts[j] + k
+                if 0 <= t < n and y[i, t] * window[k] != 0.0:
+                    live[i, j] = True
+                    break
+    img, blk = np.nonzero(live)
+    out = np.zeros((img.shape[0], w))
+    for m in range(img.shape[0]):
+        for k in range(w):
+            t = starts[blk[m]] + k
+            if 0 <= t < n:
+                out[m, k] = y[img[m], t] * window[k]
+    return out, img, blk

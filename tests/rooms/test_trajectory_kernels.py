@@ -1,6 +1,7 @@
 """The moving-image kernel against its first, sample-by-sample form (tests/support/moving_reference.py):
 the same emission times bit for bit and the same signals to float rounding, for noise, clicks and
-signals with silent stretches, any image order and path."""
+signals with silent stretches, any image order and path; and the binaural filtering of the images
+against its first, image-by-image form."""
 
 import numpy as np
 import pytest
@@ -8,10 +9,12 @@ import pytest
 from auralgen.rooms import _moving, _trajectory_kernels
 from auralgen.rooms import images as _images
 from auralgen.rooms.images import FDL2, SINC_LUT_GRANULARITY
+from auralgen.rooms.receivers import Binaural
 from auralgen.rooms.spec import load_preset
 from auralgen.rooms.trajectory import arc_around, pass_by, radial
 from auralgen.synth import click_train
 from tests.support.moving_reference import _render_moving_images as reference
+from tests.support.moving_reference import binaural_early
 
 FS = 16000
 LIS = (2.75, 2.25, 1.5)
@@ -60,3 +63,21 @@ def test_the_kernel_reproduces_the_sample_by_sample_reference(kind, path, order)
     assert np.max(np.abs(y - want_y)) <= 1e-13 * np.max(np.abs(want_y))  # the tap sums' order: float rounding
     assert np.count_nonzero(want_y) > 300  # the images were heard (a few clicks: ~81 samples each)
     assert np.array_equal(y == 0.0, want_y == 0.0)  # silence skipped where the reference summed zeros only
+
+
+@pytest.mark.parametrize("kind", ["noise", "clicks", "gaps"])
+def test_the_binaural_filtering_reproduces_the_image_by_image_reference(kind):
+    rng = np.random.default_rng(7)
+    room = load_preset("classroom")
+    path = pass_by(LIS, closest_azimuth_deg=160.0, closest_distance_m=1.2, length_m=2.0, ccw=False, duration_s=0.5)
+    receiver = Binaural(position_m=LIS, yaw_deg=25.0)
+    sig = np.ascontiguousarray(_signal(kind, rng))
+    samples = _moving.sampled_path(path, sig.size + 1, FS)
+    affine = _moving._image_affine(room, 1)
+    y, tau = _moving._read(sig, samples, affine, np.asarray(LIS, dtype=float), room, FS, sig.size + 700)
+    y[2] = 0.0  # an image never heard: no block of it is filtered
+    want = binaural_early(receiver, y, tau, samples, affine, FS)
+    got = _moving._binaural_early(receiver, y, tau, samples, affine, FS)
+    assert got.shape == want.shape == (2, y.shape[1])
+    assert np.max(np.abs(got - want)) <= 1e-13 * np.max(np.abs(want))  # sums in another order: float rounding
+    assert np.sqrt(np.mean(want**2)) > 1e-3 * np.max(np.abs(want))  # a signal heard throughout, not a few blocks

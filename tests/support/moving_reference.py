@@ -1,11 +1,17 @@
 """The moving-image kernel as first written, one output sample at a time with a sequential tap sum: the
 reference that :func:`auralgen.rooms._trajectory_kernels._render_moving_images` (per-pass emission
-times, SIMD tap sums, silence skipped) must reproduce."""
+times, SIMD tap sums, silence skipped) must reproduce; and the binaural filtering of those images as
+first written, image by image (:func:`binaural_early`), the reference of
+:func:`auralgen.rooms._moving._binaural_early` (one batched FFT, spectra summed over the images)."""
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.fft
 from numba import njit
+
+from auralgen.rooms._moving import BLOCK_S, _emitted_positions, _hrir_spectra
+from auralgen.rooms._trajectory_kernels import _overlap_add
 
 ITERATIONS = 3
 
@@ -85,3 +91,33 @@ def _render_moving_images(signal, path, offsets, signs, gains, mic, fs, c, fdl2,
                 acc += signal[base - k] * ((1.0 - w) * kernels[ph, k] + w * kernels[ph + 1, k])
             y[i, n] = gains[i] / r * acc
     return y, tau
+
+
+def binaural_early(receiver, y, tau, path, affine, sample_rate) -> np.ndarray:
+    """Block-wise HRIR filtering of the per-image signals ``y [n_images, n]``, image by image."""
+    n_img, n = y.shape
+    hr = receiver.hrtf_at(sample_rate)
+    b = max(1, int(round(BLOCK_S * sample_rate)))
+    n_fft = scipy.fft.next_fast_len(2 * b + hr.num_taps - 1, real=True)
+    spectra = _hrir_spectra(receiver.hrtf, int(sample_rate), n_fft)
+    centres = np.arange(0, n + b, b)
+    k = np.arange(2 * b)
+    window = np.sin(0.5 * np.pi * k / b) ** 2  # window of block j covers [c_j - b, c_j + b)
+    idx = centres[:, None] - b + k[None, :]
+    inside = (idx >= 0) & (idx < n)
+    idx_c = np.clip(idx, 0, n - 1)
+    out = np.zeros((2, n + n_fft))
+    for i in range(n_img):
+        seg = np.where(inside, y[i][idx_c], 0.0) * window
+        live = np.flatnonzero(np.any(seg != 0.0, axis=1))
+        if live.size == 0:
+            continue
+        pos = _emitted_positions(
+            path, tau[i : i + 1, np.minimum(centres[live], n - 1)], tuple(a[i : i + 1] for a in affine)
+        )[0]
+        az, el, _ = receiver.directions_of(pos)
+        dirs = hr.nearest(az, el)
+        spec = scipy.fft.rfft(seg[live], n_fft, axis=-1)[:, None, :] * spectra[dirs]
+        segs = np.ascontiguousarray(scipy.fft.irfft(spec, n_fft, axis=-1))
+        _overlap_add(out, segs, (centres[live] - b).astype(np.int64))
+    return out[:, :n]

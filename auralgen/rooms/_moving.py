@@ -100,7 +100,7 @@ def _binaural_early(receiver: Binaural, y, tau, path, affine, sample_rate) -> np
     centres = np.arange(0, n + b, b)
     k = np.arange(2 * b)
     window = np.sin(0.5 * np.pi * k / b) ** 2  # window of block j covers [c_j - b, c_j + b)
-    seg, img, blk = _k._live_blocks(y, (centres - b).astype(np.int64), window)  # the blocks heard: [m, 2b]
+    seg, img, blk = _k._live_blocks(y, (centres - b).astype(np.int64), window, n_fft)  # blocks heard: [m, n_fft]
     out = np.zeros((2, n + n_fft))
     if img.size == 0:
         return out[:, :n]
@@ -109,7 +109,7 @@ def _binaural_early(receiver: Binaural, y, tau, path, affine, sample_rate) -> np
     az, el, _ = receiver.directions_of(pos)
     spectra = _hrir_spectra(receiver.hrtf, int(sample_rate), n_fft)
     acc = np.zeros((centres.size, 2, n_fft // 2 + 1), dtype=complex)
-    _k._accumulate_spectra(acc, scipy.fft.rfft(seg, n_fft, axis=-1), spectra, blk, hr.nearest(az, el))
+    _k._accumulate_spectra(acc, scipy.fft.rfft(seg, axis=-1), spectra, blk, hr.nearest(az, el))
     live = np.unique(blk)
     segs = np.ascontiguousarray(scipy.fft.irfft(acc[live], n_fft, axis=-1))
     _k._overlap_add(out, segs, (centres[live] - b).astype(np.int64))

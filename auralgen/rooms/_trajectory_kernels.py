@@ -159,10 +159,10 @@ def _accumulate_spectra(acc, spec, hrirs, blocks, dirs):
 
 
 @njit(cache=True)
-def _live_blocks(y, starts, window):
+def _live_blocks(y, starts, window, width):
     """The windowed blocks ``y[i, a : a + len(window)] * window`` (zero outside ``y``) that are not all
-    zero, over every image ``i`` and start ``a`` in ``starts``: ``(blocks [m, len(window)], image [m],
-    block [m])``, image-major."""
+    zero, over every image ``i`` and start ``a`` in ``starts``: ``(blocks [m, width], image [m],
+    block [m])``, image-major, each block zero-padded to ``width`` (>= ``len(window)``) for its FFT."""
     n_img, n = y.shape
     w = window.shape[0]
     live = np.zeros((n_img, starts.shape[0]), dtype=np.bool_)
@@ -174,7 +174,7 @@ def _live_blocks(y, starts, window):
                     live[i, j] = True
                     break
     img, blk = np.nonzero(live)
-    out = np.zeros((img.shape[0], w))
+    out = np.zeros((img.shape[0], width))
     for m in range(img.shape[0]):
         for k in range(w):
             t = starts[blk[m]] + k

@@ -149,16 +149,12 @@ def itd_windows(left, right, sample_rate, starts, window: int, *, max_itd_s: flo
 
     Parameters
     ----------
-    left, right : np.ndarray [shape=(n,)]
-        Ear signals of equal length.
-    sample_rate : float > 0
-        Sample rate of both in Hz.
+    left, right, sample_rate, max_itd_s
+        As in :func:`itd_ild` (``max_itd_s`` below the window's length).
     starts : array_like of int
         First sample of each window (>= 0).
     window : int > 1
         Window length (samples).
-    max_itd_s : float > 0
-        Largest |ITD| searched (s).
 
     Returns
     -------

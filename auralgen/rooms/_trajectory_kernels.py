@@ -25,7 +25,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, uint64
 
+from auralgen.rooms.images import FDL2
+
 _ITERATIONS = 3
+_FULL_TAPS = 2 * FDL2 + 1  # the fractional-delay filter's length
 
 
 @njit(cache=True)
@@ -85,6 +88,23 @@ def _dot_pair(signal, j0, j1, table, ph, off):
     return a0, a1
 
 
+@njit(cache=True, fastmath={"reassoc", "contract", "nsz"})
+def _dot_pair_full(signal, j0, table, ph, off):
+    """:func:`_dot_pair` over :data:`_FULL_TAPS` taps, a trip count known when compiled (no remainder
+    loop: the common case, every tap inside the signal)."""
+    a0 = 0.0
+    a1 = 0.0
+    b = uint64(j0)
+    o = uint64(j0 + off)
+    r0 = uint64(ph)
+    r1 = uint64(ph + 1)
+    for k in range(uint64(_FULL_TAPS)):
+        s = signal[b + k]
+        a0 += s * table[r0, o + k]
+        a1 += s * table[r1, o + k]
+    return a0, a1
+
+
 @njit(cache=True)
 def _render_moving_images(signal, nonzero, path, offsets, signs, gains, mic, fs, c, fdl2, gran, flipped, n_out):
     """Per-image received signals and emission times of a moving source.
@@ -128,7 +148,10 @@ def _render_moving_images(signal, nonzero, path, offsets, signs, gains, mic, fs,
             j1 = min(n_sig - 1, base)
             if j0 > j1 or nonzero[j1 + 1] == nonzero[j0]:  # outside the signal, or only silence
                 continue
-            a0, a1 = _dot_pair(signal, j0, j1, flipped, ph, n_taps - 1 - base)
+            if j1 - j0 + 1 == _FULL_TAPS:
+                a0, a1 = _dot_pair_full(signal, j0, flipped, ph, n_taps - 1 - base)
+            else:
+                a0, a1 = _dot_pair(signal, j0, j1, flipped, ph, n_taps - 1 - base)
             y[i, n] = gains[i] / dist[n] * ((1.0 - w) * a0 + w * a1)
     return y, tau
 

@@ -143,7 +143,8 @@ def receiving_points(receiver: Receiver, room: RoomSpec, path: np.ndarray) -> np
                 f"receiver.position_m={list(receiver.position_m)!r} is outside the room; "
                 f"allowed: inside {list(room.dims_m)}"
             )
-    closest = float(np.min(np.linalg.norm(path[:, None, :] - points[None, :, :], axis=-1)))
+    d = path[:, None, :] - points[None, :, :]
+    closest = math.sqrt(float(np.min(np.einsum("npk,npk->np", d, d))))  # the nearest sample's distance
     if closest < MIN_RECEIVER_DISTANCE_M:
         raise ParameterError(
             f"trajectory passes {closest:.3f} m from the receiver; allowed: >= {MIN_RECEIVER_DISTANCE_M} m"

@@ -39,10 +39,21 @@ def sampled_path(trajectory, n: int, sample_rate: int) -> np.ndarray:
     return np.ascontiguousarray(trajectory.position_at(np.arange(n) / sample_rate))
 
 
+@functools.lru_cache(maxsize=1)
+def _flipped_kernels() -> np.ndarray:
+    """The fractional-delay phase kernels with their taps reversed (read-only): the kernel reads the
+    signal forward."""
+    out = np.ascontiguousarray(_images._phase_kernels()[:, ::-1])
+    out.flags.writeable = False
+    return out
+
+
 def _read(signal, path, affine, point, room, sample_rate, n_out):
     offsets, signs, gains = affine
+    nonzero = np.concatenate([[0], np.cumsum(signal != 0.0)]).astype(np.int64)
     return _k._render_moving_images(
         signal,
+        nonzero,
         path,
         offsets,
         signs,
@@ -52,7 +63,7 @@ def _read(signal, path, affine, point, room, sample_rate, n_out):
         float(room.c_m_s),
         FDL2,
         SINC_LUT_GRANULARITY,
-        _images._phase_kernels(),
+        _flipped_kernels(),
         int(n_out),
     )
 
@@ -77,32 +88,31 @@ def _hrir_spectra(hrtf: str, sample_rate: int, n_fft: int) -> np.ndarray:
 
 
 def _binaural_early(receiver: Binaural, y, tau, path, affine, sample_rate) -> np.ndarray:
-    """Block-wise HRIR filtering of the per-image signals ``y [n_images, n]`` (see module doc)."""
-    n_img, n = y.shape
+    """Block-wise HRIR filtering of the per-image signals ``y [n_images, n]`` (see module doc).
+
+    Every image's windowed blocks go through one batched FFT; each block's spectrum is multiplied by
+    its image's HRIR pair and summed over the images in the frequency domain, so each block position
+    takes one inverse FFT per ear, whatever the number of images."""
+    n = y.shape[1]
     hr = receiver.hrtf_at(sample_rate)
     b = max(1, int(round(BLOCK_S * sample_rate)))
     n_fft = scipy.fft.next_fast_len(2 * b + hr.num_taps - 1, real=True)
-    spectra = _hrir_spectra(receiver.hrtf, int(sample_rate), n_fft)
     centres = np.arange(0, n + b, b)
     k = np.arange(2 * b)
     window = np.sin(0.5 * np.pi * k / b) ** 2  # window of block j covers [c_j - b, c_j + b)
-    idx = centres[:, None] - b + k[None, :]
-    inside = (idx >= 0) & (idx < n)
-    idx_c = np.clip(idx, 0, n - 1)
+    seg, img, blk = _k._live_blocks(y, (centres - b).astype(np.int64), window, n_fft)  # blocks heard: [m, n_fft]
     out = np.zeros((2, n + n_fft))
-    for i in range(n_img):
-        seg = np.where(inside, y[i][idx_c], 0.0) * window
-        live = np.flatnonzero(np.any(seg != 0.0, axis=1))
-        if live.size == 0:
-            continue
-        pos = _emitted_positions(
-            path, tau[i : i + 1, np.minimum(centres[live], n - 1)], tuple(a[i : i + 1] for a in affine)
-        )[0]
-        az, el, _ = receiver.directions_of(pos)
-        dirs = hr.nearest(az, el)
-        spec = scipy.fft.rfft(seg[live], n_fft, axis=-1)[:, None, :] * spectra[dirs]
-        segs = np.ascontiguousarray(scipy.fft.irfft(spec, n_fft, axis=-1))
-        _k._overlap_add(out, segs, (centres[live] - b).astype(np.int64))
+    if img.size == 0:
+        return out[:, :n]
+    at = tau[img, np.minimum(centres[blk], n - 1)][:, None]
+    pos = _emitted_positions(path, at, tuple(a[img] for a in affine))[:, 0]
+    az, el, _ = receiver.directions_of(pos)
+    spectra = _hrir_spectra(receiver.hrtf, int(sample_rate), n_fft)
+    acc = np.zeros((centres.size, 2, n_fft // 2 + 1), dtype=complex)
+    _k._accumulate_spectra(acc, scipy.fft.rfft(seg, axis=-1), spectra, blk, hr.nearest(az, el))
+    live = np.unique(blk)
+    segs = np.ascontiguousarray(scipy.fft.irfft(acc[live], n_fft, axis=-1))
+    _k._overlap_add(out, segs, (centres[live] - b).astype(np.int64))
     return out[:, :n]
 
 
@@ -133,7 +143,8 @@ def receiving_points(receiver: Receiver, room: RoomSpec, path: np.ndarray) -> np
                 f"receiver.position_m={list(receiver.position_m)!r} is outside the room; "
                 f"allowed: inside {list(room.dims_m)}"
             )
-    closest = float(np.min(np.linalg.norm(path[:, None, :] - points[None, :, :], axis=-1)))
+    d = path[:, None, :] - points[None, :, :]
+    closest = math.sqrt(float(np.min(np.einsum("npk,npk->np", d, d))))  # the nearest sample's distance
     if closest < MIN_RECEIVER_DISTANCE_M:
         raise ParameterError(
             f"trajectory passes {closest:.3f} m from the receiver; allowed: >= {MIN_RECEIVER_DISTANCE_M} m"

@@ -49,6 +49,7 @@ from auralgen.core.errors import ParameterError
 from auralgen.core.random import Choice, Dist
 from auralgen.listeners import temporal as listen
 from auralgen.measure.geometry import direction_of
+from auralgen.measure.spatial import itd_windows
 from auralgen.rooms.images import FDL2
 from auralgen.rooms.receivers import receiver_from_config
 from auralgen.rooms.spec import WALL_MARGIN_M, RoomSpec, load_preset
@@ -298,15 +299,11 @@ def _edges(params) -> tuple[tuple[int, int], tuple[int, int]]:
 
 
 def _median_itd_s(x: np.ndarray, span: tuple[int, int], sr: int) -> float:
-    from auralgen.measure import itd_ild
-
     w = _sounds.n_samples(WINDOW_S, sr)
-    vals = []
-    for a in range(span[0], max(span[0] + 1, span[1] - w + 1), w // 2):
-        seg = x[:, a : a + w]
-        if seg.shape[1] == w and np.all(np.sum(seg**2, axis=1) > 0):
-            vals.append(itd_ild(seg[0], seg[1], sr)[0])
-    return float(np.median(vals)) if vals else math.nan
+    starts = np.arange(span[0], max(span[0] + 1, span[1] - w + 1), w // 2)
+    vals = itd_windows(x[0], x[1], sr, starts, w)  # nan: a window past the end or silent in an ear
+    vals = vals[np.isfinite(vals)]
+    return float(np.median(vals)) if vals.size else math.nan
 
 
 def _direct_level_db(x: np.ndarray, params, edge: str) -> tuple[float, float]:
@@ -332,25 +329,22 @@ def _direct_level_db(x: np.ndarray, params, edge: str) -> tuple[float, float]:
     max_lag = (
         int(math.ceil(max(s["distance_m"], s["end_distance_m"]) / SPEED_OF_SOUND_M_S * sr)) + FDL2 + 8
     )  # the direct sound
-    amps, lags = [], []
-    for a in range(span[0], span[1] - w + 1, w):
-        ref = dry[a : a + w]
-        e = float(np.sum(ref**2))
-        if e <= 1e-3 * w:  # silent window (between clicks)
-            continue
-        seg = x[:, onset + a : onset + a + w + max_lag]
-        if seg.shape[1] < w + max_lag:
-            continue
-        n_fft = 1 << int(math.ceil(math.log2(2 * w + max_lag)))
-        ref_f = np.fft.rfft(ref, n_fft)
-        power = np.abs(ref_f) ** 2
-        whiten = np.conj(ref_f) / (power + 1e-2 * float(np.mean(power)))  # regularised deconvolution
-        h = np.fft.irfft(np.fft.rfft(seg, n_fft, axis=1) * whiten, n_fft, axis=1)[:, : max_lag + 1]
-        env = np.sqrt(np.mean(h**2, axis=0))
-        amps.append(float(np.max(env)))
-        lags.append(int(np.argmax(env)))
-    if not amps:
+    starts = [
+        a
+        for a in range(span[0], span[1] - w + 1, w)
+        if float(np.sum(dry[a : a + w] ** 2)) > 1e-3 * w  # not a silent window (between clicks)
+        and x[:, onset + a : onset + a + w + max_lag].shape[1] == w + max_lag
+    ]
+    if not starts:
         return math.nan, math.nan
+    n_fft = 1 << int(math.ceil(math.log2(2 * w + max_lag)))
+    ref_f = np.fft.rfft(np.stack([dry[a : a + w] for a in starts]), n_fft, axis=-1)
+    power = np.abs(ref_f) ** 2
+    whiten = np.conj(ref_f) / (power + 1e-2 * np.mean(power, axis=-1, keepdims=True))  # regularised deconvolution
+    segs = np.stack([x[:, onset + a : onset + a + w + max_lag] for a in starts])  # [window, channel, sample]
+    h = np.fft.irfft(np.fft.rfft(segs, n_fft, axis=-1) * whiten[:, None, :], n_fft, axis=-1)[..., : max_lag + 1]
+    env = np.sqrt(np.mean(h**2, axis=1))  # [window, lag]
+    amps, lags = np.max(env, axis=1), np.argmax(env, axis=1)
     return 20.0 * math.log10(float(np.median(amps))), float(np.median(lags)) / sr
 
 

@@ -8,7 +8,7 @@ import pytest
 from auralgen.core.errors import ParameterError
 from auralgen.measure import doa_array, doa_foa, itd_ild
 from auralgen.measure.geometry import az_el_to_unit
-from auralgen.measure.spatial import srp_phat_direction
+from auralgen.measure.spatial import itd_windows, srp_phat_direction
 
 SR = 48000
 C = 343.0
@@ -54,6 +54,42 @@ def test_itd_ild_rejects_mismatched_lengths():
 def test_itd_ild_rejects_silent_ear():
     with pytest.raises(ParameterError, match="energy"):
         itd_ild(_noise(1000), np.zeros(1000), SR)
+
+
+def test_itd_windows_equal_itd_ild_window_by_window():
+    """The batched ITDs are itd_ild's, window by window, for a lag that moves across the windows."""
+    sr, w = 16000, 1600
+    s = _noise(24000, seed=3)
+    rng = np.random.default_rng(5)
+    lag = np.linspace(-11.3, 9.7, s.size)  # a moving source: the right ear's delay drifts (samples)
+    right = np.interp(np.arange(s.size) - lag, np.arange(s.size), s) + 0.2 * rng.standard_normal(s.size)
+    starts = np.arange(0, s.size - w + 1, w // 2)
+    got = itd_windows(s, right, sr, starts, w)
+    want = np.array([itd_ild(s[a : a + w], right[a : a + w], sr)[0] for a in starts])
+    assert np.max(np.abs(got - want)) < 1e-12
+    assert want[0] < -5e-4 and want[-1] > 4e-4  # the windows span lags of both signs
+
+
+def test_itd_windows_give_nan_for_a_window_past_the_end_or_silent_in_an_ear():
+    s = _noise(8000, seed=1)
+    right = np.roll(s, 4)
+    right[4000:] = 0.0
+    got = itd_windows(s, right, 16000, [0, 4000, 6000, 7000], 1600)
+    assert got[0] == pytest.approx(4 / 16000, abs=1e-7)  # the right ear hears it later: the left leads, +
+    assert np.isnan(got[1:]).tolist() == [True, True, True]  # silent right ear, silent, past the end
+
+
+@pytest.mark.parametrize(
+    ("starts", "window", "match"),
+    [
+        ([0], 1, "window=1 is invalid; allowed: an integer >= 2"),
+        ([0], 10, "max_itd_s=0.001 must span >= 1 sample and < the window"),
+        ([-1], 1600, "holds a negative start; allowed: starts >= 0"),
+    ],
+)
+def test_itd_windows_reject_bad_arguments_in_one_line(starts, window, match):
+    with pytest.raises(ParameterError, match=match):
+        itd_windows(_noise(4000), _noise(4000, seed=2), 16000, starts, window)
 
 
 SQUARE = np.array([[0.05, 0.0, 0.0], [0.0, 0.05, 0.0], [-0.05, 0.0, 0.0], [0.0, -0.05, 0.0]])

@@ -14,7 +14,9 @@ from auralgen.core.random import item_rng
 from auralgen.generation.run import run as generate
 from auralgen.measure.geometry import direction_of
 from auralgen.rooms.trajectory import Trajectory
+from auralgen.tasks.trajectory import _direct_level_db
 from tests.support.builders import decode, read_rows, small_run
+from tests.support.trajectory_reference import direct_level_db
 
 TASK = build_tasks(small_run("task=trajectory"))["trajectory"]
 QUIET = lambda *_: None  # noqa: E731
@@ -115,6 +117,15 @@ def test_doppler_delay_change_is_the_path_travel_time():
             break
     assert len(ratios) == 16 and min(ratios) > 0
     assert abs(float(np.median(ratios)) - 1.0) <= 0.15
+
+
+@pytest.mark.parametrize(("motion", "kind"), [("approaching", "noise"), ("receding", "clicks")])
+def test_the_direct_level_windows_measured_in_one_batch_equal_the_window_by_window_reference(motion, kind):
+    p = find(motion, kind=kind)
+    x = TASK.render(p)[0].astype(np.float64)
+    for edge in ("first", "last"):
+        got = _direct_level_db(x, p, edge)
+        assert got == direct_level_db(x, p, edge) and all(map(math.isfinite, got))
 
 
 def test_received_level_is_normalised_to_the_roved_target():

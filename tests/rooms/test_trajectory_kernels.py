@@ -1,0 +1,83 @@
+"""The moving-image kernel against its first, sample-by-sample form (tests/support/moving_reference.py):
+the same emission times bit for bit and the same signals to float rounding, for noise, clicks and
+signals with silent stretches, any image order and path; and the binaural filtering of the images
+against its first, image-by-image form."""
+
+import numpy as np
+import pytest
+
+from auralgen.rooms import _moving, _trajectory_kernels
+from auralgen.rooms import images as _images
+from auralgen.rooms.images import FDL2, SINC_LUT_GRANULARITY
+from auralgen.rooms.receivers import Binaural
+from auralgen.rooms.spec import load_preset
+from auralgen.rooms.trajectory import arc_around, pass_by, radial
+from auralgen.synth import click_train
+from tests.support.moving_reference import _render_moving_images as reference
+from tests.support.moving_reference import binaural_early
+
+FS = 16000
+LIS = (2.75, 2.25, 1.5)
+
+
+def _signal(kind: str, rng: np.random.Generator) -> np.ndarray:
+    if kind == "clicks":
+        return np.asarray(click_train(9.0, 0.5, sample_rate=FS), dtype=float)
+    x = rng.standard_normal(FS // 2)
+    if kind == "gaps":
+        x[1000:3000] = 0.0  # silent stretches longer than the taps, and one shorter
+        x[5000:5030] = 0.0
+        x[-500:] = 0.0
+    return x
+
+
+@pytest.mark.parametrize("kind", ["noise", "clicks", "gaps"])
+@pytest.mark.parametrize(
+    ("path", "order"),
+    [
+        (pass_by(LIS, closest_azimuth_deg=20.0, closest_distance_m=1.0, length_m=1.5, ccw=True, duration_s=0.5), 1),
+        (
+            radial(
+                LIS, direction="approach", azimuth_deg=-70.0, start_distance_m=2.0, end_distance_m=0.6, duration_s=0.5
+            ),
+            2,
+        ),
+        (arc_around(LIS, radius_m=1.2, start_azimuth_deg=90.0, sweep_deg=-120.0, duration_s=0.5), 0),
+    ],
+)
+def test_the_kernel_reproduces_the_sample_by_sample_reference(kind, path, order):
+    rng = np.random.default_rng(len(kind) + order)
+    room = load_preset("living_room")
+    sig = np.ascontiguousarray(_signal(kind, rng))
+    samples = _moving.sampled_path(path, sig.size + 1, FS)
+    offsets, signs, gains = _moving._image_affine(room, order)
+    mic = np.asarray(LIS, dtype=float) + rng.uniform(-0.1, 0.1, 3)
+    n_out = sig.size + 900
+    common = (float(FS), float(room.c_m_s), FDL2, SINC_LUT_GRANULARITY)
+    want_y, want_tau = reference(sig, samples, offsets, signs, gains, mic, *common, _images._phase_kernels(), n_out)
+    nonzero = np.concatenate([[0], np.cumsum(sig != 0.0)]).astype(np.int64)
+    y, tau = _trajectory_kernels._render_moving_images(
+        sig, nonzero, samples, offsets, signs, gains, mic, *common, _moving._flipped_kernels(), n_out
+    )
+    assert np.array_equal(tau, want_tau)
+    assert np.max(np.abs(y - want_y)) <= 1e-13 * np.max(np.abs(want_y))  # the tap sums' order: float rounding
+    assert np.count_nonzero(want_y) > 300  # the images were heard (a few clicks: ~81 samples each)
+    assert np.array_equal(y == 0.0, want_y == 0.0)  # silence skipped where the reference summed zeros only
+
+
+@pytest.mark.parametrize("kind", ["noise", "clicks", "gaps"])
+def test_the_binaural_filtering_reproduces_the_image_by_image_reference(kind):
+    rng = np.random.default_rng(7)
+    room = load_preset("classroom")
+    path = pass_by(LIS, closest_azimuth_deg=160.0, closest_distance_m=1.2, length_m=2.0, ccw=False, duration_s=0.5)
+    receiver = Binaural(position_m=LIS, yaw_deg=25.0)
+    sig = np.ascontiguousarray(_signal(kind, rng))
+    samples = _moving.sampled_path(path, sig.size + 1, FS)
+    affine = _moving._image_affine(room, 1)
+    y, tau = _moving._read(sig, samples, affine, np.asarray(LIS, dtype=float), room, FS, sig.size + 700)
+    y[2] = 0.0  # an image never heard: no block of it is filtered
+    want = binaural_early(receiver, y, tau, samples, affine, FS)
+    got = _moving._binaural_early(receiver, y, tau, samples, affine, FS)
+    assert got.shape == want.shape == (2, y.shape[1])
+    assert np.max(np.abs(got - want)) <= 1e-13 * np.max(np.abs(want))  # sums in another order: float rounding
+    assert np.sqrt(np.mean(want**2)) > 1e-3 * np.max(np.abs(want))  # a signal heard throughout, not a few blocks

@@ -28,29 +28,17 @@ def _render_tone(freq_hz, n, sample_rate, amplitude, phase_rad):
 
 
 @njit(cache=True)
-def _render_harmonic(f0_hz, n, sample_rate, amplitudes, phases_rad):
-    """Sum over ``k = 1..len(amplitudes)`` of ``a_k sin(2 pi k f0 t + phi_k)``."""
-    out = np.zeros(n, dtype=np.float64)
-    w0 = TWO_PI * f0_hz / sample_rate
-    for k in range(amplitudes.shape[0]):
-        a = amplitudes[k]
-        if a == 0.0:
-            continue
-        w = w0 * (k + 1)
-        phi = phases_rad[k]
-        for i in range(n):
-            out[i] += a * math.sin(w * i + phi)
-    return out
+def _render_harmonic(f0_hz, n, sample_rate, amplitudes, phases_rad, block):
+    """Sum over ``k = 1..len(amplitudes)`` of ``a_k sin(2 pi k f0 t + phi_k)``.
 
-
-@njit(cache=True)
-def _render_harmonic_blocks(f0_hz, n, sample_rate, amplitudes, phases_rad, block):
-    """:func:`_render_harmonic` by angle addition: ``sin(w b + phi)`` and ``cos(w b + phi)`` from the
-    sample index at each block start ``b`` (every ``block`` samples), ``sin(w j)`` and ``cos(w j)`` for
-    ``j < block`` once per harmonic, ``sin(w (b + j) + phi)`` their sum formula: two library calls per
-    block instead of one per sample. The phase at a block start is computed from the sample index, as
-    there, so no error builds up; each value differs from the per-sample sine by about the rounding of
-    the phase itself (``w i`` is ~1e5 rad at the end of a second at Nyquist: ~1e-11 rad)."""
+    ``block == 0``: one library sine per sample. ``block > 0``: by angle addition, ``sin(w b + phi)``
+    and ``cos(w b + phi)`` from the sample index at each block start ``b`` (every ``block`` samples),
+    ``sin(w j)`` and ``cos(w j)`` for ``j < block`` once per harmonic, ``sin(w (b + j) + phi)`` their
+    sum formula: two library calls per block instead of one per sample. The phase at a block start
+    is computed from the sample index, so no error builds up; each value differs from the per-sample
+    sine by about the rounding of the phase itself (``w i`` is ~1e5 rad at the end of a second at
+    Nyquist: ~1e-11 rad).
+    """
     out = np.zeros(n, dtype=np.float64)
     w0 = TWO_PI * f0_hz / sample_rate
     sj = np.empty(block, dtype=np.float64)
@@ -61,6 +49,10 @@ def _render_harmonic_blocks(f0_hz, n, sample_rate, amplitudes, phases_rad, block
             continue
         w = w0 * (k + 1)
         phi = phases_rad[k]
+        if block == 0:
+            for i in range(n):
+                out[i] += a * math.sin(w * i + phi)
+            continue
         for j in range(block):
             sj[j] = a * math.sin(w * j)
             cj[j] = a * math.cos(w * j)

@@ -152,7 +152,7 @@ def harmonic_complex(
     """
     sample_rate = check_sample_rate(sample_rate)
     f0_hz = check_frequency("f0_hz", f0_hz, sample_rate)
-    n_harmonics = check_int("n_harmonics", n_harmonics, low=1)
+    n_harmonics, block = check_int("n_harmonics", n_harmonics, low=1), check_int("block", block, low=0)
     nyquist = sample_rate / 2
     if n_harmonics * f0_hz >= nyquist:
         raise ParameterError(
@@ -163,15 +163,7 @@ def harmonic_complex(
     k = np.arange(1, n_harmonics + 1, dtype=np.float64)
     amps = 1.0 / k if amplitudes is None else _harmonic_vector("amplitudes", amplitudes, n_harmonics)
     phases = np.zeros(n_harmonics) if phases_rad is None else _harmonic_vector("phases_rad", phases_rad, n_harmonics)
-    return _render_harmonics(f0_hz, n, sample_rate, amps, phases, block)
-
-
-def _render_harmonics(f0_hz, n: int, sample_rate: int, amps, phases, block) -> np.ndarray:
-    """The kernel of :func:`harmonic_complex`: a sine per sample (``block=0``) or by angle addition over blocks."""
-    block = check_int("block", block, low=0)
-    if block:
-        return _kernels._render_harmonic_blocks(f0_hz, n, sample_rate, amps, phases, block)
-    return _kernels._render_harmonic(f0_hz, n, sample_rate, amps, phases)
+    return _kernels._render_harmonic(f0_hz, n, sample_rate, amps, phases, block)
 
 
 def _harmonic_vector(key: str, values, n_harmonics: int) -> np.ndarray:

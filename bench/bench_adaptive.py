@@ -310,7 +310,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=200, help="QUEST+ runs per setting (pairs of them: the retest)")
     ap.add_argument("--grid-runs", type=int, default=40)
     ap.add_argument("--fail-runs", type=int, default=100, help="runs per failing-observer kind")
-    ap.add_argument("--budgets", type=lambda s: [int(x) for x in s.split(",")], default=[80, 120, 160])
+    ap.add_argument("--budgets", type=lambda s: [int(x) for x in s.split(",")], default=[80, 100, 120, 160])
     ap.add_argument("--skip-dsp", action="store_true")
     ap.add_argument(
         "--results",

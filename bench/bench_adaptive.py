@@ -15,7 +15,7 @@ most any placement of trials could reach knowing the observer -- with at least 9
 (4) a real run of ``model=dsp`` on pitch_relative, and the same listener with its answer replaced by a
     guess with probability 0.1 and 0.2.
 
-    .venv/bin/python bench/bench_adaptive.py     # full: 200 runs per setting, 100 per failing kind (about 1 h)
+    .venv/bin/python bench/bench_adaptive.py     # full: 200 runs per setting, 100 per failing kind (~half a CPU-hour)
     .venv/bin/python bench/bench_adaptive.py --runs 30 --fail-runs 30 --grid-runs 20 --budgets 80,160 --skip-dsp
 """
 
@@ -85,6 +85,11 @@ def _fmt(x, spec: str, none: str = "n/a") -> str:
     return none if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x, spec)
 
 
+def _goal(share, met: bool) -> str:
+    """The goal column: ``met``, ``NOT met``, or ``no share`` where the bound gives none."""
+    return "no share" if share is None else "met" if met else "NOT met"
+
+
 def _times(x) -> str:
     """A factor as ``"  2.90x"``, or ``"   n/a"`` when there is none."""
     return "   n/a" if x is None else f"{x:6.2f}x"
@@ -103,7 +108,7 @@ def settings_table(args, settings: QuestSettings, stimuli, rows: list[dict], don
         print(
             f"{threshold:11g} {slope:5g} {lapse:5g} | {_fmt(bound, '9.3g')}x ({kind}) | {_times(r['factor'])} "
             f"{_fmt(bound, '6.3g')}x {_fmt(share, '6.0%')} | {a['coverage']:8.3f} {a['trials_median']:6.0f} | "
-            f"{a['retest_agree']:12.3f} {a['retest_log10_median']:7.3f}  {'met' if met else 'NOT met'}"
+            f"{a['retest_agree']:12.3f} {a['retest_log10_median']:7.3f}  {_goal(share, met)}"
         )
         past = (
             "; the threshold lies past the grid's hardest value, which hardly measures it: no share"
@@ -305,7 +310,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=200, help="QUEST+ runs per setting (pairs of them: the retest)")
     ap.add_argument("--grid-runs", type=int, default=40)
     ap.add_argument("--fail-runs", type=int, default=100, help="runs per failing-observer kind")
-    ap.add_argument("--budgets", type=lambda s: [int(x) for x in s.split(",")], default=[80, 160, 240])
+    ap.add_argument("--budgets", type=lambda s: [int(x) for x in s.split(",")], default=[80, 100, 120, 160])
     ap.add_argument("--skip-dsp", action="store_true")
     ap.add_argument(
         "--results",

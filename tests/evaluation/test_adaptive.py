@@ -507,3 +507,23 @@ def test_a_fixed_answer_is_covered_by_reporting_no_threshold_and_the_reason_is_c
     summary = adaptive_runs(_failing("same"), QuestSettings(max_trials=12), n_runs=2, seed=5)
     assert math.isinf(summary["threshold"]) and summary["coverage"] == 1.0 and summary["finite"] == 0
     assert summary["no_threshold"] == {"beyond_range": 2} and summary["retest_pairs"] == 0
+
+
+@pytest.mark.parametrize("threshold, slope, lapse, seed", [(500.0, 1.2, 0.04, 5), (150.0, 3.5, 0.0, 6)])
+def test_placement_and_update_are_questplus_own_values(threshold, slope, lapse, seed):
+    """The procedure picks each value and updates its posterior on plain arrays; a questplus object fed the
+    same answers the package's way (``next_stim``, ``update``) picks the same value and holds the same
+    posterior, bit for bit, at every trial."""
+    obs = SimulatedObserver(PITCH, threshold=threshold, slope=slope, lapse=lapse, chance=1 / 3, seed=seed)
+    proc = QuestPlusProcedure(PITCH, chance=1 / 3)
+    ref = proc._qp  # the procedure no longer updates it: it is the package's own track of the same answers
+    picked = []
+    for trial in range(20):
+        value, stim = proc.next_level(), ref.next_stim
+        assert proc.domain.to_axis(value) == pytest.approx(stim["intensity"], abs=1e-12)
+        correct = obs.respond(trial, value)["correct"]
+        proc.update(value, correct)
+        ref.update(stim=stim, outcome={"response": "Correct" if correct else "Incorrect"})
+        assert np.array_equal(proc._post, np.asarray(ref.posterior.values, dtype=float).ravel())
+        picked.append(round(value, 3))
+    assert len(set(picked)) > 3  # the track moved: the comparison covered several values

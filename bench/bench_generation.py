@@ -9,9 +9,9 @@ work) against the 60 s target. Every run writes its figures (median, min-max, ru
 ``bench/results/bench_generation.json`` (``--results PATH``: elsewhere), the file the docs' Benchmarks page
 renders; the file names the command, so a partial or quick run says so.
 
-    python bench/bench_generation.py                 # 3 runs of 300 items per tone figure, a 20,004-item memory run, the default suite
-    python bench/bench_generation.py --quick         # 100 items per run, a 1,800-item memory run
-    python bench/bench_generation.py --tasks pitch_relative --items 20 --runs 1 --parts tone --results /tmp/g.json
+    python bench/bench_generation.py          # 3 runs of 300 items per tone figure, 20,004 items, the suite
+    python bench/bench_generation.py --quick  # 100 items per run, a 1,800-item memory run
+    python bench/bench_generation.py --tasks pitch_relative --items 20 --runs 1 --parts tone --results g.json
 """
 
 from __future__ import annotations

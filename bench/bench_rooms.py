@@ -21,7 +21,10 @@ printed beside it (single pairs on a shared machine swing by a quarter either wa
 The second table repeats the fast engine with all of numba's threads (pyroomacoustics' exact mode on
 the same cores in a child process with ``PRA_NUM_THREADS`` unset) to show the scaling.
 
-    python bench/bench_rooms.py [--reps 5] [--rt60 0.3 0.6 1.0 1.5] [--no-cores]
+Every run writes its figures to ``bench/results/bench_rooms.json`` (``--results PATH``: elsewhere), the file
+the docs' Benchmarks page renders; the file names the command.
+
+    python bench/bench_rooms.py [--reps 5] [--rt60 0.3 0.6 1.0 1.5] [--no-cores] [--results PATH]
 """
 
 from __future__ import annotations
@@ -32,8 +35,10 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 os.environ.setdefault("PRA_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
@@ -41,12 +46,14 @@ from auralgen.generation.run import tune_allocator  # noqa: E402
 from auralgen.measure.room import drr_db, rt60_schroeder  # noqa: E402
 from auralgen.rooms.simulate import compute_rir  # noqa: E402
 from auralgen.rooms.spec import RoomSpec  # noqa: E402
+from bench import results  # noqa: E402
 
 FS = 16000
 DIMS = (6.0, 5.0, 3.0)
 SOURCE = (1.5, 3.6, 1.3)
 MICS = np.array([3.0, 2.5, 1.5]) + 0.05 * np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], dtype=float)
 EARLY_S = (0.0025, 0.05)  # early reflections: this span after the direct sound's peak
+RESULT_FILE = "bench/results/bench_rooms.json"
 GOALS = {"exact": 20.0, "hybrid": 100.0}  # >= 20x at RT60 >= 0.6 s (exact), >= 100x at 1.0 s (hybrid)
 
 
@@ -162,7 +169,7 @@ def report(rows: list[dict]) -> list[str]:
         f"{'ratio med [min-max]':>22} {'goal':>5}  accuracy vs pra exact (ours | pra's)"
     ]
     for r in rows:
-        goal = GOALS[r["mode"]] if (r["mode"] == "exact" and r["rt60_s"] >= 0.6) or r["rt60_s"] == 1.0 else None
+        goal = _goal(r)
         met = "" if goal is None else ("met" if r["ratio_med"] >= goal else "MISS")
         f, p = r["fast"], r["pra"]
         acc = (
@@ -179,19 +186,64 @@ def report(rows: list[dict]) -> list[str]:
     return lines
 
 
+def _goal(row: dict) -> float | None:
+    """The speed-up goal a row is judged on: exact at RT60 >= 0.6 s, hybrid at 1.0 s; ``None`` elsewhere."""
+    if row["mode"] == "exact" and row["rt60_s"] >= 0.6 or row["mode"] == "hybrid" and row["rt60_s"] == 1.0:
+        return GOALS[row["mode"]]
+    return None
+
+
+def figures(rows: list[dict], cores: list[dict] = ()) -> list[dict]:
+    """The results file's figures: per RT60 and mode the pair ratios pra / fast (the accuracy in the note),
+    and per all-cores row pyroomacoustics exact over fast exact."""
+    out = []
+    for r in rows:
+        goal, f, p = _goal(r), r["fast"], r["pra"]
+        note = (
+            f"RIR error {f['rir_err']:.1e} of the peak against pyroomacoustics exact"
+            if r["mode"] == "exact"
+            else f"against pyroomacoustics exact: RT60 {f['rt60_err_pct']:+.1f} % "
+            f"(pra hybrid {p['rt60_err_pct']:+.1f} %), "
+            f"DRR {f['drr_err_db']:+.2f} dB ({p['drr_err_db']:+.2f}), early {f['early_err_db']:+.2f} dB "
+            f"({p['early_err_db']:+.2f})"
+        )
+        out.append(
+            results.figure(
+                f"RIR {DIMS[0]:g}x{DIMS[1]:g}x{DIMS[2]:g} m, {FS // 1000} kHz, 4 mics, RT60 {r['rt60_s']:g} s: fast "
+                f"{r['mode']} vs pyroomacoustics {r['mode']}, speed-up (one thread)",
+                [a / b for a, b in zip(r["pra_s"], r["fast_s"])],
+                "x",
+                target="" if goal is None else f">= {goal:g}x",
+                note=note,
+            )
+        )
+    for c in cores:
+        out.append(
+            results.figure(
+                f"RIR, RT60 {c['rt60_s']:g} s, all cores ({c['threads']} threads): pyroomacoustics exact / fast exact",
+                c["pra_exact_s"] / c["exact"],
+                "x",
+            )
+        )
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rt60", type=float, nargs="+", default=[0.3, 0.6, 1.0, 1.5])
     ap.add_argument("--no-cores", action="store_true", help="skip the all-cores table")
+    ap.add_argument("--results", type=Path, default=None, help=f"where the figures go (default {RESULT_FILE})")
     args = ap.parse_args(argv)
     print(
         f"single thread (PRA_NUM_THREADS=1, numba threads 1), {args.reps} runs per exact cell, {3 * args.reps} per "
         f"hybrid cell, {FS} Hz, 4 mics, "
         f"room {DIMS} m"
     )
-    for line in report(run(tuple(args.rt60), reps=args.reps)):
+    rows = run(tuple(args.rt60), reps=args.reps)
+    for line in report(rows):
         print(line, flush=True)
+    cores = []
     if not args.no_cores:
         print(f"\nall cores ({os.cpu_count()}): median of {args.reps} runs")
         print(
@@ -199,11 +251,14 @@ def main(argv=None) -> int:
         )
         for rt in args.rt60:
             c = cores_row(rt, args.reps)
+            cores.append(c)
             print(
                 f"{rt:4.1f} {c['threads']:7d} {c['pra_exact_s']:12.4f} {c['exact']:13.4f} {c['hybrid']:14.4f} "
                 f"{c['pra_exact_s'] / c['exact']:8.1f}x",
                 flush=True,
             )
+    command = " ".join(["python bench/bench_rooms.py", *(sys.argv[1:] if argv is None else argv)])
+    results.write("bench_rooms", command, figures(rows, cores), out=args.results)
     return 0
 
 

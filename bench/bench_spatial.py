@@ -23,6 +23,10 @@ two-worker job can reach on this machine at that moment; the two-worker job's sh
     .venv/bin/python bench/bench_spatial.py             # 20 items x 3 runs per cell, 5 scaling pairs (about 13 min)
     .venv/bin/python bench/bench_spatial.py --scaling-only
     .venv/bin/python bench/bench_spatial.py --quick     # 8 items x 1 run
+    .venv/bin/python bench/bench_spatial.py --no-scaling --tasks azimuth_relative --layouts binaural
+
+Every run writes its figures to ``bench/results/bench_spatial.json`` (``--results PATH``: elsewhere), the file
+the docs' Benchmarks page renders; the file names the command, so a partial run says so.
 """
 
 from __future__ import annotations
@@ -45,10 +49,12 @@ from bench_generation import items_per_second  # noqa: E402
 
 from auralgen.core.errors import ParameterError  # noqa: E402
 from auralgen.tasks import TASKS  # noqa: E402
+from bench import results  # noqa: E402
 
 LAYOUTS = ("binaural", "foa", "tetra")
 SCALING_TASK = "azimuth_relative"
 SCALING_GOAL = 1.8
+RESULT_FILE = "bench/results/bench_spatial.json"
 _RATE = re.compile(r"(\d+) rendered in ([\d.]+) s \([\d.]+ items/s\)")
 
 
@@ -61,12 +67,18 @@ def spatial_tasks() -> list[str]:
 NOT_BINAURAL = {"multi_source_relation": ("task.relations=[left,higher,left_of]",)}
 
 
-def cell(task: str, layout: str, *, items: int, runs: int) -> str:
+def cell_rates(task: str, layout: str, *, items: int, runs: int) -> list[float] | str:
+    """Items/s of ``runs`` runs of ``items`` items, or the refusal (a layout that cannot carry the task's cue)."""
     overrides = (f"task.receiver.type={layout}", *(NOT_BINAURAL.get(task, ()) if layout != "binaural" else ()))
     try:
-        rates = [items_per_second(task, validate=True, n=items, overrides=overrides) for _ in range(runs)]
+        return [items_per_second(task, validate=True, n=items, overrides=overrides) for _ in range(runs)]
     except ParameterError as exc:
         return f"refused ({str(exc).split(';')[0][-60:]})"
+
+
+def cell_text(rates: list[float] | str) -> str:
+    if isinstance(rates, str):
+        return rates
     return f"{statistics.median(rates):6.1f} [{min(rates):.1f}-{max(rates):.1f}]"
 
 
@@ -173,6 +185,27 @@ def print_scaling(rates: dict, per_level: int, reps: int) -> None:
     )
 
 
+def figures(cells: dict[tuple[str, str], list[float] | str], rates: dict | None) -> list[dict]:
+    """The results file's figures: items/s per task and layout (refused cells left out), and from the
+    scaling runs each rate and the two-worker ratios (see :func:`scaling`)."""
+    out = [
+        results.figure(f"{task}, {layout}, items/s on one core", r, "items/s")
+        for (task, layout), r in cells.items()
+        if not isinstance(r, str)
+    ]
+    if rates is None:
+        return out
+    job = f"generate.py task={SCALING_TASK}"
+    for w, label in (("1", "1 worker"), ("2", "2 workers"), ("ceiling", "2 one-worker jobs at once")):
+        for kind in rates[w]:
+            out.append(results.figure(f"{job}, {label}, {kind}-job items/s", rates[w][kind], "items/s"))
+    ratio = [b / a for a, b in zip(rates["1"]["marginal"], rates["2"]["marginal"])]
+    out.append(results.figure(f"{job}, 2 workers / 1, marginal rate", ratio, "x", target=f">= {SCALING_GOAL}x"))
+    ceiling = [c / a for a, c in zip(rates["1"]["whole"], rates["ceiling"]["whole"])]
+    out.append(results.figure(f"{job}, 2 one-worker jobs at once / 1 alone (the machine's ceiling)", ceiling, "x"))
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--items", type=int, default=20, help="items timed per run and cell")
@@ -185,22 +218,36 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--scaling-only", action="store_true", help="part 2 only")
+    ap.add_argument("--no-scaling", action="store_true", help="part 1 only")
     ap.add_argument("--scaling-runs", type=int, default=5, help="pairs of part 2 (a 2-core VM's second core swings)")
+    ap.add_argument("--tasks", nargs="+", default=None, metavar="TASK", help="part 1: these spatial tasks only")
+    ap.add_argument("--layouts", nargs="+", default=list(LAYOUTS), choices=LAYOUTS, help="part 1: these layouts only")
+    ap.add_argument("--results", type=Path, default=None, help=f"where the figures go (default {RESULT_FILE})")
     args = ap.parse_args(argv)
+    tasks = args.tasks or spatial_tasks()
+    unknown = sorted(set(tasks) - set(spatial_tasks()))
+    if unknown:
+        ap.error(f"--tasks: {', '.join(unknown)} not a spatial task; allowed: {', '.join(spatial_tasks())}")
     items, runs = (8, 1) if args.quick else (args.items, args.runs)
+    cells: dict[tuple[str, str], list[float] | str] = {}
     if not args.scaling_only:
         print(
             f"items/s on one core (render + validate + FLAC + parquet), 16 kHz, median [min-max] of {runs} runs of "
             f"{items}"
         )
-        print(f"{'task':<24}" + "".join(f"{lay:>26}" for lay in LAYOUTS))
-        for task in spatial_tasks():
-            print(
-                f"{task:<24}" + "".join(f"{cell(task, lay, items=items, runs=runs):>26}" for lay in LAYOUTS), flush=True
-            )
-    per_level = 10 if args.quick else args.scaling_items_per_level
-    reps = 1 if args.quick else args.scaling_runs
-    print_scaling(scaling(per_level, reps), per_level, reps)
+        print(f"{'task':<24}" + "".join(f"{lay:>26}" for lay in args.layouts))
+        for task in tasks:
+            row = [cell_rates(task, lay, items=items, runs=runs) for lay in args.layouts]
+            cells.update(zip(((task, lay) for lay in args.layouts), row))
+            print(f"{task:<24}" + "".join(f"{cell_text(r):>26}" for r in row), flush=True)
+    rates = None
+    if not args.no_scaling:
+        per_level = 10 if args.quick else args.scaling_items_per_level
+        reps = 1 if args.quick else args.scaling_runs
+        rates = scaling(per_level, reps)
+        print_scaling(rates, per_level, reps)
+    command = " ".join(["python bench/bench_spatial.py", *(sys.argv[1:] if argv is None else argv)])
+    results.write("bench_spatial", command, figures(cells, rates), out=args.results)
     return 0
 
 

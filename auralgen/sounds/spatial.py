@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 
 from auralgen.core.errors import ParameterError
+from auralgen.core.memo import BoundedMemo
 from auralgen.sounds.base import SoundKind, palette, register_sound_kind
 from auralgen.synth import apply_ramps, click_train, harmonic_complex, noise, sweep
 from auralgen.synth.palette import SPATIAL_CLICK_RATE_HZ, SPATIAL_F0_HZ, spatial_harmonics, spatial_noise_band
@@ -132,7 +132,7 @@ SYNTH_KINDS = ("noise", "harmonic", "chirp", "clicks")  # the synthesized kinds 
 
 
 MEMO_SIZE = 16  # synthesized dry signals kept per process (a few MB): an item renders and measures the same ones
-_MEMO: OrderedDict[tuple, np.ndarray] = OrderedDict()
+_MEMO = BoundedMemo(MEMO_SIZE)
 
 
 def source_signal(spec: dict[str, Any], sample_rate: int, *, ramp_s: float) -> np.ndarray:
@@ -162,13 +162,14 @@ def source_signal(spec: dict[str, Any], sample_rate: int, *, ramp_s: float) -> n
     ParameterError
         If the kind is unknown or the signal is silent.
     """
-    key = None
-    if spec.get("kind") in SYNTH_KINDS:
-        key = (json.dumps(spec, sort_keys=True, default=repr), int(sample_rate), float(ramp_s))
-        hit = _MEMO.get(key)
-        if hit is not None:
-            _MEMO.move_to_end(key)
-            return hit
+    if spec.get("kind") not in SYNTH_KINDS:  # a file source is read each time
+        return _unit_rms(spec, sample_rate, ramp_s)
+    key = (json.dumps(spec, sort_keys=True, default=repr), int(sample_rate), float(ramp_s))
+    return _MEMO.get(key, lambda: _unit_rms(spec, sample_rate, ramp_s))
+
+
+def _unit_rms(spec: dict[str, Any], sample_rate: int, ramp_s: float) -> np.ndarray:
+    """The recipe's signal, ramped where its kind is, scaled to unit RMS (read-only)."""
     sound = SPATIAL.sound_kind(spec["kind"], key="source.kind")
     x = sound.render(spec, sample_rate)
     if sound.ramped:
@@ -178,8 +179,4 @@ def source_signal(spec: dict[str, Any], sample_rate: int, *, ramp_s: float) -> n
         raise ParameterError(f"source {spec!r} is silent; allowed: a non-silent source")
     y = x / r
     y.setflags(write=False)
-    if key is not None:
-        _MEMO[key] = y
-        while len(_MEMO) > MEMO_SIZE:
-            _MEMO.popitem(last=False)
     return y

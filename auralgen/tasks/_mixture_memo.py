@@ -11,18 +11,16 @@ least recently used dropped first), so it holds a few items' worth of audio at m
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 
+from auralgen.core.memo import BoundedMemo
 from auralgen.mixing import component_level
 from auralgen.sounds.events import synth_sound
 
 MAX_SOUNDS = 32  # recipes kept; an item has at most a handful of sounds
-_LOCK = threading.Lock()  # an evaluation may draw items from several threads
-_CACHE: OrderedDict[tuple[Any, int], dict[str, Any]] = OrderedDict()
+_CACHE = BoundedMemo(MAX_SOUNDS)
 
 
 def _key(sound: dict[str, Any], sample_rate: int) -> tuple[Any, int]:
@@ -36,20 +34,15 @@ def _key(sound: dict[str, Any], sample_rate: int) -> tuple[Any, int]:
 
 
 def _entry(sound: dict[str, Any], sample_rate: int) -> dict[str, Any]:
-    key = _key(sound, sample_rate)
-    with _LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None:
-            _CACHE.move_to_end(key)
-            return hit
-    x = np.array(synth_sound(sound, int(sample_rate)))  # a copy: a source's own cached array stays writeable
-    x.setflags(write=False)
-    entry: dict[str, Any] = {"signal": x, "levels": {}}
-    with _LOCK:
-        _CACHE[key] = entry
-        while len(_CACHE) > MAX_SOUNDS:
-            _CACHE.popitem(last=False)
-    return entry
+    """The memo's entry of a recipe: its signal (a read-only copy, so a source's own cached array stays
+    writeable) and the levels measured on it so far."""
+
+    def make() -> dict[str, Any]:
+        x = np.array(synth_sound(sound, int(sample_rate)))
+        x.setflags(write=False)
+        return {"signal": x, "levels": {}}
+
+    return _CACHE.get(_key(sound, sample_rate), make)
 
 
 def sound(sound: dict[str, Any], sample_rate: int) -> np.ndarray:
@@ -103,5 +96,4 @@ def raw_level(sound: dict[str, Any], sample_rate: int, level_mode: str) -> float
 
 def clear() -> None:
     """Empty the memo (tests use it to compare a cold and a warm computation)."""
-    with _LOCK:
-        _CACHE.clear()
+    _CACHE.clear()

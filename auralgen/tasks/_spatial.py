@@ -18,7 +18,6 @@ from __future__ import annotations
 import inspect
 import json
 import math
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -29,6 +28,7 @@ import numpy as np
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
 from auralgen.core.errors import ParameterError, Redraw
+from auralgen.core.memo import BoundedMemo
 from auralgen.core.random import Choice, Dist
 from auralgen.measure.geometry import az_el_to_unit, listener_to_room, wrap_azimuth_deg
 from auralgen.rooms.backends import check_backend
@@ -395,7 +395,7 @@ __all__ = ["SpatialConfig", "SpatialTask", "check_spatial"]
 
 
 WET_MEMO_SIZE = 8  # sources rendered in their room kept per process: a measurement renders each source alone again
-_WET: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_WET = BoundedMemo(WET_MEMO_SIZE)
 
 
 def _wet_memo(scene: str, sound: dict[str, Any], make) -> np.ndarray:
@@ -406,17 +406,7 @@ def _wet_memo(scene: str, sound: dict[str, Any], make) -> np.ndarray:
     Synthesized sources only (:data:`~auralgen.sounds.spatial.SYNTH_KINDS`)."""
     if sound["source"].get("kind") not in SYNTH_KINDS:  # a file source is read again, as source_signal does
         return make()
-    key = (scene, json.dumps(sound, sort_keys=True, default=repr))
-    hit = _WET.get(key)
-    if hit is not None:
-        _WET.move_to_end(key)
-        return hit
-    wet = make()
-    wet.setflags(write=False)
-    _WET[key] = wet
-    while len(_WET) > WET_MEMO_SIZE:
-        _WET.popitem(last=False)
-    return wet
+    return _WET.get((scene, json.dumps(sound, sort_keys=True, default=repr)), make)
 
 
 class LocalisationTask(SpatialTask):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import math
-from collections import OrderedDict
 
 import numpy as np
 from numba import njit
@@ -27,55 +26,6 @@ from auralgen.measure.common import (
 from auralgen.measure.geometry import az_el_to_unit, unit_to_az_el, wrap_azimuth_deg
 
 _DOA_METHODS = ("SRP", "MUSIC")
-
-
-def _gcc_phat_lag(left: np.ndarray, right: np.ndarray, max_lag: float) -> float:
-    """Lag (samples, fractional) at which ``right`` best matches a delayed ``left``."""
-    n = len(left) + len(right)
-    nfft = 1 << int(math.ceil(math.log2(n)))
-    cross = np.fft.rfft(right, nfft) * np.conj(np.fft.rfft(left, nfft))
-    mag = np.abs(cross)
-    weight = cross / np.maximum(mag, 1e-12 * mag.max())
-    cc = np.fft.irfft(weight, nfft)
-    m = int(math.floor(max_lag))
-    lags = np.concatenate([np.arange(0, m + 1), np.arange(-m, 0)])
-    values = np.concatenate([cc[: m + 1], cc[nfft - m :]])
-    coarse = int(lags[np.argmax(values)])
-    # refine: evaluate the GCC at fractional lags around the integer peak, then parabola
-    fine = coarse + np.linspace(-1.0, 1.0, 33)
-    scale = np.full(len(weight), 2.0)
-    scale[0] = 1.0
-    if nfft % 2 == 0:
-        scale[-1] = 1.0
-    vals = np.real(_fractional_shifts(nfft, coarse) @ (weight * scale))
-    k = int(np.clip(np.argmax(vals), 1, len(fine) - 2))
-    step = fine[1] - fine[0]
-    lag = fine[k] + step * parabolic_offset(vals[k - 1], vals[k], vals[k + 1])
-    return float(np.clip(lag, -max_lag, max_lag))
-
-
-SHIFTS_MEMO_BYTES = 32 << 20  # phase-shift matrices kept per process (see _fractional_shifts)
-_SHIFTS: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
-
-
-def _fractional_shifts(nfft: int, coarse: int) -> np.ndarray:
-    """``exp(1j * outer(coarse + linspace(-1, 1, 33), omega))``, the phase shifts evaluating a GCC at 33
-    fractional lags around the integer lag ``coarse`` (read-only). The most expensive part of a window's
-    ITD and a function of ``(nfft, coarse)`` alone: successive windows of a signal share their lengths
-    and mostly their lags, so the matrices of the last calls are kept, up to :data:`SHIFTS_MEMO_BYTES`."""
-    key = (nfft, coarse)
-    hit = _SHIFTS.get(key)
-    if hit is not None:
-        _SHIFTS.move_to_end(key)
-        return hit
-    omega = 2.0 * np.pi * np.arange(nfft // 2 + 1) / nfft
-    fine = coarse + np.linspace(-1.0, 1.0, 33)
-    shifts = np.exp(1j * np.outer(fine, omega))
-    shifts.setflags(write=False)
-    _SHIFTS[key] = shifts
-    while len(_SHIFTS) > 1 and sum(m.nbytes for m in _SHIFTS.values()) > SHIFTS_MEMO_BYTES:
-        _SHIFTS.popitem(last=False)
-    return shifts
 
 
 def itd_ild(left, right, sample_rate, *, max_itd_s: float = 1e-3) -> tuple[float, float]:
@@ -119,7 +69,7 @@ def itd_ild(left, right, sample_rate, *, max_itd_s: float = 1e-3) -> tuple[float
     e_l, e_r = float(np.sum(lft**2)), float(np.sum(rgt**2))
     if e_l == 0 or e_r == 0:
         raise ParameterError("left and right must both carry energy to measure ITD/ILD")
-    itd_s = _gcc_phat_lag(lft, rgt, max_lag) / sr
+    itd_s = float(_gcc_phat_lags(lft[None, :], rgt[None, :], max_lag)[0]) / sr
     return itd_s, db_power(e_l) - db_power(e_r)
 
 
@@ -208,7 +158,9 @@ def _real_products(zr, zi, cos, sin):
 
 
 def _gcc_phat_lags(left: np.ndarray, right: np.ndarray, max_lag: float) -> np.ndarray:
-    """:func:`_gcc_phat_lag` of each row of ``left`` and ``right`` ``[k, n]``: lags (samples, fractional)."""
+    """GCC-PHAT lag (samples, fractional) at which each row of ``right`` best matches the delayed row of
+    ``left`` (``[k, n]`` both): the integer peak within ``max_lag``, then the GCC at 33 fractional lags
+    around it and a parabola through the best three."""
     nfft = 1 << int(math.ceil(math.log2(2 * left.shape[1])))
     cross = np.fft.rfft(right, nfft, axis=1) * np.conj(np.fft.rfft(left, nfft, axis=1))
     mag = np.abs(cross)

@@ -55,15 +55,20 @@ def test_the_itd_of_a_window_is_the_same_from_a_warm_and_an_empty_memo():
     rng = np.random.default_rng(4)
     s = rng.standard_normal(1600)
     pairs = [(s, 0.7 * np.roll(s, lag)) for lag in (-9, -3, 0, 5, 5, 12)]
-    ms._SHIFTS.clear()
+    ms._fine_shift_parts.cache_clear()
     warm = [ms.itd_ild(a, b, 16000) for a, b in pairs]
-    assert len(ms._SHIFTS) == 5 and all(not m.flags.writeable for m in ms._SHIFTS.values())
+    parts = ms._fine_shift_parts(4096)
+    assert ms._fine_shift_parts.cache_info().currsize == 1 and all(not m.flags.writeable for m in parts)
     assert [round(itd * 16000) for itd, _ in warm] == [-9, -3, 0, 5, 5, 12]  # the right ear lags by `lag` samples
     cold = []
     for a, b in pairs:
-        ms._SHIFTS.clear()
+        ms._fine_shift_parts.cache_clear()
         cold.append(ms.itd_ild(a, b, 16000))
     assert cold == warm  # bit for bit
-    shifts = ms._fractional_shifts(4096, 5)
-    fresh = np.exp(1j * np.outer(5 + np.linspace(-1.0, 1.0, 33), 2.0 * np.pi * np.arange(2049) / 4096))
-    assert shifts is ms._fractional_shifts(4096, 5) and np.array_equal(shifts, fresh)
+    # the 33 fractional shifts around an integer lag, as the roots of unity times the fine shifts give them
+    omega = 2.0 * np.pi * np.arange(2049) / 4096
+    fresh = np.exp(1j * np.outer(5 + np.linspace(-1.0, 1.0, 33), omega))
+    parts = ms._fine_shift_parts(4096)
+    cos, sin, roots = parts
+    assert parts is ms._fine_shift_parts(4096)
+    np.testing.assert_allclose(roots[(5 * np.arange(2049)) % 4096] * (cos + 1j * sin), fresh, atol=1e-12)

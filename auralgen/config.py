@@ -101,9 +101,9 @@ class RunSettings:
 
     seed: int = 0
     seed_secret: bool = False  # take the seed from $AURALGEN_SECRET_SEED; no public file holds it
-    split: Any = "test"  # a name, or a list: split=[train,test]
+    split: str | tuple[str, ...] = "test"  # a name, or a list: split=[train,test]
     out: str = _runtime("data/default")
-    workers: Any = _runtime("auto")  # process pool size; output is identical for any value
+    workers: int | str = _runtime("auto")  # process pool size, or "auto"; output is identical for any value
     shard_size: int = 1000  # rows per parquet shard
     sample_rate: int = AudioConfig.sample_rate  # Hz; a task may set its own
     full_scale_db_spl: float = AudioConfig.full_scale_db_spl  # dB SPL of digital RMS 1.0, calibrated tasks only

@@ -9,13 +9,16 @@ key, the value and what is allowed. The model section is validated by the adapte
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auralgen.core.errors import ParameterError
 from auralgen.core.mapping import coerce as _coerce
 from auralgen.core.mapping import did_you_mean, from_mapping
 from auralgen.core.mapping import plain as _plain
 from auralgen.core.paths import check_out
+
+if TYPE_CHECKING:  # imported where used: the adaptive machinery loads only for mode=adaptive
+    from auralgen.evaluation.adaptive.quest import QuestSettings
 
 ACTIONS = ("evaluate", "rescore", "leaderboard", "score_predictions", "export")
 PREDICTION_FORMATS = ("starbench", "mmar", "mmau", "sonicbench")
@@ -91,7 +94,7 @@ class EvalRunConfig:
     overwrite: bool = False
     leaderboard: str | None = None  # None: <out>/leaderboard.md
     mode: str = "grid"  # grid: score the items of `data`; adaptive: QUEST+ tracks generated on the fly
-    adaptive: Any = None  # mode=adaptive: QuestSettings (auralgen.evaluation.adaptive.quest)
+    adaptive: QuestSettings | None = None  # mode=adaptive: the QUEST+ settings
     adaptive_extend: float = 16.0  # mode=adaptive: the grid's hard end widened by this factor
     replay: bool = False  # mode=adaptive: replay the trials stored in `out` with no model
     seed: int | None = None  # mode=adaptive: seeds the items of the tracks (None: eval.seed)
@@ -216,7 +219,7 @@ def _seed(value, mode: str) -> int | None:
     return seed
 
 
-def _adaptive(cfg, mode: str, action: str, tasks) -> tuple[Any, float]:
+def _adaptive(cfg, mode: str, action: str, tasks) -> tuple[QuestSettings | None, float]:
     """``(QuestSettings, extend)`` of ``mode=adaptive`` (``(None, 16.0)`` otherwise), checked."""
     if mode != "adaptive":
         return None, 16.0

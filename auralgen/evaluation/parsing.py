@@ -233,15 +233,21 @@ _TRANSLATE = str.maketrans(
         **{chr(0xFF21 + i): chr(0x41 + i) for i in range(26)},  # full-width A..Z
     }
 )
+# a letter in Markdown bold, "**B**" or "__B.__", rewritten to "(B)"
 _BOLD_LETTER = re.compile(r"(\*\*|__)\s*([A-Za-z])\s*[.:)]?\s*\1")
+# a LaTeX wrapper's command, "\\boxed{B}" -> "{B}"
 _LATEX = re.compile(r"\\(?:boxed|text|textbf|mathrm|mathbf)\s*")
+# Markdown and LaTeX marks left over after the two above
 _STRIP_CHARS = re.compile(r"[*`$]")
+# a negation just before a letter: "not B", "isn't (B)", "nor option C"
 _NOT_BEFORE = re.compile(r"(?i:(?:\bnot|n't|\bnor)\s+(?:option\s+|choice\s+)?[(\[{<]?\s*)$")
 # a letter defined rather than chosen: "A (if the first is higher)", "A for 2", "A = first"
 _DEFINITION_AFTER = re.compile(r"(?i:\s*[)\]}>]?\s*[:\-]?\s*\(?\s*(?:if|for|when|means|refers|to\s+mean|=)\b|\s*=)")
+# a JSON-style answer field: {"answer": "B"}
 _JSON_ANSWER = re.compile(
     r"""(?i)["'](?:final[_ ]?answer|answer|choice|prediction|option|selected)["']\s*:\s*["']([^"'\n]{0,200})["']"""
 )
+# an XML-style answer tag: <answer>B</answer>
 _ANSWER_TAG = re.compile(r"(?is)<(conclusion|answer|final_answer)\s*>(.*?)</\1\s*>")
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z_]+\s*>|<\|[^|>]*\|>")
 _QUOTED_LETTER = re.compile(r"""(['"])([A-Za-z])\1""")

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from auralgen import __version__
 from auralgen.config import RunConfig, build_tasks, id_key
 from auralgen.core.errors import AuralgenError, ParameterError, Redraw
@@ -79,10 +81,10 @@ class Draw:
     measurement that contradicted the label, ``redraws`` counts them by failed check; ``reason`` says
     why the item is dropped, or is None."""
 
-    params: Any
-    clips: Any
+    params: dict[str, Any]
+    clips: list[np.ndarray] | None
     measured: dict[str, Any]
-    qa: Any
+    qa: QA
     resampled: int
     redraws: dict[str, int]
     reason: str | None = None

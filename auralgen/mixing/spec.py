@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from auralgen.core.errors import ParameterError
-from auralgen.core.random import bounded
+from auralgen.core.random import Dist, bounded
 from auralgen.mixing.core import LEVEL_MODES
 
 TIMINGS = ("free", "overlap", "sequential")
@@ -57,19 +57,16 @@ class MixSpec:
     timing: str = "free"  # free | overlap | sequential
     clip_s: float = 4.5  # mix length, s
     max_peak: float = MAX_PEAK  # -1 dBFS: one global gain scales the mix down to this peak
-    reference_level: Any = (-30.0, -22.0)  # loudest sound, LUFS (roved)
-    relative_level: Any = (-10.0, 0.0)  # each other sound re the loudest, LU (<= 0)
-    duration_s: Any = (0.6, 1.2)  # each sound's length, s
-    lead_s: Any = (0.1, 0.4)  # silence before the first sound (overlap / sequential), s
-    gap_s: Any = (0.1, 0.4)  # sequential: silence between consecutive sounds, s
-    overlap_s: Any = (0.1, 0.4)  # overlap: how far a sound starts before the previous one ends, s
+    reference_level: Dist = Dist.of((-30.0, -22.0))  # loudest sound, LUFS (roved)
+    relative_level: Dist = Dist.of((-10.0, 0.0))  # each other sound re the loudest, LU (<= 0)
+    duration_s: Dist = Dist.of((0.6, 1.2))  # each sound's length, s
+    lead_s: Dist = Dist.of((0.1, 0.4))  # silence before the first sound (overlap / sequential), s
+    gap_s: Dist = Dist.of((0.1, 0.4))  # sequential: silence between consecutive sounds, s
+    overlap_s: Dist = Dist.of((0.1, 0.4))  # overlap: how far a sound starts before the previous one ends, s
 
     def __post_init__(self) -> None:
-        for name, (low, high) in BOUNDS.items():
-            value = getattr(self, name)
-            if not hasattr(value, "sample"):
-                value = list(value) if isinstance(value, tuple) else value
-                object.__setattr__(self, name, bounded(name, value, low=low, high=high))
+        for name in BOUNDS:
+            object.__setattr__(self, name, _bounded_dist(name, getattr(self, name)))
 
     @classmethod
     def from_config(cls, key: str, cfg) -> MixSpec:
@@ -121,7 +118,7 @@ class MixSpec:
             timing=timing,
             clip_s=float(clip_s),
             max_peak=float(max_peak),
-            **{name: bounded(f"{key}.{name}", cfg[name], low=lo, high=hi) for name, (lo, hi) in BOUNDS.items()},
+            **{name: _bounded_dist(f"{key}.{name}", cfg[name], name) for name in BOUNDS},
         )
         spec.check_fits(key, 2)
         return spec
@@ -253,8 +250,20 @@ class MixSpec:
         return {"levels": levels, "durations_s": durations, "onsets_s": self.sample_onsets(rng, durations)}
 
 
-DEFAULT_MIXING: dict[str, Any] = {
-    f.name: list(f.default) if isinstance(f.default, tuple) else f.default for f in fields(MixSpec)
-}
+def _bounded_dist(key: str, value: Any, name: str | None = None) -> Dist:
+    """``value`` parsed as the distribution of field ``name`` (default: ``key``), its support within
+    :data:`BOUNDS`; ``key`` names it in a refusal."""
+    dist = Dist.parse(key, list(value) if isinstance(value, tuple) else value)
+    low, high = BOUNDS[name or key]
+    bounded(key, dist, low=low, high=high)
+    return dist
+
+
+def _plain(value: Any) -> Any:
+    value = value.plain if isinstance(value, Dist) else value
+    return list(value) if isinstance(value, tuple) else value
+
+
+DEFAULT_MIXING: dict[str, Any] = {f.name: _plain(f.default) for f in fields(MixSpec)}
 """The default mixing config as plain values: :class:`MixSpec`'s field defaults (the command line stores
 them as the ``mixing/default`` config node, so that overrides such as ``task.mixing.clip_s=6`` find their keys)."""

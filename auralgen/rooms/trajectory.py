@@ -51,6 +51,7 @@ __all__ = [
     "KINDS",
     "MAX_SPEED_M_S",
     "MIN_RECEIVER_DISTANCE_M",
+    "Point",
     "Trajectory",
     "approach",
     "arc_around",
@@ -66,9 +67,10 @@ KINDS = ("linear", "polyline", "arc")
 #: default speed limit (m/s)
 MAX_SPEED_M_S = 3.0
 _ARC_CHECK_STEP_DEG = 0.25
+Point = tuple[float, float, float]  #: a point of the room frame: (x, y, z) in metres
 
 
-def _point(key: str, value) -> tuple[float, float, float]:
+def _point(key: str, value) -> Point:
     try:
         p = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -112,7 +114,7 @@ class Trajectory:
     """
 
     kind: str
-    points_m: tuple
+    points_m: tuple[Point, ...]
     duration_s: float
     radius_m: float = 0.0
     start_deg: float = 0.0
@@ -144,7 +146,6 @@ class Trajectory:
                     raise ParameterError(
                         f"trajectory.{key}={getattr(self, key)!r} is set for kind {self.kind!r}; allowed: 0 (arc only)"
                     )
-            for key in ("radius_m", "start_deg", "sweep_deg"):
                 object.__setattr__(self, key, 0.0)
 
     # -- geometry --------------------------------------------------------------------
@@ -302,8 +303,7 @@ def _duration(length_m: float, duration_s, speed_m_s) -> float:
         raise ParameterError(f"duration_s={duration_s!r}, speed_m_s={speed_m_s!r}; allowed: exactly one of them")
     if duration_s is not None:
         return float(duration_s)
-    speed = _float("speed_m_s", speed_m_s, low=0.0, low_open=True)
-    return length_m / speed
+    return length_m / _float("speed_m_s", speed_m_s, low=0.0, low_open=True)
 
 
 def linear(start_m, end_m, *, duration_s: float | None = None, speed_m_s: float | None = None) -> Trajectory:
@@ -325,7 +325,7 @@ def linear(start_m, end_m, *, duration_s: float | None = None, speed_m_s: float 
     return Trajectory("linear", (a, b), _duration(math.dist(a, b), duration_s, speed_m_s))
 
 
-def _local(listener_m, yaw_deg, az_deg, el_deg, dist_m) -> tuple[float, float, float]:
+def _local(listener_m, yaw_deg, az_deg, el_deg, dist_m) -> Point:
     p = listener_to_room(float(dist_m) * az_el_to_unit(az_deg, el_deg), listener_m, yaw_deg)
     return tuple(float(v) for v in p)
 

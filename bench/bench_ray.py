@@ -14,7 +14,10 @@ load the numba cache (about 3 s here). So each run is two jobs, of N and of 2N i
 marginal rate, N over the difference of the two jobs' times, is the rate once the workers are up
 (what a long job sees). Both overheads are printed; the fixed cost is the difference of the two.
 
-    .venv/bin/python bench/bench_ray.py [--items-per-level 200] [--runs 2]
+    .venv/bin/python bench/bench_ray.py [--items-per-level 200] [--runs 2] [--results PATH]
+
+Every run writes its figures to ``bench/results/bench_ray.json`` (``--results PATH``: elsewhere), which
+the docs render on the scale-out page.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from auralgen import generation  # noqa: E402
 from auralgen.execution import LocalPoolExecutor  # noqa: E402
+from bench import results  # noqa: E402
 from tests.execution.cluster import local_cluster  # noqa: E402
 from tests.support.builders import small_run  # noqa: E402
 
@@ -97,12 +101,41 @@ def row(label: str, rates: list[float], note: str = "") -> str:
     return f"  {label:<36} {med:7.2f} items/s  (min {min(rates):.2f}, max {max(rates):.2f}){note}"
 
 
-def main() -> int:
+def figures(rates: dict, n: int) -> list[dict]:
+    """The results file's figures from ``rates[mode] = (whole, marginal)`` items/s lists: each executor's
+    rates, and per Ray mode the pool's median over Ray's (1 + Ray's overhead) and the fixed start-up
+    cost per job that Ray pays beyond the pool's (s)."""
+    out = []
+    for mode, (whole, marginal) in rates.items():
+        out.append(results.figure(f"{MODES[mode]}: whole job of {n} items, items/s", whole, "items/s"))
+        out.append(results.figure(f"{MODES[mode]}: marginal rate, items/s", marginal, "items/s"))
+    pool = [statistics.median(r) for r in rates["pool"]]
+    for mode in ("ray1", "ray2"):
+        med = [statistics.median(r) for r in rates[mode]]
+        for k, kind in enumerate(("whole job", "marginal")):
+            out.append(
+                results.figure(
+                    f"{MODES[mode]}: pool / Ray items/s, {kind} (1 + overhead)",
+                    pool[k] / med[k],
+                    "x",
+                    target=f"<= {1 + TARGET_OVERHEAD:.2f}x",
+                    n=len(rates[mode][k]),
+                )
+            )
+        fixed = n / med[0] - n / med[1] - (n / pool[0] - n / pool[1])
+        out.append(
+            results.figure(f"{MODES[mode]}: start-up per job beyond the pool's", fixed, "s", n=len(rates[mode][0]))
+        )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--items-per-level", type=int, default=200, help="azimuth_relative items per level (6 levels)")
     ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--results", type=Path, default=None, help="where the figures go (default bench/results/)")
     ap.add_argument("--mode", choices=MODES, help=argparse.SUPPRESS)  # one executor, in its own process
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     if a.mode:
         print(json.dumps(rates_of(a.mode, a.items_per_level, a.runs)))
         return 0
@@ -111,21 +144,22 @@ def main() -> int:
         f"azimuth_relative (binaural), runs of {n} + {2 * n} items, {a.runs} timed runs after a warm-up; the machine "
         "may be shared"
     )
-    medians = {}
+    medians, rates = {}, {}
     for mode, label in MODES.items():
-        argv = [
+        child = [
             sys.executable,
             __file__,
             f"--mode={mode}",
             f"--items-per-level={a.items_per_level}",
             f"--runs={a.runs}",
         ]
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
+        done = subprocess.run(child, capture_output=True, text=True, timeout=3600)
         if done.returncode != 0:
             print(f"  {label}: failed: {done.stderr.strip().splitlines()[-1:]}")
             return 1
         (whole, marginal), startup = json.loads(done.stdout.strip().splitlines()[-1])
         medians[mode] = statistics.median(whole), statistics.median(marginal)
+        rates[mode] = whole, marginal
         print(
             row(f"{label}, whole job", whole, f"  (cluster start-up {startup:.1f} s, not counted)" if startup else "")
         )
@@ -138,6 +172,8 @@ def main() -> int:
             f"  ray overhead vs the pool, {MODES[mode]}: whole job of {n} items {over[0]:+.1%} ({verdict[0]}), "
             f"marginal {over[1]:+.1%} ({verdict[1]}); fixed cost per job {fixed:+.1f} s more than the pool's"
         )
+    command = " ".join(["python bench/bench_ray.py", *(sys.argv[1:] if argv is None else argv)])
+    results.write("bench_ray", command, figures(rates, n), out=a.results)
     return 0
 
 

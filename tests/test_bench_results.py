@@ -1,4 +1,4 @@
-"""bench_generation, bench_rooms and bench_spatial write their figures to a results file the docs render."""
+"""The benches write their figures to a results file the docs render."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import bench_generation, bench_rooms, bench_spatial
+from bench import bench_generation, bench_ray, bench_rooms, bench_spatial, bench_tasks, results
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURE_KEYS = {"name", "unit", "median", "min", "max", "n", "target", "note"}
@@ -66,6 +66,49 @@ def test_spatial_figures_leave_refused_cells_out_and_give_the_scaling_ratios():
     assert len(bench_spatial.figures(cells, None)) == 1
 
 
+def test_ray_figures_are_the_rates_and_the_pool_over_ray_ratios():
+    rates = {
+        "pool": ([40.0, 44.0, 42.0], [50.0, 48.0, 52.0]),
+        "ray1": ([30.0, 35.0, 32.0], [47.0, 50.0, 49.0]),
+        "ray2": ([28.0, 30.0, 29.0], [45.0, 46.0, 44.0]),
+    }
+    figs = {f["name"]: f for f in bench_ray.figures(rates, 120)}
+    assert figs["ray, 1 node x 2 CPUs: marginal rate, items/s"]["median"] == 49.0
+    whole = figs["ray, 1 node x 2 CPUs: pool / Ray items/s, whole job (1 + overhead)"]
+    assert whole["median"] == pytest.approx(42.0 / 32.0) and whole["target"] == "<= 1.10x"
+    # start-up beyond the pool's: N/whole - N/marginal of Ray minus the same of the pool
+    fixed = figs["ray, 2 nodes x 1 CPU: start-up per job beyond the pool's"]["median"]
+    assert fixed == pytest.approx(120 / 29.0 - 120 / 45.0 - (120 / 42.0 - 120 / 50.0))
+
+
+def test_task_figures_carry_the_target_unless_exempt():
+    rows = [
+        {"task": "pitch_relative", "rates": [200.0, 220.0, 210.0], "exempt": False},
+        {"task": "azimuth_relative", "rates": [28.0, 30.0, 29.0], "exempt": True},
+    ]
+    pitch, azimuth = bench_tasks.figures(rows)
+    assert (pitch["median"], pitch["target"], pitch["note"]) == (210.0, ">= 100", "")
+    assert azimuth["target"] == "" and "exempt" in azimuth["note"]
+
+
+def test_the_docs_render_one_bench_and_the_million_clip_projection(tmp_path):
+    rows = [{"task": "azimuth_absolute", "rates": [50.0], "exempt": True}]
+    results.write(
+        "bench_tasks", "python bench/bench_tasks.py --x", bench_tasks.figures(rows), out=tmp_path / "bench_tasks.json"
+    )
+    results.write(
+        "bench_other", "python bench/other.py", [results.figure("y", 1.0, "x")], out=tmp_path / "bench_other.json"
+    )
+    hooks = _hooks()
+    one = hooks.render_results(tmp_path, names=["bench_tasks"])
+    assert "### `bench_tasks`" in one and "bench_other" not in one
+    table = hooks.render_projection(tmp_path)
+    # 1e6 clips at 50 items/s: 20,000 s on one core, 10,000 s (2.8 h) on 2, 1,250 s (21 min) on 16
+    assert (
+        "| 1 x 2 | 2.8 h |" in table and "| 1 x 16 | 21 min |" in table and "python bench/bench_tasks.py --x" in table
+    )
+
+
 def test_generation_row_prints_the_median_and_keeps_every_run():
     row = bench_generation._row("x", [290.0, 330.0, 300.0], 300.0, {"name": "x"})
     assert (row["value"], row["ratio"], row["figure"]) == (300.0, 1.0, {"name": "x"})
@@ -84,6 +127,7 @@ def test_a_short_run_of_each_bench_writes_a_measured_record(tmp_path, monkeypatc
             ],
         ),
         "bench_rooms": (bench_rooms, "--reps 1 --rt60 0.3 --no-cores", None),
+        "bench_tasks": (bench_tasks, "--tasks pitch_relative --runs 1 --n 3", ["pitch_relative: items/s on one core"]),
         "bench_spatial": (
             bench_spatial,
             "--no-scaling --tasks azimuth_relative --layouts binaural --items 2 --runs 1",

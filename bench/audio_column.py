@@ -16,6 +16,7 @@ import argparse
 from pathlib import Path
 
 AUDIO_HEADER = "audio, seed 1 -> 0 [95 % CI] / honest (n, verdict)"
+OWN_AUDIO = ("audio [95 % CI]", "audio at this n [95 % CI]")  # the validity run's own cell, renamed beside the large n
 
 
 def table_rows(text: str) -> tuple[list[str], list[list[str]]]:
@@ -52,6 +53,7 @@ def joined(validity: str, cells: dict[str, str]) -> str:
     """The validity table of ``validity`` with the audio column inserted after the position prior."""
     head, rows = table_rows(validity)
     at = next(i for i, name in enumerate(head) if name.startswith("pos")) + 1
+    head = [OWN_AUDIO[1] if name == OWN_AUDIO[0] else name for name in head]
     out_head = [*head[:at], AUDIO_HEADER, *head[at:]]
     lines = ["| " + " | ".join(out_head) + " |", "|" + "---|" * len(out_head)]
     for row in rows:

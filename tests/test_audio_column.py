@@ -12,11 +12,11 @@ import audio_column  # noqa: E402
 
 VALIDITY = """Recorded by `x`.
 
-| task | n | pos [95 % CI] | MDE |
-|---|---|---|---|
-| a_task | 200 | 33.5 [27.3, 40.3] | 12.7 |
-| b_task | 201 | 25.4 [19.9, 31.8] | 12.1 |
-| c_task | 90 | 50.0 [40.0, 60.0] | 20.0 |
+| task | n | pos [95 % CI] | audio [95 % CI] | MDE |
+|---|---|---|---|---|
+| a_task | 200 | 33.5 [27.3, 40.3] | 31.0 [25.0, 37.7] | 12.7 |
+| b_task | 201 | 25.4 [19.9, 31.8] | 24.9 [19.4, 31.3] | 12.1 |
+| c_task | 90 | 50.0 [40.0, 60.0] | 52.2 [42.0, 62.2] | 20.0 |
 """
 
 
@@ -47,10 +47,15 @@ def test_the_column_is_joined_per_task_and_a_later_run_given_first_wins(tmp_path
         [str(tmp_path / "v.md"), str(tmp_path / "new.md"), str(tmp_path / "old.md"), "--out", str(tmp_path / "o.md")]
     )
     rows = [line for line in text.splitlines() if line.startswith("| ")]
-    assert rows[0].split(" | ")[3] == audio_column.AUDIO_HEADER
-    assert rows[1] == "| a_task | 200 | 33.5 [27.3, 40.3] | 33.0 [29.0, 37.2] / 33.4 (n=500, clean) | 12.7 |"
-    assert rows[2] == "| b_task | 201 | 25.4 [19.9, 31.8] | 26.1 [23.5, 28.9] / 25.0 (n=1005, clean) | 12.1 |"
-    assert rows[3] == "| c_task | 90 | 50.0 [40.0, 60.0] | not run | 20.0 |"
+    # the large-n cell goes after the position prior; the table's own audio cell follows it, renamed
+    assert rows[0].split(" | ")[3:5] == [audio_column.AUDIO_HEADER, "audio at this n [95 % CI]"]
+    assert rows[1] == (
+        "| a_task | 200 | 33.5 [27.3, 40.3] | 33.0 [29.0, 37.2] / 33.4 (n=500, clean) | 31.0 [25.0, 37.7] | 12.7 |"
+    )
+    assert rows[2] == (
+        "| b_task | 201 | 25.4 [19.9, 31.8] | 26.1 [23.5, 28.9] / 25.0 (n=1005, clean) | 24.9 [19.4, 31.3] | 12.1 |"
+    )
+    assert rows[3] == "| c_task | 90 | 50.0 [40.0, 60.0] | not run | 52.2 [42.0, 62.2] | 20.0 |"
     assert "Measured by `cmd`." in text and (tmp_path / "o.md").read_text() == text
 
 

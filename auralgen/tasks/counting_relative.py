@@ -96,6 +96,7 @@ class CountingRelative(_events.EventSequences, CompareTask):
             "sequences.*.n_events",
             "sequences.*.onsets_s.*",
             "sequences.*.durations_s.*",
+            "sequences.*.levels_db_spl.*",  # per event, like the onsets: the list's length is the count
             "sequences.*.gap_s",
             "audio.n_segments",
             "audio.delta_duration_s",

@@ -127,3 +127,24 @@ def test_relative_span_and_silences_carry_no_count():
         diffs.append((spans[1] - spans[0]) * (1 if more_second else -1))
     assert abs(agree / n - 0.5) < 0.07, agree / n  # 95 % interval of chance at n=400: +-0.049
     assert abs(float(np.mean(diffs))) < 0.03  # was ~0.37 s
+
+
+def test_every_per_event_list_is_declared_with_the_count(relative_rows):
+    """A per-event list's length is the count, so its n-th entry's presence says it (the shortcut audit
+    flagged ``sequences.1.levels_db_spl.6`` when only onsets and durations were declared)."""
+    import fnmatch
+
+    from auralgen.tasks.base import task_class
+
+    targets = task_class("counting_relative").audit.target_features
+    per_event = {
+        f"sequences.{i}.{key}.{k}"
+        for r in relative_rows
+        for i, seq in enumerate(params_of(r)["sequences"])
+        for key, value in seq.items()
+        if isinstance(value, list) and len(value) == seq["n_events"]
+        for k in range(len(value))
+    }
+    assert {"sequences.1.levels_db_spl.6", "sequences.0.onsets_s.0"} <= per_event
+    undeclared = sorted(n for n in per_event if not any(fnmatch.fnmatchcase(n, p) for p in targets))
+    assert undeclared == []

@@ -22,6 +22,7 @@ most any placement of trials could reach knowing the observer -- with at least 9
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -121,7 +122,7 @@ def settings_table(args, settings: QuestSettings, stimuli, rows: list[dict], don
     print("which bound and why:", *whys, sep="\n")
 
 
-def budget_table(args, stimuli, rows: list[dict], done) -> None:
+def budget_table(args, settings: QuestSettings, stimuli, rows: list[dict], done) -> None:
     """Prints the table and appends its rows to ``rows``, calling ``done()`` after each."""
     obs = SimulatedObserver(PITCH, threshold=500.0, slope=1.2, lapse=0.04, chance=1 / 3)
     bound, kind, _ = which_bound(obs, stimuli)
@@ -129,7 +130,7 @@ def budget_table(args, stimuli, rows: list[dict], done) -> None:
     print(f"\n(2) 500/1.2/0.04 by trial budget (bound {bound:.3g}x lapse {kind}; {free:.3g}x lapse free):")
     print("budget | factor  share | coverage trials CI-ratio")
     for budget in args.budgets:
-        a, r = measure(obs, QuestSettings(max_trials=budget), args.runs, args.grid_runs)
+        a, r = measure(obs, dataclasses.replace(settings, max_trials=budget), args.runs, args.grid_runs)
         share = None if r["factor"] is None else r["factor"] / bound
         print(
             f"{budget:6d} | {_times(r['factor'])} {_fmt(share, '6.0%')} | {a['coverage']:8.3f} "
@@ -313,6 +314,18 @@ def main() -> None:
     ap.add_argument("--budgets", type=lambda s: [int(x) for x in s.split(",")], default=[80, 100, 120, 160])
     ap.add_argument("--skip-dsp", action="store_true")
     ap.add_argument(
+        "--ci-ratio",
+        type=float,
+        default=QuestSettings.ci_ratio,
+        help="the stop rule's interval ratio (a side experiment)",
+    )
+    ap.add_argument(
+        "--max-trials",
+        type=int,
+        default=QuestSettings.max_trials,
+        help="the trial budget (the budgets table sets its own)",
+    )
+    ap.add_argument(
         "--results",
         type=Path,
         default=None,
@@ -331,7 +344,8 @@ def main() -> None:
         for path in args.render:
             path.with_suffix(".md").write_text(markdown(json.loads(path.read_text())))
         return
-    settings = QuestSettings()
+    settings = QuestSettings(ci_ratio=args.ci_ratio, max_trials=args.max_trials)
+    settings.check()
     print(
         f"QUEST+ on pitch domain {PITCH.low:g}-{PITCH.high:g} cents, guess 1/3, stop at CI ratio {settings.ci_ratio} "
         f"or {settings.max_trials} trials; {args.runs} runs per setting, {args.fail_runs} per failing kind, grid rows "
@@ -343,7 +357,7 @@ def main() -> None:
     for key, table in (
         ("settings", lambda *a: settings_table(args, settings, stimuli, *a)),
         ("failing", lambda *a: failure_table(args, settings, stimuli, *a)),
-        ("budgets", lambda *a: budget_table(args, stimuli, *a)),
+        ("budgets", lambda *a: budget_table(args, settings, stimuli, *a)),
     ):
         if key in args.tables:  # the file is written after each row: a long run interrupted keeps what it measured
             tables[key] = []

@@ -225,3 +225,6 @@ class TruncNormal:
     def support(self) -> tuple[float, float]:
         """The smallest and largest value a draw can take."""
         return self.low, self.high
+
+
+Distribution = Const | Choice | Uniform | LogUniform | Normal | TruncNormal  #: any parsed distribution

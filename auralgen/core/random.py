@@ -22,6 +22,7 @@ from auralgen.core._distributions import (  # noqa: F401 - re-exported: configs 
     SUPPORT,
     Choice,
     Const,
+    Distribution,
     LogUniform,
     Normal,
     TruncNormal,
@@ -227,8 +228,8 @@ class Dist:
     """
 
     __slots__ = ("dist", "plain")
-    dist: Any  # the parsed distribution: Const, Uniform, LogUniform, Choice, Normal or TruncNormal
-    plain: Any  # the value as written: a number, a list or a mapping (a tuple for a Python default)
+    dist: Distribution  # the parsed distribution
+    plain: float | list | tuple | dict  # as written: a number, a list or a mapping (a tuple for a Python default)
 
     def __init__(self, dist, plain) -> None:
         object.__setattr__(self, "dist", dist)

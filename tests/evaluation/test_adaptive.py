@@ -81,7 +81,8 @@ def test_a_known_observer_is_recovered_and_the_run_stops_on_the_interval():
     result = run_track("sim", QuestPlusProcedure(PITCH, chance=1 / 3), obs.respond)
     est = result.procedure.estimate()
     assert est.ci95[0] <= 60.0 <= est.ci95[1]
-    assert est.ci95[1] / est.ci95[0] <= 2.0 and est.n_trials < 80  # stopped by the interval, not the budget
+    stop = QuestSettings()  # the defaults the procedure ran with
+    assert est.ci95[1] / est.ci95[0] <= stop.ci_ratio and est.n_trials < stop.max_trials  # the interval stopped it
     assert est.posterior["status"] == "ok" and len(result.records) == est.n_trials
 
 
@@ -406,11 +407,11 @@ def _one_track(obs):
 @pytest.mark.parametrize(
     "kind, rate, reason",
     [
-        ("same", 0.1, "no threshold within the tested range; the model answered 'the same' in 100 % of 80 answers"),
+        ("same", 0.1, "no threshold within the tested range; the model answered 'the same' in 100 % of 100 answers"),
         (
             "first",
             0.1,
-            "no threshold within the tested range; the model chose option A (position 1) in 100 % of 80 answers",
+            "no threshold within the tested range; the model chose option A (position 1) in 100 % of 100 answers",
         ),
     ],
 )

@@ -63,8 +63,8 @@ class QuestSettings:
     criterion: float = 0.75
     ci_ratio: float = 2.0  # log domain: stop when the 95 % interval's high / low is at most this
     ci_width: float = 10.0  # lin domain (the audiogram, dB HL): stop when high - low is at most this; 0 = budget only
-    min_trials: int = 12
-    max_trials: int = 80
+    min_trials: int = 12  # no stop on the interval before this many answered trials
+    max_trials: int = 100  # trial budget per track (answered trials)
     max_questions: int = 0  # the whole run (every track, answered or not): stop asking after this many; 0 = no cap
 
     def check(self, key: str = "adaptive") -> None:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from auralgen.core.errors import ParameterError
-from auralgen.core.random import Dist, bounded
+from auralgen.core.random import Dist, Distribution, bounded
 from auralgen.mixing.core import LEVEL_MODES
 
 TIMINGS = ("free", "overlap", "sequential")
@@ -253,6 +253,8 @@ class MixSpec:
 def _bounded_dist(key: str, value: Any, name: str | None = None) -> Dist:
     """``value`` parsed as the distribution of field ``name`` (default: ``key``), its support within
     :data:`BOUNDS`; ``key`` names it in a refusal."""
+    if isinstance(value, Distribution):  # a distribution object given in Python: kept, its support checked
+        value = Dist(value, value)
     dist = Dist.parse(key, list(value) if isinstance(value, tuple) else value)
     low, high = BOUNDS[name or key]
     bounded(key, dist, low=low, high=high)

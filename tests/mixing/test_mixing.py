@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auralgen.core.errors import ParameterError
+from auralgen.core.random import Dist, Uniform
 from auralgen.measure import mixture_components
 from auralgen.mixing import DEFAULT_MIXING, MixInfo, MixSpec, component_level, mix, render_mix
 from auralgen.sounds.events import KINDS, draw_sound, synth_sound
@@ -197,6 +198,11 @@ def test_spec_keys_left_out_take_the_dataclass_defaults():
     assert DEFAULT_MIXING["reference_level"] == [-30.0, -22.0] and DEFAULT_MIXING["max_peak"] == 0.8913
     with pytest.raises(ParameterError, match=r"^reference_level=\[-3, 2\] reaches"):
         MixSpec(reference_level=(-3, 2))
+    # a distribution field is a Dist, printed as written; a distribution object is kept and its support checked
+    spec = MixSpec(gap_s=Uniform(0.2, 0.3), lead_s=[0.0, 0.2])
+    assert isinstance(spec.gap_s, Dist) and spec.gap_s.support() == (0.2, 0.3) and repr(spec.lead_s) == "[0.0, 0.2]"
+    with pytest.raises(ParameterError, match=r"^gap_s=Uniform\(low=-1.0, high=0.3\) reaches \[-1.0, 0.3\]"):
+        MixSpec(gap_s=Uniform(-1.0, 0.3))
 
 
 @settings(max_examples=40, deadline=None)

@@ -266,11 +266,13 @@ class Metadata:
         """Standardise the allowed, non-constant features and choose k by leave-one-out."""
         self.names = sorted({k for s in train for k in getattr(s, self.source) if self.allowed(s.task, k)})
         x = self._matrix(train)
-        keep = x.std(axis=0) > 0  # a feature constant in training says nothing (all of them: the text prior)
+        mean, std = x.mean(axis=0), x.std(axis=0)
+        # a feature constant in training says nothing (all of them: the text prior); a constant that is not exact in
+        # binary (a clip of 2.2 s) has a spread of rounding error, ~1e-15 of it, which is constant too
+        keep = std > 1e-9 * np.maximum(1.0, np.abs(mean))
         self.names = [n for n, k in zip(self.names, keep, strict=True) if k]
-        x = x[:, keep]
-        self.mean, self.std = x.mean(axis=0), x.std(axis=0)
-        self.x, self.train = (x - self.mean) / self.std, train
+        self.mean, self.std = mean[keep], std[keep]
+        self.x, self.train = (x[:, keep] - self.mean) / self.std, train
         self.prior = TextPrior().fit(train)
         if not self.names:
             self.k = 0

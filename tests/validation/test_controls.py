@@ -271,3 +271,22 @@ def test_auralgen_audit_runs_the_controls_beside_the_audit(pair, tmp_path, capsy
     assert saved["controls"]["tasks"][0]["controls"]["metadata"]["accuracy"] == 1.0
     assert "too few items" in capsys.readouterr().out
     assert main([str(test), "--controls", str(tmp_path / "missing")]) == 2
+
+
+def test_metadata_model_drops_a_constant_whose_spread_is_rounding_error():
+    """2.2 s summed in different orders differs in the last bits: a spread of ~1e-16 that standardising divided by,
+    which became 0 / 0 (NaN distances: the k "nearest" were then the first k training items) where the copied
+    column's spread came out exactly 0."""
+    import warnings
+
+    rng = np.random.default_rng(3)
+    train, test = _samples(90, rng, meta_key="clip1.dur_s"), _samples(90, rng, meta_key="clip1.dur_s")
+    for s in (*train, *test):
+        s.meta["clip0.dur_s"] = float(sum(rng.permutation([0.1, 0.2, 0.3, 1.6])))  # 2.2 s, rounded by the order
+    spread = np.std([s.meta["clip0.dur_s"] for s in train])
+    assert 0.0 < spread < 1e-12  # the case: constant, but not to the last bit
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        m = Metadata().fit(train)
+        acc = np.mean([m.predict(s) == s.answer for s in test])
+    assert "clip0.dur_s" not in m.names and "clip1.dur_s" in m.names and np.all(np.isfinite(m.x)) and acc == 1.0

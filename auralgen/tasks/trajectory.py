@@ -306,25 +306,27 @@ def _median_itd_s(x: np.ndarray, span: tuple[int, int], sr: int) -> float:
     return float(np.median(vals)) if vals.size else math.nan
 
 
-def _direct_level_db(x: np.ndarray, params, edge: str) -> tuple[float, float]:
-    """Level (dB) of the part of the audio coherent with the dry source and its delay (s), medians over windows.
+@dataclass(frozen=True)
+class _EdgeWindows:
+    """The dry source cut into ``MATCH_WINDOW_S`` windows over one edge of the motion (:func:`_edge_windows`)."""
 
-    The dry source is cut into ``MATCH_WINDOW_S`` windows (emission time) over the first or
-    last ``EDGE_FRACTION`` of the motion; for each, the response from the dry window to the
-    audio is estimated by regularised deconvolution (whitened cross-correlation) over the
-    delays up to the farthest direct sound, and its peak (RMS over channels) is that window's
-    direct-sound amplitude. The reverberation, which arrives later or does not correlate
-    with the window, barely contributes (unlike in the plain level). The peak's lag is the
-    window's propagation delay: its change over the motion is the Doppler time compression
-    (``path length / c``: shorter for an approaching source).
-    """
+    dry: np.ndarray  # the dry source signal
+    starts: list[int]  # first dry sample of each window kept: not silent, its audio span inside the clip
+    width: int  # window length (samples)
+    onset: int  # audio sample where the dry signal starts
+    max_lag: int  # the farthest direct sound's delay (samples), the end of the searched lags
+
+
+def _edge_windows(x: np.ndarray, params, edge: str) -> _EdgeWindows:
+    """The windows of the first or last ``EDGE_FRACTION`` of the motion (``edge``: ``"first"`` or ``"last"``)
+    that :func:`_direct_level_db` measures in the audio ``x [channels, n]``: silent ones (between clicks) and
+    those whose delays reach past the clip are left out."""
     sr = params["sample_rate_hz"]
     s = params["sounds"][0]
     dry = source_signal(s["source"], sr, ramp_s=params["ramp_s"])
-    n = len(dry)
     w = _sounds.n_samples(MATCH_WINDOW_S, sr)
-    edge_n = int(EDGE_FRACTION * n)
-    span = (0, edge_n) if edge == "first" else (n - edge_n, n)
+    edge_n = int(EDGE_FRACTION * len(dry))
+    span = (0, edge_n) if edge == "first" else (len(dry) - edge_n, len(dry))
     onset = _sounds.n_samples(s["onset_s"], sr)
     max_lag = (
         int(math.ceil(max(s["distance_m"], s["end_distance_m"]) / SPEED_OF_SOUND_M_S * sr)) + FDL2 + 8
@@ -335,6 +337,23 @@ def _direct_level_db(x: np.ndarray, params, edge: str) -> tuple[float, float]:
         if float(np.sum(dry[a : a + w] ** 2)) > 1e-3 * w  # not a silent window (between clicks)
         and x[:, onset + a : onset + a + w + max_lag].shape[1] == w + max_lag
     ]
+    return _EdgeWindows(dry, starts, w, onset, max_lag)
+
+
+def _direct_level_db(x: np.ndarray, params, edge: str) -> tuple[float, float]:
+    """Level (dB) of the part of the audio coherent with the dry source and its delay (s), medians over windows.
+
+    The dry source is cut into ``MATCH_WINDOW_S`` windows (emission time) over the first or
+    last ``EDGE_FRACTION`` of the motion (:func:`_edge_windows`); for each, the response from the dry window to
+    the audio is estimated by regularised deconvolution (whitened cross-correlation) over the
+    delays up to the farthest direct sound, and its peak (RMS over channels) is that window's
+    direct-sound amplitude. The reverberation, which arrives later or does not correlate
+    with the window, barely contributes (unlike in the plain level). The peak's lag is the
+    window's propagation delay: its change over the motion is the Doppler time compression
+    (``path length / c``: shorter for an approaching source).
+    """
+    win = _edge_windows(x, params, edge)
+    dry, starts, w, onset, max_lag = win.dry, win.starts, win.width, win.onset, win.max_lag
     if not starts:
         return math.nan, math.nan
     n_fft = 1 << int(math.ceil(math.log2(2 * w + max_lag)))
@@ -345,7 +364,7 @@ def _direct_level_db(x: np.ndarray, params, edge: str) -> tuple[float, float]:
     h = np.fft.irfft(np.fft.rfft(segs, n_fft, axis=-1) * whiten[:, None, :], n_fft, axis=-1)[..., : max_lag + 1]
     env = np.sqrt(np.mean(h**2, axis=1))  # [window, lag]
     amps, lags = np.max(env, axis=1), np.argmax(env, axis=1)
-    return 20.0 * math.log10(float(np.median(amps))), float(np.median(lags)) / sr
+    return 20.0 * math.log10(float(np.median(amps))), float(np.median(lags)) / params["sample_rate_hz"]
 
 
 @sections(

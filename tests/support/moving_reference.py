@@ -2,7 +2,9 @@
 reference that :func:`auralgen.rooms._trajectory_kernels._render_moving_images` (per-pass emission
 times, SIMD tap sums, silence skipped) must reproduce; and the binaural filtering of those images as
 first written, image by image (:func:`binaural_early`), the reference of
-:func:`auralgen.rooms._moving._binaural_early` (one batched FFT, spectra summed over the images)."""
+:func:`auralgen.rooms._moving._binaural_early` (one batched FFT, spectra summed over the images). The path's
+interpolation (``_path_point``) and the number of fixed-point steps are the kernel module's own: the speed-up did
+not change them."""
 
 from __future__ import annotations
 
@@ -11,50 +13,14 @@ import scipy.fft
 from numba import njit
 
 from auralgen.rooms._moving import BLOCK_S, _emitted_positions, _hrir_spectra
-from auralgen.rooms._trajectory_kernels import _overlap_add
-
-ITERATIONS = 3
-
-
-@njit(cache=True)
-def _path_point(path, x, out):
-    """Position at fractional sample ``x`` of a path sampled once per sample (clamped), into ``out``."""
-    n = path.shape[0]
-    if x <= 0.0:
-        for d in range(3):
-            out[d] = path[0, d]
-        return
-    if x >= n - 1:
-        for d in range(3):
-            out[d] = path[n - 1, d]
-        return
-    k = int(np.floor(x))
-    f = x - k
-    for d in range(3):
-        out[d] = path[k, d] + f * (path[k + 1, d] - path[k, d])
+from auralgen.rooms._trajectory_kernels import _ITERATIONS, _overlap_add, _path_point
 
 
 @njit(cache=True)
 def _render_moving_images(signal, path, offsets, signs, gains, mic, fs, c, fdl2, gran, kernels, n_out):
-    """Per-image received signals and emission times of a moving source.
-
-    Parameters
-    ----------
-    signal : float64 [n_sig], dry source signal; sample ``k`` is emitted at ``k / fs``
-    path : float64 [n_path, 3], source position at ``k / fs`` (room frame, m)
-    offsets, signs : float64 [n_images, 3], image position = ``offsets + signs * source``
-    gains : float64 [n_images], wall reflection gains (without 1/r)
-    mic : float64 [3], receiving point (m)
-    fs, c : sample rate (Hz), speed of sound (m/s)
-    fdl2, gran : half fractional-delay length (samples), table points per sample
-    kernels : float64 [gran + 2, 2 fdl2 + 1], phase kernels of the fractional delay
-    n_out : output length (samples)
-
-    Returns
-    -------
-    y : float64 [n_images, n_out], ``gain / r * signal(tau)`` per image
-    tau : float64 [n_images, n_out], emission time in signal samples (``tau * fs``)
-    """
+    """Per-image received signals and emission times of a moving source: the arguments and results of
+    :func:`auralgen.rooms._trajectory_kernels._render_moving_images`, without ``nonzero`` and with the phase
+    ``kernels`` in tap order (not flipped)."""
     n_img = offsets.shape[0]
     n_sig = signal.shape[0]
     n_taps = kernels.shape[1]
@@ -68,7 +34,7 @@ def _render_moving_images(signal, path, offsets, signs, gains, mic, fs, c, fdl2,
             ts = n - fdl2  # reception time in samples
             x = float(ts)
             r = 0.0
-            for _ in range(ITERATIONS):
+            for _ in range(_ITERATIONS):
                 _path_point(path, x, p)
                 dx = offsets[i, 0] + signs[i, 0] * p[0] - mic[0]
                 dy = offsets[i, 1] + signs[i, 1] * p[1] - mic[1]

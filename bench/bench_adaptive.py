@@ -1,14 +1,17 @@
 """Adaptive evaluation on simulated observers and on the reference DSP listener.
 
-The goal is stated against the ceiling: in every setting the trials factor (how many times fewer trials
-than the fixed grid QUEST+ needs for the same interval) is at least 90 % of ``design_bound`` -- the
-most any placement of trials could reach knowing the observer -- with at least 90 % coverage of the
-95 % interval. Prints:
+The goal is stated against the ceiling at the budget: in every setting the trials factor (how many times
+fewer trials than the fixed grid QUEST+ needs for the same interval) is at least 90 % of ``budget_bound``
+-- the factor of tracks with the same posterior, interval, stop rule and budget whose every trial is
+placed knowing the observer -- with at least 90 % coverage of the 95 % interval. The asymptotic
+``design_bound`` (the best allocation of trials knowing the observer, per trial, without a budget) and
+the share of it are printed beside. Prints:
 
-(1) per observer setting: which bound applies and why (lapse free, or known where the prior pins it),
-    the measured factor, the bound, the share of the bound, coverage, median trials, and the test-retest
-    of pairs of runs with two seeds (share of pairs whose intervals overlap, median |log10| ratio);
-(2) the shallow, lapsing observer at several trial budgets (``--budgets``): factor and share per budget;
+(1) per observer setting: which asymptotic bound applies and why (lapse free, or known where the prior
+    pins it), the measured factor, the bound, the share of it, the bound at the budget and the share of
+    it, coverage, median trials, and the test-retest of pairs of runs with two seeds (share of pairs
+    whose intervals overlap, median |log10| ratio);
+(2) the shallow, lapsing observer at several trial budgets (``--budgets``): factor and shares per budget;
 (3) per failing-observer kind (:class:`~auralgen.evaluation.adaptive.observers.FailingObserver` on the
     150 cents / slope 2 / lapse 0.02 observer): coverage (for a fixed answer: no threshold reported),
     runs without a threshold and why, median trials and questions, the factor in questions and its share;
@@ -37,7 +40,7 @@ from auralgen.evaluation.adaptive import FlipAdapter, QuestSettings, SimulatedOb
 from auralgen.evaluation.adaptive.domain import LevelDomain
 from auralgen.evaluation.adaptive.observers import FailingObserver
 from auralgen.evaluation.adaptive.session import build_task
-from auralgen.evaluation.adaptive.simulate import adaptive_runs, design_bound, grid_runs, trials_ratio
+from auralgen.evaluation.adaptive.simulate import adaptive_runs, budget_bound, design_bound, grid_runs, trials_ratio
 from bench import results  # noqa: E402
 
 PITCH = LevelDomain(50 / 16, 1200.0, "cents")
@@ -75,6 +78,17 @@ def measure(obs, settings: QuestSettings, runs: int, grid_runs_n: int, *, cost: 
     return a, trials_ratio(basis, grid)
 
 
+def knowing(obs, settings: QuestSettings, runs: int, grid_runs_n: int) -> dict:
+    """The bound at the budget: :func:`budget_bound`'s tracks (each trial placed knowing ``obs``)."""
+    grid = _grid(obs.threshold, obs.slope, obs.lapse, grid_runs_n, max(settings.lapses))
+    return budget_bound(obs, settings, grid, n_runs=runs)
+
+
+def _at_budget(share, factor, k: dict) -> float | None:
+    """The share of the bound at the budget (None where the asymptotic bound gives no share)."""
+    return None if share is None or factor is None or not k["factor"] else factor / k["factor"]
+
+
 @cache
 def _grid(threshold: float, slope: float, lapse: float, runs: int, max_lapse: float) -> list[dict]:
     """The grid rows of the healthy observer (shared by the budgets and the failing kinds built on it)."""
@@ -98,17 +112,23 @@ def _times(x) -> str:
 
 def settings_table(args, settings: QuestSettings, stimuli, rows: list[dict], done) -> None:
     """Prints the table and appends its rows to ``rows``, calling ``done()`` after each."""
-    print("(1) threshold slope lapse | bound(which) | factor  bound  share | coverage trials | retest agree  |log10|")
+    print(
+        "(1) threshold slope lapse | bound(which) | factor  bound  share | at budget: knowing share | "
+        "coverage trials | retest agree  |log10|"
+    )
     whys = []
     for threshold, slope, lapse in SETTINGS:
         obs = SimulatedObserver(PITCH, threshold=threshold, slope=slope, lapse=lapse, chance=1 / 3)
         bound, kind, why = which_bound(obs, stimuli)
         a, r = measure(obs, settings, args.runs, args.grid_runs)
         share = None if r["factor"] is None or bound is None or bound > MEANINGFUL else r["factor"] / bound
-        met = share is not None and share >= GOAL and a["coverage"] >= GOAL
+        k = knowing(obs, settings, args.runs, args.grid_runs)
+        at = _at_budget(share, r["factor"], k)
+        met = at is not None and at >= GOAL and a["coverage"] >= GOAL
         print(
             f"{threshold:11g} {slope:5g} {lapse:5g} | {_fmt(bound, '9.3g')}x ({kind}) | {_times(r['factor'])} "
-            f"{_fmt(bound, '6.3g')}x {_fmt(share, '6.0%')} | {a['coverage']:8.3f} {a['trials_median']:6.0f} | "
+            f"{_fmt(bound, '6.3g')}x {_fmt(share, '6.0%')} | {_times(k['factor'])} {_fmt(at, '6.0%')} | "
+            f"{a['coverage']:8.3f} {a['trials_median']:6.0f} | "
             f"{a['retest_agree']:12.3f} {a['retest_log10_median']:7.3f}  {_goal(share, met)}"
         )
         past = (
@@ -117,7 +137,19 @@ def settings_table(args, settings: QuestSettings, stimuli, rows: list[dict], don
             else ""
         )
         whys.append(f"  {threshold:g}/{slope:g}/{lapse:g}: lapse {kind} -- {why}{past}")
-        rows.append(_row(f"{threshold:g}/{slope:g}/{lapse:g}", a, r, bound, share, lapse=kind, why=why + past, met=met))
+        rows.append(
+            _row(
+                f"{threshold:g}/{slope:g}/{lapse:g}",
+                a,
+                r,
+                bound,
+                share,
+                lapse=kind,
+                why=why + past,
+                met=met,
+                **_knowing_cells(k, at),
+            )
+        )
         done()
     print("which bound and why:", *whys, sep="\n")
 
@@ -128,16 +160,30 @@ def budget_table(args, settings: QuestSettings, stimuli, rows: list[dict], done)
     bound, kind, _ = which_bound(obs, stimuli)
     free = design_bound(obs, GRID, stimuli, lapse_free=True)["factor"]
     print(f"\n(2) 500/1.2/0.04 by trial budget (bound {bound:.3g}x lapse {kind}; {free:.3g}x lapse free):")
-    print("budget | factor  share | coverage trials CI-ratio")
+    print("budget | factor  share | at budget: knowing share | coverage trials CI-ratio")
     for budget in args.budgets:
         a, r = measure(obs, dataclasses.replace(settings, max_trials=budget), args.runs, args.grid_runs)
         share = None if r["factor"] is None else r["factor"] / bound
+        k = knowing(obs, dataclasses.replace(settings, max_trials=budget), args.runs, args.grid_runs)
+        at = _at_budget(share, r["factor"], k)
         print(
-            f"{budget:6d} | {_times(r['factor'])} {_fmt(share, '6.0%')} | {a['coverage']:8.3f} "
-            f"{a['trials_median']:6.0f} {a['ci_ratio_median']:8.2f}"
+            f"{budget:6d} | {_times(r['factor'])} {_fmt(share, '6.0%')} | {_times(k['factor'])} {_fmt(at, '6.0%')} | "
+            f"{a['coverage']:8.3f} {a['trials_median']:6.0f} {a['ci_ratio_median']:8.2f}"
         )
-        met = share is not None and share >= GOAL and a["coverage"] >= GOAL
-        rows.append(_row(f"500/1.2/0.04 at {budget} trials", a, r, bound, share, lapse=kind, budget=budget, met=met))
+        met = at is not None and at >= GOAL and a["coverage"] >= GOAL
+        rows.append(
+            _row(
+                f"500/1.2/0.04 at {budget} trials",
+                a,
+                r,
+                bound,
+                share,
+                lapse=kind,
+                budget=budget,
+                met=met,
+                **_knowing_cells(k, at),
+            )
+        )
         done()
 
 
@@ -173,6 +219,11 @@ def failure_table(args, settings: QuestSettings, stimuli, rows: list[dict], done
         done()
 
 
+def _knowing_cells(k: dict, at) -> dict:
+    """The row's cells of the bound at the budget."""
+    return {"budget_bound": k["factor"], "budget_share": at, "knowing_trials": k["trials_median"]}
+
+
 def _row(name: str, a: dict, r: dict, bound, share, **extra) -> dict:
     """One line of a table, as it goes to the results file (``None`` for a figure that does not exist)."""
     keep = (
@@ -196,10 +247,12 @@ def _figures(rows: list[dict], part: str) -> list[dict]:
     out = []
     for row in rows:
         n, note = row["runs"], f"{part}; lapse {row['lapse']}: the bound that applies"
-        target = "share >= 90 %" if row["share"] is not None else ""
+        target = "share >= 90 %" if row.get("budget_share") is not None else ""
         for key, unit, goal in (
             ("factor", "x", ""),
-            ("share", "of the bound", target),
+            ("share", "of the asymptotic bound", ""),
+            ("budget_bound", "x", ""),
+            ("budget_share", "of the bound at the budget", target),
             ("coverage", "", ">= 0.9"),
             ("trials_median", "trials", ""),
             ("questions_median", "questions", ""),
@@ -220,12 +273,13 @@ def _cell(x, spec: str, suffix: str = "") -> str:
 def markdown(record: dict) -> str:
     """The tables of a results file as markdown (the docs page on adaptive thresholds includes it)."""
     heads = {
-        "settings": "| observer (cents / slope / lapse) | bound (lapse) | factor | share of bound | coverage "
+        "settings": "| observer (cents / slope / lapse) | bound (lapse) | factor | share of bound "
+        "| bound at the budget | share of it | coverage "
         "| median trials | retest: intervals agree | retest: median \\|log10\\| | goal |",
         "failing": "| kind, rate (on 150 / 2 / 0.02) | true threshold | coverage | no threshold (why) | median trials "
         "| median questions | factor (questions) | share of bound |",
-        "budgets": "| 500 / 1.2 / 0.04 at | bound (lapse) | factor | share of bound | coverage | median trials "
-        "| median CI ratio | goal |",
+        "budgets": "| 500 / 1.2 / 0.04 at | bound (lapse) | factor | share of bound | bound at the budget "
+        "| share of it | coverage | median trials | median CI ratio | goal |",
     }
     out = []
     for key, rows in record["tables"].items():
@@ -233,12 +287,15 @@ def markdown(record: dict) -> str:
         for w in rows:
             bound = f"{_cell(w['bound'], '.3g', 'x')} ({w['lapse']})"
             common = [_cell(w["factor"], ".2f", "x"), _cell(w["share"], ".0%"), _cell(w["coverage"], ".3f")]
+            at = [_cell(w.get("budget_bound"), ".2f", "x"), _cell(w.get("budget_share"), ".0%")]
             goal = "no share" if w["share"] is None else "met" if w.get("met") else "**not met**"
             if key == "settings":
                 cells = [
                     w["name"],
                     bound,
-                    *common,
+                    *common[:2],
+                    *at,
+                    common[2],
                     _cell(w["trials_median"], ".0f"),
                     _cell(w["retest_agree"], ".2f"),
                     _cell(w["retest_log10_median"], ".3f"),
@@ -248,7 +305,9 @@ def markdown(record: dict) -> str:
                 cells = [
                     f"{w['budget']} trials",
                     bound,
-                    *common,
+                    *common[:2],
+                    *at,
+                    common[2],
                     _cell(w["trials_median"], ".0f"),
                     _cell(w["ci_ratio_median"], ".2f"),
                     goal,
@@ -326,6 +385,12 @@ def main() -> None:
         help="the trial budget (the budgets table sets its own)",
     )
     ap.add_argument(
+        "--min-trials",
+        type=int,
+        default=QuestSettings.min_trials,
+        help="no stop on the interval before this many answered trials",
+    )
+    ap.add_argument(
         "--results",
         type=Path,
         default=None,
@@ -344,13 +409,13 @@ def main() -> None:
         for path in args.render:
             path.with_suffix(".md").write_text(markdown(json.loads(path.read_text())))
         return
-    settings = QuestSettings(ci_ratio=args.ci_ratio, max_trials=args.max_trials)
+    settings = QuestSettings(ci_ratio=args.ci_ratio, max_trials=args.max_trials, min_trials=args.min_trials)
     settings.check()
     print(
         f"QUEST+ on pitch domain {PITCH.low:g}-{PITCH.high:g} cents, guess 1/3, stop at CI ratio {settings.ci_ratio} "
         f"or {settings.max_trials} trials; {args.runs} runs per setting, {args.fail_runs} per failing kind, grid rows "
         f"of {args.grid_runs} runs; goal: "
-        f"factor >= {GOAL:.0%} of the bound and coverage >= {GOAL:.0%}"
+        f"factor >= {GOAL:.0%} of the bound at the budget and coverage >= {GOAL:.0%}"
     )
     stimuli = [PITCH.to_value(u) for u in PITCH.axis(settings.n_levels)]
     tables: dict[str, list[dict]] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import math
@@ -17,7 +18,14 @@ from auralgen.evaluation.adaptive import FlipAdapter, QuestSettings, SimulatedOb
 from auralgen.evaluation.adaptive.domain import LevelDomain
 from auralgen.evaluation.adaptive.quest import NO_THRESHOLD, QuestPlusProcedure
 from auralgen.evaluation.adaptive.session import build_task, run_track
-from auralgen.evaluation.adaptive.simulate import adaptive_runs, design_bound, grid_runs, trials_ratio
+from auralgen.evaluation.adaptive.simulate import (
+    _KnowingProcedure,
+    adaptive_runs,
+    budget_bound,
+    design_bound,
+    grid_runs,
+    trials_ratio,
+)
 from auralgen.tasks.design import track_tasks
 
 PITCH = LevelDomain(50 / 16, 1200.0, "cents")
@@ -165,6 +173,40 @@ def test_adaptive_needs_fewer_trials_than_the_grid_on_a_few_runs():
     grid = [grid_runs(obs, (50, 100, 200, 400, 1200), n, n_runs=8, max_lapse=0.06, n_boot=50) for n in (16, 32)]
     ratio = trials_ratio(adaptive, grid)
     assert ratio["grid_trials"] / adaptive["trials_mean"] >= 2.0, (adaptive, grid, ratio)
+
+
+def _clipped_variance(proc) -> float:
+    """Posterior variance of the criterion threshold, past-the-grid cells one step past its end."""
+    w = proc._post / proc._post.sum()
+    step = proc.thresholds[1] - proc.thresholds[0]
+    u = np.clip(proc._u_crit.ravel(), proc.thresholds[0], proc.thresholds[-1] + step)
+    return float(w @ u**2 - (w @ u) ** 2)
+
+
+def test_the_knowing_placement_picks_the_least_expected_variance_under_the_true_observer():
+    """budget_bound's tracks place each trial knowing the observer. Brute force, apart from its matrix
+    form: for every candidate value, update a copy of the procedure with each answer and weigh the two
+    posterior variances by the true observer's accuracy there; the procedure's pick is the least."""
+    obs = SimulatedObserver(PITCH, threshold=150.0, slope=3.5, lapse=0.0, chance=1 / 3, seed=3)
+    proc = _KnowingProcedure(obs, QuestSettings())
+    for trial in range(6):
+        expected = []
+        for u in proc.stimuli:
+            value = PITCH.to_value(float(u))
+            p = obs.p_correct(value)
+            cost = 0.0
+            for correct, weight in ((True, p), (False, 1.0 - p)):
+                trial_copy = copy.deepcopy(proc)
+                trial_copy.update(value, correct)
+                cost += weight * _clipped_variance(trial_copy)
+            expected.append(cost)
+        level = proc.next_level()
+        assert level == pytest.approx(PITCH.to_value(float(proc.stimuli[int(np.argmin(expected))])))
+        proc.update(level, obs.respond(trial, level)["correct"])
+    grid = [grid_runs(obs, (50, 100, 200, 400, 1200), n, n_runs=6, max_lapse=0.06, n_boot=40) for n in (16, 32)]
+    got = budget_bound(obs, QuestSettings(), grid, n_runs=4)
+    assert got["factor"] == pytest.approx(trials_ratio(got, grid)["factor"]) and 1.0 < got["factor"] < 20.0, got
+    assert 12 <= got["trials_median"] <= QuestSettings().max_trials and 0.0 <= got["coverage"] <= 1.0
 
 
 @pytest.mark.slow

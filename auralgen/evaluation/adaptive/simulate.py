@@ -9,6 +9,10 @@ bootstrap interval -- and :func:`trials_ratio` finds how many grid trials reach 
 ratio the adaptive runs reached, and divides by the adaptive trials. :func:`design_bound` is the
 ceiling of that factor: the grid's asymptotic variance of the criterion threshold over the variance
 of the best allocation of trials over the adaptive stimuli, chosen knowing the true observer.
+:func:`budget_bound` is the same question asked at the budget a track really has: the factor of
+tracks with QUEST+'s posterior, interval and stop rule whose every trial is placed *knowing* the
+observer (where the posterior variance of the criterion threshold is expected to shrink most, the
+expectation taken over the true observer's answers).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from .observers import SimulatedObserver
 from .quest import QuestPlusProcedure, QuestSettings
 from .session import Budget, run_track, track_summary
 
-__all__ = ["adaptive_runs", "design_bound", "grid_runs", "trials_ratio"]
+__all__ = ["adaptive_runs", "budget_bound", "design_bound", "grid_runs", "trials_ratio"]
 
 
 def adaptive_runs(observer: SimulatedObserver, settings: QuestSettings, *, n_runs: int, seed: int = 0) -> dict:
@@ -284,3 +288,74 @@ def design_bound(observer: SimulatedObserver, grid, stimuli, *, lapse_free: bool
     fit = minimize(objective, np.zeros(len(stimuli)), method="L-BFGS-B")
     best_var = min(math.exp(fit.fun), _threshold_variance(np.full(len(stimuli), 1.0 / len(stimuli)), info))
     return {"grid_var": grid_var, "best_var": best_var, "factor": grid_var / best_var}
+
+
+class _KnowingProcedure(QuestPlusProcedure):
+    """QUEST+'s posterior, interval and stop rule, each trial placed knowing ``observer``: at the stimulus
+    whose answer, drawn from the observer's true accuracy there, leaves the least expected posterior
+    variance of ``u_c`` (a ``u_c`` past the threshold grid, or ``inf``, counts one grid step past its end)."""
+
+    def __init__(self, observer: SimulatedObserver, settings: QuestSettings):
+        super().__init__(observer.domain, chance=observer.chance, settings=settings)
+        values = [observer.domain.to_value(float(u)) for u in self.stimuli]
+        self._p_true = np.array([observer.p_correct(v) for v in values])
+        step = float(self.thresholds[1] - self.thresholds[0])
+        self._u_clip = np.clip(self._u_crit.ravel(), self.thresholds[0], self.thresholds[-1] + step)
+
+    def next_level(self) -> float:
+        expected = np.zeros(self.stimuli.size)
+        for like, p in ((self._p_correct, self._p_true), (1.0 - self._p_correct, 1.0 - self._p_true)):
+            new = self._post * like
+            new /= new.sum(axis=1)[:, None]
+            mean = new @ self._u_clip
+            expected += p * (new @ self._u_clip**2 - mean**2)
+        return self.domain.to_value(float(self.stimuli[int(np.argmin(expected))]))
+
+
+def budget_bound(
+    observer: SimulatedObserver, settings: QuestSettings, grid_table: list[dict], *, n_runs: int, seed: int = 0
+) -> dict:
+    """The trials factor of tracks that place every trial knowing the observer, at the same budget.
+
+    :func:`design_bound` is asymptotic: its best allocation may put nearly every trial at the unknown
+    threshold (for a steep observer without lapses, 98 % at one value), a design that cannot tell the
+    slope and so leaves a posterior interval wide at any budget a track has. Here each of ``n_runs``
+    tracks keeps QUEST+'s posterior, 95 % interval and stop rule (``settings``) and places each trial
+    knowing the observer (``_KnowingProcedure``); the factor is read against ``grid_table`` as for the
+    adaptive runs (:func:`trials_ratio`). It is a reference at the budget, not a proof of optimality: a
+    greedy placement, one trial ahead.
+
+    Parameters
+    ----------
+    observer : SimulatedObserver
+        The simulated observer (its true threshold, slope, lapse and guess rate).
+    settings : QuestSettings
+        The procedure's grids and stop rule.
+    grid_table : list of dict
+        :func:`grid_runs` summaries at several ``n_per_level``.
+    n_runs : int
+        Tracks to run (run ``r`` seeded from ``(seed, r)``, as :func:`adaptive_runs`).
+    seed : int, optional
+        The base seed.
+
+    Returns
+    -------
+    dict
+        ``trials_median``, ``ci_ratio_median``, ``coverage`` and :func:`trials_ratio`'s keys (``factor``).
+    """
+    trials, ratios, covered = [], [], []
+    for r in range(n_runs):
+        obs = replace(observer, seed=int(np.random.SeedSequence([seed, r]).generate_state(1)[0]))
+        proc = _KnowingProcedure(obs, settings)
+        run_track("knowing", proc, obs.respond, budget=Budget.of(settings))
+        est = proc.estimate()
+        low, high = est.ci95
+        trials.append(est.n_trials)
+        ratios.append(high / low if math.isfinite(high) and low > 0 else math.inf)
+        covered.append(low <= observer.threshold <= high)
+    summary = {
+        "trials_median": float(np.median(trials)),
+        "ci_ratio_median": float(np.median(ratios)),
+        "coverage": float(np.mean(covered)),
+    }
+    return {**summary, **trials_ratio(summary, grid_table)}

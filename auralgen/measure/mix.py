@@ -14,6 +14,7 @@ from auralgen.measure.common import as_mono, check_rate
 
 _REFINE_PASSES = 2
 _MAX_GRAM_COND = 1e10  # above this the normal equations lose digits: least squares by SVD instead
+_FFT_BATCH = 4  # float32 rows that scipy's pocketfft transforms together (its SIMD width in SSE builds)
 _F32_ERROR = 1e-6  # bound on a float32 FFT correlation's error, re the product of the signals' norms (~1e-8 seen)
 
 
@@ -71,15 +72,18 @@ class _Correlator:
         self.size = sp_fft.next_fast_len(max(b - a, longest) + longest - 1, real=True)
         self.norms = [math.sqrt(_dot(r, r)) for r in refs]
         self.x_norm = math.sqrt(_dot(x, x))
-        padded = np.zeros((len(refs), self.size), dtype=np.float32)
-        for row, r in zip(padded, refs, strict=True):
+        k = len(refs)
+        rows = np.zeros((_batch_rows(k + 1), self.size), dtype=np.float32)  # the mix and every reference: one batch
+        rows[0, : b - a] = x[a:b]
+        for row, r in zip(rows[1:], refs, strict=False):
             row[: len(r)] = r
-        spectra = sp_fft.rfft(padded, axis=1)
-        self.spectra, self.conj = spectra, np.conj(spectra)
-        x_spectrum = sp_fft.rfft(x[a:b].astype(np.float32), self.size)
-        circ = sp_fft.irfft(x_spectrum[None, :] * self.conj, self.size, axis=1)
+        spectra = sp_fft.rfft(rows, axis=1)
+        self.spectra, self.conj = spectra[1 : k + 1], np.conj(spectra[1 : k + 1])
+        products = np.zeros((_batch_rows(k), spectra.shape[1]), dtype=spectra.dtype)
+        np.multiply(spectra[0], self.conj, out=products[:k])
+        circ = sp_fft.irfft(products, self.size, axis=1)
         self.mix_cc = []
-        for c, r in zip(circ, refs, strict=True):
+        for c, r in zip(circ, refs, strict=False):
             full = np.zeros(self.n + len(r) - 1, dtype=np.float32)  # index lag + m - 1, lags -(m - 1) .. n - 1
             full[a : b + len(r) - 1] = self._unwrapped(c, len(r), b - a)
             self.mix_cc.append(full)
@@ -91,17 +95,30 @@ class _Correlator:
         return np.concatenate((circ[len(circ) - (m_i - 1) :], circ[:m_j]))
 
     def _pair(self, j: int, i: int) -> np.ndarray:
-        """``correlate(refs[j], refs[i], mode="full")``, computed once per unordered pair (the pair the
-        other way round is the same correlation reversed)."""
-        if (j, i) not in self.pairs:
-            if (i, j) in self.pairs:
-                self.pairs[(j, i)] = self.pairs[(i, j)][::-1]
-            else:  # every 2nd bin is the transform of the correlation wrapped at size / 2: exact when it fits
-                m_i, m_j = len(self.refs[i]), len(self.refs[j])
-                step = 2 if self.size % 2 == 0 and self.size // 2 >= m_i + m_j - 1 else 1
-                product = self.spectra[j, ::step] * self.conj[i, ::step]
-                self.pairs[(j, i)] = self._unwrapped(sp_fft.irfft(product, self.size // step), m_i, m_j)
+        """``correlate(refs[j], refs[i], mode="full")``; every pair's at the first call, in batched transforms
+        (the pair the other way round is the same correlation reversed)."""
+        if not self.pairs:
+            self._all_pairs()
         return self.pairs[(j, i)]
+
+    def _all_pairs(self) -> None:
+        """The correlations of every reference pair, one batched inverse transform per transform size (every
+        2nd bin is the transform of the correlation wrapped at ``size / 2``: exact when the pair fits)."""
+        by_step: dict[int, list[tuple[int, int]]] = {}
+        k = len(self.refs)
+        for i in range(k):
+            for j in range(i + 1, k):
+                m = len(self.refs[i]) + len(self.refs[j]) - 1
+                by_step.setdefault(2 if self.size % 2 == 0 and self.size // 2 >= m else 1, []).append((j, i))
+        for step, pairs in by_step.items():
+            bins = self.spectra.shape[1] if step == 1 else self.size // 4 + 1
+            products = np.zeros((_batch_rows(len(pairs)), bins), dtype=self.spectra.dtype)
+            for row, (j, i) in zip(products, pairs, strict=False):
+                np.multiply(self.spectra[j, ::step], self.conj[i, ::step], out=row)
+            circ = sp_fft.irfft(products, self.size // step, axis=1)
+            for c, (j, i) in zip(circ, pairs, strict=False):
+                self.pairs[(j, i)] = self._unwrapped(c, len(self.refs[i]), len(self.refs[j]))
+                self.pairs[(i, j)] = self.pairs[(j, i)][::-1]
 
     def residual(self, i: int, lags: list[int], gains) -> tuple[np.ndarray, float]:
         """``correlate(x - sum_{j != i} gains[j] * placed(refs[j], lags[j]), refs[i], mode="full")`` and
@@ -146,6 +163,13 @@ class _Correlator:
                 np.zeros(self.n),
             )
         return _best_lag(target, self.refs[i])
+
+
+def _batch_rows(k: int) -> int:
+    """Rows of a batched transform of ``k`` signals: a multiple of :data:`_FFT_BATCH` (pocketfft transforms
+    that many rows at once in SIMD lanes, about as fast as one; a remainder of one row is transformed alone)."""
+    full, rest = divmod(k, _FFT_BATCH)
+    return k if rest <= 1 else (full + 1) * _FFT_BATCH
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> float:

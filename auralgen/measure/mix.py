@@ -65,11 +65,10 @@ class _Correlator:
 
     def __init__(self, x: np.ndarray, refs: list[np.ndarray]):
         self.x, self.refs, self.n = x, refs, len(x)
-        nonzero = np.flatnonzero(x)
         # the mix is transformed over its nonzero span only: every lag whose window misses it correlates to 0
-        a, b = (int(nonzero[0]), int(nonzero[-1]) + 1) if nonzero.size else (0, self.n)
+        a, b = _nonzero_span(x)
         longest = max(len(r) for r in refs)
-        self.size = sp_fft.next_fast_len(max(b - a, longest) + longest - 1, real=True)
+        self.size = _even_fast_len(max(b - a, longest) + longest - 1)
         self.norms = [math.sqrt(_dot(r, r)) for r in refs]
         self.x_norm = math.sqrt(_dot(x, x))
         k = len(refs)
@@ -84,8 +83,10 @@ class _Correlator:
         circ = sp_fft.irfft(products, self.size, axis=1)
         self.mix_cc = []
         for c, r in zip(circ, refs, strict=False):
-            full = np.zeros(self.n + len(r) - 1, dtype=np.float32)  # index lag + m - 1, lags -(m - 1) .. n - 1
-            full[a : b + len(r) - 1] = self._unwrapped(c, len(r), b - a)
+            m = len(r)
+            full = np.zeros(self.n + m - 1, dtype=np.float32)  # index lag + m - 1, lags -(m - 1) .. n - 1
+            full[a : a + m - 1] = c[self.size - (m - 1) :]  # the lags -(m - 1) .. -1 of the span, wrapped
+            full[a + m - 1 : b + m - 1] = c[: b - a]
             self.mix_cc.append(full)
         self.pairs: dict[tuple[int, int], np.ndarray] = {}
 
@@ -163,6 +164,21 @@ class _Correlator:
                 np.zeros(self.n),
             )
         return _best_lag(target, self.refs[i])
+
+
+def _nonzero_span(x: np.ndarray) -> tuple[int, int]:
+    """The samples ``[a, b)`` from the first to the last nonzero sample of ``x`` (all of it when it is all zeros)."""
+    nonzero = x != 0
+    a = int(np.argmax(nonzero))
+    if not nonzero[a]:
+        return 0, len(x)
+    return a, len(x) - int(np.argmax(nonzero[::-1]))
+
+
+def _even_fast_len(n: int) -> int:
+    """The smallest even 5-smooth length >= ``n`` (pocketfft's fast sizes; even, so a pair's correlation
+    can be taken from every 2nd bin when it fits in half)."""
+    return 2 * sp_fft.next_fast_len((n + 1) // 2, real=True)
 
 
 def _batch_rows(k: int) -> int:

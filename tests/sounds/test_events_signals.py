@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from auralgen.sounds import palette
-from auralgen.sounds.events import HARMONIC_BLOCK, N_HARMONICS
-from auralgen.synth import harmonic_complex, noise
+from auralgen.sounds.events import HARMONIC_BLOCK, N_HARMONICS, SWEEP_BLOCK
+from auralgen.synth import harmonic_complex, noise, sweep
 
 SR = 16000
 EVENTS = palette("events")
@@ -44,3 +44,12 @@ def test_harmonic_tone_by_angle_addition_equals_a_sine_per_sample(f0_hz):
     want = harmonic_complex(f0_hz, 1.2, sample_rate=SR, n_harmonics=N_HARMONICS)
     assert HARMONIC_BLOCK > 0 and got.shape == want.shape
     assert 0 < np.max(np.abs(got - want)) < 1e-10 * np.max(np.abs(want))
+
+
+def test_sweep_by_rotation_equals_a_sine_per_sample():
+    """The rising sweep's blocks (complex rotation) are the per-sample sines within 1e-10."""
+    spec = {"kind": "sweep", "duration_s": 0.9, "f_start_hz": 431.0, "f_end_hz": 431.0 * 2**3.3}
+    got = EVENTS["sweep"].signal(spec, SR)
+    want = sweep(431.0, 431.0 * 2**3.3, 0.9, sample_rate=SR, method="log")
+    assert SWEEP_BLOCK > 0 and got.shape == want.shape
+    assert 0 < np.max(np.abs(got - want)) < 1e-10

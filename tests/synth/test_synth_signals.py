@@ -160,6 +160,25 @@ def test_harmonic_complex_is_not_normalised():
 # --------------------------------------------------------------------------- sweep
 
 
+@pytest.mark.parametrize("block", [1, 7, 64, 256])  # the rotations' rounding grows ~block**2
+def test_log_sweep_by_blocks_equals_the_per_sample_sines(block):
+    """The rotation kernel against the sine per sample: random sweeps as the mixture palette draws them
+    (0.6-1.2 s, 250-500 Hz up 2.5-3.5 octaves), downward, very short (each block's turn too large for the
+    series: per-sample sines) and constant ones, within 1e-10 of the amplitude; the block starts exactly."""
+    rng = np.random.default_rng(block)
+    cases = [(100.0, 7000.0, 0.05, 16000), (7000.0, 100.0, 0.3, 16000), (300.0, 300.0, 0.5, 16000)]
+    for _ in range(4):
+        f0 = float(np.exp(rng.uniform(np.log(250.0), np.log(500.0))))
+        cases.append((f0, f0 * 2.0 ** rng.uniform(2.5, 3.5), float(rng.uniform(0.6, 1.2)), 16000))
+    cases.append((20.0, 20000.0, 2.0, 48000))
+    for f0, f1, dur, sr in cases:
+        a = sweep(f0, f1, dur, sample_rate=sr, method="log", amplitude=0.7)
+        b = sweep(f0, f1, dur, sample_rate=sr, method="log", amplitude=0.7, block=block)
+        assert b.shape == a.shape and np.max(np.abs(a - b)) < 1e-10
+        assert np.array_equal(a[::block], b[::block])
+    assert (np.max(np.abs(a - b)) > 0) == (block > 1)  # the rotations round differently (block 1: none)
+
+
 @pytest.mark.parametrize(
     ("f_start_hz", "f_end_hz", "method", "scipy_method"),
     [

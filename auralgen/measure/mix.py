@@ -10,7 +10,7 @@ from scipy import fft as sp_fft
 from scipy import signal
 
 from auralgen.core.errors import ParameterError
-from auralgen.measure.common import as_mono, check_rate
+from auralgen.measure.common import as_mono, as_signal, check_rate
 
 _REFINE_PASSES = 2
 _MAX_GRAM_COND = 1e10  # above this the normal equations lose digits: least squares by SVD instead
@@ -250,7 +250,9 @@ def mixture_components(x, references, sample_rate) -> list[MixtureComponent]:
     [(0.1, -6.02), (1.0, 6.02)]
     """
     sr = check_rate(sample_rate)
-    xm = as_mono(x)
+    xm = as_signal(x)
+    if xm.ndim == 2:  # one channel: its samples plus 0.0 (a -0.0 becomes 0.0), the float the mean over channels gives
+        xm = xm[0] + 0.0 if xm.shape[0] == 1 else xm.mean(axis=0)
     if isinstance(references, np.ndarray) and references.ndim == 1:
         raise ParameterError("references must be a list of 1-D arrays, not a single array")
     refs = [as_mono(r, f"references[{i}]") for i, r in enumerate(references)]

@@ -128,17 +128,45 @@ def lufs_mono(x: np.ndarray, sample_rate: int) -> float:
     -9.1
     """
     rate = sample_rate
-    n_blocks = int(np.round((len(x) / rate - BLOCK_S) / (BLOCK_S * _STEP))) + 1
+    n_blocks = round((len(x) / rate - BLOCK_S) / (BLOCK_S * _STEP)) + 1  # half to even, as np.round
     b, a, gains = _k_weighting(int(sample_rate))
-    z = _block_powers(np.ascontiguousarray(x, dtype=np.float64), b, a, gains, n_blocks, float(rate))
+    z = _block_powers(np.ascontiguousarray(x, dtype=np.float64), b, a, gains, n_blocks, float(rate)).tolist()
     # per block as the meter does it (one scalar log10 each; a silent block is -inf); a one-item sum of
     # ``1.0 * v`` is ``v``
     blocks = [_OFFSET + 10.0 * np.log10(v) if v > 0 else -math.inf for v in z]
-    above = [j for j, lj in enumerate(blocks) if lj >= _ABSOLUTE_GATE]
+    above = [v for v, lj in zip(z, blocks, strict=True) if lj >= _ABSOLUTE_GATE]
     if not above:  # the meter's mean of no block is NaN, its nan_to_num 0, its loudness -inf
         return -math.inf
-    relative = _OFFSET + 10.0 * np.log10(np.mean(z[above])) - 10.0
-    gated = [j for j, lj in enumerate(blocks) if lj > relative and lj > _ABSOLUTE_GATE]
+    relative = _OFFSET + 10.0 * np.log10(_mean(above)) - 10.0
+    gated = [v for v, lj in zip(z, blocks, strict=True) if lj > relative and lj > _ABSOLUTE_GATE]
     if not gated:
         return -math.inf
-    return float(_OFFSET + 10.0 * np.log10(np.mean(z[gated])))
+    return float(_OFFSET + 10.0 * np.log10(_mean(gated)))
+
+
+def _mean(values: list[float]) -> float:
+    """``np.mean(values)``, the same float: numpy's pairwise sum (:func:`_sum_of_squares`' order) over the count."""
+    return _pairwise_sum(values, 0, len(values)) / len(values)
+
+
+def _pairwise_sum(v: list[float], lo: int, n: int) -> float:
+    """``np.sum(v[lo : lo + n])`` in numpy's pairwise order, on Python floats (a few gating blocks)."""
+    if n < 8:
+        res = 0.0
+        for k in range(lo, lo + n):
+            res += v[k]
+        return res
+    if n <= 128:
+        r = v[lo : lo + 8]
+        i = lo + 8
+        while i < lo + n - (n % 8):
+            for j in range(8):
+                r[j] += v[i + j]
+            i += 8
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        for k in range(i, lo + n):
+            res += v[k]
+        return res
+    half = n // 2
+    half -= half % 8
+    return _pairwise_sum(v, lo, half) + _pairwise_sum(v, lo + half, n - half)

@@ -47,3 +47,13 @@ def test_block_sums_are_numpys_pairwise_sums():
         y = rng.standard_normal(int(n) + 40) * 10 ** rng.uniform(-8, 3)
         lo = int(rng.integers(0, 40))
         assert _sum_of_squares(y, lo, int(n)) == np.sum(np.square(y[lo : lo + int(n)])), n
+
+
+def test_gating_means_are_numpys_means():
+    """The gating's mean of a few block powers is ``np.mean`` bit for bit (numpy's pairwise order)."""
+    from auralgen.mixing._loudness import _mean
+
+    rng = np.random.default_rng(4)
+    for n in [*range(1, 140), 300, 1000]:
+        v = (rng.standard_normal(n) ** 2 * 10 ** rng.uniform(-9, 1)).tolist()
+        assert _mean(v) == np.mean(np.array(v)), n

@@ -103,23 +103,22 @@ class _Correlator:
         return self.pairs[(j, i)]
 
     def _all_pairs(self) -> None:
-        """The correlations of every reference pair, one batched inverse transform per transform size (every
-        2nd bin is the transform of the correlation wrapped at ``size / 2``: exact when the pair fits)."""
-        by_step: dict[int, list[tuple[int, int]]] = {}
+        """The correlations of every reference pair in one batched inverse transform: from every 2nd bin
+        (the transform of the correlation wrapped at ``size / 2``, exact when every pair fits in it; the
+        size is even) at half the size, else at the full size."""
         k = len(self.refs)
-        for i in range(k):
-            for j in range(i + 1, k):
-                m = len(self.refs[i]) + len(self.refs[j]) - 1
-                by_step.setdefault(2 if self.size % 2 == 0 and self.size // 2 >= m else 1, []).append((j, i))
-        for step, pairs in by_step.items():
-            bins = self.spectra.shape[1] if step == 1 else self.size // 4 + 1
-            products = np.zeros((_batch_rows(len(pairs)), bins), dtype=self.spectra.dtype)
-            for row, (j, i) in zip(products, pairs, strict=False):
-                np.multiply(self.spectra[j, ::step], self.conj[i, ::step], out=row)
-            circ = sp_fft.irfft(products, self.size // step, axis=1)
-            for c, (j, i) in zip(circ, pairs, strict=False):
-                self.pairs[(j, i)] = self._unwrapped(c, len(self.refs[i]), len(self.refs[j]))
-                self.pairs[(i, j)] = self.pairs[(j, i)][::-1]
+        pairs = [(j, i) for i in range(k) for j in range(i + 1, k)]
+        if not pairs:
+            return
+        longest = max(len(self.refs[i]) + len(self.refs[j]) - 1 for j, i in pairs)
+        step = 2 if self.size // 2 >= longest else 1
+        products = np.zeros((_batch_rows(len(pairs)), self.size // (2 * step) + 1), dtype=self.spectra.dtype)
+        for row, (j, i) in zip(products, pairs, strict=False):
+            np.multiply(self.spectra[j, ::step], self.conj[i, ::step], out=row)
+        circ = sp_fft.irfft(products, self.size // step, axis=1)
+        for c, (j, i) in zip(circ, pairs, strict=False):
+            self.pairs[(j, i)] = self._unwrapped(c, len(self.refs[i]), len(self.refs[j]))
+            self.pairs[(i, j)] = self.pairs[(j, i)][::-1]
 
     def residual(self, i: int, lags: list[int], gains) -> tuple[np.ndarray, float]:
         """``correlate(x - sum_{j != i} gains[j] * placed(refs[j], lags[j]), refs[i], mode="full")`` and

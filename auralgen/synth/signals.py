@@ -12,6 +12,7 @@ Levels are not set here: see :mod:`auralgen.synth.levels`.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
@@ -221,13 +222,7 @@ def noise(
         )
     band = None if band_hz is None else _check_band(band_hz, sample_rate / 2)
     spectrum = np.fft.rfft(rng.standard_normal(n))
-    freqs = np.fft.rfftfreq(n, d=1.0 / sample_rate)
-    gain = np.zeros_like(freqs)
-    exponent = {"white": 0.0, "pink": 0.5, "brown": 1.0}[color]
-    gain[1:] = freqs[1:] ** -exponent
-    if band is not None:
-        gain[(freqs < band[0]) | (freqs > band[1])] = 0.0
-    x = np.fft.irfft(spectrum * gain, n=n)
+    x = np.fft.irfft(spectrum * _noise_gain(n, sample_rate, color, band), n=n)
     r = float(np.sqrt(np.mean(x**2)))
     if r == 0.0:
         raise ParameterError(
@@ -235,6 +230,19 @@ def noise(
             f"{sample_rate / n:g} Hz); allowed: a wider band or a longer duration"
         )
     return x / r
+
+
+@functools.lru_cache(maxsize=64)
+def _noise_gain(n: int, sample_rate: int, color: str, band: tuple[float, float] | None) -> np.ndarray:
+    """:func:`noise`'s amplitude weight per rFFT bin of ``n`` samples (read-only; kept for the lengths that recur)."""
+    freqs = np.fft.rfftfreq(n, d=1.0 / sample_rate)
+    gain = np.zeros_like(freqs)
+    exponent = {"white": 0.0, "pink": 0.5, "brown": 1.0}[color]
+    gain[1:] = freqs[1:] ** -exponent
+    if band is not None:
+        gain[(freqs < band[0]) | (freqs > band[1])] = 0.0
+    gain.setflags(write=False)
+    return gain
 
 
 def _check_band(band_hz, nyquist: float) -> tuple[float, float]:

@@ -276,6 +276,26 @@ def test_noise_is_deterministic_for_a_seed():
     assert not np.allclose(a, c)
 
 
+@pytest.mark.parametrize(("color", "band_hz"), [("pink", None), ("brown", (200.0, 3000.0)), ("white", None)])
+def test_noise_with_its_spectral_weights_kept_equals_the_direct_shaping(color, band_hz):
+    """The per-length weights are kept (read-only) between calls; a call that reuses them gives the noise
+    shaped directly: rFFT of the draw, weight f**-exponent (0 at DC and outside the band), inverse, unit RMS."""
+    from auralgen.synth.signals import _noise_gain
+
+    n, sr = 4001, 8000
+    for seed in (1, 2):  # the second call finds the weights kept
+        x = noise(n / sr, sample_rate=sr, rng=np.random.default_rng(seed), color=color, band_hz=band_hz)
+        freqs = np.fft.rfftfreq(n, d=1.0 / sr)
+        gain = np.zeros_like(freqs)
+        gain[1:] = freqs[1:] ** -{"white": 0.0, "pink": 0.5, "brown": 1.0}[color]
+        if band_hz is not None:
+            gain[(freqs < band_hz[0]) | (freqs > band_hz[1])] = 0.0
+        y = np.fft.irfft(np.fft.rfft(np.random.default_rng(seed).standard_normal(n)) * gain, n=n)
+        np.testing.assert_array_equal(x, y / float(np.sqrt(np.mean(y**2))))
+    kept = _noise_gain(n, sr, color, band_hz)
+    assert kept is _noise_gain(n, sr, color, band_hz) and not kept.flags.writeable
+
+
 # --------------------------------------------------------------------------- ramps, silence, place
 
 

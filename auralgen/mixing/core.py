@@ -313,12 +313,22 @@ def plan_mix(
     raw_levels=None,
 ) -> MixInfo:
     """The record :func:`mix` renders, without rendering the mix (for a caller that needs the record only;
-    :func:`render_mix` of it gives the mix). Parameters, errors: as :func:`mix`.
+    :func:`render_mix` of it gives the mix).
+
+    Parameters
+    ----------
+    components, sample_rate, onsets_s, levels, level_mode, duration_s, max_peak, raw_levels
+        As in :func:`mix`.
 
     Returns
     -------
     MixInfo
         The recipe: each component's onset, gain and levels, and the global gain.
+
+    Raises
+    ------
+    ParameterError
+        As :func:`mix`.
 
     Examples
     --------

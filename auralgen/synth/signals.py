@@ -222,7 +222,8 @@ def noise(
         )
     band = None if band_hz is None else _check_band(band_hz, sample_rate / 2)
     spectrum = np.fft.rfft(rng.standard_normal(n))
-    x = np.fft.irfft(spectrum * _noise_gain(n, sample_rate, color, band), n=n)
+    weights = _noise_gain if n <= NOISE_MEMO_MAX_N else _noise_gain.__wrapped__  # long ones: not kept
+    x = np.fft.irfft(spectrum * weights(n, sample_rate, color, band), n=n)
     r = float(np.sqrt(np.mean(x**2)))
     if r == 0.0:
         raise ParameterError(
@@ -232,7 +233,10 @@ def noise(
     return x / r
 
 
-@functools.lru_cache(maxsize=64)
+NOISE_MEMO_MAX_N = 1 << 15  # noise() keeps the spectral weights of up to this many samples (32 x 128 kB at most)
+
+
+@functools.lru_cache(maxsize=32)
 def _noise_gain(n: int, sample_rate: int, color: str, band: tuple[float, float] | None) -> np.ndarray:
     """:func:`noise`'s amplitude weight per rFFT bin of ``n`` samples (read-only; kept for the lengths that recur)."""
     freqs = np.fft.rfftfreq(n, d=1.0 / sample_rate)

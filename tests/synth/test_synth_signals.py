@@ -296,6 +296,17 @@ def test_noise_with_its_spectral_weights_kept_equals_the_direct_shaping(color, b
     assert kept is _noise_gain(n, sr, color, band_hz) and not kept.flags.writeable
 
 
+def test_noise_keeps_the_weights_of_short_lengths_only():
+    """Weights of up to NOISE_MEMO_MAX_N samples are kept (a bounded memo); a longer noise computes its own."""
+    from auralgen.synth.signals import NOISE_MEMO_MAX_N, _noise_gain
+
+    _noise_gain.cache_clear()
+    noise(1000 / 8000, sample_rate=8000, rng=np.random.default_rng(0), color="pink")
+    long_n = NOISE_MEMO_MAX_N + 2
+    x = noise(long_n / 8000, sample_rate=8000, rng=np.random.default_rng(0), color="pink")
+    assert _noise_gain.cache_info().currsize == 1 and x.shape == (long_n,)
+
+
 # --------------------------------------------------------------------------- ramps, silence, place
 
 

@@ -10,10 +10,11 @@ from scipy import fft as sp_fft
 from scipy import signal
 
 from auralgen.core.errors import ParameterError
-from auralgen.measure.common import as_mono, check_rate
+from auralgen.measure.common import as_mono, as_signal, check_rate
 
 _REFINE_PASSES = 2
 _MAX_GRAM_COND = 1e10  # above this the normal equations lose digits: least squares by SVD instead
+_FFT_BATCH = 4  # float32 rows that scipy's pocketfft transforms together (its SIMD width in SSE builds)
 _F32_ERROR = 1e-6  # bound on a float32 FFT correlation's error, re the product of the signals' norms (~1e-8 seen)
 
 
@@ -64,24 +65,28 @@ class _Correlator:
 
     def __init__(self, x: np.ndarray, refs: list[np.ndarray]):
         self.x, self.refs, self.n = x, refs, len(x)
-        nonzero = np.flatnonzero(x)
         # the mix is transformed over its nonzero span only: every lag whose window misses it correlates to 0
-        a, b = (int(nonzero[0]), int(nonzero[-1]) + 1) if nonzero.size else (0, self.n)
+        a, b = _nonzero_span(x)
         longest = max(len(r) for r in refs)
-        self.size = sp_fft.next_fast_len(max(b - a, longest) + longest - 1, real=True)
+        self.size = _even_fast_len(max(b - a, longest) + longest - 1)
         self.norms = [math.sqrt(_dot(r, r)) for r in refs]
         self.x_norm = math.sqrt(_dot(x, x))
-        padded = np.zeros((len(refs), self.size), dtype=np.float32)
-        for row, r in zip(padded, refs, strict=True):
+        k = len(refs)
+        rows = np.zeros((_batch_rows(k + 1), self.size), dtype=np.float32)  # the mix and every reference: one batch
+        rows[0, : b - a] = x[a:b]
+        for row, r in zip(rows[1:], refs, strict=False):
             row[: len(r)] = r
-        spectra = sp_fft.rfft(padded, axis=1)
-        self.spectra, self.conj = spectra, np.conj(spectra)
-        x_spectrum = sp_fft.rfft(x[a:b].astype(np.float32), self.size)
-        circ = sp_fft.irfft(x_spectrum[None, :] * self.conj, self.size, axis=1)
+        spectra = sp_fft.rfft(rows, axis=1)
+        self.spectra, self.conj = spectra[1 : k + 1], np.conj(spectra[1 : k + 1])
+        products = np.zeros((_batch_rows(k), spectra.shape[1]), dtype=spectra.dtype)
+        np.multiply(spectra[0], self.conj, out=products[:k])
+        circ = sp_fft.irfft(products, self.size, axis=1)
         self.mix_cc = []
-        for c, r in zip(circ, refs, strict=True):
-            full = np.zeros(self.n + len(r) - 1, dtype=np.float32)  # index lag + m - 1, lags -(m - 1) .. n - 1
-            full[a : b + len(r) - 1] = self._unwrapped(c, len(r), b - a)
+        for c, r in zip(circ, refs, strict=False):
+            m = len(r)
+            full = np.zeros(self.n + m - 1, dtype=np.float32)  # index lag + m - 1, lags -(m - 1) .. n - 1
+            full[a : a + m - 1] = c[self.size - (m - 1) :]  # the lags -(m - 1) .. -1 of the span, wrapped
+            full[a + m - 1 : b + m - 1] = c[: b - a]
             self.mix_cc.append(full)
         self.pairs: dict[tuple[int, int], np.ndarray] = {}
 
@@ -91,17 +96,29 @@ class _Correlator:
         return np.concatenate((circ[len(circ) - (m_i - 1) :], circ[:m_j]))
 
     def _pair(self, j: int, i: int) -> np.ndarray:
-        """``correlate(refs[j], refs[i], mode="full")``, computed once per unordered pair (the pair the
-        other way round is the same correlation reversed)."""
-        if (j, i) not in self.pairs:
-            if (i, j) in self.pairs:
-                self.pairs[(j, i)] = self.pairs[(i, j)][::-1]
-            else:  # every 2nd bin is the transform of the correlation wrapped at size / 2: exact when it fits
-                m_i, m_j = len(self.refs[i]), len(self.refs[j])
-                step = 2 if self.size % 2 == 0 and self.size // 2 >= m_i + m_j - 1 else 1
-                product = self.spectra[j, ::step] * self.conj[i, ::step]
-                self.pairs[(j, i)] = self._unwrapped(sp_fft.irfft(product, self.size // step), m_i, m_j)
+        """``correlate(refs[j], refs[i], mode="full")``; every pair's at the first call, in batched transforms
+        (the pair the other way round is the same correlation reversed)."""
+        if not self.pairs:
+            self._all_pairs()
         return self.pairs[(j, i)]
+
+    def _all_pairs(self) -> None:
+        """The correlations of every reference pair in one batched inverse transform: from every 2nd bin
+        (the transform of the correlation wrapped at ``size / 2``, exact when every pair fits in it; the
+        size is even) at half the size, else at the full size."""
+        k = len(self.refs)
+        pairs = [(j, i) for i in range(k) for j in range(i + 1, k)]
+        if not pairs:
+            return
+        longest = max(len(self.refs[i]) + len(self.refs[j]) - 1 for j, i in pairs)
+        step = 2 if self.size // 2 >= longest else 1
+        products = np.zeros((_batch_rows(len(pairs)), self.size // (2 * step) + 1), dtype=self.spectra.dtype)
+        for row, (j, i) in zip(products, pairs, strict=False):
+            np.multiply(self.spectra[j, ::step], self.conj[i, ::step], out=row)
+        circ = sp_fft.irfft(products, self.size // step, axis=1)
+        for c, (j, i) in zip(circ, pairs, strict=False):
+            self.pairs[(j, i)] = self._unwrapped(c, len(self.refs[i]), len(self.refs[j]))
+            self.pairs[(i, j)] = self.pairs[(j, i)][::-1]
 
     def residual(self, i: int, lags: list[int], gains) -> tuple[np.ndarray, float]:
         """``correlate(x - sum_{j != i} gains[j] * placed(refs[j], lags[j]), refs[i], mode="full")`` and
@@ -146,6 +163,28 @@ class _Correlator:
                 np.zeros(self.n),
             )
         return _best_lag(target, self.refs[i])
+
+
+def _nonzero_span(x: np.ndarray) -> tuple[int, int]:
+    """The samples ``[a, b)`` from the first to the last nonzero sample of ``x`` (all of it when it is all zeros)."""
+    nonzero = x != 0
+    a = int(np.argmax(nonzero))
+    if not nonzero[a]:
+        return 0, len(x)
+    return a, len(x) - int(np.argmax(nonzero[::-1]))
+
+
+def _even_fast_len(n: int) -> int:
+    """The smallest even 5-smooth length >= ``n`` (pocketfft's fast sizes; even, so a pair's correlation
+    can be taken from every 2nd bin when it fits in half)."""
+    return 2 * sp_fft.next_fast_len((n + 1) // 2, real=True)
+
+
+def _batch_rows(k: int) -> int:
+    """Rows of a batched transform of ``k`` signals: a multiple of :data:`_FFT_BATCH` (pocketfft transforms
+    that many rows at once in SIMD lanes, about as fast as one; a remainder of one row is transformed alone)."""
+    full, rest = divmod(k, _FFT_BATCH)
+    return k if rest <= 1 else (full + 1) * _FFT_BATCH
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> float:
@@ -210,7 +249,9 @@ def mixture_components(x, references, sample_rate) -> list[MixtureComponent]:
     [(0.1, -6.02), (1.0, 6.02)]
     """
     sr = check_rate(sample_rate)
-    xm = as_mono(x)
+    xm = as_signal(x)
+    if xm.ndim == 2:  # one channel: its samples plus 0.0 (a -0.0 becomes 0.0), the float the mean over channels gives
+        xm = xm[0] + 0.0 if xm.shape[0] == 1 else xm.mean(axis=0)
     if isinstance(references, np.ndarray) and references.ndim == 1:
         raise ParameterError("references must be a list of 1-D arrays, not a single array")
     refs = [as_mono(r, f"references[{i}]") for i, r in enumerate(references)]

@@ -12,6 +12,7 @@ from auralgen.mixing.core import (
     MixInfo,
     component_level,
     mix,
+    plan_mix,
     render_mix,
 )
 from auralgen.mixing.spec import DEFAULT_MIXING, TIMINGS, MixSpec
@@ -26,5 +27,6 @@ __all__ = [
     "MixSpec",
     "component_level",
     "mix",
+    "plan_mix",
     "render_mix",
 ]

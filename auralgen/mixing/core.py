@@ -296,11 +296,52 @@ def mix(
     >>> y.shape, [c.onset_s for c in info.components], info.global_gain_db
     ((1, 6000), [0.0, 0.25], 0.0)
     """
+    kwargs = dict(onsets_s=onsets_s, levels=levels, level_mode=level_mode, duration_s=duration_s, max_peak=max_peak)
+    info = plan_mix(components, sample_rate=sample_rate, raw_levels=raw_levels, **kwargs)
+    return render_mix(components, info), info
+
+
+def plan_mix(
+    components,
+    *,
+    sample_rate: int,
+    onsets_s,
+    levels,
+    level_mode: str = "lufs",
+    duration_s: float | None = None,
+    max_peak: float = DEFAULT_MAX_PEAK,
+    raw_levels=None,
+) -> MixInfo:
+    """The record :func:`mix` renders, without rendering the mix (for a caller that needs the record only;
+    :func:`render_mix` of it gives the mix).
+
+    Parameters
+    ----------
+    components, sample_rate, onsets_s, levels, level_mode, duration_s, max_peak, raw_levels
+        As in :func:`mix`.
+
+    Returns
+    -------
+    MixInfo
+        The recipe: each component's onset, gain and levels, and the global gain.
+
+    Raises
+    ------
+    ParameterError
+        As :func:`mix`.
+
+    Examples
+    --------
+    >>> from auralgen.synth import noise
+    >>> a = noise(0.5, sample_rate=8000, rng=np.random.default_rng(0))
+    >>> info = plan_mix([a], sample_rate=8000, onsets_s=[0.1], levels=[-20.0])
+    >>> info.n_samples, round(info.output_levels()[0], 6)
+    (4800, -20.0)
+    """
     comps, onsets, targets = _checked_inputs(components, sample_rate, onsets_s, levels, level_mode, max_peak)
     raws = _raw_levels(raw_levels, len(comps))
     records = [_record(k, *a, sample_rate, level_mode) for k, a in enumerate(zip(comps, onsets, targets, raws))]
-    info = _mix_info(comps, records, sample_rate, duration_s, level_mode, max_peak)
-    return render_mix(comps, info), info
+    return _mix_info(comps, records, sample_rate, duration_s, level_mode, max_peak)
 
 
 def _mix_info(comps, records, sample_rate: int, duration_s, level_mode: str, max_peak: float) -> MixInfo:

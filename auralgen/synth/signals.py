@@ -12,6 +12,7 @@ Levels are not set here: see :mod:`auralgen.synth.levels`.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
@@ -221,13 +222,8 @@ def noise(
         )
     band = None if band_hz is None else _check_band(band_hz, sample_rate / 2)
     spectrum = np.fft.rfft(rng.standard_normal(n))
-    freqs = np.fft.rfftfreq(n, d=1.0 / sample_rate)
-    gain = np.zeros_like(freqs)
-    exponent = {"white": 0.0, "pink": 0.5, "brown": 1.0}[color]
-    gain[1:] = freqs[1:] ** -exponent
-    if band is not None:
-        gain[(freqs < band[0]) | (freqs > band[1])] = 0.0
-    x = np.fft.irfft(spectrum * gain, n=n)
+    weights = _noise_gain if n <= NOISE_MEMO_MAX_N else _noise_gain.__wrapped__  # long ones: not kept
+    x = np.fft.irfft(spectrum * weights(n, sample_rate, color, band), n=n)
     r = float(np.sqrt(np.mean(x**2)))
     if r == 0.0:
         raise ParameterError(
@@ -235,6 +231,22 @@ def noise(
             f"{sample_rate / n:g} Hz); allowed: a wider band or a longer duration"
         )
     return x / r
+
+
+NOISE_MEMO_MAX_N = 1 << 15  # noise() keeps the spectral weights of up to this many samples (32 x 128 kB at most)
+
+
+@functools.lru_cache(maxsize=32)
+def _noise_gain(n: int, sample_rate: int, color: str, band: tuple[float, float] | None) -> np.ndarray:
+    """:func:`noise`'s amplitude weight per rFFT bin of ``n`` samples (read-only; kept for the lengths that recur)."""
+    freqs = np.fft.rfftfreq(n, d=1.0 / sample_rate)
+    gain = np.zeros_like(freqs)
+    exponent = {"white": 0.0, "pink": 0.5, "brown": 1.0}[color]
+    gain[1:] = freqs[1:] ** -exponent
+    if band is not None:
+        gain[(freqs < band[0]) | (freqs > band[1])] = 0.0
+    gain.setflags(write=False)
+    return gain
 
 
 def _check_band(band_hz, nyquist: float) -> tuple[float, float]:
@@ -257,6 +269,7 @@ def sweep(
     sample_rate: int,
     method: str = "linear",
     amplitude: float = 1.0,
+    block: int = 0,
 ) -> np.ndarray:
     """Phase-continuous sine chirp from ``f_start_hz`` to ``f_end_hz``.
 
@@ -279,6 +292,9 @@ def sweep(
         Frequency trajectory.
     amplitude : float >= 0
         Peak amplitude.
+    block : int >= 0
+        0 (default): one sine per sample. ``block > 0`` (``"log"`` only): each block of that many samples by
+        complex rotation from its first sample, ~5x faster, equal within ~1e-10 of ``amplitude``.
 
     Returns
     -------
@@ -298,6 +314,10 @@ def sweep(
     f_end_hz = check_frequency("f_end_hz", f_end_hz, sample_rate, allow_zero=allow_zero)
     n = _length(duration_s, sample_rate)
     amplitude = check_range("amplitude", check_finite("amplitude", amplitude), low=0)
+    if check_int("block", block, low=0) and method != "log":
+        raise ParameterError(f"block={block} applies to method='log'; allowed: block=0 with method={method!r}")
+    if block:
+        return _kernels._render_sweep_log_blocks(f_start_hz, f_end_hz, n, sample_rate, amplitude, block)
     kernel = _kernels._render_sweep_linear if method == "linear" else _kernels._render_sweep_log
     return kernel(f_start_hz, f_end_hz, n, sample_rate, amplitude)
 

@@ -22,7 +22,7 @@ Everything not probed is drawn from the mixing spec (``MixSpec`` defaults, or a 
 and in which role, the reference loudness (roved), the other sounds' levels, durations
 and (for louder / count) the timeline. In count items the sounds' levels sum (in power) to the
 roved reference, so the mix's level does not grow with the count. Levels are set in LUFS by the mixer
-(:func:`auralgen.mixing.mix`), whose record is stored in ``params["mix"]``; ``render``
+(:func:`auralgen.mixing.plan_mix`), whose record is stored in ``params["mix"]``; ``render``
 re-applies it without measuring, so ``render(params)`` reproduces the audio bit for bit.
 
 Notes: equal LUFS is not equal perceived loudness across sound types; the label is
@@ -42,7 +42,7 @@ import numpy as np
 from auralgen.core.qa import QA
 from auralgen.core.random import Uniform
 from auralgen.listeners import mixture as listen
-from auralgen.mixing import DEFAULT_MIXING, MixInfo, MixSpec, mix, render_mix
+from auralgen.mixing import DEFAULT_MIXING, MixInfo, MixSpec, plan_mix, render_mix
 from auralgen.sounds.corpus import NAMEABLE, load_corpus
 from auralgen.sounds.events import CONTINUOUS, EVENTS, KINDS, MIN_SAMPLE_RATE, draw_sound, event_name
 from auralgen.tasks import _mixture_memo as memo
@@ -357,7 +357,7 @@ class Mixture(Task):
     def _mix_info(self, sounds: list[dict[str, Any]]) -> dict[str, Any]:
         """The mixer's record of ``sounds`` (gains, peak), stored so render() replays it."""
         spec, sr = self.spec, self.sample_rate
-        _, info = mix(
+        info = plan_mix(
             [memo.sound(s, sr) for s in sounds],
             sample_rate=sr,
             onsets_s=[s["onset_s"] for s in sounds],

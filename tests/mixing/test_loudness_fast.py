@@ -35,3 +35,25 @@ def test_component_level_of_a_mono_clip_is_the_shared_loudness():
     padded = np.pad(x, (pad // 2, pad - pad // 2))
     assert component_level(x, 16000) == loudness_lufs(padded, 16000)
     assert component_level(np.zeros(8000), 16000) == -np.inf
+
+
+def test_block_sums_are_numpys_pairwise_sums():
+    """The kernel's sum of squares is ``np.sum(np.square(...))`` bit for bit, for slices short (< 8), within one
+    pairwise block (<= 128) and split in halves (longer), at any offset."""
+    from auralgen.mixing._loudness import _sum_of_squares
+
+    rng = np.random.default_rng(3)
+    for n in [*range(0, 140), *rng.integers(140, 40000, size=200)]:
+        y = rng.standard_normal(int(n) + 40) * 10 ** rng.uniform(-8, 3)
+        lo = int(rng.integers(0, 40))
+        assert _sum_of_squares(y, lo, int(n)) == np.sum(np.square(y[lo : lo + int(n)])), n
+
+
+def test_gating_means_are_numpys_means():
+    """The gating's mean of a few block powers is ``np.mean`` bit for bit (numpy's pairwise order)."""
+    from auralgen.mixing._loudness import _mean
+
+    rng = np.random.default_rng(4)
+    for n in [*range(1, 140), 300, 1000]:
+        v = (rng.standard_normal(n) ** 2 * 10 ** rng.uniform(-9, 1)).tolist()
+        assert _mean(v) == np.mean(np.array(v)), n

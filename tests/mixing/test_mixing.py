@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from auralgen.core.errors import ParameterError
 from auralgen.core.random import Dist, Uniform
 from auralgen.measure import mixture_components
-from auralgen.mixing import DEFAULT_MIXING, MixInfo, MixSpec, component_level, mix, render_mix
+from auralgen.mixing import DEFAULT_MIXING, MixInfo, MixSpec, component_level, mix, plan_mix, render_mix
 from auralgen.sounds.events import KINDS, draw_sound, synth_sound
 from auralgen.synth import noise, tone
 from auralgen.synth.levels import loudness_lufs
@@ -233,6 +233,21 @@ def test_given_raw_levels_give_the_same_mix_as_measuring_them(level_mode):
     assert np.array_equal(y0, y1) and info1 == info0
     with pytest.raises(ParameterError, match=r"raw_levels has 2 values; allowed: one per component \(3\)"):
         mix(comps, **kw, raw_levels=raws[:2])
+
+
+@pytest.mark.parametrize("max_peak", [1.0, 0.01])  # no global gain; the whole mix scaled down
+def test_plan_mix_is_the_record_mix_renders(max_peak):
+    """plan_mix gives the record of mix without the mix (the same record; rendering it gives mix's array),
+    with the same checks."""
+    rng = np.random.default_rng(6)
+    comps = [synth_sound(draw_sound(rng, k, 0.6), SR) for k in ("noise", "clicks", "sweep")]
+    kw = dict(sample_rate=SR, onsets_s=[0.0, 0.3, 0.9], levels=[-20.0, -24.0, -22.0], max_peak=max_peak)
+    y, info = mix(comps, **kw)
+    planned = plan_mix(comps, **kw)
+    assert planned == info and (planned.global_gain_db < 0) == (max_peak < 1)
+    assert np.array_equal(render_mix(comps, planned), y)
+    with pytest.raises(ParameterError, match=r"onsets_s\[1\]=-0.3 is negative"):
+        plan_mix(comps, **{**kw, "onsets_s": [0.0, -0.3, 0.9]})
 
 
 def test_mix_record_to_dict_is_the_dataclass_fields():

@@ -68,6 +68,11 @@ SIGNAL_CASES = [
     ),
     (lambda: harmonic_complex(100.0, 1.0, sample_rate=SR, n_harmonics=2.0), r"n_harmonics=2.0 is not an integer"),
     (lambda: harmonic_complex(100.0, 1.0, sample_rate=SR, block=-1), r"block=-1 is out of range; allowed: >= 0"),
+    (
+        lambda: sweep(100.0, 1000.0, 1.0, sample_rate=SR, block=64),
+        r"^block=64 applies to method='log'; allowed: block=0 with method='linear'$",
+    ),
+    (lambda: sweep(100.0, 1000.0, 1.0, sample_rate=SR, method="log", block=-2), r"block=-2 is out of range"),
     (lambda: harmonic_complex(5000.0, 1.0, sample_rate=SR), r"f0_hz=5000.0 is out of range"),
     (
         lambda: harmonic_complex(100.0, 1.0, sample_rate=SR, n_harmonics=3, amplitudes=[1, 1]),

@@ -160,6 +160,25 @@ def test_harmonic_complex_is_not_normalised():
 # --------------------------------------------------------------------------- sweep
 
 
+@pytest.mark.parametrize("block", [1, 7, 64, 256])  # the rotations' rounding grows ~block**2
+def test_log_sweep_by_blocks_equals_the_per_sample_sines(block):
+    """The rotation kernel against the sine per sample: random sweeps as the mixture palette draws them
+    (0.6-1.2 s, 250-500 Hz up 2.5-3.5 octaves), downward, very short (each block's turn too large for the
+    series: per-sample sines) and constant ones, within 1e-10 of the amplitude; the block starts exactly."""
+    rng = np.random.default_rng(block)
+    cases = [(100.0, 7000.0, 0.05, 16000), (7000.0, 100.0, 0.3, 16000), (300.0, 300.0, 0.5, 16000)]
+    for _ in range(4):
+        f0 = float(np.exp(rng.uniform(np.log(250.0), np.log(500.0))))
+        cases.append((f0, f0 * 2.0 ** rng.uniform(2.5, 3.5), float(rng.uniform(0.6, 1.2)), 16000))
+    cases.append((20.0, 20000.0, 2.0, 48000))
+    for f0, f1, dur, sr in cases:
+        a = sweep(f0, f1, dur, sample_rate=sr, method="log", amplitude=0.7)
+        b = sweep(f0, f1, dur, sample_rate=sr, method="log", amplitude=0.7, block=block)
+        assert b.shape == a.shape and np.max(np.abs(a - b)) < 1e-10
+        assert np.array_equal(a[::block], b[::block])
+    assert (np.max(np.abs(a - b)) > 0) == (block > 1)  # the rotations round differently (block 1: none)
+
+
 @pytest.mark.parametrize(
     ("f_start_hz", "f_end_hz", "method", "scipy_method"),
     [
@@ -255,6 +274,37 @@ def test_noise_is_deterministic_for_a_seed():
     c = noise(0.1, sample_rate=8000, rng=np.random.default_rng(43), color="pink")
     np.testing.assert_array_equal(a, b)
     assert not np.allclose(a, c)
+
+
+@pytest.mark.parametrize(("color", "band_hz"), [("pink", None), ("brown", (200.0, 3000.0)), ("white", None)])
+def test_noise_with_its_spectral_weights_kept_equals_the_direct_shaping(color, band_hz):
+    """The per-length weights are kept (read-only) between calls; a call that reuses them gives the noise
+    shaped directly: rFFT of the draw, weight f**-exponent (0 at DC and outside the band), inverse, unit RMS."""
+    from auralgen.synth.signals import _noise_gain
+
+    n, sr = 4001, 8000
+    for seed in (1, 2):  # the second call finds the weights kept
+        x = noise(n / sr, sample_rate=sr, rng=np.random.default_rng(seed), color=color, band_hz=band_hz)
+        freqs = np.fft.rfftfreq(n, d=1.0 / sr)
+        gain = np.zeros_like(freqs)
+        gain[1:] = freqs[1:] ** -{"white": 0.0, "pink": 0.5, "brown": 1.0}[color]
+        if band_hz is not None:
+            gain[(freqs < band_hz[0]) | (freqs > band_hz[1])] = 0.0
+        y = np.fft.irfft(np.fft.rfft(np.random.default_rng(seed).standard_normal(n)) * gain, n=n)
+        np.testing.assert_array_equal(x, y / float(np.sqrt(np.mean(y**2))))
+    kept = _noise_gain(n, sr, color, band_hz)
+    assert kept is _noise_gain(n, sr, color, band_hz) and not kept.flags.writeable
+
+
+def test_noise_keeps_the_weights_of_short_lengths_only():
+    """Weights of up to NOISE_MEMO_MAX_N samples are kept (a bounded memo); a longer noise computes its own."""
+    from auralgen.synth.signals import NOISE_MEMO_MAX_N, _noise_gain
+
+    _noise_gain.cache_clear()
+    noise(1000 / 8000, sample_rate=8000, rng=np.random.default_rng(0), color="pink")
+    long_n = NOISE_MEMO_MAX_N + 2
+    x = noise(long_n / 8000, sample_rate=8000, rng=np.random.default_rng(0), color="pink")
+    assert _noise_gain.cache_info().currsize == 1 and x.shape == (long_n,)
 
 
 # --------------------------------------------------------------------------- ramps, silence, place

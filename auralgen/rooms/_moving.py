@@ -143,8 +143,7 @@ def receiving_points(receiver: Receiver, room: RoomSpec, path: np.ndarray) -> np
                 f"receiver.position_m={list(receiver.position_m)!r} is outside the room; "
                 f"allowed: inside {list(room.dims_m)}"
             )
-    d = path[:, None, :] - points[None, :, :]
-    closest = math.sqrt(float(np.min(np.einsum("npk,npk->np", d, d))))  # the nearest sample's distance
+    closest = math.sqrt(_k._min_distance_sq(path, np.ascontiguousarray(points, dtype=float)))  # nearest sample
     if closest < MIN_RECEIVER_DISTANCE_M:
         raise ParameterError(
             f"trajectory passes {closest:.3f} m from the receiver; allowed: >= {MIN_RECEIVER_DISTANCE_M} m"

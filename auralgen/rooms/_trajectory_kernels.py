@@ -204,3 +204,16 @@ def _live_blocks(y, starts, window, width):
             if 0 <= t < n:
                 out[m, k] = y[img[m], t] * window[k]
     return out, img, blk
+
+
+@njit(cache=True)
+def _min_distance_sq(path, points):
+    """Smallest squared distance (m^2) between any sample of ``path [n, 3]`` and any of ``points [k, 3]``."""
+    best = np.inf
+    for p in range(points.shape[0]):
+        for n in range(path.shape[0]):
+            dx = path[n, 0] - points[p, 0]
+            dy = path[n, 1] - points[p, 1]
+            dz = path[n, 2] - points[p, 2]
+            best = min(best, dx * dx + dy * dy + dz * dz)
+    return best

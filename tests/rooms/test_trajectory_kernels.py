@@ -81,3 +81,13 @@ def test_the_binaural_filtering_reproduces_the_image_by_image_reference(kind):
     assert got.shape == want.shape == (2, y.shape[1])
     assert np.max(np.abs(got - want)) <= 1e-13 * np.max(np.abs(want))  # sums in another order: float rounding
     assert np.sqrt(np.mean(want**2)) > 1e-3 * np.max(np.abs(want))  # a signal heard throughout, not a few blocks
+
+
+def test_the_closest_distance_kernel_equals_the_numpy_minimum():
+    rng = np.random.default_rng(3)
+    path = rng.uniform(0.0, 5.0, (2000, 3))
+    points = rng.uniform(0.0, 5.0, (4, 3))
+    d = path[:, None, :] - points[None, :, :]
+    want = float(np.min(np.einsum("npk,npk->np", d, d)))
+    assert _trajectory_kernels._min_distance_sq(path, points) == pytest.approx(want, rel=1e-15)
+    assert _trajectory_kernels._min_distance_sq(path, path[[1234]]) == 0.0  # a point on the path

@@ -16,7 +16,7 @@ from auralgen.core.errors import ParameterError
 from auralgen.rooms import _trajectory_kernels as _k
 from auralgen.rooms import images as _images
 from auralgen.rooms.hybrid import XFADE_S, mixing_time_s
-from auralgen.rooms.images import FDL2, SINC_LUT_GRANULARITY, image_sources, max_order_for
+from auralgen.rooms.images import FDL2, FRAC_DELAY_LENGTH, SINC_LUT_GRANULARITY, image_sources, max_order_for
 from auralgen.rooms.receivers import Binaural, Receiver, foa_weights
 from auralgen.rooms.spec import RoomSpec
 
@@ -24,6 +24,8 @@ from auralgen.rooms.spec import RoomSpec
 MIN_RECEIVER_DISTANCE_M = 0.2
 #: binaural HRIR update interval (s); windows are twice as long
 BLOCK_S = 0.008
+#: a signal with fewer non-zero samples is convolved sample by sample (~0.6 us each), else by FFT (~1.7 ms)
+SPARSE_SAMPLES = 2000
 
 
 def _image_affine(room: RoomSpec, order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -40,19 +42,33 @@ def sampled_path(trajectory, n: int, sample_rate: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=1)
-def _flipped_kernels() -> np.ndarray:
-    """The fractional-delay phase kernels with their taps reversed (read-only): the kernel reads the
-    signal forward."""
-    out = np.ascontiguousarray(_images._phase_kernels()[:, ::-1])
+def _basis_kernels_t() -> np.ndarray:
+    """The basis kernels of :func:`auralgen.rooms.images._phase_basis` tap-major, ``[taps, rank]`` (read-only)."""
+    out = np.ascontiguousarray(_images._phase_basis()[1].T)
     out.flags.writeable = False
     return out
 
 
-def _read(signal, path, affine, point, room, sample_rate, n_out):
+def basis_convolution(signal: np.ndarray) -> np.ndarray:
+    """The dry signal through each basis kernel of the fractional-delay phase kernels (the static engine's
+    rank-8 basis, :func:`auralgen.rooms.images._phase_basis`), full length, one FFT pair:
+    ``[n_sig + 2 fdl2, rank]``, what the moving-image kernel reads at each image's fractional delay."""
+    if np.count_nonzero(signal) < SPARSE_SAMPLES:  # a click train: the few non-zero samples directly
+        return _k._sparse_convolution(signal, _basis_kernels_t())
+    n_conv = signal.size + FRAC_DELAY_LENGTH - 1
+    n_fft = scipy.fft.next_fast_len(n_conv, real=True)
+    spec = scipy.fft.rfft(signal, n_fft) * _images._basis_kernels_rows(n_fft)
+    return np.ascontiguousarray(scipy.fft.irfft(spec, n_fft, axis=-1)[:, :n_conv].T)
+
+
+def _read(signal, path, affine, point, room, sample_rate, n_out, conv=None):
+    """Every image of ``affine`` heard at ``point``: ``(y [n_images, n_out], tau [n_images, n_out])`` of
+    :func:`~auralgen.rooms._trajectory_kernels._render_moving_images`; ``conv``: the signal's
+    :func:`basis_convolution` if the caller has it."""
     offsets, signs, gains = affine
     nonzero = np.concatenate([[0], np.cumsum(signal != 0.0)]).astype(np.int64)
     return _k._render_moving_images(
-        signal,
+        basis_convolution(signal) if conv is None else conv,
         nonzero,
         path,
         offsets,
@@ -63,7 +79,7 @@ def _read(signal, path, affine, point, room, sample_rate, n_out):
         float(room.c_m_s),
         FDL2,
         SINC_LUT_GRANULARITY,
-        _flipped_kernels(),
+        _images._phase_basis()[0],
         int(n_out),
     )
 
@@ -143,8 +159,7 @@ def receiving_points(receiver: Receiver, room: RoomSpec, path: np.ndarray) -> np
                 f"receiver.position_m={list(receiver.position_m)!r} is outside the room; "
                 f"allowed: inside {list(room.dims_m)}"
             )
-    d = path[:, None, :] - points[None, :, :]
-    closest = math.sqrt(float(np.min(np.einsum("npk,npk->np", d, d))))  # the nearest sample's distance
+    closest = math.sqrt(_k._min_distance_sq(path, np.ascontiguousarray(points, dtype=float)))  # nearest sample
     if closest < MIN_RECEIVER_DISTANCE_M:
         raise ParameterError(
             f"trajectory passes {closest:.3f} m from the receiver; allowed: >= {MIN_RECEIVER_DISTANCE_M} m"
@@ -164,14 +179,15 @@ def early_moving(sig, path, trajectory, room, receiver, points, early_order, fs)
     # an image's distance along a straight or arc path is bounded by its end points' plus the
     # path length (triangle inequality)
     n_early = sig.size + int(math.ceil(fs * (r_max + trajectory.length_m) / c)) + 2 * FDL2 + 1
+    conv = basis_convolution(sig)
     if receiver.mic_positions_m() is not None:
         rows = []
         for p in points:
-            y, _ = _read(sig, path, affine, p, room, fs, n_early)
+            y, _ = _read(sig, path, affine, p, room, fs, n_early, conv)
             rows.append(y.sum(axis=0))
         early = np.stack(rows)
     else:
-        y, tau = _read(sig, path, affine, points[0], room, fs, n_early)
+        y, tau = _read(sig, path, affine, points[0], room, fs, n_early, conv)
         if receiver.ambisonic_order() == 1:
             pos = _emitted_positions(path, tau, affine)
             az, el, _ = receiver.directions_of(pos)

@@ -9,26 +9,31 @@ axis, so the images share one sampled path.
 For output sample ``n`` (heard at ``t = (n - fdl2) / fs``, the same 40-sample filter offset as
 the static renders) the emission time ``tau`` solves ``tau = t - |image(tau) - mic| / c``
 by fixed-point iteration started at ``tau = t`` (the distance at the reception time). The
-iteration contracts by ``v / c`` (< 0.9 % at 3 m/s), so after ``_ITERATIONS`` steps the
-error is below ``(v/c)^3 * r / c``: < 1e-6 sample for any image within 100 m.
+iteration contracts by ``v / c`` (< 0.9 % at 3 m/s): ``_GRID_ITERATIONS`` steps (error below
+``(v/c)^6 r / c``, float rounding) every ``_GRID`` output samples, and a cubic through four of
+those in between (the times are smooth: ~1e-9 sample from the converged ones); where a stencil
+meets the path's start or end (the source starts or stops, a kink in the times) every sample
+takes ``_ITERATIONS`` steps from ``tau = t`` instead (error below ``(v/c)^3 r / c``). The
+distance of the solution is ``r = c (t - tau)``.
 
 The signal is read at ``tau`` with pyroomacoustics' interpolated windowed-sinc table (the
 phase kernels of :func:`auralgen.rooms.images._phase_kernels`), indexed exactly as the
-static image-source engine places an impulse at delay ``D = n - tau fs`` samples: for a
-source at rest the read equals the convolution with the static response (up to the static
-engine's float32 rounding of the arrival time and its rank-8 basis, < 1e-6). The taps over a
-stretch of silence (between clicks) are skipped: their sum is zero.
+static image-source engine places an impulse at delay ``D = n - tau fs`` samples, through the
+static engine's rank-8 basis of those kernels (< 5e-8 of the largest singular value): the dry
+signal is convolved once with each basis kernel, and each image's read at a fractional delay is
+the 8 convolutions at its sample, weighted by the phase's basis coefficients. For a source at
+rest the read equals the convolution with the static response (up to the static engine's float32
+rounding of the arrival time, < 1e-6). A read whose taps meet only silence (between clicks) is 0.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, uint64
-
-from auralgen.rooms.images import FDL2
+from numba import njit
 
 _ITERATIONS = 3
-_FULL_TAPS = 2 * FDL2 + 1  # the fractional-delay filter's length
+_GRID = 16  # output samples between two solved emission times (cubic in between)
+_GRID_ITERATIONS = 6  # fixed-point steps at those (converged: error < (v/c)^6 r/c)
 
 
 @njit(cache=True)
@@ -50,68 +55,128 @@ def _path_point(path, x, out):
 
 
 @njit(cache=True)
-def _emission_times(path, offsets, signs, i, mic, fs, c, fdl2, tau, dist):
-    """Emission time (signal samples) and distance (m) of image ``i`` for every output sample, into
-    ``tau`` and ``dist`` ``[n_out]``: the fixed-point steps one pass over all samples at a time (no
-    sample waits for another, so the CPU overlaps them), each step as in the per-sample loop."""
-    p = np.empty(3)
-    for n in range(tau.shape[0]):
-        tau[n] = float(n - fdl2)  # start at the reception time
-    for _ in range(_ITERATIONS):
-        for n in range(tau.shape[0]):
-            _path_point(path, tau[n], p)
-            dx = offsets[i, 0] + signs[i, 0] * p[0] - mic[0]
-            dy = offsets[i, 1] + signs[i, 1] * p[1] - mic[1]
-            dz = offsets[i, 2] + signs[i, 2] * p[2] - mic[2]
-            dist[n] = np.sqrt(dx * dx + dy * dy + dz * dz)
-        for n in range(tau.shape[0]):
-            tau[n] = (n - fdl2) - dist[n] * fs / c
-
-
-@njit(cache=True, fastmath={"reassoc", "contract", "nsz"})
-def _dot_pair(signal, j0, j1, table, ph, off):
-    """``sum_j signal[j] * table[ph, j + off]`` and the same with row ``ph + 1``, ``j0 <= j <= j1``.
-
-    Unsigned indices (no negative-index wraparound) and reassociation let the loop run in SIMD
-    lanes; the sum's order differs from a sequential one by float rounding only (~1e-16 relative)."""
-    a0 = 0.0
-    a1 = 0.0
-    m = uint64(j1 + 1 - j0)
-    b = uint64(j0)
-    o = uint64(j0 + off)
-    r0 = uint64(ph)
-    r1 = uint64(ph + 1)
-    for k in range(m):
-        s = signal[b + k]
-        a0 += s * table[r0, o + k]
-        a1 += s * table[r1, o + k]
-    return a0, a1
-
-
-@njit(cache=True, fastmath={"reassoc", "contract", "nsz"})
-def _dot_pair_full(signal, j0, table, ph, off):
-    """:func:`_dot_pair` over :data:`_FULL_TAPS` taps, a trip count known when compiled (no remainder
-    loop: the common case, every tap inside the signal)."""
-    a0 = 0.0
-    a1 = 0.0
-    b = uint64(j0)
-    o = uint64(j0 + off)
-    r0 = uint64(ph)
-    r1 = uint64(ph + 1)
-    for k in range(uint64(_FULL_TAPS)):
-        s = signal[b + k]
-        a0 += s * table[r0, o + k]
-        a1 += s * table[r1, o + k]
-    return a0, a1
+def _distance_at(path, ox, oy, oz, sx, sy, sz, x):
+    """Distance (m) of an image ``(ox, oy, oz) + (sx, sy, sz) * source`` (offsets relative to the receiving
+    point) when the source is at fractional path sample ``x``; the interpolation of :func:`_path_point`."""
+    n = path.shape[0]
+    if x <= 0.0:
+        px, py, pz = path[0, 0], path[0, 1], path[0, 2]
+    elif x >= n - 1:
+        px, py, pz = path[n - 1, 0], path[n - 1, 1], path[n - 1, 2]
+    else:
+        k = int(np.floor(x))
+        f = x - k
+        px = path[k, 0] + f * (path[k + 1, 0] - path[k, 0])
+        py = path[k, 1] + f * (path[k + 1, 1] - path[k, 1])
+        pz = path[k, 2] + f * (path[k + 1, 2] - path[k, 2])
+    dx = ox + sx * px
+    dy = oy + sy * py
+    dz = oz + sz * pz
+    return np.sqrt(dx * dx + dy * dy + dz * dz)
 
 
 @njit(cache=True)
-def _render_moving_images(signal, nonzero, path, offsets, signs, gains, mic, fs, c, fdl2, gran, flipped, n_out):
+def _solve(path, ox, oy, oz, sx, sy, sz, t, k_fc, steps):
+    """Emission time (signal samples) for reception time ``t``: ``steps`` fixed-point steps from ``tau = t``."""
+    x = t
+    for _ in range(steps):
+        x = t - _distance_at(path, ox, oy, oz, sx, sy, sz, x) * k_fc
+    return x
+
+
+@njit(cache=True)
+def _cubic_weights(k):
+    """Lagrange weights ``[k, 4]`` of the grid values at ``-1, 0, 1, 2`` for the points ``u = j / k``."""
+    out = np.empty((k, 4))
+    for j in range(k):
+        u = j / k
+        out[j, 0] = -u * (u - 1.0) * (u - 2.0) / 6.0
+        out[j, 1] = (u + 1.0) * (u - 1.0) * (u - 2.0) / 2.0
+        out[j, 2] = -(u + 1.0) * u * (u - 2.0) / 2.0
+        out[j, 3] = (u + 1.0) * u * (u - 1.0) / 6.0
+    return out
+
+
+@njit(cache=True)
+def _emission_times(path, offsets, signs, i, mic, fs, c, fdl2, tau, dist):
+    """Emission time (signal samples) and distance (m) of image ``i`` for every output sample, into ``tau`` and
+    ``dist`` ``[n_out]`` (module doc): solved every :data:`_GRID` samples, cubic in between; solved at every
+    sample of a stretch whose stencil meets the path's start or end (where the source starts or stops)."""
+    n_out = tau.shape[0]
+    last = path.shape[0] - 1.0
+    ox, oy, oz = offsets[i, 0] - mic[0], offsets[i, 1] - mic[1], offsets[i, 2] - mic[2]
+    sx, sy, sz = signs[i, 0], signs[i, 1], signs[i, 2]
+    k_fc = fs / c
+    k_cf = c / fs
+    weights = _cubic_weights(_GRID)
+    grid = np.empty((n_out - 1) // _GRID + 4)  # grid[g] at output sample (g - 1) * _GRID
+    for g in range(grid.shape[0]):
+        grid[g] = _solve(path, ox, oy, oz, sx, sy, sz, float((g - 1) * _GRID - fdl2), k_fc, _GRID_ITERATIONS)
+    for g in range(1, grid.shape[0] - 2):
+        a = (g - 1) * _GRID
+        if a >= n_out:
+            break
+        p0, p1, p2, p3 = grid[g - 1], grid[g], grid[g + 1], grid[g + 2]
+        smooth = (p0 <= 0.0) == (p3 <= 0.0) and (p0 >= last) == (p3 >= last)  # tau rises with n
+        for j in range(min(_GRID, n_out - a)):
+            t = float(a + j - fdl2)
+            if smooth:
+                x = p0 * weights[j, 0] + p1 * weights[j, 1] + p2 * weights[j, 2] + p3 * weights[j, 3]
+            else:
+                x = _solve(path, ox, oy, oz, sx, sy, sz, t, k_fc, _ITERATIONS)
+            tau[a + j] = x
+            dist[a + j] = (t - x) * k_cf  # the distance the solution stands for: r = c (t - tau)
+
+
+@njit(cache=True)
+def _sparse_convolution(signal, kernels_t):
+    """``out[j + k, r] += signal[j] * kernels_t[k, r]`` over the non-zero samples ``j`` only: the full
+    convolution ``[n_sig + taps - 1, rank]`` of a mostly silent signal (a click train) with each column."""
+    n_taps, rank = kernels_t.shape
+    out = np.zeros((signal.shape[0] + n_taps - 1, rank))
+    for j in range(signal.shape[0]):
+        s = signal[j]
+        if s == 0.0:
+            continue
+        for k in range(n_taps):
+            for r in range(rank):
+                out[j + k, r] += s * kernels_t[k, r]
+    return out
+
+
+@njit(cache=True)
+def _read_image(conv, nonzero, n_sig, tau, dist, gain, coef, fdl2, gran, y):
+    """``y[n] = gain / dist[n] * signal(tau[n])`` for one image (see :func:`_render_moving_images`), read from
+    the signal's basis convolutions ``conv``."""
+    n_taps = conv.shape[0] - n_sig + 1
+    rank = conv.shape[1]
+    for n in range(y.shape[0]):
+        delay = n - tau[n]  # samples, incl. the fdl2 offset
+        ip = np.floor(delay)
+        xg = (1.0 - (delay - ip)) * gran
+        ph = int(np.floor(xg))
+        w = xg - ph
+        base = n - int(ip) + fdl2  # signal index met by tap 0
+        j0 = max(0, base - n_taps + 1)  # taps k = base - j read signal[j], j0 <= j <= j1
+        j1 = min(n_sig - 1, base)
+        if j0 > j1 or nonzero[j1 + 1] == nonzero[j0]:  # outside the signal, or only silence
+            continue
+        acc = 0.0
+        for r in range(rank):
+            acc += ((1.0 - w) * coef[ph, r] + w * coef[ph + 1, r]) * conv[base, r]
+        y[n] = gain / dist[n] * acc
+
+
+@njit(cache=True)
+def _render_moving_images(conv, nonzero, path, offsets, signs, gains, mic, fs, c, fdl2, gran, coef, n_out):
     """Per-image received signals and emission times of a moving source.
 
     Parameters
     ----------
-    signal : float64 [n_sig], dry source signal; sample ``k`` is emitted at ``k / fs``
+    conv : float64 [n_sig + 2 fdl2, rank], the dry signal (sample ``k`` emitted at ``k / fs``) convolved with each
+        basis kernel of the fractional-delay phase kernels (full length): the kernel of table phase ``p`` is
+        ``coef[p] @ kernels`` to < 5e-8 (:func:`auralgen.rooms.images._phase_basis`), so the read of
+        ``signal`` at a fractional delay is ``coef[p] @ conv[base]`` (interpolated between two phases)
     nonzero : int64 [n_sig + 1], ``nonzero[j]`` = number of non-zero samples in ``signal[:j]``
     path : float64 [n_path, 3], source position at ``k / fs`` (room frame, m)
     offsets, signs : float64 [n_images, 3], image position = ``offsets + signs * source``
@@ -119,7 +184,7 @@ def _render_moving_images(signal, nonzero, path, offsets, signs, gains, mic, fs,
     mic : float64 [3], receiving point (m)
     fs, c : sample rate (Hz), speed of sound (m/s)
     fdl2, gran : half fractional-delay length (samples), table points per sample
-    flipped : float64 [gran + 2, 2 fdl2 + 1], phase kernels of the fractional delay, taps reversed
+    coef : float64 [gran + 2, rank], the basis coefficients of each table phase
     n_out : output length (samples)
 
     Returns
@@ -128,31 +193,15 @@ def _render_moving_images(signal, nonzero, path, offsets, signs, gains, mic, fs,
     tau : float64 [n_images, n_out], emission time in signal samples (``tau * fs``)
     """
     n_img = offsets.shape[0]
-    n_sig = signal.shape[0]
-    n_taps = flipped.shape[1]
     y = np.zeros((n_img, n_out))
     tau = np.zeros((n_img, n_out))
     dist = np.empty(n_out)
+    n_sig = nonzero.shape[0] - 1
     for i in range(n_img):
         if gains[i] == 0.0:
             continue
         _emission_times(path, offsets, signs, i, mic, fs, c, fdl2, tau[i], dist)
-        for n in range(n_out):
-            delay = n - tau[i, n]  # samples, incl. the fdl2 offset
-            ip = np.floor(delay)
-            xg = (1.0 - (delay - ip)) * gran
-            ph = int(np.floor(xg))
-            w = xg - ph
-            base = n - int(ip) + fdl2  # signal index met by tap 0
-            j0 = max(0, base - n_taps + 1)  # taps k = base - j read signal[j], j0 <= j <= j1
-            j1 = min(n_sig - 1, base)
-            if j0 > j1 or nonzero[j1 + 1] == nonzero[j0]:  # outside the signal, or only silence
-                continue
-            if j1 - j0 + 1 == _FULL_TAPS:
-                a0, a1 = _dot_pair_full(signal, j0, flipped, ph, n_taps - 1 - base)
-            else:
-                a0, a1 = _dot_pair(signal, j0, j1, flipped, ph, n_taps - 1 - base)
-            y[i, n] = gains[i] / dist[n] * ((1.0 - w) * a0 + w * a1)
+        _read_image(conv, nonzero, n_sig, tau[i], dist, gains[i], coef, fdl2, gran, y[i])
     return y, tau
 
 
@@ -204,3 +253,16 @@ def _live_blocks(y, starts, window, width):
             if 0 <= t < n:
                 out[m, k] = y[img[m], t] * window[k]
     return out, img, blk
+
+
+@njit(cache=True)
+def _min_distance_sq(path, points):
+    """Smallest squared distance (m^2) between any sample of ``path [n, 3]`` and any of ``points [k, 3]``."""
+    best = np.inf
+    for p in range(points.shape[0]):
+        for n in range(path.shape[0]):
+            dx = path[n, 0] - points[p, 0]
+            dy = path[n, 1] - points[p, 1]
+            dz = path[n, 2] - points[p, 2]
+            best = min(best, dx * dx + dy * dy + dz * dz)
+    return best

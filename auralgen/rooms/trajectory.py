@@ -15,7 +15,7 @@ Rendering (:func:`render_moving`), per receiver channel point:
 
 - **early part**, physically: the source and its images up to ``early_order`` (a moving point's image in a shoebox is
   the mirrored moving point). Per image and output sample the dry signal is read at the *retarded* time
-  ``tau = t - r(tau) / c`` (3 fixed-point steps, error < 1e-6 sample) through pyroomacoustics' fractional-delay table
+  ``tau = t - r(tau) / c`` (fixed-point steps, error < 1e-6 sample) through pyroomacoustics' fractional-delay table
   and scaled by ``gain / r(tau)``: the Doppler shift ``c / (c -+ v_radial)`` and the 1/r level follow the geometry;
   the convective amplification ``(1 - M cos)^-2`` of a moving monopole is left out (< 2 % at 3 m/s). Timing, amplitude
   and high-pass as in :mod:`auralgen.rooms.images`: at rest, the static response convolved with the signal.

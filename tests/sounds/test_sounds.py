@@ -206,3 +206,31 @@ def test_every_palette_renders_its_pinned_samples():
         "c24d84d48b174d83",  # the harmonic kind by angle addition (< 3e-12 of its peak from a sine per sample)
         "487d09542c373bb9",  # temporal_reorder's bouncing impacts run to the end of the process (0.2.1)
     ]
+
+
+@pytest.mark.parametrize(("duration_s", "fast"), [(1.5, True), (23879 / 16000, False), (16785 / 16000, False)])
+def test_spatial_noise_is_shaped_at_a_fast_fft_length_and_cut(duration_s, fast):
+    """The spatial noise of n samples is the same pink band noise drawn at next_fast_len(n) and cut: a
+    length that is already fast (1.5 s at 16 kHz) gives synth.noise's very samples; a prime one (23879)
+    or one with a large prime factor (16785 = 9 * 5 * 373) keeps its band and unit RMS."""
+    import scipy.fft
+
+    from auralgen.synth import noise
+    from auralgen.synth.palette import spatial_noise_band
+
+    sr, n = 16000, round(duration_s * 16000)
+    spec = {"kind": "noise", "duration_s": duration_s, "seed": 11}
+    x = source_signal(spec, sr, ramp_s=0.0)
+    band = spatial_noise_band(sr)
+    m = scipy.fft.next_fast_len(n, real=True)
+    assert (m == n) == fast
+    cut = noise(m / sr, sample_rate=sr, rng=np.random.default_rng(11), color="pink", band_hz=band)[:n]
+    assert x.shape == (n,)
+    np.testing.assert_allclose(x, cut / np.sqrt(np.mean(cut**2)), rtol=0, atol=1e-12)
+    if fast:  # unchanged where the length was already fast
+        direct = noise(duration_s, sample_rate=sr, rng=np.random.default_rng(11), color="pink", band_hz=band)
+        np.testing.assert_array_equal(x, direct)
+    power = np.abs(np.fft.rfft(x)) ** 2
+    freqs = np.fft.rfftfreq(n, 1.0 / sr)
+    outside = power[(freqs < 0.8 * band[0]) | (freqs > 1.05 * band[1])].sum() / power.sum()
+    assert outside < 1e-3  # the cut leaks < 0.1 % of the energy outside the band

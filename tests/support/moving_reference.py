@@ -1,10 +1,10 @@
-"""The moving-image kernel as first written, one output sample at a time with a sequential tap sum: the
-reference that :func:`auralgen.rooms._trajectory_kernels._render_moving_images` (per-pass emission
-times, SIMD tap sums, silence skipped) must reproduce; and the binaural filtering of those images as
-first written, image by image (:func:`binaural_early`), the reference of
+"""The moving-image kernel as first written, one output sample at a time with a sequential tap sum over the
+full phase kernels and three fixed-point steps per sample: the reference that
+:func:`auralgen.rooms._trajectory_kernels._render_moving_images` (emission times solved on a grid, cubic in
+between; the rank-8 basis of the phase kernels; silence skipped) must reproduce; and the binaural filtering of
+those images as first written, image by image (:func:`binaural_early`), the reference of
 :func:`auralgen.rooms._moving._binaural_early` (one batched FFT, spectra summed over the images). The path's
-interpolation (``_path_point``) and the number of fixed-point steps are the kernel module's own: the speed-up did
-not change them."""
+interpolation (``_path_point``) and the number of fixed-point steps are the kernel module's own."""
 
 from __future__ import annotations
 

@@ -130,6 +130,7 @@ def test_the_adaptive_tables_are_those_of_their_results_files():
         "tables": {
             "budgets": [
                 {
+                    "name": "500/1.2/0.04 at 160 trials",
                     "budget": 160,
                     "bound": 3.07,
                     "lapse": "known",
@@ -138,13 +139,22 @@ def test_the_adaptive_tables_are_those_of_their_results_files():
                     "coverage": 0.95,
                     "trials_median": 160.0,
                     "ci_ratio_median": 1.9,
-                    "met": True,
+                    "knowing_factor": 1.4,
+                    "knowing_share": 2.0,
+                    "met": False,  # derived again from share and coverage, not read
                     "runs": 200,
                 }
             ]
         },
     }
-    assert "| 160 trials | 3.07x (known) | 2.80x | 91% | 0.950 | 160 | 1.90 | met |" in bench.markdown(record)
+    row = "| 160 trials | 3.07x (known) | 2.80x | 91% | 1.40x | 200% | 0.950 | 160 | 1.90 | met |"
+    assert row in bench.markdown(record)
+    record["tables"]["budgets"][0]["coverage"] = 0.85  # the goal needs 90 % coverage too
+    assert "| 0.850 | 160 | 1.90 | **not met** |" in bench.markdown(record)
+    again = bench.rederive(json.loads(json.dumps(record)))
+    assert again["tables"]["budgets"][0]["met"] is False
+    shares = [f for f in again["figures"] if f["name"].endswith(": share")]
+    assert len(shares) == 1 and shares[0]["target"] == "share >= 90 %"
 
 
 def _docstrings(path):

@@ -21,9 +21,9 @@ from auralgen.evaluation.adaptive.session import build_task, run_track
 from auralgen.evaluation.adaptive.simulate import (
     _KnowingProcedure,
     adaptive_runs,
-    budget_bound,
     design_bound,
     grid_runs,
+    knowing_placement,
     trials_ratio,
 )
 from auralgen.tasks.design import track_tasks
@@ -175,6 +175,19 @@ def test_adaptive_needs_fewer_trials_than_the_grid_on_a_few_runs():
     assert ratio["grid_trials"] / adaptive["trials_mean"] >= 2.0, (adaptive, grid, ratio)
 
 
+def test_the_asymptotic_design_of_a_steep_observer_sits_at_its_threshold():
+    """design_bound's best allocation for a steep observer without lapses puts nearly every trial at the
+    threshold (the point where the slope does not move the criterion threshold): the design the
+    asymptotic bound assumes, which cannot tell the slope."""
+    obs = SimulatedObserver(PITCH, threshold=150.0, slope=3.5, lapse=0.0, chance=1 / 3)
+    stimuli = [PITCH.to_value(u) for u in PITCH.axis(41)]
+    got = design_bound(obs, (50, 100, 200, 400, 1200), stimuli, lapse_free=False)
+    weights = np.asarray(got["weights"])
+    near = sum(w for w, v in zip(weights, stimuli) if abs(math.log10(v / 150.0)) <= 0.05)
+    assert weights.sum() == pytest.approx(1.0) and near > 0.9, dict(zip(stimuli, weights.round(3)))
+    assert got["best_var"] == pytest.approx(got["grid_var"] / got["factor"])
+
+
 def _clipped_variance(proc) -> float:
     """Posterior variance of the criterion threshold, past-the-grid cells one step past its end."""
     w = proc._post / proc._post.sum()
@@ -184,7 +197,7 @@ def _clipped_variance(proc) -> float:
 
 
 def test_the_knowing_placement_picks_the_least_expected_variance_under_the_true_observer():
-    """budget_bound's tracks place each trial knowing the observer. Brute force, apart from its matrix
+    """knowing_placement's tracks place each trial knowing the observer. Brute force, apart from its matrix
     form: for every candidate value, update a copy of the procedure with each answer and weigh the two
     posterior variances by the true observer's accuracy there; the procedure's pick is the least."""
     obs = SimulatedObserver(PITCH, threshold=150.0, slope=3.5, lapse=0.0, chance=1 / 3, seed=3)
@@ -204,7 +217,7 @@ def test_the_knowing_placement_picks_the_least_expected_variance_under_the_true_
         assert level == pytest.approx(PITCH.to_value(float(proc.stimuli[int(np.argmin(expected))])))
         proc.update(level, obs.respond(trial, level)["correct"])
     grid = [grid_runs(obs, (50, 100, 200, 400, 1200), n, n_runs=6, max_lapse=0.06, n_boot=40) for n in (16, 32)]
-    got = budget_bound(obs, QuestSettings(), grid, n_runs=4)
+    got = knowing_placement(obs, QuestSettings(), grid, n_runs=4)
     assert got["factor"] == pytest.approx(trials_ratio(got, grid)["factor"]) and 1.0 < got["factor"] < 20.0, got
     assert 12 <= got["trials_median"] <= QuestSettings().max_trials and 0.0 <= got["coverage"] <= 1.0
 

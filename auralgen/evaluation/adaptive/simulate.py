@@ -9,10 +9,10 @@ bootstrap interval -- and :func:`trials_ratio` finds how many grid trials reach 
 ratio the adaptive runs reached, and divides by the adaptive trials. :func:`design_bound` is the
 ceiling of that factor: the grid's asymptotic variance of the criterion threshold over the variance
 of the best allocation of trials over the adaptive stimuli, chosen knowing the true observer.
-:func:`budget_bound` is the same question asked at the budget a track really has: the factor of
-tracks with QUEST+'s posterior, interval and stop rule whose every trial is placed *knowing* the
-observer (where the posterior variance of the criterion threshold is expected to shrink most, the
-expectation taken over the true observer's answers).
+:func:`knowing_placement` is a reference at the budget a track really has: the factor of tracks
+with QUEST+'s posterior, interval and stop rule whose every trial is placed *knowing* the observer
+(where the posterior variance of the criterion threshold is expected to shrink most, the expectation
+taken over the true observer's answers). It is not a bound: a greedy placement, one trial ahead.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from .observers import SimulatedObserver
 from .quest import QuestPlusProcedure, QuestSettings
 from .session import Budget, run_track, track_summary
 
-__all__ = ["adaptive_runs", "budget_bound", "design_bound", "grid_runs", "trials_ratio"]
+__all__ = ["adaptive_runs", "knowing_placement", "design_bound", "grid_runs", "trials_ratio"]
 
 
 def adaptive_runs(observer: SimulatedObserver, settings: QuestSettings, *, n_runs: int, seed: int = 0) -> dict:
@@ -266,14 +266,16 @@ def design_bound(observer: SimulatedObserver, grid, stimuli, *, lapse_free: bool
     Returns
     -------
     dict
-        ``grid_var`` and ``best_var`` (per-trial variance of ``u_c``, axis units squared), ``factor``;
-        or these None and ``why``.
+        ``grid_var`` and ``best_var`` (per-trial variance of ``u_c``, axis units squared), ``factor``,
+        ``weights`` (the best allocation's share of trials per value of ``stimuli``); or these None and
+        ``why``.
     """
     if lapse_free and observer.lapse <= 0:
         return {
             "grid_var": None,
             "best_var": None,
             "factor": None,
+            "weights": None,
             "why": "lapse 0 is a bound of the lapse's range: the asymptotics of a free lapse do not hold",
         }
     free = (0, 1, 2) if lapse_free else (0, 1)
@@ -286,8 +288,11 @@ def design_bound(observer: SimulatedObserver, grid, stimuli, *, lapse_free: bool
         return math.log(min(_threshold_variance(w / w.sum(), info), 1e12))
 
     fit = minimize(objective, np.zeros(len(stimuli)), method="L-BFGS-B")
-    best_var = min(math.exp(fit.fun), _threshold_variance(np.full(len(stimuli), 1.0 / len(stimuli)), info))
-    return {"grid_var": grid_var, "best_var": best_var, "factor": grid_var / best_var}
+    equal = np.full(len(stimuli), 1.0 / len(stimuli))
+    best = np.exp(fit.x - fit.x.max())
+    best = best / best.sum() if math.exp(fit.fun) <= _threshold_variance(equal, info) else equal
+    best_var = _threshold_variance(best, info)
+    return {"grid_var": grid_var, "best_var": best_var, "factor": grid_var / best_var, "weights": best.tolist()}
 
 
 class _KnowingProcedure(QuestPlusProcedure):
@@ -312,18 +317,19 @@ class _KnowingProcedure(QuestPlusProcedure):
         return self.domain.to_value(float(self.stimuli[int(np.argmin(expected))]))
 
 
-def budget_bound(
+def knowing_placement(
     observer: SimulatedObserver, settings: QuestSettings, grid_table: list[dict], *, n_runs: int, seed: int = 0
 ) -> dict:
-    """The trials factor of tracks that place every trial knowing the observer, at the same budget.
+    """The trials factor of tracks that place every trial knowing the observer, at the same budget (a reference).
 
     :func:`design_bound` is asymptotic: its best allocation may put nearly every trial at the unknown
     threshold (for a steep observer without lapses, 98 % at one value), a design that cannot tell the
     slope and so leaves a posterior interval wide at any budget a track has. Here each of ``n_runs``
     tracks keeps QUEST+'s posterior, 95 % interval and stop rule (``settings``) and places each trial
     knowing the observer (``_KnowingProcedure``); the factor is read against ``grid_table`` as for the
-    adaptive runs (:func:`trials_ratio`). It is a reference at the budget, not a proof of optimality: a
-    greedy placement, one trial ahead.
+    adaptive runs (:func:`trials_ratio`). It is a reference at the budget, not a bound: a greedy
+    placement, one trial ahead, which does not learn a lapse it must estimate (QUEST+ beats it on a
+    shallow, lapsing observer).
 
     Parameters
     ----------

@@ -15,7 +15,9 @@ placed knowing the observer (greedy; not a bound). Prints:
 (3) per failing-observer kind (:class:`~auralgen.evaluation.adaptive.observers.FailingObserver` on the
     150 cents / slope 2 / lapse 0.02 observer): coverage (for a fixed answer: no threshold reported),
     runs without a threshold and why, median trials and questions, the factor in questions and its share;
-(4) a real run of ``model=dsp`` on pitch_relative, and the same listener with its answer replaced by a
+(4) the asymptotic bound's own design run at the budget (``knowing_placement`` with ``design_bound``'s
+    ``weights``): the share of trials it puts at the threshold, its factor, coverage, trials, interval;
+(5) a real run of ``model=dsp`` on pitch_relative, and the same listener with its answer replaced by a
     guess with probability 0.1 and 0.2.
 
     .venv/bin/python bench/bench_adaptive.py     # full: 200 runs per setting, 100 per failing kind (~half a CPU-hour)
@@ -193,6 +195,30 @@ def budget_table(args, settings: QuestSettings, stimuli, rows: list[dict], done)
         done()
 
 
+def design_table(args, settings: QuestSettings, stimuli, rows: list[dict], done) -> None:
+    """The asymptotic bound's own design, run at the budget (QUEST+'s posterior and stop rule, trials placed
+    by ``design_bound``'s best allocation, knowing the observer); appends its rows to ``rows``."""
+    print("\n(4) the bound's own design at the budget: share of trials within 0.05 decade of the threshold,")
+    print("    factor | coverage trials CI-ratio")
+    for threshold, slope, lapse in SETTINGS[:3]:
+        obs = SimulatedObserver(PITCH, threshold=threshold, slope=slope, lapse=lapse, chance=1 / 3)
+        bound, kind, _ = which_bound(obs, stimuli)
+        weights = design_bound(obs, GRID, stimuli, lapse_free=kind == "free")["weights"]
+        near = sum(w for w, v in zip(weights, stimuli) if abs(math.log10(v / threshold)) <= 0.05)
+        grid = _grid(obs.threshold, obs.slope, obs.lapse, args.grid_runs, max(settings.lapses))
+        k = knowing_placement(obs, settings, grid, n_runs=args.fail_runs, weights=weights)
+        share = None if k["factor"] is None else k["factor"] / bound
+        print(
+            f"{threshold:g}/{slope:g}/{lapse:g}: {near:5.0%} | {_times(k['factor'])} ({_fmt(share, '.0%')} of "
+            f"{bound:.3g}x) | {k['coverage']:8.3f} {k['trials_median']:6.0f} {k['ci_ratio_median']:8.2f}"
+        )
+        row = {"name": f"{threshold:g}/{slope:g}/{lapse:g}", "bound": bound, "lapse": kind, "share": share}
+        row |= {"near_threshold": near, "runs": args.fail_runs, "met": None}
+        row |= {key: k[key] for key in ("factor", "coverage", "trials_median", "ci_ratio_median")}
+        rows.append({key: (None if isinstance(v, float) and not math.isfinite(v) else v) for key, v in row.items()})
+        done()
+
+
 def failure_table(args, settings: QuestSettings, stimuli, rows: list[dict], done) -> None:
     """Prints the table and appends its rows to ``rows``, calling ``done()`` after each."""
     base = SimulatedObserver(PITCH, threshold=150.0, slope=2.0, lapse=0.02, chance=1 / 3)
@@ -258,7 +284,7 @@ def _figures(rows: list[dict], part: str) -> list[dict]:
     out = []
     for row in rows:
         n, note = row["runs"], f"{part}; lapse {row['lapse']}: the bound that applies"
-        target = "share >= 90 %" if row["share"] is not None else ""
+        target = "share >= 90 %" if row["share"] is not None and part != PARTS["design"] else ""
         for key, unit, goal in (
             ("factor", "x", ""),
             ("share", "of the bound", target),
@@ -291,6 +317,8 @@ def markdown(record: dict) -> str:
         "| median questions | factor (questions) | share of bound |",
         "budgets": "| 500 / 1.2 / 0.04 at | bound (lapse) | factor | share of bound | knowing placement "
         "| share of it | coverage | median trials | median CI ratio | goal |",
+        "design": "| observer, trials placed by the bound's design | bound (lapse) | factor at the budget "
+        "| share of bound | coverage | trials within 0.05 decade of the threshold | median trials | median CI ratio |",
     }
     out = []
     for key, rows in record["tables"].items():
@@ -323,6 +351,15 @@ def markdown(record: dict) -> str:
                     _cell(w["ci_ratio_median"], ".2f"),
                     goal,
                 ]
+            elif key == "design":
+                cells = [
+                    w["name"],
+                    bound,
+                    *common,
+                    _cell(w["near_threshold"], ".0%"),
+                    _cell(w["trials_median"], ".0f"),
+                    _cell(w["ci_ratio_median"], ".2f"),
+                ]
             else:
                 why = ", ".join(f"{k} {v}" for k, v in sorted(w["no_threshold"].items())) or "—"
                 cells = [
@@ -345,7 +382,7 @@ def markdown(record: dict) -> str:
 
 
 def dsp_runs() -> None:
-    print("\n(4) reference DSP listener, pitch_relative (seed 0); a flip p is a lapse p*2/3, so lapses up to 0.3 here:")
+    print("\n(5) reference DSP listener, pitch_relative (seed 0); a flip p is a lapse p*2/3, so lapses up to 0.3 here:")
     task = build_task("pitch_relative")
     wide = QuestSettings(lapses=(0.0, 0.05, 0.1, 0.15, 0.2, 0.3))
     base = None
@@ -365,7 +402,7 @@ def dsp_runs() -> None:
         )
 
 
-TABLES = ("settings", "failing", "budgets")
+TABLES = ("settings", "failing", "budgets", "design")
 
 
 def _tables(text: str) -> list[str]:
@@ -436,6 +473,7 @@ def main() -> None:
         ("settings", lambda *a: settings_table(args, settings, stimuli, *a)),
         ("failing", lambda *a: failure_table(args, settings, stimuli, *a)),
         ("budgets", lambda *a: budget_table(args, settings, stimuli, *a)),
+        ("design", lambda *a: design_table(args, settings, stimuli, *a)),
     ):
         if key in args.tables:  # the file is written after each row: a long run interrupted keeps what it measured
             tables[key] = []
@@ -444,7 +482,12 @@ def main() -> None:
         dsp_runs()
 
 
-PARTS = {"settings": "per setting", "budgets": "500/1.2/0.04 by budget", "failing": "failing observers"}
+PARTS = {
+    "settings": "per setting",
+    "budgets": "500/1.2/0.04 by budget",
+    "failing": "failing observers",
+    "design": "the bound's own design at the budget",
+}
 
 
 def rederive(record: dict) -> dict:
@@ -452,7 +495,8 @@ def rederive(record: dict) -> dict:
     measured cells are kept as they are."""
     for key, rows in record["tables"].items():
         for row in rows:
-            row["met"] = row["coverage"] >= GOAL if key == "failing" else _met(row["share"], row["coverage"])
+            if key != "design":
+                row["met"] = row["coverage"] >= GOAL if key == "failing" else _met(row["share"], row["coverage"])
     record["figures"] = [f for key, rows in record["tables"].items() for f in _figures(rows, PARTS[key])]
     return record
 

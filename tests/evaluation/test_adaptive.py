@@ -19,6 +19,7 @@ from auralgen.evaluation.adaptive.domain import LevelDomain
 from auralgen.evaluation.adaptive.quest import NO_THRESHOLD, QuestPlusProcedure
 from auralgen.evaluation.adaptive.session import build_task, run_track
 from auralgen.evaluation.adaptive.simulate import (
+    _AllocatedProcedure,
     _KnowingProcedure,
     adaptive_runs,
     design_bound,
@@ -186,6 +187,21 @@ def test_the_asymptotic_design_of_a_steep_observer_sits_at_its_threshold():
     near = sum(w for w, v in zip(weights, stimuli) if abs(math.log10(v / 150.0)) <= 0.05)
     assert weights.sum() == pytest.approx(1.0) and near > 0.9, dict(zip(stimuli, weights.round(3)))
     assert got["best_var"] == pytest.approx(got["grid_var"] / got["factor"])
+
+
+def test_the_allocated_placement_follows_its_weights():
+    """knowing_placement(weights=...) runs a fixed allocation: after n trials each value has been asked
+    within one trial of its share n * w, and the run reports the factor as the adaptive one is read."""
+    obs = SimulatedObserver(PITCH, threshold=150.0, slope=3.5, lapse=0.0, chance=1 / 3, seed=2)
+    weights = np.zeros(41)
+    weights[[20, 25, 30]] = (0.5, 0.3, 0.2)
+    proc = _AllocatedProcedure(obs, QuestSettings(), weights)
+    asked = [proc.next_level() for _ in range(37)]
+    counts = np.array([sum(v == pytest.approx(PITCH.to_value(float(u))) for v in asked) for u in proc.stimuli])
+    assert counts.sum() == 37 and np.all(np.abs(counts - 37 * weights) < 1.0), counts[[20, 25, 30]]
+    grid = [grid_runs(obs, (50, 100, 200, 400, 1200), n, n_runs=6, max_lapse=0.06, n_boot=40) for n in (16, 32)]
+    got = knowing_placement(obs, QuestSettings(max_trials=30), grid, n_runs=2, weights=weights)
+    assert got["trials_median"] <= 30 and got["factor"] == pytest.approx(trials_ratio(got, grid)["factor"])
 
 
 def _clipped_variance(proc) -> float:

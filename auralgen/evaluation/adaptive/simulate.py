@@ -317,8 +317,29 @@ class _KnowingProcedure(QuestPlusProcedure):
         return self.domain.to_value(float(self.stimuli[int(np.argmin(expected))]))
 
 
+class _AllocatedProcedure(QuestPlusProcedure):
+    """QUEST+'s posterior, interval and stop rule, trials placed by a fixed allocation ``weights`` over the
+    stimuli (trial ``n`` at the value furthest below its share ``(n + 1) * w``; the first of equals)."""
+
+    def __init__(self, observer: SimulatedObserver, settings: QuestSettings, weights):
+        super().__init__(observer.domain, chance=observer.chance, settings=settings)
+        self._weights = np.asarray(weights, dtype=float) / float(np.sum(weights))
+        self._counts = np.zeros(self.stimuli.size)
+
+    def next_level(self) -> float:
+        k = int(np.argmax((self._counts.sum() + 1) * self._weights - self._counts))
+        self._counts[k] += 1
+        return self.domain.to_value(float(self.stimuli[k]))
+
+
 def knowing_placement(
-    observer: SimulatedObserver, settings: QuestSettings, grid_table: list[dict], *, n_runs: int, seed: int = 0
+    observer: SimulatedObserver,
+    settings: QuestSettings,
+    grid_table: list[dict],
+    *,
+    n_runs: int,
+    seed: int = 0,
+    weights=None,
 ) -> dict:
     """The trials factor of tracks that place every trial knowing the observer, at the same budget (a reference).
 
@@ -343,6 +364,9 @@ def knowing_placement(
         Tracks to run (run ``r`` seeded from ``(seed, r)``, as :func:`adaptive_runs`).
     seed : int, optional
         The base seed.
+    weights : sequence of float, optional
+        Place the trials by this fixed allocation over the stimuli instead (e.g. :func:`design_bound`'s
+        ``weights``: the asymptotic bound's own design, run at the budget).
 
     Returns
     -------
@@ -352,7 +376,7 @@ def knowing_placement(
     trials, ratios, covered = [], [], []
     for r in range(n_runs):
         obs = replace(observer, seed=int(np.random.SeedSequence([seed, r]).generate_state(1)[0]))
-        proc = _KnowingProcedure(obs, settings)
+        proc = _KnowingProcedure(obs, settings) if weights is None else _AllocatedProcedure(obs, settings, weights)
         run_track("knowing", proc, obs.respond, budget=Budget.of(settings))
         est = proc.estimate()
         low, high = est.ci95

@@ -26,13 +26,12 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import fft as sp_fft
 
 from auralgen.core.errors import ParameterError
 from auralgen.core.random import LogUniform, Uniform
 from auralgen.sounds.base import SoundKind, palette, register_sound_kind
 from auralgen.sounds.corpus import RecordingKind, sound_name
-from auralgen.synth import apply_ramps, harmonic_complex, impact, n_samples, noise, sweep
+from auralgen.synth import apply_ramps, harmonic_complex, impact, n_samples, sweep
 from auralgen.synth.palette import (
     CLICK_DECAY_S,
     CLICK_HZ,
@@ -47,6 +46,7 @@ from auralgen.synth.palette import (
     SWEEP_OCTAVES,
     SWEEP_START_HZ,
 )
+from auralgen.synth.signals import noise_at_fast_length
 
 MIN_SAMPLE_RATE = 16000  # the sweep's and clicks' top frequencies stay below Nyquist
 HARMONIC_BLOCK = 64  # the harmonic tone's sines by angle addition over blocks of this many samples
@@ -107,9 +107,7 @@ class Noise(_Continuous):
         """Pink noise shaped at a fast FFT length (5-smooth, at least the sound's): its first ``n`` samples,
         scaled to unit RMS (an arbitrary length, e.g. a prime, transforms many times slower)."""
         rng = np.random.default_rng(spec["noise_seed"])
-        n = n_samples(spec["duration_s"], sample_rate)
-        size = sp_fft.next_fast_len(n, real=True)
-        x = noise(size / sample_rate, sample_rate=sample_rate, rng=rng, color="pink")[:n]
+        x = noise_at_fast_length(spec["duration_s"], sample_rate=sample_rate, rng=rng, color="pink")
         return x / float(np.sqrt(np.mean(x**2)))
 
 

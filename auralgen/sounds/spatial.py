@@ -23,14 +23,13 @@ import math
 from typing import Any
 
 import numpy as np
-import scipy.fft
 
 from auralgen.core.errors import ParameterError
 from auralgen.core.memo import BoundedMemo
 from auralgen.sounds.base import SoundKind, palette, register_sound_kind
-from auralgen.synth import apply_ramps, click_train, harmonic_complex, noise, sweep
+from auralgen.synth import apply_ramps, click_train, harmonic_complex, sweep
 from auralgen.synth.palette import SPATIAL_CLICK_RATE_HZ, SPATIAL_F0_HZ, spatial_harmonics, spatial_noise_band
-from auralgen.synth.signals import n_samples
+from auralgen.synth.signals import noise_at_fast_length
 
 
 class SpatialKind(SoundKind):
@@ -73,12 +72,8 @@ class Noise(SpatialKind):
         the recipe's length: a drawn duration of a prime number of samples costs one fast FFT pair, not
         Bluestein's (~5x slower); a length that is already fast (e.g. 1.5 s at 16 kHz) is unchanged."""
         rng = np.random.default_rng(spec["seed"])
-        n = n_samples(spec["duration_s"], sample_rate)
-        fast = scipy.fft.next_fast_len(n, real=True) if n >= 2 else n  # noise() refuses < 2 samples
-        x = noise(
-            fast / sample_rate, sample_rate=sample_rate, rng=rng, color="pink", band_hz=spatial_noise_band(sample_rate)
-        )
-        return x[:n]
+        band = spatial_noise_band(sample_rate)
+        return noise_at_fast_length(spec["duration_s"], sample_rate=sample_rate, rng=rng, color="pink", band_hz=band)
 
 
 HARMONIC_BLOCK = 64  # the harmonic kind's sines by angle addition over blocks of this many samples (see

@@ -236,6 +236,36 @@ def noise(
 NOISE_MEMO_MAX_N = 1 << 15  # noise() keeps the spectral weights of up to this many samples (32 x 128 kB at most)
 
 
+def noise_at_fast_length(
+    duration_s: float, *, sample_rate: int, rng: np.random.Generator, color: str = "white", band_hz=None
+) -> np.ndarray:
+    """:func:`noise` shaped at the next fast FFT length (``scipy.fft.next_fast_len``) and cut to
+    ``n_samples(duration_s, sample_rate)``: a length with a large prime factor transforms several times
+    slower. A length that is already fast gives :func:`noise`'s samples; a cut one is not scaled again
+    (its RMS is near 1, not exactly 1).
+
+    Parameters
+    ----------
+    duration_s, sample_rate, rng, color, band_hz
+        As in :func:`noise`.
+
+    Returns
+    -------
+    np.ndarray [shape=(n,), dtype=float64]
+
+    Examples
+    --------
+    >>> x = noise_at_fast_length(0.1, sample_rate=8009, rng=np.random.default_rng(0), color="pink")
+    >>> x.shape, round(float(np.sqrt(np.mean(x**2))), 1)
+    ((801,), 1.0)
+    """
+    from scipy import fft as sp_fft
+
+    n = n_samples(duration_s, sample_rate)
+    fast = sp_fft.next_fast_len(n, real=True) if n >= 2 else n  # noise() refuses fewer than 2 samples
+    return noise(fast / sample_rate, sample_rate=sample_rate, rng=rng, color=color, band_hz=band_hz)[:n]
+
+
 @functools.lru_cache(maxsize=32)
 def _noise_gain(n: int, sample_rate: int, color: str, band: tuple[float, float] | None) -> np.ndarray:
     """:func:`noise`'s amplitude weight per rFFT bin of ``n`` samples (read-only; kept for the lengths that recur)."""

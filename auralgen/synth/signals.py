@@ -252,6 +252,7 @@ def noise_at_fast_length(
     Returns
     -------
     np.ndarray [shape=(n,), dtype=float64]
+        The first ``n`` samples of the noise shaped at the fast length.
 
     Examples
     --------

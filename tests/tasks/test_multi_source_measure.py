@@ -60,3 +60,19 @@ def test_a_moved_onset_or_level_is_contradicted():
     moved = {**p, "sounds": [{**s, "onset_s": s["onset_s"] + 0.02}, *p["sounds"][1:]]}
     m = MULTI.measure(moved, clips).to_dict()  # the sources no longer add up to the clip
     assert not m["valid"] and not m["clip_is_sum_of_sources"]
+
+
+def test_a_solo_is_measured_as_its_float32_clip():
+    """source_record reads the solo's float64 copy of the clip's float32 samples where it measured the float32
+    clip itself: the same direction, residual and runner-up as measure_direction on the float32 solo."""
+    from auralgen.tasks._direction import measure_direction
+    from auralgen.tasks.multi_source_relation import source_record
+
+    p, _, _ = first_valid(6)
+    for s in p["sounds"]:
+        clip = MULTI.render({**p, "sounds": [s]})[0]
+        want = measure_direction(p, clip, s)
+        assert clip.dtype == np.float32 and want is not None and want["residual"] < want["runner_up"]
+        assert measure_direction(p, clip.astype(np.float64), s) == want
+        got = source_record(p, s, clip.astype(np.float64))["direction"]
+        assert got == {k: want[k] for k in ("azimuth_deg", "elevation_deg")}

@@ -128,6 +128,11 @@ def _residuals(rows: np.ndarray, taps: list[np.ndarray], w: np.ndarray, energy: 
     return np.clip(residual, 0.0, 1.0)
 
 
+def _unit_peak(x: np.ndarray) -> np.ndarray:
+    peak = float(np.max(np.abs(x)))
+    return x / peak if peak > 0 else x
+
+
 def _best_exact(screen: np.ndarray, exact, d: np.ndarray, u: np.ndarray) -> DirectionMatch:
     """:func:`_best` of the float64 residuals, scoring in float64 (``exact(indices)``) only the directions
     whose screened residual lies within :data:`SCREEN_MARGIN` of the best, or of the best among those far from
@@ -207,7 +212,10 @@ def match_known_source(
     taps = [scipy.fft.irfft(sf * np.exp(-1j * omega * shift), nfft)[idx] for shift in shifts]
     rows, rows32, unit = _set_tables(h, d)
     energy = float(np.sum(w**2))
-    screen = _residuals(rows32, [t.astype(np.float32) for t in taps], w.astype(np.float32), energy)
+    # the residuals do not depend on the scale of the window or of the signal: both scaled to a peak of 1 for the
+    # float32 screen, so that no scale under- or overflows there
+    wn = _unit_peak(w)
+    screen = _residuals(rows32, [_unit_peak(t).astype(np.float32) for t in taps], wn.astype(np.float32), np.sum(wn**2))
     pairs = rows.reshape(h.shape)
     return _best_exact(screen, lambda keep: _residuals(pairs[keep].reshape(-1, h.shape[2]), taps, w, energy), d, unit)
 

@@ -158,3 +158,18 @@ def test_known_source_float32_screen_gives_the_float64_scores(kemar, monkeypatch
             full = match_known_source(x, dry, kemar.hrirs, kemar.directions_deg, lag=lag, max_lag=max_lag)
         assert got == full
         assert 0.0 < got.residual < got.runner_up <= 1.0
+
+
+@pytest.mark.parametrize("x_scale,dry_scale", [(1e39, 1.0), (1e-41, 1e-20), (1e20, 1e25)])
+def test_known_source_screen_holds_at_any_scale(kemar, x_scale, dry_scale):
+    """The residuals do not depend on the scale of the window or of the signal; the float32 screen sees both at a
+    peak of 1, so windows beyond float32's range (1e39, 1e-41) give the direction and residuals of the unscaled."""
+    rng = np.random.default_rng(11)
+    i = int(kemar.nearest(-60.0, 10.0))
+    dry = rng.standard_normal(92)
+    x = _ears(kemar, i, dry)[:, : dry.size][:, -60:] + 0.01 * rng.standard_normal((2, 60))
+    want = match_known_source(x, dry, kemar.hrirs, kemar.directions_deg)
+    got = match_known_source(x * x_scale, dry * dry_scale, kemar.hrirs, kemar.directions_deg)
+    assert got.index == want.index == i
+    assert got.residual == pytest.approx(want.residual, rel=1e-9)
+    assert got.runner_up == pytest.approx(want.runner_up, rel=1e-9)

@@ -211,12 +211,10 @@ def match_known_source(
     # the dry signal delayed by each shift, as the [taps, n] matrix that maps a template to its window
     taps = [scipy.fft.irfft(sf * np.exp(-1j * omega * shift), nfft)[idx] for shift in shifts]
     rows, rows32, unit = _set_tables(h, d)
-    energy = float(np.sum(w**2))
-    # the residuals do not depend on the scale of the window or of the signal: both scaled to a peak of 1 for the
-    # float32 screen, so that no scale under- or overflows there
+    # residuals are scale-free: the float32 screen sees window and signal at a peak of 1 (no under- or overflow)
     wn = _unit_peak(w)
     screen = _residuals(rows32, [_unit_peak(t).astype(np.float32) for t in taps], wn.astype(np.float32), np.sum(wn**2))
-    pairs = rows.reshape(h.shape)
+    pairs, energy = rows.reshape(h.shape), float(np.sum(w**2))
     return _best_exact(screen, lambda keep: _residuals(pairs[keep].reshape(-1, h.shape[2]), taps, w, energy), d, unit)
 
 

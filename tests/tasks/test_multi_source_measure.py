@@ -76,3 +76,19 @@ def test_a_solo_is_measured_as_its_float32_clip():
         assert measure_direction(p, clip.astype(np.float64), s) == want
         got = source_record(p, s, clip.astype(np.float64))["direction"]
         assert got == {k: want[k] for k in ("azimuth_deg", "elevation_deg")}
+
+
+@pytest.mark.parametrize("peak", [0.999, 1.0, -1.0, 1.5])
+def test_full_scale_check_reads_the_largest_magnitude(peak):
+    """fits_full_scale's peak is max |out| read as max(max, -min): a negative peak counts as a positive one."""
+    from auralgen.core.errors import Redraw
+    from auralgen.tasks._spatial import fits_full_scale
+
+    out = np.zeros((2, 100))
+    out[1, 37] = peak
+    out[0, 3] = -0.5
+    if abs(peak) < 1.0:
+        assert fits_full_scale(out, 60.0, 100.0).dtype == np.float32
+    else:
+        with pytest.raises(Redraw, match=f"peak {abs(peak):.3f}"):
+            fits_full_scale(out, 60.0, 100.0)

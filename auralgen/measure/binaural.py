@@ -28,6 +28,7 @@ import numpy as np
 import scipy.fft
 
 from auralgen.core.errors import ParameterError
+from auralgen.core.memo import BoundedMemo
 from auralgen.measure.common import as_channels
 
 __all__ = ["DirectionMatch", "deconvolve", "match_cross_relation", "match_known_source"]
@@ -69,17 +70,83 @@ def _check_window(x) -> np.ndarray:
 
 def _best(residual: np.ndarray, d: np.ndarray) -> DirectionMatch:
     i = int(np.argmin(residual))
-    u = _unit(d)
-    # more than 20 deg away: a grid direction exactly 20 deg away has a dot product equal to cos(20 deg) up
-    # to the last bits of sin/cos, which differ between CPUs, so the margin keeps it out on every CPU
-    far = u @ u[i] < np.cos(np.radians(20.0)) - 1e-9
+    far = _far_from(_unit(d), i)
     runner = float(residual[far].min()) if np.any(far) else float("nan")
     return DirectionMatch(float(d[i, 0]), float(d[i, 1]), i, float(residual[i]), runner)
+
+
+def _far_from(u: np.ndarray, i: int) -> np.ndarray:
+    """Which unit vectors ``u`` lie more than 20 deg from ``u[i]``."""
+    # a grid direction exactly 20 deg away has a dot product equal to cos(20 deg) up to the last bits of
+    # sin/cos, which differ between CPUs, so the margin keeps it out on every CPU
+    return u @ u[i] < np.cos(np.radians(20.0)) - 1e-9
 
 
 def _unit(d: np.ndarray) -> np.ndarray:
     az, el = np.radians(d[:, 0]), np.radians(d[:, 1])
     return np.stack([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)], axis=1)
+
+
+#: a float32 screen's residuals are within ~1e-5 of the float64 ones; every direction whose screened residual
+#: lies within this of the best (or of the best far from it) is scored again in float64
+SCREEN_MARGIN = 1e-3
+_TABLES = BoundedMemo(4)
+
+
+def _set_tables(h: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rows [k * 2, taps], the same in float32, unit vectors [k, 3])`` of an HRIR set; kept for read-only
+    sets (a cached HRTF set is passed again and again), keyed by the arrays themselves."""
+
+    def make():
+        rows, unit = h.reshape(-1, h.shape[2]), _unit(d)
+        rows32 = rows.astype(np.float32)
+        for a in (rows32, unit):
+            a.setflags(write=False)
+        return rows, rows32, unit
+
+    if h.flags.writeable or d.flags.writeable:
+        return make()
+    key = (id(h), id(d))
+    got = _TABLES.get(key, lambda: (h, d, make()))
+    if got[0] is not h or got[1] is not d:  # an id reused by a new array after the old one was freed
+        _TABLES.clear()
+        got = _TABLES.get(key, lambda: (h, d, make()))
+    return got[2]
+
+
+def _residuals(rows: np.ndarray, taps: list[np.ndarray], w: np.ndarray, energy: float) -> np.ndarray:
+    """``[k]`` normalised residual of each template pair ``rows [k * 2, n_taps]`` (left, right) with the best
+    shared gain, the smallest over the delayed signals ``taps`` (each ``[n_taps, n]``: template to window),
+    against the window ``w [2, n]`` of energy ``energy``; computed in the dtype of ``rows``."""
+    k, n = rows.shape[0] // 2, w.shape[1]
+    residual = np.ones(k)
+    for t in taps:
+        pred = (rows @ t).reshape(k, 2, n)  # every template through the delayed signal, in the window
+        num = np.einsum("ken,en->k", pred, w).astype(np.float64)
+        den = np.einsum("ken,ken->k", pred, pred).astype(np.float64)
+        residual = np.minimum(residual, 1.0 - num**2 / np.maximum(den * energy, 1e-300))  # best shared gain
+    return np.clip(residual, 0.0, 1.0)
+
+
+def _unit_peak(x: np.ndarray) -> np.ndarray:
+    peak = float(np.max(np.abs(x)))
+    return x / peak if peak > 0 else x
+
+
+def _best_exact(screen: np.ndarray, exact, d: np.ndarray, u: np.ndarray) -> DirectionMatch:
+    """:func:`_best` of the float64 residuals, scoring in float64 (``exact(indices)``) only the directions
+    whose screened residual lies within :data:`SCREEN_MARGIN` of the best, or of the best among those far from
+    the chosen one: the same direction, residual and runner-up as scoring every direction."""
+    near = np.flatnonzero(screen <= screen.min() + SCREEN_MARGIN)
+    scored = exact(near)
+    j = int(np.argmin(scored))
+    i = int(near[j])
+    far = np.flatnonzero(_far_from(u, i))
+    runner = float("nan")
+    if far.size:
+        rest = far[screen[far] <= screen[far].min() + SCREEN_MARGIN]
+        runner = float(exact(rest).min())
+    return DirectionMatch(float(d[i, 0]), float(d[i, 1]), i, float(scored[j]), runner)
 
 
 def _window_taps(taps: int, end: int, n: int, nfft: int) -> np.ndarray:
@@ -139,17 +206,16 @@ def match_known_source(
     nfft = scipy.fft.next_fast_len(s.size + 2 * pad + h.shape[2] - 1, real=True)
     sf = scipy.fft.rfft(np.concatenate([np.zeros(pad), s, np.zeros(pad)]), nfft)
     omega = 2.0 * np.pi * np.fft.rfftfreq(nfft)
-    energy = float(np.sum(w**2))
-    end = pad + s.size
-    rows, idx = h.reshape(-1, h.shape[2]), _window_taps(h.shape[2], end, n, nfft)
-    residual = np.ones(h.shape[0])
-    for shift in lag + (np.arange(-max_lag, max_lag + lag_step / 2, lag_step) if max_lag > 0 else np.zeros(1)):
-        shifted = scipy.fft.irfft(sf * np.exp(-1j * omega * shift), nfft)  # the dry signal, delayed by `shift`
-        pred = (rows @ shifted[idx]).reshape(h.shape[0], 2, n)  # every template through it, in the window
-        num = np.einsum("ken,en->k", pred, w)
-        den = np.einsum("ken,ken->k", pred, pred)
-        residual = np.minimum(residual, 1.0 - num**2 / np.maximum(den * energy, 1e-300))  # best shared gain
-    return _best(np.clip(residual, 0.0, 1.0), d)
+    idx = _window_taps(h.shape[2], pad + s.size, n, nfft)
+    shifts = lag + (np.arange(-max_lag, max_lag + lag_step / 2, lag_step) if max_lag > 0 else np.zeros(1))
+    # the dry signal delayed by each shift, as the [taps, n] matrix that maps a template to its window
+    taps = [scipy.fft.irfft(sf * np.exp(-1j * omega * shift), nfft)[idx] for shift in shifts]
+    rows, rows32, unit = _set_tables(h, d)
+    # residuals are scale-free: the float32 screen sees window and signal at a peak of 1 (no under- or overflow)
+    wn = _unit_peak(w)
+    screen = _residuals(rows32, [_unit_peak(t).astype(np.float32) for t in taps], wn.astype(np.float32), np.sum(wn**2))
+    pairs, energy = rows.reshape(h.shape), float(np.sum(w**2))
+    return _best_exact(screen, lambda keep: _residuals(pairs[keep].reshape(-1, h.shape[2]), taps, w, energy), d, unit)
 
 
 def match_cross_relation(x, hrirs, directions_deg) -> DirectionMatch:

@@ -263,6 +263,16 @@ def compute_rir_hybrid(
     np.ndarray, shape (n_mics, n_samples), float64
         One response per microphone (direct sound at 1 m has amplitude 1), high-passed at 10 Hz.
     """
+    rirs = _hybrid_before_highpass(room, source_m, mics_m, sample_rate=sample_rate, rng=rng, mixing_time=mixing_time)
+    return _highpass(rirs, int(sample_rate))  # one call filters every channel
+
+
+def _hybrid_before_highpass(
+    room: RoomSpec, source_m, mics_m, *, sample_rate: int, rng: np.random.Generator, mixing_time: float | None = None
+) -> np.ndarray:
+    """:func:`compute_rir_hybrid` before its 10 Hz high-pass (same parameters): a caller that filters more
+    responses than these filters them all in one call (:func:`~auralgen.rooms.images._highpass` runs four rows
+    at once)."""
     fs = int(sample_rate)
     c = float(room.c_m_s)
     t_mix = mixing_time_s(room) if mixing_time is None else float(check_range("mixing_time", mixing_time, low=0.0))
@@ -292,4 +302,4 @@ def compute_rir_hybrid(
     _k._hybrid_tail(
         rirs, noise, tail.grid, tail.env, tail.s_mean, tail.v_fs, tail.s_var, float(fs), FDL2, n0s, n_ends, ramp, fade
     )
-    return _highpass(rirs, fs)  # one call filters every channel
+    return rirs

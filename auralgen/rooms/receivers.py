@@ -476,11 +476,16 @@ class Binaural(Receiver):
         >>> receiver = Binaural(position_m=(2, 2, 1.5))
         >>> rir = receiver.render(images, sample_rate=16000, c_m_s=343.0, n_samples=4000)  # doctest: +SKIP
         """
+        out = self._render_before_highpass(images, sample_rate=sample_rate, c_m_s=c_m_s, n_samples=n_samples)
+        return np.ascontiguousarray(_images._highpass(out, sample_rate)[:, :n_samples])
+
+    def _render_before_highpass(self, images, *, sample_rate: int, c_m_s: float, n_samples: int) -> np.ndarray:
+        """:meth:`render` before its high-pass and cut: ``[2, n_samples + margin]`` (a caller filters it)."""
         sample_rate, c_m_s, n_samples = _check_render_args(sample_rate, c_m_s, n_samples)
         seen = self._image_directions(images, sample_rate, c_m_s, n_samples)
         positions, gains, directions = seen.positions_m, seen.gains, seen.directions
         n_ext = n_samples + _highpass_margin(self.hrtf_at(sample_rate).num_taps, sample_rate)
-        out = _rk._render_binaural(
+        return _rk._render_binaural(
             positions,
             gains,
             directions,
@@ -495,7 +500,6 @@ class Binaural(Receiver):
             n_ext,
             (n_samples + 1) * c_m_s / sample_rate,  # farther images start at or after n_samples
         )
-        return np.ascontiguousarray(_images._highpass(out, sample_rate)[:, :n_samples])
 
     def _image_directions(self, images, sample_rate, c_m_s, n_samples) -> ImageDirections:
         """The validated images and the nearest HRIR direction of each."""
@@ -515,9 +519,8 @@ class Binaural(Receiver):
         return ImageDirections(positions, gains, dist, directions)
 
 
-#: silence (s) rendered after the last possible HRIR tap so that the zero-phase high-pass's
-#: end-edge transient (it runs backwards with the 10 Hz time constant) has died out by
-#: ``n_samples``: output within ~1e-7 (normalised L2) of an edge-free high-pass
+#: silence (s) rendered after the last possible HRIR tap so that the zero-phase high-pass's end-edge transient (it
+#: runs backwards with the 10 Hz time constant) has died out by ``n_samples``: within ~1e-7 (normalised L2) of none
 _HIGHPASS_MARGIN_S = 0.1
 
 

@@ -24,10 +24,10 @@ import numpy as np
 from scipy.signal import oaconvolve
 
 from auralgen.rooms.backends import check_backend
-from auralgen.rooms.hybrid import XFADE_S, mixing_time_s
-from auralgen.rooms.images import FDL2, ImageSources, image_sources, max_order_for, rir_length
-from auralgen.rooms.receivers import TAIL_POINT_OFFSET_M, Receiver
-from auralgen.rooms.simulate import compute_rir
+from auralgen.rooms.hybrid import XFADE_S, _hybrid_before_highpass, mixing_time_s
+from auralgen.rooms.images import FDL2, ImageSources, _highpass, image_sources, max_order_for, rir_length
+from auralgen.rooms.receivers import TAIL_POINT_OFFSET_M, Binaural, Receiver
+from auralgen.rooms.simulate import _checked_rir_args, compute_rir
 from auralgen.rooms.spec import RoomSpec, check_position, wall_absorption, wall_areas_m2
 
 __all__ = ["TAIL_POINT_OFFSET_M", "convolve", "critical_distance_m", "expected_drr_db", "spatial_rir"]
@@ -100,19 +100,43 @@ def _early_and_tail(room: RoomSpec, src: np.ndarray, receiver: Receiver, order: 
     early_order = min(order, int(math.ceil(reach / min(room.dims_m))) + 1)
     images = image_sources(room, src, max_order=early_order)
     images = _subset(images, np.linalg.norm(images.positions_m - head, axis=1) <= reach)
-    tail = compute_rir(
-        room, src, receiver.tail_points_m(), sample_rate=sample_rate, backend="fast", mode="hybrid", rng=rng
-    )
+    tail, early = _tail_and_early(room, src, receiver, images, sample_rate=sample_rate, rng=rng)
     n = tail.shape[1]
-    early = receiver.render(images, sample_rate=sample_rate, c_m_s=c, n_samples=n)
     n0 = int(round((t_dir + t_mix) * sample_rate)) + FDL2
     n_x = max(1, int(round(XFADE_S * sample_rate)))
-    w = np.zeros(n)
-    k = np.arange(n0, min(n0 + n_x, n))
-    w[k] = np.sin(0.5 * np.pi * (k - n0 + 0.5) / n_x) ** 2
-    w[n0 + n_x :] = 1.0
-    tail = tail * receiver.diffuse_gains()[:, None]  # e.g. FOA: X, Y, Z carry a third of W's energy
-    return early * (1.0 - w) + tail * w
+    out = tail * receiver.diffuse_gains()[:, None]  # e.g. FOA: X, Y, Z carry a third of W's energy
+    # early * (1 - w) + tail * w with w = 0 before n0, a raised-sine ramp over n_x samples, 1 after: only the
+    # ramp's samples mix both (early + tail * 0 is early, early * 0 + tail is tail)
+    a, b = min(n0, n), min(n0 + n_x, n)
+    w = np.sin(0.5 * np.pi * (np.arange(a, b) - n0 + 0.5) / n_x) ** 2
+    out[:, a:b] = early[:, a:b] * (1.0 - w) + out[:, a:b] * w
+    out[:, :a] = early[:, :a]
+    return out
+
+
+def _tail_and_early(
+    room: RoomSpec, src: np.ndarray, receiver: Receiver, images: ImageSources, *, sample_rate: int, rng
+):
+    """The fast engine's hybrid responses at :meth:`Receiver.tail_points_m` (``[points, n]``) and the receiver's
+    render of ``images`` as long; a binaural head's four responses go through one high-pass call (it filters four
+    rows at once), the same numbers as one call each."""
+    if not isinstance(receiver, Binaural):
+        tail = compute_rir(
+            room, src, receiver.tail_points_m(), sample_rate=sample_rate, backend="fast", mode="hybrid", rng=rng
+        )
+        return tail, receiver.render(images, sample_rate=sample_rate, c_m_s=room.c_m_s, n_samples=tail.shape[1])
+    _, src, points = _checked_rir_args(
+        room, src, receiver.tail_points_m(), sample_rate=sample_rate, backend="fast", mode="hybrid", rng=rng
+    )
+    tail = _hybrid_before_highpass(room, src, points, sample_rate=sample_rate, rng=rng)
+    n = tail.shape[1]
+    early = receiver._render_before_highpass(images, sample_rate=sample_rate, c_m_s=room.c_m_s, n_samples=n)
+    rows = np.zeros((early.shape[0] + tail.shape[0], max(n, early.shape[1])))
+    rows[: early.shape[0], : early.shape[1]] = early
+    rows[early.shape[0] :, :n] = tail
+    lengths = [early.shape[1]] * early.shape[0] + [n] * tail.shape[0]
+    rows = _highpass(rows, sample_rate, lengths=lengths)
+    return rows[early.shape[0] :, :n], rows[: early.shape[0], :n]
 
 
 def convolve(signal: np.ndarray, rir: np.ndarray) -> np.ndarray:

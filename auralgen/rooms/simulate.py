@@ -68,6 +68,15 @@ def compute_rir(
     ParameterError
         If a value is out of range, a position is outside the room or the backend cannot render the room.
     """
+    engine, src, mics = _checked_rir_args(
+        room, source_m, mics_m, sample_rate=sample_rate, backend=backend, mode=mode, rng=rng
+    )
+    return engine.rir(room, src, mics, sample_rate=int(sample_rate), mode=mode, rng=rng)
+
+
+def _checked_rir_args(room: RoomSpec, source_m, mics_m, *, sample_rate: int, backend: str, mode: str, rng):
+    """:func:`compute_rir`'s arguments checked: ``(backend, source [3], mics [n_mics, 3])``, or the
+    :class:`ParameterError` it raises (same parameters)."""
     room.validate()
     engine = check_backend(backend, mode, room)
     check_range("sample_rate", int(sample_rate), low=1000, high=384000)
@@ -84,4 +93,4 @@ def compute_rir(
             raise ParameterError(f"mics_m[{i}]={mic.tolist()!r} is {dist:.4f} m from the source; allowed: >= 0.01 m")
     if mode == "hybrid" and rng is None:
         raise ParameterError("rng=None with mode='hybrid'; allowed: a numpy Generator (from the item's rng)")
-    return engine.rir(room, src, mics, sample_rate=int(sample_rate), mode=mode, rng=rng)
+    return engine, src, mics

@@ -121,7 +121,7 @@ def direct_response(params: dict[str, Any], clip: np.ndarray, sound: dict[str, A
     stop = arrival + int(span * sr)
     if stop - arrival < int(TEMPLATE_MIN_S * sr):
         return None
-    seg = np.asarray(clip, dtype=np.float64)[:, a : a + len(dry) + stop + 1]
+    seg = np.asarray(clip)[:, a : a + len(dry) + stop + 1].astype(np.float64)  # the window, not the clip, converted
     h, kernel = deconvolve(seg, dry, n_out=stop)
     idx = np.arange(stop - arrival + TEMPLATE_PRE + TEMPLATE_RING) - TEMPLATE_RING - TEMPLATE_PRE
     return h[:, arrival - TEMPLATE_PRE : stop], kernel[idx % kernel.size], exact - arrival

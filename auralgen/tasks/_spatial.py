@@ -355,7 +355,7 @@ class SpatialTask(Task):
 def fits_full_scale(out: np.ndarray, level_db_spl: float, fs_db: float) -> np.ndarray:
     """``out`` as float32 clips when its peak stays below digital full scale; else this draw's geometry
     (room gain, overlap, a click train's crest factor) clips and the item is drawn again (:class:`Redraw`)."""
-    peak = float(np.max(np.abs(out)))
+    peak = float(np.maximum(out.max(), -out.min()))  # max |out| without an |out| copy (NaN propagates alike)
     if peak >= 1.0:
         raise Redraw(
             "headroom",

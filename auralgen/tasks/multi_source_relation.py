@@ -28,6 +28,7 @@ sweep, whose direct sound no onset isolates, is not among the kinds.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -295,7 +296,11 @@ class MultiSourceRelation(LocalisationTask):
         (:func:`source_record`) against the recipe, and the labelled relation among the measured
         positions (:meth:`relation_check`); the clip must be the sources' sum."""
         solos = [self.render({**params, "sounds": [s]})[0].astype(np.float64) for s in params["sounds"]]
-        same_audio = bool(np.max(np.abs(np.sum(solos, axis=0) - clips[0])) <= 1e-5)
+        total = solos[0].copy()
+        for x in solos[1:]:
+            total += x  # np.sum(solos, axis=0)'s additions, in order, without stacking the solos
+        total -= clips[0]
+        same_audio = bool(np.maximum(total.max(), -total.min()) <= 1e-5)
         sources = [source_record(params, s, x) for s, x in zip(params["sounds"], solos)]
         ok, measured = self.relation_check(params, solos, sources)
         each = all(r["onset_s"]["ok"] and r["level_db_spl"]["ok"] for r in sources)
@@ -330,7 +335,7 @@ class MultiSourceRelation(LocalisationTask):
         dirs = [r["direction"] for r in sources]
         if rel in ("left", "left_of") and is_binaural(params):
             cues = [
-                self.direction_check({**params, "sounds": [s]}, [x.astype(np.float32)])["sounds"][0]
+                self.direction_check({**params, "sounds": [s]}, [x])["sounds"][0]  # x holds float32 values
                 for s, x in zip(params["sounds"], solos)
             ]
             measured = {"itd_ms": [c["itd_ms"] for c in cues], "ild_db": [c["ild_db"] for c in cues]}
@@ -419,7 +424,7 @@ def source_record(params, sound, solo: np.ndarray) -> dict[str, Any]:
     sound : dict of str to Any
         One entry of ``params["sounds"]`` (``onset_s``, ``distance_m``, ``level_db_spl``, ``source``).
     solo : ndarray, shape (channels, samples)
-        That sound rendered alone, float64.
+        That sound rendered alone: the clip's float32 samples, as float64.
 
     Returns
     -------
@@ -445,7 +450,7 @@ def source_record(params, sound, solo: np.ndarray) -> dict[str, Any]:
     want, tol = (
         (sound["level_db_spl"], LEVEL_TOLERANCE_DB) if received else (expected_received_db(params, sound), TOLERANCE_DB)
     )
-    d = measure_direction(params, solo.astype(np.float32), sound)
+    d = measure_direction(params, solo, sound)  # float32 values (a clip's) held in float64
     return {
         "kind": sound["source"]["kind"],
         "onset_s": {
@@ -484,7 +489,7 @@ def arrival_delay_s(params, sound, solo: np.ndarray) -> float:
     float
         The direct sound's travel time, seconds.
     """
-    from scipy.signal import butter, sosfilt
+    from scipy.signal import sosfilt
 
     from auralgen.rooms.images import FDL2
     from auralgen.sounds.spatial import source_signal
@@ -493,9 +498,22 @@ def arrival_delay_s(params, sound, solo: np.ndarray) -> float:
     span = FDL2 + int(MAX_DELAY_S * sr)
     dry = source_signal(sound["source"], sr, ramp_s=params["ramp_s"])[:span]
     a = int(round(sound["onset_s"] * sr))
-    sos = butter(4, ARRIVAL_HIGHPASS_HZ, btype="highpass", fs=sr, output="sos")
+    sos = _arrival_highpass(sr)
     wet = sosfilt(sos, solo[:, a : a + span], axis=-1)
     return (_first_within(np.sum(wet**2, axis=0)) - _first_within(sosfilt(sos, dry) ** 2) - FDL2) / sr
+
+
+def _arrival_highpass(sample_rate: int) -> np.ndarray:
+    """The 4th-order Butterworth high-pass at :data:`ARRIVAL_HIGHPASS_HZ` as second-order sections (a copy of
+    the design, which is kept per rate: scipy's ``sosfilt`` wants a writable array)."""
+    return _arrival_design(int(sample_rate)).copy()
+
+
+@functools.lru_cache(maxsize=4)
+def _arrival_design(sample_rate: int) -> np.ndarray:
+    from scipy.signal import butter
+
+    return butter(4, ARRIVAL_HIGHPASS_HZ, btype="highpass", fs=sample_rate, output="sos")
 
 
 def _first_within(power: np.ndarray) -> int:

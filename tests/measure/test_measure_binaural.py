@@ -137,3 +137,39 @@ def test_known_source_residuals_equal_the_frequency_domain_path(kemar, n):
         assert (got.index, got.azimuth_deg, got.elevation_deg) == (want.index, want.azimuth_deg, want.elevation_deg)
         assert got.residual == pytest.approx(want.residual, abs=1e-12)
         assert got.runner_up == pytest.approx(want.runner_up, abs=1e-12)
+
+
+@pytest.mark.parametrize("max_lag", [0.0, 1.5])
+def test_known_source_float32_screen_gives_the_float64_scores(kemar, monkeypatch, max_lag):
+    """The float32 screen only picks which directions are scored in float64: with every direction scored
+    (an infinite margin, the full float64 path) the best direction, its residual and the runner-up are the
+    same numbers, on noisy windows of random signals at several lags."""
+    import auralgen.measure.binaural as binaural
+
+    rng = np.random.default_rng(7)
+    for n in (40, 60):
+        i = int(rng.integers(kemar.hrirs.shape[0]))
+        dry = rng.standard_normal(n + 32)
+        x = _ears(kemar, i, dry)[:, : dry.size][:, -n:] + 0.02 * rng.standard_normal((2, n))
+        lag = float(rng.uniform(-0.5, 0.5))
+        got = match_known_source(x, dry, kemar.hrirs, kemar.directions_deg, lag=lag, max_lag=max_lag)
+        with monkeypatch.context() as m:
+            m.setattr(binaural, "SCREEN_MARGIN", np.inf)
+            full = match_known_source(x, dry, kemar.hrirs, kemar.directions_deg, lag=lag, max_lag=max_lag)
+        assert got == full
+        assert 0.0 < got.residual < got.runner_up <= 1.0
+
+
+@pytest.mark.parametrize("x_scale,dry_scale", [(1e39, 1.0), (1e-41, 1e-20), (1e20, 1e25)])
+def test_known_source_screen_holds_at_any_scale(kemar, x_scale, dry_scale):
+    """The residuals do not depend on the scale of the window or of the signal; the float32 screen sees both at a
+    peak of 1, so windows beyond float32's range (1e39, 1e-41) give the direction and residuals of the unscaled."""
+    rng = np.random.default_rng(11)
+    i = int(kemar.nearest(-60.0, 10.0))
+    dry = rng.standard_normal(92)
+    x = _ears(kemar, i, dry)[:, : dry.size][:, -60:] + 0.01 * rng.standard_normal((2, 60))
+    want = match_known_source(x, dry, kemar.hrirs, kemar.directions_deg)
+    got = match_known_source(x * x_scale, dry * dry_scale, kemar.hrirs, kemar.directions_deg)
+    assert got.index == want.index == i
+    assert got.residual == pytest.approx(want.residual, rel=1e-9)
+    assert got.runner_up == pytest.approx(want.runner_up, rel=1e-9)

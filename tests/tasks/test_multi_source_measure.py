@@ -60,3 +60,35 @@ def test_a_moved_onset_or_level_is_contradicted():
     moved = {**p, "sounds": [{**s, "onset_s": s["onset_s"] + 0.02}, *p["sounds"][1:]]}
     m = MULTI.measure(moved, clips).to_dict()  # the sources no longer add up to the clip
     assert not m["valid"] and not m["clip_is_sum_of_sources"]
+
+
+def test_a_solo_is_measured_as_its_float32_clip():
+    """source_record reads the solo's float64 copy of the clip's float32 samples where it measured the float32
+    clip itself: the same direction, residual and runner-up as measure_direction on the float32 solo."""
+    from auralgen.tasks._direction import measure_direction
+    from auralgen.tasks.multi_source_relation import source_record
+
+    p, _, _ = first_valid(6)
+    for s in p["sounds"]:
+        clip = MULTI.render({**p, "sounds": [s]})[0]
+        want = measure_direction(p, clip, s)
+        assert clip.dtype == np.float32 and want is not None and want["residual"] < want["runner_up"]
+        assert measure_direction(p, clip.astype(np.float64), s) == want
+        got = source_record(p, s, clip.astype(np.float64))["direction"]
+        assert got == {k: want[k] for k in ("azimuth_deg", "elevation_deg")}
+
+
+@pytest.mark.parametrize("peak", [0.999, 1.0, -1.0, 1.5])
+def test_full_scale_check_reads_the_largest_magnitude(peak):
+    """fits_full_scale's peak is max |out| read as max(max, -min): a negative peak counts as a positive one."""
+    from auralgen.core.errors import Redraw
+    from auralgen.tasks._spatial import fits_full_scale
+
+    out = np.zeros((2, 100))
+    out[1, 37] = peak
+    out[0, 3] = -0.5
+    if abs(peak) < 1.0:
+        assert fits_full_scale(out, 60.0, 100.0).dtype == np.float32
+    else:
+        with pytest.raises(Redraw, match=f"peak {abs(peak):.3f}"):
+            fits_full_scale(out, 60.0, 100.0)

@@ -31,6 +31,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from auralgen.rooms.images import _BASIS_RANK as _RANK  # the static engine's phase-kernel basis rank
+
 _ITERATIONS = 3
 _GRID = 16  # output samples between two solved emission times (cubic in between)
 _GRID_ITERATIONS = 6  # fixed-point steps at those (converged: error < (v/c)^6 r/c)
@@ -117,15 +119,18 @@ def _emission_times(path, offsets, signs, i, mic, fs, c, fdl2, tau, dist):
         if a >= n_out:
             break
         p0, p1, p2, p3 = grid[g - 1], grid[g], grid[g + 1], grid[g + 2]
-        smooth = (p0 <= 0.0) == (p3 <= 0.0) and (p0 >= last) == (p3 >= last)  # tau rises with n
-        for j in range(min(_GRID, n_out - a)):
-            t = float(a + j - fdl2)
-            if smooth:
+        m = min(_GRID, n_out - a)
+        if (p0 <= 0.0) == (p3 <= 0.0) and (p0 >= last) == (p3 >= last):  # smooth (tau rises with n): the cubic
+            for j in range(m):  # a loop without branches (vectorised)
                 x = p0 * weights[j, 0] + p1 * weights[j, 1] + p2 * weights[j, 2] + p3 * weights[j, 3]
-            else:
+                tau[a + j] = x
+                dist[a + j] = (float(a + j - fdl2) - x) * k_cf  # the distance the solution stands for: c (t - tau)
+        else:
+            for j in range(m):
+                t = float(a + j - fdl2)
                 x = _solve(path, ox, oy, oz, sx, sy, sz, t, k_fc, _ITERATIONS)
-            tau[a + j] = x
-            dist[a + j] = (t - x) * k_cf  # the distance the solution stands for: r = c (t - tau)
+                tau[a + j] = x
+                dist[a + j] = (t - x) * k_cf
 
 
 @njit(cache=True)
@@ -162,8 +167,12 @@ def _read_image(conv, nonzero, n_sig, tau, dist, gain, coef, fdl2, gran, y):
         if j0 > j1 or nonzero[j1 + 1] == nonzero[j0]:  # outside the signal, or only silence
             continue
         acc = 0.0
-        for r in range(rank):
-            acc += ((1.0 - w) * coef[ph, r] + w * coef[ph + 1, r]) * conv[base, r]
+        if rank == _RANK:  # the static engine's rank: a loop of known length, unrolled (same sum, same order)
+            for r in range(_RANK):
+                acc += ((1.0 - w) * coef[ph, r] + w * coef[ph + 1, r]) * conv[base, r]
+        else:
+            for r in range(rank):
+                acc += ((1.0 - w) * coef[ph, r] + w * coef[ph + 1, r]) * conv[base, r]
         y[n] = gain / dist[n] * acc
 
 

@@ -26,6 +26,8 @@ MIN_RECEIVER_DISTANCE_M = 0.2
 BLOCK_S = 0.008
 #: a signal with fewer non-zero samples is convolved sample by sample (~0.6 us each), else by FFT (~1.7 ms)
 SPARSE_SAMPLES = 2000
+#: binaural filtering: blocks per partition filtered by one FFT (the blocks of one direction summed)
+PARTITION_BLOCKS = 4
 
 
 def _image_affine(room: RoomSpec, order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -106,29 +108,35 @@ def _hrir_spectra(hrtf: str, sample_rate: int, n_fft: int) -> np.ndarray:
 def _binaural_early(receiver: Binaural, y, tau, path, affine, sample_rate) -> np.ndarray:
     """Block-wise HRIR filtering of the per-image signals ``y [n_images, n]`` (see module doc).
 
-    Every image's windowed blocks go through one batched FFT; each block's spectrum is multiplied by
-    its image's HRIR pair and summed over the images in the frequency domain, so each block position
-    takes one inverse FFT per ear, whatever the number of images."""
+    Each image's windowed blocks that share an HRIR direction are summed over partitions of
+    ``PARTITION_BLOCKS`` blocks (the windows sum to one, so a partition heard from one direction is the
+    image's signal itself): every such piece goes through one batched FFT, is multiplied by its direction's
+    HRIR pair and summed over images and directions in the frequency domain; each partition then takes one
+    inverse FFT per ear. The same sum of filtered blocks as filtering every block on its own."""
     n = y.shape[1]
     hr = receiver.hrtf_at(sample_rate)
     b = max(1, int(round(BLOCK_S * sample_rate)))
-    n_fft = scipy.fft.next_fast_len(2 * b + hr.num_taps - 1, real=True)
+    part = PARTITION_BLOCKS * b
+    n_fft = scipy.fft.next_fast_len(part + hr.num_taps - 1, real=True)
     centres = np.arange(0, n + b, b)
     k = np.arange(2 * b)
     window = np.sin(0.5 * np.pi * k / b) ** 2  # window of block j covers [c_j - b, c_j + b)
-    seg, img, blk = _k._live_blocks(y, (centres - b).astype(np.int64), window, n_fft)  # blocks heard: [m, n_fft]
+    img, blk = np.nonzero(_k._live_windows(y, (centres - b).astype(np.int64), window))  # blocks heard
     out = np.zeros((2, n + n_fft))
     if img.size == 0:
         return out[:, :n]
     at = tau[img, np.minimum(centres[blk], n - 1)][:, None]
     pos = _emitted_positions(path, at, tuple(a[img] for a in affine))[:, 0]
     az, el, _ = receiver.directions_of(pos)
+    dirs = np.full((y.shape[0], centres.size), -1, dtype=np.int64)
+    dirs[img, blk] = hr.nearest(az, el)
+    pieces, where, which = _k._direction_pieces(y, window, b, dirs, part, n_fft)
     spectra = _hrir_spectra(receiver.hrtf, int(sample_rate), n_fft)
-    acc = np.zeros((centres.size, 2, n_fft // 2 + 1), dtype=complex)
-    _k._accumulate_spectra(acc, scipy.fft.rfft(seg, axis=-1), spectra, blk, hr.nearest(az, el))
-    live = np.unique(blk)
+    acc = np.zeros(((n + part - 1) // part, 2, n_fft // 2 + 1), dtype=complex)
+    _k._accumulate_spectra(acc, scipy.fft.rfft(pieces, axis=-1), spectra, where, which)
+    live = np.unique(where)
     segs = np.ascontiguousarray(scipy.fft.irfft(acc[live], n_fft, axis=-1))
-    _k._overlap_add(out, segs, (centres[live] - b).astype(np.int64))
+    _k._overlap_add(out, segs, (live * part).astype(np.int64))
     return out[:, :n]
 
 

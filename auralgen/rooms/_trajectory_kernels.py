@@ -275,3 +275,89 @@ def _min_distance_sq(path, points):
             dz = path[n, 2] - points[p, 2]
             best = min(best, dx * dx + dy * dy + dz * dz)
     return best
+
+
+@njit(cache=True)
+def _live_windows(y, starts, window):
+    """``live [n_img, n_win]``: whether the windowed block ``y[i, a : a + len(window)] * window`` (zero
+    outside ``y``) of image ``i`` and start ``a = starts[j]`` holds a non-zero sample."""
+    n_img, n = y.shape
+    live = np.zeros((n_img, starts.shape[0]), dtype=np.bool_)
+    for i in range(n_img):
+        for j in range(starts.shape[0]):
+            for k in range(window.shape[0]):
+                t = starts[j] + k
+                if 0 <= t < n and y[i, t] * window[k] != 0.0:
+                    live[i, j] = True
+                    break
+    return live
+
+
+@njit(cache=True)
+def _window_range(p, part, step, n_win):
+    """The windows ``j`` (start ``(j - 1) * step``, ``2 * step`` long) that may meet partition ``p``."""
+    return max(0, (p * part) // step - 1), min(n_win - 1, ((p + 1) * part) // step + 1)
+
+
+@njit(cache=True)
+def _distinct(dirs, i, j_lo, j_hi, out):
+    """The distinct directions ``>= 0`` of ``dirs[i, j_lo : j_hi + 1]`` into ``out``; their number."""
+    m = 0
+    for j in range(j_lo, j_hi + 1):
+        d = dirs[i, j]
+        if d < 0:
+            continue
+        seen = False
+        for q in range(m):
+            seen = seen or out[q] == d
+        if not seen:
+            out[m] = d
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def _direction_pieces(y, window, step, dirs, part, width):
+    """Each image's windowed blocks summed per HRIR direction over partitions of ``part`` samples.
+
+    Window ``j`` (``len(window) = 2 * step``) covers samples ``[(j - 1) step, (j + 1) step)`` with direction
+    ``dirs[i, j]`` (-1: not heard). For image ``i``, partition ``p`` (samples ``[p part, (p + 1) part)``) and
+    each direction ``d`` among the windows meeting it, the piece is ``y[i, t]`` times the sum of the windows of
+    direction ``d`` at ``t``: the blocks of one direction filtered together, the same sum of filtered blocks.
+    Returns ``(pieces [m, width], partition [m], direction [m])``, all-zero pieces left out, each zero-padded
+    to ``width`` (>= ``part``) for its FFT."""
+    n_img, n = y.shape
+    n_win = dirs.shape[1]
+    n_part = (n + part - 1) // part
+    ds = np.empty(part // step + 4, dtype=np.int64)
+    count = 0
+    for i in range(n_img):
+        for p in range(n_part):
+            j_lo, j_hi = _window_range(p, part, step, n_win)
+            count += _distinct(dirs, i, j_lo, j_hi, ds)
+    pieces = np.empty((count, width))
+    where = np.empty(count, dtype=np.int64)
+    which = np.empty(count, dtype=np.int64)
+    m = 0
+    for i in range(n_img):
+        for p in range(n_part):
+            j_lo, j_hi = _window_range(p, part, step, n_win)
+            a0, a1 = p * part, min(n, (p + 1) * part)
+            n_d = _distinct(dirs, i, j_lo, j_hi, ds)
+            for q in range(n_d):
+                row = pieces[m]
+                row[:] = 0.0
+                if n_d == 1:  # one direction: the windows sum to one, the piece is the signal
+                    row[: a1 - a0] = y[i, a0:a1]
+                    j_hi = j_lo - 1
+                for j in range(j_lo, j_hi + 1):
+                    if dirs[i, j] == ds[q]:
+                        s = (j - 1) * step
+                        for t in range(max(a0, s), min(a1, s + 2 * step)):  # no branch: vectorised
+                            row[t - a0] += y[i, t] * window[t - s]
+                for t in range(a1 - a0):
+                    if row[t] != 0.0:  # heard: kept
+                        where[m], which[m] = p, ds[q]
+                        m += 1
+                        break
+    return pieces[:m], where[:m], which[:m]

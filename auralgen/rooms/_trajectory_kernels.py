@@ -2,9 +2,9 @@
 
 The main kernel (:func:`_render_moving_images`): every image of a moving source, read from the dry
 signal with a time-varying fractional delay; the others serve the binaural filtering of those
-images (:func:`_live_blocks`, :func:`_accumulate_spectra`, :func:`_overlap_add`). The image of a
-moving point in a shoebox is the mirrored moving point, ``image(t) = offset + sign * source(t)`` per
-axis, so the images share one sampled path.
+images (:func:`_live_windows`, :func:`_direction_pieces`, :func:`_accumulate_spectra`,
+:func:`_overlap_add`). The image of a moving point in a shoebox is the mirrored moving point,
+``image(t) = offset + sign * source(t)`` per axis, so the images share one sampled path.
 
 For output sample ``n`` (heard at ``t = (n - fdl2) / fs``, the same 40-sample filter offset as
 the static renders) the emission time ``tau`` solves ``tau = t - |image(tau) - mic| / c``
@@ -237,31 +237,6 @@ def _accumulate_spectra(acc, spec, hrirs, blocks, dirs):
         for ear in range(2):
             for f in range(spec.shape[1]):
                 acc[j, ear, f] += spec[m, f] * hrirs[d, ear, f]
-
-
-@njit(cache=True)
-def _live_blocks(y, starts, window, width):
-    """The windowed blocks ``y[i, a : a + len(window)] * window`` (zero outside ``y``) that are not all
-    zero, over every image ``i`` and start ``a`` in ``starts``: ``(blocks [m, width], image [m],
-    block [m])``, image-major, each block zero-padded to ``width`` (>= ``len(window)``) for its FFT."""
-    n_img, n = y.shape
-    w = window.shape[0]
-    live = np.zeros((n_img, starts.shape[0]), dtype=np.bool_)
-    for i in range(n_img):
-        for j in range(starts.shape[0]):
-            for k in range(w):
-                t = starts[j] + k
-                if 0 <= t < n and y[i, t] * window[k] != 0.0:
-                    live[i, j] = True
-                    break
-    img, blk = np.nonzero(live)
-    out = np.zeros((img.shape[0], width))
-    for m in range(img.shape[0]):
-        for k in range(w):
-            t = starts[blk[m]] + k
-            if 0 <= t < n:
-                out[m, k] = y[img[m], t] * window[k]
-    return out, img, blk
 
 
 @njit(cache=True)

@@ -10,6 +10,7 @@ import functools
 import math
 
 import numpy as np
+import scipy.fft
 from numba import njit
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
@@ -162,10 +163,11 @@ def _gcc_phat_lags(left: np.ndarray, right: np.ndarray, max_lag: float) -> np.nd
     ``left`` (``[k, n]`` both): the integer peak within ``max_lag``, then the GCC at 33 fractional lags
     around it and a parabola through the best three."""
     nfft = 1 << int(math.ceil(math.log2(2 * left.shape[1])))
-    cross = np.fft.rfft(right, nfft, axis=1) * np.conj(np.fft.rfft(left, nfft, axis=1))
+    spec = scipy.fft.rfft(np.concatenate([right, left]), nfft, axis=1)  # both ears in one batch
+    cross = spec[: len(right)] * np.conj(spec[len(right) :])
     mag = np.abs(cross)
     weight = cross / np.maximum(mag, 1e-12 * mag.max(axis=1, keepdims=True))
-    cc = np.fft.irfft(weight, nfft, axis=1)
+    cc = scipy.fft.irfft(weight, nfft, axis=1)
     m = int(math.floor(max_lag))
     lags = np.concatenate([np.arange(0, m + 1), np.arange(-m, 0)])
     coarse = lags[np.argmax(np.concatenate([cc[:, : m + 1], cc[:, nfft - m :]], axis=1), axis=1)]

@@ -298,12 +298,17 @@ def _edges(params) -> tuple[tuple[int, int], tuple[int, int]]:
     )
 
 
-def _median_itd_s(x: np.ndarray, span: tuple[int, int], sr: int) -> float:
+def _median_itds_s(x: np.ndarray, spans, sr: int) -> list[float]:
+    """The median ITD (s) over the ``WINDOW_S`` windows (half overlapping) of each span: every window of
+    every span in one batch of :func:`~auralgen.measure.spatial.itd_windows`."""
     w = _sounds.n_samples(WINDOW_S, sr)
-    starts = np.arange(span[0], max(span[0] + 1, span[1] - w + 1), w // 2)
-    vals = itd_windows(x[0], x[1], sr, starts, w)  # nan: a window past the end or silent in an ear
-    vals = vals[np.isfinite(vals)]
-    return float(np.median(vals)) if vals.size else math.nan
+    starts = [np.arange(a, max(a + 1, b - w + 1), w // 2) for a, b in spans]
+    vals = itd_windows(x[0], x[1], sr, np.concatenate(starts), w)  # nan: a window past the end or silent in an ear
+    out = []
+    for part in np.split(vals, np.cumsum([s.size for s in starts])[:-1]):
+        part = part[np.isfinite(part)]
+        out.append(float(np.median(part)) if part.size else math.nan)
+    return out
 
 
 @dataclass(frozen=True)
@@ -384,7 +389,7 @@ def motion_check(params, clips) -> dict[str, Any]:
     if motion in LATERAL:
         want = 1.0 if motion == "right_to_left" else -1.0  # sign of (end - start) of the left-ness
         if receiver.ear_positions_m() is not None:
-            itd0, itd1 = _median_itd_s(x, first, sr), _median_itd_s(x, last, sr)
+            itd0, itd1 = _median_itds_s(x, (first, last), sr)
             change = itd1 - itd0
             out.update(itd_start_ms=round(itd0 * 1e3, 4), itd_end_ms=round(itd1 * 1e3, 4))
             ok = math.isfinite(change) and change * want >= ITD_CHANGE_MIN_S

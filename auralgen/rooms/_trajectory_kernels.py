@@ -8,10 +8,12 @@ images (:func:`_live_windows`, :func:`_direction_pieces`, :func:`_accumulate_spe
 
 For output sample ``n`` (heard at ``t = (n - fdl2) / fs``, the same 40-sample filter offset as
 the static renders) the emission time ``tau`` solves ``tau = t - |image(tau) - mic| / c``
-by fixed-point iteration started at ``tau = t`` (the distance at the reception time). The
-iteration contracts by ``v / c`` (< 0.9 % at 3 m/s): ``_GRID_ITERATIONS`` steps (error below
-``(v/c)^6 r / c``, float rounding) every ``_GRID`` output samples, and a cubic through four of
-those in between (the times are smooth: ~1e-9 sample from the converged ones); where a stencil
+by fixed-point iteration, which contracts by ``v / c`` (< 0.9 % at 3 m/s). Every ``_GRID`` output
+samples it is solved to convergence: steps from the cubic extrapolation of the previous four
+solutions (from ``tau = t``, the distance at the reception time, for the first four) until a step
+moves it by at most ``_STEP_TOL`` = 1e-8 sample (error below ``v / c`` of that), one or two steps on
+a smooth path; a cubic through four of those in between (the times are smooth: ~1e-9 sample from
+the converged ones); where a stencil
 meets the path's start or end (the source starts or stops, a kink in the times) every sample
 takes ``_ITERATIONS`` steps from ``tau = t`` instead (error below ``(v/c)^3 r / c``). The
 distance of the solution is ``r = c (t - tau)``.
@@ -35,7 +37,8 @@ from auralgen.rooms.images import _BASIS_RANK as _RANK  # the static engine's ph
 
 _ITERATIONS = 3
 _GRID = 16  # output samples between two solved emission times (cubic in between)
-_GRID_ITERATIONS = 6  # fixed-point steps at those (converged: error < (v/c)^6 r/c)
+_GRID_ITERATIONS = 12  # at most this many fixed-point steps at those (error < (v/c)^12 r/c from t) ...
+_STEP_TOL = 1e-8  # ... stopping after a step of at most this (samples): error < (v/c) _STEP_TOL
 
 
 @njit(cache=True)
@@ -87,6 +90,19 @@ def _solve(path, ox, oy, oz, sx, sy, sz, t, k_fc, steps):
 
 
 @njit(cache=True)
+def _converge(path, ox, oy, oz, sx, sy, sz, t, x, k_fc):
+    """Emission time (signal samples) for reception time ``t``: fixed-point steps from the guess ``x`` until a
+    step moves it by at most ``_STEP_TOL`` (then within ``v / c`` of that of the solution), at most
+    ``_GRID_ITERATIONS``."""
+    for _ in range(_GRID_ITERATIONS):
+        x_new = t - _distance_at(path, ox, oy, oz, sx, sy, sz, x) * k_fc
+        if abs(x_new - x) <= _STEP_TOL:
+            return x_new
+        x = x_new
+    return x
+
+
+@njit(cache=True)
 def _cubic_weights(k):
     """Lagrange weights ``[k, 4]`` of the grid values at ``-1, 0, 1, 2`` for the points ``u = j / k``."""
     out = np.empty((k, 4))
@@ -113,7 +129,9 @@ def _emission_times(path, offsets, signs, i, mic, fs, c, fdl2, tau, dist):
     weights = _cubic_weights(_GRID)
     grid = np.empty((n_out - 1) // _GRID + 4)  # grid[g] at output sample (g - 1) * _GRID
     for g in range(grid.shape[0]):
-        grid[g] = _solve(path, ox, oy, oz, sx, sy, sz, float((g - 1) * _GRID - fdl2), k_fc, _GRID_ITERATIONS)
+        t = float((g - 1) * _GRID - fdl2)
+        x = t if g < 4 else 4.0 * grid[g - 1] - 6.0 * grid[g - 2] + 4.0 * grid[g - 3] - grid[g - 4]  # cubic guess
+        grid[g] = _converge(path, ox, oy, oz, sx, sy, sz, t, x, k_fc)
     for g in range(1, grid.shape[0] - 2):
         a = (g - 1) * _GRID
         if a >= n_out:

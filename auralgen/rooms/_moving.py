@@ -26,6 +26,9 @@ MIN_RECEIVER_DISTANCE_M = 0.2
 BLOCK_S = 0.008
 #: a signal with fewer non-zero samples is convolved sample by sample (~0.6 us each), else by FFT (~1.7 ms)
 SPARSE_SAMPLES = 2000
+#: the late part renders a head's early images this long past the crossfade: the 10 Hz high-pass's ringing
+#: (poles decaying at 2 pi 10 / sqrt(2) per s) falls by e^-22 over it, twice (forward and backward)
+HP_SETTLE_S = 0.5
 #: binaural filtering: blocks per partition filtered by one FFT (the blocks of one direction summed)
 PARTITION_BLOCKS = 4
 
@@ -140,21 +143,61 @@ def _binaural_early(receiver: Binaural, y, tau, path, affine, sample_rate) -> np
     return out[:, :n]
 
 
-def _late_rir(room: RoomSpec, trajectory, receiver: Receiver, sample_rate: int, rng) -> np.ndarray:
-    """Static hybrid response at the path's midpoint, faded in at the mixing time (``[ch, m]``)."""
-    from auralgen.rooms.scene import spatial_rir
-
-    mid = trajectory.position_at(0.5 * trajectory.duration_s)[0]
-    rir = spatial_rir(room, mid, receiver, sample_rate=sample_rate, mode="hybrid", rng=rng)
-    t_dir = float(np.linalg.norm(mid - np.asarray(receiver.position_m))) / room.c_m_s
-    n0 = int(round((t_dir + mixing_time_s(room)) * sample_rate)) + FDL2
-    n_x = max(1, int(round(XFADE_S * sample_rate)))
-    m = rir.shape[1]
+def _fade_in(m: int, n0: int, n_x: int) -> np.ndarray:
+    """``[m]``: 0 before ``n0``, a raised-cosine (sin^2) rise over ``n_x`` samples, 1 after."""
     w = np.zeros(m)
     kk = np.arange(n0, min(n0 + n_x, m))
     w[kk] = np.sin(0.5 * np.pi * (kk - n0 + 0.5) / n_x) ** 2
     w[n0 + n_x :] = 1.0
-    return rir * w
+    return w
+
+
+def _late_rir(room: RoomSpec, trajectory, receiver: Receiver, sample_rate: int, rng) -> np.ndarray:
+    """Static hybrid response at the path's midpoint, faded in at the mixing time (``[ch, m]``): the
+    :func:`~auralgen.rooms.scene.spatial_rir` times :func:`_fade_in` from ``n0`` (direct sound + mixing time);
+    for a head, :func:`_binaural_late` (the same values without the work the fade throws away)."""
+    from auralgen.rooms.scene import spatial_rir
+
+    mid = trajectory.position_at(0.5 * trajectory.duration_s)[0]
+    t_dir = float(np.linalg.norm(mid - np.asarray(receiver.position_m))) / room.c_m_s
+    n0 = int(round((t_dir + mixing_time_s(room)) * sample_rate)) + FDL2
+    n_x = max(1, int(round(XFADE_S * sample_rate)))
+    if isinstance(receiver, Binaural) and max_order_for(room, sample_rate) > 0:
+        return _binaural_late(room, mid, receiver, sample_rate, rng, n0, n_x)
+    rir = spatial_rir(room, mid, receiver, sample_rate=sample_rate, mode="hybrid", rng=rng)
+    return rir * _fade_in(rir.shape[1], n0, n_x)
+
+
+def _binaural_late(room: RoomSpec, src, receiver: Binaural, fs: int, rng, n0: int, n_x: int) -> np.ndarray:
+    """``spatial_rir(room, src, receiver, mode="hybrid") * _fade_in(m, n0, n_x)`` of a head, computed as the
+    hybrid response of :mod:`auralgen.rooms.scene` (early images through the HRIRs, crossfaded at ``n0`` into
+    the omni tails of the ear points) but with the early images rendered only to :data:`HP_SETTLE_S` past the
+    crossfade: the fade keeps them on the crossfade alone, where the high-pass of a longer render differs by
+    its ringing decayed over that time (< 1e-18 of the early part). Tail and crossfade: the same operations."""
+    from auralgen.rooms.backends import check_backend
+    from auralgen.rooms.scene import _subset
+    from auralgen.rooms.simulate import compute_rir
+    from auralgen.rooms.spec import check_position
+
+    src = check_position(src, room, "source_m")
+    check_position(receiver.position_m, room, "receiver.position_m")
+    check_backend("fast", "hybrid", room, receiver)
+    head, c = np.asarray(receiver.position_m, dtype=float), room.c_m_s
+    reach = c * (float(np.linalg.norm(src - head)) / c + mixing_time_s(room) + 2 * XFADE_S) + 0.2
+    early_order = min(max_order_for(room, fs), int(math.ceil(reach / min(room.dims_m))) + 1)
+    images = image_sources(room, src, max_order=early_order)
+    images = _subset(images, np.linalg.norm(images.positions_m - head, axis=1) <= reach)
+    tail = compute_rir(room, src, receiver.tail_points_m(), sample_rate=fs, backend="fast", mode="hybrid", rng=rng)
+    n = tail.shape[1]
+    n_head = min(n, n0 + n_x + int(math.ceil(HP_SETTLE_S * fs)))
+    early = receiver.render(images, sample_rate=fs, c_m_s=c, n_samples=n_head)
+    tail = tail * receiver.diffuse_gains()[:, None]
+    out = np.zeros_like(tail)
+    a, b = min(n0, n), min(n0 + n_x, n)
+    w = _fade_in(n, n0, n_x)[a:b]
+    out[:, a:b] = (early[:, a:b] * (1.0 - w) + tail[:, a:b] * w) * w
+    out[:, b:] = tail[:, b:]
+    return out
 
 
 def receiving_points(receiver: Receiver, room: RoomSpec, path: np.ndarray) -> np.ndarray:

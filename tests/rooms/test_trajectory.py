@@ -143,6 +143,40 @@ def test_late_tail_adds_reverberation_after_the_sound():
     assert -25.0 < ratio_db < -3.0  # RT60 0.8 s: -7.5 to -22 dB of decay over 0.1-0.3 s, plus the direct sound gone
 
 
+@pytest.mark.parametrize(
+    ("name", "lis", "receiver"),
+    [
+        ("living_room", (2.5, 2.0, 1.5), Binaural),
+        ("classroom", (4.0, 3.0, 1.4), Binaural),
+        ("hall", (8.0, 6.0, 1.6), Binaural),
+        ("classroom", (4.0, 3.0, 1.4), FOA),
+        ("living_room", (2.5, 2.0, 1.5), Mono),
+    ],
+)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_late_part_is_the_static_hybrid_response_faded_in(name, lis, receiver, seed):
+    """The late part of a head (early images rendered only past the crossfade) equals the static hybrid
+    response of the path's midpoint times the fade-in, as spatial_rir computes it, within float rounding;
+    other receivers take that product itself."""
+    from auralgen.rooms import _moving
+    from auralgen.rooms.hybrid import XFADE_S, mixing_time_s
+    from auralgen.rooms.scene import spatial_rir
+
+    room = load_preset(name)
+    tr = pass_by(
+        lis, closest_azimuth_deg=10.0 + 50 * seed, closest_distance_m=1.2, length_m=1.5, ccw=bool(seed), duration_s=1.0
+    )
+    rec = receiver(position_m=lis, yaw_deg=30.0 * seed) if receiver is not Mono else Mono(position_m=lis)
+    mid = tr.position_at(0.5 * tr.duration_s)[0]
+    rir = spatial_rir(room, mid, rec, sample_rate=FS, mode="hybrid", rng=np.random.default_rng(seed))
+    n0 = int(round((np.linalg.norm(mid - np.asarray(lis)) / room.c_m_s + mixing_time_s(room)) * FS)) + FDL2
+    want = rir * _moving._fade_in(rir.shape[1], n0, int(round(XFADE_S * FS)))
+    got = _moving._late_rir(room, tr, rec, FS, np.random.default_rng(seed))
+    assert got.shape == want.shape
+    assert np.max(np.abs(got - want)) <= 1e-13 * np.max(np.abs(want))
+    assert np.all(got[:, :n0] == 0.0) and np.any(got[:, n0 : n0 + 32] != 0.0)  # nothing before the crossfade
+
+
 def test_render_is_deterministic_and_only_the_tail_depends_on_rng():
     room = load_preset("living_room")
     lis = (2.75, 2.25, 1.5)

@@ -336,11 +336,13 @@ def _edge_windows(x: np.ndarray, params, edge: str) -> _EdgeWindows:
     max_lag = (
         int(math.ceil(max(s["distance_m"], s["end_distance_m"]) / SPEED_OF_SOUND_M_S * sr)) + FDL2 + 8
     )  # the direct sound
+    k = max(0, (span[1] - span[0]) // w)
+    energy = np.sum(dry[span[0] : span[0] + k * w].reshape(k, w) ** 2, axis=1)  # each window's, summed as alone
     starts = [
-        a
-        for a in range(span[0], span[1] - w + 1, w)
-        if float(np.sum(dry[a : a + w] ** 2)) > 1e-3 * w  # not a silent window (between clicks)
-        and x[:, onset + a : onset + a + w + max_lag].shape[1] == w + max_lag
+        span[0] + i * w
+        for i in range(k)
+        if float(energy[i]) > 1e-3 * w  # not a silent window (between clicks)
+        and onset + span[0] + i * w + w + max_lag <= x.shape[1]  # its delays inside the clip
     ]
     return _EdgeWindows(dry, starts, w, onset, max_lag)
 
@@ -357,10 +359,17 @@ def _direct_level_db(x: np.ndarray, params, edge: str) -> tuple[float, float]:
     window's propagation delay: its change over the motion is the Doppler time compression
     (``path length / c``: shorter for an approaching source).
     """
-    win = _edge_windows(x, params, edge)
-    dry, starts, w, onset, max_lag = win.dry, win.starts, win.width, win.onset, win.max_lag
+    return _direct_levels_db(x, params, (edge,))[0]
+
+
+def _direct_levels_db(x: np.ndarray, params, edges=("first", "last")) -> list[tuple[float, float]]:
+    """:func:`_direct_level_db` of each of ``edges``, the windows of all of them in one batch of FFTs (the
+    same windows, lengths and regularisation per window: the same values)."""
+    wins = [_edge_windows(x, params, edge) for edge in edges]
+    dry, w, onset, max_lag = wins[0].dry, wins[0].width, wins[0].onset, wins[0].max_lag
+    starts = [a for win in wins for a in win.starts]
     if not starts:
-        return math.nan, math.nan
+        return [(math.nan, math.nan) for _ in edges]
     n_fft = 1 << int(math.ceil(math.log2(2 * w + max_lag)))
     ref_f = np.fft.rfft(np.stack([dry[a : a + w] for a in starts]), n_fft, axis=-1)
     power = np.abs(ref_f) ** 2
@@ -369,7 +378,14 @@ def _direct_level_db(x: np.ndarray, params, edge: str) -> tuple[float, float]:
     h = np.fft.irfft(np.fft.rfft(segs, n_fft, axis=-1) * whiten[:, None, :], n_fft, axis=-1)[..., : max_lag + 1]
     env = np.sqrt(np.mean(h**2, axis=1))  # [window, lag]
     amps, lags = np.max(env, axis=1), np.argmax(env, axis=1)
-    return 20.0 * math.log10(float(np.median(amps))), float(np.median(lags)) / params["sample_rate_hz"]
+    out, k = [], 0
+    for win in wins:
+        a, g, k = amps[k : k + len(win.starts)], lags[k : k + len(win.starts)], k + len(win.starts)
+        if not win.starts:
+            out.append((math.nan, math.nan))
+            continue
+        out.append((20.0 * math.log10(float(np.median(a))), float(np.median(g)) / params["sample_rate_hz"]))
+    return out
 
 
 @sections(
@@ -400,7 +416,7 @@ def motion_check(params, clips) -> dict[str, Any]:
         else:
             return {**out, "valid": True, "note": "lateral motion measured for binaural and FOA receivers only"}
     else:
-        (lv0, d0), (lv1, d1) = (_direct_level_db(x, params, span) for span in ("first", "last"))
+        (lv0, d0), (lv1, d1) = _direct_levels_db(x, params)
         sign = 1.0 if motion == "approaching" else -1.0
         change, nearer_s = lv1 - lv0, d0 - d1  # level up and delay down when approaching
         out.update(

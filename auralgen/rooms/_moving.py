@@ -41,6 +41,17 @@ def _image_affine(room: RoomSpec, order: int) -> tuple[np.ndarray, np.ndarray, n
     return np.ascontiguousarray(at0.positions_m), np.ascontiguousarray(signs), np.ascontiguousarray(at0.gains)
 
 
+def on_segment(pts: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Points ``[n, 3]`` at fractions ``u [n]`` (in [0, 1]) of the segment ``pts [2, 3]``: ``np.interp`` over
+    ``[0, 1]`` (slope ``p1 - p0`` times ``u - 0`` plus ``p0``, ``p1`` from ``u = 1``), the same arithmetic
+    without its search, a column at a time."""
+    out = np.empty((u.size, 3))
+    for d in range(3):
+        out[:, d] = (pts[1, d] - pts[0, d]) * u + pts[0, d]
+    out[u >= 1.0] = pts[1]
+    return out
+
+
 def sampled_path(trajectory, n: int, sample_rate: int) -> np.ndarray:
     """The source position at every sample ``[n, 3]`` (m) of a :class:`~auralgen.rooms.trajectory.Trajectory`."""
     return np.ascontiguousarray(trajectory.position_at(np.arange(n) / sample_rate))

@@ -178,21 +178,16 @@ class Trajectory:
         t = np.clip(np.atleast_1d(np.asarray(t_s, dtype=float)).ravel(), 0.0, self.duration_s)
         u = t / self.duration_s  # fraction of the path travelled
         if self.kind == "arc":
-            centre = np.asarray(self.points_m[0])
+            (cx, cy, cz), r = self.points_m[0], self.radius_m
             ang = np.radians(self.start_deg + u * self.sweep_deg)
-            return np.stack(
-                [
-                    centre[0] + self.radius_m * np.cos(ang),
-                    centre[1] + self.radius_m * np.sin(ang),
-                    np.full_like(ang, centre[2]),
-                ],
-                axis=1,
-            )
+            return np.stack([cx + r * np.cos(ang), cy + r * np.sin(ang), np.full_like(ang, cz)], axis=1)
         pts = np.asarray(self.points_m)
         seg = np.linalg.norm(np.diff(pts, axis=0), axis=1)
         total = float(seg.sum())
         if total == 0.0:
             return np.repeat(pts[:1], len(t), axis=0)
+        if len(pts) == 2:
+            return _moving.on_segment(pts, u)
         cum = np.concatenate([[0.0], np.cumsum(seg)]) / total
         return np.stack([np.interp(u, cum, pts[:, d]) for d in range(3)], axis=1)
 

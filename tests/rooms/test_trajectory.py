@@ -268,3 +268,25 @@ def test_a_three_second_binaural_pass_by_renders_both_ears_in_full():
     # speed: bench/bench_trajectory.py; here: two ears, the whole clip plus the room's tail, finite
     assert out.shape[0] == 2 and out.shape[1] >= 3 * FS and np.all(np.isfinite(out))
     assert np.sqrt(np.mean(out[:, : 3 * FS] ** 2)) > 0
+
+
+def test_positions_on_a_segment_are_np_interp_bit_for_bit():
+    """A two-point path's positions (a column at a time, no search) equal np.interp over the path fraction
+    exactly, inside, at and past both ends; an arc's equal the circle's formula."""
+    rng = np.random.default_rng(4)
+    for k in range(60):
+        a, b = rng.uniform(0.5, 7.5, 3), rng.uniform(0.5, 7.5, 3)
+        if k % 5 == 0:
+            b = a + np.array([1e-3, 0.0, 0.0])  # a very short path
+        tr = Trajectory("linear", (tuple(a), tuple(b)), float(rng.uniform(0.1, 3.0)))
+        t = np.concatenate([np.arange(4001) / FS, [-1.0, tr.duration_s, tr.duration_s * (1 - 1e-16), 1e9]])
+        u = np.clip(t, 0.0, tr.duration_s) / tr.duration_s
+        want = np.stack([np.interp(u, [0.0, 1.0], np.asarray(tr.points_m)[:, d]) for d in range(3)], axis=1)
+        assert np.array_equal(tr.position_at(t), want)
+    arc = arc_around(LIS, radius_m=1.2, start_azimuth_deg=90.0, sweep_deg=-120.0, duration_s=0.5)
+    t = np.arange(9000) / FS
+    ang = np.radians(arc.start_deg + np.clip(t, 0.0, arc.duration_s) / arc.duration_s * arc.sweep_deg)
+    (cx, cy, cz), r = arc.points_m[0], arc.radius_m
+    np.testing.assert_array_equal(arc.position_at(t)[:, 0], cx + r * np.cos(ang))
+    np.testing.assert_array_equal(arc.position_at(t)[:, 1], cy + r * np.sin(ang))
+    np.testing.assert_array_equal(arc.position_at(t)[:, 2], np.full(t.size, cz))

@@ -268,8 +268,8 @@ def add_late(early, n_early: int, sig, trajectory, room: RoomSpec, receiver: Rec
             "rng=None with late=True in a reverberant room; allowed: a numpy Generator (draws the tail)"
         )
     rir = _late_rir(room, trajectory, receiver, fs, rng)
-    n_late = sig.size + rir.shape[1] - 1
-    out = np.zeros((early.shape[0], max(n_early, n_late)))
-    out[:, :n_early] += early
-    out[:, :n_late] += scipy.signal.oaconvolve(sig[None, :], rir, axes=1)
-    return out
+    late = scipy.signal.oaconvolve(sig[None, :], rir, axes=1)
+    if late.shape[1] < n_early:
+        late = np.concatenate([late, np.zeros((late.shape[0], n_early - late.shape[1]))], axis=1)
+    late[:, :n_early] += early  # the same sums as early + late, in place
+    return late

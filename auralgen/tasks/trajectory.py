@@ -268,12 +268,12 @@ class TrajectoryTask(LocalisationTask):
             rng=np.random.default_rng(s["rir_seed"]),
         )
         rms = math.sqrt(float(np.mean(wet[:, : len(dry)] ** 2)))
-        wet *= db_spl_to_rms(s["level_db_spl"], full_scale_db_spl=fs_db) / max(rms, 1e-30)
+        gain = db_spl_to_rms(s["level_db_spl"], full_scale_db_spl=fs_db) / max(rms, 1e-30)
         total = _sounds.n_samples(max(params["clip_s"], s["onset_s"] + s["source"]["duration_s"] + 0.2), sr)
         out = np.zeros((receiver.num_channels, total))
         a = _sounds.n_samples(s["onset_s"], sr)
         n = min(wet.shape[1], total - a)
-        out[:, a : a + n] = wet[:, :n]
+        np.multiply(wet[:, :n], gain, out=out[:, a : a + n])  # only the samples the clip keeps are scaled
         return [fits_full_scale(out, s["level_db_spl"], fs_db)]
 
     def qa(self, params, rng, *, slot):

@@ -261,14 +261,16 @@ def early_moving(sig, path, trajectory, room, receiver, points, early_order, fs)
     return _images._highpass(early, fs), n_early
 
 
-def add_late(early, n_early: int, sig, trajectory, room: RoomSpec, receiver: Receiver, fs: int, rng) -> np.ndarray:
-    """``early [ch, n_early]`` plus the static hybrid tail of the path's midpoint, convolved with ``sig``."""
+def add_late(early, n_early: int, sig, trajectory, room: RoomSpec, receiver: Receiver, fs: int, rng, *, n_out=None):
+    """``early [ch, n_early]`` plus the static hybrid tail of the path's midpoint, convolved with ``sig``; only the
+    first ``n_out`` samples if given (the response past them is not convolved: it reaches no earlier sample)."""
     if rng is None:
         raise ParameterError(
             "rng=None with late=True in a reverberant room; allowed: a numpy Generator (draws the tail)"
         )
     rir = _late_rir(room, trajectory, receiver, fs, rng)
-    late = scipy.signal.oaconvolve(sig[None, :], rir, axes=1)
+    late = scipy.signal.oaconvolve(sig[None, :], rir[:, :n_out], axes=1)[:, :n_out]
+    early, n_early = early[:, :n_out], early[:, :n_out].shape[1]
     if late.shape[1] < n_early:
         late = np.concatenate([late, np.zeros((late.shape[0], n_early - late.shape[1]))], axis=1)
     late[:, :n_early] += early  # the same sums as early + late, in place

@@ -257,6 +257,8 @@ class TrajectoryTask(LocalisationTask):
         s = params["sounds"][0]
         dry = source_signal(s["source"], sr, ramp_s=params["ramp_s"])
         tr = Trajectory.from_dict(params["trajectory"])
+        total = _sounds.n_samples(max(params["clip_s"], s["onset_s"] + s["source"]["duration_s"] + 0.2), sr)
+        a = _sounds.n_samples(s["onset_s"], sr)
         wet = render_moving(
             dry,
             tr,
@@ -266,12 +268,11 @@ class TrajectoryTask(LocalisationTask):
             early_order=params["early_order"],
             late=True,
             rng=np.random.default_rng(s["rir_seed"]),
+            n_out=total - a,  # what the clip keeps (it is longer than the dry sound)
         )
         rms = math.sqrt(float(np.mean(wet[:, : len(dry)] ** 2)))
         gain = db_spl_to_rms(s["level_db_spl"], full_scale_db_spl=fs_db) / max(rms, 1e-30)
-        total = _sounds.n_samples(max(params["clip_s"], s["onset_s"] + s["source"]["duration_s"] + 0.2), sr)
         out = np.zeros((receiver.num_channels, total))
-        a = _sounds.n_samples(s["onset_s"], sr)
         n = min(wet.shape[1], total - a)
         np.multiply(wet[:, :n], gain, out=out[:, a : a + n])  # only the samples the clip keeps are scaled
         return [fits_full_scale(out, s["level_db_spl"], fs_db)]

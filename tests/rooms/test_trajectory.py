@@ -290,3 +290,22 @@ def test_positions_on_a_segment_are_np_interp_bit_for_bit():
     np.testing.assert_array_equal(arc.position_at(t)[:, 0], cx + r * np.cos(ang))
     np.testing.assert_array_equal(arc.position_at(t)[:, 1], cy + r * np.sin(ang))
     np.testing.assert_array_equal(arc.position_at(t)[:, 2], np.full(t.size, cz))
+
+
+@pytest.mark.parametrize(("name", "n_out"), [("hall", 30000), ("classroom", 30000), ("classroom", 9000)])
+def test_n_out_returns_the_first_samples_of_the_full_render(name, n_out):
+    """Only the first n_out samples, not computed past them: the full render's first n_out within float
+    rounding (another FFT length for the tail's convolution), early part and tail both cut."""
+    room = load_preset(name)
+    lis = (8.0, 6.0, 1.6) if name == "hall" else (4.0, 3.0, 1.4)
+    tr = pass_by(lis, closest_azimuth_deg=20.0, closest_distance_m=1.2, length_m=1.5, ccw=True, duration_s=1.0)
+    rec, sig = Binaural(position_m=lis, yaw_deg=10.0), noise(1.0, seed=3)
+    full = render_moving(sig, tr, room, rec, sample_rate=FS, rng=np.random.default_rng(2))
+    got = render_moving(sig, tr, room, rec, sample_rate=FS, rng=np.random.default_rng(2), n_out=n_out)
+    assert full.shape[1] > n_out and got.shape == (2, n_out)
+    assert np.max(np.abs(got - full[:, :n_out])) <= 1e-12 * np.max(np.abs(full))
+    dry = render_moving(sig, tr, room, rec, sample_rate=FS, late=False, n_out=n_out)
+    assert dry.shape[1] == min(n_out, render_moving(sig, tr, room, rec, sample_rate=FS, late=False).shape[1])
+    for bad in (0, -5, 2.5, True):
+        with pytest.raises(ParameterError, match=r"^n_out=.*allowed: None or an integer >= 1"):
+            render_moving(sig, tr, room, rec, sample_rate=FS, rng=np.random.default_rng(2), n_out=bad)

@@ -202,13 +202,16 @@ def _binaural_late(room: RoomSpec, src, receiver: Binaural, fs: int, rng, n0: in
     n = tail.shape[1]
     n_head = min(n, n0 + n_x + int(math.ceil(HP_SETTLE_S * fs)))
     early = receiver.render(images, sample_rate=fs, c_m_s=c, n_samples=n_head)
-    tail = tail * receiver.diffuse_gains()[:, None]
-    out = np.zeros_like(tail)
+    gains = receiver.diffuse_gains()
+    if np.any(gains != 1.0):  # (a gain of one leaves the tail as it is)
+        tail = tail * gains[:, None]
+    elif not tail.flags.writeable:  # written in place below
+        tail = tail.copy()
     a, b = min(n0, n), min(n0 + n_x, n)
     w = _fade_in(n, n0, n_x)[a:b]
-    out[:, a:b] = (early[:, a:b] * (1.0 - w) + tail[:, a:b] * w) * w
-    out[:, b:] = tail[:, b:]
-    return out
+    tail[:, a:b] = (early[:, a:b] * (1.0 - w) + tail[:, a:b] * w) * w  # the crossfade; after it the tail itself
+    tail[:, :a] = 0.0
+    return tail
 
 
 def receiving_points(receiver: Receiver, room: RoomSpec, path: np.ndarray) -> np.ndarray:

@@ -10,6 +10,7 @@ import functools
 import math
 
 import numpy as np
+import scipy.fft
 from numba import njit
 
 from auralgen.core.constants import SPEED_OF_SOUND_M_S
@@ -143,16 +144,28 @@ def itd_windows(left, right, sample_rate, starts, window: int, *, max_itd_s: flo
 
 
 @njit(cache=True, fastmath={"reassoc", "contract", "nsz"})
-def _real_products(zr, zi, cos, sin):
-    """``Re(z @ (cos + 1j sin).T)`` ``[k, m]`` of ``z = zr + 1j zi`` ``[k, n]``: the GCC at the fractional
-    lags, summed in one thread (a BLAS product may start threads that stall on a loaded machine), in
-    SIMD lanes (reassociated: float rounding only)."""
-    out = np.zeros((zr.shape[0], cos.shape[0]))
-    for i in range(zr.shape[0]):
+def _shifted_real_products(wr, wi, coarse, rr, ri, cos, sin):
+    """``Re(z @ (cos + 1j sin).T)`` ``[k, m]`` of ``z[i, b] = w[i, b] * roots[(coarse[i] * b) % nfft]``
+    (``w = wr + 1j wi`` ``[k, n]``, ``roots = rr + 1j ri`` ``[nfft]``): the GCC at the fractional lags around
+    each row's integer peak, its shifted spectrum built a row at a time, summed in one thread (a BLAS
+    product may start threads that stall on a loaded machine), in SIMD lanes (reassociated: rounding only)."""
+    nfft = rr.shape[0]
+    out = np.zeros((wr.shape[0], cos.shape[0]))
+    zr = np.empty(wr.shape[1])
+    zi = np.empty(wr.shape[1])
+    for i in range(wr.shape[0]):
+        step = coarse[i] % nfft
+        idx = 0
+        for b in range(wr.shape[1]):
+            zr[b] = wr[i, b] * rr[idx] - wi[i, b] * ri[idx]
+            zi[b] = wr[i, b] * ri[idx] + wi[i, b] * rr[idx]
+            idx += step
+            if idx >= nfft:
+                idx -= nfft
         for j in range(cos.shape[0]):
             acc = 0.0
-            for b in range(zr.shape[1]):
-                acc += zr[i, b] * cos[j, b] - zi[i, b] * sin[j, b]
+            for b in range(wr.shape[1]):
+                acc += zr[b] * cos[j, b] - zi[b] * sin[j, b]
             out[i, j] = acc
     return out
 
@@ -162,10 +175,11 @@ def _gcc_phat_lags(left: np.ndarray, right: np.ndarray, max_lag: float) -> np.nd
     ``left`` (``[k, n]`` both): the integer peak within ``max_lag``, then the GCC at 33 fractional lags
     around it and a parabola through the best three."""
     nfft = 1 << int(math.ceil(math.log2(2 * left.shape[1])))
-    cross = np.fft.rfft(right, nfft, axis=1) * np.conj(np.fft.rfft(left, nfft, axis=1))
+    spec = scipy.fft.rfft(np.concatenate([right, left]), nfft, axis=1)  # both ears in one batch
+    cross = spec[: len(right)] * np.conj(spec[len(right) :])
     mag = np.abs(cross)
     weight = cross / np.maximum(mag, 1e-12 * mag.max(axis=1, keepdims=True))
-    cc = np.fft.irfft(weight, nfft, axis=1)
+    cc = scipy.fft.irfft(weight, nfft, axis=1)
     m = int(math.floor(max_lag))
     lags = np.concatenate([np.arange(0, m + 1), np.arange(-m, 0)])
     coarse = lags[np.argmax(np.concatenate([cc[:, : m + 1], cc[:, nfft - m :]], axis=1), axis=1)]
@@ -173,8 +187,15 @@ def _gcc_phat_lags(left: np.ndarray, right: np.ndarray, max_lag: float) -> np.nd
     if nfft % 2 == 0:
         weight[:, -1] *= 0.5
     cos, sin, roots = _fine_shift_parts(nfft)
-    z = weight * roots[np.outer(coarse, np.arange(weight.shape[1])) % nfft]  # shifted to the integer peak
-    vals = _real_products(np.ascontiguousarray(z.real), np.ascontiguousarray(z.imag), cos, sin)  # [k, 33]
+    vals = _shifted_real_products(  # [k, 33], shifted to the integer peak
+        np.ascontiguousarray(weight.real),
+        np.ascontiguousarray(weight.imag),
+        coarse.astype(np.int64),
+        np.ascontiguousarray(roots.real),
+        np.ascontiguousarray(roots.imag),
+        cos,
+        sin,
+    )
     step = _FINE[1] - _FINE[0]
     out = np.empty(len(coarse))
     for i, v in enumerate(vals):

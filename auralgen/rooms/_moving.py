@@ -26,6 +26,11 @@ MIN_RECEIVER_DISTANCE_M = 0.2
 BLOCK_S = 0.008
 #: a signal with fewer non-zero samples is convolved sample by sample (~0.6 us each), else by FFT (~1.7 ms)
 SPARSE_SAMPLES = 2000
+#: the late part renders a head's early images this long past the crossfade: the 10 Hz high-pass's ringing
+#: (poles decaying at 2 pi 10 / sqrt(2) per s) falls by e^-22 over it, twice (forward and backward)
+HP_SETTLE_S = 0.5
+#: binaural filtering: blocks per partition filtered by one FFT (the blocks of one direction summed)
+PARTITION_BLOCKS = 4
 
 
 def _image_affine(room: RoomSpec, order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -34,6 +39,17 @@ def _image_affine(room: RoomSpec, order: int) -> tuple[np.ndarray, np.ndarray, n
     at1 = image_sources(room, (1.0, 1.0, 1.0), max_order=order)
     signs = np.rint(at1.positions_m - at0.positions_m)
     return np.ascontiguousarray(at0.positions_m), np.ascontiguousarray(signs), np.ascontiguousarray(at0.gains)
+
+
+def on_segment(pts: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Points ``[n, 3]`` at fractions ``u [n]`` (in [0, 1]) of the segment ``pts [2, 3]``: ``np.interp`` over
+    ``[0, 1]`` (slope ``p1 - p0`` times ``u - 0`` plus ``p0``, ``p1`` from ``u = 1``), the same arithmetic
+    without its search, a column at a time."""
+    out = np.empty((u.size, 3))
+    for d in range(3):
+        out[:, d] = (pts[1, d] - pts[0, d]) * u + pts[0, d]
+    out[u >= 1.0] = pts[1]
+    return out
 
 
 def sampled_path(trajectory, n: int, sample_rate: int) -> np.ndarray:
@@ -106,47 +122,96 @@ def _hrir_spectra(hrtf: str, sample_rate: int, n_fft: int) -> np.ndarray:
 def _binaural_early(receiver: Binaural, y, tau, path, affine, sample_rate) -> np.ndarray:
     """Block-wise HRIR filtering of the per-image signals ``y [n_images, n]`` (see module doc).
 
-    Every image's windowed blocks go through one batched FFT; each block's spectrum is multiplied by
-    its image's HRIR pair and summed over the images in the frequency domain, so each block position
-    takes one inverse FFT per ear, whatever the number of images."""
+    Each image's windowed blocks that share an HRIR direction are summed over partitions of
+    ``PARTITION_BLOCKS`` blocks (the windows sum to one, so a partition heard from one direction is the
+    image's signal itself): every such piece goes through one batched FFT, is multiplied by its direction's
+    HRIR pair and summed over images and directions in the frequency domain; each partition then takes one
+    inverse FFT per ear. The same sum of filtered blocks as filtering every block on its own."""
     n = y.shape[1]
     hr = receiver.hrtf_at(sample_rate)
     b = max(1, int(round(BLOCK_S * sample_rate)))
-    n_fft = scipy.fft.next_fast_len(2 * b + hr.num_taps - 1, real=True)
+    part = PARTITION_BLOCKS * b
+    n_fft = scipy.fft.next_fast_len(part + hr.num_taps - 1, real=True)
     centres = np.arange(0, n + b, b)
     k = np.arange(2 * b)
     window = np.sin(0.5 * np.pi * k / b) ** 2  # window of block j covers [c_j - b, c_j + b)
-    seg, img, blk = _k._live_blocks(y, (centres - b).astype(np.int64), window, n_fft)  # blocks heard: [m, n_fft]
+    img, blk = np.nonzero(_k._live_windows(y, (centres - b).astype(np.int64), window))  # blocks heard
     out = np.zeros((2, n + n_fft))
     if img.size == 0:
         return out[:, :n]
     at = tau[img, np.minimum(centres[blk], n - 1)][:, None]
     pos = _emitted_positions(path, at, tuple(a[img] for a in affine))[:, 0]
     az, el, _ = receiver.directions_of(pos)
+    dirs = np.full((y.shape[0], centres.size), -1, dtype=np.int64)
+    dirs[img, blk] = hr.nearest(az, el)
+    pieces, where, which = _k._direction_pieces(y, window, b, dirs, part, n_fft)
     spectra = _hrir_spectra(receiver.hrtf, int(sample_rate), n_fft)
-    acc = np.zeros((centres.size, 2, n_fft // 2 + 1), dtype=complex)
-    _k._accumulate_spectra(acc, scipy.fft.rfft(seg, axis=-1), spectra, blk, hr.nearest(az, el))
-    live = np.unique(blk)
+    acc = np.zeros(((n + part - 1) // part, 2, n_fft // 2 + 1), dtype=complex)
+    _k._accumulate_spectra(acc, scipy.fft.rfft(pieces, axis=-1), spectra, where, which)
+    live = np.unique(where)
     segs = np.ascontiguousarray(scipy.fft.irfft(acc[live], n_fft, axis=-1))
-    _k._overlap_add(out, segs, (centres[live] - b).astype(np.int64))
+    _k._overlap_add(out, segs, (live * part).astype(np.int64))
     return out[:, :n]
 
 
-def _late_rir(room: RoomSpec, trajectory, receiver: Receiver, sample_rate: int, rng) -> np.ndarray:
-    """Static hybrid response at the path's midpoint, faded in at the mixing time (``[ch, m]``)."""
-    from auralgen.rooms.scene import spatial_rir
-
-    mid = trajectory.position_at(0.5 * trajectory.duration_s)[0]
-    rir = spatial_rir(room, mid, receiver, sample_rate=sample_rate, mode="hybrid", rng=rng)
-    t_dir = float(np.linalg.norm(mid - np.asarray(receiver.position_m))) / room.c_m_s
-    n0 = int(round((t_dir + mixing_time_s(room)) * sample_rate)) + FDL2
-    n_x = max(1, int(round(XFADE_S * sample_rate)))
-    m = rir.shape[1]
+def _fade_in(m: int, n0: int, n_x: int) -> np.ndarray:
+    """``[m]``: 0 before ``n0``, a raised-cosine (sin^2) rise over ``n_x`` samples, 1 after."""
     w = np.zeros(m)
     kk = np.arange(n0, min(n0 + n_x, m))
     w[kk] = np.sin(0.5 * np.pi * (kk - n0 + 0.5) / n_x) ** 2
     w[n0 + n_x :] = 1.0
-    return rir * w
+    return w
+
+
+def _late_rir(room: RoomSpec, trajectory, receiver: Receiver, sample_rate: int, rng) -> np.ndarray:
+    """Static hybrid response at the path's midpoint, faded in at the mixing time (``[ch, m]``): the
+    :func:`~auralgen.rooms.scene.spatial_rir` times :func:`_fade_in` from ``n0`` (direct sound + mixing time);
+    for a head, :func:`_binaural_late` (the same values without the work the fade throws away)."""
+    from auralgen.rooms.scene import spatial_rir
+
+    mid = trajectory.position_at(0.5 * trajectory.duration_s)[0]
+    t_dir = float(np.linalg.norm(mid - np.asarray(receiver.position_m))) / room.c_m_s
+    n0 = int(round((t_dir + mixing_time_s(room)) * sample_rate)) + FDL2
+    n_x = max(1, int(round(XFADE_S * sample_rate)))
+    if isinstance(receiver, Binaural) and max_order_for(room, sample_rate) > 0:
+        return _binaural_late(room, mid, receiver, sample_rate, rng, n0, n_x)
+    rir = spatial_rir(room, mid, receiver, sample_rate=sample_rate, mode="hybrid", rng=rng)
+    return rir * _fade_in(rir.shape[1], n0, n_x)
+
+
+def _binaural_late(room: RoomSpec, src, receiver: Binaural, fs: int, rng, n0: int, n_x: int) -> np.ndarray:
+    """``spatial_rir(room, src, receiver, mode="hybrid") * _fade_in(m, n0, n_x)`` of a head, computed as the
+    hybrid response of :mod:`auralgen.rooms.scene` (early images through the HRIRs, crossfaded at ``n0`` into
+    the omni tails of the ear points) but with the early images rendered only to :data:`HP_SETTLE_S` past the
+    crossfade: the fade keeps them on the crossfade alone, where the high-pass of a longer render differs by
+    its ringing decayed over that time (< 1e-18 of the early part). Tail and crossfade: the same operations."""
+    from auralgen.rooms.backends import check_backend
+    from auralgen.rooms.scene import _subset
+    from auralgen.rooms.simulate import compute_rir
+    from auralgen.rooms.spec import check_position
+
+    src = check_position(src, room, "source_m")
+    check_position(receiver.position_m, room, "receiver.position_m")
+    check_backend("fast", "hybrid", room, receiver)
+    head, c = np.asarray(receiver.position_m, dtype=float), room.c_m_s
+    reach = c * (float(np.linalg.norm(src - head)) / c + mixing_time_s(room) + 2 * XFADE_S) + 0.2
+    early_order = min(max_order_for(room, fs), int(math.ceil(reach / min(room.dims_m))) + 1)
+    images = image_sources(room, src, max_order=early_order)
+    images = _subset(images, np.linalg.norm(images.positions_m - head, axis=1) <= reach)
+    tail = compute_rir(room, src, receiver.tail_points_m(), sample_rate=fs, backend="fast", mode="hybrid", rng=rng)
+    n = tail.shape[1]
+    n_head = min(n, n0 + n_x + int(math.ceil(HP_SETTLE_S * fs)))
+    early = receiver.render(images, sample_rate=fs, c_m_s=c, n_samples=n_head)
+    gains = receiver.diffuse_gains()
+    if np.any(gains != 1.0):  # (a gain of one leaves the tail as it is)
+        tail = tail * gains[:, None]
+    elif not tail.flags.writeable:  # written in place below
+        tail = tail.copy()
+    a, b = min(n0, n), min(n0 + n_x, n)
+    w = _fade_in(n, n0, n_x)[a:b]
+    tail[:, a:b] = (early[:, a:b] * (1.0 - w) + tail[:, a:b] * w) * w  # the crossfade; after it the tail itself
+    tail[:, :a] = 0.0
+    return tail
 
 
 def receiving_points(receiver: Receiver, room: RoomSpec, path: np.ndarray) -> np.ndarray:
@@ -199,15 +264,17 @@ def early_moving(sig, path, trajectory, room, receiver, points, early_order, fs)
     return _images._highpass(early, fs), n_early
 
 
-def add_late(early, n_early: int, sig, trajectory, room: RoomSpec, receiver: Receiver, fs: int, rng) -> np.ndarray:
-    """``early [ch, n_early]`` plus the static hybrid tail of the path's midpoint, convolved with ``sig``."""
+def add_late(early, n_early: int, sig, trajectory, room: RoomSpec, receiver: Receiver, fs: int, rng, *, n_out=None):
+    """``early [ch, n_early]`` plus the static hybrid tail of the path's midpoint, convolved with ``sig``; only the
+    first ``n_out`` samples if given (the response past them is not convolved: it reaches no earlier sample)."""
     if rng is None:
         raise ParameterError(
             "rng=None with late=True in a reverberant room; allowed: a numpy Generator (draws the tail)"
         )
     rir = _late_rir(room, trajectory, receiver, fs, rng)
-    n_late = sig.size + rir.shape[1] - 1
-    out = np.zeros((early.shape[0], max(n_early, n_late)))
-    out[:, :n_early] += early
-    out[:, :n_late] += scipy.signal.oaconvolve(sig[None, :], rir, axes=1)
-    return out
+    late = scipy.signal.oaconvolve(sig[None, :], rir[:, :n_out], axes=1)[:, :n_out]
+    early, n_early = early[:, :n_out], early[:, :n_out].shape[1]
+    if late.shape[1] < n_early:
+        late = np.concatenate([late, np.zeros((late.shape[0], n_early - late.shape[1]))], axis=1)
+    late[:, :n_early] += early  # the same sums as early + late, in place
+    return late

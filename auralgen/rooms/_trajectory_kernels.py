@@ -2,16 +2,18 @@
 
 The main kernel (:func:`_render_moving_images`): every image of a moving source, read from the dry
 signal with a time-varying fractional delay; the others serve the binaural filtering of those
-images (:func:`_live_blocks`, :func:`_accumulate_spectra`, :func:`_overlap_add`). The image of a
-moving point in a shoebox is the mirrored moving point, ``image(t) = offset + sign * source(t)`` per
-axis, so the images share one sampled path.
+images (:func:`_live_windows`, :func:`_direction_pieces`, :func:`_accumulate_spectra`,
+:func:`_overlap_add`). The image of a moving point in a shoebox is the mirrored moving point,
+``image(t) = offset + sign * source(t)`` per axis, so the images share one sampled path.
 
 For output sample ``n`` (heard at ``t = (n - fdl2) / fs``, the same 40-sample filter offset as
 the static renders) the emission time ``tau`` solves ``tau = t - |image(tau) - mic| / c``
-by fixed-point iteration started at ``tau = t`` (the distance at the reception time). The
-iteration contracts by ``v / c`` (< 0.9 % at 3 m/s): ``_GRID_ITERATIONS`` steps (error below
-``(v/c)^6 r / c``, float rounding) every ``_GRID`` output samples, and a cubic through four of
-those in between (the times are smooth: ~1e-9 sample from the converged ones); where a stencil
+by fixed-point iteration, which contracts by ``v / c`` (< 0.9 % at 3 m/s). Every ``_GRID`` output
+samples it is solved to convergence: steps from the cubic extrapolation of the previous four
+solutions (from ``tau = t``, the distance at the reception time, for the first four) until a step
+moves it by at most ``_STEP_TOL`` = 1e-8 sample (error below ``v / c`` of that), one or two steps on
+a smooth path; a cubic through four of those in between (the times are smooth: ~1e-9 sample from
+the converged ones); where a stencil
 meets the path's start or end (the source starts or stops, a kink in the times) every sample
 takes ``_ITERATIONS`` steps from ``tau = t`` instead (error below ``(v/c)^3 r / c``). The
 distance of the solution is ``r = c (t - tau)``.
@@ -31,9 +33,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from auralgen.rooms.images import _BASIS_RANK as _RANK  # the static engine's phase-kernel basis rank
+
 _ITERATIONS = 3
 _GRID = 16  # output samples between two solved emission times (cubic in between)
-_GRID_ITERATIONS = 6  # fixed-point steps at those (converged: error < (v/c)^6 r/c)
+_GRID_ITERATIONS = 12  # at most this many fixed-point steps at those (error < (v/c)^12 r/c from t) ...
+_STEP_TOL = 1e-8  # ... stopping after a step of at most this (samples): error < (v/c) _STEP_TOL
 
 
 @njit(cache=True)
@@ -85,6 +90,19 @@ def _solve(path, ox, oy, oz, sx, sy, sz, t, k_fc, steps):
 
 
 @njit(cache=True)
+def _converge(path, ox, oy, oz, sx, sy, sz, t, x, k_fc):
+    """Emission time (signal samples) for reception time ``t``: fixed-point steps from the guess ``x`` until a
+    step moves it by at most ``_STEP_TOL`` (then within ``v / c`` of that of the solution), at most
+    ``_GRID_ITERATIONS``."""
+    for _ in range(_GRID_ITERATIONS):
+        x_new = t - _distance_at(path, ox, oy, oz, sx, sy, sz, x) * k_fc
+        if abs(x_new - x) <= _STEP_TOL:
+            return x_new
+        x = x_new
+    return x
+
+
+@njit(cache=True)
 def _cubic_weights(k):
     """Lagrange weights ``[k, 4]`` of the grid values at ``-1, 0, 1, 2`` for the points ``u = j / k``."""
     out = np.empty((k, 4))
@@ -111,21 +129,26 @@ def _emission_times(path, offsets, signs, i, mic, fs, c, fdl2, tau, dist):
     weights = _cubic_weights(_GRID)
     grid = np.empty((n_out - 1) // _GRID + 4)  # grid[g] at output sample (g - 1) * _GRID
     for g in range(grid.shape[0]):
-        grid[g] = _solve(path, ox, oy, oz, sx, sy, sz, float((g - 1) * _GRID - fdl2), k_fc, _GRID_ITERATIONS)
+        t = float((g - 1) * _GRID - fdl2)
+        x = t if g < 4 else 4.0 * grid[g - 1] - 6.0 * grid[g - 2] + 4.0 * grid[g - 3] - grid[g - 4]  # cubic guess
+        grid[g] = _converge(path, ox, oy, oz, sx, sy, sz, t, x, k_fc)
     for g in range(1, grid.shape[0] - 2):
         a = (g - 1) * _GRID
         if a >= n_out:
             break
         p0, p1, p2, p3 = grid[g - 1], grid[g], grid[g + 1], grid[g + 2]
-        smooth = (p0 <= 0.0) == (p3 <= 0.0) and (p0 >= last) == (p3 >= last)  # tau rises with n
-        for j in range(min(_GRID, n_out - a)):
-            t = float(a + j - fdl2)
-            if smooth:
+        m = min(_GRID, n_out - a)
+        if (p0 <= 0.0) == (p3 <= 0.0) and (p0 >= last) == (p3 >= last):  # smooth (tau rises with n): the cubic
+            for j in range(m):  # a loop without branches (vectorised)
                 x = p0 * weights[j, 0] + p1 * weights[j, 1] + p2 * weights[j, 2] + p3 * weights[j, 3]
-            else:
+                tau[a + j] = x
+                dist[a + j] = (float(a + j - fdl2) - x) * k_cf  # the distance the solution stands for: c (t - tau)
+        else:
+            for j in range(m):
+                t = float(a + j - fdl2)
                 x = _solve(path, ox, oy, oz, sx, sy, sz, t, k_fc, _ITERATIONS)
-            tau[a + j] = x
-            dist[a + j] = (t - x) * k_cf  # the distance the solution stands for: r = c (t - tau)
+                tau[a + j] = x
+                dist[a + j] = (t - x) * k_cf
 
 
 @njit(cache=True)
@@ -162,8 +185,12 @@ def _read_image(conv, nonzero, n_sig, tau, dist, gain, coef, fdl2, gran, y):
         if j0 > j1 or nonzero[j1 + 1] == nonzero[j0]:  # outside the signal, or only silence
             continue
         acc = 0.0
-        for r in range(rank):
-            acc += ((1.0 - w) * coef[ph, r] + w * coef[ph + 1, r]) * conv[base, r]
+        if rank == _RANK:  # the static engine's rank: a loop of known length, unrolled (same sum, same order)
+            for r in range(_RANK):
+                acc += ((1.0 - w) * coef[ph, r] + w * coef[ph + 1, r]) * conv[base, r]
+        else:
+            for r in range(rank):
+                acc += ((1.0 - w) * coef[ph, r] + w * coef[ph + 1, r]) * conv[base, r]
         y[n] = gain / dist[n] * acc
 
 
@@ -231,31 +258,6 @@ def _accumulate_spectra(acc, spec, hrirs, blocks, dirs):
 
 
 @njit(cache=True)
-def _live_blocks(y, starts, window, width):
-    """The windowed blocks ``y[i, a : a + len(window)] * window`` (zero outside ``y``) that are not all
-    zero, over every image ``i`` and start ``a`` in ``starts``: ``(blocks [m, width], image [m],
-    block [m])``, image-major, each block zero-padded to ``width`` (>= ``len(window)``) for its FFT."""
-    n_img, n = y.shape
-    w = window.shape[0]
-    live = np.zeros((n_img, starts.shape[0]), dtype=np.bool_)
-    for i in range(n_img):
-        for j in range(starts.shape[0]):
-            for k in range(w):
-                t = starts[j] + k
-                if 0 <= t < n and y[i, t] * window[k] != 0.0:
-                    live[i, j] = True
-                    break
-    img, blk = np.nonzero(live)
-    out = np.zeros((img.shape[0], width))
-    for m in range(img.shape[0]):
-        for k in range(w):
-            t = starts[blk[m]] + k
-            if 0 <= t < n:
-                out[m, k] = y[img[m], t] * window[k]
-    return out, img, blk
-
-
-@njit(cache=True)
 def _min_distance_sq(path, points):
     """Smallest squared distance (m^2) between any sample of ``path [n, 3]`` and any of ``points [k, 3]``."""
     best = np.inf
@@ -266,3 +268,89 @@ def _min_distance_sq(path, points):
             dz = path[n, 2] - points[p, 2]
             best = min(best, dx * dx + dy * dy + dz * dz)
     return best
+
+
+@njit(cache=True)
+def _live_windows(y, starts, window):
+    """``live [n_img, n_win]``: whether the windowed block ``y[i, a : a + len(window)] * window`` (zero
+    outside ``y``) of image ``i`` and start ``a = starts[j]`` holds a non-zero sample."""
+    n_img, n = y.shape
+    live = np.zeros((n_img, starts.shape[0]), dtype=np.bool_)
+    for i in range(n_img):
+        for j in range(starts.shape[0]):
+            for k in range(window.shape[0]):
+                t = starts[j] + k
+                if 0 <= t < n and y[i, t] * window[k] != 0.0:
+                    live[i, j] = True
+                    break
+    return live
+
+
+@njit(cache=True)
+def _window_range(p, part, step, n_win):
+    """The windows ``j`` (start ``(j - 1) * step``, ``2 * step`` long) that may meet partition ``p``."""
+    return max(0, (p * part) // step - 1), min(n_win - 1, ((p + 1) * part) // step + 1)
+
+
+@njit(cache=True)
+def _distinct(dirs, i, j_lo, j_hi, out):
+    """The distinct directions ``>= 0`` of ``dirs[i, j_lo : j_hi + 1]`` into ``out``; their number."""
+    m = 0
+    for j in range(j_lo, j_hi + 1):
+        d = dirs[i, j]
+        if d < 0:
+            continue
+        seen = False
+        for q in range(m):
+            seen = seen or out[q] == d
+        if not seen:
+            out[m] = d
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def _direction_pieces(y, window, step, dirs, part, width):
+    """Each image's windowed blocks summed per HRIR direction over partitions of ``part`` samples.
+
+    Window ``j`` (``len(window) = 2 * step``) covers samples ``[(j - 1) step, (j + 1) step)`` with direction
+    ``dirs[i, j]`` (-1: not heard). For image ``i``, partition ``p`` (samples ``[p part, (p + 1) part)``) and
+    each direction ``d`` among the windows meeting it, the piece is ``y[i, t]`` times the sum of the windows of
+    direction ``d`` at ``t``: the blocks of one direction filtered together, the same sum of filtered blocks.
+    Returns ``(pieces [m, width], partition [m], direction [m])``, all-zero pieces left out, each zero-padded
+    to ``width`` (>= ``part``) for its FFT."""
+    n_img, n = y.shape
+    n_win = dirs.shape[1]
+    n_part = (n + part - 1) // part
+    ds = np.empty(part // step + 4, dtype=np.int64)
+    count = 0
+    for i in range(n_img):
+        for p in range(n_part):
+            j_lo, j_hi = _window_range(p, part, step, n_win)
+            count += _distinct(dirs, i, j_lo, j_hi, ds)
+    pieces = np.empty((count, width))
+    where = np.empty(count, dtype=np.int64)
+    which = np.empty(count, dtype=np.int64)
+    m = 0
+    for i in range(n_img):
+        for p in range(n_part):
+            j_lo, j_hi = _window_range(p, part, step, n_win)
+            a0, a1 = p * part, min(n, (p + 1) * part)
+            n_d = _distinct(dirs, i, j_lo, j_hi, ds)
+            for q in range(n_d):
+                row = pieces[m]
+                row[:] = 0.0
+                if n_d == 1:  # one direction: the windows sum to one, the piece is the signal
+                    row[: a1 - a0] = y[i, a0:a1]
+                    j_hi = j_lo - 1
+                for j in range(j_lo, j_hi + 1):
+                    if dirs[i, j] == ds[q]:
+                        s = (j - 1) * step
+                        for t in range(max(a0, s), min(a1, s + 2 * step)):  # no branch: vectorised
+                            row[t - a0] += y[i, t] * window[t - s]
+                for t in range(a1 - a0):
+                    if row[t] != 0.0:  # heard: kept
+                        where[m], which[m] = p, ds[q]
+                        m += 1
+                        break
+    return pieces[:m], where[:m], which[:m]

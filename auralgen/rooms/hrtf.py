@@ -56,6 +56,7 @@ from pathlib import Path
 import numpy as np
 import scipy.signal
 import scipy.spatial
+from numba import njit
 
 from auralgen.core.errors import AuralgenError, ParameterError
 from auralgen.measure.geometry import az_el_to_unit, wrap_azimuth_deg
@@ -174,11 +175,65 @@ class Hrtf:
             Row indices into :attr:`directions_deg` and :attr:`hrirs`.
         """
         if "tree" not in self._cache:
-            self._cache["tree"] = scipy.spatial.cKDTree(az_el_to_unit(*self.directions_deg.T))
+            units = np.ascontiguousarray(az_el_to_unit(*self.directions_deg.T))
+            self._cache["tree"], self._cache["units"] = scipy.spatial.cKDTree(units), units
+            self._cache["neighbours"] = _hull_neighbours(units)
         az, el = np.broadcast_arrays(np.asarray(az_deg, float), np.asarray(el_deg, float))
         # On the unit sphere the Euclidean nearest neighbour is the great-circle nearest.
-        _, idx = self._cache["tree"].query(az_el_to_unit(az.ravel(), el.ravel()))
+        queries = np.ascontiguousarray(az_el_to_unit(az.ravel(), el.ravel())).reshape(-1, 3)
+        idx = _certified_nearest(queries, self._cache["units"], *self._cache["neighbours"])
+        rest = idx < 0
+        if np.any(rest):
+            idx[rest] = self._cache["tree"].query(queries[rest])[1]
         return np.asarray(idx, dtype=np.intp).reshape(az.shape)
+
+
+def _hull_neighbours(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(start [n + 1], index)``: the directions adjacent to each on the convex hull of the unit vectors
+    ``units [n, 3]`` (those of ``d`` are ``index[start[d] : start[d + 1]]``), whose dot products bound the
+    region where ``d`` is the nearest; no neighbours at all (so nothing certified) unless every direction
+    is a vertex of a hull around the centre."""
+    none = (np.zeros(units.shape[0] + 1, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    try:
+        hull = scipy.spatial.ConvexHull(units)
+    except scipy.spatial.QhullError:
+        return none
+    if hull.vertices.size != units.shape[0] or np.any(hull.equations[:, -1] >= 0.0):  # centre inside
+        return none
+    pairs = np.unique(np.concatenate([hull.simplices[:, [a, b]] for a in range(3) for b in range(3) if a != b]), axis=0)
+    start = np.searchsorted(pairs[:, 0], np.arange(units.shape[0] + 1)).astype(np.int64)
+    return start, np.ascontiguousarray(pairs[:, 1], dtype=np.int64)
+
+
+@njit(cache=True)
+def _certified_nearest(queries, units, start, index):
+    """The nearest of ``units [n, 3]`` (by dot product, unit vectors) to each of ``queries [m, 3]`` where it is
+    certain, else -1.
+
+    The unit ``d`` is the nearest of ``q`` when ``q . u_d`` exceeds ``q . u_e`` for each hull neighbour ``e``
+    of ``d`` (:func:`_hull_neighbours`; the region where a vertex maximises the dot product is bounded by its
+    edges); required here by a margin of 1e-12, far above rounding. The unit tried for each query is the
+    nearest of the previous one (queries along a path move little), by brute force after a query not certain."""
+    out = np.full(queries.shape[0], -1, dtype=np.int64)
+    cand = -1
+    for q in range(queries.shape[0]):
+        x, y, z = queries[q, 0], queries[q, 1], queries[q, 2]
+        for attempt in range(2):
+            if attempt == 1 or cand < 0:  # the nearest by brute force (then certified or not)
+                best = -np.inf
+                for u in range(units.shape[0]):
+                    dot = x * units[u, 0] + y * units[u, 1] + z * units[u, 2]
+                    if dot > best:
+                        best, cand = dot, u
+            own = x * units[cand, 0] + y * units[cand, 1] + z * units[cand, 2]
+            sure = start[cand + 1] > start[cand]
+            for k in range(start[cand], start[cand + 1]):
+                e = index[k]
+                sure = sure and own - (x * units[e, 0] + y * units[e, 1] + z * units[e, 2]) > 1e-12
+            if sure:
+                out[q] = cand
+                break
+    return out
 
 
 # ----------------------------------------------------------------------------- loading

@@ -178,21 +178,16 @@ class Trajectory:
         t = np.clip(np.atleast_1d(np.asarray(t_s, dtype=float)).ravel(), 0.0, self.duration_s)
         u = t / self.duration_s  # fraction of the path travelled
         if self.kind == "arc":
-            centre = np.asarray(self.points_m[0])
+            (cx, cy, cz), r = self.points_m[0], self.radius_m
             ang = np.radians(self.start_deg + u * self.sweep_deg)
-            return np.stack(
-                [
-                    centre[0] + self.radius_m * np.cos(ang),
-                    centre[1] + self.radius_m * np.sin(ang),
-                    np.full_like(ang, centre[2]),
-                ],
-                axis=1,
-            )
+            return np.stack([cx + r * np.cos(ang), cy + r * np.sin(ang), np.full_like(ang, cz)], axis=1)
         pts = np.asarray(self.points_m)
         seg = np.linalg.norm(np.diff(pts, axis=0), axis=1)
         total = float(seg.sum())
         if total == 0.0:
             return np.repeat(pts[:1], len(t), axis=0)
+        if len(pts) == 2:
+            return _moving.on_segment(pts, u)
         cum = np.concatenate([[0.0], np.cumsum(seg)]) / total
         return np.stack([np.interp(u, cum, pts[:, d]) for d in range(3)], axis=1)
 
@@ -536,6 +531,7 @@ def render_moving(
     late: bool = True,
     rng: np.random.Generator | None = None,
     max_speed_m_s: float = MAX_SPEED_M_S,
+    n_out: int | None = None,
 ) -> np.ndarray:
     """A moving source heard through ``receiver``: float64 ``[receiver.num_channels, n]``.
 
@@ -553,12 +549,14 @@ def render_moving(
         Image order rendered with motion (0 = direct path only); capped at the room's order.
     late, rng : bool, np.random.Generator
         Add the static hybrid tail of the path's midpoint (see module doc), its noise drawn from ``rng``.
+    n_out : int > 0 or None
+        Return at most the first ``n_out`` samples (the later ones are not computed), e.g. what a clip keeps.
 
     Returns
     -------
     np.ndarray, shape (receiver.num_channels, n), float64
         ``n = n_sig + ceil(fs * r_max / c) + 2 * fdl2 + 1`` (early part: every image's last sample) or the
-        tail's length ``n_sig + len(rir) - 1`` if longer. Output sample ``n`` is heard at ``(n - 40) / fs`` s.
+        tail's length ``n_sig + len(rir) - 1`` if longer, at most ``n_out``; sample ``n`` is heard at ``(n - 40) / fs``.
 
     Examples
     --------
@@ -571,13 +569,15 @@ def render_moving(
     1
     """
     sig, fs, early_order = _checked_args(signal, sample_rate, early_order, trajectory)
+    if n_out is not None and (isinstance(n_out, bool) or int(n_out) != n_out or n_out < 1):
+        raise ParameterError(f"n_out={n_out!r}; allowed: None or an integer >= 1 (samples)")
     trajectory.check_in(room, max_speed_m_s=max_speed_m_s)
     path = _moving.sampled_path(trajectory, sig.size + 1, fs)
     points = _moving.receiving_points(receiver, room, path)
     early, n_early = _moving.early_moving(sig, path, trajectory, room, receiver, points, early_order, fs)
     if not late or max_order_for(room, fs) == 0:
-        return early
-    return _moving.add_late(early, n_early, sig, trajectory, room, receiver, fs, rng)
+        return early[:, :n_out]
+    return _moving.add_late(early, n_early, sig, trajectory, room, receiver, fs, rng, n_out=n_out)
 
 
 def _checked_args(signal, sample_rate, early_order, trajectory) -> tuple[np.ndarray, int, int]:

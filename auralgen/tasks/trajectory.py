@@ -257,6 +257,8 @@ class TrajectoryTask(LocalisationTask):
         s = params["sounds"][0]
         dry = source_signal(s["source"], sr, ramp_s=params["ramp_s"])
         tr = Trajectory.from_dict(params["trajectory"])
+        total = _sounds.n_samples(max(params["clip_s"], s["onset_s"] + s["source"]["duration_s"] + 0.2), sr)
+        a = _sounds.n_samples(s["onset_s"], sr)
         wet = render_moving(
             dry,
             tr,
@@ -266,14 +268,13 @@ class TrajectoryTask(LocalisationTask):
             early_order=params["early_order"],
             late=True,
             rng=np.random.default_rng(s["rir_seed"]),
+            n_out=total - a,  # what the clip keeps (it is longer than the dry sound)
         )
         rms = math.sqrt(float(np.mean(wet[:, : len(dry)] ** 2)))
-        wet *= db_spl_to_rms(s["level_db_spl"], full_scale_db_spl=fs_db) / max(rms, 1e-30)
-        total = _sounds.n_samples(max(params["clip_s"], s["onset_s"] + s["source"]["duration_s"] + 0.2), sr)
+        gain = db_spl_to_rms(s["level_db_spl"], full_scale_db_spl=fs_db) / max(rms, 1e-30)
         out = np.zeros((receiver.num_channels, total))
-        a = _sounds.n_samples(s["onset_s"], sr)
         n = min(wet.shape[1], total - a)
-        out[:, a : a + n] = wet[:, :n]
+        np.multiply(wet[:, :n], gain, out=out[:, a : a + n])  # only the samples the clip keeps are scaled
         return [fits_full_scale(out, s["level_db_spl"], fs_db)]
 
     def qa(self, params, rng, *, slot):
@@ -298,12 +299,17 @@ def _edges(params) -> tuple[tuple[int, int], tuple[int, int]]:
     )
 
 
-def _median_itd_s(x: np.ndarray, span: tuple[int, int], sr: int) -> float:
+def _median_itds_s(x: np.ndarray, spans, sr: int) -> list[float]:
+    """The median ITD (s) over the ``WINDOW_S`` windows (half overlapping) of each span: every window of
+    every span in one batch of :func:`~auralgen.measure.spatial.itd_windows`."""
     w = _sounds.n_samples(WINDOW_S, sr)
-    starts = np.arange(span[0], max(span[0] + 1, span[1] - w + 1), w // 2)
-    vals = itd_windows(x[0], x[1], sr, starts, w)  # nan: a window past the end or silent in an ear
-    vals = vals[np.isfinite(vals)]
-    return float(np.median(vals)) if vals.size else math.nan
+    starts = [np.arange(a, max(a + 1, b - w + 1), w // 2) for a, b in spans]
+    vals = itd_windows(x[0], x[1], sr, np.concatenate(starts), w)  # nan: a window past the end or silent in an ear
+    out = []
+    for part in np.split(vals, np.cumsum([s.size for s in starts])[:-1]):
+        part = part[np.isfinite(part)]
+        out.append(float(np.median(part)) if part.size else math.nan)
+    return out
 
 
 @dataclass(frozen=True)
@@ -331,11 +337,13 @@ def _edge_windows(x: np.ndarray, params, edge: str) -> _EdgeWindows:
     max_lag = (
         int(math.ceil(max(s["distance_m"], s["end_distance_m"]) / SPEED_OF_SOUND_M_S * sr)) + FDL2 + 8
     )  # the direct sound
+    k = max(0, (span[1] - span[0]) // w)
+    energy = np.sum(dry[span[0] : span[0] + k * w].reshape(k, w) ** 2, axis=1)  # each window's, summed as alone
     starts = [
-        a
-        for a in range(span[0], span[1] - w + 1, w)
-        if float(np.sum(dry[a : a + w] ** 2)) > 1e-3 * w  # not a silent window (between clicks)
-        and x[:, onset + a : onset + a + w + max_lag].shape[1] == w + max_lag
+        span[0] + i * w
+        for i in range(k)
+        if float(energy[i]) > 1e-3 * w  # not a silent window (between clicks)
+        and onset + span[0] + i * w + w + max_lag <= x.shape[1]  # its delays inside the clip
     ]
     return _EdgeWindows(dry, starts, w, onset, max_lag)
 
@@ -352,10 +360,17 @@ def _direct_level_db(x: np.ndarray, params, edge: str) -> tuple[float, float]:
     window's propagation delay: its change over the motion is the Doppler time compression
     (``path length / c``: shorter for an approaching source).
     """
-    win = _edge_windows(x, params, edge)
-    dry, starts, w, onset, max_lag = win.dry, win.starts, win.width, win.onset, win.max_lag
+    return _direct_levels_db(x, params, (edge,))[0]
+
+
+def _direct_levels_db(x: np.ndarray, params, edges=("first", "last")) -> list[tuple[float, float]]:
+    """:func:`_direct_level_db` of each of ``edges``, the windows of all of them in one batch of FFTs (the
+    same windows, lengths and regularisation per window: the same values)."""
+    wins = [_edge_windows(x, params, edge) for edge in edges]
+    dry, w, onset, max_lag = wins[0].dry, wins[0].width, wins[0].onset, wins[0].max_lag
+    starts = [a for win in wins for a in win.starts]
     if not starts:
-        return math.nan, math.nan
+        return [(math.nan, math.nan) for _ in edges]
     n_fft = 1 << int(math.ceil(math.log2(2 * w + max_lag)))
     ref_f = np.fft.rfft(np.stack([dry[a : a + w] for a in starts]), n_fft, axis=-1)
     power = np.abs(ref_f) ** 2
@@ -364,7 +379,14 @@ def _direct_level_db(x: np.ndarray, params, edge: str) -> tuple[float, float]:
     h = np.fft.irfft(np.fft.rfft(segs, n_fft, axis=-1) * whiten[:, None, :], n_fft, axis=-1)[..., : max_lag + 1]
     env = np.sqrt(np.mean(h**2, axis=1))  # [window, lag]
     amps, lags = np.max(env, axis=1), np.argmax(env, axis=1)
-    return 20.0 * math.log10(float(np.median(amps))), float(np.median(lags)) / params["sample_rate_hz"]
+    out, k = [], 0
+    for win in wins:
+        a, g, k = amps[k : k + len(win.starts)], lags[k : k + len(win.starts)], k + len(win.starts)
+        if not win.starts:
+            out.append((math.nan, math.nan))
+            continue
+        out.append((20.0 * math.log10(float(np.median(a))), float(np.median(g)) / params["sample_rate_hz"]))
+    return out
 
 
 @sections(
@@ -384,7 +406,7 @@ def motion_check(params, clips) -> dict[str, Any]:
     if motion in LATERAL:
         want = 1.0 if motion == "right_to_left" else -1.0  # sign of (end - start) of the left-ness
         if receiver.ear_positions_m() is not None:
-            itd0, itd1 = _median_itd_s(x, first, sr), _median_itd_s(x, last, sr)
+            itd0, itd1 = _median_itds_s(x, (first, last), sr)
             change = itd1 - itd0
             out.update(itd_start_ms=round(itd0 * 1e3, 4), itd_end_ms=round(itd1 * 1e3, 4))
             ok = math.isfinite(change) and change * want >= ITD_CHANGE_MIN_S
@@ -395,7 +417,7 @@ def motion_check(params, clips) -> dict[str, Any]:
         else:
             return {**out, "valid": True, "note": "lateral motion measured for binaural and FOA receivers only"}
     else:
-        (lv0, d0), (lv1, d1) = (_direct_level_db(x, params, span) for span in ("first", "last"))
+        (lv0, d0), (lv1, d1) = _direct_levels_db(x, params)
         sign = 1.0 if motion == "approaching" else -1.0
         change, nearer_s = lv1 - lv0, d0 - d1  # level up and delay down when approaching
         out.update(

@@ -176,3 +176,28 @@ def test_srp_phat_rejects_a_position_shape_mismatch_in_one_line():
     with pytest.raises(ParameterError, match=r"mic_positions_m shape=\(3, 3\) for x with 4 channels") as err:
         srp_phat_direction(np.ones((4, 64)), TETRA[:3], SR)
     assert "\n" not in str(err.value)
+
+
+def test_the_fine_lag_kernel_equals_the_shifted_spectra_product():
+    """GCC-PHAT's fine lags: the kernel that shifts each row's spectrum to its integer peak as it sums equals
+    the product of the explicitly shifted spectra (negative, zero and positive peaks) within float rounding."""
+    from auralgen.measure import spatial
+
+    rng = np.random.default_rng(9)
+    nfft = 1024
+    cos, sin, roots = spatial._fine_shift_parts(nfft)
+    w = rng.standard_normal((7, nfft // 2 + 1)) + 1j * rng.standard_normal((7, nfft // 2 + 1))
+    coarse = np.array([-16, -3, 0, 1, 5, 16, -1], dtype=np.int64)
+    z = w * roots[np.outer(coarse, np.arange(w.shape[1])) % nfft]
+    want = (z @ (cos + 1j * sin).T).real
+    got = spatial._shifted_real_products(
+        np.ascontiguousarray(w.real),
+        np.ascontiguousarray(w.imag),
+        coarse,
+        roots.real.copy(),
+        roots.imag.copy(),
+        cos,
+        sin,
+    )
+    assert got.shape == want.shape == (7, cos.shape[0])
+    assert np.max(np.abs(got - want)) <= 1e-12 * np.max(np.abs(want))

@@ -92,6 +92,51 @@ def test_nearest_is_great_circle_nearest(az, el):
     assert cos[idx] == pytest.approx(cos.max(), abs=1e-12)
 
 
+def test_nearest_equals_the_kd_tree_on_paths_and_random_directions(kemar):
+    """The lookup certified by the hull neighbours (most queries) gives the KD-tree's answer on every query:
+    random directions (each a fresh start), slow paths (each query near the previous one, as a moving source's
+    blocks), the measured directions and the points halfway between neighbours (ties broken by the tree)."""
+    rng = np.random.default_rng(11)
+    az = np.concatenate([rng.uniform(-180, 180, 3000), np.linspace(-180, 180, 4000), np.full(500, 30.0)])
+    el = np.concatenate(
+        [np.degrees(np.arcsin(rng.uniform(-1, 1, 3000))), np.linspace(-60, 89, 4000), np.linspace(-90, 90, 500)]
+    )
+    units = az_el_to_unit(*kemar.directions_deg.T)
+    half = units[:-1] + units[1:]  # halfway between consecutive measured directions: equidistant from both
+    half_az, half_el = (
+        np.degrees(np.arctan2(half[:, 1], half[:, 0])),
+        np.degrees(np.arctan2(half[:, 2], np.hypot(half[:, 0], half[:, 1]))),
+    )
+    az, el = (
+        np.concatenate([az, kemar.directions_deg[:, 0], half_az]),
+        np.concatenate([el, kemar.directions_deg[:, 1], half_el]),
+    )
+    got = kemar.nearest(az, el)
+    want = kemar._cache["tree"].query(az_el_to_unit(az, el))[1]
+    np.testing.assert_array_equal(got, want)
+    certified = hrtf_mod._certified_nearest(
+        np.ascontiguousarray(az_el_to_unit(az, el)), kemar._cache["units"], *kemar._cache["neighbours"]
+    )
+    assert np.mean(certified >= 0) > 0.9  # the certified path answered most queries
+    assert np.all(certified[certified >= 0] == want[certified >= 0])
+
+
+def test_nearest_without_a_hull_around_the_centre_asks_the_tree():
+    """Directions all in one hemisphere (no hull around the centre) or repeated: nothing is certified, the
+    KD-tree answers every query."""
+    rng = np.random.default_rng(2)
+    for dirs in (
+        np.column_stack([rng.uniform(-60, 60, 40), rng.uniform(0, 60, 40)]),  # one side only
+        np.repeat(np.column_stack([rng.uniform(-180, 180, 20), rng.uniform(-80, 80, 20)]), 2, axis=0),  # twice each
+    ):
+        h = Hrtf(dirs, rng.normal(size=(dirs.shape[0], 2, 8)), 8000)
+        az, el = rng.uniform(-180, 180, 300), rng.uniform(-90, 90, 300)
+        got = h.nearest(az, el)
+        start, index = h._cache["neighbours"]
+        assert index.size == 0
+        np.testing.assert_array_equal(got, h._cache["tree"].query(az_el_to_unit(az, el))[1])
+
+
 def _small_hrtf() -> Hrtf:
     rng = np.random.default_rng(0)
     dirs = np.column_stack([rng.uniform(-180, 180, 50), np.degrees(np.arcsin(rng.uniform(-1, 1, 50)))])

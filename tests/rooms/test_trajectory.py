@@ -143,6 +143,40 @@ def test_late_tail_adds_reverberation_after_the_sound():
     assert -25.0 < ratio_db < -3.0  # RT60 0.8 s: -7.5 to -22 dB of decay over 0.1-0.3 s, plus the direct sound gone
 
 
+@pytest.mark.parametrize(
+    ("name", "lis", "receiver"),
+    [
+        ("living_room", (2.5, 2.0, 1.5), Binaural),
+        ("classroom", (4.0, 3.0, 1.4), Binaural),
+        ("hall", (8.0, 6.0, 1.6), Binaural),
+        ("classroom", (4.0, 3.0, 1.4), FOA),
+        ("living_room", (2.5, 2.0, 1.5), Mono),
+    ],
+)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_late_part_is_the_static_hybrid_response_faded_in(name, lis, receiver, seed):
+    """The late part of a head (early images rendered only past the crossfade) equals the static hybrid
+    response of the path's midpoint times the fade-in, as spatial_rir computes it, within float rounding;
+    other receivers take that product itself."""
+    from auralgen.rooms import _moving
+    from auralgen.rooms.hybrid import XFADE_S, mixing_time_s
+    from auralgen.rooms.scene import spatial_rir
+
+    room = load_preset(name)
+    tr = pass_by(
+        lis, closest_azimuth_deg=10.0 + 50 * seed, closest_distance_m=1.2, length_m=1.5, ccw=bool(seed), duration_s=1.0
+    )
+    rec = receiver(position_m=lis, yaw_deg=30.0 * seed) if receiver is not Mono else Mono(position_m=lis)
+    mid = tr.position_at(0.5 * tr.duration_s)[0]
+    rir = spatial_rir(room, mid, rec, sample_rate=FS, mode="hybrid", rng=np.random.default_rng(seed))
+    n0 = int(round((np.linalg.norm(mid - np.asarray(lis)) / room.c_m_s + mixing_time_s(room)) * FS)) + FDL2
+    want = rir * _moving._fade_in(rir.shape[1], n0, int(round(XFADE_S * FS)))
+    got = _moving._late_rir(room, tr, rec, FS, np.random.default_rng(seed))
+    assert got.shape == want.shape
+    assert np.max(np.abs(got - want)) <= 1e-13 * np.max(np.abs(want))
+    assert np.all(got[:, :n0] == 0.0) and np.any(got[:, n0 : n0 + 32] != 0.0)  # nothing before the crossfade
+
+
 def test_render_is_deterministic_and_only_the_tail_depends_on_rng():
     room = load_preset("living_room")
     lis = (2.75, 2.25, 1.5)
@@ -234,3 +268,44 @@ def test_a_three_second_binaural_pass_by_renders_both_ears_in_full():
     # speed: bench/bench_trajectory.py; here: two ears, the whole clip plus the room's tail, finite
     assert out.shape[0] == 2 and out.shape[1] >= 3 * FS and np.all(np.isfinite(out))
     assert np.sqrt(np.mean(out[:, : 3 * FS] ** 2)) > 0
+
+
+def test_positions_on_a_segment_are_np_interp_bit_for_bit():
+    """A two-point path's positions (a column at a time, no search) equal np.interp over the path fraction
+    exactly, inside, at and past both ends; an arc's equal the circle's formula."""
+    rng = np.random.default_rng(4)
+    for k in range(60):
+        a, b = rng.uniform(0.5, 7.5, 3), rng.uniform(0.5, 7.5, 3)
+        if k % 5 == 0:
+            b = a + np.array([1e-3, 0.0, 0.0])  # a very short path
+        tr = Trajectory("linear", (tuple(a), tuple(b)), float(rng.uniform(0.1, 3.0)))
+        t = np.concatenate([np.arange(4001) / FS, [-1.0, tr.duration_s, tr.duration_s * (1 - 1e-16), 1e9]])
+        u = np.clip(t, 0.0, tr.duration_s) / tr.duration_s
+        want = np.stack([np.interp(u, [0.0, 1.0], np.asarray(tr.points_m)[:, d]) for d in range(3)], axis=1)
+        assert np.array_equal(tr.position_at(t), want)
+    arc = arc_around(LIS, radius_m=1.2, start_azimuth_deg=90.0, sweep_deg=-120.0, duration_s=0.5)
+    t = np.arange(9000) / FS
+    ang = np.radians(arc.start_deg + np.clip(t, 0.0, arc.duration_s) / arc.duration_s * arc.sweep_deg)
+    (cx, cy, cz), r = arc.points_m[0], arc.radius_m
+    np.testing.assert_array_equal(arc.position_at(t)[:, 0], cx + r * np.cos(ang))
+    np.testing.assert_array_equal(arc.position_at(t)[:, 1], cy + r * np.sin(ang))
+    np.testing.assert_array_equal(arc.position_at(t)[:, 2], np.full(t.size, cz))
+
+
+@pytest.mark.parametrize(("name", "n_out"), [("hall", 30000), ("classroom", 30000), ("classroom", 9000)])
+def test_n_out_returns_the_first_samples_of_the_full_render(name, n_out):
+    """Only the first n_out samples, not computed past them: the full render's first n_out within float
+    rounding (another FFT length for the tail's convolution), early part and tail both cut."""
+    room = load_preset(name)
+    lis = (8.0, 6.0, 1.6) if name == "hall" else (4.0, 3.0, 1.4)
+    tr = pass_by(lis, closest_azimuth_deg=20.0, closest_distance_m=1.2, length_m=1.5, ccw=True, duration_s=1.0)
+    rec, sig = Binaural(position_m=lis, yaw_deg=10.0), noise(1.0, seed=3)
+    full = render_moving(sig, tr, room, rec, sample_rate=FS, rng=np.random.default_rng(2))
+    got = render_moving(sig, tr, room, rec, sample_rate=FS, rng=np.random.default_rng(2), n_out=n_out)
+    assert full.shape[1] > n_out and got.shape == (2, n_out)
+    assert np.max(np.abs(got - full[:, :n_out])) <= 1e-12 * np.max(np.abs(full))
+    dry = render_moving(sig, tr, room, rec, sample_rate=FS, late=False, n_out=n_out)
+    assert dry.shape[1] == min(n_out, render_moving(sig, tr, room, rec, sample_rate=FS, late=False).shape[1])
+    for bad in (0, -5, 2.5, True):
+        with pytest.raises(ParameterError, match=r"^n_out=.*allowed: None or an integer >= 1"):
+            render_moving(sig, tr, room, rec, sample_rate=FS, rng=np.random.default_rng(2), n_out=bad)

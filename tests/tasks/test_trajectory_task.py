@@ -14,7 +14,7 @@ from auralgen.core.random import item_rng
 from auralgen.generation.run import run as generate
 from auralgen.measure.geometry import direction_of
 from auralgen.rooms.trajectory import Trajectory
-from auralgen.tasks.trajectory import _direct_level_db
+from auralgen.tasks.trajectory import _direct_level_db, _direct_levels_db
 from tests.support.builders import decode, read_rows, small_run
 from tests.support.trajectory_reference import direct_level_db
 
@@ -126,6 +126,8 @@ def test_the_direct_level_windows_measured_in_one_batch_equal_the_window_by_wind
     for edge in ("first", "last"):
         got = _direct_level_db(x, p, edge)
         assert got == direct_level_db(x, p, edge) and all(map(math.isfinite, got))
+    # both edges' windows in one batch, as motion_check measures them: the same values
+    assert _direct_levels_db(x, p) == [direct_level_db(x, p, edge) for edge in ("first", "last")]
 
 
 def test_received_level_is_normalised_to_the_roved_target():

@@ -165,53 +165,31 @@ def _fade_in(m: int, n0: int, n_x: int) -> np.ndarray:
 
 def _late_rir(room: RoomSpec, trajectory, receiver: Receiver, sample_rate: int, rng) -> np.ndarray:
     """Static hybrid response at the path's midpoint, faded in at the mixing time (``[ch, m]``): the
-    :func:`~auralgen.rooms.scene.spatial_rir` times :func:`_fade_in` from ``n0`` (direct sound + mixing time);
-    for a head, :func:`_binaural_late` (the same values without the work the fade throws away)."""
-    from auralgen.rooms.scene import spatial_rir
+    :func:`~auralgen.rooms.scene.spatial_rir` times :func:`_fade_in` from ``n0`` (direct sound + mixing time).
+    A head's early images are rendered only :data:`HP_SETTLE_S` past the crossfade: the fade keeps them on the
+    crossfade alone, where the high-pass of a longer render differs by its ringing decayed over that time
+    (< 1e-18 of the early part)."""
+    from auralgen.rooms.backends import check_backend
+    from auralgen.rooms.scene import _early_and_tail, spatial_rir
+    from auralgen.rooms.spec import check_position
 
     mid = trajectory.position_at(0.5 * trajectory.duration_s)[0]
     t_dir = float(np.linalg.norm(mid - np.asarray(receiver.position_m))) / room.c_m_s
     n0 = int(round((t_dir + mixing_time_s(room)) * sample_rate)) + FDL2
     n_x = max(1, int(round(XFADE_S * sample_rate)))
-    if isinstance(receiver, Binaural) and max_order_for(room, sample_rate) > 0:
-        return _binaural_late(room, mid, receiver, sample_rate, rng, n0, n_x)
-    rir = spatial_rir(room, mid, receiver, sample_rate=sample_rate, mode="hybrid", rng=rng)
-    return rir * _fade_in(rir.shape[1], n0, n_x)
-
-
-def _binaural_late(room: RoomSpec, src, receiver: Binaural, fs: int, rng, n0: int, n_x: int) -> np.ndarray:
-    """``spatial_rir(room, src, receiver, mode="hybrid") * _fade_in(m, n0, n_x)`` of a head, computed as the
-    hybrid response of :mod:`auralgen.rooms.scene` (early images through the HRIRs, crossfaded at ``n0`` into
-    the omni tails of the ear points) but with the early images rendered only to :data:`HP_SETTLE_S` past the
-    crossfade: the fade keeps them on the crossfade alone, where the high-pass of a longer render differs by
-    its ringing decayed over that time (< 1e-18 of the early part). Tail and crossfade: the same operations."""
-    from auralgen.rooms.backends import check_backend
-    from auralgen.rooms.scene import _subset
-    from auralgen.rooms.simulate import compute_rir
-    from auralgen.rooms.spec import check_position
-
-    src = check_position(src, room, "source_m")
+    order = max_order_for(room, sample_rate)
+    if not (isinstance(receiver, Binaural) and order > 0):
+        rir = spatial_rir(room, mid, receiver, sample_rate=sample_rate, mode="hybrid", rng=rng)
+        return rir * _fade_in(rir.shape[1], n0, n_x)
+    src = check_position(mid, room, "source_m")  # spatial_rir's checks, then its hybrid path
     check_position(receiver.position_m, room, "receiver.position_m")
     check_backend("fast", "hybrid", room, receiver)
-    head, c = np.asarray(receiver.position_m, dtype=float), room.c_m_s
-    reach = c * (float(np.linalg.norm(src - head)) / c + mixing_time_s(room) + 2 * XFADE_S) + 0.2
-    early_order = min(max_order_for(room, fs), int(math.ceil(reach / min(room.dims_m))) + 1)
-    images = image_sources(room, src, max_order=early_order)
-    images = _subset(images, np.linalg.norm(images.positions_m - head, axis=1) <= reach)
-    tail = compute_rir(room, src, receiver.tail_points_m(), sample_rate=fs, backend="fast", mode="hybrid", rng=rng)
-    n = tail.shape[1]
-    n_head = min(n, n0 + n_x + int(math.ceil(HP_SETTLE_S * fs)))
-    early = receiver.render(images, sample_rate=fs, c_m_s=c, n_samples=n_head)
-    gains = receiver.diffuse_gains()
-    if np.any(gains != 1.0):  # (a gain of one leaves the tail as it is)
-        tail = tail * gains[:, None]
-    elif not tail.flags.writeable:  # written in place below
-        tail = tail.copy()
-    a, b = min(n0, n), min(n0 + n_x, n)
-    w = _fade_in(n, n0, n_x)[a:b]
-    tail[:, a:b] = (early[:, a:b] * (1.0 - w) + tail[:, a:b] * w) * w  # the crossfade; after it the tail itself
-    tail[:, :a] = 0.0
-    return tail
+    early_samples = n0 + n_x + int(math.ceil(HP_SETTLE_S * sample_rate))
+    rir = _early_and_tail(room, src, receiver, order, sample_rate=sample_rate, rng=rng, early_samples=early_samples)
+    a, b = min(n0, rir.shape[1]), min(n0 + n_x, rir.shape[1])
+    rir[:, :a] = 0.0  # the fade in place (a fresh array): 0 before n0, its rise over the crossfade, 1 after
+    rir[:, a:b] *= _fade_in(rir.shape[1], n0, n_x)[a:b]
+    return rir
 
 
 def receiving_points(receiver: Receiver, room: RoomSpec, path: np.ndarray) -> np.ndarray:

@@ -89,9 +89,13 @@ def spatial_rir(
     return _early_and_tail(room, src, receiver, order, sample_rate=sample_rate, rng=rng)
 
 
-def _early_and_tail(room: RoomSpec, src: np.ndarray, receiver: Receiver, order: int, *, sample_rate: int, rng):
+def _early_and_tail(
+    room: RoomSpec, src: np.ndarray, receiver: Receiver, order: int, *, sample_rate: int, rng, early_samples=None
+):
     """A directional receiver's hybrid response: the early images through the receiver, crossfaded at the
-    mixing time into the fast engine's omni tails at :meth:`Receiver.tail_points_m`."""
+    mixing time into the fast engine's omni tails at :meth:`Receiver.tail_points_m`. ``early_samples``: a head's
+    early images rendered (and high-passed) only that long, for a caller that keeps no sample of the response
+    before the crossfade and from ``early_samples`` on reads the tail alone (at least the crossfade's end)."""
     head = np.asarray(receiver.position_m, dtype=float)
     c = room.c_m_s
     t_dir = float(np.linalg.norm(src - head)) / c
@@ -100,7 +104,9 @@ def _early_and_tail(room: RoomSpec, src: np.ndarray, receiver: Receiver, order: 
     early_order = min(order, int(math.ceil(reach / min(room.dims_m))) + 1)
     images = image_sources(room, src, max_order=early_order)
     images = _subset(images, np.linalg.norm(images.positions_m - head, axis=1) <= reach)
-    tail, early = _tail_and_early(room, src, receiver, images, sample_rate=sample_rate, rng=rng)
+    tail, early = _tail_and_early(
+        room, src, receiver, images, sample_rate=sample_rate, rng=rng, early_samples=early_samples
+    )
     n = tail.shape[1]
     n0 = int(round((t_dir + t_mix) * sample_rate)) + FDL2
     n_x = max(1, int(round(XFADE_S * sample_rate)))
@@ -115,11 +121,19 @@ def _early_and_tail(room: RoomSpec, src: np.ndarray, receiver: Receiver, order: 
 
 
 def _tail_and_early(
-    room: RoomSpec, src: np.ndarray, receiver: Receiver, images: ImageSources, *, sample_rate: int, rng
+    room: RoomSpec,
+    src: np.ndarray,
+    receiver: Receiver,
+    images: ImageSources,
+    *,
+    sample_rate: int,
+    rng,
+    early_samples=None,
 ):
     """The fast engine's hybrid responses at :meth:`Receiver.tail_points_m` (``[points, n]``) and the receiver's
     render of ``images`` as long; a binaural head's four responses go through one high-pass call (it filters four
-    rows at once), the same numbers as one call each."""
+    rows at once), the same numbers as one call each. ``early_samples``: the head's render only that long (at
+    most ``n``; zeros after its high-pass margin)."""
     if not isinstance(receiver, Binaural):
         tail = compute_rir(
             room, src, receiver.tail_points_m(), sample_rate=sample_rate, backend="fast", mode="hybrid", rng=rng
@@ -130,7 +144,8 @@ def _tail_and_early(
     )
     tail = _hybrid_before_highpass(room, src, points, sample_rate=sample_rate, rng=rng)
     n = tail.shape[1]
-    early = receiver._render_before_highpass(images, sample_rate=sample_rate, c_m_s=room.c_m_s, n_samples=n)
+    n_head = n if early_samples is None else min(n, int(early_samples))
+    early = receiver._render_before_highpass(images, sample_rate=sample_rate, c_m_s=room.c_m_s, n_samples=n_head)
     rows = np.zeros((early.shape[0] + tail.shape[0], max(n, early.shape[1])))
     rows[: early.shape[0], : early.shape[1]] = early
     rows[early.shape[0] :, :n] = tail
